@@ -1,0 +1,5 @@
+// Every REST endpoint the gateway serves, one table.
+import type { RestEndpoint } from './table.js';
+import { templateEndpoints } from './templates.js';
+
+export const restEndpoints: readonly RestEndpoint[] = [...templateEndpoints];

@@ -1,0 +1,70 @@
+// The contract's response envelope (seed section 1).
+import { randomUUID } from 'node:crypto';
+import type { ErrorKind } from '../src/errors.js';
+
+export interface EnvelopeParams {
+  status: 'SUCCESS' | 'FAILED';
+  msgid?: string;
+  resmsgid: string;
+}
+
+export interface SuccessEnvelope {
+  id: string;
+  ver: 'v2';
+  ts: string;
+  params: EnvelopeParams;
+  responseCode: 'OK';
+  result: unknown;
+}
+
+export interface FailureEnvelope {
+  id: string;
+  ver: 'v2';
+  ts: string;
+  params: EnvelopeParams;
+  responseCode: ErrorKind;
+  error: { code: string; message: string; trace: '' };
+  result: Record<string, never>;
+}
+
+/** ISO 8601 local time with a numeric offset and no milliseconds, as the original writes it. */
+export function envelopeTimestamp(date = new Date()): string {
+  const offsetMinutes = -date.getTimezoneOffset();
+  const sign = offsetMinutes >= 0 ? '+' : '-';
+  const pad = (value: number) => String(Math.abs(value)).padStart(2, '0');
+  const local = new Date(date.getTime() + offsetMinutes * 60_000).toISOString().slice(0, 19);
+  return `${local}${sign}${pad(Math.trunc(offsetMinutes / 60))}:${pad(offsetMinutes % 60)}`;
+}
+
+function params(status: EnvelopeParams['status'], msgid: string | undefined): EnvelopeParams {
+  // msgid is echoed only when the request carried a non-empty one.
+  return msgid ? { status, msgid, resmsgid: randomUUID() } : { status, resmsgid: randomUUID() };
+}
+
+export function successEnvelope(apiId: string, msgid: string | undefined, result: unknown): SuccessEnvelope {
+  return { id: apiId, ver: 'v2', ts: envelopeTimestamp(), params: params('SUCCESS', msgid), responseCode: 'OK', result: result ?? {} };
+}
+
+export function failureEnvelope(apiId: string, msgid: string | undefined, kind: ErrorKind, code: string, message: string): FailureEnvelope {
+  return {
+    id: apiId,
+    ver: 'v2',
+    ts: envelopeTimestamp(),
+    params: params('FAILED', msgid),
+    responseCode: kind,
+    error: { code, message, trace: '' },
+    result: {},
+  };
+}
+
+/** The caller's msgid, when the body is an envelope that has one. */
+export function requestMsgid(body: unknown): string | undefined {
+  if (body && typeof body === 'object' && 'params' in body) {
+    const p = (body as { params?: unknown }).params;
+    if (p && typeof p === 'object' && 'msgid' in p) {
+      const msgid = (p as { msgid?: unknown }).msgid;
+      if (typeof msgid === 'string' && msgid !== '' && msgid.length <= 256) return msgid;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,42 @@
+// The shape of one REST compatibility entry. Routing, validation, the envelope and (later) access
+// control and the OpenAPI document are all derived from these declarations.
+import type { ErrorCode } from '../src/errors.js';
+import type { JsonSchema } from './validation.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface RestInput {
+  /** Path parameters, validated by `pathSchema`. */
+  path: Record<string, string>;
+  /** Query-string parameters, validated by `querySchema`. */
+  query: Record<string, unknown>;
+  /** The parsed body, validated by `bodySchema` (an empty object when there was none). */
+  body: Record<string, unknown>;
+}
+
+export interface RestEndpoint {
+  method: HttpMethod;
+  /** Express path, e.g. `/v2/template/read/:template_id`. */
+  path: string;
+  /** The envelope's `id`, e.g. `api.query.template.read`. */
+  apiId: string;
+  /** One line for the API reference. */
+  summary: string;
+  /** Error code of a request that fails the schemas below. */
+  invalidInputCode: ErrorCode;
+  pathSchema?: JsonSchema;
+  querySchema?: JsonSchema;
+  /** Schema of the whole body; absent for endpoints that take none. */
+  bodySchema?: JsonSchema;
+  /** The GraphQL operation this endpoint runs (parsed and validated once at start-up). */
+  operation: string;
+  /** Turns the validated request into the operation's variables. */
+  variables: (input: RestInput) => Record<string, unknown>;
+  /** Turns the operation's `data` into the envelope's `result`. */
+  result: (data: Record<string, unknown>) => unknown;
+}
+
+/** Identity helper that gives an entry its type where it is written. */
+export function defineEndpoint(endpoint: RestEndpoint): RestEndpoint {
+  return endpoint;
+}

@@ -1,0 +1,221 @@
+// REST entries for query templates (contract 4.3). Each runs a GraphQL operation; aliases in the
+// selection give the contract's snake_case field names.
+import { cursorForOffset } from '../src/graphql/cursor.js';
+import { TEMPLATE_NAME_MAX_LENGTH, TEMPLATE_QUERY_MAX_LENGTH } from '../src/modules/templates/rules.js';
+import { defineEndpoint, type RestInput } from './table.js';
+import { envelopeSchema, type JsonSchema } from './validation.js';
+
+const TEMPLATE_FIELDS = `
+  template_id: id
+  template_name: name
+  query
+  query_type: queryType
+  created_by: createdBy
+  updated_by: updatedBy
+  created_date: createdAt
+  updated_date: updatedAt`;
+
+type TemplateData = Record<string, unknown> & { query_type: string };
+
+/** GraphQL spells enum values in capitals; the contract in lower case. */
+function restTemplate(template: TemplateData) {
+  return { ...template, query_type: template.query_type.toLowerCase() };
+}
+
+const templateIdPath: JsonSchema = {
+  type: 'object',
+  properties: { template_id: { type: 'string', minLength: 1, maxLength: 120 } },
+  required: ['template_id'],
+};
+
+const queryType = { type: 'string', enum: ['sql', 'json'] };
+const templateName = { type: 'string', maxLength: TEMPLATE_NAME_MAX_LENGTH };
+// A json query may come as an object; the service turns it into JSON text. A sql query is text.
+const query = { type: ['string', 'object'], maxLength: TEMPLATE_QUERY_MAX_LENGTH };
+const sqlQueryIsText = {
+  if: { properties: { query_type: { const: 'sql' } }, required: ['query_type'] },
+  then: { properties: { query: { type: 'string' } } },
+};
+
+function upperEnum(value: unknown): unknown {
+  return typeof value === 'string' ? value.toUpperCase() : value;
+}
+
+function request(input: RestInput): Record<string, unknown> {
+  return (input.body.request ?? {}) as Record<string, unknown>;
+}
+
+/** Query text for GraphQL: objects become JSON text, anything else passes as it is. */
+function queryText(value: unknown): unknown {
+  return value !== null && typeof value === 'object' ? JSON.stringify(value) : value;
+}
+
+const SORT_FIELDS: Record<string, string> = {
+  created_date: 'CREATED_DATE',
+  updated_date: 'UPDATED_DATE',
+  template_name: 'TEMPLATE_NAME',
+  template_id: 'TEMPLATE_ID',
+};
+
+export const templateEndpoints = [
+  defineEndpoint({
+    method: 'POST',
+    path: '/v2/template/create',
+    apiId: 'api.query.template.create',
+    summary: 'Create a query template',
+    invalidInputCode: 'QUERY_TEMPLATE_INVALID',
+    bodySchema: envelopeSchema(
+      'api.query.template.create',
+      {
+        type: 'object',
+        properties: { template_name: templateName, query_type: queryType, query },
+        required: ['template_name', 'query_type', 'query'],
+        additionalProperties: false,
+        ...sqlQueryIsText,
+      },
+      { requestRequired: true },
+    ),
+    operation: `mutation RestCreateTemplate($input: CreateQueryTemplateInput!) {
+      createTemplate(input: $input) { message template { id name } }
+    }`,
+    variables: (input) => {
+      const r = request(input);
+      return { input: { name: r.template_name, queryType: upperEnum(r.query_type), query: queryText(r.query) } };
+    },
+    result: (data) => {
+      const created = data.createTemplate as { message: string; template: { id: string; name: string } };
+      return { template_id: created.template.id, template_name: created.template.name, message: created.message };
+    },
+  }),
+
+  defineEndpoint({
+    method: 'GET',
+    path: '/v2/template/read/:template_id',
+    apiId: 'api.query.template.read',
+    summary: 'Read a query template',
+    invalidInputCode: 'QUERY_TEMPLATE_INVALID_INPUT',
+    pathSchema: templateIdPath,
+    operation: `query RestReadTemplate($id: ID!) { template(id: $id) { ${TEMPLATE_FIELDS} } }`,
+    variables: (input) => ({ id: input.path.template_id }),
+    result: (data) => restTemplate(data.template as TemplateData),
+  }),
+
+  defineEndpoint({
+    method: 'POST',
+    path: '/v2/template/list',
+    apiId: 'api.query.template.list',
+    summary: 'List query templates',
+    invalidInputCode: 'QUERY_TEMPLATE_INVALID_INPUT',
+    bodySchema: envelopeSchema(
+      'api.query.template.list',
+      {
+        type: 'object',
+        properties: {
+          filters: {
+            type: 'object',
+            properties: { query_type: queryType },
+            additionalProperties: false,
+          },
+          sortBy: {
+            type: 'array',
+            maxItems: 4,
+            items: {
+              type: 'object',
+              properties: {
+                field: { type: 'string', enum: Object.keys(SORT_FIELDS) },
+                order: { type: 'string', enum: ['asc', 'desc', 'ASC', 'DESC'] },
+              },
+              required: ['field'],
+              additionalProperties: false,
+            },
+          },
+          // The original's sort form: [[field, direction], ...].
+          order: {
+            type: 'array',
+            maxItems: 4,
+            items: {
+              type: 'array',
+              prefixItems: [
+                { type: 'string', enum: Object.keys(SORT_FIELDS) },
+                { type: 'string', enum: ['asc', 'desc', 'ASC', 'DESC'] },
+              ],
+              minItems: 2,
+              maxItems: 2,
+              items: false,
+            },
+          },
+          limit: { type: 'integer', minimum: 0 },
+          offset: { type: 'integer', minimum: 0 },
+        },
+        additionalProperties: false,
+      },
+      { requestRequired: false },
+    ),
+    operation: `query RestListTemplates($filter: QueryTemplateFilter, $sort: [QueryTemplateSort!], $first: Int, $after: String) {
+      templates(filter: $filter, sort: $sort, first: $first, after: $after) { nodes { ${TEMPLATE_FIELDS} } }
+    }`,
+    variables: (input) => {
+      const r = request(input) as {
+        filters?: { query_type?: string };
+        sortBy?: { field: string; order?: string }[];
+        order?: [string, string][];
+        limit?: number;
+        offset?: number;
+      };
+      const keys = r.sortBy ?? r.order?.map(([field, order]) => ({ field, order })) ?? [];
+      return {
+        filter: r.filters?.query_type ? { queryType: upperEnum(r.filters.query_type) } : null,
+        sort: keys.map((key) => ({ field: SORT_FIELDS[key.field], order: upperEnum(key.order ?? 'asc') })),
+        // Without a limit the REST list returns every template, up to the configured maximum.
+        first: r.limit ?? null,
+        after: r.offset ? cursorForOffset(r.offset - 1) : null,
+      };
+    },
+    result: (data) => (data.templates as { nodes: TemplateData[] }).nodes.map(restTemplate),
+  }),
+
+  defineEndpoint({
+    method: 'PATCH',
+    path: '/v2/template/update/:template_id',
+    apiId: 'api.query.template.update',
+    summary: 'Update a query template',
+    invalidInputCode: 'QUERY_TEMPLATE_INVALID_INPUT',
+    pathSchema: templateIdPath,
+    bodySchema: envelopeSchema(
+      'api.query.template.update',
+      {
+        type: 'object',
+        properties: { template_name: templateName, query_type: queryType, query },
+        additionalProperties: false,
+        ...sqlQueryIsText,
+      },
+      { requestRequired: true },
+    ),
+    operation: `mutation RestUpdateTemplate($id: ID!, $input: UpdateQueryTemplateInput!) {
+      updateTemplate(id: $id, input: $input) { message template { id } }
+    }`,
+    variables: (input) => {
+      const r = request(input);
+      return {
+        id: input.path.template_id,
+        input: { name: r.template_name ?? null, queryType: upperEnum(r.query_type) ?? null, query: queryText(r.query) ?? null },
+      };
+    },
+    result: (data) => {
+      const updated = data.updateTemplate as { message: string; template: { id: string } };
+      return { message: updated.message, templateId: updated.template.id };
+    },
+  }),
+
+  defineEndpoint({
+    method: 'DELETE',
+    path: '/v2/template/delete/:template_id',
+    apiId: 'api.query.template.delete',
+    summary: 'Delete a query template',
+    invalidInputCode: 'QUERY_TEMPLATE_INVALID_INPUT',
+    pathSchema: templateIdPath,
+    operation: `mutation RestDeleteTemplate($id: ID!) { deleteTemplate(id: $id) { message } }`,
+    variables: (input) => ({ id: input.path.template_id }),
+    result: (data) => ({ message: (data.deleteTemplate as { message: string }).message }),
+  }),
+];

@@ -1,0 +1,33 @@
+// The per-request context, built by one factory for GraphQL over HTTP and for REST calls alike, so
+// both transports get the same caller, loaders and services.
+import type DataLoader from 'dataloader';
+import type { Logger } from './logger.js';
+import type { TemplateService } from './modules/templates/service.js';
+import type { Actor, TemplateRecord } from './modules/templates/types.js';
+
+export interface Services {
+  templates: TemplateService;
+}
+
+export interface GatewayContext {
+  requestId: string;
+  actor: Actor;
+  logger: Logger;
+  services: Services;
+  loaders: {
+    templateById: DataLoader<string, TemplateRecord | undefined>;
+  };
+}
+
+export function createContextFactory(services: Services, logger: Logger) {
+  return (requestId: string): GatewayContext => ({
+    requestId,
+    // Until authentication lands (issue 10), every caller acts as SYSTEM, like the original with RBAC off.
+    actor: { id: 'SYSTEM' },
+    logger: logger.child({ requestId }),
+    services,
+    loaders: { templateById: services.templates.createLoader() },
+  });
+}
+
+export type ContextFactory = ReturnType<typeof createContextFactory>;

@@ -1,0 +1,55 @@
+// The one error catalogue. Every failure the API reports is a GatewayError with a code from this
+// table; the code fixes its kind (the envelope's responseCode), and the kind fixes the HTTP status.
+// GraphQL shows code and kind in `extensions`; the REST layer turns them into the failure envelope.
+
+export const ERROR_KINDS = {
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  INTERNAL_SERVER_ERROR: 500,
+  FAILED: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorKind = keyof typeof ERROR_KINDS;
+
+export const ERROR_CATALOGUE = {
+  // Cross-cutting
+  INVALID_INPUT: 'BAD_REQUEST',
+  ROUTE_NOT_FOUND: 'NOT_FOUND',
+  INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
+  DATABASE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
+  // Query templates (contract 4.3, 7)
+  QUERY_TEMPLATE_INVALID: 'BAD_REQUEST',
+  QUERY_TEMPLATE_INVALID_INPUT: 'BAD_REQUEST',
+  QUERY_TEMPLATE_ALREADY_EXISTS: 'CONFLICT',
+  QUERY_TEMPLATE_NOT_EXISTS: 'NOT_FOUND',
+} as const satisfies Record<string, ErrorKind>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export class GatewayError extends Error {
+  readonly kind: ErrorKind;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'GatewayError';
+    this.kind = ERROR_CATALOGUE[code];
+  }
+
+  get httpStatus(): number {
+    return ERROR_KINDS[this.kind];
+  }
+}
+
+export function httpStatusOf(kind: ErrorKind): number {
+  return ERROR_KINDS[kind];
+}
+
+/** The message a caller sees for an error we did not expect (details go to the log only). */
+export const GENERIC_FAILURE_MESSAGE = 'The request could not be processed because of an internal error. It has been logged; quote the request id when reporting it.';

@@ -1,0 +1,18 @@
+// Sorting errors that come out of a GraphQL execution into: ours (a GatewayError from a service),
+// the caller's (a document or variables the schema refuses), and the unexpected (a bug: logged and masked).
+import type { GraphQLError } from 'graphql';
+import { GatewayError } from '../errors.js';
+
+export type ClassifiedError =
+  | { kind: 'gateway'; error: GatewayError }
+  | { kind: 'input'; message: string }
+  | { kind: 'unexpected'; error: Error };
+
+export function classifyGraphQLError(error: GraphQLError): ClassifiedError {
+  const original = error.originalError;
+  if (original instanceof GatewayError) return { kind: 'gateway', error: original };
+  // Errors from outside any field (document validation, variable coercion, a scalar refusing a
+  // value) carry no path: the request itself is at fault.
+  if (!original || error.path === undefined) return { kind: 'input', message: error.message };
+  return { kind: 'unexpected', error: original };
+}

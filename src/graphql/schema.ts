@@ -1,0 +1,35 @@
+// The one executable schema: SDL from graphql/*.graphql plus every module's resolvers. Both the
+// GraphQL endpoint and the REST layer execute against it.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
+import type { GraphQLSchema } from 'graphql';
+import type { Resolvers } from '../generated/graphql.js';
+import { templateResolvers } from '../modules/templates/resolvers.js';
+
+export const SDL_DIR = fileURLToPath(new URL('../../graphql/', import.meta.url));
+
+export function readTypeDefs(dir = SDL_DIR): string[] {
+  return readdirSync(dir)
+    .filter((file) => file.endsWith('.graphql'))
+    .sort()
+    .map((file) => readFileSync(path.join(dir, file), 'utf8'));
+}
+
+const rootResolvers = (version: string): Resolvers => ({
+  DateTime: DateTimeResolver,
+  JSON: JSONResolver,
+  Query: { version: () => version },
+  Mutation: { _noop: () => null },
+  SortOrder: { ASC: 'asc', DESC: 'desc' },
+});
+
+export function buildSchema(version: string): GraphQLSchema {
+  return makeExecutableSchema({
+    typeDefs: readTypeDefs(),
+    resolvers: [rootResolvers(version), templateResolvers],
+    resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
+  });
+}

@@ -1,0 +1,24 @@
+// GraphiQL served from the gateway's own assets (built by scripts/build-graphiql.mjs into
+// dist/graphiql); no CDN, so it works offline.
+import { existsSync } from 'node:fs';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { fileURLToPath } from 'node:url';
+
+export const GRAPHIQL_DIR = fileURLToPath(new URL('../../dist/graphiql/', import.meta.url));
+
+/** Mount at the app root: GET /graphql from a browser gets the page; /graphiql/* its assets. */
+export function graphiqlRouter(): express.Router {
+  const router = express.Router();
+  router.use('/graphiql', express.static(GRAPHIQL_DIR, { index: false, maxAge: '1h' }));
+  router.get('/graphql', (req: Request, res: Response, next: NextFunction) => {
+    // Only a browser navigation gets the page; GraphQL GET requests (with ?query=) go to Apollo.
+    if (req.query.query !== undefined || !req.accepts('html') || req.accepts(['json', 'html']) === 'json') return next();
+    const page = `${GRAPHIQL_DIR}index.html`;
+    if (!existsSync(page)) {
+      res.status(503).type('text/plain').send('GraphiQL assets are not built. Run `npm run build:graphiql` (npm start does it for you).');
+      return;
+    }
+    res.sendFile(page);
+  });
+  return router;
+}

@@ -1,0 +1,50 @@
+// Entry point: `npm start`. Reads the configuration, starts the gateway, stops it cleanly on a signal.
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { createLogger } from './logger.js';
+import { startGateway } from './server.js';
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (error instanceof ConfigError) {
+    console.error(error.message);
+    process.exit(1);
+  }
+  throw error;
+}
+
+const logger = createLogger(config.logLevel);
+process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
+
+try {
+  const gateway = await startGateway(config, logger);
+  logger.info(`database: ${gateway.database.description}`);
+  logger.info(`GraphQL endpoint: ${gateway.url}/graphql${config.graphql.graphiql ? ' (open it in a browser for GraphiQL)' : ''}`);
+  logger.info(`REST endpoints: ${gateway.url}/v2/... ; health: ${gateway.url}/healthz, readiness: ${gateway.url}/readyz`);
+  logger.info(`gateway listening on ${gateway.url}`);
+
+  let stopping = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      logger.info(`${signal} received: finishing requests and stopping`);
+      const forced = setTimeout(() => {
+        logger.error('shutdown took longer than 10 s; exiting');
+        process.exit(1);
+      }, 10_000);
+      forced.unref();
+      gateway.stop().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'error while stopping');
+          process.exit(1);
+        },
+      );
+    });
+  }
+} catch (error) {
+  logger.fatal({ err: error }, `gateway could not start: ${(error as Error).message}`);
+  process.exit(1);
+}

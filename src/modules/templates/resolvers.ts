@@ -1,0 +1,44 @@
+// GraphQL resolvers for query templates: arguments in, service call, result out.
+import { connectionFields, offsetAfter } from '../../graphql/cursor.js';
+import type { Resolvers } from '../../generated/graphql.js';
+
+export const templateResolvers: Resolvers = {
+  Query: {
+    template: (_, { id }, { services, loaders }) => services.templates.get(id, loaders.templateById),
+    templates: (_, { filter, sort, first, after }, { services }) =>
+      services.templates.list({
+        queryType: filter?.queryType,
+        sort: sort?.map((key) => ({ field: key.field, order: key.order ?? 'asc' })),
+        limit: first,
+        offset: offsetAfter(after, 'QUERY_TEMPLATE_INVALID_INPUT'),
+      }),
+  },
+  Mutation: {
+    createTemplate: async (_, { input }, { services, actor }) => ({
+      template: await services.templates.create({ templateName: input.name, queryType: input.queryType, query: input.query }, actor),
+      message: 'The query template has been saved successfully',
+    }),
+    updateTemplate: async (_, { id, input }, { services, actor }) => ({
+      template: await services.templates.update(id, { templateName: input.name, queryType: input.queryType, query: input.query }, actor),
+      message: 'Query template updated successfully',
+    }),
+    deleteTemplate: async (_, { id }, { services }) => {
+      await services.templates.delete(id);
+      return { id, message: `Template ${id} deleted successfully` };
+    },
+  },
+  QueryTemplate: {
+    id: (template) => template.templateId,
+    name: (template) => template.templateName,
+    createdAt: (template) => template.createdDate,
+    updatedAt: (template) => template.updatedDate,
+  },
+  QueryTemplateConnection: {
+    edges: (page) => connectionFields(page).edges,
+    nodes: (page) => page.items,
+    pageInfo: (page) => connectionFields(page).pageInfo,
+    totalCount: (page) => page.countAll(),
+  },
+  QueryType: { SQL: 'sql', JSON: 'json' },
+  QueryTemplateSortField: { CREATED_DATE: 'createdDate', UPDATED_DATE: 'updatedDate', TEMPLATE_NAME: 'templateName', TEMPLATE_ID: 'templateId' },
+};

@@ -1,0 +1,138 @@
+// Every business rule of query templates lives here; both transports call these functions.
+import DataLoader from 'dataloader';
+import { GatewayError, type ErrorCode } from '../../errors.js';
+import { checkTemplateName, checkTemplateQuery, isQueryType, templateIdFromName } from './rules.js';
+import { isUniqueViolation, type TemplateStore } from './store.js';
+import type {
+  Actor,
+  CreateTemplateInput,
+  QueryType,
+  TemplateListQuery,
+  TemplatePage,
+  TemplateRecord,
+  TemplateSort,
+  UpdateTemplateInput,
+} from './types.js';
+
+const DEFAULT_SORT: readonly TemplateSort[] = [{ field: 'createdDate', order: 'desc' }];
+
+export interface TemplateServiceOptions {
+  /** Most templates one list call returns. */
+  listMax: number;
+}
+
+export function createTemplateService(store: TemplateStore, options: TemplateServiceOptions) {
+  function notFound(id: string): GatewayError {
+    return new GatewayError('QUERY_TEMPLATE_NOT_EXISTS', `Template ${id} does not exist`);
+  }
+
+  function alreadyExists(name: string): GatewayError {
+    return new GatewayError('QUERY_TEMPLATE_ALREADY_EXISTS', `Template ${name} already exists`);
+  }
+
+  /** Validates a type and query pair; `code` differs between create and update, as the contract says. */
+  function validQuery(queryType: string, query: unknown, code: ErrorCode): { queryType: QueryType; text: string } {
+    if (!isQueryType(queryType)) {
+      throw new GatewayError(code, `query_type must be one of sql, json (got ${JSON.stringify(queryType).slice(0, 40)})`);
+    }
+    const checked = checkTemplateQuery(queryType, query);
+    if (checked.problem !== undefined) throw new GatewayError(code, checked.problem);
+    return { queryType, text: checked.text! };
+  }
+
+  function validName(name: string, code: ErrorCode): string {
+    const problem = checkTemplateName(name);
+    if (problem) throw new GatewayError(code, problem);
+    return name;
+  }
+
+  return {
+    /** Batches every template lookup of one request into one query. */
+    createLoader(): DataLoader<string, TemplateRecord | undefined> {
+      return new DataLoader(async (ids) => {
+        const found = new Map((await store.findByIds(ids)).map((record) => [record.templateId, record]));
+        return ids.map((id) => found.get(id));
+      });
+    },
+
+    async get(id: string, loader?: DataLoader<string, TemplateRecord | undefined>): Promise<TemplateRecord> {
+      const record = loader ? await loader.load(id) : await store.findById(id);
+      if (!record) throw notFound(id);
+      return record;
+    },
+
+    async list(query: TemplateListQuery): Promise<TemplatePage> {
+      const limit = query.limit ?? options.listMax;
+      if (!Number.isInteger(limit) || limit < 0 || limit > options.listMax) {
+        throw new GatewayError('QUERY_TEMPLATE_INVALID_INPUT', `the page size must be an integer from 0 to ${options.listMax} (got ${limit})`);
+      }
+      const offset = query.offset ?? 0;
+      if (!Number.isInteger(offset) || offset < 0) {
+        throw new GatewayError('QUERY_TEMPLATE_INVALID_INPUT', `the offset must be a non-negative integer (got ${offset})`);
+      }
+      const queryType = query.queryType ?? undefined;
+      const sort = query.sort && query.sort.length > 0 ? query.sort : DEFAULT_SORT;
+      // One row more than asked tells whether another page follows, without counting.
+      const rows = await store.list({ queryType, sort, take: limit + 1, skip: offset });
+      return {
+        items: rows.slice(0, limit),
+        offset,
+        hasNextPage: rows.length > limit,
+        countAll: () => store.count(queryType),
+      };
+    },
+
+    async create(input: CreateTemplateInput, actor: Actor): Promise<TemplateRecord> {
+      const templateName = validName(input.templateName, 'QUERY_TEMPLATE_INVALID');
+      const { queryType, text } = validQuery(input.queryType, input.query, 'QUERY_TEMPLATE_INVALID');
+      const templateId = templateIdFromName(templateName);
+      if (await store.findClash(templateId, templateName)) throw alreadyExists(templateName);
+      try {
+        return await store.insert({ templateId, templateName, query: text, queryType, createdBy: actor.id, updatedBy: actor.id });
+      } catch (error) {
+        // Two creates of the same name racing: the database keeps one and the other learns here.
+        if (isUniqueViolation(error)) throw alreadyExists(templateName);
+        throw error;
+      }
+    },
+
+    async update(id: string, input: UpdateTemplateInput, actor: Actor): Promise<TemplateRecord> {
+      const code = 'QUERY_TEMPLATE_INVALID_INPUT';
+      const hasQuery = input.query !== undefined && input.query !== null;
+      const hasType = input.queryType !== undefined && input.queryType !== null;
+      const hasName = input.templateName !== undefined && input.templateName !== null;
+      if (hasQuery && !hasType) throw new GatewayError(code, 'query_type is required when query is given');
+      if (hasType && !hasQuery) throw new GatewayError(code, 'query is required when query_type is given');
+      if (!hasQuery && !hasName) throw new GatewayError(code, 'nothing to update: give template_name, or query together with query_type');
+
+      const changes: Parameters<TemplateStore['update']>[1] = { updatedBy: actor.id };
+      if (hasName) changes.templateName = validName(input.templateName!, code);
+      if (hasQuery) {
+        const { queryType, text } = validQuery(input.queryType!, input.query, code);
+        changes.queryType = queryType;
+        changes.query = text;
+      }
+      if (changes.templateName !== undefined) {
+        // The id stays; the new name must not be taken, nor map to another template's id.
+        if (await store.findClash(templateIdFromName(changes.templateName), changes.templateName, id)) {
+          throw alreadyExists(changes.templateName);
+        }
+      }
+      let updated: TemplateRecord | undefined;
+      try {
+        updated = await store.update(id, changes);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw alreadyExists(changes.templateName ?? id);
+        throw error;
+      }
+      if (!updated) throw notFound(id);
+      return updated;
+    },
+
+    async delete(id: string): Promise<void> {
+      if (!(await store.delete(id))) throw notFound(id);
+    },
+  };
+}
+
+export type TemplateService = ReturnType<typeof createTemplateService>;

@@ -1,0 +1,86 @@
+// The metadata database: one pg pool shared by Prisma (through its pg driver adapter) and by the
+// few places that need plain SQL (migrations, readiness probe).
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import type { Config } from '../../config.js';
+import { PrismaClient } from '../../generated/prisma/client.js';
+import { redactUrl, type Logger } from '../../logger.js';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './embedded.js';
+import { applyMigrations } from './migrate.js';
+
+export type { PrismaClient };
+
+export interface Database {
+  prisma: PrismaClient;
+  pool: pg.Pool;
+  /** Where the data lives, for start-up logs (password hidden). */
+  description: string;
+  /** Rejects with the reason when the database cannot answer a trivial query within the timeout. */
+  ping(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openDatabase(settings: Config['database'], logger: Logger): Promise<Database> {
+  let embedded: EmbeddedPostgresHandle | undefined;
+  let url: string;
+  if (settings.mode === 'embedded') {
+    const started = Date.now();
+    embedded = await startEmbeddedPostgres({
+      dataDir: settings.dataDir,
+      port: settings.port,
+      database: 'gateway',
+      log: (message) => logger.info(message),
+    });
+    logger.info({ dataDir: embedded.dataDir, port: embedded.port, ms: Date.now() - started }, 'embedded PostgreSQL started');
+    url = embedded.url;
+  } else {
+    url = settings.url;
+  }
+
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: settings.poolMax,
+    statement_timeout: settings.statementTimeoutMs,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client dying (e.g. the server restarting) must not crash the process.
+  pool.on('error', (error) => logger.warn({ err: error }, 'idle database connection failed'));
+
+  try {
+    const applied = await applyMigrations(pool);
+    logger.info({ applied }, applied.length ? `applied ${applied.length} migration(s)` : 'database schema is up to date');
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    await embedded?.stop().catch(() => undefined);
+    throw error;
+  }
+
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const description =
+    settings.mode === 'embedded'
+      ? `embedded PostgreSQL at 127.0.0.1:${embedded!.port} (data in ${embedded!.dataDir})`
+      : `external PostgreSQL at ${redactUrl(url)}`;
+
+  return {
+    prisma,
+    pool,
+    description,
+    async ping(timeoutMs = 2_000) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`database did not answer within ${timeoutMs} ms`)), timeoutMs);
+      });
+      try {
+        await Promise.race([pool.query('SELECT 1'), timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async close() {
+      await prisma.$disconnect().catch(() => undefined);
+      await pool.end().catch(() => undefined);
+      await embedded?.stop();
+    },
+  };
+}

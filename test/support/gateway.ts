@@ -1,0 +1,74 @@
+// Starts the real gateway (HTTP on 127.0.0.1, a random port) on a fresh database of its own, so
+// test files can run in parallel. Use in beforeAll/afterAll.
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import supertest from 'supertest';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { quoteIdentifier } from '../../src/platform/database/embedded.js';
+import { startGateway, type Gateway } from '../../src/server.js';
+
+export interface TestGateway {
+  url: string;
+  gateway: Gateway;
+  /** supertest bound to the running gateway, over real HTTP. */
+  http: ReturnType<typeof supertest>;
+  /** Connection string of this file's own database. */
+  databaseUrl: string;
+  /** Runs SQL on this file's database (for arranging state the API cannot reach). */
+  sql<T extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<T>>;
+  stop(): Promise<void>;
+}
+
+function adminUrl(): string {
+  const url = process.env.TEST_PG_ADMIN_URL;
+  if (!url) throw new Error('TEST_PG_ADMIN_URL is not set: run the tests with `npm test` (jest global setup starts PostgreSQL)');
+  return url;
+}
+
+export function databaseUrlFor(name: string): string {
+  const url = new URL(adminUrl());
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl() });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A new database, already migrated (cloned from the template made in global setup). */
+export async function createTestDatabase(): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+  const name = `test_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+  const template = process.env.TEST_PG_TEMPLATE ?? 'gateway_test_template';
+  await admin((client) => client.query(`CREATE DATABASE ${quoteIdentifier(name)} TEMPLATE ${quoteIdentifier(template)}`));
+  return {
+    name,
+    url: databaseUrlFor(name),
+    drop: () => admin((client) => client.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(name)} WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+export async function startTestGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+  const database = await createTestDatabase();
+  const config = loadConfig({ DATABASE_URL: database.url, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'test', DB_POOL_MAX: '4', ...env });
+  const gateway = await startGateway(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'));
+  const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+  return {
+    url: gateway.url,
+    gateway,
+    http: supertest(gateway.url),
+    databaseUrl: database.url,
+    sql: (text, values) => pool.query(text, values),
+    async stop() {
+      await pool.end();
+      await gateway.stop();
+      await database.drop();
+    },
+  };
+}

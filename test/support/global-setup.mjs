@@ -1,0 +1,29 @@
+// Once per test run: one embedded PostgreSQL in a temporary folder, and a migrated template
+// database that every test file clones (CREATE DATABASE ... TEMPLATE is a fast file copy).
+// Plain ESM because jest loads global setup outside its transform; tsx imports our TypeScript.
+import { chmod, mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { tsImport } from 'tsx/esm/api';
+
+const TEMPLATE_DATABASE = 'gateway_test_template';
+
+export default async function globalSetup() {
+  const { startEmbeddedPostgres } = await tsImport('../../src/platform/database/embedded.ts', import.meta.url);
+  const { applyMigrations } = await tsImport('../../src/platform/database/migrate.ts', import.meta.url);
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'gateway-test-pg-'));
+  // As root, PostgreSQL runs as the `postgres` user, which must be able to enter this folder.
+  await chmod(dataDir, 0o755);
+  const cluster = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'postgres'), port: 0, database: TEMPLATE_DATABASE });
+  const pool = new pg.Pool({ connectionString: cluster.url, max: 1 });
+  try {
+    await applyMigrations(pool);
+  } finally {
+    await pool.end();
+  }
+  // Workers start after global setup and inherit these.
+  process.env.TEST_PG_ADMIN_URL = cluster.adminUrl;
+  process.env.TEST_PG_TEMPLATE = TEMPLATE_DATABASE;
+  globalThis.__TEST_PG__ = { cluster, dataDir };
+}

@@ -1,0 +1,89 @@
+// Self-hosted GraphiQL 5 page for the Data Platform Gateway.
+// Bundled by scripts/build-graphiql.mjs into dist/graphiql/graphiql.js (+ .css).
+// Everything is served from the gateway itself: no CDN, no external URLs.
+
+// Must come first: defines globalThis.MonacoEnvironment before monaco loads.
+import './setup-workers.js';
+
+import { createRoot } from 'react-dom/client';
+import { GraphiQL } from 'graphiql';
+import { createGraphiQLFetcher } from '@graphiql/toolkit';
+import 'graphiql/style.css';
+
+const DEFAULT_QUERY = `# Data Platform Gateway — GraphiQL
+#
+# This editor talks to the gateway's GraphQL endpoint
+# (Apollo Server), which fronts the platform's
+# data-ingestion and analytics APIs.
+#
+#   Run the query:   Ctrl-Enter (or the ▶ button)
+#   Browse schema:   Docs button in the left sidebar
+#   Autocomplete:    Ctrl-Space
+#
+# Requests are JSON POSTs carrying an
+# \`apollo-require-preflight\` header, so they pass Apollo's
+# CSRF prevention. Add other headers (e.g. authorization)
+# in the Headers tab below.
+
+{
+  templates(first: 10) {
+    edges {
+      node {
+        id
+        name
+        queryType
+      }
+    }
+  }
+}
+`;
+
+const params = new URLSearchParams(window.location.search);
+const endpoint = document.body.dataset.endpoint || '/graphql';
+
+const fetcher = createGraphiQLFetcher({
+  url: endpoint,
+  headers: { 'apollo-require-preflight': 'true' },
+});
+
+// ?query=... prefills the operation editor (overrides the stored tab query);
+// ?variables=... prefills the variables editor.
+const initialQuery = params.get('query') ?? undefined;
+const initialVariables = params.get('variables') ?? undefined;
+
+let container = document.getElementById('graphiql');
+if (!container) {
+  container = document.createElement('div');
+  container.id = 'graphiql';
+  document.body.append(container);
+}
+
+createRoot(container).render(
+  <GraphiQL
+    fetcher={fetcher}
+    defaultQuery={DEFAULT_QUERY}
+    initialQuery={initialQuery}
+    initialVariables={initialVariables}
+  />,
+);
+
+// ?autorun=1 (used for screenshots): once the editors are mounted, press the
+// execute button exactly once.
+const autorun = params.get('autorun');
+if (autorun && autorun !== '0' && autorun !== 'false') {
+  const started = Date.now();
+  const timer = setInterval(() => {
+    const button = document.querySelector('.graphiql-execute-button');
+    const editor = document.querySelector(
+      '.graphiql-query-editor .monaco-editor',
+    );
+    if (button && editor) {
+      clearInterval(timer);
+      // Give the editor a moment to register itself with the GraphiQL store.
+      setTimeout(() => button.click(), 300);
+    } else if (Date.now() - started > 30_000) {
+      clearInterval(timer);
+      console.warn('graphiql autorun: editor did not become ready in 30s');
+    }
+  }, 100);
+}
