@@ -11,8 +11,9 @@ export function graphiqlRouter(): express.Router {
   const router = express.Router();
   router.use('/graphiql', express.static(GRAPHIQL_DIR, { index: false, maxAge: '1h' }));
   router.get('/graphql', (req: Request, res: Response, next: NextFunction) => {
-    // Only a browser navigation gets the page; GraphQL GET requests (with ?query=) go to Apollo.
-    if (req.query.query !== undefined || !req.accepts('html') || req.accepts(['json', 'html']) === 'json') return next();
+    // A browser navigation (prefers HTML) gets the page, even with ?query= (GraphiQL prefills from
+    // it); GraphQL GET requests from clients (JSON or */*) go on to Apollo.
+    if (req.accepts(['json', 'html']) !== 'html') return next();
     const page = `${GRAPHIQL_DIR}index.html`;
     if (!existsSync(page)) {
       res.status(503).type('text/plain').send('GraphiQL assets are not built. Run `npm run build:graphiql` (npm start does it for you).');

@@ -1,0 +1,87 @@
+// The migration runner: applies prisma/migrations once, records them as Prisma does, refuses an
+// edited migration, and is safe when several gateways start at the same time.
+import { createHash, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { quoteIdentifier } from '../../src/platform/database/embedded.js';
+import { applyMigrations, readMigrations } from '../../src/platform/database/migrate.js';
+import { databaseUrlFor } from '../support/gateway.js';
+
+const adminUrl = () => process.env.TEST_PG_ADMIN_URL!;
+const created: string[] = [];
+
+/** A database with nothing in it (not cloned from the migrated template). */
+async function emptyDatabase(): Promise<pg.Pool> {
+  const name = `empty_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  const admin = new pg.Client({ connectionString: adminUrl() });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${quoteIdentifier(name)} TEMPLATE template0`);
+  await admin.end();
+  created.push(name);
+  return new pg.Pool({ connectionString: databaseUrlFor(name), max: 4 });
+}
+
+let pools: pg.Pool[] = [];
+beforeAll(() => {
+  pools = [];
+});
+afterAll(async () => {
+  await Promise.all(pools.map((pool) => pool.end()));
+  const admin = new pg.Client({ connectionString: adminUrl() });
+  await admin.connect();
+  for (const name of created) await admin.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(name)} WITH (FORCE)`);
+  await admin.end();
+});
+
+describe('applyMigrations', () => {
+  it('creates the tables on an empty database and records each migration with its sha256 checksum', async () => {
+    const pool = await emptyDatabase();
+    pools.push(pool);
+    const migrations = await readMigrations();
+    expect(await applyMigrations(pool)).toEqual(migrations.map((m) => m.name));
+
+    const tables = await pool.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`);
+    expect(tables.rows.map((row) => row.table_name)).toEqual(expect.arrayContaining(['query_templates', '_prisma_migrations']));
+    const recorded = await pool.query('SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" ORDER BY migration_name');
+    expect(recorded.rows.map((row) => [row.migration_name, row.checksum])).toEqual(
+      migrations.map((m) => [m.name, createHash('sha256').update(m.sql).digest('hex')]),
+    );
+    expect(recorded.rows.every((row) => row.finished_at instanceof Date)).toBe(true);
+  });
+
+  it('applies nothing the second time', async () => {
+    const pool = await emptyDatabase();
+    pools.push(pool);
+    await applyMigrations(pool);
+    expect(await applyMigrations(pool)).toEqual([]);
+  });
+
+  it('lets only one of several gateways starting together apply the migrations', async () => {
+    const pool = await emptyDatabase();
+    pools.push(pool);
+    const results = await Promise.all([applyMigrations(pool), applyMigrations(pool), applyMigrations(pool)]);
+    expect(results.filter((applied) => applied.length > 0)).toHaveLength(1);
+    const recorded = await pool.query('SELECT count(*)::int AS n FROM "_prisma_migrations"');
+    expect(recorded.rows[0].n).toBe((await readMigrations()).length);
+  });
+
+  it('refuses to start when an applied migration was edited afterwards', async () => {
+    const pool = await emptyDatabase();
+    pools.push(pool);
+    const migrations = await readMigrations();
+    await applyMigrations(pool, migrations);
+    const edited = migrations.map((m, i) => (i === 0 ? { ...m, checksum: 'f'.repeat(64) } : m));
+    await expect(applyMigrations(pool, edited)).rejects.toThrow(`migration ${migrations[0]!.name} was changed after it was applied`);
+  });
+
+  it('rolls back a failing migration completely and names it', async () => {
+    const pool = await emptyDatabase();
+    pools.push(pool);
+    const broken = [{ name: '20990101000000_broken', sql: 'CREATE TABLE half_done (id int); SELECT * FROM no_such_table;', checksum: 'x' }];
+    await expect(applyMigrations(pool, broken)).rejects.toThrow(/migration 20990101000000_broken failed: .*no_such_table/);
+    const leftover = await pool.query(`SELECT to_regclass('public.half_done') AS t`);
+    expect(leftover.rows[0].t).toBeNull();
+    const recorded = await pool.query('SELECT count(*)::int AS n FROM "_prisma_migrations"');
+    expect(recorded.rows[0].n).toBe(0);
+  });
+});
