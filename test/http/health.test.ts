@@ -1,0 +1,162 @@
+// Liveness and readiness, including a database that really goes away (connections refused and the
+// open ones terminated) and comes back.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { GENERIC_FAILURE_MESSAGE } from '../../src/errors.js';
+import { envelope, graphql, SQL_QUERY, UUID_PATTERN } from '../support/api.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+
+// This file never uses gw.sql: its pool has no error listener, and the terminations below would
+// reach its idle connection. Admin work goes through a short-lived client on the admin database.
+let gw: TestGateway;
+let databaseName: string;
+
+async function onAdminDatabase(statements: string[]): Promise<void> {
+  const url = process.env.TEST_PG_ADMIN_URL;
+  if (!url) throw new Error('TEST_PG_ADMIN_URL is not set: run the tests with `npm test`');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const statement of statements) await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Refuses new connections to this file's database and ends the gateway's open ones. */
+function cutDatabase(): Promise<void> {
+  return onAdminDatabase([
+    `ALTER DATABASE "${databaseName}" ALLOW_CONNECTIONS false`,
+    // The second argument waits (up to 5 s) until each backend has really gone.
+    `SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE datname = '${databaseName}' AND pid <> pg_backend_pid()`,
+  ]);
+}
+
+function restoreDatabase(): Promise<void> {
+  return onAdminDatabase([`ALTER DATABASE "${databaseName}" ALLOW_CONNECTIONS true`]);
+}
+
+/** Polls `probe` until it returns true (the pool may hand out one dying connection first). */
+async function eventually(probe: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`condition not reached within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+  databaseName = new URL(gw.databaseUrl).pathname.slice(1);
+  expect(databaseName).toMatch(/^[a-z0-9_]+$/);
+  const created = await gw.http
+    .post('/v2/template/create')
+    .send(envelope('api.query.template.create', { template_name: 'Health Probe', query_type: 'sql', query: SQL_QUERY }));
+  expect(created.status).toBe(200);
+});
+afterAll(async () => {
+  // Whatever happened above, let teardown drop the database.
+  if (databaseName) await restoreDatabase().catch(() => undefined);
+  await gw?.stop();
+});
+
+describe('with the database up', () => {
+  it('answers GET /healthz with 200 {status: "ok"}', async () => {
+    const response = await gw.http.get('/healthz');
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(response.body).toEqual({ status: 'ok' });
+  });
+
+  it('answers GET /readyz with 200 when the database answers', async () => {
+    const response = await gw.http.get('/readyz');
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ status: 'ready', checks: { database: 'ok' } });
+  });
+
+  it('gives health responses an x-request-id like every other response', async () => {
+    const response = await gw.http.get('/healthz');
+    expect(response.headers['x-request-id']).toMatch(UUID_PATTERN);
+  });
+});
+
+describe('with the database unreachable', () => {
+  beforeAll(async () => {
+    // Open connections first, so the cut also kills connections the gateway is holding.
+    expect((await gw.http.get('/v2/template/read/health_probe')).status).toBe(200);
+    await cutDatabase();
+    await eventually(async () => (await gw.http.get('/readyz')).status === 503);
+  });
+  afterAll(async () => {
+    await restoreDatabase();
+  });
+
+  it('answers GET /readyz with 503 and a reason naming the database', async () => {
+    const response = await gw.http.get('/readyz');
+    expect(response.status).toBe(503);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(response.body.status).not.toBe('ready');
+    expect(typeof response.body.checks?.database).toBe('string');
+    expect(response.body.checks.database).not.toBe('ok');
+    expect(response.body.checks.database).toContain(databaseName);
+  });
+
+  it('keeps answering GET /healthz with 200 (the process is alive)', async () => {
+    const response = await gw.http.get('/healthz');
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ status: 'ok' });
+  });
+
+  it('answers a REST template read with a 500-class failure envelope, a generic message and no stack trace', async () => {
+    const response = await gw.http.get('/v2/template/read/health_probe').set('x-request-id', 'db-down-1');
+    expect(response.status).toBeGreaterThanOrEqual(500);
+    expect(response.status).toBeLessThan(600);
+    expect(Object.keys(response.body).sort()).toEqual(['error', 'id', 'params', 'responseCode', 'result', 'ts', 'ver']);
+    expect(response.body).toMatchObject({
+      id: 'api.query.template.read',
+      ver: 'v2',
+      params: { status: 'FAILED' },
+      responseCode: 'INTERNAL_SERVER_ERROR',
+      error: { code: 'INTERNAL_SERVER_ERROR', message: GENERIC_FAILURE_MESSAGE, trace: '' },
+      result: {},
+    });
+    expect(response.text).not.toContain(databaseName);
+    expect(response.text).not.toMatch(/\n\s+at |node_modules|prisma|accepting connections/i);
+    // The generic message asks the caller to quote the request id: it must be on the response.
+    expect(response.headers['x-request-id']).toBe('db-down-1');
+  });
+
+  it('answers a GraphQL template query with INTERNAL_SERVER_ERROR and the generic message, no stack trace', async () => {
+    const response = await graphql(gw, '{ template(id: "health_probe") { id name } }');
+    expect(response.status).toBe(200);
+    expect(response.errors?.[0]?.message).toBe(GENERIC_FAILURE_MESSAGE);
+    expect(response.errors?.[0]?.extensions).toEqual({ code: 'INTERNAL_SERVER_ERROR' });
+    expect(JSON.stringify(response.errors)).not.toContain(databaseName);
+  });
+
+  it('still answers GraphQL queries that need no database', async () => {
+    const response = await graphql(gw, '{ version }');
+    expect(response.status).toBe(200);
+    expect(response.data).toEqual({ version: expect.any(String) });
+  });
+
+  it('keeps serving /healthz after several failed database calls', async () => {
+    await Promise.all(Array.from({ length: 5 }, () => gw.http.get('/v2/template/read/health_probe')));
+    const response = await gw.http.get('/healthz');
+    expect(response.status).toBe(200);
+  });
+});
+
+describe('after the database comes back', () => {
+  it('answers GET /readyz with 200 again', async () => {
+    await eventually(async () => (await gw.http.get('/readyz')).status === 200);
+    const response = await gw.http.get('/readyz');
+    expect(response.body).toEqual({ status: 'ready', checks: { database: 'ok' } });
+  });
+
+  it('serves the template that was there before', async () => {
+    const response = await gw.http.get('/v2/template/read/health_probe');
+    expect(response.status).toBe(200);
+    expect(response.body.result).toMatchObject({ template_id: 'health_probe', template_name: 'Health Probe' });
+  });
+});
