@@ -94,7 +94,10 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       const firstError = outcome.errors?.[0];
       if (firstError) {
         const classified = classifyGraphQLError(firstError);
-        if (classified.kind === 'gateway') return fail(classified.error);
+        if (classified.kind === 'gateway') {
+          if (classified.error.code === 'DATABASE_UNAVAILABLE') context.logger.warn({ err: firstError.originalError }, 'database unavailable');
+          return fail(classified.error);
+        }
         if (classified.kind === 'input') return fail(new GatewayError(endpoint.invalidInputCode, classified.message));
         context.logger.error({ err: classified.error, apiId: endpoint.apiId }, 'unexpected error in REST call');
         return fail(new GatewayError('INTERNAL_SERVER_ERROR', GENERIC_FAILURE_MESSAGE));

@@ -7,11 +7,13 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { unwrapResolverError } from '@apollo/server/errors';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { createRestRouter, restErrorHandler } from '../rest/router.js';
 import { restEndpoints } from '../rest/endpoints.js';
 import type { Config } from './config.js';
 import { createContextFactory, type GatewayContext, type Services } from './context.js';
-import { GatewayError, GENERIC_FAILURE_MESSAGE } from './errors.js';
+import { GENERIC_FAILURE_MESSAGE } from './errors.js';
+import { classifyGraphQLError } from './graphql/errors.js';
 import { buildSchema } from './graphql/schema.js';
 import { graphiqlRouter } from './http/graphiql.js';
 import { healthRouter } from './http/health.js';
@@ -37,13 +39,16 @@ function createServices(database: Database, config: Config): Services {
   };
 }
 
-/** Shapes GraphQL errors: ours carry their contract code and kind; unexpected ones are masked. */
-function formatGraphQLError(formatted: { message: string; extensions?: Record<string, unknown> }, error: unknown) {
-  const original = unwrapResolverError(error);
-  if (original instanceof GatewayError) {
-    return { ...formatted, message: original.message, extensions: { code: original.code, responseCode: original.kind } };
+/** Shapes GraphQL errors with the same classification REST uses: ours carry their contract code
+ * and kind; unexpected ones are masked. */
+function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  if (!(error instanceof GraphQLError)) return formatted;
+  const classified = classifyGraphQLError(error);
+  if (classified.kind === 'gateway') {
+    const { code, kind, message } = classified.error;
+    return { ...formatted, message, extensions: { code, responseCode: kind } };
   }
-  if (formatted.extensions?.code === 'INTERNAL_SERVER_ERROR') {
+  if (classified.kind === 'unexpected') {
     return { ...formatted, message: GENERIC_FAILURE_MESSAGE, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
   }
   return formatted;
@@ -55,9 +60,10 @@ const logUnexpectedErrors: ApolloServerPlugin<GatewayContext> = {
     return {
       async didEncounterErrors({ errors, contextValue }) {
         for (const error of errors) {
-          const original = unwrapResolverError(error);
-          if (error.path && !(original instanceof GatewayError)) {
-            contextValue.logger.error({ err: original }, 'unexpected error in GraphQL resolver');
+          const classified = classifyGraphQLError(error);
+          if (classified.kind === 'unexpected') contextValue.logger.error({ err: classified.error }, 'unexpected error in GraphQL resolver');
+          else if (classified.kind === 'gateway' && classified.error.code === 'DATABASE_UNAVAILABLE') {
+            contextValue.logger.warn({ err: unwrapResolverError(error) }, 'database unavailable');
           }
         }
       },

@@ -2,6 +2,9 @@
 // the caller's (a document or variables the schema refuses), and the unexpected (a bug: logged and masked).
 import type { GraphQLError } from 'graphql';
 import { GatewayError } from '../errors.js';
+import { isDatabaseUnavailable } from '../platform/database/errors.js';
+
+export const DATABASE_UNAVAILABLE_MESSAGE = 'The database is unavailable at the moment; try again shortly.';
 
 export type ClassifiedError =
   | { kind: 'gateway'; error: GatewayError }
@@ -14,5 +17,6 @@ export function classifyGraphQLError(error: GraphQLError): ClassifiedError {
   // Errors from outside any field (document validation, variable coercion, a scalar refusing a
   // value) carry no path: the request itself is at fault.
   if (!original || error.path === undefined) return { kind: 'input', message: error.message };
+  if (isDatabaseUnavailable(original)) return { kind: 'gateway', error: new GatewayError('DATABASE_UNAVAILABLE', DATABASE_UNAVAILABLE_MESSAGE) };
   return { kind: 'unexpected', error: original };
 }

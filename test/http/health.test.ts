@@ -2,7 +2,7 @@
 // open ones terminated) and comes back.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { GENERIC_FAILURE_MESSAGE } from '../../src/errors.js';
+import { DATABASE_UNAVAILABLE_MESSAGE } from '../../src/graphql/errors.js';
 import { envelope, graphql, SQL_QUERY, UUID_PATTERN } from '../support/api.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
@@ -107,30 +107,28 @@ describe('with the database unreachable', () => {
     expect(response.body).toEqual({ status: 'ok' });
   });
 
-  it('answers a REST template read with a 500-class failure envelope, a generic message and no stack trace', async () => {
+  it('answers a REST template read with 503 DATABASE_UNAVAILABLE, a retry hint and no stack trace', async () => {
     const response = await gw.http.get('/v2/template/read/health_probe').set('x-request-id', 'db-down-1');
-    expect(response.status).toBeGreaterThanOrEqual(500);
-    expect(response.status).toBeLessThan(600);
+    expect(response.status).toBe(503);
     expect(Object.keys(response.body).sort()).toEqual(['error', 'id', 'params', 'responseCode', 'result', 'ts', 'ver']);
     expect(response.body).toMatchObject({
       id: 'api.query.template.read',
       ver: 'v2',
       params: { status: 'FAILED' },
-      responseCode: 'INTERNAL_SERVER_ERROR',
-      error: { code: 'INTERNAL_SERVER_ERROR', message: GENERIC_FAILURE_MESSAGE, trace: '' },
+      responseCode: 'SERVICE_UNAVAILABLE',
+      error: { code: 'DATABASE_UNAVAILABLE', message: DATABASE_UNAVAILABLE_MESSAGE, trace: '' },
       result: {},
     });
     expect(response.text).not.toContain(databaseName);
     expect(response.text).not.toMatch(/\n\s+at |node_modules|prisma|accepting connections/i);
-    // The generic message asks the caller to quote the request id: it must be on the response.
     expect(response.headers['x-request-id']).toBe('db-down-1');
   });
 
-  it('answers a GraphQL template query with INTERNAL_SERVER_ERROR and the generic message, no stack trace', async () => {
+  it('answers a GraphQL template query with DATABASE_UNAVAILABLE and a retry hint, no stack trace', async () => {
     const response = await graphql(gw, '{ template(id: "health_probe") { id name } }');
     expect(response.status).toBe(200);
-    expect(response.errors?.[0]?.message).toBe(GENERIC_FAILURE_MESSAGE);
-    expect(response.errors?.[0]?.extensions).toEqual({ code: 'INTERNAL_SERVER_ERROR' });
+    expect(response.errors?.[0]?.message).toBe(DATABASE_UNAVAILABLE_MESSAGE);
+    expect(response.errors?.[0]?.extensions).toEqual({ code: 'DATABASE_UNAVAILABLE', responseCode: 'SERVICE_UNAVAILABLE' });
     expect(JSON.stringify(response.errors)).not.toContain(databaseName);
   });
 

@@ -1,0 +1,21 @@
+// Recognises "the database cannot be reached" among the errors pg and Prisma raise, so callers get
+// a 503 they can retry instead of a generic 500.
+
+// SQLSTATE classes/codes: 08 connection exception, 57P01-57P03 shutdown / cannot connect now,
+// 53300 too many connections, 55000 with "not currently accepting connections".
+const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/;
+const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+// Prisma: can't reach server, timed out, closed the connection, pool timeout.
+const UNAVAILABLE_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1017', 'P2024']);
+const UNAVAILABLE_MESSAGES = /not currently accepting connections|Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|the database system is (starting up|shutting down)/i;
+
+export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 5) return false;
+  const e = error as { code?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown };
+  for (const code of [e.code, e.originalCode]) {
+    if (typeof code !== 'string') continue;
+    if (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_NODE_CODES.has(code) || UNAVAILABLE_PRISMA_CODES.has(code)) return true;
+  }
+  if (typeof e.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message)) return true;
+  return isDatabaseUnavailable(e.cause, depth + 1);
+}
