@@ -1,5 +1,6 @@
 // Every REST endpoint the gateway serves, one table.
 import type { RestEndpoint } from './table.js';
+import { datasetEndpoints } from './datasets.js';
 import { templateEndpoints } from './templates.js';
 
-export const restEndpoints: readonly RestEndpoint[] = [...templateEndpoints];
+export const restEndpoints: readonly RestEndpoint[] = [...templateEndpoints, ...datasetEndpoints];

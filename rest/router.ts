@@ -16,7 +16,7 @@ export const REST_PREFIXES = ['/v2', '/alerts/v1'];
 
 interface CompiledEndpoint {
   endpoint: RestEndpoint;
-  document: DocumentNode;
+  documents: Map<string, DocumentNode>;
   validatePath?: Validator;
   validateQuery?: Validator;
   validateBody?: Validator;
@@ -30,15 +30,25 @@ export interface RestRouterOptions {
   bodyLimitBytes: number;
 }
 
+const SINGLE_OPERATION = 'default';
+
 function compile(endpoint: RestEndpoint, schema: GraphQLSchema): CompiledEndpoint {
-  const document = parse(endpoint.operation);
-  const problems = validate(schema, document);
-  if (problems.length > 0) {
-    throw new Error(`REST entry ${endpoint.method} ${endpoint.path}: its operation does not fit the schema: ${problems.map(String).join('; ')}`);
+  const sources = typeof endpoint.operation === 'string' ? { [SINGLE_OPERATION]: endpoint.operation } : endpoint.operation;
+  if (typeof endpoint.operation !== 'string' && !endpoint.chooseOperation) {
+    throw new Error(`REST entry ${endpoint.method} ${endpoint.path}: several operations need chooseOperation`);
+  }
+  const documents = new Map<string, DocumentNode>();
+  for (const [name, source] of Object.entries(sources)) {
+    const document = parse(source);
+    const problems = validate(schema, document);
+    if (problems.length > 0) {
+      throw new Error(`REST entry ${endpoint.method} ${endpoint.path} (${name}): its operation does not fit the schema: ${problems.map(String).join('; ')}`);
+    }
+    documents.set(name, document);
   }
   return {
     endpoint,
-    document,
+    documents,
     validatePath: endpoint.pathSchema && compileValidator(endpoint.pathSchema),
     validateQuery: endpoint.querySchema && compileValidator(endpoint.querySchema),
     validateBody: endpoint.bodySchema && compileValidator(endpoint.bodySchema),
@@ -79,18 +89,17 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       if (invalid !== undefined) return fail(new GatewayError(endpoint.invalidInputCode, invalid));
 
       const context = options.createContext(res.locals.requestId as string);
+      const input = { path: req.params as Record<string, string>, query: req.query as Record<string, unknown>, body: (body ?? {}) as Record<string, unknown> };
       let variableValues: Record<string, unknown>;
+      let document: DocumentNode;
       try {
-        variableValues = endpoint.variables({
-          path: req.params as Record<string, string>,
-          query: req.query as Record<string, unknown>,
-          body: (body ?? {}) as Record<string, unknown>,
-        });
+        variableValues = endpoint.variables(input);
+        document = compiled.documents.get(endpoint.chooseOperation?.(input) ?? SINGLE_OPERATION)!;
       } catch (error) {
         if (error instanceof GatewayError) return fail(error);
         throw error;
       }
-      const outcome = await execute({ schema: options.schema, document: compiled.document, variableValues, contextValue: context });
+      const outcome = await execute({ schema: options.schema, document, variableValues, contextValue: context });
       const firstError = outcome.errors?.[0];
       if (firstError) {
         const classified = classifyGraphQLError(firstError);

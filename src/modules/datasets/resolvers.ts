@@ -1,0 +1,54 @@
+// GraphQL resolvers for datasets: arguments in, service call, result out. Nested versions and
+// denorm sources go through the per-request DataLoader, so a list costs a constant number of queries.
+import { connectionFields, offsetAfter } from '../../graphql/cursor.js';
+import type { Resolvers } from '../../generated/graphql.js';
+import type { DatasetRecord } from './types.js';
+
+export const datasetResolvers: Resolvers = {
+  Query: {
+    dataset: (_, { id, version, status }, { services, loaders }) =>
+      services.datasets.get(id, { stage: version ?? 'live', status }, loaders.datasetVersions),
+    datasets: (_, { filter, first, after }, { services }) =>
+      services.datasets.list({ statuses: filter?.status, type: filter?.type, limit: first, offset: offsetAfter(after, 'DATASET_LIST_INPUT_INVALID') }),
+  },
+  Mutation: {
+    editDataset: (_, { id }, { services, actor }) => services.datasets.edit(id, actor),
+    importDataset: async (_, { definition, overwrite }, { services, actor, loaders }) => {
+      const imported = await services.datasets.importDefinition(definition, { overwrite: overwrite ?? true }, actor);
+      return { id: imported.datasetId, versionKey: imported.versionKey, message: imported.message, ignoredFields: imported.ignoredFields, dataset: await services.datasets.get(imported.datasetId, { stage: 'draft' }, loaders.datasetVersions) };
+    },
+    copyDataset: async (_, { input }, { services, actor }) => ({
+      dataset: await services.datasets.copy({ sourceId: input.sourceId, sourceStage: input.sourceVersion, destinationId: input.destinationId }, actor),
+      message: 'Dataset clone successful',
+    }),
+    transitionDataset: async (_, { id, to }, { services, actor }) => {
+      const moved = await services.datasets.transition(id, to, actor);
+      return { id, message: moved.message, dataset: moved.record };
+    },
+  },
+  Dataset: {
+    id: (dataset) => dataset.datasetId,
+    transformations: (dataset) => dataset.transformationsConfig,
+    connectors: (dataset) => dataset.connectorsConfig,
+    createdAt: (dataset) => dataset.createdDate,
+    updatedAt: (dataset) => dataset.updatedDate,
+    publishedAt: (dataset) => dataset.publishedDate,
+    live: async (dataset, _, { loaders }) => (dataset.stage === 'live' ? dataset : ((await loaders.datasetVersions.load(dataset.datasetId)).live ?? null)),
+    draft: async (dataset, _, { loaders }) => (dataset.stage === 'draft' ? dataset : ((await loaders.datasetVersions.load(dataset.datasetId)).draft ?? null)),
+    denormSources: async (dataset, _, { loaders }) => {
+      const versions = await loaders.datasetVersions.loadMany(dataset.denormSources);
+      return versions.flatMap((found) => (found instanceof Error || !found.live ? [] : [found.live as DatasetRecord]));
+    },
+    definition: (dataset, { fields }, { services }) => services.datasets.document(dataset, fields),
+  },
+  DatasetConnection: {
+    edges: (page) => connectionFields(page).edges,
+    nodes: (page) => page.items,
+    pageInfo: (page) => connectionFields(page).pageInfo,
+    totalCount: (page) => page.countAll(),
+  },
+  DatasetType: { EVENT: 'event', MASTER: 'master' },
+  DatasetStatus: { DRAFT: 'Draft', READY_TO_PUBLISH: 'ReadyToPublish', LIVE: 'Live', RETIRED: 'Retired' },
+  DatasetVersion: { LIVE: 'live', DRAFT: 'draft' },
+  DatasetTransition: { READY_TO_PUBLISH: 'ReadyToPublish', LIVE: 'Live', RETIRED: 'Retired', DELETE: 'Delete' },
+};

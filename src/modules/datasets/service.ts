@@ -1,0 +1,355 @@
+// Every business rule of datasets lives here; both transports call these functions.
+import DataLoader from 'dataloader';
+import { GatewayError, type ErrorCode } from '../../errors.js';
+import type { QueryEngine } from '../../platform/query-engine/query-engine.js';
+import { compileValidator } from '../../validation/json-schema.js';
+import {
+  connectorSchema,
+  convertFlatDatasetConfig,
+  DEFAULT_ENTRY_TOPIC,
+  definitionSchema,
+  denormFieldSchema,
+  denormSourcesOf,
+  isNestedDatasetConfig,
+  toContractRecord,
+  transformationSchema,
+  withCacheNames,
+  withDefaults,
+} from './definition.js';
+import { normaliseTransition, publishProblems, TRANSITION_RULES } from './lifecycle.js';
+import { isUniqueViolation, type DatasetStore } from './store.js';
+import type {
+  DatasetDraftValues,
+  DatasetListQuery,
+  DatasetPage,
+  DatasetRecord,
+  DatasetStatus,
+  DatasetType,
+  IgnoredFields,
+  IgnoredItem,
+  JsonObject,
+  Stage,
+} from './types.js';
+
+interface Actor {
+  id: string;
+}
+
+export interface DatasetVersions {
+  live?: DatasetRecord;
+  draft?: DatasetRecord;
+}
+
+export interface ImportResult {
+  datasetId: string;
+  versionKey: string;
+  message: string;
+  ignoredFields: IgnoredFields | null;
+}
+
+const validateDefinition = compileValidator(definitionSchema);
+const validateDenormField = compileValidator(denormFieldSchema);
+const validateTransformation = compileValidator(transformationSchema);
+const validateConnector = compileValidator(connectorSchema);
+
+/** Fields the gateway sets itself; an import that gives them is told they were ignored. */
+const MANAGED_FIELDS = ['status', 'version', 'version_key', 'data_version', 'created_by', 'updated_by', 'created_date', 'updated_date', 'published_date'];
+
+function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function newVersionKey(): string {
+  return String(Date.now());
+}
+
+function notFound(datasetId: string): GatewayError {
+  return new GatewayError('DATASET_NOT_FOUND', `Dataset with the given dataset_id:${datasetId} not found`);
+}
+
+/** The v2 form of a record's dataset_config (flat v1 configs converted), and what the conversion dropped. */
+function v2DatasetConfig(record: Pick<DatasetRecord, 'datasetConfig' | 'type'>): { config: JsonObject; dropped: string[] } {
+  const config = withCacheNames(record.datasetConfig);
+  return isNestedDatasetConfig(config) ? { config, dropped: [] } : convertFlatDatasetConfig(config, record.type);
+}
+
+export interface DatasetServiceOptions {
+  listMax: number;
+}
+
+export function createDatasetService(store: DatasetStore, queryEngine: QueryEngine, options: DatasetServiceOptions) {
+  /** A draft made from another version (edit of Live, copy): v2 form, status Draft. */
+  function draftFrom(source: DatasetRecord, overrides: Partial<DatasetDraftValues>, actor: Actor): DatasetDraftValues {
+    const { config } = v2DatasetConfig(source);
+    const flatTopic = isNestedDatasetConfig(source.datasetConfig) ? undefined : source.datasetConfig.entry_topic;
+    const { createdDate: _c, updatedDate: _u, publishedDate: _p, ...values } = source;
+    return {
+      ...values,
+      stage: 'draft',
+      status: 'Draft',
+      apiVersion: 'v2',
+      datasetConfig: config,
+      denormConfig: withCacheNames(source.denormConfig),
+      entryTopic: source.entryTopic ?? (typeof flatTopic === 'string' && flatTopic ? flatTopic : DEFAULT_ENTRY_TOPIC),
+      versionKey: newVersionKey(),
+      createdBy: actor.id,
+      updatedBy: actor.id,
+      ...overrides,
+    };
+  }
+
+  async function findStage(datasetId: string, stage: Stage): Promise<DatasetRecord | undefined> {
+    return store.find(datasetId, stage);
+  }
+
+  /** Checks each denorm field, transformation and connector on its own; bad ones are dropped and listed. */
+  async function filterItems(definition: JsonObject, datasetId: string): Promise<IgnoredFields> {
+    const ignored: IgnoredFields = {};
+    const keep = (key: keyof IgnoredFields, items: unknown[], check: (item: unknown) => string | undefined): unknown[] => {
+      const kept: unknown[] = [];
+      for (const item of items) {
+        const problem = check(item);
+        if (problem === undefined) kept.push(item);
+        else (ignored[key] ??= []).push({ config: item, details: problem });
+      }
+      return kept;
+    };
+
+    const denorm = definition.denorm_config as JsonObject;
+    const fields = keep('denorm_fields', denorm.denorm_fields as unknown[], validateDenormField);
+    const referenced = [...new Set(fields.map((field) => (field as JsonObject).dataset_id as string))];
+    const masters = new Set((await store.liveMasters(referenced)).map((master) => master.datasetId));
+    denorm.denorm_fields = keep('denorm_fields', fields, (field) => {
+      const source = (field as JsonObject).dataset_id as string;
+      if (source === datasetId) return 'a dataset cannot denormalise from itself';
+      return masters.has(source) ? undefined : `Master dataset ${source} does not exist or is not Live`;
+    });
+    definition.transformations_config = keep('transformations', definition.transformations_config as unknown[], validateTransformation);
+    definition.connectors_config = keep('connectors', definition.connectors_config as unknown[], validateConnector);
+    return ignored;
+  }
+
+  return {
+    /** Batches every version lookup of one request into one statement. */
+    createLoader(): DataLoader<string, DatasetVersions> {
+      return new DataLoader(async (ids) => {
+        const byId = new Map<string, DatasetVersions>();
+        for (const record of await store.findVersions(ids)) {
+          const versions = byId.get(record.datasetId) ?? {};
+          versions[record.stage] = record;
+          byId.set(record.datasetId, versions);
+        }
+        return ids.map((id) => byId.get(id) ?? {});
+      });
+    },
+
+    /** The Live version (Live or Retired) by default, or the version holding `status`. */
+    async get(datasetId: string, options: { stage?: Stage; status?: DatasetStatus | null } = {}, loader?: DataLoader<string, DatasetVersions>): Promise<DatasetRecord> {
+      const stage: Stage = options.status ? (options.status === 'Live' || options.status === 'Retired' ? 'live' : 'draft') : (options.stage ?? 'live');
+      const record = loader ? (await loader.load(datasetId))[stage] : await findStage(datasetId, stage);
+      if (!record || (options.status && record.status !== options.status)) throw notFound(datasetId);
+      return record;
+    },
+
+    /** The draft to edit: the existing one (converted to v2 if needed), or a new one made from Live. */
+    async edit(datasetId: string, actor: Actor): Promise<DatasetRecord> {
+      const draft = await findStage(datasetId, 'draft');
+      if (draft) {
+        if (draft.apiVersion === 'v2' && isNestedDatasetConfig(draft.datasetConfig)) return draft;
+        return store.replace(draftFrom(draft, { status: draft.status, versionKey: draft.versionKey, createdBy: draft.createdBy }, actor));
+      }
+      const live = await findStage(datasetId, 'live');
+      if (!live) throw notFound(datasetId);
+      try {
+        return await store.insert(draftFrom(live, { version: live.version + 1 }, actor));
+      } catch (error) {
+        // Two editors opening the same dataset at once: the first draft wins and both get it.
+        if (isUniqueViolation(error)) return (await findStage(datasetId, 'draft'))!;
+        throw error;
+      }
+    },
+
+    async list(query: DatasetListQuery): Promise<DatasetPage> {
+      const limit = query.limit ?? options.listMax;
+      if (!Number.isInteger(limit) || limit < 0 || limit > options.listMax) {
+        throw new GatewayError('DATASET_LIST_INPUT_INVALID', `the page size must be an integer from 0 to ${options.listMax} (got ${limit})`);
+      }
+      const offset = query.offset ?? 0;
+      const filter = { statuses: query.statuses && query.statuses.length > 0 ? query.statuses : undefined, type: query.type ?? undefined };
+      const rows = await store.list({ ...filter, take: limit + 1, skip: offset });
+      return { items: rows.slice(0, limit), offset, hasNextPage: rows.length > limit, countAll: () => store.count(filter) };
+    },
+
+    async importDefinition(input: unknown, options: { overwrite: boolean }, actor: Actor): Promise<ImportResult> {
+      if (!isObject(input)) throw new GatewayError('DATASET_IMPORT_INVALID_CONFIGS', 'the definition must be a JSON object');
+      const given = withCacheNames(input);
+      const invalid = validateDefinition(given);
+      if (invalid) throw new GatewayError('DATASET_IMPORT_INVALID_CONFIGS', invalid);
+
+      const datasetId = given.dataset_id as string;
+      const type = given.type as DatasetType;
+      const ignoredFields: IgnoredFields = {};
+      const managed: IgnoredItem[] = MANAGED_FIELDS.filter((key) => key in given).map((key) => ({ config: { [key]: given[key] }, details: 'set by the gateway' }));
+      if (managed.length > 0) ignoredFields.dataset_config = managed;
+
+      const definition = withDefaults(given, datasetId);
+      const { config, dropped } = v2DatasetConfig({ datasetConfig: definition.dataset_config as JsonObject, type });
+      if (dropped.length > 0) {
+        const flat = definition.dataset_config as JsonObject;
+        (ignoredFields.dataset_config ??= []).push(
+          ...dropped.map((key) => ({ config: { [key]: flat[key] }, details: 'has no place in the v2 dataset_config' })),
+        );
+      }
+      if (!isNestedDatasetConfig(definition.dataset_config as JsonObject) && typeof (definition.dataset_config as JsonObject).entry_topic === 'string' && !('entry_topic' in given)) {
+        definition.entry_topic = (definition.dataset_config as JsonObject).entry_topic;
+      }
+      Object.assign(ignoredFields, await filterItems(definition, datasetId));
+
+      const [draft, live] = await Promise.all([findStage(datasetId, 'draft'), findStage(datasetId, 'live')]);
+      if (draft && !options.overwrite) {
+        throw new GatewayError('DATASET_EXISTS', `Dataset with dataset_id: ${datasetId} already exists.`);
+      }
+      const values: DatasetDraftValues = {
+        datasetId,
+        stage: 'draft',
+        name: definition.name as string,
+        type,
+        status: 'Draft',
+        tags: definition.tags as string[],
+        version: draft?.version ?? (live ? live.version + 1 : 1),
+        versionKey: newVersionKey(),
+        apiVersion: 'v2',
+        dataSchema: definition.data_schema as JsonObject,
+        extractionConfig: definition.extraction_config as JsonObject,
+        validationConfig: definition.validation_config as JsonObject,
+        dedupConfig: definition.dedup_config as JsonObject,
+        denormConfig: definition.denorm_config as JsonObject,
+        routerConfig: definition.router_config as JsonObject,
+        datasetConfig: config,
+        transformationsConfig: definition.transformations_config as unknown[],
+        connectorsConfig: definition.connectors_config as unknown[],
+        sampleData: definition.sample_data as JsonObject,
+        entryTopic: (definition.entry_topic as string) || DEFAULT_ENTRY_TOPIC,
+        denormSources: denormSourcesOf(definition.denorm_config),
+        createdBy: draft?.createdBy ?? actor.id,
+        updatedBy: actor.id,
+      };
+      let stored: DatasetRecord;
+      try {
+        stored = draft ? await store.replace(values) : await store.insert(values);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new GatewayError('DATASET_EXISTS', `Dataset with dataset_id: ${datasetId} already exists.`);
+        throw error;
+      }
+      const partial = Object.keys(ignoredFields).some((key) => key !== 'dataset_config');
+      return {
+        datasetId: stored.datasetId,
+        versionKey: stored.versionKey,
+        message: partial ? 'Dataset is partially imported' : 'Dataset is imported successfully',
+        ignoredFields: Object.keys(ignoredFields).length > 0 ? ignoredFields : null,
+      };
+    },
+
+    async copy(input: { sourceId: string; sourceStage: Stage; destinationId: string }, actor: Actor): Promise<DatasetRecord> {
+      const source = await findStage(input.sourceId, input.sourceStage);
+      if (!source) throw new GatewayError('DATASET_NOT_EXISTS', `Dataset ${input.sourceId} does not exist`);
+      const taken = await store.findVersions([input.destinationId]);
+      const alreadyExists = () => new GatewayError('DATASET_ALREADY_EXISTS', `Dataset with id ${input.destinationId} already exists`);
+      if (taken.length > 0) throw alreadyExists();
+      const clone = draftFrom(
+        source,
+        { datasetId: input.destinationId, version: 1, routerConfig: { ...(source.routerConfig ?? {}), topic: input.destinationId }, entryTopic: DEFAULT_ENTRY_TOPIC },
+        actor,
+      );
+      try {
+        return await store.insert(clone);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw alreadyExists();
+        throw error;
+      }
+    },
+
+    /** Applies one move of the lifecycle (contract section 3) in one transaction. */
+    async transition(datasetId: string, requested: string, actor: Actor): Promise<{ message: string; record: DatasetRecord | null }> {
+      const transition = normaliseTransition(requested);
+      if (!transition) {
+        throw new GatewayError('DATASET_STATUS_TRANSITION_INVALID_INPUT', `status must be one of ReadyToPublish, Live, Retired (or Retire), Delete; got ${JSON.stringify(requested).slice(0, 40)}`);
+      }
+      const message = `Dataset status transition to ${requested} successful`;
+      const versions = await store.findVersions([datasetId]);
+      const byStage = Object.fromEntries(versions.map((record) => [record.stage, record])) as DatasetVersions;
+      if (versions.length === 0) throw new GatewayError('DATASET_NOT_FOUND', `Dataset not found for dataset: ${datasetId}`);
+
+      if (transition === 'Delete') {
+        const users = await store.dependents(datasetId, ['Live']);
+        if (users.length > 0) {
+          throw new GatewayError('DATASET_IN_USE', `Dataset ${datasetId} cannot be deleted while Live datasets denormalise from it: ${users.map((u) => u.datasetId).join(', ')}`);
+        }
+        await store.remove(datasetId);
+        await queryEngine.dropQueryable(datasetId);
+        return { message, record: null };
+      }
+
+      const rule = TRANSITION_RULES[transition];
+      const record = byStage[rule.stage];
+      const current = record ?? byStage[rule.stage === 'live' ? 'draft' : 'live']!;
+      if (!record || record.status !== rule.from) {
+        throw new GatewayError(rule.failure as ErrorCode, `Transition failed for dataset: ${datasetId} status:${current.status} with status transition to ${requested}`);
+      }
+
+      if (transition === 'ReadyToPublish') {
+        const problems = publishProblems(record);
+        if (problems.length > 0) throw new GatewayError('DATASET_CONFIGS_INVALID', `The draft of ${datasetId} is not ready to publish: ${problems.join('; ')}`);
+        return { message, record: await store.setStatus(datasetId, 'draft', 'ReadyToPublish', actor.id) };
+      }
+
+      if (transition === 'Live') {
+        const problems = publishProblems(record);
+        if (problems.length > 0) throw new GatewayError('DATASET_CONFIGS_INVALID', `The draft of ${datasetId} is not ready to publish: ${problems.join('; ')}`);
+        if (record.denormSources.includes(datasetId)) {
+          throw new GatewayError('SELF_REFERENCING_MASTER_DATA', 'The denorm master dataset is self-referencing itself');
+        }
+        const masters = new Set((await store.liveMasters(record.denormSources)).map((master) => master.datasetId));
+        const missing = record.denormSources.filter((source) => !masters.has(source));
+        if (missing.length > 0) {
+          throw new GatewayError('DEPENDENT_MASTER_DATA_NOT_LIVE', `The datasets with id:${missing.join(',')} are not Live master datasets`);
+        }
+        const { createdDate: _c, updatedDate: _u, publishedDate: _p, ...values } = record;
+        const live = await store.transaction(async (tx) => {
+          const published = await tx.replace(
+            { ...values, stage: 'live', status: 'Live', entryTopic: record.entryTopic || DEFAULT_ENTRY_TOPIC, createdBy: byStage.live?.createdBy ?? record.createdBy, updatedBy: actor.id },
+            new Date(),
+          );
+          await tx.remove(datasetId, 'draft');
+          return published;
+        });
+        await queryEngine.ensureQueryable(live);
+        return { message, record: live };
+      }
+
+      // Retired
+      const users = await store.dependents(datasetId, ['Live']);
+      if (users.length > 0) {
+        throw new GatewayError(
+          'DATASET_IN_USE',
+          `Failed to retire dataset as it is in use. Please retire or delete dependent datasets before retiring this dataset (${users.map((u) => u.datasetId).join(', ')})`,
+        );
+      }
+      const retired = await store.setStatus(datasetId, 'live', 'Retired', actor.id);
+      await queryEngine.dropQueryable(datasetId);
+      return { message, record: retired };
+    },
+
+    /** The record in the contract's shape, narrowed to `fields` (unknown names refused). */
+    document(record: DatasetRecord, fields: readonly string[] | null | undefined, defaults?: readonly string[]): JsonObject {
+      const full = toContractRecord(record);
+      const wanted = fields && fields.length > 0 ? fields : defaults;
+      if (!wanted) return full;
+      const unknown = wanted.filter((field) => !Object.hasOwn(full, field));
+      if (unknown.length > 0) throw new GatewayError('DATASET_INVALID_FIELDS', `The specified fields [${unknown.join(',')}] in the dataset cannot be found.`);
+      return Object.fromEntries(wanted.map((field) => [field, full[field]]));
+    },
+  };
+}
+
+export type DatasetService = ReturnType<typeof createDatasetService>;

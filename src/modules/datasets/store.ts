@@ -1,0 +1,126 @@
+// Prisma access for datasets. Nothing outside the datasets module touches this table.
+import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
+export { isUniqueViolation } from '../../platform/database/errors.js';
+import type { DatasetDraftValues, DatasetRecord, DatasetStatus, DatasetType, JsonObject, Stage } from './types.js';
+
+type Row = Prisma.DatasetGetPayload<object>;
+type Client = PrismaClient | Prisma.TransactionClient;
+
+function toRecord(row: Row): DatasetRecord {
+  return {
+    ...row,
+    stage: row.stage as Stage,
+    type: row.type as DatasetType,
+    status: row.status as DatasetStatus,
+    dataSchema: row.dataSchema as JsonObject,
+    extractionConfig: row.extractionConfig as JsonObject | null,
+    validationConfig: row.validationConfig as JsonObject | null,
+    dedupConfig: row.dedupConfig as JsonObject | null,
+    denormConfig: row.denormConfig as JsonObject | null,
+    routerConfig: row.routerConfig as JsonObject | null,
+    datasetConfig: row.datasetConfig as JsonObject,
+    transformationsConfig: row.transformationsConfig as unknown[],
+    connectorsConfig: row.connectorsConfig as unknown[],
+    sampleData: row.sampleData as JsonObject | null,
+  };
+}
+
+/** Prisma wants JSON columns as InputJsonValue; null columns as DbNull. */
+function toData(values: DatasetDraftValues): Prisma.DatasetUncheckedCreateInput {
+  const json = (value: unknown) => (value === null || value === undefined ? ('DbNull' as never) : (value as Prisma.InputJsonValue));
+  return {
+    ...values,
+    dataSchema: json(values.dataSchema),
+    extractionConfig: json(values.extractionConfig),
+    validationConfig: json(values.validationConfig),
+    dedupConfig: json(values.dedupConfig),
+    denormConfig: json(values.denormConfig),
+    routerConfig: json(values.routerConfig),
+    datasetConfig: json(values.datasetConfig),
+    transformationsConfig: json(values.transformationsConfig),
+    connectorsConfig: json(values.connectorsConfig),
+    sampleData: json(values.sampleData),
+  };
+}
+
+export function createDatasetStore(prisma: PrismaClient) {
+  const store = (db: Client) => ({
+    async find(datasetId: string, stage: Stage): Promise<DatasetRecord | undefined> {
+      const row = await db.dataset.findUnique({ where: { datasetId_stage: { datasetId, stage } } });
+      return row ? toRecord(row) : undefined;
+    },
+
+    /** Every version of each id, in one statement (for DataLoaders). */
+    async findVersions(datasetIds: readonly string[]): Promise<DatasetRecord[]> {
+      const rows = await db.dataset.findMany({ where: { datasetId: { in: [...datasetIds] } } });
+      return rows.map(toRecord);
+    },
+
+    /** Live versions first, then drafts; newest change first within each. */
+    async list(options: { statuses?: readonly DatasetStatus[]; type?: DatasetType; take: number; skip: number }): Promise<DatasetRecord[]> {
+      const rows = await db.dataset.findMany({
+        where: { ...(options.statuses ? { status: { in: [...options.statuses] } } : {}), ...(options.type ? { type: options.type } : {}) },
+        orderBy: [{ stage: 'desc' }, { updatedDate: 'desc' }, { datasetId: 'asc' }],
+        take: options.take,
+        skip: options.skip,
+      });
+      return rows.map(toRecord);
+    },
+
+    count(options: { statuses?: readonly DatasetStatus[]; type?: DatasetType }): Promise<number> {
+      return db.dataset.count({
+        where: { ...(options.statuses ? { status: { in: [...options.statuses] } } : {}), ...(options.type ? { type: options.type } : {}) },
+      });
+    },
+
+    /** Live versions of the given ids that are masters with status Live. */
+    async liveMasters(datasetIds: readonly string[]): Promise<DatasetRecord[]> {
+      const rows = await db.dataset.findMany({ where: { datasetId: { in: [...datasetIds] }, stage: 'live', status: 'Live', type: 'master' } });
+      return rows.map(toRecord);
+    },
+
+    /** Other datasets (any version) that denormalise from `datasetId`, with the given statuses. */
+    async dependents(datasetId: string, statuses: readonly DatasetStatus[]): Promise<DatasetRecord[]> {
+      const rows = await db.dataset.findMany({
+        where: { denormSources: { has: datasetId }, status: { in: [...statuses] }, NOT: { datasetId } },
+        orderBy: { datasetId: 'asc' },
+      });
+      return rows.map(toRecord);
+    },
+
+    async insert(values: DatasetDraftValues, publishedDate?: Date): Promise<DatasetRecord> {
+      return toRecord(await db.dataset.create({ data: { ...toData(values), publishedDate: publishedDate ?? null } }));
+    },
+
+    /** Replaces a version's contents (keeping its creation date); undefined when it does not exist. */
+    async replace(values: DatasetDraftValues, publishedDate?: Date | null): Promise<DatasetRecord> {
+      const { datasetId, stage } = values;
+      const data = toData(values);
+      const row = await db.dataset.upsert({
+        where: { datasetId_stage: { datasetId, stage } },
+        create: { ...data, publishedDate: publishedDate ?? null },
+        update: { ...data, ...(publishedDate !== undefined ? { publishedDate } : {}), createdBy: undefined },
+      });
+      return toRecord(row);
+    },
+
+    async setStatus(datasetId: string, stage: Stage, status: DatasetStatus, updatedBy: string): Promise<DatasetRecord> {
+      return toRecord(await db.dataset.update({ where: { datasetId_stage: { datasetId, stage } }, data: { status, updatedBy } }));
+    },
+
+    async remove(datasetId: string, stage?: Stage): Promise<number> {
+      const result = await db.dataset.deleteMany({ where: { datasetId, ...(stage ? { stage } : {}) } });
+      return result.count;
+    },
+  });
+
+  return {
+    ...store(prisma),
+    /** Runs `work` in one transaction: everything it writes lands, or nothing does. */
+    transaction<T>(work: (tx: ReturnType<typeof store>) => Promise<T>): Promise<T> {
+      return prisma.$transaction((tx) => work(store(tx)));
+    },
+  };
+}
+
+export type DatasetStore = ReturnType<typeof createDatasetStore>;

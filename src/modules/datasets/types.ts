@@ -1,0 +1,74 @@
+// Domain types of datasets.
+
+export const DATASET_TYPES = ['event', 'master'] as const;
+export type DatasetType = (typeof DATASET_TYPES)[number];
+
+export const DATASET_STATUSES = ['Draft', 'ReadyToPublish', 'Live', 'Retired'] as const;
+export type DatasetStatus = (typeof DATASET_STATUSES)[number];
+
+/** Where a version lives: the Live one (Live, Retired) or the Draft being edited (Draft, ReadyToPublish). */
+export type Stage = 'live' | 'draft';
+
+export function stageOf(status: DatasetStatus): Stage {
+  return status === 'Live' || status === 'Retired' ? 'live' : 'draft';
+}
+
+export type JsonObject = Record<string, unknown>;
+
+/** One stored version of a dataset; definition parts are kept as the JSON they were written as. */
+export interface DatasetRecord {
+  datasetId: string;
+  stage: Stage;
+  name: string;
+  type: DatasetType;
+  status: DatasetStatus;
+  tags: string[];
+  version: number;
+  versionKey: string;
+  apiVersion: string | null;
+  dataSchema: JsonObject;
+  extractionConfig: JsonObject | null;
+  validationConfig: JsonObject | null;
+  dedupConfig: JsonObject | null;
+  denormConfig: JsonObject | null;
+  routerConfig: JsonObject | null;
+  datasetConfig: JsonObject;
+  transformationsConfig: unknown[];
+  connectorsConfig: unknown[];
+  sampleData: JsonObject | null;
+  entryTopic: string | null;
+  denormSources: string[];
+  createdBy: string;
+  updatedBy: string;
+  createdDate: Date;
+  updatedDate: Date;
+  publishedDate: Date | null;
+}
+
+/** The writable part of a record (dates are the store's business). */
+export type DatasetDraftValues = Omit<DatasetRecord, 'createdDate' | 'updatedDate' | 'publishedDate'>;
+
+/** Items of a definition that import dropped, with the reason, listed back to the caller. */
+export interface IgnoredItem {
+  config: unknown;
+  details: string;
+}
+
+export type IgnoredFields = Partial<Record<'transformations' | 'connectors' | 'denorm_fields' | 'dataset_config', IgnoredItem[]>>;
+
+export interface DatasetListQuery {
+  statuses?: readonly DatasetStatus[] | null;
+  type?: DatasetType | null;
+  limit?: number | null;
+  offset?: number | null;
+}
+
+export interface DatasetPage {
+  items: DatasetRecord[];
+  offset: number;
+  hasNextPage: boolean;
+  countAll: () => Promise<number>;
+}
+
+export const TRANSITIONS = ['ReadyToPublish', 'Live', 'Retired', 'Delete'] as const;
+export type Transition = (typeof TRANSITIONS)[number];
