@@ -15,6 +15,8 @@ export interface Database {
   pool: pg.Pool;
   /** Where the data lives, for start-up logs (password hidden). */
   description: string;
+  /** SQL statements sent since start-up (every client of the pool, Prisma's included). */
+  statementCount(): number;
   /** Rejects with the reason when the database cannot answer a trivial query within the timeout. */
   ping(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -46,6 +48,15 @@ export async function openDatabase(settings: Config['database'], logger: Logger)
   });
   // An idle client dying (e.g. the server restarting) must not crash the process.
   pool.on('error', (error) => logger.warn({ err: error }, 'idle database connection failed'));
+  // Count statements at the client, the one place every query passes (pool.query and Prisma alike).
+  let statements = 0;
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      statements += 1;
+      return query(...args);
+    };
+  });
 
   try {
     const applied = await applyMigrations(pool);
@@ -66,6 +77,7 @@ export async function openDatabase(settings: Config['database'], logger: Logger)
     prisma,
     pool,
     description,
+    statementCount: () => statements,
     async ping(timeoutMs = 2_000) {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
