@@ -2,6 +2,7 @@
 // denorm sources go through the per-request DataLoader, so a list costs a constant number of queries.
 import { connectionFields, offsetAfter } from '../../graphql/cursor.js';
 import type { Resolvers } from '../../generated/graphql.js';
+import { withCacheNames } from './definition.js';
 import type { DatasetRecord } from './types.js';
 
 export const datasetResolvers: Resolvers = {
@@ -28,6 +29,9 @@ export const datasetResolvers: Resolvers = {
   },
   Dataset: {
     id: (dataset) => dataset.datasetId,
+    // Old records may carry the original's redis_db_* names; the API speaks cache_db_*.
+    datasetConfig: (dataset) => withCacheNames(dataset.datasetConfig),
+    denormConfig: (dataset) => withCacheNames(dataset.denormConfig),
     transformations: (dataset) => dataset.transformationsConfig,
     connectors: (dataset) => dataset.connectorsConfig,
     createdAt: (dataset) => dataset.createdDate,

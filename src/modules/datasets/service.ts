@@ -2,6 +2,7 @@
 import DataLoader from 'dataloader';
 import { GatewayError, type ErrorCode } from '../../errors.js';
 import type { QueryEngine } from '../../platform/query-engine/query-engine.js';
+import { pathDeeperThan } from '../../validation/json-depth.js';
 import { compileValidator } from '../../validation/json-schema.js';
 import {
   connectorSchema,
@@ -48,6 +49,8 @@ export interface ImportResult {
 }
 
 const validateDefinition = compileValidator(definitionSchema);
+/** Deepest nesting a definition may have; real ones stay far below, and the store recurses. */
+export const MAX_DEFINITION_DEPTH = 32;
 const validateDenormField = compileValidator(denormFieldSchema);
 const validateTransformation = compileValidator(transformationSchema);
 const validateConnector = compileValidator(connectorSchema);
@@ -182,6 +185,10 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
 
     async importDefinition(input: unknown, options: { overwrite: boolean }, actor: Actor): Promise<ImportResult> {
       if (!isObject(input)) throw new GatewayError('DATASET_IMPORT_INVALID_CONFIGS', 'the definition must be a JSON object');
+      const tooDeep = pathDeeperThan(input, MAX_DEFINITION_DEPTH);
+      if (tooDeep !== undefined) {
+        throw new GatewayError('DATASET_IMPORT_INVALID_CONFIGS', `the definition is nested deeper than ${MAX_DEFINITION_DEPTH} levels (at ${tooDeep.slice(0, 200)})`);
+      }
       const given = withCacheNames(input);
       const invalid = validateDefinition(given);
       if (invalid) throw new GatewayError('DATASET_IMPORT_INVALID_CONFIGS', invalid);
@@ -192,17 +199,20 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
       const managed: IgnoredItem[] = MANAGED_FIELDS.filter((key) => key in given).map((key) => ({ config: { [key]: given[key] }, details: 'set by the gateway' }));
       if (managed.length > 0) ignoredFields.dataset_config = managed;
 
-      const definition = withDefaults(given, datasetId);
-      const { config, dropped } = v2DatasetConfig({ datasetConfig: definition.dataset_config as JsonObject, type });
+      // Convert a flat (v1) dataset_config before defaults fill the gaps, so its keys land in their v2 places.
+      const givenConfig = given.dataset_config as JsonObject;
+      const { config: convertedConfig, dropped } = v2DatasetConfig({ datasetConfig: givenConfig, type });
       if (dropped.length > 0) {
-        const flat = definition.dataset_config as JsonObject;
         (ignoredFields.dataset_config ??= []).push(
-          ...dropped.map((key) => ({ config: { [key]: flat[key] }, details: 'has no place in the v2 dataset_config' })),
+          ...dropped.map((key) => ({ config: { [key]: givenConfig[key] }, details: 'has no place in the v2 dataset_config' })),
         );
       }
-      if (!isNestedDatasetConfig(definition.dataset_config as JsonObject) && typeof (definition.dataset_config as JsonObject).entry_topic === 'string' && !('entry_topic' in given)) {
-        definition.entry_topic = (definition.dataset_config as JsonObject).entry_topic;
-      }
+      const flatTopic = isNestedDatasetConfig(givenConfig) ? undefined : givenConfig.entry_topic;
+      const definition = withDefaults(
+        { ...given, dataset_config: convertedConfig, ...(typeof flatTopic === 'string' && flatTopic && !('entry_topic' in given) ? { entry_topic: flatTopic } : {}) },
+        datasetId,
+      );
+      const config = definition.dataset_config as JsonObject;
       Object.assign(ignoredFields, await filterItems(definition, datasetId));
 
       const [draft, live] = await Promise.all([findStage(datasetId, 'draft'), findStage(datasetId, 'live')]);
