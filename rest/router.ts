@@ -28,6 +28,8 @@ export interface RestRouterOptions {
   createContext: ContextFactory;
   logger: Logger;
   bodyLimitBytes: number;
+  /** Body limit of entries marked largeBody (ingestion). */
+  largeBodyLimitBytes: number;
 }
 
 const SINGLE_OPERATION = 'default';
@@ -73,6 +75,7 @@ function bodyParseFailure(error: unknown, code: ErrorCode, limit: number): Gatew
 export function createRestRouter(options: RestRouterOptions): express.Router {
   const router = express.Router();
   const parseJson = express.json({ limit: options.bodyLimitBytes, strict: false, type: () => true });
+  const parseLargeJson = express.json({ limit: options.largeBodyLimitBytes, strict: false, type: () => true });
 
   for (const compiled of options.endpoints.map((endpoint) => compile(endpoint, options.schema))) {
     const { endpoint } = compiled;
@@ -114,10 +117,11 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       res.status(200).json(successEnvelope(endpoint.apiId, msgid, endpoint.result(outcome.data ?? {})));
     };
 
+    const [parse, limit] = endpoint.largeBody ? [parseLargeJson, options.largeBodyLimitBytes] : [parseJson, options.bodyLimitBytes];
     router[method](endpoint.path, (req: Request, res: Response, next: NextFunction) => {
-      parseJson(req, res, (parseError?: unknown) => {
+      parse(req, res, (parseError?: unknown) => {
         if (parseError) {
-          const failure = bodyParseFailure(parseError, endpoint.invalidInputCode, options.bodyLimitBytes);
+          const failure = bodyParseFailure(parseError, endpoint.invalidInputCode, limit);
           if (failure) return sendFailure(res, endpoint.apiId, undefined, failure);
           return next(parseError);
         }

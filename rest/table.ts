@@ -26,6 +26,8 @@ export interface RestEndpoint {
   invalidInputCode: ErrorCode;
   pathSchema?: JsonSchema;
   querySchema?: JsonSchema;
+  /** Takes bodies up to the ingestion limit instead of the general one. */
+  largeBody?: boolean;
   /** Schema of the whole body; absent for endpoints that take none. */
   bodySchema?: JsonSchema;
   /**

@@ -3,12 +3,16 @@
 import type DataLoader from 'dataloader';
 import type { Logger } from './logger.js';
 import type { DatasetService, DatasetVersions } from './modules/datasets/service.js';
+import type { SchemaInferenceService } from './modules/schema-inference/service.js';
+import type { IngestionService } from './modules/ingestion/service.js';
 import type { TemplateService } from './modules/templates/service.js';
 import type { Actor, TemplateRecord } from './modules/templates/types.js';
 
 export interface Services {
   templates: TemplateService;
   datasets: DatasetService;
+  schemaInference: SchemaInferenceService;
+  ingestion: IngestionService;
 }
 
 export interface GatewayContext {

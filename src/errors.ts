@@ -26,6 +26,8 @@ export const ERROR_CATALOGUE = {
   QUERY_TEMPLATE_INVALID_INPUT: 'BAD_REQUEST',
   QUERY_TEMPLATE_ALREADY_EXISTS: 'CONFLICT',
   QUERY_TEMPLATE_NOT_EXISTS: 'NOT_FOUND',
+  // Schema inference (contract 4.1 dataschema)
+  DATA_SCHEMA_INVALID_INPUT: 'BAD_REQUEST',
   // Datasets (contract 3, 4.1, 7)
   DATASET_NOT_FOUND: 'NOT_FOUND',
   DATASET_NOT_EXISTS: 'NOT_FOUND',
@@ -44,24 +46,55 @@ export const ERROR_CATALOGUE = {
   DATASET_IN_USE: 'BAD_REQUEST',
   DEPENDENT_MASTER_DATA_NOT_LIVE: 'BAD_REQUEST',
   SELF_REFERENCING_MASTER_DATA: 'BAD_REQUEST',
+  // Ingestion (contract 4.2, 7)
+  DATA_INGESTION_INVALID_INPUT: 'BAD_REQUEST',
+  TOPIC_NOT_FOUND: 'BAD_REQUEST',
+  EVENT_BUS_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
+  // Running templates (contract 4.3, 7)
+  DATA_OUT_INVALID_INPUT: 'BAD_REQUEST',
+  DATA_OUT_INVALID_DATE_RANGE: 'BAD_REQUEST',
+  DATA_OUT_SOURCE_NOT_FOUND: 'NOT_FOUND',
+  DATA_OUT_QUERY_FAILED: 'INTERNAL_SERVER_ERROR',
+  DATA_OUT_QUERY_TIMEOUT: 'SERVICE_UNAVAILABLE',
+  // Connectors (contract 4.4, 7)
+  CONNECTORS_LIST_INPUT_INVALID: 'BAD_REQUEST',
+  CONNECTOR_READ_INVALID_INPUT: 'BAD_REQUEST',
+  CONNECTOR_NOT_FOUND: 'NOT_FOUND',
+  FAILED_TO_REGISTER_CONNECTOR: 'INTERNAL_SERVER_ERROR',
+  FAILED_TO_UPLOAD: 'BAD_REQUEST',
+  // Files (contract 4.5, 7)
+  FILES_GENERATE_URL_INPUT_INVALID: 'BAD_REQUEST',
+  FILES_URL_GENERATION_LIMIT_EXCEED: 'BAD_REQUEST',
+  FILES_GENERATE_URL_FAILURE: 'INTERNAL_SERVER_ERROR',
 } as const satisfies Record<string, ErrorKind>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
+/** Codes whose HTTP status is not their kind's: the contract gives ingestion's TOPIC_NOT_FOUND
+ * HTTP 404 with responseCode BAD_REQUEST (and DATASET_NOT_FOUND the same, when ingestion raises it). */
+const STATUS_OVERRIDES: Partial<Record<ErrorCode, number>> = { TOPIC_NOT_FOUND: 404 };
+
+export interface GatewayErrorOptions {
+  /** A kind other than the catalogue's, where the contract says so for one endpoint. */
+  kind?: ErrorKind;
+  /** An HTTP status other than the kind's, likewise. */
+  httpStatus?: number;
+}
+
 export class GatewayError extends Error {
   readonly kind: ErrorKind;
+
+  readonly httpStatus: number;
 
   constructor(
     readonly code: ErrorCode,
     message: string,
+    options: GatewayErrorOptions = {},
   ) {
     super(message);
     this.name = 'GatewayError';
-    this.kind = ERROR_CATALOGUE[code];
-  }
-
-  get httpStatus(): number {
-    return ERROR_KINDS[this.kind];
+    this.kind = options.kind ?? ERROR_CATALOGUE[code];
+    this.httpStatus = options.httpStatus ?? STATUS_OVERRIDES[code] ?? ERROR_KINDS[this.kind];
   }
 }
 

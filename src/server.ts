@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -20,11 +20,19 @@ import { healthRouter } from './http/health.js';
 import { useRequestId } from './http/use-request-id.js';
 import type { Logger } from './logger.js';
 import { createDatasetService } from './modules/datasets/service.js';
+import { IngestionCounters } from './modules/ingestion/counters.js';
+import { createIngestionService } from './modules/ingestion/service.js';
 import { createDatasetStore } from './modules/datasets/store.js';
+import { createSchemaInferenceService } from './modules/schema-inference/service.js';
 import { createTemplateService } from './modules/templates/service.js';
 import { createTemplateStore } from './modules/templates/store.js';
 import { openDatabase, type Database } from './platform/database/database.js';
-import { NoopQueryEngine, type QueryEngine } from './platform/query-engine/query-engine.js';
+import { EmbeddedEventStore } from './platform/event-bus/embedded-store.js';
+import type { EventBus } from './platform/event-bus/event-bus.js';
+import { createKafkaProducer, KafkaEventBus } from './platform/event-bus/kafka.js';
+import { DruidQueryEngine } from './platform/query-engine/druid.js';
+import { EmbeddedQueryEngine } from './platform/query-engine/embedded.js';
+import type { QueryEngine } from './platform/query-engine/query-engine.js';
 
 export const GATEWAY_VERSION = '0.1.0';
 
@@ -36,11 +44,26 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
-function createServices(database: Database, config: Config, queryEngine: QueryEngine): Services {
+function createServices(database: Database, config: Config, platform: { queryEngine: QueryEngine; eventBus: EventBus }): Services {
+  const datasets = createDatasetService(createDatasetStore(database.prisma), platform.queryEngine, { listMax: config.datasets.listMax });
   return {
     templates: createTemplateService(createTemplateStore(database.prisma), { listMax: config.templates.listMax }),
-    datasets: createDatasetService(createDatasetStore(database.prisma), queryEngine, { listMax: config.datasets.listMax }),
+    datasets,
+    schemaInference: createSchemaInferenceService(),
+    ingestion: createIngestionService(datasets, platform.eventBus, new IngestionCounters(), { maxBatch: config.ingestion.maxBatch }),
   };
+}
+
+function createQueryEngine(config: Config, database: Database): QueryEngine {
+  const druid = config.queryEngine.druid;
+  if (druid) return new DruidQueryEngine({ ...druid, kafkaBrokers: config.ingestion.kafka?.brokers });
+  return new EmbeddedQueryEngine(database.pool, { statementTimeoutMs: config.queryEngine.statementTimeoutMs });
+}
+
+function createEventBus(config: Config, database: Database, logger: Logger): EventBus {
+  const kafka = config.ingestion.kafka;
+  if (!kafka) return new EmbeddedEventStore(database.pool);
+  return new KafkaEventBus(createKafkaProducer(kafka), kafka, logger);
 }
 
 /** Shapes GraphQL errors with the same classification REST uses: ours carry their contract code
@@ -86,10 +109,11 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
 }
 
 async function serve(config: Config, logger: Logger, database: Database): Promise<Gateway> {
-  // The embedded and Druid engines arrive with the ingestion and template-query issues.
-  const queryEngine: QueryEngine = new NoopQueryEngine();
+  const queryEngine = createQueryEngine(config, database);
   logger.info(`query engine: ${queryEngine.name}`);
-  const services = createServices(database, config, queryEngine);
+  const eventBus = createEventBus(config, database, logger);
+  logger.info(`event bus: ${eventBus.name}`);
+  const services = createServices(database, config, { queryEngine, eventBus });
   const schema = buildSchema(GATEWAY_VERSION);
   const createContext = createContextFactory(services, logger);
 
@@ -104,7 +128,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     introspection: config.graphql.introspection,
     includeStacktraceInErrorResponses: false,
     formatError: formatGraphQLError,
-    plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), ApolloServerPluginLandingPageDisabled(), logUnexpectedErrors],
+    plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), logUnexpectedErrors],
   });
   await apollo.start();
 
@@ -113,10 +137,18 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   if (config.graphql.graphiql) app.use(graphiqlRouter());
   app.use(
     '/graphql',
-    express.json({ limit: config.http.bodyLimitBytes }),
+    // GraphQL carries ingest batches too, so it takes bodies up to the larger of the two limits.
+    express.json({ limit: Math.max(config.http.bodyLimitBytes, config.ingestion.bodyLimitBytes) }),
     expressMiddleware(apollo, { context: async ({ res }) => createContext(res.locals.requestId as string) }),
   );
-  const rest = createRestRouter({ schema, endpoints: restEndpoints, createContext, logger, bodyLimitBytes: config.http.bodyLimitBytes });
+  const rest = createRestRouter({
+    schema,
+    endpoints: restEndpoints,
+    createContext,
+    logger,
+    bodyLimitBytes: config.http.bodyLimitBytes,
+    largeBodyLimitBytes: config.ingestion.bodyLimitBytes,
+  });
   app.use(rest);
   app.use(graphqlBodyErrorHandler);
   app.use(restErrorHandler(logger));
@@ -135,6 +167,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     stop() {
       stopping ??= (async () => {
         await apollo.stop();
+        await eventBus.close();
         await database.close();
       })();
       return stopping;

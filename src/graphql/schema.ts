@@ -8,6 +8,8 @@ import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { GraphQLSchema } from 'graphql';
 import type { Resolvers } from '../generated/graphql.js';
 import { datasetResolvers } from '../modules/datasets/resolvers.js';
+import { ingestionResolvers } from '../modules/ingestion/resolvers.js';
+import { schemaInferenceResolvers } from '../modules/schema-inference/resolvers.js';
 import { templateResolvers } from '../modules/templates/resolvers.js';
 
 export const SDL_DIR = fileURLToPath(new URL('../../graphql/', import.meta.url));
@@ -30,7 +32,7 @@ const rootResolvers = (version: string): Resolvers => ({
 export function buildSchema(version: string): GraphQLSchema {
   return makeExecutableSchema({
     typeDefs: readTypeDefs(),
-    resolvers: [rootResolvers(version), templateResolvers, datasetResolvers],
+    resolvers: [rootResolvers(version), templateResolvers, datasetResolvers, ingestionResolvers, schemaInferenceResolvers],
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
   });
 }

@@ -1,19 +1,36 @@
-// The analytics store a Live dataset is queried in. Implementations: Druid (at scale) and the
-// embedded PostgreSQL engine; both arrive with the ingestion and template-query issues. Until
-// then the gateway runs with the named no-op below, which records nothing and queries nothing.
+// The analytics store Live datasets are queried in: Druid at scale (DRUID_URL), or the embedded
+// engine on the gateway's own PostgreSQL. Template values reach it only as typed, bound parameters.
 import type { DatasetRecord } from '../../modules/datasets/types.js';
 
+export interface Datasource {
+  /** The name the engine knows it by (Druid datasource, or PostgreSQL view). */
+  name: string;
+  /** Columns users may refer to (dotted names for nested fields); empty when the engine cannot tell. */
+  columns: ReadonlySet<string>;
+}
+
+export type ParameterType = 'timestamp' | 'integer' | 'varchar';
+
+export interface QueryParameter {
+  type: ParameterType;
+  value: string | number;
+}
+
 export interface QueryEngine {
-  /** A short name for logs and /readyz. */
+  /** A short name for logs. */
   readonly name: string;
   /** Makes (or updates) the datasource of a dataset that went Live. */
   ensureQueryable(dataset: DatasetRecord): Promise<void>;
   /** Removes the datasource of a dataset that was retired or deleted. */
   dropQueryable(datasetId: string): Promise<void>;
-}
-
-export class NoopQueryEngine implements QueryEngine {
-  readonly name = 'none (no query engine configured yet: datasets go Live without a datasource)';
-  async ensureQueryable(): Promise<void> {}
-  async dropQueryable(): Promise<void> {}
+  /** The datasource of a dataset, or undefined when it cannot be queried. */
+  datasource(datasetId: string): Promise<Datasource | undefined>;
+  /** How the n-th (1-based) bound parameter is written in this engine's SQL. */
+  parameterMarker(n: number): string;
+  /** How a datasource is written in this engine's SQL (quoted). */
+  datasourceReference(datasource: Datasource): string;
+  /** Runs SQL whose every value is a bound parameter; rows as objects (`__time` as ISO text). */
+  runSql(sql: string, parameters: QueryParameter[]): Promise<Record<string, unknown>[]>;
+  /** Runs a Druid native query against a datasource; Druid's result format. */
+  runNative(datasource: Datasource, query: Record<string, unknown>): Promise<unknown[]>;
 }

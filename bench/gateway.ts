@@ -1,9 +1,10 @@
-// `npm run bench`: throughput and latency of template read and list over REST, over GraphQL, and over
-// a hand-written express + pg "floor" that does the same SQL with nothing around it.
+// `npm run bench`: throughput and latency of template and dataset read and list over REST, over
+// GraphQL, and over a hand-written express + pg "floor" that does the same SQL with nothing around it.
 //
 // One run starts an embedded PostgreSQL in a fresh temporary folder, the gateway against it
-// (production settings, silent logs), seeds templates through the REST API, starts the floor server
-// on the same database, and drives every scenario with autocannon. Everything it started is stopped
+// (production settings, silent logs), seeds templates and datasets through the REST API (datasets
+// imported, then most taken through ReadyToPublish to Live, the rest left as drafts), starts the
+// floor server on the same database, and drives every scenario with autocannon. Everything it started is stopped
 // and the folder removed, also when something fails; the exit status says whether every scenario
 // answered 200 with what was expected.
 //
@@ -25,6 +26,11 @@ import pg from 'pg';
 process.env.NODE_ENV = 'production';
 
 const TEMPLATE_COUNT = 200;
+const DATASET_COUNT = 200;
+/** Every DRAFT_EVERY-th dataset stays a Draft; the others are published (Live). */
+const DRAFT_EVERY = 5;
+/** Every MASTER_EVERY-th dataset is a master dataset (with a data key); the others are event datasets. */
+const MASTER_EVERY = 10;
 const WARMUP_SECONDS = 1;
 /** Database connections of the gateway (its default DB_POOL_MAX) and of the floor. */
 const POOL_MAX = 10;
@@ -35,7 +41,15 @@ const SEED_CONCURRENCY = 8;
 const COLUMNS = 'template_id, template_name, query, query_type, created_by, updated_by, created_date, updated_date';
 const GRAPHQL_FIELDS = 'id name query queryType createdBy updatedBy createdAt updatedAt';
 
-type Operation = 'read' | 'list';
+// What the gateway's dataset answers carry (src/modules/datasets/definition.ts: DEFAULT_LIVE_READ_FIELDS,
+// LIST_FIELDS, and DRAFT_LIST_EXTRA_FIELDS for drafts); the JSON keys are the column names.
+const DATASET_READ_COLUMNS = 'dataset_id, name, type, status, tags, version, api_version, dataset_config, transformations_config, connectors_config';
+const DATASET_LIST_COLUMNS = 'dataset_id, name, type, status, tags, version, version_key, api_version, dataset_config, created_date, updated_date';
+const DATASET_DRAFT_EXTRAS =
+  "json_build_object('data_schema', data_schema, 'validation_config', validation_config, 'dedup_config', dedup_config, " +
+  "'denorm_config', denorm_config, 'connectors_config', connectors_config)";
+const DATASET_GRAPHQL_READ_FIELDS = 'id name status version datasetConfig';
+const DATASET_GRAPHQL_LIST_FIELDS = 'id name status version';
 
 /** One HTTP request of a scenario (an autocannon request with the parts we always set). */
 interface BenchRequest extends autocannon.Request {
@@ -46,7 +60,8 @@ interface BenchRequest extends autocannon.Request {
 
 interface Scenario {
   name: string;
-  operation: Operation;
+  /** Scenarios with the same operation are compared with the floor scenario of that operation. */
+  operation: string;
   isFloor: boolean;
   /** Base URL of the server under test. */
   url: string;
@@ -88,7 +103,7 @@ function templateId(index: number): string {
   return templateName(index).toLowerCase().replaceAll(' ', '_');
 }
 
-function seedRequest(index: number) {
+function templateSeedRequest(index: number) {
   const sql = index % 2 === 0;
   const query = sql
     ? `SELECT channel, COUNT(*) AS events FROM {{DATASET}} WHERE __time BETWEEN {{STARTDATE}} AND {{ENDDATE}} GROUP BY channel LIMIT {{LIMIT}}`
@@ -99,30 +114,83 @@ function seedRequest(index: number) {
         granularity: 'day',
         aggregations: [{ type: 'count', name: `count_${index}` }],
       };
+  return { template_name: templateName(index), query_type: sql ? 'sql' : 'json', query };
+}
+
+function datasetId(index: number): string {
+  return `bench-dataset-${String(index + 1).padStart(3, '0')}`;
+}
+
+function isDraftDataset(index: number): boolean {
+  return index % DRAFT_EVERY === DRAFT_EVERY - 1;
+}
+
+/** A complete v2 definition (contract 2.1) with a small data_schema: publishable as it is. */
+function datasetDefinition(index: number) {
+  const master = index % MASTER_EVERY === 0;
   return {
-    id: 'api.query.template.create',
-    ver: 'v2',
-    ts: new Date().toISOString(),
-    params: { msgid: `bench-seed-${index}` },
-    request: { template_name: templateName(index), query_type: sql ? 'sql' : 'json', query },
+    dataset_id: datasetId(index),
+    name: `Bench dataset ${String(index + 1).padStart(3, '0')}`,
+    type: master ? 'master' : 'event',
+    api_version: 'v2',
+    tags: ['bench', master ? 'master' : 'events'],
+    data_schema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        id: { type: 'string' },
+        ts: { type: 'string', format: 'date-time' },
+        channel: { type: 'string' },
+        amount: { type: 'number' },
+      },
+      required: ['id', 'ts'],
+      additionalProperties: false,
+    },
+    dataset_config: {
+      keys_config: { data_key: master ? 'id' : '', partition_key: '', timestamp_key: 'ts' },
+      indexing_config: { olap_store_enabled: !master, lakehouse_enabled: false, cache_enabled: master },
+      cache_config: { cache_db_host: 'localhost', cache_db_port: 6379, cache_db: master ? 1 : 0 },
+      file_upload_path: [],
+    },
+    validation_config: { validate: true, mode: 'Strict' },
+    sample_data: { id: `event-${index}`, ts: '2026-01-01T00:00:00Z', channel: 'web', amount: index },
   };
 }
 
-async function seedTemplates(gatewayUrl: string): Promise<void> {
+async function postEnvelope(gatewayUrl: string, path: string, apiId: string, request: unknown, what: string): Promise<void> {
+  const response = await fetch(`${gatewayUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id: apiId, ver: 'v2', ts: new Date().toISOString(), params: { msgid: `bench-seed-${what}` }, request }),
+  });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`seeding ${what}: ${path}: HTTP ${response.status}: ${text.slice(0, 300)}`);
+}
+
+/** Runs `seed` for indexes 0..count-1, SEED_CONCURRENCY at a time. */
+async function seedAll(count: number, seed: (index: number) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async () => {
-    while (next < TEMPLATE_COUNT) {
-      const index = next++;
-      const response = await fetch(`${gatewayUrl}/v2/template/create`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(seedRequest(index)),
-      });
-      const text = await response.text();
-      if (response.status !== 200) throw new Error(`seeding ${templateName(index)}: HTTP ${response.status}: ${text.slice(0, 300)}`);
-    }
+    while (next < count) await seed(next++);
   };
   await Promise.all(Array.from({ length: SEED_CONCURRENCY }, worker));
+}
+
+function seedTemplates(gatewayUrl: string): Promise<void> {
+  return seedAll(TEMPLATE_COUNT, (index) =>
+    postEnvelope(gatewayUrl, '/v2/template/create', 'api.query.template.create', templateSeedRequest(index), templateId(index)),
+  );
+}
+
+function seedDatasets(gatewayUrl: string): Promise<void> {
+  return seedAll(DATASET_COUNT, async (index) => {
+    const id = datasetId(index);
+    await postEnvelope(gatewayUrl, '/v2/datasets/import', 'api.datasets.import', datasetDefinition(index), id);
+    if (isDraftDataset(index)) return;
+    for (const status of ['ReadyToPublish', 'Live']) {
+      await postEnvelope(gatewayUrl, '/v2/datasets/status-transition', 'api.datasets.status-transition', { dataset_id: id, status }, `${id} to ${status}`);
+    }
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -156,6 +224,31 @@ async function startFloor(databaseUrl: string): Promise<Floor> {
     res.json({ result: found.rows });
   });
 
+  // The Live version, as the gateway's default read; the primary key is (dataset_id, stage).
+  app.get('/dataset/read/:id', async (req, res) => {
+    const found = await pool.query({
+      name: 'floor_dataset_read',
+      text: `SELECT ${DATASET_READ_COLUMNS} FROM datasets WHERE dataset_id = $1 AND stage = 'live'`,
+      values: [req.params.id],
+    });
+    const row: unknown = found.rows[0];
+    if (row === undefined) res.status(404).json({ error: 'not found' });
+    else res.json({ result: row });
+  });
+
+  // Live versions first, then drafts (which carry a few more fields), as the gateway lists them.
+  app.post('/dataset/list', express.json(), async (_req, res) => {
+    const found = await pool.query<Record<string, unknown> & { draft_extras: Record<string, unknown> | null }>({
+      name: 'floor_dataset_list',
+      text:
+        `SELECT ${DATASET_LIST_COLUMNS}, CASE WHEN stage = 'draft' THEN ${DATASET_DRAFT_EXTRAS} END AS draft_extras ` +
+        `FROM datasets ORDER BY stage DESC, updated_date DESC, dataset_id ASC LIMIT $1`,
+      values: [1000],
+    });
+    const data = found.rows.map(({ draft_extras, ...row }) => (draft_extras ? { ...row, ...draft_extras } : row));
+    res.json({ result: { data, count: data.length } });
+  });
+
   const server = http.createServer(app);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -181,23 +274,37 @@ async function startFloor(databaseUrl: string): Promise<Floor> {
 // ---------------------------------------------------------------------------------------------
 // Scenarios
 
-const ids = Array.from({ length: TEMPLATE_COUNT }, (_, index) => templateId(index));
+const templateIds = Array.from({ length: TEMPLATE_COUNT }, (_, index) => templateId(index));
+const datasetIndexes = Array.from({ length: DATASET_COUNT }, (_, index) => index);
+/** Reads rotate over the published datasets (a read gives the Live version by default). */
+const liveDatasetIds = datasetIndexes.filter((index) => !isDraftDataset(index)).map(datasetId);
+const DRAFT_DATASET_COUNT = DATASET_COUNT - liveDatasetIds.length;
 const jsonHeaders = { 'content-type': 'application/json' };
 
 function record(value: unknown): Record<string, unknown> | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
-function expectId(found: unknown, id: string | undefined, idField: string): string | undefined {
+function expectId(found: unknown, id: string | undefined, idField: string, noun: string): string | undefined {
   const got = record(found)?.[idField];
-  return got === id ? undefined : `expected template ${id}, got ${JSON.stringify(got)}`;
+  return got === id ? undefined : `expected ${noun} ${id}, got ${JSON.stringify(got)}`;
 }
 
-function expectList(found: unknown, idField: string): string | undefined {
+function expectList(found: unknown, idField: string, noun: string, count: number): string | undefined {
   if (!Array.isArray(found)) return `expected a list, got ${JSON.stringify(found)?.slice(0, 120)}`;
-  if (found.length !== TEMPLATE_COUNT) return `expected ${TEMPLATE_COUNT} templates, got ${found.length}`;
+  if (found.length !== count) return `expected ${count} ${noun}s, got ${found.length}`;
   const missing = found.filter((item) => typeof record(item)?.[idField] !== 'string').length;
-  return missing ? `${missing} listed templates have no ${idField}` : undefined;
+  return missing ? `${missing} listed ${noun}s have no ${idField}` : undefined;
+}
+
+/** All seeded datasets, the published ones first, as the gateway lists them. `live`/`draft`: how each transport spells the status. */
+function expectDatasetList(found: unknown, idField: string, live: string, draft: string): string | undefined {
+  const problem = expectList(found, idField, 'dataset', DATASET_COUNT);
+  if (problem) return problem;
+  const statuses = (found as unknown[]).map((item) => record(item)?.status);
+  const expected = [...Array<string>(liveDatasetIds.length).fill(live), ...Array<string>(DRAFT_DATASET_COUNT).fill(draft)];
+  const wrong = statuses.findIndex((status, index) => status !== expected[index]);
+  return wrong < 0 ? undefined : `expected ${liveDatasetIds.length} ${live} then ${DRAFT_DATASET_COUNT} ${draft}, item ${wrong} is ${JSON.stringify(statuses[wrong])}`;
 }
 
 /** The id a read request asks for: the last path segment, or the GraphQL variable. */
@@ -223,59 +330,123 @@ function graphqlCheck(inner: (data: Record<string, unknown>, request: BenchReque
   };
 }
 
-function scenarios(gatewayUrl: string, floorUrl: string): Scenario[] {
+function graphqlRequest(query: string, variables?: Record<string, unknown>): BenchRequest {
+  return { method: 'POST', path: '/graphql', headers: jsonHeaders, body: JSON.stringify({ query, variables }) };
+}
+
+function templateScenarios(gatewayUrl: string, floorUrl: string): Scenario[] {
   const graphqlRead = `query BenchTemplate($id: ID!) { template(id: $id) { ${GRAPHQL_FIELDS} } }`;
   const graphqlList = `query BenchTemplates { templates(first: ${TEMPLATE_COUNT}) { nodes { ${GRAPHQL_FIELDS} } } }`;
   return [
     {
-      name: 'REST read',
-      operation: 'read',
+      name: 'REST template read',
+      operation: 'template read',
       isFloor: false,
       url: gatewayUrl,
-      requests: ids.map((id) => ({ method: 'GET', path: `/v2/template/read/${id}` })),
-      checkBody: restCheck((result, request) => expectId(result, requestedId(request), 'template_id')),
+      requests: templateIds.map((id) => ({ method: 'GET', path: `/v2/template/read/${id}` })),
+      checkBody: restCheck((result, request) => expectId(result, requestedId(request), 'template_id', 'template')),
     },
     {
-      name: 'REST list',
-      operation: 'list',
+      name: 'REST template list',
+      operation: 'template list',
       isFloor: false,
       url: gatewayUrl,
       requests: [{ method: 'POST', path: '/v2/template/list' }],
-      checkBody: restCheck((result) => expectList(result, 'template_id')),
+      checkBody: restCheck((result) => expectList(result, 'template_id', 'template', TEMPLATE_COUNT)),
     },
     {
-      name: 'GraphQL read',
-      operation: 'read',
+      name: 'GraphQL template read',
+      operation: 'template read',
       isFloor: false,
       url: gatewayUrl,
-      requests: ids.map((id) => ({ method: 'POST', path: '/graphql', headers: jsonHeaders, body: JSON.stringify({ query: graphqlRead, variables: { id } }) })),
-      checkBody: graphqlCheck((data, request) => expectId(data.template, requestedId(request), 'id')),
+      requests: templateIds.map((id) => graphqlRequest(graphqlRead, { id })),
+      checkBody: graphqlCheck((data, request) => expectId(data.template, requestedId(request), 'id', 'template')),
     },
     {
-      name: 'GraphQL list',
-      operation: 'list',
+      name: 'GraphQL template list',
+      operation: 'template list',
       isFloor: false,
       url: gatewayUrl,
-      requests: [{ method: 'POST', path: '/graphql', headers: jsonHeaders, body: JSON.stringify({ query: graphqlList }) }],
-      checkBody: graphqlCheck((data) => expectList(record(data.templates)?.nodes, 'id')),
+      requests: [graphqlRequest(graphqlList)],
+      checkBody: graphqlCheck((data) => expectList(record(data.templates)?.nodes, 'id', 'template', TEMPLATE_COUNT)),
     },
     {
-      name: 'floor read',
-      operation: 'read',
+      name: 'floor template read',
+      operation: 'template read',
       isFloor: true,
       url: floorUrl,
-      requests: ids.map((id) => ({ method: 'GET', path: `/template/read/${id}` })),
-      checkBody: (body, request) => expectId(record(body)?.result, requestedId(request), 'template_id'),
+      requests: templateIds.map((id) => ({ method: 'GET', path: `/template/read/${id}` })),
+      checkBody: (body, request) => expectId(record(body)?.result, requestedId(request), 'template_id', 'template'),
     },
     {
-      name: 'floor list',
-      operation: 'list',
+      name: 'floor template list',
+      operation: 'template list',
       isFloor: true,
       url: floorUrl,
       requests: [{ method: 'POST', path: '/template/list' }],
-      checkBody: (body) => expectList(record(body)?.result, 'template_id'),
+      checkBody: (body) => expectList(record(body)?.result, 'template_id', 'template', TEMPLATE_COUNT),
     },
   ];
+}
+
+function datasetScenarios(gatewayUrl: string, floorUrl: string): Scenario[] {
+  const graphqlRead = `query BenchDataset($id: ID!) { dataset(id: $id) { ${DATASET_GRAPHQL_READ_FIELDS} } }`;
+  const graphqlList = `query BenchDatasets { datasets(first: ${DATASET_COUNT}) { nodes { ${DATASET_GRAPHQL_LIST_FIELDS} } } }`;
+  const listBody = JSON.stringify({ id: 'api.datasets.list', ver: 'v2', ts: new Date().toISOString(), params: { msgid: 'bench-list' }, request: {} });
+  return [
+    {
+      name: 'REST dataset read',
+      operation: 'dataset read',
+      isFloor: false,
+      url: gatewayUrl,
+      requests: liveDatasetIds.map((id) => ({ method: 'GET', path: `/v2/datasets/read/${id}` })),
+      checkBody: restCheck((result, request) => expectId(result, requestedId(request), 'dataset_id', 'dataset')),
+    },
+    {
+      name: 'REST dataset list',
+      operation: 'dataset list',
+      isFloor: false,
+      url: gatewayUrl,
+      requests: [{ method: 'POST', path: '/v2/datasets/list', headers: jsonHeaders, body: listBody }],
+      checkBody: restCheck((result) => expectDatasetList(record(result)?.data, 'dataset_id', 'Live', 'Draft')),
+    },
+    {
+      name: 'GraphQL dataset read',
+      operation: 'dataset read',
+      isFloor: false,
+      url: gatewayUrl,
+      requests: liveDatasetIds.map((id) => graphqlRequest(graphqlRead, { id })),
+      checkBody: graphqlCheck((data, request) => expectId(data.dataset, requestedId(request), 'id', 'dataset')),
+    },
+    {
+      name: 'GraphQL dataset list',
+      operation: 'dataset list',
+      isFloor: false,
+      url: gatewayUrl,
+      requests: [graphqlRequest(graphqlList)],
+      checkBody: graphqlCheck((data) => expectDatasetList(record(data.datasets)?.nodes, 'id', 'LIVE', 'DRAFT')),
+    },
+    {
+      name: 'floor dataset read',
+      operation: 'dataset read',
+      isFloor: true,
+      url: floorUrl,
+      requests: liveDatasetIds.map((id) => ({ method: 'GET', path: `/dataset/read/${id}` })),
+      checkBody: (body, request) => expectId(record(body)?.result, requestedId(request), 'dataset_id', 'dataset'),
+    },
+    {
+      name: 'floor dataset list',
+      operation: 'dataset list',
+      isFloor: true,
+      url: floorUrl,
+      requests: [{ method: 'POST', path: '/dataset/list' }],
+      checkBody: (body) => expectDatasetList(record(record(body)?.result)?.data, 'dataset_id', 'Live', 'Draft'),
+    },
+  ];
+}
+
+function scenarios(gatewayUrl: string, floorUrl: string): Scenario[] {
+  return [...templateScenarios(gatewayUrl, floorUrl), ...datasetScenarios(gatewayUrl, floorUrl)];
 }
 
 /** Sends every distinct request of a scenario once and checks each answer; returns the problems and the largest body size. */
@@ -370,7 +541,8 @@ async function main(): Promise<boolean> {
   );
   log(
     `settings: ${durationSeconds} s per scenario after a ${WARMUP_SECONDS} s warm-up, ${connections} connections, ` +
-      `${CLIENT_WORKERS} autocannon worker thread, ${TEMPLATE_COUNT} templates, database pool ${POOL_MAX} (gateway and floor), ` +
+      `${CLIENT_WORKERS} autocannon worker thread, ${TEMPLATE_COUNT} templates, ` +
+      `${DATASET_COUNT} datasets (${liveDatasetIds.length} Live, ${DRAFT_DATASET_COUNT} Draft; reads rotate over the Live ones), database pool ${POOL_MAX} (gateway and floor), ` +
       `NODE_ENV=production, gateway LOG_LEVEL=silent; everything on this machine (client, gateway, floor, PostgreSQL)`,
   );
 
@@ -418,6 +590,14 @@ async function main(): Promise<boolean> {
     const seeded = Date.now();
     await seedTemplates(gateway.url);
     log(`  seeded in ${Date.now() - seeded} ms`);
+
+    log(
+      `seeding ${DATASET_COUNT} datasets through POST /v2/datasets/import, then POST /v2/datasets/status-transition ` +
+        `to ReadyToPublish and Live for ${liveDatasetIds.length} of them…`,
+    );
+    const seededDatasets = Date.now();
+    await seedDatasets(gateway.url);
+    log(`  seeded in ${Date.now() - seededDatasets} ms`);
 
     log('starting the floor server (express 5 + pg.Pool)…');
     const floor = await startFloor(cluster.url);

@@ -1,0 +1,76 @@
+// REST entry for schema inference (contract 4.1 `POST /v2/datasets/dataschema`). It runs the
+// `inferSchema` query and gives its result the original's shape: maps where GraphQL has lists, and
+// `removedKeys` only when something was removed.
+import { DATASET_ID_MAX_LENGTH, SCHEMA_INFERENCE_LIMITS } from '../src/modules/schema-inference/service.js';
+import type { IndexOption, InferredSchema, RollupSuggestion } from '../src/modules/schema-inference/types.js';
+import { defineEndpoint, type RestInput } from './table.js';
+import { envelopeSchema } from './validation.js';
+
+type InferredData = Omit<InferredSchema, 'suggestions'>;
+
+function request(input: RestInput): { data: unknown[]; config: { dataset: string } } {
+  return input.body.request as { data: unknown[]; config: { dataset: string } };
+}
+
+/** `[{label, path}]` as the original's `{label: path}`. fromEntries defines keys, so `__proto__` stays a key. */
+function indexMap(options: IndexOption[]): Record<string, string> {
+  return Object.fromEntries(options.map(({ label, path }) => [label, path]));
+}
+
+function rollupSummary(rollup: RollupSuggestion[]): Record<string, Omit<RollupSuggestion, 'field'>> {
+  return Object.fromEntries(rollup.map(({ field, ...summary }) => [field, summary]));
+}
+
+export const dataschemaEndpoints = [
+  defineEndpoint({
+    method: 'POST',
+    path: '/v2/datasets/dataschema',
+    apiId: 'api.datasets.dataschema',
+    summary: 'Infer a data schema from sample events',
+    invalidInputCode: 'DATA_SCHEMA_INVALID_INPUT',
+    bodySchema: envelopeSchema(
+      'api.datasets.dataschema',
+      {
+        type: 'object',
+        properties: {
+          // The sample limit is also the service's (for GraphQL); here it fails with the path named.
+          data: { type: 'array', minItems: 1, maxItems: SCHEMA_INFERENCE_LIMITS.maxSamples, items: { type: 'object' } },
+          config: {
+            type: 'object',
+            properties: { dataset: { type: 'string', minLength: 1, maxLength: DATASET_ID_MAX_LENGTH } },
+            required: ['dataset'],
+            additionalProperties: false,
+          },
+        },
+        required: ['data', 'config'],
+        additionalProperties: false,
+      },
+      { requestRequired: true },
+    ),
+    operation: `query RestInferSchema($samples: [JSON!]!, $dataset: String!) {
+      inferSchema(samples: $samples, dataset: $dataset) {
+        schema
+        configurations {
+          indexConfiguration { index { label path } rollupSuggestions { field path cardinality index } }
+          processing { dedupKeys dropDuplicates }
+        }
+        dataMappings
+        removedKeys { key value }
+      }
+    }`,
+    variables: (input) => ({ samples: request(input).data, dataset: request(input).config.dataset }),
+    result: (data) => {
+      const inferred = data.inferSchema as InferredData;
+      const { indexConfiguration, processing } = inferred.configurations;
+      return {
+        schema: inferred.schema,
+        configurations: {
+          indexConfiguration: { index: indexMap(indexConfiguration.index), rollupSuggestions: { summary: rollupSummary(indexConfiguration.rollupSuggestions) } },
+          processing,
+        },
+        dataMappings: inferred.dataMappings,
+        ...(inferred.removedKeys.length > 0 ? { removedKeys: inferred.removedKeys } : {}),
+      };
+    },
+  }),
+];

@@ -1,0 +1,164 @@
+// The embedded event store: the default event bus when no Kafka is configured. It applies the
+// platform's processing to each message and writes the outcome in ONE transaction: either every
+// event of the request is stored (accepted, or kept as failed with its stage and reason), or none.
+import type pg from 'pg';
+import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js';
+import type { EventBus, IngestMessage, PublishOutcome } from './event-bus.js';
+import { dedupKeyOf, dedupPeriodSeconds, denormFields, eventTime, extractEvents, masterKeyOf, validationProblem, valueAt } from './pipeline.js';
+
+interface Failed {
+  stage: 'extraction' | 'validation' | 'dedup' | 'master';
+  reason: string;
+  payload: unknown;
+}
+
+interface Candidate {
+  event: JsonObject;
+  dedupKey?: string;
+}
+
+export class EmbeddedEventStore implements EventBus {
+  readonly name = 'embedded event store (PostgreSQL tables events, failed_events, event_dedup, master_records)';
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  async publish(message: IngestMessage, dataset: DatasetRecord): Promise<PublishOutcome> {
+    const arrival = typeof (message.value.obsrv_meta as JsonObject | undefined)?.syncts === 'number' ? ((message.value.obsrv_meta as JsonObject).syncts as number) : Date.now();
+    const msgid = String(message.value.msgid ?? message.key);
+    const failed: Failed[] = [];
+    const candidates: Candidate[] = [];
+    const seenInRequest = new Set<string>();
+
+    for (const event of extractEvents(message.value, dataset)) {
+      if (event === null || typeof event !== 'object' || Array.isArray(event)) {
+        failed.push({ stage: 'extraction', reason: 'the extracted item is not a JSON object', payload: event });
+        continue;
+      }
+      const problem = validationProblem(event as JsonObject, dataset);
+      if (problem) {
+        failed.push({ stage: 'validation', reason: problem, payload: event });
+        continue;
+      }
+      const dedupKey = dedupKeyOf(event as JsonObject, dataset);
+      if (dedupKey !== undefined && seenInRequest.has(dedupKey)) {
+        failed.push({ stage: 'dedup', reason: `duplicate: ${dataset.dedupConfig?.dedup_key} ${dedupKey} repeats an earlier event of the same request`, payload: event });
+        continue;
+      }
+      if (dedupKey !== undefined) seenInRequest.add(dedupKey);
+      candidates.push({ event: event as JsonObject, dedupKey });
+    }
+
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const fresh = await this.claimDedupKeys(client, dataset, candidates);
+      const accepted: JsonObject[] = [];
+      for (const candidate of candidates) {
+        if (candidate.dedupKey !== undefined && !fresh.has(candidate.dedupKey)) {
+          failed.push({
+            stage: 'dedup',
+            reason: `duplicate: ${dataset.dedupConfig?.dedup_key} ${candidate.dedupKey} was seen within the last ${dedupPeriodSeconds(dataset)} s`,
+            payload: candidate.event,
+          });
+        } else accepted.push(candidate.event);
+      }
+
+      let stored = accepted;
+      if (dataset.type === 'master') stored = await this.upsertMasters(client, dataset, accepted, failed);
+      else await this.denormalise(client, dataset, accepted);
+
+      if (stored.length > 0) {
+        const rows = stored.map((event) => ({ event_time: new Date(eventTime(event, dataset, arrival)).toISOString(), payload: event }));
+        await client.query(
+          `INSERT INTO events (dataset_id, event_time, arrival_time, msgid, payload)
+           SELECT $1, r.event_time, to_timestamp($2 / 1000.0), $3, r.payload FROM jsonb_to_recordset($4::jsonb) AS r(event_time timestamptz, payload jsonb)`,
+          [dataset.datasetId, arrival, msgid, JSON.stringify(rows)],
+        );
+      }
+      if (failed.length > 0) {
+        await client.query(
+          `INSERT INTO failed_events (dataset_id, stage, reason, arrival_time, msgid, payload)
+           SELECT $1, r.stage, r.reason, to_timestamp($2 / 1000.0), $3, r.payload FROM jsonb_to_recordset($4::jsonb) AS r(stage text, reason text, payload jsonb)`,
+          [dataset.datasetId, arrival, msgid, JSON.stringify(failed.map((f) => ({ ...f, payload: f.payload ?? null })))],
+        );
+      }
+      await client.query('COMMIT');
+      const duplicates = failed.filter((f) => f.stage === 'dedup').length;
+      return { accepted: stored.length + failed.length, processed: stored.length, duplicates, failed: failed.length - duplicates };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Records the request's dedup keys; returns those not seen within the period (race-free across requests). */
+  private async claimDedupKeys(client: pg.PoolClient, dataset: DatasetRecord, candidates: Candidate[]): Promise<Set<string>> {
+    const keys = candidates.flatMap((candidate) => (candidate.dedupKey === undefined ? [] : [candidate.dedupKey]));
+    if (keys.length === 0) return new Set();
+    const result = await client.query<{ dedup_key: string }>(
+      `INSERT INTO event_dedup (dataset_id, dedup_key, seen_at) SELECT $1, k, now() FROM unnest($2::text[]) AS k
+       ON CONFLICT (dataset_id, dedup_key) DO UPDATE SET seen_at = excluded.seen_at
+         WHERE event_dedup.seen_at < now() - make_interval(secs => $3)
+       RETURNING dedup_key`,
+      [dataset.datasetId, keys, dedupPeriodSeconds(dataset)],
+    );
+    return new Set(result.rows.map((row) => row.dedup_key));
+  }
+
+  /** Master datasets: the latest event per data_key becomes the master record. */
+  private async upsertMasters(client: pg.PoolClient, dataset: DatasetRecord, events: JsonObject[], failed: Failed[]): Promise<JsonObject[]> {
+    const latest = new Map<string, JsonObject>();
+    const kept: JsonObject[] = [];
+    for (const event of events) {
+      const key = masterKeyOf(event, dataset);
+      if (key === undefined) {
+        failed.push({ stage: 'master', reason: 'the event has no value at the dataset\'s data_key', payload: event });
+        continue;
+      }
+      latest.set(key, event);
+      kept.push(event);
+    }
+    if (latest.size > 0) {
+      await client.query(
+        `INSERT INTO master_records (dataset_id, record_key, payload, updated_at)
+         SELECT $1, r.record_key, r.payload, now() FROM jsonb_to_recordset($2::jsonb) AS r(record_key text, payload jsonb)
+         ON CONFLICT (dataset_id, record_key) DO UPDATE SET payload = excluded.payload, updated_at = now()`,
+        [dataset.datasetId, JSON.stringify([...latest].map(([record_key, payload]) => ({ record_key, payload })))],
+      );
+    }
+    return kept;
+  }
+
+  /** Adds each denorm field's master record (or null when there is none) to the events, in place. */
+  private async denormalise(client: pg.PoolClient, dataset: DatasetRecord, events: JsonObject[]): Promise<void> {
+    const fields = denormFields(dataset);
+    if (fields.length === 0 || events.length === 0) return;
+    const lookups = new Map<string, { masterId: string; key: string }>();
+    for (const event of events) {
+      for (const field of fields) {
+        const key = valueAt(event, field.key);
+        if (key !== undefined && key !== null && typeof key !== 'object') lookups.set(`${field.masterId}\u0000${String(key)}`, { masterId: field.masterId, key: String(key) });
+      }
+    }
+    const found = new Map<string, unknown>();
+    if (lookups.size > 0) {
+      const pairs = [...lookups.values()];
+      const result = await client.query<{ dataset_id: string; record_key: string; payload: unknown }>(
+        `SELECT m.dataset_id, m.record_key, m.payload FROM master_records m
+         JOIN unnest($1::text[], $2::text[]) AS k(dataset_id, record_key) USING (dataset_id, record_key)`,
+        [pairs.map((p) => p.masterId), pairs.map((p) => p.key)],
+      );
+      for (const row of result.rows) found.set(`${row.dataset_id}\u0000${row.record_key}`, row.payload);
+    }
+    for (const event of events) {
+      for (const field of fields) {
+        const key = valueAt(event, field.key);
+        event[field.outField] = key === undefined || key === null ? null : (found.get(`${field.masterId}\u0000${String(key)}`) ?? null);
+      }
+    }
+  }
+
+  async close(): Promise<void> {}
+}

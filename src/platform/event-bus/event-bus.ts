@@ -1,0 +1,51 @@
+// Where ingested events go: Kafka at scale, the embedded event store (PostgreSQL) by default.
+// Both receive the same message, in the original's shape, and resolve only once it is durable.
+import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js';
+
+export interface IngestMessage {
+  /** The dataset's entry topic. */
+  topic: string;
+  /** Kafka message key: the request's msgid, so a retried request lands on the same partition. */
+  key: string;
+  headers: Record<string, string>;
+  /** `{event, obsrv_meta, dataset, msgid}` for one event; the batch under the extraction key otherwise. */
+  value: JsonObject;
+}
+
+export interface PublishOutcome {
+  /** Events the bus took responsibility for. */
+  accepted: number;
+  /** Embedded store only: what processing made of them. */
+  processed?: number;
+  duplicates?: number;
+  failed?: number;
+}
+
+export interface EventBus {
+  readonly name: string;
+  /** Resolves once the message is durable (broker ack with acks=all, or the database commit). */
+  publish(message: IngestMessage, dataset: DatasetRecord): Promise<PublishOutcome>;
+  close(): Promise<void>;
+}
+
+/** The extraction key a batch travels under, and the key its msgid is written to (the original's defaults). */
+export function batchKeys(dataset: DatasetRecord): { extractionKey: string; dedupKey: string } {
+  const extraction = dataset.extractionConfig ?? {};
+  const dedup = (extraction.dedup_config ?? {}) as JsonObject;
+  const extractionKey = typeof extraction.extraction_key === 'string' && extraction.extraction_key ? extraction.extraction_key : 'events';
+  const dedupKey = typeof dedup.dedup_key === 'string' && dedup.dedup_key ? dedup.dedup_key : 'id';
+  return { extractionKey, dedupKey };
+}
+
+/** The message the original sends for one request (reference §2.1). */
+export function buildIngestMessage(dataset: DatasetRecord, topic: string, data: JsonObject | JsonObject[], msgid: string, now = Date.now()): IngestMessage {
+  const obsrvMeta = { syncts: now, flags: {}, timespans: {}, error: {}, source: { connector: 'api', connectorInstance: 'api' } };
+  let value: JsonObject;
+  if (Array.isArray(data)) {
+    const { extractionKey, dedupKey } = batchKeys(dataset);
+    value = { obsrv_meta: obsrvMeta, dataset: dataset.datasetId, msgid, [extractionKey]: data, [dedupKey]: msgid };
+  } else {
+    value = { event: data, obsrv_meta: obsrvMeta, dataset: dataset.datasetId, msgid };
+  }
+  return { topic, key: msgid, headers: { dataset_id: dataset.datasetId, msgid, 'content-type': 'application/json' }, value };
+}

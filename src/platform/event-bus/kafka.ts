@@ -1,0 +1,117 @@
+// Kafka event bus (kafkajs): idempotent producer, acks=all, gzip, and concurrent requests sent
+// together in one produce call. A broker that cannot be reached fails fast (bounded retries)
+// with a 503-class error; nothing is reported as ingested unless the broker acknowledged it.
+import { CompressionTypes, Kafka, logLevel, type Producer, type TopicMessages } from 'kafkajs';
+import { GatewayError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import type { EventBus, IngestMessage, PublishOutcome } from './event-bus.js';
+
+export interface KafkaSettings {
+  brokers: string[];
+  clientId: string;
+  /** Longest a publish may take, retries included. */
+  timeoutMs: number;
+}
+
+/** The slice of a kafkajs producer we use, so tests can give their own. */
+export type KafkaProducer = Pick<Producer, 'connect' | 'disconnect' | 'sendBatch'>;
+
+export function createKafkaProducer(settings: KafkaSettings): KafkaProducer {
+  const kafka = new Kafka({
+    clientId: settings.clientId,
+    brokers: settings.brokers,
+    connectionTimeout: Math.min(3_000, settings.timeoutMs),
+    requestTimeout: settings.timeoutMs,
+    retry: { retries: 2, initialRetryTime: 200, maxRetryTime: 1_000 },
+    logLevel: logLevel.NOTHING,
+  });
+  return kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+}
+
+interface Pending {
+  message: IngestMessage;
+  events: number;
+  resolve: (outcome: PublishOutcome) => void;
+  reject: (error: unknown) => void;
+}
+
+export class KafkaEventBus implements EventBus {
+  readonly name: string;
+  private connecting?: Promise<void>;
+  private queue: Pending[] = [];
+  private flushScheduled = false;
+
+  constructor(
+    private readonly producer: KafkaProducer,
+    private readonly settings: KafkaSettings,
+    private readonly logger: Logger,
+  ) {
+    this.name = `Kafka at ${settings.brokers.join(',')}`;
+  }
+
+  publish(message: IngestMessage): Promise<PublishOutcome> {
+    const events = countEvents(message);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ message, events, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        // Everything published in this turn of the event loop goes out in one sendBatch.
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushScheduled = false;
+    const batch = this.queue;
+    this.queue = [];
+    const byTopic = new Map<string, TopicMessages>();
+    for (const { message } of batch) {
+      const topic = byTopic.get(message.topic) ?? { topic: message.topic, messages: [] };
+      topic.messages.push({ key: message.key, headers: message.headers, value: JSON.stringify(message.value) });
+      byTopic.set(message.topic, topic);
+    }
+    try {
+      await withTimeout(this.send([...byTopic.values()]), this.settings.timeoutMs);
+      for (const pending of batch) pending.resolve({ accepted: pending.events });
+    } catch (error) {
+      this.logger.warn({ err: error, messages: batch.length }, 'Kafka publish failed');
+      this.connecting = undefined;
+      // A refusal means nothing was written; a timeout cannot promise that (the broker may still
+      // take the message), so it says so: a retry is safe where the dataset drops duplicates.
+      const timedOut = error instanceof PublishTimeout;
+      const failure = new GatewayError(
+        'EVENT_BUS_UNAVAILABLE',
+        timedOut
+          ? `Kafka did not acknowledge the events within ${this.settings.timeoutMs} ms; they may still arrive. Retry the request (a dataset that drops duplicates keeps one copy).`
+          : `The events were not ingested: Kafka refused them (${(error as Error).message}). Nothing was written; retry the request.`,
+      );
+      for (const pending of batch) pending.reject(failure);
+    }
+  }
+
+  private async send(topicMessages: TopicMessages[]): Promise<void> {
+    this.connecting ??= this.producer.connect();
+    await this.connecting;
+    await this.producer.sendBatch({ topicMessages, acks: -1, compression: CompressionTypes.GZIP, timeout: this.settings.timeoutMs });
+  }
+
+  async close(): Promise<void> {
+    if (this.connecting) await this.producer.disconnect().catch(() => undefined);
+  }
+}
+
+function countEvents(message: IngestMessage): number {
+  if ('event' in message.value) return 1;
+  return Object.values(message.value).find(Array.isArray)?.length ?? 0;
+}
+
+class PublishTimeout extends Error {}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new PublishTimeout(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}

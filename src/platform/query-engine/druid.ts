@@ -1,0 +1,155 @@
+// Druid over HTTP: native queries to /druid/v2, SQL to /druid/v2/sql with typed parameters, every
+// query with an id so a timeout can cancel it; a dataset that goes Live gets a Kafka supervisor
+// built from its config. Druid's documented error bodies become clear failure envelopes.
+import { randomUUID } from 'node:crypto';
+import { GatewayError } from '../../errors.js';
+import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js';
+import { schemaColumns } from './embedded.js';
+import type { Datasource, QueryEngine, QueryParameter } from './query-engine.js';
+
+export interface DruidSettings {
+  url: string;
+  timeoutMs: number;
+  /** Brokers the supervisor reads the entry topic from. */
+  kafkaBrokers?: string[];
+}
+
+type Fetch = typeof globalThis.fetch;
+
+/** Druid's datasource for a dataset, as the original names it. */
+export function druidDatasourceName(datasetId: string): string {
+  return `${datasetId}_events`;
+}
+
+const DIMENSION_TYPES: Record<string, string> = { number: 'double', double: 'double', integer: 'long', long: 'long', string: 'string', boolean: 'string', object: 'json', array: 'json' };
+
+/** The Kafka supervisor spec of a Live dataset (reference §1.6 "Druid ingestion spec"). */
+export function supervisorSpec(dataset: DatasetRecord, brokers: string[]): JsonObject {
+  const keys = (dataset.datasetConfig.keys_config ?? {}) as JsonObject;
+  const timestampKey = typeof keys.timestamp_key === 'string' && keys.timestamp_key ? keys.timestamp_key : 'obsrv_meta.syncts';
+  const columns = schemaColumns(dataset.dataSchema).filter((column) => column.name !== timestampKey);
+  return {
+    type: 'kafka',
+    spec: {
+      dataSchema: {
+        dataSource: druidDatasourceName(dataset.datasetId),
+        dimensionsSpec: { dimensions: columns.map((column) => ({ type: DIMENSION_TYPES[column.dataType] ?? 'auto', name: column.name })) },
+        timestampSpec: { column: timestampKey, format: 'auto' },
+        metricsSpec: [],
+        granularitySpec: { type: 'uniform', segmentGranularity: 'DAY', queryGranularity: 'none', rollup: false },
+      },
+      tuningConfig: { type: 'kafka', maxBytesInMemory: 134_217_728, maxRowsPerSegment: 5_000_000, logParseExceptions: true },
+      ioConfig: {
+        type: 'kafka',
+        topic: String(dataset.routerConfig?.topic ?? dataset.datasetId),
+        consumerProperties: { 'bootstrap.servers': brokers.join(',') },
+        taskCount: 1,
+        replicas: 1,
+        taskDuration: 'PT4H',
+        useEarliestOffset: true,
+        inputFormat: {
+          type: 'json',
+          flattenSpec: {
+            useFieldDiscovery: true,
+            fields: [...columns, { name: timestampKey, path: timestampKey.split('.') }].map((column) => ({
+              type: 'path',
+              expr: `$${column.path.map((part) => `['${part.replaceAll("'", "\\'")}']`).join('.')}`,
+              name: column.name,
+            })),
+          },
+        },
+      },
+    },
+  };
+}
+
+export class DruidQueryEngine implements QueryEngine {
+  readonly name: string;
+
+  constructor(
+    private readonly settings: DruidSettings,
+    private readonly fetchImpl: Fetch = globalThis.fetch,
+  ) {
+    this.name = `Druid at ${settings.url}`;
+  }
+
+  async ensureQueryable(dataset: DatasetRecord): Promise<void> {
+    await this.call('/druid/indexer/v1/supervisor', supervisorSpec(dataset, this.settings.kafkaBrokers ?? []));
+  }
+
+  async dropQueryable(datasetId: string): Promise<void> {
+    await this.call(`/druid/indexer/v1/supervisor/${encodeURIComponent(druidDatasourceName(datasetId))}/terminate`, {}).catch((error: unknown) => {
+      // Nothing to terminate is fine; anything else is reported.
+      if (!(error instanceof GatewayError && /404/.test(error.message))) throw error;
+    });
+  }
+
+  async datasource(datasetId: string): Promise<Datasource | undefined> {
+    const names = (await this.call('/druid/v2/datasources', undefined, 'GET')) as string[];
+    const name = druidDatasourceName(datasetId);
+    return Array.isArray(names) && names.includes(name) ? { name, columns: new Set() } : undefined;
+  }
+
+  parameterMarker(): string {
+    return '?';
+  }
+
+  datasourceReference(datasource: Datasource): string {
+    return `"${datasource.name.replaceAll('"', '""')}"`;
+  }
+
+  async runSql(sql: string, parameters: QueryParameter[]): Promise<Record<string, unknown>[]> {
+    const sqlQueryId = randomUUID();
+    const body = {
+      query: sql,
+      resultFormat: 'object',
+      parameters: parameters.map((parameter) => ({ type: parameter.type.toUpperCase(), value: parameter.value })),
+      context: { sqlQueryId, timeout: this.settings.timeoutMs },
+    };
+    return (await this.call('/druid/v2/sql', body, 'POST', () => this.cancel(`/druid/v2/sql/${sqlQueryId}`))) as Record<string, unknown>[];
+  }
+
+  async runNative(datasource: Datasource, query: Record<string, unknown>): Promise<unknown[]> {
+    const queryId = randomUUID();
+    const context = { ...((query.context as JsonObject | undefined) ?? {}), queryId, timeout: this.settings.timeoutMs };
+    return (await this.call('/druid/v2', { ...query, dataSource: datasource.name, context }, 'POST', () => this.cancel(`/druid/v2/${queryId}`))) as unknown[];
+  }
+
+  private async cancel(path: string): Promise<void> {
+    await this.fetchImpl(new URL(path, this.settings.url), { method: 'DELETE', signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
+  }
+
+  private async call(path: string, body: unknown, method = 'POST', onTimeout?: () => Promise<void>): Promise<unknown> {
+    let response: Response;
+    try {
+      response = await this.fetchImpl(new URL(path, this.settings.url), {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(this.settings.timeoutMs),
+      });
+    } catch (error) {
+      if ((error as Error).name === 'TimeoutError') {
+        await onTimeout?.();
+        throw new GatewayError('DATA_OUT_QUERY_TIMEOUT', `Druid did not answer within ${this.settings.timeoutMs} ms; the query was cancelled.`);
+      }
+      throw new GatewayError('DATA_OUT_QUERY_FAILED', `Druid at ${this.settings.url} could not be reached: ${(error as Error).message}`);
+    }
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      parsed = text;
+    }
+    if (response.ok) return parsed;
+    // Druid's error body: {error, errorMessage, errorClass, host}.
+    const detail = parsed && typeof parsed === 'object' ? (parsed as JsonObject) : {};
+    const message = [detail.error, detail.errorMessage].filter((part) => typeof part === 'string' && part).join(': ') || String(text).slice(0, 300);
+    if (response.status === 504 || detail.error === 'Query timeout') {
+      throw new GatewayError('DATA_OUT_QUERY_TIMEOUT', `Druid cancelled the query: ${message}`);
+    }
+    if (response.status === 400) throw new GatewayError('DATA_OUT_INVALID_INPUT', `Druid refused the query: ${message}`);
+    throw new GatewayError('DATA_OUT_QUERY_FAILED', `Druid answered ${response.status}: ${message}`);
+  }
+}

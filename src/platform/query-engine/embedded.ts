@@ -1,0 +1,174 @@
+// The embedded query engine: each Live dataset gets a view in schema `datasources` over the event
+// store, with `__time` and a typed column per data-schema field (nested fields by dotted name).
+// Queries run in a read-only transaction with a statement timeout and search_path = datasources.
+import type pg from 'pg';
+import { GatewayError } from '../../errors.js';
+import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js';
+import { pgIdentifierName, quoteIdentifier, quoteLiteral } from './names.js';
+import { planNativeQuery } from './native-to-sql.js';
+import type { Datasource, QueryEngine, QueryParameter } from './query-engine.js';
+
+const SCHEMA = 'datasources';
+const MAX_COLUMNS = 1000;
+const MAX_DEPTH = 10;
+
+interface Column {
+  name: string;
+  path: string[];
+  dataType: string;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Leaf fields of a data schema (objects are walked; arrays stay whole as jsonb). */
+export function schemaColumns(schema: JsonObject): Column[] {
+  const columns: Column[] = [];
+  const walk = (properties: unknown, path: string[]) => {
+    if (!isObject(properties) || path.length >= MAX_DEPTH) return;
+    for (const [key, definition] of Object.entries(properties)) {
+      if (!isObject(definition) || columns.length >= MAX_COLUMNS) continue;
+      const type = typeof definition.data_type === 'string' ? definition.data_type : String(definition.type ?? 'string');
+      if (type === 'object' && isObject(definition.properties)) walk(definition.properties, [...path, key]);
+      else columns.push({ name: [...path, key].join('.'), path: [...path, key], dataType: type });
+    }
+  };
+  walk(schema.properties, []);
+  return columns;
+}
+
+/** A typed expression for one field; values of the wrong JSON type read as NULL instead of failing. */
+function columnExpression(column: Column): string {
+  const value = `payload #> ARRAY[${column.path.map(quoteLiteral).join(', ')}]::text[]`;
+  switch (column.dataType) {
+    case 'integer':
+    case 'long':
+    case 'epoch':
+      return `CASE WHEN jsonb_typeof(${value}) = 'number' THEN round((${value})::numeric)::bigint END`;
+    case 'number':
+    case 'double':
+    case 'float':
+    case 'bigdecimal':
+      return `CASE WHEN jsonb_typeof(${value}) = 'number' THEN (${value})::double precision END`;
+    case 'boolean':
+      return `CASE WHEN jsonb_typeof(${value}) = 'boolean' THEN (${value})::boolean END`;
+    case 'object':
+    case 'array':
+      return value;
+    default:
+      return `${value} #>> '{}'`;
+  }
+}
+
+// Row values as the API returns them: timestamps as ISO text, 64-bit integers and numerics as numbers.
+const TIMESTAMPTZ = 1184;
+const TIMESTAMP = 1114;
+const INT8 = 20;
+const NUMERIC = 1700;
+const typeParsers = {
+  getTypeParser(oid: number): (value: string) => unknown {
+    if (oid === TIMESTAMPTZ || oid === TIMESTAMP) return (value) => new Date(oid === TIMESTAMP ? `${value}Z` : value).toISOString();
+    if (oid === INT8 || oid === NUMERIC) return (value) => Number(value);
+    if (oid === 114 || oid === 3802) return (value) => JSON.parse(value);
+    return (value) => value;
+  },
+};
+
+export interface EmbeddedQueryEngineOptions {
+  statementTimeoutMs: number;
+}
+
+export class EmbeddedQueryEngine implements QueryEngine {
+  readonly name = 'embedded (views in PostgreSQL schema "datasources" over the event store)';
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly options: EmbeddedQueryEngineOptions,
+  ) {}
+
+  async ensureQueryable(dataset: DatasetRecord): Promise<void> {
+    const seen = new Set(['__time']);
+    const select = ['event_time AS "__time"'];
+    for (const column of schemaColumns(dataset.dataSchema)) {
+      const name = pgIdentifierName(column.name);
+      if (seen.has(name)) continue;
+      seen.add(name);
+      select.push(`${columnExpression(column)} AS ${quoteIdentifier(name)}`);
+    }
+    const view = `${quoteIdentifier(SCHEMA)}.${quoteIdentifier(pgIdentifierName(dataset.datasetId))}`;
+    // Columns can change between versions, which CREATE OR REPLACE VIEW refuses: drop and create together.
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`DROP VIEW IF EXISTS ${view}`);
+      await client.query(`CREATE VIEW ${view} AS SELECT ${select.join(', ')} FROM public.events WHERE dataset_id = ${quoteLiteral(dataset.datasetId)}`);
+      await client.query(`COMMENT ON VIEW ${view} IS ${quoteLiteral(`dataset ${dataset.datasetId} version ${dataset.version}`)}`);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async dropQueryable(datasetId: string): Promise<void> {
+    await this.pool.query(`DROP VIEW IF EXISTS ${quoteIdentifier(SCHEMA)}.${quoteIdentifier(pgIdentifierName(datasetId))}`);
+  }
+
+  async datasource(datasetId: string): Promise<Datasource | undefined> {
+    const name = pgIdentifierName(datasetId);
+    const result = await this.pool.query<{ column_name: string }>(
+      'SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position',
+      [SCHEMA, name],
+    );
+    if (result.rowCount === 0) return undefined;
+    return { name, columns: new Set(result.rows.map((row) => row.column_name).filter((column) => column !== '__time')) };
+  }
+
+  parameterMarker(n: number): string {
+    return `$${n}`;
+  }
+
+  datasourceReference(datasource: Datasource): string {
+    return `${quoteIdentifier(SCHEMA)}.${quoteIdentifier(datasource.name)}`;
+  }
+
+  async runSql(sql: string, parameters: QueryParameter[]): Promise<Record<string, unknown>[]> {
+    return this.readOnly(sql, parameters.map((parameter) => parameter.value));
+  }
+
+  async runNative(datasource: Datasource, query: Record<string, unknown>): Promise<unknown[]> {
+    const plan = planNativeQuery(query, { relation: this.datasourceReference(datasource), columns: datasource.columns }, 100_000);
+    return plan.shape(await this.readOnly(plan.sql, plan.params));
+  }
+
+  private async readOnly(sql: string, values: unknown[]): Promise<Record<string, unknown>[]> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN READ ONLY');
+      await client.query(`SET LOCAL statement_timeout = ${Math.floor(this.options.statementTimeoutMs)}`);
+      await client.query(`SET LOCAL search_path = ${quoteIdentifier(SCHEMA)}`);
+      const result = await client.query({ text: sql, values, types: typeParsers });
+      await client.query('COMMIT');
+      return result.rows as Record<string, unknown>[];
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw queryFailure(error);
+    } finally {
+      client.release();
+    }
+  }
+}
+
+/** PostgreSQL's refusal of a query, as the caller should see it. */
+function queryFailure(error: unknown): unknown {
+  const code = (error as { code?: unknown }).code;
+  const message = (error as Error).message;
+  if (code === '57014') return new GatewayError('DATA_OUT_QUERY_TIMEOUT', 'The query took longer than the statement timeout and was cancelled.');
+  if (code === '25006') return new GatewayError('DATA_OUT_INVALID_INPUT', 'The template tried to change data; template queries are read-only.');
+  // Syntax errors, unknown columns or functions: the template's SQL does not fit this engine.
+  if (typeof code === 'string' && /^(42|22)/.test(code)) return new GatewayError('DATA_OUT_INVALID_INPUT', `The query was refused: ${message}`);
+  return error;
+}
