@@ -2,6 +2,7 @@
 // selection give the contract's snake_case field names.
 import { cursorForOffset } from '../src/graphql/cursor.js';
 import { TEMPLATE_NAME_MAX_LENGTH, TEMPLATE_QUERY_MAX_LENGTH } from '../src/modules/templates/rules.js';
+import { AGGREGATION_PERIODS } from '../src/modules/templates/run.js';
 import { defineEndpoint, type RestInput } from './table.js';
 import { envelopeSchema, type JsonSchema } from './validation.js';
 
@@ -205,6 +206,40 @@ export const templateEndpoints = [
       const updated = data.updateTemplate as { message: string; template: { id: string } };
       return { message: updated.message, templateId: updated.template.id };
     },
+  }),
+
+  defineEndpoint({
+    method: 'POST',
+    path: '/v2/template/query/:template_id',
+    apiId: 'api.query.template.query',
+    summary: 'Run a query template against a Live dataset',
+    invalidInputCode: 'QUERY_TEMPLATE_INVALID_INPUT',
+    pathSchema: templateIdPath,
+    bodySchema: envelopeSchema(
+      'api.query.template.query',
+      {
+        type: 'object',
+        properties: {
+          startdate: { type: 'string', minLength: 1, maxLength: 64 },
+          enddate: { type: 'string', minLength: 1, maxLength: 64 },
+          dataset: { type: 'string', minLength: 1, maxLength: 200 },
+          aggregationLevel: { type: 'string', enum: Object.keys(AGGREGATION_PERIODS) },
+          limit: { type: 'integer', minimum: 1 },
+        },
+        required: ['startdate', 'enddate', 'dataset', 'aggregationLevel'],
+        additionalProperties: false,
+      },
+      { requestRequired: true },
+    ),
+    operation: `query RestRunTemplate($id: ID!, $input: RunTemplateInput!) { runTemplate(id: $id, input: $input) }`,
+    variables: (input) => {
+      const r = request(input);
+      return {
+        id: input.path.template_id,
+        input: { startDate: r.startdate, endDate: r.enddate, dataset: r.dataset, aggregationLevel: upperEnum(r.aggregationLevel), limit: r.limit ?? null },
+      };
+    },
+    result: (data) => data.runTemplate,
   }),
 
   defineEndpoint({

@@ -24,6 +24,7 @@ import { IngestionCounters } from './modules/ingestion/counters.js';
 import { createIngestionService } from './modules/ingestion/service.js';
 import { createDatasetStore } from './modules/datasets/store.js';
 import { createSchemaInferenceService } from './modules/schema-inference/service.js';
+import { createTemplateRunner } from './modules/templates/run.js';
 import { createTemplateService } from './modules/templates/service.js';
 import { createTemplateStore } from './modules/templates/store.js';
 import { openDatabase, type Database } from './platform/database/database.js';
@@ -47,7 +48,10 @@ export interface Gateway {
 function createServices(database: Database, config: Config, platform: { queryEngine: QueryEngine; eventBus: EventBus }): Services {
   const datasets = createDatasetService(createDatasetStore(database.prisma), platform.queryEngine, { listMax: config.datasets.listMax });
   return {
-    templates: createTemplateService(createTemplateStore(database.prisma), { listMax: config.templates.listMax }),
+    templates: createTemplateService(createTemplateStore(database.prisma), {
+      listMax: config.templates.listMax,
+      runner: createTemplateRunner(datasets, platform.queryEngine, { maxRows: config.queryEngine.maxRows }),
+    }),
     datasets,
     schemaInference: createSchemaInferenceService(),
     ingestion: createIngestionService(datasets, platform.eventBus, new IngestionCounters(), { maxBatch: config.ingestion.maxBatch }),

@@ -4,6 +4,12 @@ import type { Resolvers } from '../../generated/graphql.js';
 
 export const templateResolvers: Resolvers = {
   Query: {
+    runTemplate: (_, { id, input }, { services, loaders }) =>
+      services.templates.run(
+        id,
+        { startdate: input.startDate, enddate: input.endDate, dataset: input.dataset, aggregationLevel: input.aggregationLevel, limit: input.limit },
+        loaders.templateById,
+      ),
     template: (_, { id }, { services, loaders }) => services.templates.get(id, loaders.templateById),
     templates: (_, { filter, sort, first, after }, { services }) =>
       services.templates.list({
@@ -40,5 +46,19 @@ export const templateResolvers: Resolvers = {
     totalCount: (page) => page.countAll(),
   },
   QueryType: { SQL: 'sql', JSON: 'json' },
+  AggregationLevel: {
+    FIVE_MINUTE: 'five_minute',
+    TEN_MINUTE: 'ten_minute',
+    FIFTEEN_MINUTE: 'fifteen_minute',
+    THIRTY_MINUTE: 'thirty_minute',
+    HOUR: 'hour',
+    SIX_HOUR: 'six_hour',
+    EIGHT_HOUR: 'eight_hour',
+    DAY: 'day',
+    WEEK: 'week',
+    MONTH: 'month',
+    QUARTER: 'quarter',
+    YEAR: 'year',
+  },
   QueryTemplateSortField: { CREATED_DATE: 'createdDate', UPDATED_DATE: 'updatedDate', TEMPLATE_NAME: 'templateName', TEMPLATE_ID: 'templateId' },
 };

@@ -2,6 +2,7 @@
 import DataLoader from 'dataloader';
 import { GatewayError, type ErrorCode } from '../../errors.js';
 import { checkTemplateName, checkTemplateQuery, isQueryType, templateIdFromName } from './rules.js';
+import type { RunInput } from './run.js';
 import { isUniqueViolation, type TemplateStore } from './store.js';
 import type {
   Actor,
@@ -19,6 +20,8 @@ const DEFAULT_SORT: readonly TemplateSort[] = [{ field: 'createdDate', order: 'd
 export interface TemplateServiceOptions {
   /** Most templates one list call returns. */
   listMax: number;
+  /** Runs a template against a Live dataset (see run.ts). */
+  runner: (template: TemplateRecord, input: RunInput) => Promise<unknown[]>;
 }
 
 export function createTemplateService(store: TemplateStore, options: TemplateServiceOptions) {
@@ -127,6 +130,13 @@ export function createTemplateService(store: TemplateStore, options: TemplateSer
       }
       if (!updated) throw notFound(id);
       return updated;
+    },
+
+    /** Runs a template: its own checks first (404 for an unknown template), then the run's. */
+    async run(id: string, input: RunInput, loader?: DataLoader<string, TemplateRecord | undefined>): Promise<unknown[]> {
+      const template = loader ? await loader.load(id) : await store.findById(id);
+      if (!template) throw notFound(id);
+      return options.runner(template, input);
     },
 
     async delete(id: string): Promise<void> {

@@ -103,7 +103,11 @@ export class DruidQueryEngine implements QueryEngine {
     const body = {
       query: sql,
       resultFormat: 'object',
-      parameters: parameters.map((parameter) => ({ type: parameter.type.toUpperCase(), value: parameter.value })),
+      // Druid SQL takes TIMESTAMP parameters as "yyyy-MM-dd HH:mm:ss.SSS" text in UTC.
+      parameters: parameters.map((parameter) => ({
+        type: parameter.type.toUpperCase(),
+        value: parameter.type === 'timestamp' ? String(parameter.value).replace('T', ' ').replace(/Z$/, '') : parameter.value,
+      })),
       context: { sqlQueryId, timeout: this.settings.timeoutMs },
     };
     return (await this.call('/druid/v2/sql', body, 'POST', () => this.cancel(`/druid/v2/sql/${sqlQueryId}`))) as Record<string, unknown>[];

@@ -6,7 +6,7 @@ import { GatewayError } from '../../errors.js';
 import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js';
 import { pgIdentifierName, quoteIdentifier, quoteLiteral } from './names.js';
 import { planNativeQuery } from './native-to-sql.js';
-import type { Datasource, QueryEngine, QueryParameter } from './query-engine.js';
+import type { Datasource, ParameterType, QueryEngine, QueryParameter } from './query-engine.js';
 
 const SCHEMA = 'datasources';
 const MAX_COLUMNS = 1000;
@@ -127,8 +127,8 @@ export class EmbeddedQueryEngine implements QueryEngine {
     return { name, columns: new Set(result.rows.map((row) => row.column_name).filter((column) => column !== '__time')) };
   }
 
-  parameterMarker(n: number): string {
-    return `$${n}`;
+  parameterMarker(n: number, type: ParameterType): string {
+    return `$${n}::${type === 'timestamp' ? 'timestamptz' : type === 'integer' ? 'bigint' : 'text'}`;
   }
 
   datasourceReference(datasource: Datasource): string {

@@ -219,9 +219,9 @@ export function planNativeQuery(query: Json, source: DatasourceShape, maxRows: n
     };
   }
 
+  // Granularity "all": one bucket, stamped with the start of the interval (as Druid does).
   const bucket = b.bucket(query.granularity);
-  const startOfInterval = b.bind(String(query.intervals).split('/')[0]);
-  const timestamp = bucket ?? `${startOfInterval}::timestamptz`;
+  const timestamp = bucket ?? `${b.bind(String([query.intervals].flat()[0]).split('/')[0])}::timestamptz`;
   const aggregations = b.aggregations(query.aggregations);
 
   if (type === 'timeseries') {

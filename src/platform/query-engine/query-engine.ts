@@ -25,8 +25,8 @@ export interface QueryEngine {
   dropQueryable(datasetId: string): Promise<void>;
   /** The datasource of a dataset, or undefined when it cannot be queried. */
   datasource(datasetId: string): Promise<Datasource | undefined>;
-  /** How the n-th (1-based) bound parameter is written in this engine's SQL. */
-  parameterMarker(n: number): string;
+  /** How the n-th (1-based) bound parameter of a type is written in this engine's SQL. */
+  parameterMarker(n: number, type: ParameterType): string;
   /** How a datasource is written in this engine's SQL (quoted). */
   datasourceReference(datasource: Datasource): string;
   /** Runs SQL whose every value is a bound parameter; rows as objects (`__time` as ISO text). */

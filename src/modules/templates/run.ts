@@ -1,0 +1,169 @@
+// Running a template against a Live dataset. Placeholder values never become SQL or JSON text:
+// the dataset must be queryable (its datasource name is written by us), dates must be dates, the
+// limit a bounded integer; SQL gets typed bound parameters, and a native JSON query is parsed
+// first and only then receives the values, so nothing a caller sends can change its structure.
+import { GatewayError } from '../../errors.js';
+import type { Datasource, QueryEngine, QueryParameter } from '../../platform/query-engine/query-engine.js';
+import type { DatasetService } from '../datasets/service.js';
+import type { TemplateRecord } from './types.js';
+
+export const AGGREGATION_PERIODS = {
+  five_minute: 'PT5M',
+  ten_minute: 'PT10M',
+  fifteen_minute: 'PT15M',
+  thirty_minute: 'PT30M',
+  hour: 'PT1H',
+  six_hour: 'PT6H',
+  eight_hour: 'PT8H',
+  day: 'P1D',
+  week: 'P1W',
+  month: 'P1M',
+  quarter: 'P3M',
+  year: 'P1Y',
+} as const;
+export type AggregationLevel = keyof typeof AGGREGATION_PERIODS;
+
+export const MAX_RANGE_DAYS = 30;
+const DAY_MS = 86_400_000;
+
+export interface RunInput {
+  startdate: string;
+  enddate: string;
+  dataset: string;
+  aggregationLevel?: AggregationLevel | null;
+  limit?: number | null;
+}
+
+interface Values {
+  DATASET: string;
+  STARTDATE: string;
+  ENDDATE: string;
+  LIMIT: number;
+  AGGREGATIONLEVEL: string;
+}
+
+const NAME_ALIASES: Record<string, keyof Values> = {
+  DATASET: 'DATASET',
+  STARTDATE: 'STARTDATE',
+  ENDDATE: 'ENDDATE',
+  LIMIT: 'LIMIT',
+  LIMITS: 'LIMIT',
+  AGGREGATIONLEVEL: 'AGGREGATIONLEVEL',
+  GRANULARITY: 'AGGREGATIONLEVEL',
+};
+
+function invalid(message: string): GatewayError {
+  return new GatewayError('QUERY_TEMPLATE_INVALID_INPUT', message);
+}
+
+/** A date from ISO 8601 text, or "YYYY-MM-DD HH:mm:ss" taken as UTC (the original's format). */
+export function parseDate(value: string, field: string): number {
+  const text = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(value) ? `${value.replace(' ', 'T')}Z` : value;
+  const ms = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : Number.NaN;
+  if (!Number.isFinite(ms)) throw invalid(`${field} ${JSON.stringify(value.slice(0, 40))} is not a date (use ISO 8601, e.g. 2026-11-01 or 2026-11-01T00:00:00Z)`);
+  return ms;
+}
+
+function placeholderName(raw: string): keyof Values {
+  const name = NAME_ALIASES[raw.toUpperCase()];
+  if (!name) throw invalid(`the template uses {{${raw}}}, which a run does not fill in (known: DATASET, STARTDATE, ENDDATE, LIMIT, AGGREGATIONLEVEL)`);
+  return name;
+}
+
+/** True when position `index` of `text` is inside a '...' literal (SQL) or "..." string (JSON). */
+function insideQuotes(text: string, index: number, quote: "'" | '"'): boolean {
+  let inside = false;
+  for (let i = 0; i < index; i++) {
+    const char = text[i];
+    if (quote === '"' && char === '\\') i++;
+    else if (char === quote) inside = !inside;
+  }
+  return inside;
+}
+
+/** SQL with each placeholder replaced by a typed parameter marker (or our datasource reference). */
+export function bindSql(template: string, values: Values, engine: QueryEngine, datasource: Datasource): { sql: string; parameters: QueryParameter[] } {
+  const parameters: QueryParameter[] = [];
+  const typeOf: Record<keyof Values, QueryParameter['type'] | null> = { DATASET: null, STARTDATE: 'timestamp', ENDDATE: 'timestamp', LIMIT: 'integer', AGGREGATIONLEVEL: 'varchar' };
+  // An optional TIMESTAMP keyword and the quotes a template may put around a placeholder go too.
+  const sql = template.replace(/(TIMESTAMP\s*)?(['"]?)\{\{\s*([A-Za-z_]+)\s*\}\}\2/gi, (match, _keyword, quote: string, raw: string, offset: number) => {
+    const name = placeholderName(raw);
+    if (!quote && insideQuotes(template, offset, "'")) {
+      throw invalid(`{{${raw}}} sits inside a quoted SQL string; a placeholder must stand alone (it is sent as a bound parameter)`);
+    }
+    if (name === 'DATASET') return engine.datasourceReference(datasource);
+    parameters.push({ type: typeOf[name]!, value: values[name] });
+    return engine.parameterMarker(parameters.length, typeOf[name]!);
+  });
+  return { sql, parameters };
+}
+
+/** A native query: parsed with sentinels where placeholders stand, then given the values. */
+export function bindNative(template: string, values: Values, datasource: Datasource): Record<string, unknown> {
+  // Private-use characters mark where a placeholder stood; no real query contains them.
+  const sentinel = (name: keyof Values) => `\uE000${name}\uE001`;
+  const text = template.replace(/("?)\{\{\s*([A-Za-z_]+)\s*\}\}("?)/g, (match, open: string, raw: string, close: string, offset: number) => {
+    const name = placeholderName(raw);
+    const escaped = JSON.stringify(sentinel(name)).slice(1, -1);
+    if (open && close) return `"${escaped}"`;
+    // Inside a longer string: the sentinel joins that string. In a bare position: it becomes one.
+    const inString = insideQuotes(template, offset + open.length, '"');
+    return inString ? `${open}${escaped}${close}` : `${open}"${escaped}"${close}`;
+  });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw invalid(`Failed to parse the query: ${(error as Error).message}`);
+  }
+  const fill = (value: unknown): unknown => {
+    if (typeof value === 'string') {
+      for (const name of Object.keys(values) as (keyof Values)[]) {
+        if (value === sentinel(name)) return name === 'DATASET' ? datasource.name : values[name];
+      }
+      return value.replace(/\uE000([A-Z]+)\uE001/g, (_m, name: keyof Values) => String(name === 'DATASET' ? datasource.name : values[name]));
+    }
+    if (Array.isArray(value)) return value.map(fill);
+    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, fill(inner)]));
+    return value;
+  };
+  const query = fill(parsed);
+  if (query === null || typeof query !== 'object' || Array.isArray(query)) throw invalid('a json template must hold a JSON object (a Druid native query)');
+  return { ...(query as Record<string, unknown>), dataSource: datasource.name };
+}
+
+export function createTemplateRunner(datasets: DatasetService, engine: QueryEngine, options: { maxRows: number }) {
+  return async function run(template: TemplateRecord, input: RunInput): Promise<unknown[]> {
+    const start = parseDate(input.startdate, 'startdate');
+    const end = parseDate(input.enddate, 'enddate');
+    if (end <= start) throw new GatewayError('DATA_OUT_INVALID_DATE_RANGE', 'Invalid date range! enddate must be after startdate');
+    if (end - start > MAX_RANGE_DAYS * DAY_MS) {
+      throw new GatewayError('DATA_OUT_INVALID_DATE_RANGE', `Invalid date range! make sure your range cannot be more than ${MAX_RANGE_DAYS} days`);
+    }
+    const limit = input.limit ?? options.maxRows;
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > options.maxRows) throw invalid(`limit must be an integer from 1 to ${options.maxRows} (got ${limit})`);
+
+    const notQueryable = () => new GatewayError('DATA_OUT_SOURCE_NOT_FOUND', `Dataset ${input.dataset} is not available for querying`);
+    const dataset = await datasets.get(input.dataset, { stage: 'live' }).catch((error: unknown) => {
+      throw error instanceof GatewayError && error.code === 'DATASET_NOT_FOUND' ? notQueryable() : error;
+    });
+    if (dataset.status !== 'Live') throw notQueryable();
+    const datasource = await engine.datasource(dataset.datasetId);
+    if (!datasource) throw new GatewayError('DATA_OUT_SOURCE_NOT_FOUND', `Datasource of dataset ${input.dataset} is not available for querying`);
+
+    const values: Values = {
+      DATASET: datasource.name,
+      STARTDATE: new Date(start).toISOString(),
+      ENDDATE: new Date(end).toISOString(),
+      LIMIT: limit,
+      AGGREGATIONLEVEL: AGGREGATION_PERIODS[input.aggregationLevel ?? 'day'],
+    };
+    if (template.queryType === 'sql') {
+      const { sql, parameters } = bindSql(template.query, values, engine, datasource);
+      return engine.runSql(sql, parameters);
+    }
+    const query = bindNative(template.query, values, datasource);
+    return engine.runNative(datasource, query);
+  };
+}
+
