@@ -2,7 +2,7 @@
 // selection give the contract's snake_case field names.
 import { cursorForOffset } from '../src/graphql/cursor.js';
 import { TEMPLATE_NAME_MAX_LENGTH, TEMPLATE_QUERY_MAX_LENGTH } from '../src/modules/templates/rules.js';
-import { AGGREGATION_PERIODS } from '../src/modules/templates/run.js';
+import { AGGREGATION_LEVELS } from '../src/modules/templates/run.js';
 import { defineEndpoint, type RestInput } from './table.js';
 import { envelopeSchema, type JsonSchema } from './validation.js';
 
@@ -223,7 +223,7 @@ export const templateEndpoints = [
           startdate: { type: 'string', minLength: 1, maxLength: 64 },
           enddate: { type: 'string', minLength: 1, maxLength: 64 },
           dataset: { type: 'string', minLength: 1, maxLength: 200 },
-          aggregationLevel: { type: 'string', enum: Object.keys(AGGREGATION_PERIODS) },
+          aggregationLevel: { type: 'string', enum: [...AGGREGATION_LEVELS] },
           limit: { type: 'integer', minimum: 1 },
         },
         required: ['startdate', 'enddate', 'dataset', 'aggregationLevel'],

@@ -3,25 +3,19 @@
 // limit a bounded integer; SQL gets typed bound parameters, and a native JSON query is parsed
 // first and only then receives the values, so nothing a caller sends can change its structure.
 import { GatewayError } from '../../errors.js';
+import { GRANULARITY_PERIODS } from '../../platform/query-engine/native-to-sql.js';
 import type { Datasource, QueryEngine, QueryParameter } from '../../platform/query-engine/query-engine.js';
 import type { DatasetService } from '../datasets/service.js';
 import type { TemplateRecord } from './types.js';
 
-export const AGGREGATION_PERIODS = {
-  five_minute: 'PT5M',
-  ten_minute: 'PT10M',
-  fifteen_minute: 'PT15M',
-  thirty_minute: 'PT30M',
-  hour: 'PT1H',
-  six_hour: 'PT6H',
-  eight_hour: 'PT8H',
-  day: 'P1D',
-  week: 'P1W',
-  month: 'P1M',
-  quarter: 'P3M',
-  year: 'P1Y',
-} as const;
-export type AggregationLevel = keyof typeof AGGREGATION_PERIODS;
+/** The original's aggregationLevel values; each is a Druid granularity with an ISO period. */
+export const AGGREGATION_LEVELS = [
+  'five_minute', 'ten_minute', 'fifteen_minute', 'thirty_minute', 'hour', 'six_hour', 'eight_hour', 'day', 'week', 'month', 'quarter', 'year',
+] as const;
+export type AggregationLevel = (typeof AGGREGATION_LEVELS)[number];
+export const AGGREGATION_PERIODS: Record<AggregationLevel, string> = Object.fromEntries(
+  AGGREGATION_LEVELS.map((level) => [level, GRANULARITY_PERIODS[level]]),
+) as Record<AggregationLevel, string>;
 
 export const MAX_RANGE_DAYS = 30;
 const DAY_MS = 86_400_000;

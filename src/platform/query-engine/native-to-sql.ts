@@ -20,7 +20,8 @@ export interface SqlPlan {
   shape(rows: Record<string, unknown>[]): unknown[];
 }
 
-const GRANULARITY_PERIODS: Record<string, string | null> = {
+/** Druid's named granularities and the ISO periods they bucket by (null: one bucket). */
+export const GRANULARITY_PERIODS = {
   all: null,
   none: null,
   second: 'PT1S',
@@ -37,7 +38,7 @@ const GRANULARITY_PERIODS: Record<string, string | null> = {
   month: 'P1M',
   quarter: 'P3M',
   year: 'P1Y',
-};
+} as const satisfies Record<string, string | null>;
 const PERIOD_PATTERN = /^P(?:\d+[YMWD])*(?:T(?:\d+[HMS])*)?$/;
 
 const AGGREGATE_FUNCTIONS: Record<string, string> = {
@@ -87,7 +88,7 @@ class Builder {
     if (typeof granularity === 'string' || granularity === undefined) {
       const key = (granularity ?? 'all') as string;
       if (!(key in GRANULARITY_PERIODS)) throw unsupported(`granularity ${JSON.stringify(key)}`);
-      period = GRANULARITY_PERIODS[key]!;
+      period = GRANULARITY_PERIODS[key as keyof typeof GRANULARITY_PERIODS];
     } else if (isObject(granularity) && granularity.type === 'period' && typeof granularity.period === 'string' && PERIOD_PATTERN.test(granularity.period)) {
       if (granularity.timeZone !== undefined && granularity.timeZone !== 'UTC') throw unsupported('granularity time zones other than UTC');
       period = granularity.period;
