@@ -61,7 +61,7 @@ function createServices(database: Database, config: Config, platform: { queryEng
 function createQueryEngine(config: Config, database: Database): QueryEngine {
   const druid = config.queryEngine.druid;
   if (druid) return new DruidQueryEngine({ ...druid, kafkaBrokers: config.ingestion.kafka?.brokers });
-  return new EmbeddedQueryEngine(database.pool, { statementTimeoutMs: config.queryEngine.statementTimeoutMs });
+  return new EmbeddedQueryEngine(database.pool, { statementTimeoutMs: config.queryEngine.statementTimeoutMs, maxRows: config.queryEngine.maxRows });
 }
 
 function createEventBus(config: Config, database: Database, logger: Logger): EventBus {

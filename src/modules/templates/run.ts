@@ -3,7 +3,7 @@
 // limit a bounded integer; SQL gets typed bound parameters, and a native JSON query is parsed
 // first and only then receives the values, so nothing a caller sends can change its structure.
 import { GatewayError } from '../../errors.js';
-import { GRANULARITY_PERIODS } from '../../platform/query-engine/native-to-sql.js';
+import { GRANULARITY_PERIODS, queryInterval } from '../../platform/query-engine/native-to-sql.js';
 import type { Datasource, QueryEngine, QueryParameter } from '../../platform/query-engine/query-engine.js';
 import type { DatasetService } from '../datasets/service.js';
 import type { TemplateRecord } from './types.js';
@@ -33,10 +33,13 @@ interface Values {
   STARTDATE: string;
   ENDDATE: string;
   LIMIT: number;
+  /** ISO period (PT1H): what SQL's TIME_FLOOR and a native {type: period} granularity take. */
   AGGREGATIONLEVEL: string;
+  /** The level's name (hour): what a native query's `"granularity": "..."` takes. */
+  AGGREGATIONLEVEL_NAME: string;
 }
 
-const NAME_ALIASES: Record<string, keyof Values> = {
+const NAME_ALIASES: Record<string, Exclude<keyof Values, 'AGGREGATIONLEVEL_NAME'>> = {
   DATASET: 'DATASET',
   STARTDATE: 'STARTDATE',
   ENDDATE: 'ENDDATE',
@@ -50,11 +53,21 @@ function invalid(message: string): GatewayError {
   return new GatewayError('QUERY_TEMPLATE_INVALID_INPUT', message);
 }
 
-/** A date from ISO 8601 text, or "YYYY-MM-DD HH:mm:ss" taken as UTC (the original's format). */
+const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+/** A date from ISO 8601 text (date, or date and time, with or without a zone; no zone = UTC), or
+ * "YYYY-MM-DD HH:mm:ss" as the original writes it. Only real calendar dates pass. */
 export function parseDate(value: string, field: string): number {
-  const text = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(value) ? `${value.replace(' ', 'T')}Z` : value;
-  const ms = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : Number.NaN;
-  if (!Number.isFinite(ms)) throw invalid(`${field} ${JSON.stringify(value.slice(0, 40))} is not a date (use ISO 8601, e.g. 2026-11-01 or 2026-11-01T00:00:00Z)`);
+  const match = DATE_PATTERN.exec(value);
+  const refuse = () => invalid(`${field} ${JSON.stringify(value.slice(0, 40))} is not a date (use ISO 8601, e.g. 2026-11-01 or 2026-11-01T00:00:00Z)`);
+  if (!match) throw refuse();
+  const [, year, month, day, hour = '00', minute = '00', second = '00', fraction = '', zone = 'Z'] = match;
+  const ms = Date.parse(`${year}-${month}-${day}T${hour}:${minute}:${second}${fraction.slice(0, 4)}${zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone}`);
+  // Date.parse rolls 2026-02-30 over to March; the calendar check refuses it.
+  const calendar = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+  if (!Number.isFinite(ms) || calendar.getUTCMonth() !== Number(month) - 1 || calendar.getUTCDate() !== Number(day) || Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59) {
+    throw refuse();
+  }
   return ms;
 }
 
@@ -78,7 +91,7 @@ function insideQuotes(text: string, index: number, quote: "'" | '"'): boolean {
 /** SQL with each placeholder replaced by a typed parameter marker (or our datasource reference). */
 export function bindSql(template: string, values: Values, engine: QueryEngine, datasource: Datasource): { sql: string; parameters: QueryParameter[] } {
   const parameters: QueryParameter[] = [];
-  const typeOf: Record<keyof Values, QueryParameter['type'] | null> = { DATASET: null, STARTDATE: 'timestamp', ENDDATE: 'timestamp', LIMIT: 'integer', AGGREGATIONLEVEL: 'varchar' };
+  const typeOf: Record<keyof Values, QueryParameter['type'] | null> = { DATASET: null, STARTDATE: 'timestamp', ENDDATE: 'timestamp', LIMIT: 'integer', AGGREGATIONLEVEL: 'varchar', AGGREGATIONLEVEL_NAME: 'varchar' };
   // An optional TIMESTAMP keyword and the quotes a template may put around a placeholder go too.
   const sql = template.replace(/(TIMESTAMP\s*)?(['"]?)\{\{\s*([A-Za-z_]+)\s*\}\}\2/gi, (match, _keyword, quote: string, raw: string, offset: number) => {
     const name = placeholderName(raw);
@@ -110,15 +123,16 @@ export function bindNative(template: string, values: Values, datasource: Datasou
   } catch (error) {
     throw invalid(`Failed to parse the query: ${(error as Error).message}`);
   }
-  const fill = (value: unknown): unknown => {
+  const fill = (value: unknown, key?: string): unknown => {
     if (typeof value === 'string') {
+      if (value === sentinel('AGGREGATIONLEVEL') && key === 'granularity') return values.AGGREGATIONLEVEL_NAME;
       for (const name of Object.keys(values) as (keyof Values)[]) {
         if (value === sentinel(name)) return name === 'DATASET' ? datasource.name : values[name];
       }
       return value.replace(/\uE000([A-Z]+)\uE001/g, (_m, name: keyof Values) => String(name === 'DATASET' ? datasource.name : values[name]));
     }
-    if (Array.isArray(value)) return value.map(fill);
-    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, fill(inner)]));
+    if (Array.isArray(value)) return value.map((inner) => fill(inner));
+    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([name, inner]) => [name, fill(inner, name)]));
     return value;
   };
   const query = fill(parsed);
@@ -151,12 +165,19 @@ export function createTemplateRunner(datasets: DatasetService, engine: QueryEngi
       ENDDATE: new Date(end).toISOString(),
       LIMIT: limit,
       AGGREGATIONLEVEL: AGGREGATION_PERIODS[input.aggregationLevel ?? 'day'],
+      AGGREGATIONLEVEL_NAME: input.aggregationLevel ?? 'day',
     };
     if (template.queryType === 'sql') {
       const { sql, parameters } = bindSql(template.query, values, engine, datasource);
-      return engine.runSql(sql, parameters);
+      // A template without {{LIMIT}} still returns at most the configured number of rows.
+      return (await engine.runSql(sql, parameters)).slice(0, options.maxRows);
     }
     const query = bindNative(template.query, values, datasource);
+    // The range rule holds for the interval the query really runs on, not only the request's dates.
+    const { start: from, end: to } = queryInterval(query.intervals);
+    if (to - from > MAX_RANGE_DAYS * DAY_MS) {
+      throw new GatewayError('DATA_OUT_INVALID_DATE_RANGE', `Invalid date range! make sure your range cannot be more than ${MAX_RANGE_DAYS} days (the template's interval spans more)`);
+    }
     return engine.runNative(datasource, query);
   };
 }

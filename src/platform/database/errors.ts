@@ -3,7 +3,8 @@
 
 // SQLSTATE classes/codes: 08 connection exception, 57P01-57P03 shutdown / cannot connect now,
 // 53300 too many connections, 55000 with "not currently accepting connections".
-const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/;
+// 08P01 (protocol violation) is excluded: a malformed statement causes it, not an outage.
+const UNAVAILABLE_SQLSTATE = /^(08(?!P01)...|57P0[123]|53300)$/;
 const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 // Prisma: can't reach server, timed out, closed the connection, pool timeout.
 const UNAVAILABLE_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1017', 'P2024']);
@@ -23,4 +24,13 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
 /** True when Prisma refused a write because a unique column already holds the value. */
 export function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';
+}
+
+/** True when PostgreSQL refused a text value it cannot hold (a NUL character, invalid UTF-8). */
+export function isUnstorableText(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 5) return false;
+  const e = error as { code?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown };
+  if (e.code === '22021' || e.code === '22P05' || e.originalCode === '22021' || e.originalCode === '22P05') return true;
+  if (typeof e.message === 'string' && /invalid byte sequence for encoding|unsupported Unicode escape sequence|\\u0000 cannot be converted/.test(e.message)) return true;
+  return isUnstorableText(e.cause, depth + 1);
 }

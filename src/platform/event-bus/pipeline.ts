@@ -32,7 +32,8 @@ export function extractEvents(value: JsonObject, dataset: DatasetRecord): unknow
 }
 
 // Data schemas carry the contract's own keywords (arrival_format, data_type, suggestions): not strict.
-const ajv = new Ajv2020({ strict: false, allErrors: false });
+// ownProperties: an optional field named like an Object method (toString) must not be "found" on the prototype.
+const ajv = new Ajv2020({ strict: false, allErrors: false, ownProperties: true });
 (addFormatsModule as unknown as { default: (a: Ajv2020) => void }).default(ajv);
 const validators = new Map<string, ValidateFunction | Error>();
 

@@ -116,7 +116,12 @@ export class DruidQueryEngine implements QueryEngine {
   async runNative(datasource: Datasource, query: Record<string, unknown>): Promise<unknown[]> {
     const queryId = randomUUID();
     const context = { ...((query.context as JsonObject | undefined) ?? {}), queryId, timeout: this.settings.timeoutMs };
-    return (await this.call('/druid/v2', { ...query, dataSource: datasource.name, context }, 'POST', () => this.cancel(`/druid/v2/${queryId}`))) as unknown[];
+    const rows = (await this.call('/druid/v2', { ...query, dataSource: datasource.name, context }, 'POST', () => this.cancel(`/druid/v2/${queryId}`))) as unknown[];
+    // Druid's groupBy rows are {version, timestamp, event}; the contract's items are {timestamp, result}.
+    if (query.queryType === 'groupBy' && Array.isArray(rows)) {
+      return rows.map((row) => (row && typeof row === 'object' && 'event' in row ? { timestamp: (row as JsonObject).timestamp, result: (row as JsonObject).event } : row));
+    }
+    return rows;
   }
 
   private async cancel(path: string): Promise<void> {

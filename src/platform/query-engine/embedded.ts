@@ -1,7 +1,7 @@
 // The embedded query engine: each Live dataset gets a view in schema `datasources` over the event
 // store, with `__time` and a typed column per data-schema field (nested fields by dotted name).
 // Queries run in a read-only transaction with a statement timeout and search_path = datasources.
-import type pg from 'pg';
+import pg from 'pg';
 import { GatewayError } from '../../errors.js';
 import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js';
 import { pgIdentifierName, quoteIdentifier, quoteLiteral } from './names.js';
@@ -70,13 +70,15 @@ const typeParsers = {
   getTypeParser(oid: number): (value: string) => unknown {
     if (oid === TIMESTAMPTZ || oid === TIMESTAMP) return (value) => new Date(oid === TIMESTAMP ? `${value}Z` : value).toISOString();
     if (oid === INT8 || oid === NUMERIC) return (value) => Number(value);
-    if (oid === 114 || oid === 3802) return (value) => JSON.parse(value);
-    return (value) => value;
+    // Everything else as node-postgres reads it (booleans, int4, float8, json, ...).
+    return pg.types.getTypeParser(oid, 'text') as (value: string) => unknown;
   },
 };
 
 export interface EmbeddedQueryEngineOptions {
   statementTimeoutMs: number;
+  /** Most rows a native query returns. */
+  maxRows: number;
 }
 
 export class EmbeddedQueryEngine implements QueryEngine {
@@ -140,7 +142,7 @@ export class EmbeddedQueryEngine implements QueryEngine {
   }
 
   async runNative(datasource: Datasource, query: Record<string, unknown>): Promise<unknown[]> {
-    const plan = planNativeQuery(query, { relation: this.datasourceReference(datasource), columns: datasource.columns }, 100_000);
+    const plan = planNativeQuery(query, { relation: this.datasourceReference(datasource), columns: datasource.columns }, this.options.maxRows);
     return plan.shape(await this.readOnly(plan.sql, plan.params));
   }
 
@@ -167,8 +169,9 @@ function queryFailure(error: unknown): unknown {
   const code = (error as { code?: unknown }).code;
   const message = (error as Error).message;
   if (code === '57014') return new GatewayError('DATA_OUT_QUERY_TIMEOUT', 'The query took longer than the statement timeout and was cancelled.');
-  if (code === '25006') return new GatewayError('DATA_OUT_INVALID_INPUT', 'The template tried to change data; template queries are read-only.');
-  // Syntax errors, unknown columns or functions: the template's SQL does not fit this engine.
-  if (typeof code === 'string' && /^(42|22)/.test(code)) return new GatewayError('DATA_OUT_INVALID_INPUT', `The query was refused: ${message}`);
+  if (typeof code === 'string' && code.startsWith('25')) return new GatewayError('DATA_OUT_INVALID_INPUT', 'The template tried to change data or the transaction; template queries are read-only.');
+  // Syntax errors, unknown columns or functions, a statement the protocol refuses (e.g. several
+  // commands, or parameters the SQL does not use): the template's SQL does not fit this engine.
+  if (typeof code === 'string' && (/^(42|22)/.test(code) || code === '08P01')) return new GatewayError('DATA_OUT_INVALID_INPUT', `The query was refused: ${message}`);
   return error;
 }

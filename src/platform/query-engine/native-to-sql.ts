@@ -61,8 +61,21 @@ function isObject(value: unknown): value is Json {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/** The one "start/end" interval of a native query (string, list, or {type: intervals} object). */
+export function queryInterval(intervals: unknown): { start: number; end: number } {
+  const list = typeof intervals === 'string' ? [intervals] : Array.isArray(intervals) ? intervals : isObject(intervals) && Array.isArray(intervals.intervals) ? intervals.intervals : null;
+  if (!list || list.length !== 1 || typeof list[0] !== 'string') throw unsupported('queries without exactly one interval "start/end"');
+  const [start, end] = list[0].split('/');
+  const startMs = Date.parse(start ?? '');
+  const endMs = Date.parse(end ?? '');
+  if (!Number.isFinite(startMs) || !Number.isFinite(endMs)) throw new GatewayError('DATA_OUT_INVALID_INPUT', `interval ${JSON.stringify(list[0])} is not "start/end" with two dates`);
+  return { start: startMs, end: endMs };
+}
+
 class Builder {
   readonly params: unknown[] = [];
+  /** Start of the query's interval (ISO, UTC), once interval() has run. */
+  intervalStart = '';
   constructor(private readonly source: DatasourceShape) {}
 
   bind(value: unknown): string {
@@ -99,13 +112,9 @@ class Builder {
   }
 
   interval(intervals: unknown): string {
-    const list = typeof intervals === 'string' ? [intervals] : Array.isArray(intervals) ? intervals : isObject(intervals) && Array.isArray(intervals.intervals) ? intervals.intervals : null;
-    if (!list || list.length !== 1 || typeof list[0] !== 'string') throw unsupported('queries without exactly one interval "start/end"');
-    const [start, end] = list[0].split('/');
-    const startMs = Date.parse(start ?? '');
-    const endMs = Date.parse(end ?? '');
-    if (!Number.isFinite(startMs) || !Number.isFinite(endMs)) throw new GatewayError('DATA_OUT_INVALID_INPUT', `interval ${JSON.stringify(list[0])} is not "start/end" with two dates`);
-    return `"__time" >= ${this.bind(new Date(startMs).toISOString())}::timestamptz AND "__time" < ${this.bind(new Date(endMs).toISOString())}::timestamptz`;
+    const { start, end } = queryInterval(intervals);
+    this.intervalStart = new Date(start).toISOString();
+    return `"__time" >= ${this.bind(this.intervalStart)}::timestamptz AND "__time" < ${this.bind(new Date(end).toISOString())}::timestamptz`;
   }
 
   filter(filter: unknown, depth = 0): string {
@@ -206,7 +215,16 @@ export function planNativeQuery(query: Json, source: DatasourceShape, maxRows: n
     return {
       sql: `SELECT MIN("__time") AS "minTime", MAX("__time") AS "maxTime" ${from}`,
       params: b.params,
-      shape: (rows) => (rows[0]?.minTime ? [{ timestamp: iso(rows[0].minTime), result: { minTime: iso(rows[0].minTime), maxTime: iso(rows[0].maxTime) } }] : []),
+      shape: (rows) => {
+        const row = rows[0];
+        if (!row?.minTime) return [];
+        const minTime = iso(row.minTime);
+        const maxTime = iso(row.maxTime);
+        // "bound" asks for one end only, as Druid answers it.
+        if (query.bound === 'minTime') return [{ timestamp: minTime, result: { minTime } }];
+        if (query.bound === 'maxTime') return [{ timestamp: maxTime, result: { maxTime } }];
+        return [{ timestamp: minTime, result: { minTime, maxTime } }];
+      },
     };
   }
   if (type === 'scan') {
@@ -222,7 +240,7 @@ export function planNativeQuery(query: Json, source: DatasourceShape, maxRows: n
 
   // Granularity "all": one bucket, stamped with the start of the interval (as Druid does).
   const bucket = b.bucket(query.granularity);
-  const timestamp = bucket ?? `${b.bind(String([query.intervals].flat()[0]).split('/')[0])}::timestamptz`;
+  const timestamp = bucket ?? `${b.bind(b.intervalStart)}::timestamptz`;
   const aggregations = b.aggregations(query.aggregations);
 
   if (type === 'timeseries') {
@@ -236,7 +254,7 @@ export function planNativeQuery(query: Json, source: DatasourceShape, maxRows: n
 
   if (type === 'groupBy') {
     const dimensions = b.dimensions(query.dimensions);
-    const orderBy: string[] = ['1'];
+    const orderBy: string[] = [];
     let rowLimit = limit;
     if (isObject(query.limitSpec)) {
       const spec = query.limitSpec;
@@ -250,8 +268,10 @@ export function planNativeQuery(query: Json, source: DatasourceShape, maxRows: n
       }
     }
     const groups = Array.from({ length: dimensions.select.length + 1 }, (_, i) => String(i + 1));
+    // Without a limitSpec order, Druid sorts by time, then by the dimensions.
+    const order = orderBy.length > 0 ? ['1', ...orderBy] : groups;
     return {
-      sql: `SELECT ${[`${timestamp} AS "timestamp"`, ...dimensions.select, ...aggregations.select].join(', ')} ${from} GROUP BY ${groups.join(', ')} ORDER BY ${orderBy.join(', ')} LIMIT ${b.bind(rowLimit)}`,
+      sql: `SELECT ${[`${timestamp} AS "timestamp"`, ...dimensions.select, ...aggregations.select].join(', ')} ${from} GROUP BY ${groups.join(', ')} ORDER BY ${order.join(', ')} LIMIT ${b.bind(rowLimit)}`,
       params: b.params,
       shape: (rows) => rows.map((row) => ({ timestamp: iso(row.timestamp), result: pick(row, [...dimensions.names, ...aggregations.names]) })),
     };
