@@ -24,6 +24,8 @@ declare module 'autocannon' {
       pipelining?: number;
       /** Seconds before a request counts as timed out. */
       timeout?: number;
+      /** Replace every `[<id>]` in each request with an id of its own, generated per request. */
+      idReplacement?: boolean;
       title?: string;
     }
 

@@ -3,11 +3,13 @@
 // with the same context factory GraphQL clients get.
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
-import type { ContextFactory } from '../src/context.js';
+import type { Authentication } from '../src/auth/access.js';
+import type { ContextFactory, GatewayContext } from '../src/context.js';
 import { GatewayError, GENERIC_FAILURE_MESSAGE, httpStatusOf, type ErrorCode } from '../src/errors.js';
 import { classifyGraphQLError } from '../src/graphql/errors.js';
 import type { Logger } from '../src/logger.js';
 import { failureEnvelope, requestMsgid, successEnvelope } from './envelope.js';
+import { MultipartRefused, receiveSingleFile } from './multipart.js';
 import type { RestEndpoint } from './table.js';
 import { compileValidator, type Validator } from './validation.js';
 
@@ -30,6 +32,8 @@ export interface RestRouterOptions {
   bodyLimitBytes: number;
   /** Body limit of entries marked largeBody (ingestion). */
   largeBodyLimitBytes: number;
+  /** File size limit of entries marked multipart (connector registration). */
+  uploadLimitBytes?: number;
 }
 
 const SINGLE_OPERATION = 'default';
@@ -59,6 +63,7 @@ function compile(endpoint: RestEndpoint, schema: GraphQLSchema): CompiledEndpoin
 
 /** Sends a failure envelope; the one place that writes REST failures. */
 export function sendFailure(res: Response, apiId: string, msgid: string | undefined, error: GatewayError): void {
+  if (error.headers) res.set(error.headers);
   res.status(error.httpStatus).json(failureEnvelope(apiId, msgid, error.kind, error.code, error.message));
 }
 
@@ -81,7 +86,7 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
     const { endpoint } = compiled;
     const method = endpoint.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
 
-    const handle = async (req: Request, res: Response) => {
+    const handle = async (req: Request, res: Response, file?: unknown) => {
       const body: unknown = req.body === undefined ? {} : req.body;
       const msgid = requestMsgid(body);
       const fail = (error: GatewayError) => sendFailure(res, endpoint.apiId, msgid, error);
@@ -91,8 +96,9 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
         (compiled.validateBody ? compiled.validateBody(body) : undefined);
       if (invalid !== undefined) return fail(new GatewayError(endpoint.invalidInputCode, invalid));
 
-      const context = options.createContext(res.locals.requestId as string);
-      const input = { path: req.params as Record<string, string>, query: req.query as Record<string, unknown>, body: (body ?? {}) as Record<string, unknown> };
+      const context = (res.locals.context as GatewayContext | undefined) ?? options.createContext(res.locals.requestId as string, res.locals.auth as Authentication | undefined, req.ip);
+      context.apiId = endpoint.apiId;
+      const input = { path: req.params as Record<string, string>, query: req.query as Record<string, unknown>, body: (body ?? {}) as Record<string, unknown>, file };
       let variableValues: Record<string, unknown>;
       let document: DocumentNode;
       try {
@@ -117,6 +123,47 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       res.status(200).json(successEnvelope(endpoint.apiId, msgid, endpoint.result(outcome.data ?? {})));
     };
 
+    // Names the call for the request log and the metrics (src/http/use-observability.ts).
+    router[method](endpoint.path, (_req: Request, res: Response, next: NextFunction) => {
+      res.locals.apiId = endpoint.apiId;
+      next();
+    });
+
+    // Access (src/auth/access.ts): credentials, permission and rate limit, before a body is read or
+    // a file spooled. The context made here runs the operation, whose root field then passes the
+    // same check with the same API id (without paying the rate limit twice).
+    router[method](endpoint.path, (req: Request, res: Response, next: NextFunction) => {
+      const context = options.createContext(res.locals.requestId as string, res.locals.auth as Authentication | undefined, req.ip);
+      try {
+        context.access.admit([endpoint.apiId], { prepay: true });
+      } catch (error) {
+        if (error instanceof GatewayError) return sendFailure(res, endpoint.apiId, undefined, error);
+        return next(error);
+      }
+      res.locals.context = context;
+      next();
+    });
+
+    if (endpoint.multipart) {
+      // Multipart entries spool their one file instead of parsing JSON; failures and the envelope are
+      // the same as for any entry, and the temporary file goes once the operation has answered.
+      router[method](endpoint.path, (req: Request, res: Response, next: NextFunction) => {
+        receiveSingleFile(req, { limitBytes: options.uploadLimitBytes ?? options.bodyLimitBytes }).then(
+          (received) => {
+            req.body = {};
+            handle(req, res, received.upload)
+              .catch(next)
+              .finally(() => void received.discard());
+          },
+          (error: unknown) => {
+            if (error instanceof MultipartRefused) return sendFailure(res, endpoint.apiId, undefined, new GatewayError(endpoint.invalidInputCode, error.message));
+            next(error);
+          },
+        );
+      });
+      continue;
+    }
+
     const [parse, limit] = endpoint.largeBody ? [parseLargeJson, options.largeBodyLimitBytes] : [parseJson, options.bodyLimitBytes];
     router[method](endpoint.path, (req: Request, res: Response, next: NextFunction) => {
       parse(req, res, (parseError?: unknown) => {
@@ -140,6 +187,14 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
 /** Last-resort handler: an error nobody expected becomes a generic failure envelope, logged with the request id. */
 export function restErrorHandler(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    // A request express itself refused before any handler (e.g. a path segment that is not valid
+    // percent-encoding: status 400): the caller's fault, answered as such, not as a 500.
+    const refused = (error as { status?: unknown; expose?: unknown } | undefined)?.status;
+    if (typeof refused === 'number' && refused >= 400 && refused < 500 && (error as { expose?: unknown }).expose !== false && !res.headersSent) {
+      logger.warn({ err: error, requestId: res.locals.requestId, path: req.path }, 'request refused before routing');
+      const apiId = typeof res.locals.apiId === 'string' ? res.locals.apiId : 'api';
+      return sendFailure(res, apiId, undefined, new GatewayError('INVALID_INPUT', `The request could not be read: ${(error as Error).message}`, { httpStatus: refused }));
+    }
     logger.error({ err: error, requestId: res.locals.requestId, path: req.path }, 'unhandled error');
     if (res.headersSent) return;
     const status = httpStatusOf('INTERNAL_SERVER_ERROR');

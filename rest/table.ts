@@ -12,6 +12,8 @@ export interface RestInput {
   query: Record<string, unknown>;
   /** The parsed body, validated by `bodySchema` (an empty object when there was none). */
   body: Record<string, unknown>;
+  /** The uploaded file of a `multipart` entry, as an `Upload` variable value. */
+  file?: unknown;
 }
 
 export interface RestEndpoint {
@@ -24,10 +26,20 @@ export interface RestEndpoint {
   summary: string;
   /** Error code of a request that fails the schemas below. */
   invalidInputCode: ErrorCode;
+  /**
+   * Other codes this entry can answer, for the API reference (rest/openapi.ts). When absent, the
+   * reference lists its domain's codes.
+   */
+  errorCodes?: readonly ErrorCode[];
   pathSchema?: JsonSchema;
   querySchema?: JsonSchema;
   /** Takes bodies up to the ingestion limit instead of the general one. */
   largeBody?: boolean;
+  /**
+   * Takes a multipart/form-data body with one file (any part name) instead of JSON, up to the upload
+   * limit; the file reaches `variables` as `input.file` (an `Upload`), and there is no envelope.
+   */
+  multipart?: boolean;
   /** Schema of the whole body; absent for endpoints that take none. */
   bodySchema?: JsonSchema;
   /**

@@ -21,8 +21,8 @@ const port = z.coerce.number().int().min(0).max(65535);
 export const environmentSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1').describe('Address the HTTP server listens on.'),
   PORT: port.default(3000).describe('HTTP port (0 picks a free one).'),
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development').describe('`production` turns GraphiQL and introspection off unless GRAPHIQL_ENABLED or GRAPHQL_INTROSPECTION say otherwise.'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Level of the JSON log lines (pino) written to standard output.'),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// connection string')
@@ -35,6 +35,30 @@ export const environmentSchema = z.object({
   REQUEST_BODY_LIMIT: byteSize.default(1024 * 1024).describe('Largest accepted JSON request body (e.g. 512kb, 1mb).'),
   GRAPHIQL_ENABLED: booleanText.optional().describe('Serve GraphiQL at GET /graphql (default: on, except in production).'),
   GRAPHQL_INTROSPECTION: booleanText.optional().describe('Allow schema introspection (default: on, except in production).'),
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).max(100).default(12).describe('Deepest selection a GraphQL operation may nest.'),
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).max(1000).default(30).describe('Most aliases one GraphQL document may use.'),
+  GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).max(1_000_000).default(5000).describe('Most lexical tokens in one GraphQL document (refused while parsing).'),
+  GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(50_000).describe('Largest cost of a GraphQL operation: 1 per field, list fields weighted by their page size (`first`).'),
+  GRAPHQL_MAX_BATCH: z.coerce.number().int().min(1).max(100).default(1).describe('Most operations in one batched GraphQL request (1: batching off).'),
+  AUTH_MODE: z
+    .enum(['none', 'jwt', 'session'])
+    .default('none')
+    .describe('none (everyone is SYSTEM; only on a loopback HOST), jwt (bearer tokens) or session (the connect.sid cookie). jwt and session also take API keys (x-api-key).'),
+  PERMISSIONS_FILE: z.string().min(1).optional().describe('Role and permission policy (JSON); default config/permissions.json, the original role groups.'),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional().describe('AUTH_MODE=jwt: HS256 shared secret.'),
+  JWT_PUBLIC_KEY_FILE: z.string().min(1).optional().describe('AUTH_MODE=jwt: PEM file with the RS256 (RSA) or ES256 (P-256) public key or certificate.'),
+  JWT_JWKS_FILE: z.string().min(1).optional().describe('AUTH_MODE=jwt: JWKS file (RS256/ES256 keys, chosen by kid).'),
+  JWT_ISSUER: z.string().min(1).optional().describe('AUTH_MODE=jwt: accepted `iss` values, comma-separated (required).'),
+  JWT_AUDIENCE: z.string().min(1).optional().describe('AUTH_MODE=jwt: accepted `aud` values, comma-separated (required).'),
+  JWT_ROLES_CLAIM: z.string().regex(/^[A-Za-z0-9_:-]+(\.[A-Za-z0-9_:-]+)*$/, 'must be a claim name or dotted path').default('roles').describe('AUTH_MODE=jwt: claim holding the roles (dotted path for nested claims).'),
+  JWT_CLOCK_TOLERANCE_SECONDS: z.coerce.number().int().min(0).max(300).default(30).describe('AUTH_MODE=jwt: clock skew allowed on exp/nbf.'),
+  SESSION_SECRET: z.string().min(1).optional().describe('AUTH_MODE=session: secret(s) the session cookie is signed with, comma-separated (first is current; required).'),
+  SESSION_COOKIE_NAME: z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be a cookie name').default('connect.sid').describe('AUTH_MODE=session: name of the session cookie.'),
+  AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(5000).describe('How long a verified session or API key is remembered (ending or revoking it takes effect within this); 0: never.'),
+  RATE_LIMIT_RPS: z.coerce.number().min(0).optional().describe('Calls per second per caller (token bucket, per process); 0: off. Default: 100, or off with AUTH_MODE=none.'),
+  RATE_LIMIT_BURST: z.coerce.number().int().min(1).optional().describe('Largest burst of calls per caller (default: 2 × RATE_LIMIT_RPS).'),
+  RATE_LIMIT_INGEST_RPS: z.coerce.number().min(0).optional().describe('Ingestion calls (api.data.in) per second per caller, a budget of its own; 0: off. Default: 20, or off with AUTH_MODE=none.'),
+  RATE_LIMIT_INGEST_BURST: z.coerce.number().int().min(1).optional().describe('Largest burst of ingestion calls per caller (default: 2 × RATE_LIMIT_INGEST_RPS).'),
   TEMPLATE_LIST_MAX: z.coerce.number().int().min(1).max(10_000).default(1000).describe('Most templates one list call returns.'),
   KAFKA_BROKERS: z
     .string()
@@ -74,6 +98,36 @@ export const environmentSchema = z.object({
   CONNECTOR_ARCHIVE_MAX_ENTRIES: z.coerce.number().int().min(1).max(100_000).default(2000).describe('Most entries a connector archive may hold.'),
   CONNECTOR_ARCHIVE_MAX_ENTRY_SIZE: byteSize.default(100 * 1024 * 1024).describe('Largest uncompressed size of one entry of a connector archive.'),
   CONNECTOR_ARCHIVE_MAX_TOTAL_SIZE: byteSize.default(500 * 1024 * 1024).describe('Largest uncompressed size of a whole connector archive.'),
+  ALERTMANAGER_URL: z.url({ protocol: /^https?$/ }).optional().describe('Prometheus Alertmanager (API v2). When set, silences can be held there (manager "alertmanager").'),
+  GRAFANA_URL: z.url({ protocol: /^https?$/ }).optional().describe('Grafana. When set, silences and channels (contact points) can be held there (manager "grafana").'),
+  GRAFANA_TOKEN: z.string().min(1).optional().describe('Grafana service-account token, sent as `Authorization: Bearer <token>`.'),
+  ALERT_MANAGER_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000).describe('Longest one call to Alertmanager or Grafana may take.'),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^/\s]+/, 'must be an smtp:// or smtps:// URL')
+    .optional()
+    .describe('SMTP server for e-mail channels (smtp://user:pass@host:587). When unset, e-mails are written to DATA_DIR/outbox.'),
+  SMTP_FROM: z.string().min(3).default('Data Platform Gateway <alerts@localhost>').describe('Sender of notification e-mails.'),
+  WEBHOOK_ALLOWED_HOSTS: z
+    .string()
+    .regex(/^\s*((\*\.)?[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?\s*(,\s*((\*\.)?[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?\s*)*$/, 'must be host names (optionally *.domain or host:port) separated by commas')
+    .default('hooks.slack.com,*.webhook.office.com,*.logic.azure.com')
+    .describe('Hosts Slack/Teams webhook URLs may name (SSRF guard). Loopback and private addresses only when listed.'),
+  NOTIFY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000).describe('Longest sending one notification may take.'),
+  ALERTING_LIST_MAX: z.coerce.number().int().min(1).max(10_000).default(1000).describe('Most silences, aliases or channels one list call returns.'),
+  PII_SERVICE_URL: z.url({ protocol: /^https?$/ }).optional().describe('Downstream PII detector (a Presidio analyzer). When unset, the built-in detectors run in process.'),
+  PII_SERVICE_TOKEN: z.string().min(1).optional().describe('Sent to the PII detector as `Authorization: Bearer <token>`.'),
+  PII_SERVICE_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000).describe('Longest one call to the PII detector may take.'),
+  PII_MAX_RECORDS: z.coerce.number().int().min(1).max(100_000).default(1000).describe('Most records one PII analysis may carry.'),
+  PII_MAX_BYTES: byteSize.default(1024 * 1024).describe('Largest serialised size of the records of one PII analysis.'),
+  PII_MIN_SCORE: z.coerce.number().min(0).max(1).default(0.5).describe('Lowest score (0 to 1) a field is reported with as personal data.'),
+  PROMETHEUS_URL: z.url({ protocol: /^https?$/ }).optional().describe('Prometheus the dataset metrics read pipeline figures from. When unset, they come from the embedded event store.'),
+  PROMETHEUS_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000).describe('Longest one Prometheus query may take.'),
+  METRICS_DEFAULT_PERIOD_DAYS: z.coerce.number().int().min(1).max(3650).default(7).describe('Days dataset metrics look back when a request names no query_time_period.'),
+  METRICS_MAX_PERIOD_DAYS: z.coerce.number().int().min(1).max(3650).default(90).describe('Largest query_time_period (days) a metrics request may ask for.'),
+  METRICS_FRESHNESS_THRESHOLD_MIN: z.coerce.number().positive().default(5).describe('Minutes of event-to-arrival lag under which freshness is Healthy.'),
+  METRICS_QUERY_TIME_THRESHOLD_MIN: z.coerce.number().positive().default(10).describe('Age in minutes of the newest event under which freshness is Healthy.'),
+  METRICS_FAILURE_THRESHOLD_PERCENT: z.coerce.number().min(0).max(100).default(5).describe('Percentage of refused events above which observability is Unhealthy.'),
 });
 
 export interface Config {
@@ -84,6 +138,16 @@ export interface Config {
     | { mode: 'external'; url: string; poolMax: number; statementTimeoutMs: number }
     | { mode: 'embedded'; dataDir: string; port: number; poolMax: number; statementTimeoutMs: number };
   graphql: { graphiql: boolean; introspection: boolean };
+  graphqlLimits: { maxDepth: number; maxAliases: number; maxTokens: number; maxCost: number; maxBatch: number };
+  auth: {
+    mode: 'none' | 'jwt' | 'session';
+    /** Unset: config/permissions.json. */
+    permissionsFile?: string;
+    cacheTtlMs: number;
+    jwt?: { secret?: string; publicKeyFile?: string; jwksFile?: string; issuer: string[]; audience: string[]; rolesClaim: string; clockToleranceSeconds: number };
+    session?: { cookieName: string; secrets: string[] };
+  };
+  rateLimits: { general: { perSecond: number; burst: number }; ingest: { perSecond: number; burst: number } };
   templates: { listMax: number };
   datasets: { listMax: number };
   objectStore:
@@ -93,6 +157,26 @@ export interface Config {
   connectors: { listMax: number; uploadLimitBytes: number; workDir: string; archive: { maxEntries: number; maxEntryBytes: number; maxTotalBytes: number } };
   queryEngine: { statementTimeoutMs: number; maxRows: number; druid?: { url: string; timeoutMs: number } };
   ingestion: { maxBatch: number; bodyLimitBytes: number; kafka?: { brokers: string[]; clientId: string; timeoutMs: number } };
+  alerting: {
+    listMax: number;
+    timeoutMs: number;
+    alertmanager?: { url: string };
+    grafana?: { url: string; token?: string };
+    smtp?: { url: string };
+    mailFrom: string;
+    outboxDir: string;
+    webhookAllowedHosts: string[];
+    notifyTimeoutMs: number;
+  };
+  pii: { maxRecords: number; maxBytes: number; minScore: number; service?: { url: string; timeoutMs: number; token?: string } };
+  metrics: {
+    defaultPeriodDays: number;
+    maxPeriodDays: number;
+    freshnessThresholdMin: number;
+    queryTimeThresholdMin: number;
+    failureThresholdPercent: number;
+    prometheus?: { url: string; timeoutMs: number };
+  };
 }
 
 export class ConfigError extends Error {
@@ -110,6 +194,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
   const e = parsed.data;
+  const accessIssues = accessProblems(e);
+  if (accessIssues.length > 0) throw new ConfigError(accessIssues);
   const production = e.NODE_ENV === 'production';
   const pool = { poolMax: e.DB_POOL_MAX, statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS };
   return deepFreeze({
@@ -123,6 +209,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       graphiql: e.GRAPHIQL_ENABLED ?? !production,
       introspection: e.GRAPHQL_INTROSPECTION ?? !production,
     },
+    graphqlLimits: { maxDepth: e.GRAPHQL_MAX_DEPTH, maxAliases: e.GRAPHQL_MAX_ALIASES, maxTokens: e.GRAPHQL_MAX_TOKENS, maxCost: e.GRAPHQL_MAX_COST, maxBatch: e.GRAPHQL_MAX_BATCH },
+    auth: authSettings(e),
+    rateLimits: rateLimitSettings(e),
     templates: { listMax: e.TEMPLATE_LIST_MAX },
     datasets: { listMax: e.DATASET_LIST_MAX },
     objectStore: e.S3_BUCKET
@@ -162,7 +251,95 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       bodyLimitBytes: e.INGEST_BODY_LIMIT,
       ...(e.KAFKA_BROKERS ? { kafka: { brokers: e.KAFKA_BROKERS.split(','), clientId: e.KAFKA_CLIENT_ID, timeoutMs: e.KAFKA_TIMEOUT_MS } } : {}),
     },
+    alerting: {
+      listMax: e.ALERTING_LIST_MAX,
+      timeoutMs: e.ALERT_MANAGER_TIMEOUT_MS,
+      ...(e.ALERTMANAGER_URL ? { alertmanager: { url: e.ALERTMANAGER_URL } } : {}),
+      ...(e.GRAFANA_URL ? { grafana: { url: e.GRAFANA_URL, ...(e.GRAFANA_TOKEN ? { token: e.GRAFANA_TOKEN } : {}) } } : {}),
+      ...(e.SMTP_URL ? { smtp: { url: e.SMTP_URL } } : {}),
+      mailFrom: e.SMTP_FROM,
+      outboxDir: `${e.DATA_DIR}/outbox`,
+      webhookAllowedHosts: e.WEBHOOK_ALLOWED_HOSTS.split(',').map((host) => host.trim()).filter(Boolean),
+      notifyTimeoutMs: e.NOTIFY_TIMEOUT_MS,
+    },
+    pii: {
+      maxRecords: e.PII_MAX_RECORDS,
+      maxBytes: e.PII_MAX_BYTES,
+      minScore: e.PII_MIN_SCORE,
+      ...(e.PII_SERVICE_URL
+        ? { service: { url: e.PII_SERVICE_URL, timeoutMs: e.PII_SERVICE_TIMEOUT_MS, ...(e.PII_SERVICE_TOKEN ? { token: e.PII_SERVICE_TOKEN } : {}) } }
+        : {}),
+    },
+    metrics: {
+      defaultPeriodDays: e.METRICS_DEFAULT_PERIOD_DAYS,
+      maxPeriodDays: e.METRICS_MAX_PERIOD_DAYS,
+      freshnessThresholdMin: e.METRICS_FRESHNESS_THRESHOLD_MIN,
+      queryTimeThresholdMin: e.METRICS_QUERY_TIME_THRESHOLD_MIN,
+      failureThresholdPercent: e.METRICS_FAILURE_THRESHOLD_PERCENT,
+      ...(e.PROMETHEUS_URL ? { prometheus: { url: e.PROMETHEUS_URL, timeoutMs: e.PROMETHEUS_TIMEOUT_MS } } : {}),
+    },
   });
+}
+
+const list = (value: string | undefined) => (value ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+
+const LOOPBACK_HOST = /^(127(\.\d{1,3}){3}|::1|\[::1\]|localhost|::ffff:127(\.\d{1,3}){3})$/i;
+
+/** True for addresses only this machine can reach (AUTH_MODE=none is allowed on these alone). */
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_HOST.test(host.trim());
+}
+
+/** Settings of authentication that only make sense together; every problem is reported at once. */
+function accessProblems(e: z.infer<typeof environmentSchema>): string[] {
+  const problems: string[] = [];
+  if (e.AUTH_MODE === 'none' && !isLoopbackHost(e.HOST)) {
+    problems.push(
+      `AUTH_MODE: 'none' (no authentication: every caller acts as SYSTEM with every permission) is allowed only on a loopback HOST, and HOST is ${e.HOST}. ` +
+        'Set AUTH_MODE=jwt or AUTH_MODE=session, or listen on 127.0.0.1.',
+    );
+  }
+  if (e.AUTH_MODE === 'jwt') {
+    const keys = [e.JWT_SECRET && 'JWT_SECRET', e.JWT_PUBLIC_KEY_FILE && 'JWT_PUBLIC_KEY_FILE', e.JWT_JWKS_FILE && 'JWT_JWKS_FILE'].filter(Boolean);
+    if (keys.length !== 1) problems.push(`AUTH_MODE=jwt needs exactly one of JWT_SECRET, JWT_PUBLIC_KEY_FILE, JWT_JWKS_FILE (${keys.length ? `got ${keys.join(' and ')}` : 'none is set'})`);
+    if (list(e.JWT_ISSUER).length === 0) problems.push('JWT_ISSUER: required with AUTH_MODE=jwt (the accepted token issuers)');
+    if (list(e.JWT_AUDIENCE).length === 0) problems.push('JWT_AUDIENCE: required with AUTH_MODE=jwt (the accepted token audiences)');
+  }
+  if (e.AUTH_MODE === 'session' && list(e.SESSION_SECRET).length === 0) problems.push('SESSION_SECRET: required with AUTH_MODE=session (the session cookie signing secret)');
+  return problems;
+}
+
+function authSettings(e: z.infer<typeof environmentSchema>): Config['auth'] {
+  return {
+    mode: e.AUTH_MODE,
+    ...(e.PERMISSIONS_FILE ? { permissionsFile: e.PERMISSIONS_FILE } : {}),
+    cacheTtlMs: e.AUTH_CACHE_TTL_MS,
+    ...(e.AUTH_MODE === 'jwt'
+      ? {
+          jwt: {
+            ...(e.JWT_SECRET ? { secret: e.JWT_SECRET } : {}),
+            ...(e.JWT_PUBLIC_KEY_FILE ? { publicKeyFile: e.JWT_PUBLIC_KEY_FILE } : {}),
+            ...(e.JWT_JWKS_FILE ? { jwksFile: e.JWT_JWKS_FILE } : {}),
+            issuer: list(e.JWT_ISSUER),
+            audience: list(e.JWT_AUDIENCE),
+            rolesClaim: e.JWT_ROLES_CLAIM,
+            clockToleranceSeconds: e.JWT_CLOCK_TOLERANCE_SECONDS,
+          },
+        }
+      : {}),
+    ...(e.AUTH_MODE === 'session' ? { session: { cookieName: e.SESSION_COOKIE_NAME, secrets: list(e.SESSION_SECRET) } } : {}),
+  };
+}
+
+/** Unset limits: on when callers are authenticated, off with AUTH_MODE=none (one local user). */
+function rateLimitSettings(e: z.infer<typeof environmentSchema>): Config['rateLimits'] {
+  const open = e.AUTH_MODE === 'none';
+  const general = e.RATE_LIMIT_RPS ?? (open ? 0 : 100);
+  const ingest = e.RATE_LIMIT_INGEST_RPS ?? (open ? 0 : 20);
+  return {
+    general: { perSecond: general, burst: e.RATE_LIMIT_BURST ?? Math.max(1, Math.ceil(general * 2)) },
+    ingest: { perSecond: ingest, burst: e.RATE_LIMIT_INGEST_BURST ?? Math.max(1, Math.ceil(ingest * 2)) },
+  };
 }
 
 function deepFreeze<T>(value: T): T {

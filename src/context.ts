@@ -1,10 +1,17 @@
 // The per-request context, built by one factory for GraphQL over HTTP and for REST calls alike, so
 // both transports get the same caller, loaders and services.
 import type DataLoader from 'dataloader';
+import { unrestrictedAccess, type AccessControl, type Authentication, type Caller, type RequestAccess } from './auth/access.js';
 import type { Logger } from './logger.js';
+import type { AlertService } from './modules/alerts/service.js';
+import type { AuditService } from './modules/audit/service.js';
+import type { ConnectorService } from './modules/connectors/service.js';
 import type { DatasetService, DatasetVersions } from './modules/datasets/service.js';
+import type { FileService } from './modules/files/service.js';
 import type { SchemaInferenceService } from './modules/schema-inference/service.js';
 import type { IngestionService } from './modules/ingestion/service.js';
+import type { MetricsService } from './modules/metrics/service.js';
+import type { PiiService } from './modules/pii/service.js';
 import type { TemplateService } from './modules/templates/service.js';
 import type { Actor, TemplateRecord } from './modules/templates/types.js';
 
@@ -13,10 +20,23 @@ export interface Services {
   datasets: DatasetService;
   schemaInference: SchemaInferenceService;
   ingestion: IngestionService;
+  connectors: ConnectorService;
+  files: FileService;
+  alerts: AlertService;
+  audit: AuditService;
+  pii: PiiService;
+  metrics: MetricsService;
 }
 
 export interface GatewayContext {
   requestId: string;
+  /** The REST API id when the call came over REST (set by the REST router); absent over GraphQL. */
+  apiId?: string;
+  /** Who is calling, as authenticated (AUTH_MODE=none: SYSTEM); undefined when anonymous. */
+  caller?: Caller;
+  /** The access check every root field passes (and the REST router before it reads a body). */
+  access: RequestAccess;
+  /** The caller's id as services record it (created_by, updated_by); `anonymous` without one. */
   actor: Actor;
   logger: Logger;
   services: Services;
@@ -26,15 +46,24 @@ export interface GatewayContext {
   };
 }
 
-export function createContextFactory(services: Services, logger: Logger) {
-  return (requestId: string): GatewayContext => ({
-    requestId,
-    // Until authentication lands (issue 10), every caller acts as SYSTEM, like the original with RBAC off.
-    actor: { id: 'SYSTEM' },
-    logger: logger.child({ requestId }),
-    services,
-    loaders: { templateById: services.templates.createLoader(), datasetVersions: services.datasets.createLoader() },
-  });
+/**
+ * `access` is the gateway's access control; without it (tools, older call sites) every context is
+ * SYSTEM with no limits, as before authentication existed. `authentication` is what use-auth found
+ * for the request, `clientAddress` keys the rate limit of anonymous callers.
+ */
+export function createContextFactory(services: Services, logger: Logger, accessControl?: AccessControl) {
+  return (requestId: string, authentication?: Authentication, clientAddress?: string): GatewayContext => {
+    const access = accessControl ? accessControl.forRequest(authentication ?? {}, clientAddress) : unrestrictedAccess();
+    return {
+      requestId,
+      caller: access.caller,
+      access,
+      actor: { id: access.caller?.id ?? 'anonymous' },
+      logger: logger.child({ requestId }),
+      services,
+      loaders: { templateById: services.templates.createLoader(), datasetVersions: services.datasets.createLoader() },
+    };
+  };
 }
 
 export type ContextFactory = ReturnType<typeof createContextFactory>;

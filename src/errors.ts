@@ -8,6 +8,7 @@ export const ERROR_KINDS = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
+  TOO_MANY_REQUESTS: 429,
   INTERNAL_SERVER_ERROR: 500,
   FAILED: 500,
   SERVICE_UNAVAILABLE: 503,
@@ -21,6 +22,10 @@ export const ERROR_CATALOGUE = {
   ROUTE_NOT_FOUND: 'NOT_FOUND',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
   DATABASE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
+  // Access (issue 10): no or bad credentials, a role without the API id, too many calls
+  UNAUTHENTICATED: 'UNAUTHORIZED',
+  FORBIDDEN: 'FORBIDDEN',
+  RATE_LIMITED: 'TOO_MANY_REQUESTS',
   // Query templates (contract 4.3, 7)
   QUERY_TEMPLATE_INVALID: 'BAD_REQUEST',
   QUERY_TEMPLATE_INVALID_INPUT: 'BAD_REQUEST',
@@ -56,6 +61,11 @@ export const ERROR_CATALOGUE = {
   DATA_OUT_SOURCE_NOT_FOUND: 'NOT_FOUND',
   DATA_OUT_QUERY_FAILED: 'INTERNAL_SERVER_ERROR',
   DATA_OUT_QUERY_TIMEOUT: 'SERVICE_UNAVAILABLE',
+  // Dataset metrics (contract 4.1, 7): DATA_OUT_INVALID_INPUT above, and a source failure
+  FAILED_TO_FETCH_METRICS: 'FAILED',
+  // PII analysis (contract 4.2, 7): the downstream detector failed (its status in the message)
+  DATA_ANALYZE_PII_INVALID_INPUT: 'BAD_REQUEST',
+  ERR_BAD_REQUEST: 'INTERNAL_SERVER_ERROR',
   // Connectors (contract 4.4, 7)
   CONNECTORS_LIST_INPUT_INVALID: 'BAD_REQUEST',
   CONNECTOR_READ_INVALID_INPUT: 'BAD_REQUEST',
@@ -66,25 +76,43 @@ export const ERROR_CATALOGUE = {
   FILES_GENERATE_URL_INPUT_INVALID: 'BAD_REQUEST',
   FILES_URL_GENERATION_LIMIT_EXCEED: 'BAD_REQUEST',
   FILES_GENERATE_URL_FAILURE: 'INTERNAL_SERVER_ERROR',
+  // Alerting (contract 4.6; the original answered every failure here with INTERNAL_SERVER_ERROR)
+  SILENCE_INVALID_INPUT: 'BAD_REQUEST',
+  SILENCE_NOT_FOUND: 'NOT_FOUND',
+  SILENCE_CONFLICT: 'CONFLICT',
+  METRIC_ALIAS_INVALID_INPUT: 'BAD_REQUEST',
+  METRIC_ALIAS_ALREADY_EXISTS: 'CONFLICT',
+  METRIC_ALIAS_NOT_FOUND: 'NOT_FOUND',
+  NOTIFICATION_CHANNEL_INVALID_INPUT: 'BAD_REQUEST',
+  NOTIFICATION_CHANNEL_ALREADY_EXISTS: 'CONFLICT',
+  NOTIFICATION_CHANNEL_NOT_FOUND: 'NOT_FOUND',
+  ALERT_MANAGER_FAILED: 'FAILED',
+  NOTIFICATION_FAILED: 'FAILED',
 } as const satisfies Record<string, ErrorKind>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
 /** Codes whose HTTP status is not their kind's: the contract gives ingestion's TOPIC_NOT_FOUND
- * HTTP 404 with responseCode BAD_REQUEST (and DATASET_NOT_FOUND the same, when ingestion raises it). */
-const STATUS_OVERRIDES: Partial<Record<ErrorCode, number>> = { TOPIC_NOT_FOUND: 404 };
+ * HTTP 404 with responseCode BAD_REQUEST (and DATASET_NOT_FOUND the same, when ingestion raises it).
+ * An alert manager, SMTP server or webhook that refused or did not answer is a 502 (bad gateway):
+ * the request was fine and the gateway is up; the system behind it failed. */
+const STATUS_OVERRIDES: Partial<Record<ErrorCode, number>> = { TOPIC_NOT_FOUND: 404, ALERT_MANAGER_FAILED: 502, NOTIFICATION_FAILED: 502 };
 
 export interface GatewayErrorOptions {
   /** A kind other than the catalogue's, where the contract says so for one endpoint. */
   kind?: ErrorKind;
   /** An HTTP status other than the kind's, likewise. */
   httpStatus?: number;
+  /** Response headers that go with the failure (e.g. Retry-After of RATE_LIMITED). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export class GatewayError extends Error {
   readonly kind: ErrorKind;
 
   readonly httpStatus: number;
+
+  readonly headers?: Readonly<Record<string, string>>;
 
   constructor(
     readonly code: ErrorCode,
@@ -95,6 +123,7 @@ export class GatewayError extends Error {
     this.name = 'GatewayError';
     this.kind = options.kind ?? ERROR_CATALOGUE[code];
     this.httpStatus = options.httpStatus ?? STATUS_OVERRIDES[code] ?? ERROR_KINDS[this.kind];
+    if (options.headers) this.headers = options.headers;
   }
 }
 

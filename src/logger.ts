@@ -1,17 +1,38 @@
 // Structured JSON logs (pino). Secrets never reach a log line: credentials are redacted by path.
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
+import { currentRequestScope } from './request-scope.js';
 
 export type { Logger };
 
-export function createLogger(level: string): Logger {
-  return pino({
+/** Names whose values are credentials wherever they appear in a log object (one level deep too). */
+const SECRET_KEYS = ['password', 'databaseUrl', 'token', 'accessToken', 'refreshToken', 'secret', 'apiKey', 'authorization', 'cookie'];
+
+const chindings = pino.symbols.chindingsSym;
+
+/**
+ * Every line written while a request runs carries its id, whichever logger wrote it: the request
+ * scope (AsyncLocalStorage) supplies it unless the logger is already a child bound to it.
+ */
+function requestIdMixin(mergeObject: object, _level: number, logger: unknown): object {
+  const scope = currentRequestScope();
+  if (!scope || 'requestId' in mergeObject) return {};
+  const bound = (logger as Record<symbol, unknown>)[chindings];
+  if (typeof bound === 'string' && bound.includes('"requestId":')) return {};
+  return { requestId: scope.requestId };
+}
+
+/** A JSON logger on standard output, or on `destination` (tests capture lines this way). */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options = {
     level,
     base: { service: 'gateway' },
+    mixin: requestIdMixin,
     redact: {
-      paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.databaseUrl', 'databaseUrl'],
+      paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]', ...SECRET_KEYS, ...SECRET_KEYS.map((key) => `*.${key}`)],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Hides the password of a connection string so it can be logged. */

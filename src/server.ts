@@ -8,29 +8,63 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { createRestRouter, restErrorHandler } from '../rest/router.js';
+import { createRestRouter, REST_PREFIXES, restErrorHandler } from '../rest/router.js';
+import { buildOpenApiDocument } from '../rest/openapi.js';
 import { restEndpoints } from '../rest/endpoints.js';
 import type { Config } from './config.js';
 import { createContextFactory, type GatewayContext, type Services } from './context.js';
 import { GENERIC_FAILURE_MESSAGE } from './errors.js';
 import { classifyGraphQLError } from './graphql/errors.js';
 import { buildSchema } from './graphql/schema.js';
+import { AccessControl } from './auth/access.js';
+import { createAuthenticator } from './auth/authenticate.js';
+import { fieldApiIds } from './auth/field-api-ids.js';
+import { guardRootFields } from './auth/guard.js';
+import { introspectionNeedsCaller } from './auth/introspection.js';
+import { loadPolicy } from './auth/policy.js';
+import { RateLimiter } from './auth/rate-limit.js';
+import { aliasLimitRule, costLimitPlugin, depthLimitRule, limitBatch } from './graphql/limits.js';
+import { answerClientErrors } from './http/client-errors.js';
+import { useAuth } from './http/use-auth.js';
 import { graphiqlRouter } from './http/graphiql.js';
+import { embeddedObjectStoreRouter } from './http/embedded-object-store.js';
 import { healthRouter } from './http/health.js';
+import { apiDocsRouter } from './http/api-docs.js';
+import { metricsRouter } from './http/metrics-endpoint.js';
+import { graphqlObservabilityPlugin, useObservability } from './http/use-observability.js';
+import { AUDIT_LIST_MAX, createAuditService } from './modules/audit/service.js';
+import { createAuditStore } from './modules/audit/store.js';
+import { withAuditTrail } from './modules/audit/trail.js';
+import { GatewayMetrics } from './telemetry/metrics.js';
+import { useGraphQLUpload } from './http/use-graphql-upload.js';
 import { useRequestId } from './http/use-request-id.js';
 import type { Logger } from './logger.js';
+import { createAlertService } from './modules/alerts/service.js';
+import { createAlertStore } from './modules/alerts/store.js';
+import { createConnectorService } from './modules/connectors/service.js';
+import { createConnectorStore } from './modules/connectors/store.js';
 import { createDatasetService } from './modules/datasets/service.js';
+import { createFileService } from './modules/files/service.js';
 import { IngestionCounters } from './modules/ingestion/counters.js';
 import { createIngestionService } from './modules/ingestion/service.js';
+import { createMetricsService } from './modules/metrics/service.js';
+import { createPiiService } from './modules/pii/service.js';
 import { createDatasetStore } from './modules/datasets/store.js';
 import { createSchemaInferenceService } from './modules/schema-inference/service.js';
 import { createTemplateRunner } from './modules/templates/run.js';
 import { createTemplateService } from './modules/templates/service.js';
 import { createTemplateStore } from './modules/templates/store.js';
+import { createAlertManagers, type AlertManagers } from './platform/alert-manager/alert-manager.js';
 import { openDatabase, type Database } from './platform/database/database.js';
 import { EmbeddedEventStore } from './platform/event-bus/embedded-store.js';
 import type { EventBus } from './platform/event-bus/event-bus.js';
+import { createMetricsSource } from './platform/metrics-source/metrics-source.js';
+import { createPiiDetector } from './platform/pii-detector/pii-detector.js';
 import { createKafkaProducer, KafkaEventBus } from './platform/event-bus/kafka.js';
+import { createNotifier, type Notifier } from './platform/notifier/notifier.js';
+import { EmbeddedObjectStore } from './platform/object-store/embedded.js';
+import type { ObjectStore } from './platform/object-store/object-store.js';
+import { S3ObjectStore } from './platform/object-store/s3.js';
 import { DruidQueryEngine } from './platform/query-engine/druid.js';
 import { EmbeddedQueryEngine } from './platform/query-engine/embedded.js';
 import type { QueryEngine } from './platform/query-engine/query-engine.js';
@@ -45,8 +79,16 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
-function createServices(database: Database, config: Config, platform: { queryEngine: QueryEngine; eventBus: EventBus }): Services {
+function createServices(
+  database: Database,
+  config: Config,
+  platform: { queryEngine: QueryEngine; eventBus: EventBus; objectStore: ObjectStore; alertManagers: AlertManagers; notifier: Notifier; metrics: GatewayMetrics },
+  logger: Logger,
+): Services {
+  const files = createFileService(platform.objectStore, config.files);
   const datasets = createDatasetService(createDatasetStore(database.prisma), platform.queryEngine, { listMax: config.datasets.listMax });
+  // Ingestion counts; the embedded metrics source reads them for the importance score.
+  const ingestionCounters = new IngestionCounters(platform.metrics.ingestion);
   return {
     templates: createTemplateService(createTemplateStore(database.prisma), {
       listMax: config.templates.listMax,
@@ -54,8 +96,22 @@ function createServices(database: Database, config: Config, platform: { queryEng
     }),
     datasets,
     schemaInference: createSchemaInferenceService(),
-    ingestion: createIngestionService(datasets, platform.eventBus, new IngestionCounters(), { maxBatch: config.ingestion.maxBatch }),
+    ingestion: createIngestionService(datasets, platform.eventBus, ingestionCounters, { maxBatch: config.ingestion.maxBatch }),
+    files,
+    connectors: createConnectorService(createConnectorStore(database.prisma), files, config.connectors),
+    alerts: createAlertService(createAlertStore(database.prisma), platform.alertManagers, platform.notifier, logger, { listMax: config.alerting.listMax }),
+    audit: createAuditService(createAuditStore(database.prisma), { listMax: AUDIT_LIST_MAX }),
+    pii: createPiiService(createPiiDetector(config.pii), config.pii),
+    metrics: createMetricsService(datasets, createMetricsSource(config.metrics, database.pool, ingestionCounters), { ...config.metrics, logger }),
   };
+}
+
+/** S3 when a bucket is configured; otherwise the embedded store, whose links need the gateway's URL. */
+function createObjectStore(config: Config, gatewayUrl: () => string): ObjectStore {
+  const settings = config.objectStore;
+  if (settings.kind === 's3') return new S3ObjectStore(settings);
+  const publicUrl = settings.publicUrl;
+  return new EmbeddedObjectStore({ ...settings, baseUrl: publicUrl ? () => publicUrl : gatewayUrl });
 }
 
 function createQueryEngine(config: Config, database: Database): QueryEngine {
@@ -117,33 +173,68 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   logger.info(`query engine: ${queryEngine.name}`);
   const eventBus = createEventBus(config, database, logger);
   logger.info(`event bus: ${eventBus.name}`);
-  const services = createServices(database, config, { queryEngine, eventBus });
-  const schema = buildSchema(GATEWAY_VERSION);
-  const createContext = createContextFactory(services, logger);
+  // Known once the server listens (PORT=0 picks a port); embedded links are made only after that.
+  let gatewayUrl = '';
+  const objectStore = createObjectStore(config, () => gatewayUrl);
+  logger.info(`object store: ${objectStore.name}`);
+  const alertManagers = createAlertManagers(config.alerting);
+  const notifier = createNotifier(config.alerting);
+  logger.info(`alert managers: ${[...alertManagers.values()].map((manager) => manager.description).join('; ')}; notifications: ${notifier.description}`);
+  const metrics = new GatewayMetrics({ version: GATEWAY_VERSION });
+  metrics.watchDatabasePool(database.pool);
+  metrics.watchEventBus(eventBus);
+  const services = createServices(database, config, { queryEngine, eventBus, objectStore, alertManagers, notifier, metrics }, logger);
+  logger.info(`PII detector: ${services.pii.detectorName}; metrics source: ${services.metrics.sourceName}`);
+  const seeded = await services.connectors.seedBuiltIns();
+  if (seeded > 0) logger.info(`connector registry: ${seeded} built-in connectors added`);
+  // Every mutation writes an audit record, over GraphQL and REST alike (both execute this schema).
+  const schema = withAuditTrail(buildSchema(GATEWAY_VERSION));
+  // Access control (src/auth): every root field is guarded by its API ids, taken from the REST
+  // entries that run it, so GraphQL and REST callers pass the same check.
+  const apiIds = fieldApiIds(schema, restEndpoints);
+  if (apiIds.unmapped.length > 0) logger.warn({ fields: apiIds.unmapped }, 'root fields without an API id: only a role granted * may call them');
+  guardRootFields(schema, apiIds.byField);
+  const policy = loadPolicy(config.auth.permissionsFile);
+  const accessControl = new AccessControl(policy, new RateLimiter(config.rateLimits));
+  const authenticator = createAuthenticator(config.auth, database, logger, config.http.host);
+  logger.info(`authentication: ${config.auth.mode}${config.auth.mode === 'none' ? ' (every caller is SYSTEM; loopback only)' : ' (+ API keys)'}; roles from ${config.auth.permissionsFile ?? 'config/permissions.json'}`);
+  const createContext = createContextFactory(services, logger, accessControl);
 
   const app = express();
   app.disable('x-powered-by');
   const httpServer = http.createServer(app);
   // The contract's responses carry `Keep-Alive: timeout=5` (Node's header follows this setting).
   httpServer.keepAliveTimeout = 5_000;
+  answerClientErrors(httpServer);
 
   const apollo = new ApolloServer<GatewayContext>({
     schema,
     introspection: config.graphql.introspection,
+    csrfPrevention: true,
+    parseOptions: { maxTokens: config.graphqlLimits.maxTokens },
+    validationRules: [depthLimitRule(config.graphqlLimits.maxDepth), aliasLimitRule(config.graphqlLimits.maxAliases)],
+    allowBatchedHttpRequests: config.graphqlLimits.maxBatch > 1,
     includeStacktraceInErrorResponses: false,
     formatError: formatGraphQLError,
-    plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), logUnexpectedErrors],
+    plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), logUnexpectedErrors, graphqlObservabilityPlugin(metrics), costLimitPlugin(config.graphqlLimits.maxCost), introspectionNeedsCaller()],
   });
   await apollo.start();
 
   app.use(useRequestId());
+  app.use(useObservability({ logger, metrics }));
   app.use(healthRouter(database));
+  app.use(metricsRouter(metrics));
+  app.use(apiDocsRouter(buildOpenApiDocument(restEndpoints, { version: GATEWAY_VERSION })));
+  if (objectStore instanceof EmbeddedObjectStore) app.use(embeddedObjectStoreRouter(objectStore, logger));
   if (config.graphql.graphiql) app.use(graphiqlRouter());
+  app.use(['/graphql', ...REST_PREFIXES], useAuth({ authenticator }));
   app.use(
     '/graphql',
+    useGraphQLUpload({ maxFileBytes: config.connectors.uploadLimitBytes }),
     // GraphQL carries ingest batches too, so it takes bodies up to the larger of the two limits.
     express.json({ limit: Math.max(config.http.bodyLimitBytes, config.ingestion.bodyLimitBytes) }),
-    expressMiddleware(apollo, { context: async ({ res }) => createContext(res.locals.requestId as string) }),
+    limitBatch(config.graphqlLimits.maxBatch),
+    expressMiddleware(apollo, { context: async ({ req, res }) => createContext(res.locals.requestId as string, res.locals.auth, req.ip) }),
   );
   const rest = createRestRouter({
     schema,
@@ -152,6 +243,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     logger,
     bodyLimitBytes: config.http.bodyLimitBytes,
     largeBodyLimitBytes: config.ingestion.bodyLimitBytes,
+    uploadLimitBytes: config.connectors.uploadLimitBytes,
   });
   app.use(rest);
   app.use(graphqlBodyErrorHandler);
@@ -163,6 +255,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   });
   const { port } = httpServer.address() as AddressInfo;
   const host = config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host;
+  gatewayUrl = `http://${host}:${port}`;
 
   let stopping: Promise<void> | undefined;
   return {
@@ -172,6 +265,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
       stopping ??= (async () => {
         await apollo.stop();
         await eventBus.close();
+        await objectStore.close();
         await database.close();
       })();
       return stopping;

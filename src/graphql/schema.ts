@@ -7,8 +7,14 @@ import { makeExecutableSchema } from '@graphql-tools/schema';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { GraphQLSchema } from 'graphql';
 import type { Resolvers } from '../generated/graphql.js';
+import { alertResolvers } from '../modules/alerts/resolvers.js';
+import { auditResolvers } from '../modules/audit/resolvers.js';
+import { connectorResolvers } from '../modules/connectors/resolvers.js';
 import { datasetResolvers } from '../modules/datasets/resolvers.js';
+import { fileResolvers } from '../modules/files/resolvers.js';
 import { ingestionResolvers } from '../modules/ingestion/resolvers.js';
+import { metricsResolvers } from '../modules/metrics/resolvers.js';
+import { piiResolvers } from '../modules/pii/resolvers.js';
 import { schemaInferenceResolvers } from '../modules/schema-inference/resolvers.js';
 import { templateResolvers } from '../modules/templates/resolvers.js';
 
@@ -32,7 +38,7 @@ const rootResolvers = (version: string): Resolvers => ({
 export function buildSchema(version: string): GraphQLSchema {
   return makeExecutableSchema({
     typeDefs: readTypeDefs(),
-    resolvers: [rootResolvers(version), templateResolvers, datasetResolvers, ingestionResolvers, schemaInferenceResolvers],
+    resolvers: [rootResolvers(version), templateResolvers, datasetResolvers, ingestionResolvers, schemaInferenceResolvers, connectorResolvers, fileResolvers, alertResolvers, piiResolvers, metricsResolvers, auditResolvers],
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
   });
 }

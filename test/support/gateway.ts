@@ -2,6 +2,7 @@
 // test files can run in parallel. Use in beforeAll/afterAll.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import type { DestinationStream } from 'pino';
 import supertest from 'supertest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
@@ -54,10 +55,17 @@ export async function createTestDatabase(): Promise<{ name: string; url: string;
   };
 }
 
-export async function startTestGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+export interface TestGatewayOptions {
+  /** Where log lines go (e.g. a stream collecting them); with it, the level defaults to `info`. */
+  logStream?: DestinationStream;
+  logLevel?: string;
+}
+
+export async function startTestGateway(env: Record<string, string> = {}, options: TestGatewayOptions = {}): Promise<TestGateway> {
   const database = await createTestDatabase();
   const config = loadConfig({ DATABASE_URL: database.url, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'test', DB_POOL_MAX: '4', ...env });
-  const gateway = await startGateway(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'));
+  const level = options.logLevel ?? (options.logStream ? 'info' : (process.env.TEST_LOG_LEVEL ?? 'silent'));
+  const gateway = await startGateway(config, createLogger(level, options.logStream));
   const pool = new pg.Pool({ connectionString: database.url, max: 1 });
   return {
     url: gateway.url,

@@ -51,6 +51,10 @@ export async function openDatabase(settings: Config['database'], logger: Logger)
   // Count statements at the client, the one place every query passes (pool.query and Prisma alike).
   let statements = 0;
   pool.on('connect', (client) => {
+    // The pool listens for errors only while a client is idle; one the server drops while it is
+    // checked out (between two statements of a transaction) would emit an 'error' nobody handles,
+    // which ends the process. Its next query fails instead, and the request gets a 503.
+    client.on('error', (error) => logger.warn({ err: error }, 'database connection in use failed'));
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       statements += 1;

@@ -8,7 +8,9 @@ const UNAVAILABLE_SQLSTATE = /^(08(?!P01)...|57P0[123]|53300)$/;
 const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 // Prisma: can't reach server, timed out, closed the connection, pool timeout.
 const UNAVAILABLE_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1017', 'P2024']);
-const UNAVAILABLE_MESSAGES = /not currently accepting connections|Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|the database system is (starting up|shutting down)/i;
+// pg's "Client has encountered a connection error and is not queryable" / "Client was closed and is not
+// queryable": a pooled connection the server dropped (e.g. while it restarted).
+const UNAVAILABLE_MESSAGES = /not currently accepting connections|Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|the database system is (starting up|shutting down)|is not queryable/i;
 
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 5) return false;

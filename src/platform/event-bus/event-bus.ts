@@ -26,6 +26,18 @@ export interface EventBus {
   /** Resolves once the message is durable (broker ack with acks=all, or the database commit). */
   publish(message: IngestMessage, dataset: DatasetRecord): Promise<PublishOutcome>;
   close(): Promise<void>;
+  /** Producer state for the metrics, where the bus has a producer (Kafka). */
+  stats?(): EventBusStats;
+}
+
+export interface EventBusStats {
+  /** Messages waiting for the next produce call. */
+  queuedMessages: number;
+  /** Produce calls sent and not yet answered. */
+  inFlightBatches: number;
+  /** Produce calls refused or timed out since start-up. */
+  failedBatches: number;
+  connected: boolean;
 }
 
 /** The extraction key a batch travels under, and the key its msgid is written to (the original's defaults). */

@@ -4,7 +4,7 @@
 import { CompressionTypes, Kafka, logLevel, type Producer, type TopicMessages } from 'kafkajs';
 import { GatewayError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import type { EventBus, IngestMessage, PublishOutcome } from './event-bus.js';
+import type { EventBus, EventBusStats, IngestMessage, PublishOutcome } from './event-bus.js';
 
 export interface KafkaSettings {
   brokers: string[];
@@ -40,6 +40,9 @@ export class KafkaEventBus implements EventBus {
   private connecting?: Promise<void>;
   private queue: Pending[] = [];
   private flushScheduled = false;
+  private inFlight = 0;
+  private failed = 0;
+  private connected = false;
 
   constructor(
     private readonly producer: KafkaProducer,
@@ -71,10 +74,13 @@ export class KafkaEventBus implements EventBus {
       topic.messages.push({ key: message.key, headers: message.headers, value: JSON.stringify(message.value) });
       byTopic.set(message.topic, topic);
     }
+    this.inFlight += 1;
     try {
       await withTimeout(this.send([...byTopic.values()]), this.settings.timeoutMs);
       for (const pending of batch) pending.resolve({ accepted: pending.events });
     } catch (error) {
+      this.failed += 1;
+      this.connected = false;
       this.logger.warn({ err: error, messages: batch.length }, 'Kafka publish failed');
       this.connecting = undefined;
       // A refusal means nothing was written; a timeout cannot promise that (the broker may still
@@ -87,12 +93,19 @@ export class KafkaEventBus implements EventBus {
           : `The events were not ingested: Kafka refused them (${(error as Error).message}). Nothing was written; retry the request.`,
       );
       for (const pending of batch) pending.reject(failure);
+    } finally {
+      this.inFlight -= 1;
     }
+  }
+
+  stats(): EventBusStats {
+    return { queuedMessages: this.queue.length, inFlightBatches: this.inFlight, failedBatches: this.failed, connected: this.connected };
   }
 
   private async send(topicMessages: TopicMessages[]): Promise<void> {
     this.connecting ??= this.producer.connect();
     await this.connecting;
+    this.connected = true;
     await this.producer.sendBatch({ topicMessages, acks: -1, compression: CompressionTypes.GZIP, timeout: this.settings.timeoutMs });
   }
 

@@ -1,0 +1,444 @@
+// REST entries for alerting (contract 4.6 and the original's extra /alerts/v1 routes). These take no
+// request envelope: the body is the object itself. Responses use the standard envelope. Each entry
+// runs a GraphQL operation; aliases in the selection give the original's field names.
+import { cursorForOffset } from '../src/graphql/cursor.js';
+import {
+  COMMENT_MAX_LENGTH,
+  COMPONENT_MAX_LENGTH,
+  MESSAGE_MAX_LENGTH,
+  METRIC_MAX_LENGTH,
+  NAME_MAX_LENGTH,
+  RECIPIENTS_MAX_LENGTH,
+  SUBJECT_MAX_LENGTH,
+  URL_MAX_LENGTH,
+} from '../src/modules/alerts/rules.js';
+import { CHANNEL_TYPES, MANAGER_KINDS } from '../src/modules/alerts/types.js';
+import { defineEndpoint, type RestInput } from './table.js';
+import type { JsonSchema } from './validation.js';
+
+// ---------------------------------------------------------------------------------------------
+// Schemas
+
+const manager = { type: 'string', enum: [...MANAGER_KINDS] };
+const channelType = { type: 'string', enum: [...CHANNEL_TYPES] };
+const dateTime = { type: 'string', format: 'date-time', maxLength: 64 };
+const name = { type: 'string', minLength: 1, maxLength: NAME_MAX_LENGTH };
+const idPath: JsonSchema = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 64 } }, required: ['id'] };
+const page = { limit: { type: 'integer', minimum: 0 }, offset: { type: 'integer', minimum: 0 } };
+
+const channelConfig = {
+  type: 'object',
+  properties: {
+    recipientAddresses: { type: 'string', maxLength: RECIPIENTS_MAX_LENGTH },
+    subject: { type: 'string', maxLength: SUBJECT_MAX_LENGTH },
+    message: { type: 'string', maxLength: MESSAGE_MAX_LENGTH },
+    webhookUrl: { type: 'string', maxLength: URL_MAX_LENGTH },
+  },
+  additionalProperties: false,
+};
+
+const channel = {
+  type: 'object',
+  properties: { manager, name, type: channelType, config: channelConfig },
+  required: ['manager', 'name', 'type', 'config'],
+  additionalProperties: false,
+};
+
+/** A search body: the original wraps it in `request`; the bare form is accepted too. */
+function searchSchema(filters: JsonSchema): JsonSchema {
+  const criteria = { type: 'object', properties: { filters, ...page }, additionalProperties: false };
+  return { type: 'object', properties: { request: criteria, filters, ...page }, additionalProperties: false };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mapping
+
+const SILENCE_FIELDS = `
+  id
+  alert_id: alertId
+  manager
+  manager_silence_id: managerSilenceId
+  start_time: startDate
+  end_time: endDate
+  state
+  comment
+  created_by: createdBy
+  updated_by: updatedBy
+  createdAt
+  updatedAt`;
+
+const ALIAS_FIELDS = 'id alias component subComponent metric context created_by: createdBy updated_by: updatedBy createdAt updatedAt';
+
+const CHANNEL_FIELDS = `
+  id manager name type
+  config { recipientAddresses subject message webhookUrl }
+  created_by: createdBy
+  updated_by: updatedBy
+  createdAt
+  updatedAt`;
+
+type Row = Record<string, unknown>;
+
+function upper(value: unknown): unknown {
+  return typeof value === 'string' ? value.toUpperCase() : value;
+}
+
+/** GraphQL spells enum values in capitals; the original in lower case. */
+function lowerFields(row: Row, fields: string[]): Row {
+  return { ...row, ...Object.fromEntries(fields.map((field) => [field, typeof row[field] === 'string' ? (row[field] as string).toLowerCase() : row[field]])) };
+}
+
+const restSilence = (row: Row) => lowerFields(row, ['manager', 'state']);
+
+function restChannel(row: Row): Row {
+  const config = Object.fromEntries(Object.entries(row.config as Row).filter(([, value]) => value !== null));
+  return { ...lowerFields(row, ['manager', 'type']), config };
+}
+
+function body(input: RestInput): Record<string, any> {
+  return input.body as Record<string, any>;
+}
+
+/** The criteria of a search body, wrapped in `request` or not. */
+function criteria(input: RestInput): { filters?: Record<string, any>; limit?: number; offset?: number } {
+  return (input.body.request ?? input.body) as { filters?: Record<string, any>; limit?: number; offset?: number };
+}
+
+function pageVariables(search: { limit?: number | string; offset?: number | string }) {
+  const offset = search.offset === undefined ? 0 : Number(search.offset);
+  // Without a limit a search returns every match, up to the configured maximum.
+  return { first: search.limit === undefined ? null : Number(search.limit), after: offset > 0 ? cursorForOffset(offset - 1) : null };
+}
+
+/** The channel of a create or test body, as GraphQL takes it. */
+function channelInput(value: Record<string, any>) {
+  return { manager: upper(value.manager), name: value.name, type: upper(value.type), config: value.config };
+}
+
+/** `{id}` of the record a mutation payload carries, e.g. data.createSilence.silence.id. */
+const idResult = (field: string, record: string) => (data: Row) => ({ id: ((data[field] as Row)[record] as Row).id });
+
+// ---------------------------------------------------------------------------------------------
+
+export const alertEndpoints = [
+  // Silences
+
+  defineEndpoint({
+    method: 'POST',
+    path: '/alerts/v1/silence/create',
+    apiId: 'api.alert.silence.create',
+    summary: 'Silence an alert at an alert manager (replacing its previous silence)',
+    invalidInputCode: 'SILENCE_INVALID_INPUT',
+    bodySchema: {
+      type: 'object',
+      properties: { startDate: dateTime, endDate: dateTime, alertId: { type: 'string', format: 'uuid' }, manager, comment: { type: 'string', maxLength: COMMENT_MAX_LENGTH } },
+      required: ['startDate', 'endDate', 'alertId', 'manager'],
+      additionalProperties: false,
+    },
+    operation: `mutation RestCreateSilence($input: CreateSilenceInput!) { createSilence(input: $input) { silence { id } } }`,
+    variables: (input) => {
+      const b = body(input);
+      return { input: { alertId: b.alertId, manager: upper(b.manager), startDate: b.startDate, endDate: b.endDate, comment: b.comment ?? null } };
+    },
+    result: idResult('createSilence', 'silence'),
+  }),
+
+  defineEndpoint({
+    method: 'GET',
+    path: '/alerts/v1/silence/search',
+    apiId: 'api.alert.silence.list',
+    summary: 'List silences, newest first',
+    invalidInputCode: 'SILENCE_INVALID_INPUT',
+    querySchema: {
+      type: 'object',
+      properties: {
+        alertId: { type: 'string', format: 'uuid' },
+        manager,
+        limit: { type: 'string', pattern: '^[0-9]{1,6}$' },
+        offset: { type: 'string', pattern: '^[0-9]{1,9}$' },
+      },
+      additionalProperties: false,
+    },
+    operation: `query RestListSilences($filter: SilenceFilter, $first: Int, $after: String) {
+      silences(filter: $filter, first: $first, after: $after) { totalCount nodes { ${SILENCE_FIELDS} } }
+    }`,
+    variables: (input) => ({
+      filter: { alertId: input.query.alertId ?? null, manager: upper(input.query.manager) ?? null },
+      ...pageVariables(input.query as { limit?: string; offset?: string }),
+    }),
+    // `transformedSilences` is the original's name for the list.
+    result: (data) => {
+      const found = data.silences as { totalCount: number; nodes: Row[] };
+      return { transformedSilences: found.nodes.map(restSilence), count: found.totalCount };
+    },
+  }),
+
+  defineEndpoint({
+    method: 'GET',
+    path: '/alerts/v1/silence/get/:id',
+    apiId: 'api.alert.silence.get',
+    summary: 'Read a silence',
+    invalidInputCode: 'SILENCE_INVALID_INPUT',
+    pathSchema: idPath,
+    operation: `query RestReadSilence($id: ID!) { silence(id: $id) { ${SILENCE_FIELDS} } }`,
+    variables: (input) => ({ id: input.path.id }),
+    result: (data) => restSilence(data.silence as Row),
+  }),
+
+  defineEndpoint({
+    method: 'PATCH',
+    path: '/alerts/v1/silence/update/:id',
+    apiId: 'api.alert.silence.update',
+    summary: 'Move the start or end of a silence',
+    invalidInputCode: 'SILENCE_INVALID_INPUT',
+    pathSchema: idPath,
+    // startTime/endTime are the original's names for the same bounds.
+    bodySchema: {
+      type: 'object',
+      properties: { startDate: dateTime, endDate: dateTime, startTime: dateTime, endTime: dateTime },
+      minProperties: 1,
+      additionalProperties: false,
+    },
+    operation: `mutation RestUpdateSilence($id: ID!, $input: UpdateSilenceInput!) { updateSilence(id: $id, input: $input) { silence { id } } }`,
+    variables: (input) => {
+      const b = body(input);
+      return { id: input.path.id, input: { startDate: b.startDate ?? b.startTime ?? null, endDate: b.endDate ?? b.endTime ?? null } };
+    },
+    result: idResult('updateSilence', 'silence'),
+  }),
+
+  defineEndpoint({
+    method: 'DELETE',
+    path: '/alerts/v1/silence/delete/:id',
+    apiId: 'api.alert.silence.delete',
+    summary: 'End a silence at its manager and delete it',
+    invalidInputCode: 'SILENCE_INVALID_INPUT',
+    pathSchema: idPath,
+    operation: `mutation RestDeleteSilence($id: ID!) { deleteSilence(id: $id) { id } }`,
+    variables: (input) => ({ id: input.path.id }),
+    result: (data) => ({ id: (data.deleteSilence as Row).id }),
+  }),
+
+  // Metric aliases
+
+  defineEndpoint({
+    method: 'POST',
+    path: '/alerts/v1/metric/alias/create',
+    apiId: 'api.metric.add',
+    summary: 'Create a metric alias (a named PromQL expression)',
+    invalidInputCode: 'METRIC_ALIAS_INVALID_INPUT',
+    bodySchema: {
+      type: 'object',
+      properties: {
+        alias: name,
+        component: { type: 'string', minLength: 1, maxLength: COMPONENT_MAX_LENGTH },
+        metric: { type: 'string', minLength: 1, maxLength: METRIC_MAX_LENGTH },
+        subComponent: name,
+        context: { type: 'object' },
+      },
+      required: ['alias', 'component', 'metric'],
+      additionalProperties: false,
+    },
+    operation: `mutation RestCreateMetricAlias($input: CreateMetricAliasInput!) { createMetricAlias(input: $input) { metricAlias { id } } }`,
+    variables: (input) => {
+      const b = body(input);
+      return { input: { alias: b.alias, component: b.component, metric: b.metric, subComponent: b.subComponent ?? null, context: b.context ?? null } };
+    },
+    result: idResult('createMetricAlias', 'metricAlias'),
+  }),
+
+  defineEndpoint({
+    method: 'POST',
+    path: '/alerts/v1/metric/alias/search',
+    apiId: 'api.metric.list',
+    summary: 'List metric aliases, newest first',
+    invalidInputCode: 'METRIC_ALIAS_INVALID_INPUT',
+    bodySchema: searchSchema({
+      type: 'object',
+      properties: { component: { type: 'string', maxLength: COMPONENT_MAX_LENGTH }, subComponent: { type: 'string', maxLength: NAME_MAX_LENGTH } },
+      additionalProperties: false,
+    }),
+    operation: `query RestListMetricAliases($filter: MetricAliasFilter, $first: Int, $after: String) {
+      metricAliases(filter: $filter, first: $first, after: $after) { totalCount nodes { ${ALIAS_FIELDS} } }
+    }`,
+    variables: (input) => {
+      const search = criteria(input);
+      return { filter: { component: search.filters?.component ?? null, subComponent: search.filters?.subComponent ?? null }, ...pageVariables(search) };
+    },
+    result: (data) => {
+      const found = data.metricAliases as { totalCount: number; nodes: Row[] };
+      return { metrics: found.nodes, count: found.totalCount };
+    },
+  }),
+
+  defineEndpoint({
+    method: 'GET',
+    path: '/alerts/v1/metric/alias/get/:id',
+    apiId: 'api.metric.get',
+    summary: 'Read a metric alias',
+    invalidInputCode: 'METRIC_ALIAS_INVALID_INPUT',
+    pathSchema: idPath,
+    operation: `query RestReadMetricAlias($id: ID!) { metricAlias(id: $id) { ${ALIAS_FIELDS} } }`,
+    variables: (input) => ({ id: input.path.id }),
+    result: (data) => data.metricAlias,
+  }),
+
+  defineEndpoint({
+    method: 'PATCH',
+    path: '/alerts/v1/metric/alias/update/:id',
+    apiId: 'api.metric.update',
+    summary: 'Change a metric alias',
+    invalidInputCode: 'METRIC_ALIAS_INVALID_INPUT',
+    pathSchema: idPath,
+    bodySchema: {
+      type: 'object',
+      properties: {
+        alias: name,
+        component: { type: 'string', minLength: 1, maxLength: COMPONENT_MAX_LENGTH },
+        metric: { type: 'string', minLength: 1, maxLength: METRIC_MAX_LENGTH },
+        subComponent: { type: ['string', 'null'], maxLength: NAME_MAX_LENGTH },
+        context: { type: ['object', 'null'] },
+      },
+      minProperties: 1,
+      additionalProperties: false,
+    },
+    operation: `mutation RestUpdateMetricAlias($id: ID!, $input: UpdateMetricAliasInput!) { updateMetricAlias(id: $id, input: $input) { metricAlias { id } } }`,
+    // Only the keys given reach GraphQL, so an absent subComponent or context is left as it is.
+    variables: (input) => ({ id: input.path.id, input: body(input) }),
+    result: idResult('updateMetricAlias', 'metricAlias'),
+  }),
+
+  defineEndpoint({
+    method: 'DELETE',
+    path: '/alerts/v1/metric/alias/delete/:id',
+    apiId: 'api.metric.remove',
+    summary: 'Delete a metric alias',
+    invalidInputCode: 'METRIC_ALIAS_INVALID_INPUT',
+    pathSchema: idPath,
+    operation: `mutation RestDeleteMetricAlias($id: ID!) { deleteMetricAlias(id: $id) { id } }`,
+    variables: (input) => ({ id: input.path.id }),
+    result: (data) => ({ id: (data.deleteMetricAlias as Row).id }),
+  }),
+
+  // Notification channels
+
+  defineEndpoint({
+    method: 'POST',
+    path: '/alerts/v1/notifications/create',
+    apiId: 'api.alert.notification.create',
+    summary: 'Create a notification channel at its manager',
+    invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
+    bodySchema: channel,
+    operation: `mutation RestCreateChannel($input: CreateNotificationChannelInput!) { createNotificationChannel(input: $input) { channel { id } } }`,
+    variables: (input) => ({ input: channelInput(body(input)) }),
+    result: idResult('createNotificationChannel', 'channel'),
+  }),
+
+  defineEndpoint({
+    method: 'POST',
+    path: '/alerts/v1/notifications/search',
+    apiId: 'api.alert.notification.list',
+    summary: 'List notification channels, newest first',
+    invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
+    bodySchema: searchSchema({ type: 'object', properties: { manager, type: channelType }, additionalProperties: false }),
+    operation: `query RestListChannels($filter: NotificationChannelFilter, $first: Int, $after: String) {
+      notificationChannels(filter: $filter, first: $first, after: $after) { totalCount nodes { ${CHANNEL_FIELDS} } }
+    }`,
+    variables: (input) => {
+      const search = criteria(input);
+      return { filter: { manager: upper(search.filters?.manager) ?? null, type: upper(search.filters?.type) ?? null }, ...pageVariables(search) };
+    },
+    result: (data) => {
+      const found = data.notificationChannels as { totalCount: number; nodes: Row[] };
+      return { notifications: found.nodes.map(restChannel), count: found.totalCount };
+    },
+  }),
+
+  defineEndpoint({
+    method: 'GET',
+    path: '/alerts/v1/notifications/get/:id',
+    apiId: 'api.alert.notification.get',
+    summary: 'Read a notification channel',
+    invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
+    pathSchema: idPath,
+    operation: `query RestReadChannel($id: ID!) { notificationChannel(id: $id) { ${CHANNEL_FIELDS} } }`,
+    variables: (input) => ({ id: input.path.id }),
+    result: (data) => restChannel(data.notificationChannel as Row),
+  }),
+
+  defineEndpoint({
+    method: 'PATCH',
+    path: '/alerts/v1/notifications/update/:id',
+    apiId: 'api.alert.notification.update',
+    summary: 'Change a notification channel at its manager',
+    invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
+    pathSchema: idPath,
+    bodySchema: { type: 'object', properties: { name, type: channelType, config: channelConfig }, minProperties: 1, additionalProperties: false },
+    operation: `mutation RestUpdateChannel($id: ID!, $input: UpdateNotificationChannelInput!) { updateNotificationChannel(id: $id, input: $input) { channel { id } } }`,
+    variables: (input) => {
+      const b = body(input);
+      return { id: input.path.id, input: { name: b.name ?? null, type: upper(b.type) ?? null, config: b.config ?? null } };
+    },
+    result: idResult('updateNotificationChannel', 'channel'),
+  }),
+
+  defineEndpoint({
+    method: 'DELETE',
+    path: '/alerts/v1/notifications/delete/:id',
+    apiId: 'api.alert.notification.delete',
+    summary: 'Remove a notification channel from its manager and delete it',
+    invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
+    pathSchema: idPath,
+    operation: `mutation RestDeleteChannel($id: ID!) { deleteNotificationChannel(id: $id) { id } }`,
+    variables: (input) => ({ id: input.path.id }),
+    result: (data) => ({ id: (data.deleteNotificationChannel as Row).id }),
+  }),
+
+  defineEndpoint({
+    method: 'POST',
+    path: '/alerts/v1/notifications/test',
+    apiId: 'api.alert.notification.test',
+    summary: 'Send a test message to a stored channel (payload.id) or to the channel described in payload',
+    invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
+    bodySchema: {
+      type: 'object',
+      properties: {
+        message: { type: 'string', minLength: 1, maxLength: MESSAGE_MAX_LENGTH },
+        payload: {
+          type: 'object',
+          properties: {
+            id: { type: 'string', minLength: 1, maxLength: 64 },
+            // UI flags of the original's console; accepted and ignored, as the original does.
+            error: {
+              type: 'object',
+              properties: { selectChannel: { type: 'boolean' }, configureChannel: { type: 'boolean' } },
+              additionalProperties: false,
+            },
+            manager,
+            name,
+            type: channelType,
+            config: channelConfig,
+          },
+          // Without the id of a stored channel, the payload is the channel. (Ajv's strict mode wants
+          // the properties a `required` names declared beside it.)
+          if: { properties: { id: true }, required: ['id'] },
+          else: { properties: channel.properties, required: channel.required },
+          additionalProperties: false,
+        },
+      },
+      required: ['payload'],
+      additionalProperties: false,
+    },
+    operation: `mutation RestTestChannel($input: TestNotificationChannelInput!) {
+      testNotificationChannel(input: $input) { status transport response channelId }
+    }`,
+    variables: (input) => {
+      const { message, payload } = body(input);
+      return { input: { message: message ?? null, channelId: payload.id ?? null, channel: payload.id ? null : channelInput(payload) } };
+    },
+    result: (data) => {
+      const sent = data.testNotificationChannel as { status: string; transport: string; response: string; channelId: string | null };
+      return { status: sent.status, ...(sent.channelId ? { id: sent.channelId } : {}), transport: sent.transport, response: sent.response };
+    },
+  }),
+];

@@ -1,0 +1,45 @@
+// REST entry for pre-signed file links (contract 4.5). The file count limit is the service's (it has
+// its own error code), so the schema leaves the list's length to it.
+import { FILE_NAME_MAX_LENGTH } from '../src/modules/files/rules.js';
+import { defineEndpoint, type RestInput } from './table.js';
+import { envelopeSchema } from './validation.js';
+
+function request(input: RestInput): Record<string, any> {
+  return (input.body.request ?? {}) as Record<string, any>;
+}
+
+export const fileEndpoints = [
+  defineEndpoint({
+    method: 'POST',
+    path: '/v2/files/generate-url',
+    apiId: 'api.files.generate-url',
+    summary: 'Upload (access write, the default) or download (access read) links for files',
+    invalidInputCode: 'FILES_GENERATE_URL_INPUT_INVALID',
+    bodySchema: envelopeSchema(
+      'api.files.generate-url',
+      {
+        type: 'object',
+        properties: {
+          files: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1, maxLength: FILE_NAME_MAX_LENGTH } },
+          access: { type: 'string', enum: ['read', 'write'] },
+          type: { type: 'string', enum: ['dataset', 'connector'] },
+        },
+        required: ['files'],
+        additionalProperties: false,
+      },
+      { requestRequired: true },
+    ),
+    operation: `mutation RestGenerateFileUrls($files: [String!]!, $access: FileAccess, $kind: FileKind) {
+      generateFileUrls(files: $files, access: $access, kind: $kind) { filePath fileName preSignedUrl }
+    }`,
+    variables: (input) => {
+      const r = request(input);
+      return {
+        files: r.files,
+        access: String(r.access ?? 'write').toUpperCase(),
+        kind: String(r.type ?? 'dataset').toUpperCase(),
+      };
+    },
+    result: (data) => data.generateFileUrls,
+  }),
+];

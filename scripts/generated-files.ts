@@ -1,0 +1,87 @@
+// The committed files generated from the code, and the check that they are current:
+//
+//   openapi.json            the REST layer's OpenAPI 3.1 document, from the REST table (rest/openapi.ts)
+//   schema.graphql          the GraphQL schema printed from graphql/*.graphql (graphql's printSchema)
+//   docs/configuration.md   the configuration reference, from environmentSchema (src/config-reference.ts)
+//   README.md               its configuration table, between the configuration markers
+//
+// Usage: node --import tsx scripts/generated-files.ts           writes them (npm run generate:docs)
+//        node --import tsx scripts/generated-files.ts --check   exits 1 when one differs (npm run check:generated)
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { printSchema } from 'graphql';
+import { restEndpoints } from '../rest/endpoints.js';
+import { buildOpenApiDocument } from '../rest/openapi.js';
+import { configurationReference, configurationTable } from '../src/config-reference.js';
+import { buildSchema } from '../src/graphql/schema.js';
+import { GATEWAY_VERSION } from '../src/server.js';
+
+export const ROOT = fileURLToPath(new URL('../', import.meta.url));
+export const CONFIG_MARKERS = ['<!-- configuration:start (generated from src/config.ts by `npm run generate:docs`) -->', '<!-- configuration:end -->'] as const;
+
+export interface GeneratedFile {
+  /** Relative to the repository root. */
+  path: string;
+  content: string;
+}
+
+export function openApiText(): string {
+  return `${JSON.stringify(buildOpenApiDocument(restEndpoints, { version: GATEWAY_VERSION }), null, 2)}\n`;
+}
+
+export function graphqlSchemaText(): string {
+  return `# Generated from graphql/*.graphql by \`npm run generate:docs\`; do not edit.\n\n${printSchema(buildSchema(GATEWAY_VERSION))}\n`;
+}
+
+/** README.md with its configuration block replaced; undefined when the README has no markers. */
+function readmeText(): string | undefined {
+  const file = path.join(ROOT, 'README.md');
+  if (!existsSync(file)) return undefined;
+  const readme = readFileSync(file, 'utf8');
+  const start = readme.indexOf(CONFIG_MARKERS[0]);
+  const end = readme.indexOf(CONFIG_MARKERS[1]);
+  if (start < 0 || end < start) return undefined;
+  return `${readme.slice(0, start + CONFIG_MARKERS[0].length)}\n${configurationTable()}\n${readme.slice(end)}`;
+}
+
+export function generatedFiles(): GeneratedFile[] {
+  const readme = readmeText();
+  return [
+    { path: 'openapi.json', content: openApiText() },
+    { path: 'schema.graphql', content: graphqlSchemaText() },
+    { path: 'docs/configuration.md', content: configurationReference() },
+    ...(readme === undefined ? [] : [{ path: 'README.md', content: readme }]),
+  ];
+}
+
+/** The generated files whose committed copy differs from what the code generates now. */
+export function staleFiles(files = generatedFiles()): string[] {
+  return files.filter((file) => {
+    const target = path.join(ROOT, file.path);
+    return !existsSync(target) || readFileSync(target, 'utf8') !== file.content;
+  }).map((file) => file.path);
+}
+
+function main(): void {
+  const check = process.argv.includes('--check');
+  const files = generatedFiles();
+  if (check) {
+    const stale = staleFiles(files);
+    if (stale.length > 0) {
+      console.error(`generated files are out of date: ${stale.join(', ')}\nrun \`npm run generate:docs\` and commit the result`);
+      process.exit(1);
+    }
+    console.log(`generated files are current: ${files.map((file) => file.path).join(', ')}`);
+    return;
+  }
+  for (const file of files) {
+    const target = path.join(ROOT, file.path);
+    mkdirSync(path.dirname(target), { recursive: true });
+    const before = existsSync(target) ? readFileSync(target, 'utf8') : undefined;
+    if (before !== file.content) writeFileSync(target, file.content);
+    console.log(`${before === file.content ? 'unchanged' : 'wrote'} ${file.path}`);
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

@@ -1,0 +1,53 @@
+// Prints the breaking and dangerous changes of the GraphQL schema against an earlier commit's
+// schema.graphql, with graphql's own findBreakingChanges/findDangerousChanges. A report, not a
+// gate: it always exits 0 (run by `npm run lint`, so CI logs show it).
+//
+// Usage: node --import tsx scripts/graphql-breaking-changes.ts [--base <git ref>]
+// Without --base: HEAD when the schema has changed since HEAD (before a commit), else HEAD~1
+// (what the last commit changed, as on CI's clean clone).
+import { execFileSync } from 'node:child_process';
+import { buildSchema, findBreakingChanges, findDangerousChanges } from 'graphql';
+import { graphqlSchemaText, ROOT } from './generated-files.js';
+
+function git(args: string[]): string {
+  return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 * 1024 * 1024 });
+}
+
+function baseRef(current: string): string {
+  const given = process.argv.indexOf('--base');
+  if (given >= 0 && process.argv[given + 1]) return process.argv[given + 1]!;
+  try {
+    return git(['show', 'HEAD:schema.graphql']) === current ? 'HEAD~1' : 'HEAD';
+  } catch {
+    return 'HEAD';
+  }
+}
+
+function main(): void {
+  const current = graphqlSchemaText();
+  const ref = baseRef(current);
+  let previous: string;
+  try {
+    previous = git(['show', `${ref}:schema.graphql`]);
+  } catch {
+    console.log(`graphql schema: no schema.graphql at ${ref} to compare with; nothing to report`);
+    return;
+  }
+  if (previous === current) {
+    console.log(`graphql schema: unchanged since ${ref}`);
+    return;
+  }
+  const before = buildSchema(previous);
+  const after = buildSchema(current);
+  const breaking = findBreakingChanges(before, after);
+  const dangerous = findDangerousChanges(before, after);
+  console.log(`graphql schema: changes since ${ref}: ${breaking.length} breaking, ${dangerous.length} dangerous`);
+  for (const change of breaking) console.log(`  BREAKING  ${change.type}: ${change.description}`);
+  for (const change of dangerous) console.log(`  DANGEROUS ${change.type}: ${change.description}`);
+}
+
+try {
+  main();
+} catch (error) {
+  console.log(`graphql schema: the breaking-change report could not be made: ${(error as Error).message}`);
+}

@@ -1,0 +1,111 @@
+// The one access check. Both transports pass it with an API id: the REST router before it reads a
+// body (so a caller without the right gets 401/403 before any work), and every GraphQL root field
+// through the resolver guard (guard.ts), which REST calls run through too. Order: credentials (401),
+// permission (403), rate limit (429).
+import { GatewayError } from '../errors.js';
+import { PUBLIC_API_ID } from './field-api-ids.js';
+import type { PermissionPolicy } from './policy.js';
+import type { Budget, RateLimiter } from './rate-limit.js';
+
+/** How the caller proved who it is. */
+export type CredentialKind = 'none' | 'jwt' | 'session' | 'api-key';
+
+export interface Caller {
+  /** User id (JWT `sub`, the session's user id) or `apikey:<name>`; recorded as created_by/updated_by. */
+  id: string;
+  roles: readonly string[];
+  via: CredentialKind;
+  /** AUTH_MODE=none: every call is allowed, as the original with RBAC off. */
+  unrestricted?: boolean;
+}
+
+/**
+ * What authentication found for one request: a caller, a refusal (credentials were sent and did not
+ * hold, or the store behind them failed), or neither (no credentials: anonymous).
+ */
+export interface Authentication {
+  caller?: Caller;
+  failure?: GatewayError;
+}
+
+/** AUTH_MODE=none: the only caller there is, like the original's SYSTEM user with RBAC off. */
+export const SYSTEM_CALLER: Caller = Object.freeze({ id: 'SYSTEM', roles: Object.freeze(['admin']), via: 'none', unrestricted: true });
+
+export const INGEST_API_ID = 'api.data.in';
+
+export const NO_CREDENTIALS_MESSAGE = 'Authentication is required: send a bearer token (Authorization: Bearer <jwt>), the session cookie or an API key (x-api-key).';
+
+/** A RATE_LIMITED failure; GraphQL answers it with HTTP 429 and Retry-After too (Apollo reads `extensions.http`). */
+export class RateLimitedError extends GatewayError {
+  readonly extensions: { http: { status: number; headers: Map<string, string> } };
+
+  constructor(budget: Budget, retryAfterSeconds: number) {
+    const what = budget === 'ingest' ? 'ingestion calls' : 'calls';
+    super('RATE_LIMITED', `Too many ${what} from this caller; retry after ${retryAfterSeconds} s.`, { headers: { 'retry-after': String(retryAfterSeconds) } });
+    this.extensions = { http: { status: 429, headers: new Map([['retry-after', String(retryAfterSeconds)]]) } };
+  }
+}
+
+export class AccessControl {
+  constructor(
+    readonly policy: Pick<PermissionPolicy, 'allows' | 'rolesFor'>,
+    readonly limiter: Pick<RateLimiter, 'take'>,
+  ) {}
+
+  /** `clientAddress` keys the rate limit of callers without an identity. */
+  forRequest(authentication: Authentication, clientAddress: string | undefined): RequestAccess {
+    return new RequestAccess(this, authentication, clientAddress ?? 'unknown');
+  }
+}
+
+/** One request's view of access control; REST and GraphQL resolvers call `admit` with API ids. */
+export class RequestAccess {
+  // Tokens the REST router already took for this request, so the field it runs does not pay twice.
+  private readonly prepaid: Record<Budget, number> = { general: 0, ingest: 0 };
+
+  constructor(
+    private readonly control: AccessControl,
+    readonly authentication: Authentication,
+    private readonly clientAddress: string,
+  ) {}
+
+  get caller(): Caller | undefined {
+    return this.authentication.caller;
+  }
+
+  /**
+   * Throws UNAUTHENTICATED, FORBIDDEN or RATE_LIMITED unless the caller may call one of `apiIds`
+   * now. `prepay` (the REST router) keeps the token taken here for the field the call then runs.
+   */
+  admit(apiIds: readonly string[], options: { prepay?: boolean } = {}): void {
+    const isPublic = apiIds.length === 1 && apiIds[0] === PUBLIC_API_ID;
+    const { caller, failure } = this.authentication;
+    if (!isPublic) {
+      if (failure) throw failure;
+      if (!caller) throw new GatewayError('UNAUTHENTICATED', NO_CREDENTIALS_MESSAGE);
+      if (!caller.unrestricted && !this.control.policy.allows(caller.roles, apiIds)) {
+        const roles = this.control.policy.rolesFor(apiIds);
+        throw new GatewayError(
+          'FORBIDDEN',
+          `Access denied. The caller does not have permission to perform this action (${apiIds.join(' or ')}). ` +
+            (roles.length > 0 ? `The following roles have access to this action: ${roles.join(', ')}.` : 'No role has access to this action.'),
+        );
+      }
+    }
+    const budget: Budget = apiIds.includes(INGEST_API_ID) ? 'ingest' : 'general';
+    if (this.prepaid[budget] > 0) {
+      this.prepaid[budget] -= 1;
+      return;
+    }
+    const taken = this.control.limiter.take(budget, caller ? `${caller.via}:${caller.id}` : `address:${this.clientAddress}`);
+    if (!taken.allowed) throw new RateLimitedError(budget, taken.retryAfterSeconds);
+    if (options.prepay) this.prepaid[budget] += 1;
+  }
+}
+
+/** Access for contexts made without access control (tools, older call sites): SYSTEM, no limits. */
+const OPEN = new AccessControl({ allows: () => true, rolesFor: () => [] }, { take: () => ({ allowed: true }) });
+
+export function unrestrictedAccess(): RequestAccess {
+  return OPEN.forRequest({ caller: SYSTEM_CALLER }, 'local');
+}

@@ -1,0 +1,187 @@
+// Limits on what one GraphQL request may ask for, so a single document cannot make the gateway do
+// unbounded work: depth and aliases (validation rules), tokens (graphql's parser, set in server.ts),
+// cost (below: 1 per field, a list field's selection counted once per item of its page, `first`),
+// and the number of operations in a batch. REST entries run fixed documents and are not limited here.
+import type { ApolloServerPlugin } from '@apollo/server';
+import type { NextFunction, Request, Response } from 'express';
+import {
+  getNamedType,
+  GraphQLError,
+  isCompositeType,
+  isObjectType,
+  isInterfaceType,
+  Kind,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  type GraphQLField,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValueNode,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
+
+export interface GraphQLLimits {
+  maxDepth: number;
+  maxAliases: number;
+  maxTokens: number;
+  maxCost: number;
+  maxBatch: number;
+}
+
+/** The list argument whose value is a field's page size. */
+const PAGE_SIZE_ARGUMENT = 'first';
+
+function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  return fragments;
+}
+
+function depthOf(selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, visiting: Set<string>): number {
+  let deepest = 0;
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) {
+      deepest = Math.max(deepest, selection.selectionSet ? 1 + depthOf(selection.selectionSet, fragments, visiting) : 1);
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      deepest = Math.max(deepest, depthOf(selection.selectionSet, fragments, visiting));
+    } else {
+      const name = selection.name.value;
+      const fragment = fragments.get(name);
+      // A cycle is reported by graphql's own NoFragmentCyclesRule; here it only must not loop.
+      if (!fragment || visiting.has(name)) continue;
+      visiting.add(name);
+      deepest = Math.max(deepest, depthOf(fragment.selectionSet, fragments, visiting));
+      visiting.delete(name);
+    }
+  }
+  return deepest;
+}
+
+/** Refuses operations whose fields nest deeper than `maxDepth` (root fields are depth 1). */
+export function depthLimitRule(maxDepth: number): ValidationRule {
+  return (context: ValidationContext) => {
+    const fragments = fragmentsOf(context.getDocument());
+    return {
+      OperationDefinition(node) {
+        const depth = depthOf(node.selectionSet, fragments, new Set());
+        if (depth > maxDepth) {
+          context.reportError(new GraphQLError(`The operation nests ${depth} levels deep; at most ${maxDepth} are allowed.`, { nodes: [node] }));
+        }
+      },
+    };
+  };
+}
+
+/** Refuses documents with more than `maxAliases` aliases (each alias is one more call of a field). */
+export function aliasLimitRule(maxAliases: number): ValidationRule {
+  return (context: ValidationContext) => {
+    let aliases = 0;
+    return {
+      Field(node) {
+        if (node.alias) aliases += 1;
+      },
+      Document: {
+        leave() {
+          if (aliases > maxAliases) context.reportError(new GraphQLError(`The document uses ${aliases} aliases; at most ${maxAliases} are allowed.`));
+        },
+      },
+    };
+  };
+}
+
+/**
+ * Cost of an operation: each field costs 1, plus the cost of its selection; a field with a `first`
+ * argument (a page of a list) counts its selection once per item asked for, so
+ * `templates(first: 1000) { nodes { id name } }` costs 1 + 1000 × (1 + 2).
+ */
+export function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Readonly<Record<string, unknown>> = {},
+): number {
+  const fragments = fragmentsOf(document);
+  const root = operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+  if (!root) return 0;
+  const variableDefaults = new Map<string, unknown>();
+  for (const definition of operation.variableDefinitions ?? []) {
+    if (definition.defaultValue?.kind === Kind.INT) variableDefaults.set(definition.variable.name.value, Number(definition.defaultValue.value));
+  }
+
+  const pageSize = (field: GraphQLField<unknown, unknown>, node: { arguments?: readonly { name: { value: string }; value: ValueNode }[] }): number => {
+    const argument = field.args.find((arg) => arg.name === PAGE_SIZE_ARGUMENT);
+    if (!argument) return 1;
+    const given = node.arguments?.find((arg) => arg.name.value === PAGE_SIZE_ARGUMENT);
+    let value: unknown = argument.defaultValue;
+    if (given) {
+      if (given.value.kind === Kind.VARIABLE) {
+        const name = given.value.name.value;
+        value = Object.hasOwn(variables, name) ? variables[name] : (variableDefaults.get(name) ?? argument.defaultValue);
+      } else if (given.value.kind === Kind.INT) {
+        value = Number(given.value.value);
+      }
+    }
+    return typeof value === 'number' && Number.isFinite(value) ? Math.max(0, value) : 1;
+  };
+
+  const costOf = (selectionSet: SelectionSetNode, type: GraphQLCompositeType, visiting: Set<string>): number => {
+    let total = 0;
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) {
+        const name = selection.name.value;
+        const field = isObjectType(type) || isInterfaceType(type) ? type.getFields()[name] : undefined;
+        if (!field) {
+          total += 1; // __typename, or a field validation has already refused
+          continue;
+        }
+        const named = getNamedType(field.type);
+        const inner = selection.selectionSet && isCompositeType(named) ? costOf(selection.selectionSet, named, visiting) : 0;
+        total += 1 + pageSize(field, selection) * inner;
+      } else {
+        const fragment = selection.kind === Kind.INLINE_FRAGMENT ? selection : fragments.get(selection.name.value);
+        if (!fragment) continue;
+        const key = selection.kind === Kind.FRAGMENT_SPREAD ? selection.name.value : undefined;
+        if (key && visiting.has(key)) continue;
+        const condition = fragment.typeCondition ? schema.getType(fragment.typeCondition.name.value) : type;
+        if (key) visiting.add(key);
+        total += costOf(fragment.selectionSet, condition && isCompositeType(condition) ? condition : type, visiting);
+        if (key) visiting.delete(key);
+      }
+    }
+    return total;
+  };
+  return costOf(operation.selectionSet, root, new Set());
+}
+
+function limitError(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } } });
+}
+
+/** Refuses an operation whose cost (with the request's variables) is over `maxCost`, before it runs. */
+export function costLimitPlugin<TContext extends object>(maxCost: number): ApolloServerPlugin<TContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ schema, document, operation, request }) {
+          if (!operation) return;
+          const cost = operationCost(schema, document, operation, request.variables ?? {});
+          if (cost > maxCost) throw limitError(`The operation costs ${cost}; at most ${maxCost} is allowed. Ask for smaller pages (first) or fewer fields.`);
+        },
+      };
+    },
+  };
+}
+
+/** Refuses a batched request (a JSON array) longer than `maxBatch` before Apollo runs any of it. */
+export function limitBatch(maxBatch: number) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (Array.isArray(req.body) && req.body.length > maxBatch) {
+      res.status(400).json({ errors: [{ message: `A batch may hold at most ${maxBatch} operations; this one holds ${req.body.length}.`, extensions: { code: 'BAD_REQUEST' } }] });
+      return;
+    }
+    next();
+  };
+}

@@ -1,0 +1,129 @@
+// One structured log line and one metrics observation per request, with the request scope that
+// puts the request id on every other log line written meanwhile. Mount right after useRequestId.
+//
+// Names a request by what it ran, never by its raw path: the REST router tags `res.locals.apiId`,
+// the GraphQL plugin below names the operation, and everything else gets a fixed route name.
+// The query string is never logged (signed links carry their signature there), nor are headers.
+import type { ApolloServerPlugin } from '@apollo/server';
+import type { NextFunction, Request, Response } from 'express';
+import type { OperationDefinitionNode } from 'graphql';
+import type { GatewayContext } from '../context.js';
+import { classifyGraphQLError } from '../graphql/errors.js';
+import type { Logger } from '../logger.js';
+import { EMBEDDED_LINK_PREFIX } from '../platform/object-store/embedded.js';
+import { currentRequestScope, enterRequestScope, type RequestScope } from '../request-scope.js';
+import type { GatewayMetrics, Transport } from '../telemetry/metrics.js';
+
+export interface ObservabilityOptions {
+  logger: Logger;
+  metrics: GatewayMetrics;
+}
+
+/** Fixed names of the routes that are neither REST entries nor GraphQL operations. */
+const FIXED_ROUTES: [prefix: string, name: string][] = [
+  ['/healthz', 'healthz'],
+  ['/readyz', 'readyz'],
+  ['/metrics', 'metrics'],
+  ['/openapi.json', 'openapi'],
+  ['/docs', 'docs'],
+  ['/graphiql', 'graphiql'],
+  [EMBEDDED_LINK_PREFIX, 'object-store'],
+];
+
+function routeName(path: string): string {
+  for (const [prefix, name] of FIXED_ROUTES) {
+    if (path === prefix || path.startsWith(`${prefix}/`)) return name;
+  }
+  return 'unmatched';
+}
+
+function describe(req: Request, res: Response, scope: RequestScope): { transport: Transport; operation: string } {
+  const apiId = res.locals.apiId as string | undefined;
+  if (apiId) return { transport: 'rest', operation: apiId };
+  const path = req.originalUrl.split('?')[0] ?? '';
+  if (path === '/graphql' || path.startsWith('/graphql/')) {
+    // GET /graphql from a browser is the GraphiQL page, not an operation.
+    if (scope.graphqlOperation) return { transport: 'graphql', operation: scope.graphqlOperation };
+    return req.method === 'GET' && res.getHeader('content-type')?.toString().startsWith('text/html')
+      ? { transport: 'http', operation: 'graphiql' }
+      : { transport: 'graphql', operation: 'unresolved' };
+  }
+  return { transport: 'http', operation: routeName(path) };
+}
+
+export function useObservability({ logger, metrics }: ObservabilityOptions) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    const requestId = res.locals.requestId as string;
+    const scope: RequestScope = { requestId };
+    enterRequestScope(scope);
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const aborted = !res.writableFinished;
+      const { transport, operation } = describe(req, res, scope);
+      metrics.observeRequest({ transport, operation, method: req.method, status: res.statusCode, seconds });
+      const line = {
+        requestId,
+        method: req.method,
+        path: req.originalUrl.split('?')[0],
+        transport,
+        operation,
+        status: res.statusCode,
+        durationMs: Math.round(seconds * 1e6) / 1e3,
+        ...(aborted ? { aborted: true } : {}),
+      };
+      if (res.statusCode >= 500) logger.error(line, 'request failed');
+      else logger.info(line, 'request completed');
+    };
+    res.once('finish', finish);
+    res.once('close', finish);
+    next();
+  };
+}
+
+const OPERATION_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,99}$/;
+
+/** The label of an operation: its name when it has a sensible one (capped in number), else a fixed word. */
+export function operationLabel(metrics: GatewayMetrics, operationName: string | null | undefined, operation?: OperationDefinitionNode): string {
+  const name = operationName ?? operation?.name?.value;
+  if (!name) return 'anonymous';
+  if (!OPERATION_NAME.test(name)) return 'invalid_name';
+  return metrics.operations.value(name);
+}
+
+/** Error codes GraphQL itself answers with (parse, validation, variables); anything else is ours or masked. */
+const GRAPHQL_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'OPERATION_RESOLUTION_FAILURE', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED']);
+
+/** Names the operation for the request log and metrics; counts the errors of each response by code. */
+export function graphqlObservabilityPlugin(metrics: GatewayMetrics): ApolloServerPlugin<GatewayContext> {
+  return {
+    async requestDidStart() {
+      let label = 'unresolved';
+      return {
+        async didResolveOperation({ operationName, operation }) {
+          label = operationLabel(metrics, operationName, operation);
+          const scope = currentRequestScope();
+          if (scope) scope.graphqlOperation = label;
+        },
+        async didEncounterErrors({ errors }) {
+          for (const error of errors) {
+            const classified = classifyGraphQLError(error);
+            const given = error.extensions?.code;
+            const code =
+              classified.kind === 'gateway'
+                ? classified.error.code
+                : classified.kind === 'unexpected'
+                  ? 'INTERNAL_SERVER_ERROR'
+                  : typeof given === 'string' && GRAPHQL_CODES.has(given)
+                    ? given
+                    : 'BAD_REQUEST';
+            metrics.graphqlError(label, code);
+          }
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,101 @@
+// GraphQL resolvers for alerting: arguments in, service call, result out.
+import { connectionFields, offsetAfter } from '../../graphql/cursor.js';
+import type { NotificationChannelConfigInput, Resolvers } from '../../generated/graphql.js';
+import { splitRecipients } from './rules.js';
+import { NOTIFICATION_SENT } from './service.js';
+import type { ChannelConfig, ChannelRecord, MetricAliasRecord, Page, SilenceRecord } from './types.js';
+
+/** Edges, nodes, pageInfo and (only when asked for) totalCount of a page. */
+function pageResolvers<T>() {
+  return {
+    edges: (page: Page<T>) => connectionFields(page).edges,
+    nodes: (page: Page<T>) => page.items,
+    pageInfo: (page: Page<T>) => connectionFields(page).pageInfo,
+    totalCount: (page: Page<T>) => page.countAll(),
+  };
+}
+
+/** GraphQL gives absent optional fields as null; the service reads only what was given. */
+function config(input: NotificationChannelConfigInput): ChannelConfig {
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null && value !== undefined)) as ChannelConfig;
+}
+
+export const alertResolvers: Resolvers = {
+  Query: {
+    silence: (_, { id }, { services }) => services.alerts.getSilence(id),
+    silences: (_, { filter, first, after }, { services }) =>
+      services.alerts.listSilences({ filter, limit: first, offset: offsetAfter(after, 'SILENCE_INVALID_INPUT') }),
+    metricAlias: (_, { id }, { services }) => services.alerts.getMetricAlias(id),
+    metricAliases: (_, { filter, first, after }, { services }) =>
+      services.alerts.listMetricAliases({ filter, limit: first, offset: offsetAfter(after, 'METRIC_ALIAS_INVALID_INPUT') }),
+    notificationChannel: (_, { id }, { services }) => services.alerts.getChannel(id),
+    notificationChannels: (_, { filter, first, after }, { services }) =>
+      services.alerts.listChannels({ filter, limit: first, offset: offsetAfter(after, 'NOTIFICATION_CHANNEL_INVALID_INPUT') }),
+  },
+  Mutation: {
+    createSilence: async (_, { input }, { services, actor }) => ({
+      silence: await services.alerts.createSilence(input, actor),
+      message: `Alert ${input.alertId} is silenced`,
+    }),
+    updateSilence: async (_, { id, input }, { services, actor }) => ({
+      silence: await services.alerts.updateSilence(id, input, actor),
+      message: `Silence ${id} updated`,
+    }),
+    deleteSilence: async (_, { id }, { services }) => {
+      await services.alerts.deleteSilence(id);
+      return { id, message: `Silence ${id} ended and deleted` };
+    },
+    createMetricAlias: async (_, { input }, { services, actor }) => ({
+      metricAlias: await services.alerts.createMetricAlias(input, actor),
+      message: `Metric alias ${input.alias} created`,
+    }),
+    updateMetricAlias: async (_, { id, input }, { services, actor }) => ({
+      metricAlias: await services.alerts.updateMetricAlias(id, input, actor),
+      message: `Metric alias ${id} updated`,
+    }),
+    deleteMetricAlias: async (_, { id }, { services }) => {
+      await services.alerts.deleteMetricAlias(id);
+      return { id, message: `Metric alias ${id} deleted` };
+    },
+    createNotificationChannel: async (_, { input }, { services, actor }) => ({
+      channel: await services.alerts.createChannel({ ...input, config: config(input.config) }, actor),
+      message: `Notification channel ${input.name} created`,
+    }),
+    updateNotificationChannel: async (_, { id, input }, { services, actor }) => ({
+      channel: await services.alerts.updateChannel(id, { ...input, config: input.config ? config(input.config) : null }, actor),
+      message: `Notification channel ${id} updated`,
+    }),
+    deleteNotificationChannel: async (_, { id }, { services }) => {
+      await services.alerts.deleteChannel(id);
+      return { id, message: `Notification channel ${id} deleted` };
+    },
+    testNotificationChannel: async (_, { input }, { services }) => {
+      const channel = input.channel ? { ...input.channel, config: config(input.channel.config) } : null;
+      return { status: NOTIFICATION_SENT, ...(await services.alerts.testChannel({ message: input.message, channelId: input.channelId, channel })) };
+    },
+  },
+  Silence: {
+    startDate: (silence) => silence.startTime,
+    endDate: (silence) => silence.endTime,
+    state: (silence, _, { services }) => services.alerts.silenceState(silence),
+    createdAt: (silence) => silence.createdDate,
+    updatedAt: (silence) => silence.updatedDate,
+  },
+  MetricAlias: {
+    createdAt: (alias) => alias.createdDate,
+    updatedAt: (alias) => alias.updatedDate,
+  },
+  NotificationChannel: {
+    createdAt: (channel) => channel.createdDate,
+    updatedAt: (channel) => channel.updatedDate,
+  },
+  NotificationChannelConfig: {
+    recipients: (channelConfig) => (channelConfig.recipientAddresses === undefined ? null : (splitRecipients(channelConfig.recipientAddresses).recipients ?? [])),
+  },
+  SilenceConnection: pageResolvers<SilenceRecord>(),
+  MetricAliasConnection: pageResolvers<MetricAliasRecord>(),
+  NotificationChannelConnection: pageResolvers<ChannelRecord>(),
+  AlertManagerKind: { EMBEDDED: 'embedded', ALERTMANAGER: 'alertmanager', GRAFANA: 'grafana' },
+  SilenceState: { PENDING: 'pending', ACTIVE: 'active', EXPIRED: 'expired' },
+  NotificationChannelType: { EMAIL: 'email', SLACK: 'slack', TEAMS: 'teams' },
+};

@@ -1,0 +1,65 @@
+// The rules alerting inputs must keep, as plain functions returning the reason a value is refused
+// (or undefined when it is fine). The service turns reasons into errors; the REST schemas reuse the
+// limits so both transports refuse the same things.
+import { CHANNEL_TYPES, MANAGER_KINDS, type ChannelType, type ManagerKind } from './types.js';
+
+export const NAME_MAX_LENGTH = 200;
+export const COMPONENT_MAX_LENGTH = 100;
+export const COMMENT_MAX_LENGTH = 500;
+export const METRIC_MAX_LENGTH = 10_000;
+export const MESSAGE_MAX_LENGTH = 10_000;
+export const SUBJECT_MAX_LENGTH = 500;
+export const URL_MAX_LENGTH = 2_000;
+export const RECIPIENTS_MAX_LENGTH = 5_000;
+export const RECIPIENTS_MAX = 50;
+/** A silence longer than a year is a mistake more often than an intention (Grafana caps its UI too). */
+export const SILENCE_MAX_DAYS = 366;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// The HTML living standard's "valid e-mail address" (what browsers accept in <input type=email>):
+// strict enough to catch typos, without RFC 5322's quoted local parts no mail server needs here.
+const EMAIL = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+// Printable text without control characters (names end up in Grafana, e-mail headers and logs).
+const PRINTABLE = /^[^\p{Cc}]+$/u;
+
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+export function isManagerKind(value: string): value is ManagerKind {
+  return (MANAGER_KINDS as readonly string[]).includes(value);
+}
+
+export function isChannelType(value: string): value is ChannelType {
+  return (CHANNEL_TYPES as readonly string[]).includes(value);
+}
+
+export function checkName(what: string, value: string, max = NAME_MAX_LENGTH): string | undefined {
+  if (value.trim() === '') return `${what} must not be empty`;
+  if (value.length > max) return `${what} must be at most ${max} characters`;
+  if (!PRINTABLE.test(value)) return `${what} must not contain control characters`;
+  return undefined;
+}
+
+/** A silence window: a real interval that has not ended yet (a manager would refuse one in the past). */
+export function checkSilenceWindow(start: Date, end: Date, now: Date): string | undefined {
+  if (Number.isNaN(start.getTime())) return 'startDate is not a date';
+  if (Number.isNaN(end.getTime())) return 'endDate is not a date';
+  if (end.getTime() <= start.getTime()) return `endDate (${end.toISOString()}) must be after startDate (${start.toISOString()})`;
+  if (end.getTime() <= now.getTime()) return `endDate (${end.toISOString()}) is in the past: a silence must end in the future`;
+  if (end.getTime() - start.getTime() > SILENCE_MAX_DAYS * 86_400_000) return `a silence may last at most ${SILENCE_MAX_DAYS} days`;
+  return undefined;
+}
+
+/** `a@x; b@y;` -> ['a@x', 'b@y']: split on `;`, trimmed, empty pieces (a trailing `;`) dropped. */
+export function splitRecipients(text: string): { recipients: string[]; problem?: undefined } | { recipients?: undefined; problem: string } {
+  const recipients = text
+    .split(';')
+    .map((address) => address.trim())
+    .filter((address) => address !== '');
+  if (recipients.length === 0) return { problem: 'recipientAddresses must hold at least one e-mail address (several are joined by ";")' };
+  if (recipients.length > RECIPIENTS_MAX) return { problem: `recipientAddresses may hold at most ${RECIPIENTS_MAX} addresses` };
+  const bad = recipients.filter((address) => address.length > 254 || !EMAIL.test(address));
+  if (bad.length > 0) return { problem: `recipientAddresses: ${bad.map((address) => JSON.stringify(address.slice(0, 80))).join(', ')} ${bad.length === 1 ? 'is not a valid e-mail address' : 'are not valid e-mail addresses'}` };
+  return { recipients };
+}

@@ -1,0 +1,157 @@
+// Prisma access for alerting: silences, metric aliases and notification channels. Nothing outside
+// the alerts module touches these tables.
+import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
+export { isUniqueViolation } from '../../platform/database/errors.js';
+import type {
+  ChannelConfig,
+  ChannelFilter,
+  ChannelRecord,
+  ChannelType,
+  JsonObject,
+  ManagerKind,
+  MetricAliasFilter,
+  MetricAliasRecord,
+  SilenceFilter,
+  SilenceRecord,
+} from './types.js';
+
+type SilenceRow = Prisma.AlertSilenceGetPayload<object>;
+type AliasRow = Prisma.MetricAliasGetPayload<object>;
+type ChannelRow = Prisma.NotificationChannelGetPayload<object>;
+
+const silence = (row: SilenceRow): SilenceRecord => ({ ...row, manager: row.manager as ManagerKind });
+const alias = (row: AliasRow): MetricAliasRecord => ({ ...row, context: row.context as JsonObject | null });
+const channel = (row: ChannelRow): ChannelRecord => ({ ...row, manager: row.manager as ManagerKind, type: row.type as ChannelType, config: row.config as ChannelConfig });
+
+// Newest first; the id breaks ties so pages never overlap.
+const NEWEST_FIRST = [{ createdDate: 'desc' as const }, { id: 'asc' as const }];
+
+interface Window {
+  take: number;
+  skip: number;
+}
+
+function silenceWhere(filter: SilenceFilter): Prisma.AlertSilenceWhereInput {
+  return { ...(filter.alertId ? { alertId: filter.alertId } : {}), ...(filter.manager ? { manager: filter.manager } : {}) };
+}
+
+function aliasWhere(filter: MetricAliasFilter): Prisma.MetricAliasWhereInput {
+  return { ...(filter.component ? { component: filter.component } : {}), ...(filter.subComponent ? { subComponent: filter.subComponent } : {}) };
+}
+
+function channelWhere(filter: ChannelFilter): Prisma.NotificationChannelWhereInput {
+  return { ...(filter.manager ? { manager: filter.manager } : {}), ...(filter.type ? { type: filter.type } : {}) };
+}
+
+export function createAlertStore(prisma: PrismaClient) {
+  return {
+    silences: {
+      async findById(id: string): Promise<SilenceRecord | undefined> {
+        const row = await prisma.alertSilence.findUnique({ where: { id } });
+        return row ? silence(row) : undefined;
+      },
+
+      async findByAlert(alertId: string): Promise<SilenceRecord | undefined> {
+        const row = await prisma.alertSilence.findUnique({ where: { alertId } });
+        return row ? silence(row) : undefined;
+      },
+
+      async list(filter: SilenceFilter, window: Window): Promise<SilenceRecord[]> {
+        return (await prisma.alertSilence.findMany({ where: silenceWhere(filter), orderBy: NEWEST_FIRST, ...window })).map(silence);
+      },
+
+      count(filter: SilenceFilter): Promise<number> {
+        return prisma.alertSilence.count({ where: silenceWhere(filter) });
+      },
+
+      /** Inserts a silence, removing the one it replaces in the same transaction. */
+      async replace(replacedId: string | undefined, record: Omit<SilenceRecord, 'createdDate' | 'updatedDate'>): Promise<SilenceRecord> {
+        const [, row] = await prisma.$transaction([
+          prisma.alertSilence.deleteMany({ where: { id: replacedId ?? record.id } }),
+          prisma.alertSilence.create({ data: record }),
+        ]);
+        return silence(row);
+      },
+
+      /** Undefined when no such silence exists. */
+      async update(id: string, changes: Pick<SilenceRecord, 'startTime' | 'endTime' | 'managerSilenceId' | 'updatedBy'>): Promise<SilenceRecord | undefined> {
+        const rows = await prisma.alertSilence.updateManyAndReturn({ where: { id }, data: changes });
+        return rows[0] ? silence(rows[0]) : undefined;
+      },
+
+      async delete(id: string): Promise<boolean> {
+        return (await prisma.alertSilence.deleteMany({ where: { id } })).count > 0;
+      },
+    },
+
+    aliases: {
+      async findById(id: string): Promise<MetricAliasRecord | undefined> {
+        const row = await prisma.metricAlias.findUnique({ where: { id } });
+        return row ? alias(row) : undefined;
+      },
+
+      async findByAlias(name: string, exceptId?: string): Promise<MetricAliasRecord | undefined> {
+        const row = await prisma.metricAlias.findFirst({ where: { alias: name, ...(exceptId ? { NOT: { id: exceptId } } : {}) } });
+        return row ? alias(row) : undefined;
+      },
+
+      async list(filter: MetricAliasFilter, window: Window): Promise<MetricAliasRecord[]> {
+        return (await prisma.metricAlias.findMany({ where: aliasWhere(filter), orderBy: NEWEST_FIRST, ...window })).map(alias);
+      },
+
+      count(filter: MetricAliasFilter): Promise<number> {
+        return prisma.metricAlias.count({ where: aliasWhere(filter) });
+      },
+
+      async insert(record: Omit<MetricAliasRecord, 'createdDate' | 'updatedDate'>): Promise<MetricAliasRecord> {
+        return alias(await prisma.metricAlias.create({ data: { ...record, context: (record.context ?? undefined) as Prisma.InputJsonValue | undefined } }));
+      },
+
+      async update(id: string, changes: Partial<Omit<MetricAliasRecord, 'id' | 'createdBy' | 'createdDate' | 'updatedDate'>>): Promise<MetricAliasRecord | undefined> {
+        const { context, ...rest } = changes;
+        const data = { ...rest, ...(context !== undefined ? { context: (context ?? undefined) as Prisma.InputJsonValue | undefined } : {}) };
+        const rows = await prisma.metricAlias.updateManyAndReturn({ where: { id }, data });
+        return rows[0] ? alias(rows[0]) : undefined;
+      },
+
+      async delete(id: string): Promise<boolean> {
+        return (await prisma.metricAlias.deleteMany({ where: { id } })).count > 0;
+      },
+    },
+
+    channels: {
+      async findById(id: string): Promise<ChannelRecord | undefined> {
+        const row = await prisma.notificationChannel.findUnique({ where: { id } });
+        return row ? channel(row) : undefined;
+      },
+
+      async findByName(name: string, exceptId?: string): Promise<ChannelRecord | undefined> {
+        const row = await prisma.notificationChannel.findFirst({ where: { name, ...(exceptId ? { NOT: { id: exceptId } } : {}) } });
+        return row ? channel(row) : undefined;
+      },
+
+      async list(filter: ChannelFilter, window: Window): Promise<ChannelRecord[]> {
+        return (await prisma.notificationChannel.findMany({ where: channelWhere(filter), orderBy: NEWEST_FIRST, ...window })).map(channel);
+      },
+
+      count(filter: ChannelFilter): Promise<number> {
+        return prisma.notificationChannel.count({ where: channelWhere(filter) });
+      },
+
+      async insert(record: Omit<ChannelRecord, 'createdDate' | 'updatedDate'>): Promise<ChannelRecord> {
+        return channel(await prisma.notificationChannel.create({ data: { ...record, config: record.config as Prisma.InputJsonValue } }));
+      },
+
+      async update(id: string, changes: Pick<ChannelRecord, 'name' | 'type' | 'config' | 'updatedBy'>): Promise<ChannelRecord | undefined> {
+        const rows = await prisma.notificationChannel.updateManyAndReturn({ where: { id }, data: { ...changes, config: changes.config as Prisma.InputJsonValue } });
+        return rows[0] ? channel(rows[0]) : undefined;
+      },
+
+      async delete(id: string): Promise<boolean> {
+        return (await prisma.notificationChannel.deleteMany({ where: { id } })).count > 0;
+      },
+    },
+  };
+}
+
+export type AlertStore = ReturnType<typeof createAlertStore>;

@@ -1,0 +1,177 @@
+// Domain types of alerting (silences, metric aliases, notification channels), shared by the
+// service, the store, the platform ports and the GraphQL mappers.
+import type { Actor } from '../templates/types.js';
+
+export type { Actor };
+
+/** Alert managers the gateway can act on; which of them are usable depends on the configuration. */
+export const MANAGER_KINDS = ['embedded', 'alertmanager', 'grafana'] as const;
+export type ManagerKind = (typeof MANAGER_KINDS)[number];
+
+export const CHANNEL_TYPES = ['email', 'slack', 'teams'] as const;
+export type ChannelType = (typeof CHANNEL_TYPES)[number];
+
+/** Where a silence stands at a given instant (computed from its window, never stored). */
+export type SilenceState = 'pending' | 'active' | 'expired';
+
+export interface SilenceRecord {
+  id: string;
+  alertId: string;
+  manager: ManagerKind;
+  /** The manager's own id for the silence; null for the embedded manager, whose silence is this record. */
+  managerSilenceId: string | null;
+  startTime: Date;
+  endTime: Date;
+  comment: string;
+  createdBy: string;
+  updatedBy: string;
+  createdDate: Date;
+  updatedDate: Date;
+}
+
+export interface CreateSilenceInput {
+  alertId: string;
+  manager: string;
+  startDate: Date;
+  endDate: Date;
+  comment?: string | null;
+}
+
+export interface UpdateSilenceInput {
+  startDate?: Date | null;
+  endDate?: Date | null;
+}
+
+export interface SilenceFilter {
+  alertId?: string | null;
+  manager?: string | null;
+}
+
+export interface MetricAliasRecord {
+  id: string;
+  alias: string;
+  component: string;
+  subComponent: string | null;
+  /** A PromQL expression. */
+  metric: string;
+  context: JsonObject | null;
+  createdBy: string;
+  updatedBy: string;
+  createdDate: Date;
+  updatedDate: Date;
+}
+
+export interface CreateMetricAliasInput {
+  alias: string;
+  component: string;
+  metric: string;
+  subComponent?: string | null;
+  context?: unknown;
+}
+
+export interface UpdateMetricAliasInput {
+  alias?: string | null;
+  component?: string | null;
+  metric?: string | null;
+  subComponent?: string | null;
+  context?: unknown;
+}
+
+export interface MetricAliasFilter {
+  component?: string | null;
+  subComponent?: string | null;
+}
+
+/** What a channel needs to deliver: recipients for e-mail, a webhook for Slack and Teams. */
+export interface ChannelConfig {
+  /** E-mail: the addresses, as given (`a@x;b@y`). */
+  recipientAddresses?: string;
+  /** E-mail: subject line of notifications. */
+  subject?: string;
+  /** E-mail: body template of notifications. */
+  message?: string;
+  /** Slack and Teams: the incoming-webhook URL. */
+  webhookUrl?: string;
+}
+
+export interface ChannelRecord {
+  id: string;
+  manager: ManagerKind;
+  name: string;
+  type: ChannelType;
+  config: ChannelConfig;
+  createdBy: string;
+  updatedBy: string;
+  createdDate: Date;
+  updatedDate: Date;
+}
+
+export interface ChannelInput {
+  manager: string;
+  name: string;
+  type: string;
+  config: ChannelConfig;
+}
+
+export interface UpdateChannelInput {
+  name?: string | null;
+  type?: string | null;
+  config?: ChannelConfig | null;
+}
+
+export interface ChannelFilter {
+  manager?: string | null;
+  type?: string | null;
+}
+
+/** A channel as the service hands it to a manager or a notifier: validated, recipients split. */
+export interface ChannelTarget {
+  id?: string;
+  name: string;
+  type: ChannelType;
+  config: ChannelConfig;
+  /** E-mail only: each address of `recipientAddresses`, trimmed. */
+  recipients: string[];
+}
+
+export interface TestChannelInput {
+  message?: string | null;
+  /** Test a stored channel... */
+  channelId?: string | null;
+  /** ...or one described inline (it need not be stored). */
+  channel?: ChannelInput | null;
+}
+
+/** What the transport that carried a test message answered. */
+export interface DeliveryReport {
+  /** `smtp`, `outbox` (no SMTP configured: written to a folder), `webhook` or `grafana`. */
+  transport: string;
+  /** The transport's own answer, e.g. `250 OK: queued` or `HTTP 200 ok`. */
+  response: string;
+}
+
+export interface TestChannelResult extends DeliveryReport {
+  /** The stored channel's id when one was tested. */
+  channelId: string | null;
+}
+
+export type JsonObject = Record<string, unknown>;
+
+export interface Page<T> {
+  items: T[];
+  /** Position of the first item in the whole sorted list. */
+  offset: number;
+  hasNextPage: boolean;
+  /** Counts every match over all pages; only run when a client asks for it. */
+  countAll: () => Promise<number>;
+}
+
+export interface ListQuery<F> {
+  filter?: F | null;
+  limit?: number | null;
+  offset?: number | null;
+}
+
+export type SilencePage = Page<SilenceRecord>;
+export type MetricAliasPage = Page<MetricAliasRecord>;
+export type ChannelPage = Page<ChannelRecord>;

@@ -1,0 +1,22 @@
+// GraphQL resolvers for the audit trail: arguments in, service call, result out.
+import type { Resolvers } from '../../generated/graphql.js';
+import { auditCursor } from './service.js';
+
+export const auditResolvers: Resolvers = {
+  Query: {
+    // Admin only once authentication lands (issue 10): the role check belongs here and in REST alike.
+    auditRecords: (_, { filter, first, after }, { services }) => services.audit.list(filter ?? {}, first, after),
+  },
+  AuditRecordConnection: {
+    edges: (page) => page.items.map((node) => ({ cursor: auditCursor(node.id), node })),
+    nodes: (page) => page.items,
+    pageInfo: (page) => ({
+      hasNextPage: page.hasNextPage,
+      hasPreviousPage: page.hasPreviousPage,
+      startCursor: page.items[0] ? auditCursor(page.items[0].id) : null,
+      endCursor: page.items.at(-1) ? auditCursor(page.items.at(-1)!.id) : null,
+    }),
+  },
+  AuditTransport: { GRAPHQL: 'graphql', REST: 'rest' },
+  AuditOutcome: { SUCCESS: 'success', FAILURE: 'failure' },
+};

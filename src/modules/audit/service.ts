@@ -1,0 +1,56 @@
+// The audit trail's rules: what a record holds, how the trail is read. Records are written by the
+// trail (trail.ts) around every mutation, so both transports produce them.
+import { GatewayError } from '../../errors.js';
+import type { AuditStore } from './store.js';
+import type { AuditFilter, AuditPage, NewAuditRecord } from './types.js';
+
+const CURSOR_PREFIX = 'audit:';
+
+export function auditCursor(id: string): string {
+  return Buffer.from(`${CURSOR_PREFIX}${id}`, 'utf8').toString('base64url');
+}
+
+function idAfter(cursor: string | null | undefined): bigint | undefined {
+  if (cursor === null || cursor === undefined) return undefined;
+  const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
+  const id = decoded.startsWith(CURSOR_PREFIX) ? decoded.slice(CURSOR_PREFIX.length) : '';
+  if (!/^[1-9][0-9]{0,18}$/.test(id)) {
+    throw new GatewayError('INVALID_INPUT', `after: ${JSON.stringify(cursor.slice(0, 60))} is not a cursor returned by auditRecords`);
+  }
+  return BigInt(id);
+}
+
+/** Most records one page of `auditRecords` returns. */
+export const AUDIT_LIST_MAX = 1000;
+
+export interface AuditServiceOptions {
+  /** Most records one page returns. */
+  listMax: number;
+}
+
+export function createAuditService(store: AuditStore, options: AuditServiceOptions) {
+  return {
+    async record(record: NewAuditRecord): Promise<void> {
+      await store.insert({
+        ...record,
+        // The columns' bounds; ids longer than these are cut, never refused (the change already happened).
+        requestId: record.requestId.slice(0, 128),
+        actor: record.actor.slice(0, 120),
+        targetId: record.targetId?.slice(0, 255) ?? null,
+      });
+    },
+
+    async list(filter: AuditFilter, first: number | null | undefined, after: string | null | undefined): Promise<AuditPage> {
+      const limit = first ?? 100;
+      if (!Number.isInteger(limit) || limit < 0 || limit > options.listMax) {
+        throw new GatewayError('INVALID_INPUT', `first must be an integer from 0 to ${options.listMax} (got ${limit})`);
+      }
+      const beforeId = idAfter(after);
+      // One row more than asked tells whether another page follows, without counting.
+      const rows = await store.list(filter, limit + 1, beforeId);
+      return { items: rows.slice(0, limit), hasNextPage: rows.length > limit, hasPreviousPage: beforeId !== undefined };
+    },
+  };
+}
+
+export type AuditService = ReturnType<typeof createAuditService>;

@@ -1,0 +1,34 @@
+// GraphQL resolvers for the connector registry: arguments in, service call, result out.
+import { GraphQLUpload } from 'graphql-upload-minimal';
+import { connectionFields, offsetAfter } from '../../graphql/cursor.js';
+import type { Resolvers } from '../../generated/graphql.js';
+
+export const connectorResolvers: Resolvers = {
+  Upload: GraphQLUpload,
+  Query: {
+    connector: (_, { id, status }, { services }) => services.connectors.get(id, status),
+    connectors: (_, { filter, first, after }, { services }) =>
+      services.connectors.list({
+        statuses: filter?.status,
+        categories: filter?.category,
+        limit: first,
+        offset: offsetAfter(after, 'CONNECTORS_LIST_INPUT_INVALID'),
+      }),
+  },
+  Mutation: {
+    registerConnector: (_, { file }, { services, actor }) => services.connectors.register(file, actor),
+  },
+  Connector: {
+    createdAt: (connector) => connector.createdDate,
+    updatedAt: (connector) => connector.updatedDate,
+    liveAt: (connector) => connector.liveDate,
+  },
+  ConnectorConnection: {
+    edges: (page) => connectionFields(page).edges,
+    nodes: (page) => page.items,
+    pageInfo: (page) => connectionFields(page).pageInfo,
+    totalCount: (page) => page.countAll(),
+  },
+  ConnectorStatus: { DRAFT: 'Draft', IN_VALIDATION: 'InValidation', LIVE: 'Live', RETIRED: 'Retired' },
+  ConnectorCategory: { DATABASE: 'Database', FILE: 'File', STREAM: 'Stream' },
+};

@@ -1,0 +1,160 @@
+// The rules a connector distribution's metadata must keep (reference §4.3), as plain data and
+// functions: the metadata.json schema, the ui spec check, and the registry entries a valid
+// distribution declares (one per connector, id `<connector_id>-<version>`).
+import { compileValidator, type JsonSchema } from '../../validation/json-schema.js';
+import { CONNECTOR_CATEGORIES, CONNECTOR_STATUSES, type ConnectorCategory, type ConnectorStatus, type ConnectorValues, type JsonObject } from './types.js';
+
+export const CONNECTOR_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,149}$';
+export const CONNECTOR_VERSION_PATTERN = '^[A-Za-z0-9][A-Za-z0-9.+_-]{0,47}$';
+/** Versioned registry ids: `<connector_id>-<version>`. */
+export const REGISTRY_ID_MAX_LENGTH = 200;
+/** Connectors one multi-tenant distribution may declare. */
+export const MAX_CONNECTORS_PER_DISTRIBUTION = 50;
+
+const optionalText = (maxLength: number) => ({ type: ['string', 'null'], maxLength });
+const requiredText = (maxLength: number) => ({ type: 'string', minLength: 1, maxLength });
+
+/** metadata.json as the original's command service reads it (`tenant: "multiple"` adds a `connectors` list). */
+export const METADATA_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    metadata: {
+      type: 'object',
+      properties: {
+        id: { type: 'string', pattern: CONNECTOR_ID_PATTERN },
+        version: { type: 'string', pattern: CONNECTOR_VERSION_PATTERN },
+        name: requiredText(200),
+        type: requiredText(32),
+        category: { type: 'string', enum: [...CONNECTOR_CATEGORIES] },
+        description: optionalText(10_000),
+        technology: requiredText(64),
+        runtime: requiredText(64),
+        licence: optionalText(120),
+        owner: optionalText(200),
+        icon: optionalText(2048),
+        main_class: optionalText(500),
+        main_program: optionalText(500),
+        tenant: { type: 'string', enum: ['single', 'multiple'] },
+      },
+      required: ['id', 'version', 'name', 'category', 'technology', 'runtime'],
+    },
+    connectors: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_CONNECTORS_PER_DISTRIBUTION,
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'string', pattern: CONNECTOR_ID_PATTERN },
+          name: requiredText(200),
+          description: optionalText(10_000),
+          icon: optionalText(2048),
+        },
+        required: ['id', 'name'],
+      },
+    },
+  },
+  required: ['metadata'],
+  if: { properties: { metadata: { type: 'object', properties: { tenant: { const: 'multiple' } }, required: ['tenant'] } }, required: ['metadata'] },
+  then: { properties: { connectors: true }, required: ['connectors'] },
+};
+
+const validateMetadataDocument = compileValidator(METADATA_SCHEMA);
+
+export interface DistributionMetadata {
+  metadata: {
+    id: string;
+    version: string;
+    name: string;
+    type?: string;
+    category: ConnectorCategory;
+    description?: string | null;
+    technology: string;
+    runtime: string;
+    licence?: string | null;
+    owner?: string | null;
+    icon?: string | null;
+    main_class?: string | null;
+    main_program?: string | null;
+    tenant?: 'single' | 'multiple';
+  };
+  connectors?: { id: string; name: string; description?: string | null; icon?: string | null }[];
+}
+
+/** Why a parsed metadata.json is refused, naming the failing path; undefined when it is fine. */
+export function metadataProblem(document: unknown): string | undefined {
+  return validateMetadataDocument(document);
+}
+
+/** The folder the original requires inside a distribution. */
+export function sourceFolderName(metadata: DistributionMetadata): string {
+  return `${metadata.metadata.id}-${metadata.metadata.version}`;
+}
+
+/** The connectors a distribution declares: itself, or each of its `connectors` when multi-tenant. */
+export function declaredConnectors(document: DistributionMetadata): { id: string; name: string; description: string | null; icon: string | null }[] {
+  const { metadata } = document;
+  if (metadata.tenant === 'multiple' && document.connectors) {
+    return document.connectors.map((connector) => ({
+      id: connector.id,
+      name: connector.name,
+      description: connector.description ?? metadata.description ?? null,
+      icon: connector.icon ?? metadata.icon ?? null,
+    }));
+  }
+  return [{ id: metadata.id, name: metadata.name, description: metadata.description ?? null, icon: metadata.icon ?? null }];
+}
+
+/**
+ * The ui spec of one connector from ui-config.json: the entry under the connector's id when the
+ * document is keyed by id (multi-tenant distributions), else the whole document. Either way it must
+ * be an object with a `schema` object (contract 2.4).
+ */
+export function uiSpecFor(uiConfig: unknown, connectorId: string): { spec?: JsonObject; problem?: string } {
+  if (!isObject(uiConfig)) return { problem: 'ui-config.json must hold a JSON object' };
+  const keyed = uiConfig[connectorId];
+  const spec = isObject(keyed) ? keyed : uiConfig;
+  if (!isObject(spec.schema)) {
+    return { problem: `ui-config.json: the ui spec of ${connectorId} must be an object with a "schema" object (a JSON Schema form description)` };
+  }
+  return { spec };
+}
+
+/** The registry entry (before audit fields) of one declared connector. */
+export function registryValues(
+  document: DistributionMetadata,
+  connector: { id: string; name: string; description: string | null },
+  extras: { iconUrl: string | null; uiSpec: JsonObject; sourceUrl: string | null; updatedBy: string },
+): Omit<ConnectorValues, 'status'> {
+  const { metadata } = document;
+  return {
+    id: `${connector.id}-${metadata.version}`,
+    connectorId: connector.id,
+    name: connector.name,
+    type: metadata.type ?? 'source',
+    category: metadata.category,
+    version: metadata.version,
+    description: connector.description,
+    technology: metadata.technology,
+    runtime: metadata.runtime,
+    licence: metadata.licence ?? null,
+    owner: metadata.owner ?? null,
+    iconUrl: extras.iconUrl,
+    uiSpec: extras.uiSpec,
+    sourceUrl: extras.sourceUrl,
+    source: { source: sourceFolderName(document), main_class: metadata.main_class ?? null, main_program: metadata.main_program ?? null },
+    updatedBy: extras.updatedBy,
+  };
+}
+
+export function isConnectorStatus(value: string): value is ConnectorStatus {
+  return (CONNECTOR_STATUSES as readonly string[]).includes(value);
+}
+
+export function isConnectorCategory(value: string): value is ConnectorCategory {
+  return (CONNECTOR_CATEGORIES as readonly string[]).includes(value);
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

@@ -1,0 +1,179 @@
+// Every business rule of the connector registry lives here; both transports call these functions.
+// Registration takes an uploaded distribution through four steps, each of which can refuse it
+// before anything is kept: spool the upload (size cap), extract it safely (archive.ts), read its
+// metadata and ui spec (distribution.ts), then store the archive in object storage and make the
+// declared versions Live in one transaction. A failure after the store removes the stored archive.
+import { createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { GatewayError } from '../../errors.js';
+import type { FileService } from '../files/service.js';
+import { ArchiveRefused, archiveFormatOf, extractArchive, type ExtractionLimits } from './archive.js';
+import { BUILT_IN_CONNECTORS } from './builtins.js';
+import { DistributionRefused, readDistribution } from './distribution.js';
+import { registryValues } from './rules.js';
+import { isUniqueViolation, type ConnectorStore } from './store.js';
+import type { Actor, ConnectorListQuery, ConnectorPage, ConnectorRecord, ConnectorStatus, RegisterOutcome, UploadedFile } from './types.js';
+
+export interface ConnectorServiceOptions {
+  /** Most connectors one list call returns. */
+  listMax: number;
+  /** Largest distribution accepted. */
+  uploadLimitBytes: number;
+  /** Where uploads are spooled and extracted (one folder per registration, removed afterwards). */
+  workDir: string;
+  archive: ExtractionLimits;
+}
+
+/** The original's success message, which its clients show as it is. */
+export const REGISTERED_MESSAGE = 'connector registered successfully.';
+
+class UploadTooLarge extends Error {}
+
+const SYSTEM: Actor = { id: 'SYSTEM' };
+
+/**
+ * Copies an upload to `target`, refusing it once it passes `limit` bytes. On refusal the rest of
+ * the upload is read and dropped rather than left unread: a multipart parser (and the client still
+ * sending) would otherwise wait for it forever.
+ */
+function spool(stream: Readable, target: string, limit: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let size = 0;
+    let settled = false;
+    const output = createWriteStream(target, { flags: 'wx', mode: 0o600 });
+    const fail = (error: Error) => {
+      if (settled) return;
+      settled = true;
+      stream.unpipe(output);
+      output.destroy();
+      stream.resume();
+      reject(error);
+    };
+    stream.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) fail(new UploadTooLarge(`the file is larger than the ${limit}-byte upload limit`));
+    });
+    stream.on('error', fail);
+    output.on('error', fail);
+    output.on('finish', () => {
+      if (settled) return;
+      settled = true;
+      resolve(size);
+    });
+    stream.pipe(output);
+  });
+}
+
+export function createConnectorService(store: ConnectorStore, files: FileService, options: ConnectorServiceOptions) {
+  const registrationFailed = (message: string) => new GatewayError('FAILED_TO_REGISTER_CONNECTOR', message);
+  const uploadFailed = (message: string) => new GatewayError('FAILED_TO_UPLOAD', message);
+
+  function notFound(id: string): GatewayError {
+    return new GatewayError('CONNECTOR_NOT_FOUND', `Connector not found: ${id}`);
+  }
+
+  async function receive(file: UploadedFile | Promise<UploadedFile>): Promise<{ upload: UploadedFile; stream: Readable }> {
+    try {
+      const upload = await file;
+      return { upload, stream: upload.createReadStream() };
+    } catch (error) {
+      throw uploadFailed(`the upload could not be read: ${(error as Error).message}`);
+    }
+  }
+
+  return {
+    /** Adds the built-in connectors whose ids are not in the registry yet; safe to run at every start. */
+    seedBuiltIns(): Promise<number> {
+      return store.seed(
+        BUILT_IN_CONNECTORS.map((connector) => ({ ...connector, status: 'Live' as const, updatedBy: SYSTEM.id })),
+        SYSTEM.id,
+      );
+    },
+
+    /** One version by id; `status` narrows it (the REST read asks for Live, or Draft with mode=edit). */
+    async get(id: string, status?: ConnectorStatus | null): Promise<ConnectorRecord> {
+      const record = await store.find(id, status ?? undefined);
+      if (!record) throw notFound(id);
+      return record;
+    },
+
+    async list(query: ConnectorListQuery): Promise<ConnectorPage> {
+      const code = 'CONNECTORS_LIST_INPUT_INVALID';
+      // The original refuses empty filter lists rather than reading them as "match nothing".
+      if (query.statuses && query.statuses.length === 0) throw new GatewayError(code, 'filters.status must have at least one item');
+      if (query.categories && query.categories.length === 0) throw new GatewayError(code, 'filters.category must have at least one item');
+      const limit = query.limit ?? options.listMax;
+      if (!Number.isInteger(limit) || limit < 0 || limit > options.listMax) {
+        throw new GatewayError(code, `the page size must be an integer from 0 to ${options.listMax} (got ${limit})`);
+      }
+      const offset = query.offset ?? 0;
+      if (!Number.isInteger(offset) || offset < 0) throw new GatewayError(code, `the offset must be a non-negative integer (got ${offset})`);
+      const filter = { statuses: query.statuses ?? undefined, categories: query.categories ?? undefined };
+      // One row more than asked tells whether another page follows, without counting.
+      const rows = await store.list({ ...filter, take: limit + 1, skip: offset });
+      return { items: rows.slice(0, limit), offset, hasNextPage: rows.length > limit, countAll: () => store.count(filter) };
+    },
+
+    /**
+     * Registers the connector version(s) an uploaded distribution declares: stores the archive,
+     * makes each version Live and retires the connector's previous Live version. Any archive that
+     * cannot be read or does not describe a connector changes nothing.
+     */
+    async register(file: UploadedFile | Promise<UploadedFile>, actor: Actor): Promise<RegisterOutcome> {
+      const { upload, stream } = await receive(file);
+      const format = archiveFormatOf(upload.filename);
+      if (!format) {
+        stream.resume();
+        throw registrationFailed(`Failed to register connector: ${JSON.stringify(upload.filename.slice(0, 200))} is not a .tar.gz, .tgz or .zip archive`);
+      }
+
+      await mkdir(options.workDir, { recursive: true });
+      const work = await mkdtemp(path.join(options.workDir, 'connector-'));
+      try {
+        const archivePath = path.join(work, format === 'zip' ? 'upload.zip' : 'upload.tar.gz');
+        try {
+          await spool(stream, archivePath, options.uploadLimitBytes);
+        } catch (error) {
+          if (error instanceof UploadTooLarge) throw uploadFailed(error.message);
+          throw uploadFailed(`the upload could not be read: ${(error as Error).message}`);
+        }
+
+        let distribution;
+        try {
+          await extractArchive(archivePath, format, path.join(work, 'extract'), options.archive);
+          distribution = await readDistribution(path.join(work, 'extract'));
+        } catch (error) {
+          if (error instanceof ArchiveRefused) throw registrationFailed(`Failed to extract the file: ${error.message}`);
+          if (error instanceof DistributionRefused) throw registrationFailed(`Failed to register connector: ${error.message}`);
+          throw error;
+        }
+
+        let key: string;
+        try {
+          key = await files.storeFile('connector', upload.filename, archivePath, upload.mimetype || 'application/octet-stream');
+        } catch (error) {
+          throw registrationFailed(`Failed to register connector: the distribution could not be stored (${(error as Error).name})`);
+        }
+        const entries = distribution.connectors.map((connector) => ({
+          ...registryValues(distribution.metadata, connector, { iconUrl: connector.iconUrl, uiSpec: connector.uiSpec, sourceUrl: key, updatedBy: actor.id }),
+          status: 'Live' as const,
+        }));
+        try {
+          return { message: REGISTERED_MESSAGE, connectors: await store.makeLive(entries, actor.id) };
+        } catch (error) {
+          await files.removeFile(key).catch(() => undefined);
+          if (isUniqueViolation(error)) {
+            throw registrationFailed(`Failed to register connector: the id ${entries.map((entry) => entry.id).join(', ')} is taken by another connector's version`);
+          }
+          throw error;
+        }
+      } finally {
+        await rm(work, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+export type ConnectorService = ReturnType<typeof createConnectorService>;

@@ -1,0 +1,95 @@
+// Prisma access for the connector registry. Nothing outside the connectors module touches this table.
+import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
+export { isUniqueViolation } from '../../platform/database/errors.js';
+import type { ConnectorCategory, ConnectorRecord, ConnectorStatus, ConnectorValues, JsonObject } from './types.js';
+
+type Row = Prisma.ConnectorRegistryGetPayload<object>;
+
+function toRecord(row: Row): ConnectorRecord {
+  const { iconurl, ...rest } = row;
+  return {
+    ...rest,
+    iconUrl: iconurl,
+    category: row.category as ConnectorCategory,
+    status: row.status as ConnectorStatus,
+    uiSpec: row.uiSpec as JsonObject,
+    source: row.source as JsonObject | null,
+  };
+}
+
+function toData(values: ConnectorValues): Omit<Prisma.ConnectorRegistryUncheckedCreateInput, 'createdBy'> {
+  const { iconUrl, uiSpec, source, ...rest } = values;
+  return { ...rest, iconurl: iconUrl, uiSpec: uiSpec as Prisma.InputJsonValue, source: source === null ? ('DbNull' as never) : (source as Prisma.InputJsonValue) };
+}
+
+interface ListFilter {
+  statuses?: readonly ConnectorStatus[];
+  categories?: readonly ConnectorCategory[];
+}
+
+function where(filter: ListFilter): Prisma.ConnectorRegistryWhereInput {
+  return {
+    ...(filter.statuses ? { status: { in: [...filter.statuses] } } : {}),
+    ...(filter.categories ? { category: { in: [...filter.categories] } } : {}),
+  };
+}
+
+export function createConnectorStore(prisma: PrismaClient) {
+  return {
+    async find(id: string, status?: ConnectorStatus): Promise<ConnectorRecord | undefined> {
+      const row = await prisma.connectorRegistry.findFirst({ where: { id, ...(status ? { status } : {}) } });
+      return row ? toRecord(row) : undefined;
+    },
+
+    async list(filter: ListFilter & { take: number; skip: number }): Promise<ConnectorRecord[]> {
+      const rows = await prisma.connectorRegistry.findMany({ where: where(filter), orderBy: [{ name: 'asc' }, { id: 'asc' }], take: filter.take, skip: filter.skip });
+      return rows.map(toRecord);
+    },
+
+    count(filter: ListFilter): Promise<number> {
+      return prisma.connectorRegistry.count({ where: where(filter) });
+    },
+
+    /** Inserts the entries whose id is free; existing ones (however they changed since) stay as they are. */
+    async seed(entries: readonly ConnectorValues[], actorId: string): Promise<number> {
+      const now = new Date();
+      const result = await prisma.connectorRegistry.createMany({
+        data: entries.map((entry) => ({ ...toData(entry), createdBy: actorId, liveDate: entry.status === 'Live' ? now : null })),
+        skipDuplicates: true,
+      });
+      return result.count;
+    },
+
+    /**
+     * Makes each entry its connector's Live version in one transaction: the other Live versions of
+     * the same connector_id become Retired, and the entry is inserted, or updated when that version
+     * was registered before. A lock per connector_id serialises concurrent registrations of one
+     * connector, so there is never more than one Live version.
+     */
+    async makeLive(entries: readonly ConnectorValues[], actorId: string): Promise<ConnectorRecord[]> {
+      return prisma.$transaction(async (tx) => {
+        for (const connectorId of [...new Set(entries.map((entry) => entry.connectorId))].sort()) {
+          await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`connector_registry:${connectorId}`}))`;
+        }
+        const records: ConnectorRecord[] = [];
+        const now = new Date();
+        for (const entry of entries) {
+          await tx.connectorRegistry.updateMany({
+            where: { connectorId: entry.connectorId, status: 'Live', NOT: { version: entry.version } },
+            data: { status: 'Retired', updatedBy: actorId },
+          });
+          const data = { ...toData({ ...entry, status: 'Live' }), liveDate: now };
+          const row = await tx.connectorRegistry.upsert({
+            where: { connectorId_version: { connectorId: entry.connectorId, version: entry.version } },
+            create: { ...data, createdBy: actorId },
+            update: data,
+          });
+          records.push(toRecord(row));
+        }
+        return records;
+      });
+    },
+  };
+}
+
+export type ConnectorStore = ReturnType<typeof createConnectorStore>;

@@ -1,0 +1,74 @@
+// Domain types of the connector registry (contract 2.4, 4.4).
+import type { Readable } from 'node:stream';
+
+export const CONNECTOR_STATUSES = ['Draft', 'InValidation', 'Live', 'Retired'] as const;
+export type ConnectorStatus = (typeof CONNECTOR_STATUSES)[number];
+
+export const CONNECTOR_CATEGORIES = ['Database', 'File', 'Stream'] as const;
+export type ConnectorCategory = (typeof CONNECTOR_CATEGORIES)[number];
+
+export type JsonObject = Record<string, unknown>;
+
+/** One version of a connector, as the registry keeps it. */
+export interface ConnectorRecord {
+  /** `<connectorId>-<version>` */
+  id: string;
+  connectorId: string;
+  name: string;
+  type: string;
+  category: ConnectorCategory;
+  version: string;
+  description: string | null;
+  technology: string;
+  runtime: string;
+  licence: string | null;
+  owner: string | null;
+  iconUrl: string | null;
+  status: ConnectorStatus;
+  /** The form description from the distribution's ui-config.json (contract 2.4), kept as written. */
+  uiSpec: JsonObject;
+  /** Object-store key of the distribution it was registered from; null for built-in connectors. */
+  sourceUrl: string | null;
+  /** How to run it: `{source, main_class, main_program}`. */
+  source: JsonObject | null;
+  createdBy: string;
+  updatedBy: string;
+  createdDate: Date;
+  updatedDate: Date;
+  liveDate: Date | null;
+}
+
+/** What registration and seeding write; dates are the store's business. */
+export type ConnectorValues = Omit<ConnectorRecord, 'createdDate' | 'updatedDate' | 'liveDate' | 'createdBy'>;
+
+export interface ConnectorListQuery {
+  statuses?: readonly ConnectorStatus[] | null;
+  categories?: readonly ConnectorCategory[] | null;
+  limit?: number | null;
+  offset?: number | null;
+}
+
+export interface ConnectorPage {
+  items: ConnectorRecord[];
+  offset: number;
+  hasNextPage: boolean;
+  countAll: () => Promise<number>;
+}
+
+/** An uploaded file as both transports hand it over (graphql-upload-minimal's FileUpload fits). */
+export interface UploadedFile {
+  filename: string;
+  mimetype: string;
+  createReadStream(): Readable;
+}
+
+export interface RegisterOutcome {
+  message: string;
+  /** Every version the distribution declared, now Live. */
+  connectors: ConnectorRecord[];
+}
+
+/** Who is acting; until authentication lands every caller is SYSTEM, as in the original. */
+export interface Actor {
+  id: string;
+}

@@ -1,0 +1,10 @@
+// GraphQL resolvers for pre-signed file links: arguments in, service call, result out.
+import type { Resolvers } from '../../generated/graphql.js';
+
+export const fileResolvers: Resolvers = {
+  Mutation: {
+    generateFileUrls: (_, { files, access, kind }, { services }) => services.files.generateUrls({ files, access, kind }),
+  },
+  FileAccess: { READ: 'read', WRITE: 'write' },
+  FileKind: { DATASET: 'dataset', CONNECTOR: 'connector' },
+};

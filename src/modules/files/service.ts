@@ -1,0 +1,73 @@
+// Every business rule of pre-signed file links (contract 4.5) lives here; both transports call it,
+// and so does connector registration, which keeps its distributions in the same store.
+import { randomUUID } from 'node:crypto';
+import { GatewayError } from '../../errors.js';
+import type { ObjectStore } from '../../platform/object-store/object-store.js';
+import { downloadKey, uploadKey } from './rules.js';
+import { FILE_ACCESSES, FILE_KINDS, type FileKind, type SignedFile, type GenerateUrlsInput } from './types.js';
+
+export interface FileServiceOptions {
+  /** Most files one call may name. */
+  urlLimit: number;
+  /** Lifetime of the links. */
+  urlExpirySeconds: number;
+  now?: () => number;
+}
+
+/** The original's six hex characters; they tell apart uploads of the same name. */
+function newSuffix(): string {
+  return randomUUID().replaceAll('-', '').slice(0, 6);
+}
+
+function isOneOf<T extends string>(values: readonly T[], value: string): value is T {
+  return (values as readonly string[]).includes(value);
+}
+
+export function createFileService(store: ObjectStore, options: FileServiceOptions) {
+  const invalid = (message: string) => new GatewayError('FILES_GENERATE_URL_INPUT_INVALID', message);
+
+  return {
+    /** Upload (`write`, the default) or download (`read`) links for up to `urlLimit` files, signed together. */
+    async generateUrls(input: GenerateUrlsInput): Promise<SignedFile[]> {
+      const access = input.access ?? 'write';
+      if (!isOneOf(FILE_ACCESSES, access)) throw invalid(`access must be one of ${FILE_ACCESSES.join(', ')} (got ${JSON.stringify(access).slice(0, 40)})`);
+      const kind = input.kind ?? 'dataset';
+      if (!isOneOf(FILE_KINDS, kind)) throw invalid(`type must be one of ${FILE_KINDS.join(', ')} (got ${JSON.stringify(kind).slice(0, 40)})`);
+      if (input.files.length === 0) throw invalid('files must name at least one file');
+      if (input.files.length > options.urlLimit) {
+        throw new GatewayError(
+          'FILES_URL_GENERATION_LIMIT_EXCEED',
+          `Pre-signed URL generation failed: limit exceeded. At most ${options.urlLimit} files per call (got ${input.files.length}).`,
+        );
+      }
+      const keys = input.files.map((name, index) => {
+        const checked = access === 'write' ? uploadKey(kind, name, newSuffix()) : downloadKey(kind, name);
+        if (checked.problem) throw invalid(`files[${index}] (${JSON.stringify(name.slice(0, 80))}): ${checked.problem}`);
+        return checked.key!;
+      });
+      const expiresAt = new Date((options.now?.() ?? Date.now()) + options.urlExpirySeconds * 1000);
+      let urls: string[];
+      try {
+        urls = await Promise.all(keys.map((key) => store.signedUrl(key, access, options.urlExpirySeconds)));
+      } catch (error) {
+        throw new GatewayError('FILES_GENERATE_URL_FAILURE', `Failed to generate pre-signed URLs: the object store refused (${(error as Error).name})`);
+      }
+      return keys.map((filePath, index) => ({ filePath, fileName: input.files[index]!, preSignedUrl: urls[index]!, expiresAt }));
+    },
+
+    /** Stores a finished local file (e.g. a connector distribution) under a new key of its kind; returns the key. */
+    async storeFile(kind: FileKind, fileName: string, filePath: string, contentType: string): Promise<string> {
+      const checked = uploadKey(kind, fileName, newSuffix());
+      const key = checked.key ?? uploadKey(kind, 'upload', newSuffix()).key!;
+      await store.putFile(key, filePath, contentType);
+      return key;
+    },
+
+    /** Removes a stored file; used to undo a store whose follow-up failed. */
+    async removeFile(key: string): Promise<void> {
+      await store.delete(key);
+    },
+  };
+}
+
+export type FileService = ReturnType<typeof createFileService>;

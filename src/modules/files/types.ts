@@ -1,0 +1,24 @@
+// Domain types of pre-signed file links (contract 2.5, 4.5).
+
+export const FILE_ACCESSES = ['read', 'write'] as const;
+/** `write` gives upload links (the default), `read` download links. */
+export type FileAccess = (typeof FILE_ACCESSES)[number];
+
+export const FILE_KINDS = ['dataset', 'connector'] as const;
+/** Which area of the object store a file belongs to: dataset uploads, or connector distributions. */
+export type FileKind = (typeof FILE_KINDS)[number];
+
+export interface SignedFile {
+  /** The object key: for uploads, the sanitised name with a generated suffix. */
+  filePath: string;
+  /** The name as the caller gave it. */
+  fileName: string;
+  preSignedUrl: string;
+  expiresAt: Date;
+}
+
+export interface GenerateUrlsInput {
+  files: readonly string[];
+  access?: string | null;
+  kind?: string | null;
+}

@@ -1,0 +1,80 @@
+// Domain types of dataset health metrics (contract 2.7, 4.1).
+
+export const METRIC_CATEGORIES = ['data_freshness', 'data_observability', 'data_volume', 'data_lineage', 'connectors', 'data_quality'] as const;
+export type MetricCategory = (typeof METRIC_CATEGORIES)[number];
+
+/** The component types the contract lists, per category. */
+export const COMPONENT_TYPES = {
+  data_freshness: ['average_time_difference_in_min', 'freshness_query_time_in_min'],
+  data_observability: ['data_observability_health', 'failure_percentage', 'threshold_percentage', 'importance_score'],
+  data_volume: [
+    'events_per_hour',
+    'events_per_day',
+    'events_per_n_day',
+    'volume_percentage_by_hour',
+    'volume_percentage_by_day',
+    'volume_percentage_by_week',
+    'growth_rate_percentage',
+  ],
+  data_lineage: ['transformation_success', 'dedup_success', 'denormalization_success', 'total_success', 'total_failed', 'transformation_failed', 'dedup_failed', 'denorm_failed'],
+  connectors: ['success', 'failed'],
+  data_quality: ['incidents_failed', 'incidents_success', 'total_incidents'],
+} as const satisfies Record<MetricCategory, readonly string[]>;
+export type ComponentType = (typeof COMPONENT_TYPES)[MetricCategory][number];
+
+export type HealthStatus = 'Healthy' | 'Unhealthy';
+
+export interface MetricComponent {
+  type: ComponentType;
+  threshold?: number;
+  value?: number;
+  status?: HealthStatus;
+  /** The connector instance, for `connectors` components. */
+  id?: string;
+}
+
+export interface MetricCategoryResult {
+  category: MetricCategory;
+  status?: HealthStatus;
+  components: MetricComponent[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// What a metrics source reports: raw figures. The service turns them into components.
+
+/** A time range, from inclusive, to exclusive. */
+export interface Window {
+  from: Date;
+  to: Date;
+}
+
+/** The processing stages of the pipeline, in the order an event passes them. */
+export const PIPELINE_STAGES = ['extraction', 'validation', 'dedup', 'denorm', 'transformation', 'master'] as const;
+export type PipelineStage = (typeof PIPELINE_STAGES)[number];
+
+export interface FreshnessFigures {
+  /** Event time (from the dataset's timestamp key) of the newest stored event; null when none. */
+  newestEventTime: Date | null;
+  /** Mean time from an event's own time to its arrival, over events that arrived in the window; null when none did. */
+  averageLagMs: number | null;
+}
+
+export interface OutcomeFigures {
+  /** Events that went through every stage and were stored, by arrival in the window. */
+  stored: number;
+  /** Events a stage refused, by stage (stages not listed refused none). */
+  failedByStage: Partial<Record<string, number>>;
+}
+
+export interface ConnectorFigures {
+  /** The connector instance that brought the events in (`api` for the ingestion endpoint). */
+  id: string;
+  stored: number;
+  failed: number;
+}
+
+export interface ApiCallFigures {
+  /** Calls about this dataset, and about every dataset, that the source knows of. */
+  dataset: number;
+  all: number;
+}

@@ -1,0 +1,67 @@
+// S3, or any S3-compatible store (MinIO, R2, s3rver), through the AWS SDK v3 and its presigner.
+// Credentials come from the SDK's standard chain (environment, shared profile, instance role).
+import { stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { assertObjectKey, type LinkAccess, type ObjectStore } from './object-store.js';
+
+export interface S3Settings {
+  bucket: string;
+  region: string;
+  /** An S3-compatible endpoint; AWS itself when absent. */
+  endpoint?: string;
+  forcePathStyle: boolean;
+  /** Fixed credentials (tests, s3rver); the standard chain otherwise. */
+  credentials?: S3ClientConfig['credentials'];
+}
+
+export function createS3Client(settings: S3Settings): S3Client {
+  return new S3Client({
+    region: settings.region,
+    ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
+    forcePathStyle: settings.forcePathStyle,
+    ...(settings.credentials ? { credentials: settings.credentials } : {}),
+    // By default the SDK adds a CRC32 of the (empty) body to presigned PUT links; real S3, MinIO and
+    // R2 then refuse any non-empty upload through them. Checksums only where an operation requires one.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    maxAttempts: 3,
+  });
+}
+
+export class S3ObjectStore implements ObjectStore {
+  readonly name: string;
+
+  constructor(
+    private readonly settings: S3Settings,
+    private readonly client: S3Client = createS3Client(settings),
+  ) {
+    this.name = `S3 bucket ${settings.bucket}${settings.endpoint ? ` at ${settings.endpoint}` : ` (${settings.region})`}`;
+  }
+
+  async signedUrl(key: string, access: LinkAccess, expiresInSeconds: number): Promise<string> {
+    assertObjectKey(key);
+    const target = { Bucket: this.settings.bucket, Key: key };
+    const command = access === 'write' ? new PutObjectCommand(target) : new GetObjectCommand(target);
+    return getSignedUrl(this.client, command, { expiresIn: expiresInSeconds });
+  }
+
+  async putFile(key: string, filePath: string, contentType: string): Promise<void> {
+    assertObjectKey(key);
+    // A file stream with its length: the SDK sends it in one PUT without buffering it in memory.
+    const { size } = await stat(filePath);
+    await this.client.send(
+      new PutObjectCommand({ Bucket: this.settings.bucket, Key: key, Body: createReadStream(filePath), ContentLength: size, ContentType: contentType }),
+    );
+  }
+
+  async delete(key: string): Promise<void> {
+    assertObjectKey(key);
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: key }));
+  }
+
+  async close(): Promise<void> {
+    this.client.destroy();
+  }
+}

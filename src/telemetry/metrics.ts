@@ -1,0 +1,209 @@
+// Prometheus metrics (prom-client), served at GET /metrics. Labels are bounded by construction:
+// API ids and GraphQL operation names (capped), status classes, stages and error codes from closed
+// sets; never ids, sizes or paths. Dataset ids are the one id-like label ("by dataset"), capped too.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type pg from 'pg';
+import type { IngestionObserver } from '../modules/ingestion/counters.js';
+import type { EventBus } from '../platform/event-bus/event-bus.js';
+
+/** The label a value gets once a label has seen its maximum of distinct values. */
+export const OVERFLOW_LABEL = '_other';
+
+/** Keeps a label's set of values bounded: the first `max` values seen keep their name, later ones share one. */
+export class BoundedLabel {
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly max: number) {}
+
+  /** The value to use for `value`, admitting it when there is room (and `admit` is true). */
+  value(value: string, admit = true): string {
+    if (this.seen.has(value)) return value;
+    if (admit && this.seen.size < this.max) {
+      this.seen.add(value);
+      return value;
+    }
+    return OVERFLOW_LABEL;
+  }
+}
+
+export type Transport = 'rest' | 'graphql' | 'http';
+
+export interface RequestObservation {
+  transport: Transport;
+  /** API id, GraphQL operation name, or a fixed route name. */
+  operation: string;
+  method: string;
+  status: number;
+  seconds: number;
+}
+
+export interface MetricsOptions {
+  version: string;
+  /** Most datasets with a label of their own; later ones are counted under `_other`. */
+  maxDatasetLabels?: number;
+  /** Most GraphQL operation names with a label of their own. */
+  maxOperationLabels?: number;
+}
+
+// Process metrics (CPU, memory, event loop, GC) are per process, not per gateway: collected once
+// into their own registry and merged into each gateway's output.
+let processRegistry: Registry | undefined;
+
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
+
+export class GatewayMetrics {
+  readonly registry = new Registry();
+
+  readonly operations: BoundedLabel;
+
+  private readonly datasets: BoundedLabel;
+
+  private readonly requestDuration: Histogram<'transport' | 'operation' | 'method' | 'status_class'>;
+
+  private readonly requests: Counter<'transport' | 'operation' | 'method' | 'status_class'>;
+
+  private readonly graphqlErrors: Counter<'operation' | 'code'>;
+
+  private readonly ingestionEvents: Counter<'dataset' | 'stage'>;
+
+  private readonly ingestionRequests: Counter<'dataset' | 'outcome'>;
+
+  constructor(options: MetricsOptions) {
+    processMetrics();
+    this.operations = new BoundedLabel(options.maxOperationLabels ?? 200);
+    this.datasets = new BoundedLabel(options.maxDatasetLabels ?? 500);
+    const registers = [this.registry];
+    new Gauge({ name: 'gateway_info', help: 'Always 1; the version label says which gateway answers.', labelNames: ['version'], registers }).set({ version: options.version }, 1);
+    const labelNames = ['transport', 'operation', 'method', 'status_class'] as const;
+    this.requestDuration = new Histogram({
+      name: 'gateway_http_request_duration_seconds',
+      help: 'Time from receiving a request to the end of its response, by API id (REST) or operation name (GraphQL).',
+      labelNames,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    this.requests = new Counter({ name: 'gateway_http_requests_total', help: 'Requests answered, by API id (REST) or operation name (GraphQL) and status class.', labelNames, registers });
+    this.graphqlErrors = new Counter({
+      name: 'gateway_graphql_errors_total',
+      help: 'Errors in responses of POST /graphql, by operation and error catalogue code (REST failures show in the status class).',
+      labelNames: ['operation', 'code'],
+      registers,
+    });
+    this.ingestionEvents = new Counter({
+      name: 'gateway_ingestion_events_total',
+      help: 'Ingested events by dataset and stage: received (accepted), processed, duplicate, failed.',
+      labelNames: ['dataset', 'stage'],
+      registers,
+    });
+    this.ingestionRequests = new Counter({
+      name: 'gateway_ingestion_requests_total',
+      help: 'Ingest calls by dataset and outcome (accepted, rejected: not Live, unknown or without a topic).',
+      labelNames: ['dataset', 'outcome'],
+      registers,
+    });
+  }
+
+  observeRequest(observation: RequestObservation): void {
+    const labels = {
+      transport: observation.transport,
+      operation: observation.operation,
+      method: METHODS.has(observation.method) ? observation.method : 'OTHER',
+      status_class: `${Math.trunc(observation.status / 100)}xx`,
+    };
+    this.requestDuration.observe(labels, observation.seconds);
+    this.requests.inc(labels);
+  }
+
+  graphqlError(operation: string, code: string): void {
+    this.graphqlErrors.inc({ operation, code });
+  }
+
+  /** Feeds ingestion counts in; a dataset earns a label of its own only once it has accepted events. */
+  readonly ingestion: IngestionObserver = {
+    accepted: (datasetId, outcome) => {
+      const dataset = this.datasets.value(datasetId);
+      this.ingestionRequests.inc({ dataset, outcome: 'accepted' });
+      this.ingestionEvents.inc({ dataset, stage: 'received' }, outcome.accepted);
+      this.ingestionEvents.inc({ dataset, stage: 'processed' }, outcome.processed ?? outcome.accepted);
+      this.ingestionEvents.inc({ dataset, stage: 'duplicate' }, outcome.duplicates ?? 0);
+      this.ingestionEvents.inc({ dataset, stage: 'failed' }, outcome.failed ?? 0);
+    },
+    // Rejected calls may name datasets that do not exist: they never admit a new label.
+    rejected: (datasetId) => this.ingestionRequests.inc({ dataset: this.datasets.value(datasetId, false), outcome: 'rejected' }),
+  };
+
+  /** Pool gauges, read at scrape time. */
+  watchDatabasePool(pool: pg.Pool): void {
+    const registers = [this.registry];
+    const gauge = (name: string, help: string, read: () => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(read());
+        },
+      });
+    gauge('gateway_db_pool_clients', 'Connections the database pool holds (idle and in use).', () => pool.totalCount);
+    gauge('gateway_db_pool_idle_clients', 'Connections of the pool waiting for work.', () => pool.idleCount);
+    gauge('gateway_db_pool_waiting_requests', 'Queries waiting for a free connection.', () => pool.waitingCount);
+    gauge('gateway_db_pool_max_clients', 'Most connections the pool may open (DB_POOL_MAX).', () => pool.options.max ?? 10);
+  }
+
+  /** Producer gauges of an event bus that reports them (Kafka), read at scrape time. */
+  watchEventBus(bus: EventBus): void {
+    const stats = bus.stats?.bind(bus);
+    if (!stats) return;
+    const registers = [this.registry];
+    new Gauge({
+      name: 'gateway_event_bus_queued_messages',
+      help: 'Ingest messages waiting for the next produce call.',
+      registers,
+      collect() {
+        this.set(stats().queuedMessages);
+      },
+    });
+    new Gauge({
+      name: 'gateway_event_bus_in_flight_batches',
+      help: 'Produce calls sent and not yet acknowledged by the broker.',
+      registers,
+      collect() {
+        this.set(stats().inFlightBatches);
+      },
+    });
+    new Gauge({
+      name: 'gateway_event_bus_connected',
+      help: '1 while the producer holds a connection to the brokers.',
+      registers,
+      collect() {
+        this.set(stats().connected ? 1 : 0);
+      },
+    });
+    new Counter({
+      name: 'gateway_event_bus_failed_batches_total',
+      help: 'Produce calls the broker refused or did not acknowledge in time.',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(stats().failedBatches);
+      },
+    });
+  }
+
+  contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** The exposition text: this gateway's series plus the process's. */
+  async render(): Promise<string> {
+    return Registry.merge([this.registry, processMetrics()]).metrics();
+  }
+}

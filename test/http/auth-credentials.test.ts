@@ -1,0 +1,214 @@
+// Each kind of credential, checked in depth on one endpoint: tokens signed with a public key (PEM)
+// or a JWKS, every claim that must hold, the algorithm confusions, sessions that ended or carry no
+// roles, API keys revoked or expired; who the caller is, as services record it.
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { exportJWK, exportSPKI, generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
+import { createApiKeyStore } from '../../src/auth/api-keys.js';
+import { envelope, SQL_QUERY } from '../support/api.js';
+import { apiKey, AUDIENCE, ISSUER, JWT_ENV, JWT_SECRET, SESSION_ENV, sessionCookie, token } from '../support/auth.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+
+let folder: string;
+let hs: TestGateway;
+let rs: TestGateway;
+let jwks: TestGateway;
+let session: TestGateway;
+let rsaKeys: Awaited<ReturnType<typeof generateKeyPair>>;
+let ecKeys: Awaited<ReturnType<typeof generateKeyPair>>;
+
+beforeAll(async () => {
+  folder = await mkdtemp(path.join(os.tmpdir(), 'gateway-keys-'));
+  rsaKeys = await generateKeyPair('RS256');
+  ecKeys = await generateKeyPair('ES256');
+  await writeFile(path.join(folder, 'rsa.pem'), await exportSPKI(rsaKeys.publicKey));
+  await writeFile(path.join(folder, 'jwks.json'), JSON.stringify({ keys: [{ ...(await exportJWK(ecKeys.publicKey)), kid: 'ec-1', alg: 'ES256', use: 'sig' }] }));
+  const common = { AUTH_MODE: 'jwt', JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE, RATE_LIMIT_RPS: '100000', RATE_LIMIT_INGEST_RPS: '100000' };
+  [hs, rs, jwks, session] = await Promise.all([
+    startTestGateway(JWT_ENV),
+    startTestGateway({ ...common, JWT_PUBLIC_KEY_FILE: path.join(folder, 'rsa.pem') }),
+    startTestGateway({ ...common, JWT_JWKS_FILE: path.join(folder, 'jwks.json') }),
+    startTestGateway(SESSION_ENV),
+  ]);
+}, 90_000);
+
+afterAll(async () => {
+  await Promise.all([hs?.stop(), rs?.stop(), jwks?.stop(), session?.stop()]);
+  await rm(folder, { recursive: true, force: true });
+});
+
+async function signed(key: CryptoKey | Uint8Array, alg: string, claims: Record<string, unknown> = {}, header: Record<string, unknown> = {}) {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ roles: ['viewer'], ...claims })
+    .setProtectedHeader({ alg, ...header })
+    .setSubject('key-user')
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setIssuedAt(now)
+    .setExpirationTime(now + 600)
+    .sign(key);
+}
+
+function listDatasets(gw: TestGateway, headers: Record<string, string>) {
+  let request = gw.http.post('/v2/datasets/list');
+  for (const [name, value] of Object.entries(headers)) request = request.set(name, value);
+  return request.send(envelope('api.datasets.list', {}));
+}
+
+const bearer = (jwt: string) => ({ authorization: `Bearer ${jwt}` });
+
+describe('bearer tokens signed with a public key', () => {
+  it('accepts an RS256 token that verifies with JWT_PUBLIC_KEY_FILE', async () => {
+    expect((await listDatasets(rs, bearer(await signed(rsaKeys.privateKey, 'RS256')))).status).toBe(200);
+  });
+
+  it('accepts an ES256 token whose kid is in JWT_JWKS_FILE', async () => {
+    expect((await listDatasets(jwks, bearer(await signed(ecKeys.privateKey, 'ES256', {}, { kid: 'ec-1' })))).status).toBe(200);
+  });
+
+  it('refuses a token signed by another key, and an HS256 token made with the public key as its secret', async () => {
+    const other = await generateKeyPair('RS256');
+    expect((await listDatasets(rs, bearer(await signed(other.privateKey, 'RS256')))).body.error.message).toMatch(/signature does not verify/);
+    const pem = new TextEncoder().encode(await exportSPKI(rsaKeys.publicKey));
+    const confused = await listDatasets(rs, bearer(await signed(pem, 'HS256')));
+    expect(confused.status).toBe(401);
+    expect(confused.body.error.message).toMatch(/algorithm is not accepted/);
+  });
+
+  it('refuses an unsigned token (alg none)', async () => {
+    const unsecured = new UnsecuredJWT({ roles: ['admin'] }).setSubject('x').setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('10m').encode();
+    for (const gw of [hs, rs, jwks]) expect((await listDatasets(gw, bearer(unsecured))).status).toBe(401);
+  });
+
+  it('refuses a JWKS token with an unknown kid', async () => {
+    const response = await listDatasets(jwks, bearer(await signed(ecKeys.privateKey, 'ES256', {}, { kid: 'other' })));
+    expect(response.status).toBe(401);
+  });
+});
+
+describe('the claims of a token', () => {
+  const now = () => Math.floor(Date.now() / 1000);
+  const secret = new TextEncoder().encode(JWT_SECRET);
+
+  it.each([
+    ['another issuer', { issuer: 'https://elsewhere' }, /iss claim/],
+    ['another audience', { audience: 'someone-else' }, /aud claim/],
+    ['an expiry in the past', { expiresIn: -120 }, /expired/],
+  ])('refuses %s', async (_what, options, message) => {
+    const response = await listDatasets(hs, bearer(await token({ roles: ['viewer'], ...options })));
+    expect(response.status).toBe(401);
+    expect(response.body.error.message).toMatch(message);
+  });
+
+  it('refuses a token without an expiry', async () => {
+    const jwt = await new SignJWT({ roles: ['viewer'] }).setProtectedHeader({ alg: 'HS256' }).setSubject('u').setIssuer(ISSUER).setAudience(AUDIENCE).sign(secret);
+    expect((await listDatasets(hs, bearer(jwt))).body.error.message).toMatch(/no expiry/);
+  });
+
+  it('refuses a token not valid yet, a roles claim that is not a list, and a token without a subject', async () => {
+    const future = await new SignJWT({ roles: ['viewer'] }).setProtectedHeader({ alg: 'HS256' }).setSubject('u').setIssuer(ISSUER).setAudience(AUDIENCE).setNotBefore(now() + 3600).setExpirationTime(now() + 7200).sign(secret);
+    expect((await listDatasets(hs, bearer(future))).body.error.message).toMatch(/not valid yet/);
+    expect((await listDatasets(hs, bearer(await token({ claims: { roles: 'admin' }, roles: null })))).body.error.message).toMatch(/array of role names/);
+    const anonymous = await new SignJWT({ roles: ['viewer'] }).setProtectedHeader({ alg: 'HS256' }).setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime(now() + 600).sign(secret);
+    expect((await listDatasets(hs, bearer(anonymous))).body.error.message).toMatch(/no subject/);
+  });
+
+  it('refuses a bearer value that is not a JWT, and an Authorization header that is not Bearer, quickly and in the envelope', async () => {
+    for (const authorization of ['Bearer not-a-jwt', 'Bearer a.b.c', `Bearer ${'x'.repeat(9000)}`, 'Basic dXNlcjpwYXNz', 'Bearer']) {
+      const response = await listDatasets(hs, { authorization });
+      expect([authorization.slice(0, 20), response.status, response.body.error.code]).toEqual([authorization.slice(0, 20), 401, 'UNAUTHENTICATED']);
+    }
+  });
+
+  it('records the token subject as the author of what the caller creates', async () => {
+    const jwt = await token({ sub: 'alice@example.com', roles: ['dataset_creator'] });
+    const created = await hs.http.post('/v2/template/create').set(bearer(jwt)).send(envelope('api.query.template.create', { template_name: 'By Alice', query_type: 'sql', query: SQL_QUERY }));
+    expect(created.status).toBe(200);
+    const read = await hs.http.get('/v2/template/read/by_alice').set(bearer(jwt));
+    expect(read.body.result.created_by).toBe('alice@example.com');
+  });
+});
+
+describe('session cookies', () => {
+  it('admit a live session and refuse one that has expired or was never stored', async () => {
+    expect((await listDatasets(session, { cookie: await sessionCookie(session, ['viewer']) })).status).toBe(200);
+    const ended = await listDatasets(session, { cookie: await sessionCookie(session, ['viewer'], { expiresInSeconds: -10 }) });
+    expect(ended.status).toBe(401);
+    expect(ended.body.error.message).toMatch(/ended or does not exist/);
+  });
+
+  it('refuse a session whose user has no roles', async () => {
+    const response = await listDatasets(session, { cookie: await sessionCookie(session, null) });
+    expect(response.status).toBe(401);
+    expect(response.body.error.message).toMatch(/no roles/);
+  });
+
+  it('refuse an unsigned cookie value without asking the database', async () => {
+    const response = await listDatasets(session, { cookie: `connect.sid=${randomUUID()}` });
+    expect(response.status).toBe(401);
+    expect(response.body.error.message).toMatch(/not signed/);
+  });
+
+  it('refuse a cross-site request (an Origin of another site) with 403, and admit the same site and server-side callers', async () => {
+    const cookie = await sessionCookie(session, ['viewer']);
+    const crossSite = await listDatasets(session, { cookie, origin: 'https://evil.example' });
+    expect(crossSite.status).toBe(403);
+    expect(crossSite.body.error.code).toBe('FORBIDDEN');
+    const host = new URL(session.url).host;
+    expect((await listDatasets(session, { cookie, origin: `http://${host}` })).status).toBe(200);
+    expect((await listDatasets(session, { cookie })).status).toBe(200);
+  });
+
+  it('do not take bearer tokens', async () => {
+    const response = await listDatasets(session, bearer(await token()));
+    expect(response.status).toBe(401);
+    expect(response.body.error.message).toMatch(/AUTH_MODE=session/);
+  });
+});
+
+describe('API keys', () => {
+  it('are kept as hashes only', async () => {
+    const key = await apiKey(hs, ['viewer']);
+    const rows = await hs.sql<{ key_hash: string; key_prefix: string }>('SELECT key_hash, key_prefix FROM api_keys');
+    expect(rows.rows.some((row) => row.key_hash.includes(key) || key.includes(row.key_hash))).toBe(false);
+    expect(rows.rows.every((row) => /^[0-9a-f]{64}$/.test(row.key_hash))).toBe(true);
+  });
+
+  it('admit a key with the role, and refuse an unknown, a revoked and an expired key', async () => {
+    const key = await apiKey(hs, ['viewer']);
+    expect((await listDatasets(hs, { 'x-api-key': key })).status).toBe(200);
+    expect((await listDatasets(hs, { 'x-api-key': `dpg_${'A'.repeat(43)}` })).body.error.message).toMatch(/not known/);
+    expect((await listDatasets(hs, { 'x-api-key': 'hunter2' })).body.error.message).toMatch(/not an API key/);
+
+    const store = createApiKeyStore(hs.gateway.database.prisma);
+    const { key: revoked, record } = await store.create({ name: `revoked-${randomUUID().slice(0, 6)}`, roles: ['viewer'], createdBy: 'test' });
+    await store.revoke(record.name);
+    expect((await listDatasets(hs, { 'x-api-key': revoked })).body.error.message).toMatch(/revoked/);
+    const expired = await apiKey(hs, ['viewer'], { expiresAt: new Date(Date.now() - 1000) });
+    expect((await listDatasets(hs, { 'x-api-key': expired })).body.error.message).toMatch(/expired/);
+  });
+
+  it('act as apikey:<name> in what they create', async () => {
+    const store = createApiKeyStore(hs.gateway.database.prisma);
+    const { key } = await store.create({ name: 'etl-job', roles: ['dataset_creator'], createdBy: 'test' });
+    await hs.http.post('/v2/template/create').set('x-api-key', key).send(envelope('api.query.template.create', { template_name: 'By Key', query_type: 'sql', query: SQL_QUERY }));
+    const read = await hs.http.get('/v2/template/read/by_key').set('x-api-key', key);
+    expect(read.body.result.created_by).toBe('apikey:etl-job');
+  });
+});
+
+describe('AUTH_MODE=none', () => {
+  it('acts as SYSTEM with every permission, whatever credentials come along', async () => {
+    const open = await startTestGateway();
+    try {
+      const response = await open.http.post('/v2/template/create').set('authorization', 'Bearer garbage').send(envelope('api.query.template.create', { template_name: 'By System', query_type: 'sql', query: SQL_QUERY }));
+      expect(response.status).toBe(200);
+      expect((await open.http.get('/v2/template/read/by_system')).body.result.created_by).toBe('SYSTEM');
+    } finally {
+      await open.stop();
+    }
+  });
+});

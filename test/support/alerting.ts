@@ -1,0 +1,285 @@
+// Real servers the alerting tests talk to: an SMTP sink, an HTTP recorder (a webhook receiver, or a
+// stand-in for Alertmanager's and Grafana's HTTP APIs that answers like them and records every
+// call), and the real Prometheus Alertmanager binary when Debian's package is installed.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { findFreePort } from '../../src/platform/database/embedded.js';
+
+// ---------------------------------------------------------------------------------------------
+// SMTP sink
+//
+// The npm package smtp-server is not installed in this project (see the alerting issue's report),
+// so the sink speaks the few SMTP commands a client needs itself: EHLO/HELO, MAIL, RCPT, DATA,
+// RSET, NOOP, QUIT (RFC 5321), with no TLS and no authentication.
+
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  /** The message as sent: headers, blank line, body (dot-unstuffed). */
+  data: string;
+}
+
+export interface SmtpSink {
+  url: string;
+  messages: ReceivedMail[];
+  /** Recipients the sink refuses with 550. */
+  refuse: Set<string>;
+  stop(): Promise<void>;
+}
+
+export async function startSmtpSink(): Promise<SmtpSink> {
+  const messages: ReceivedMail[] = [];
+  const refuse = new Set<string>();
+  const server = net.createServer((socket) => {
+    let buffer = '';
+    let mail: ReceivedMail = { from: '', to: [], data: '' };
+    let inData = false;
+    let dataLines: string[] = [];
+    const reply = (line: string) => socket.write(`${line}\r\n`);
+    reply('220 sink ESMTP ready');
+    socket.on('data', (chunk) => {
+      buffer += chunk.toString('utf8');
+      for (let end = buffer.indexOf('\r\n'); end >= 0; end = buffer.indexOf('\r\n')) {
+        const line = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        if (inData) {
+          if (line === '.') {
+            inData = false;
+            messages.push({ ...mail, data: dataLines.join('\r\n') });
+            const id = randomUUID();
+            reply(`250 OK: message queued as ${id}`);
+            mail = { from: '', to: [], data: '' };
+            dataLines = [];
+          } else {
+            dataLines.push(line.startsWith('..') ? line.slice(1) : line);
+          }
+          continue;
+        }
+        const command = line.slice(0, 4).toUpperCase();
+        const address = /<([^>]*)>/.exec(line)?.[1] ?? '';
+        if (command === 'EHLO' || command === 'HELO') reply('250-sink\r\n250 8BITMIME');
+        else if (command === 'MAIL') {
+          mail.from = address;
+          reply('250 OK');
+        } else if (command === 'RCPT') {
+          if (refuse.has(address)) reply(`550 5.1.1 <${address}>: no such user`);
+          else {
+            mail.to.push(address);
+            reply('250 OK');
+          }
+        } else if (command === 'DATA') {
+          inData = true;
+          reply('354 End data with <CR><LF>.<CR><LF>');
+        } else if (command === 'RSET') {
+          mail = { from: '', to: [], data: '' };
+          reply('250 OK');
+        } else if (command === 'NOOP') reply('250 OK');
+        else if (command === 'QUIT') {
+          reply('221 Bye');
+          socket.end();
+        } else reply('502 5.5.2 Command not implemented');
+      }
+    });
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    messages,
+    refuse,
+    stop: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The decoded text of a header of a received message, e.g. Subject. */
+export function header(mail: ReceivedMail, name: string): string | undefined {
+  const head = mail.data.split('\r\n\r\n')[0]!.replace(/\r\n[ \t]+/g, ' ');
+  return new RegExp(`^${name}: (.*)$`, 'mi').exec(head)?.[1];
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP recorder
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: any;
+}
+
+export type Answer = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang-up';
+
+export interface HttpRecorder {
+  url: string;
+  port: number;
+  requests: RecordedRequest[];
+  /** Decides each answer; replace it in a test, `reset()` puts the default back. */
+  respond: (request: RecordedRequest) => Answer;
+  reset(): void;
+  stop(): Promise<void>;
+}
+
+export async function startRecorder(defaultAnswer: (request: RecordedRequest) => Answer = () => ({ status: 200, body: 'ok' })): Promise<HttpRecorder> {
+  const requests: RecordedRequest[] = [];
+  const recorder = {} as HttpRecorder;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      let body: unknown = text;
+      try {
+        body = text === '' ? undefined : JSON.parse(text);
+      } catch {
+        // keep the text
+      }
+      const request = { method: req.method!, path: req.url!, headers: req.headers, body };
+      requests.push(request);
+      const answer = recorder.respond(request);
+      if (answer === 'hang-up') {
+        req.socket.destroy();
+        return;
+      }
+      const payload = answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+      res.writeHead(answer.status, { 'content-type': typeof answer.body === 'string' ? 'text/plain' : 'application/json', ...answer.headers });
+      res.end(payload);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  Object.assign(recorder, {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    respond: defaultAnswer,
+    reset: () => {
+      recorder.respond = defaultAnswer;
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  });
+  return recorder;
+}
+
+/** Answers like Alertmanager's API v2 and Grafana's alerting API (the parts the gateway uses). */
+export function managerApi(request: RecordedRequest): Answer {
+  const { method, path: url, body } = request;
+  if (method === 'POST' && url.endsWith('/api/v2/silences')) return { status: 200, body: { silenceID: body?.id ?? randomUUID() } };
+  if (method === 'DELETE' && /\/api\/v2\/silence\/[^/]+$/.test(url)) return { status: 200 };
+  if (method === 'POST' && url === '/api/v1/provisioning/contact-points') return { status: 202, body };
+  if (method === 'PUT' && url.startsWith('/api/v1/provisioning/contact-points/')) return { status: 202, body };
+  if (method === 'DELETE' && url.startsWith('/api/v1/provisioning/contact-points/')) return { status: 202 };
+  if (method === 'POST' && url.endsWith('/config/api/v1/receivers/test')) {
+    const receivers = (body?.receivers ?? []) as { name: string; grafana_managed_receiver_configs: { name: string; uid: string }[] }[];
+    return {
+      status: 200,
+      body: { receivers: receivers.map((r) => ({ name: r.name, grafana_managed_receiver_configs: r.grafana_managed_receiver_configs.map((c) => ({ name: c.name, uid: c.uid, status: 'ok' })) })) },
+    };
+  }
+  return { status: 404, body: { message: 'not found' } };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Everything an alerting test gateway needs
+
+export interface AlertingFixtures {
+  alertmanager: HttpRecorder;
+  grafana: HttpRecorder;
+  webhook: HttpRecorder;
+  smtp: SmtpSink;
+  dataDir: string;
+  /** Gateway environment: both managers, SMTP, and the webhook receiver allowed by name. */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export const GRAFANA_TOKEN = 'glsa_test_token';
+
+export async function startAlertingFixtures(): Promise<AlertingFixtures> {
+  const [alertmanager, grafana, webhook, smtp] = await Promise.all([startRecorder(managerApi), startRecorder(managerApi), startRecorder(), startSmtpSink()]);
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'gateway-alerting-'));
+  return {
+    alertmanager,
+    grafana,
+    webhook,
+    smtp,
+    dataDir,
+    env: {
+      ALERTMANAGER_URL: alertmanager.url,
+      GRAFANA_URL: grafana.url,
+      GRAFANA_TOKEN,
+      SMTP_URL: smtp.url,
+      // Loopback is reachable only because it is listed, and only on the receiver's port.
+      WEBHOOK_ALLOWED_HOSTS: `hooks.slack.com,*.webhook.office.com,127.0.0.1:${webhook.port}`,
+      ALERT_MANAGER_TIMEOUT_MS: '2000',
+      NOTIFY_TIMEOUT_MS: '2000',
+      DATA_DIR: dataDir,
+    },
+    async stop() {
+      await Promise.all([alertmanager.stop(), grafana.stop(), webhook.stop(), smtp.stop()]);
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Prometheus Alertmanager (Debian package prometheus-alertmanager)
+
+export function findBinary(name: string): string | undefined {
+  return (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .map((dir) => path.join(dir, name))
+    .find((candidate) => existsSync(candidate));
+}
+
+export interface RunningAlertmanager {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startAlertmanager(binary: string): Promise<RunningAlertmanager> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'gateway-am-'));
+  await writeFile(path.join(dir, 'alertmanager.yml'), 'route:\n  receiver: default\nreceivers:\n  - name: default\n');
+  const port = await findFreePort();
+  const url = `http://127.0.0.1:${port}`;
+  // An empty cluster address turns gossip off (otherwise it binds 0.0.0.0:9094).
+  const child: ChildProcess = spawn(
+    binary,
+    [`--config.file=${path.join(dir, 'alertmanager.yml')}`, `--storage.path=${path.join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address='],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let log = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    log = (log + chunk.toString('utf8')).slice(-4000);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await exited;
+    await rm(dir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/-/ready`)).ok) return { url, stop };
+    } catch {
+      // not listening yet
+    }
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stop();
+      throw new Error(`Alertmanager did not become ready: ${log}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
