@@ -355,6 +355,8 @@ describe('POST /alerts/v1/metric/alias/create', () => {
     ['no metric', { metric: undefined }, /#required must have required property 'metric'/],
     ['an empty alias', { alias: '' }, /#properties\/alias\/minLength/],
     ['a context that is not an object', { context: ['d1'] }, /#properties\/context\/type must be object/],
+    // Found by the fuzz suite: the store's JSON recursion limit used to answer this with a 500.
+    ['a context nested 200 levels deep', { context: Array.from({ length: 200 }).reduce<Record<string, unknown>>((inner) => ({ a: inner }), {}) }, /context is nested deeper than 32 levels/],
   ])('refuses %s with 400 METRIC_ALIAS_INVALID_INPUT, and stores nothing', async (_, overrides, message) => {
     const body = aliasBody(overrides);
     expectFailure(await post('/alerts/v1/metric/alias/create', body), 400, 'METRIC_ALIAS_INVALID_INPUT', message);

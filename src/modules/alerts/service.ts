@@ -5,6 +5,7 @@
 // record as it was, so it never claims what the manager does not hold. When our own write fails
 // after the manager said yes, the manager's change is undone (best effort, logged when it fails).
 import { randomUUID } from 'node:crypto';
+import { pathDeeperThan } from '../../validation/json-depth.js';
 import { GatewayError, type ErrorCode } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { AlertManager, AlertManagers } from '../../platform/alert-manager/alert-manager.js';
@@ -136,9 +137,14 @@ export function createAlertService(store: AlertStore, managers: AlertManagers, n
     return record;
   }
 
+  const MAX_CONTEXT_DEPTH = 32;
+
   function validContext(value: unknown): JsonObject | null {
     if (value === undefined || value === null) return null;
     if (typeof value !== 'object' || Array.isArray(value)) throw new GatewayError('METRIC_ALIAS_INVALID_INPUT', 'context must be a JSON object');
+    // The store recurses into JSON; a hostile depth would surface as a 500 from it.
+    const tooDeep = pathDeeperThan(value, MAX_CONTEXT_DEPTH);
+    if (tooDeep !== undefined) throw new GatewayError('METRIC_ALIAS_INVALID_INPUT', `context is nested deeper than ${MAX_CONTEXT_DEPTH} levels (at ${tooDeep.slice(0, 200)})`);
     return value as JsonObject;
   }
 
