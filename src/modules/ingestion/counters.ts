@@ -17,18 +17,41 @@ export interface IngestionObserver {
   rejected(datasetId: string): void;
 }
 
+/** Datasets tracked at most: callers can name any id (refused ones are counted too), so the map is bounded. */
+export const MAX_TRACKED_DATASETS = 10_000;
+
+function zero(): IngestionCounts {
+  return { requests: 0, received: 0, processed: 0, duplicates: 0, failed: 0, rejectedRequests: 0 };
+}
+
 export class IngestionCounters {
   private readonly byDataset = new Map<string, IngestionCounts>();
 
-  constructor(private readonly observer?: IngestionObserver) {}
+  constructor(
+    private readonly observer?: IngestionObserver,
+    private readonly maxTracked = MAX_TRACKED_DATASETS,
+  ) {}
 
   private entry(datasetId: string): IngestionCounts {
     let counts = this.byDataset.get(datasetId);
     if (!counts) {
-      counts = { requests: 0, received: 0, processed: 0, duplicates: 0, failed: 0, rejectedRequests: 0 };
+      if (this.byDataset.size >= this.maxTracked) this.evictOne();
+      counts = zero();
       this.byDataset.set(datasetId, counts);
     }
     return counts;
+  }
+
+  /** Drops the oldest id that only ever had refused calls (guessed or mistyped ids), else the oldest. */
+  private evictOne(): void {
+    for (const [id, counts] of this.byDataset) {
+      if (counts.requests === 0) {
+        this.byDataset.delete(id);
+        return;
+      }
+    }
+    const oldest = this.byDataset.keys().next();
+    if (!oldest.done) this.byDataset.delete(oldest.value);
   }
 
   recordAccepted(datasetId: string, outcome: { accepted: number; processed?: number; duplicates?: number; failed?: number }): void {
@@ -46,8 +69,9 @@ export class IngestionCounters {
     this.observer?.rejected(datasetId);
   }
 
+  /** Reading never adds an entry: asking about an id costs no memory. */
   snapshot(datasetId: string): IngestionCounts {
-    return { ...this.entry(datasetId) };
+    return { ...(this.byDataset.get(datasetId) ?? zero()) };
   }
 
   /** Accepted ingest calls over every dataset (the metrics' importance score compares against it). */

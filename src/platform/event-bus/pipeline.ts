@@ -35,14 +35,17 @@ export function extractEvents(value: JsonObject, dataset: DatasetRecord): unknow
 // ownProperties: an optional field named like an Object method (toString) must not be "found" on the prototype.
 const ajv = new Ajv2020({ strict: false, allErrors: false, ownProperties: true });
 (addFormatsModule as unknown as { default: (a: Ajv2020) => void }).default(ajv);
-const validators = new Map<string, ValidateFunction | Error>();
+// One compiled validator per dataset, replaced when its version or mode changes (keyed by version
+// alone, every edit of every dataset would stay in memory for good).
+const validators = new Map<string, { key: string; validate: ValidateFunction | Error }>();
 
 /** Undefined when the event passes the dataset's validation (or validation is off), else the reason. */
 export function validationProblem(event: JsonObject, dataset: DatasetRecord): string | undefined {
   const config = dataset.validationConfig ?? {};
   if (config.validate !== true) return undefined;
-  const cacheKey = `${dataset.datasetId}:${dataset.versionKey}:${String(config.mode)}`;
-  let validate = validators.get(cacheKey);
+  const cacheKey = `${dataset.versionKey}:${String(config.mode)}`;
+  const cached = validators.get(dataset.datasetId);
+  let validate = cached?.key === cacheKey ? cached.validate : undefined;
   if (!validate) {
     try {
       // Strict refuses fields the schema does not name; IgnoreNewFields lets them through.
@@ -51,7 +54,7 @@ export function validationProblem(event: JsonObject, dataset: DatasetRecord): st
     } catch (error) {
       validate = error as Error;
     }
-    validators.set(cacheKey, validate);
+    validators.set(dataset.datasetId, { key: cacheKey, validate });
   }
   if (validate instanceof Error) return `the dataset's data_schema cannot be compiled: ${validate.message}`;
   if (validate(event)) return undefined;
