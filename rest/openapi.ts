@@ -1,9 +1,15 @@
 // The OpenAPI 3.1 document of the REST layer, generated from the REST table: each entry's path,
 // query and body schemas (JSON Schema 2020-12, which OpenAPI 3.1 takes as it is), the envelope it
 // answers with, and the error codes it can answer, with their HTTP statuses from the catalogue.
+// Credentials (security schemes) and the failures every protected entry can give (401, 403, 429,
+// 503, 500) are shared components, referenced by each operation.
 // Never edited by hand: `npm run generate:docs` writes the committed copy (openapi.json), and a
 // test fails when that copy differs from what the table generates.
-import { ERROR_CATALOGUE, GatewayError, type ErrorCode } from '../src/errors.js';
+import { NO_CREDENTIALS_MESSAGE } from '../src/auth/access.js';
+import { PUBLIC_API_ID } from '../src/auth/field-api-ids.js';
+import { ERROR_CATALOGUE, GENERIC_FAILURE_MESSAGE, GatewayError, type ErrorCode } from '../src/errors.js';
+import { DATABASE_UNAVAILABLE_MESSAGE } from '../src/graphql/errors.js';
+import { requestTimeoutMessage } from '../src/http/use-request-timeout.js';
 import type { RestEndpoint } from './table.js';
 import type { JsonSchema } from './validation.js';
 
@@ -12,7 +18,9 @@ export type OpenApiDocument = Record<string, unknown> & { openapi: string; paths
 export interface OpenApiOperation {
   operationId: string;
   summary: string;
+  description: string;
   tags: string[];
+  security?: Record<string, string[]>[];
   parameters?: Record<string, unknown>[];
   requestBody?: Record<string, unknown>;
   responses: Record<string, unknown>;
@@ -20,8 +28,11 @@ export interface OpenApiOperation {
   'x-error-codes': ErrorCode[];
 }
 
-/** Codes any entry can answer, whatever it does. */
-const CROSS_CUTTING: readonly ErrorCode[] = ['INTERNAL_SERVER_ERROR', 'DATABASE_UNAVAILABLE'];
+/** Codes the access check (src/auth/access.ts) answers for any entry that is not public, before it runs. */
+const ACCESS_CODES: readonly ErrorCode[] = ['UNAUTHENTICATED', 'FORBIDDEN'];
+
+/** Codes any entry can answer, whatever it does: the rate limit, an outage, the request timeout, a bug. */
+const CROSS_CUTTING: readonly ErrorCode[] = ['RATE_LIMITED', 'INTERNAL_SERVER_ERROR', 'DATABASE_UNAVAILABLE', 'REQUEST_TIMEOUT'];
 
 /**
  * Codes an entry's domain can answer besides its invalidInputCode, used when the entry does not list
@@ -79,7 +90,12 @@ export function errorCodesOf(endpoint: RestEndpoint): ErrorCode[] {
     .filter((key) => endpoint.apiId === key || (key.endsWith('.') && endpoint.apiId.startsWith(key)))
     .sort((a, b) => b.length - a.length)[0];
   const domain = declared ?? (prefix ? DOMAIN_ERRORS[prefix]! : []);
-  return [...new Set<ErrorCode>([endpoint.invalidInputCode, ...domain, ...CROSS_CUTTING])];
+  return [...new Set<ErrorCode>([endpoint.invalidInputCode, ...domain, ...(isProtected(endpoint) ? ACCESS_CODES : []), ...CROSS_CUTTING])];
+}
+
+/** Whether the access check asks for credentials and a permission (every entry but a public one). */
+function isProtected(endpoint: RestEndpoint): boolean {
+  return endpoint.apiId !== PUBLIC_API_ID;
 }
 
 /** HTTP status of a code, overrides included (e.g. TOPIC_NOT_FOUND is a 404 with responseCode BAD_REQUEST). */
@@ -144,6 +160,116 @@ function requestBody(endpoint: RestEndpoint): Record<string, unknown> | undefine
   return { required, content: { 'application/json': { schema: endpoint.bodySchema } } };
 }
 
+/** Messages of the failure examples, for the codes every entry shares (the gateway's own wording). */
+const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  UNAUTHENTICATED: NO_CREDENTIALS_MESSAGE,
+  FORBIDDEN:
+    'Access denied. The caller does not have permission to perform this action (api.datasets.import). ' +
+    'The following roles have access to this action: dataset_creator, dataset_manager, admin.',
+  RATE_LIMITED: 'Too many calls from this caller; retry after 2 s.',
+  DATABASE_UNAVAILABLE: DATABASE_UNAVAILABLE_MESSAGE,
+  REQUEST_TIMEOUT: requestTimeoutMessage(60_000),
+  INTERNAL_SERVER_ERROR: GENERIC_FAILURE_MESSAGE,
+};
+
+/** The API id the shared responses' examples name (an operation's own failures carry its id). */
+const EXAMPLE_API_ID = 'api.datasets.import';
+
+/** A failure envelope as the gateway writes it, with fixed time and ids (the document is committed). */
+function exampleEnvelope(apiId: string, code: ErrorCode, message: string): Record<string, unknown> {
+  return {
+    id: apiId,
+    ver: 'v2',
+    ts: '2026-01-01T12:00:00+00:00',
+    params: { status: 'FAILED', msgid: '4a7f2d2e-9c1b-4e7a-8f4c-2b1d6c3e5a90', resmsgid: '0b6d8e7c-3f2a-4d1e-9b8c-7a6f5e4d3c2b' },
+    responseCode: ERROR_CATALOGUE[code],
+    error: { code, message, trace: '' },
+    result: {},
+  };
+}
+
+const RETRY_AFTER_HEADER = {
+  description: 'Seconds to wait before the caller’s budget has room for another call.',
+  required: true,
+  schema: { type: 'integer', minimum: 1 },
+};
+
+/**
+ * The failure response for `codes` (all of one HTTP status): the failure envelope narrowed to their
+ * responseCode and error.code, an example per code whose wording is known, and Retry-After with RATE_LIMITED.
+ */
+function failureResponse(codes: readonly ErrorCode[], description: string, apiId = EXAMPLE_API_ID): Record<string, unknown> {
+  const examples = Object.fromEntries(
+    codes.flatMap((code) => {
+      const message = EXAMPLE_MESSAGES[code];
+      return message === undefined ? [] : [[code, { summary: code, value: exampleEnvelope(apiId, code, message) }]];
+    }),
+  );
+  return {
+    description,
+    ...(codes.includes('RATE_LIMITED') ? { headers: { 'Retry-After': RETRY_AFTER_HEADER } } : {}),
+    content: {
+      'application/json': {
+        schema: {
+          allOf: [
+            { $ref: '#/components/schemas/FailureEnvelope' },
+            {
+              type: 'object',
+              properties: {
+                responseCode: { enum: [...new Set(codes.map((code) => ERROR_CATALOGUE[code]))] },
+                error: { type: 'object', properties: { code: { enum: [...codes] } } },
+              },
+            },
+          ],
+        },
+        ...(Object.keys(examples).length > 0 ? { examples } : {}),
+      },
+    },
+  };
+}
+
+/**
+ * Failures that read the same for every entry that can give them (access, rate limit, outage,
+ * timeout, a bug): one `components.responses` entry each, which operations reference by `$ref`.
+ */
+const SHARED_RESPONSES: Record<string, { codes: readonly ErrorCode[]; description: string }> = {
+  Unauthenticated: {
+    codes: ['UNAUTHENTICATED'],
+    description:
+      'No credentials, or credentials that do not hold (a malformed, expired or forged token, a token without the roles claim, ' +
+      'a tampered or ended session, an unknown or revoked API key). Never with AUTH_MODE=none.',
+  },
+  Forbidden: {
+    codes: ['FORBIDDEN'],
+    description:
+      "The caller's roles do not grant the operation's API id (config/permissions.json, or PERMISSIONS_FILE), " +
+      'or a cross-site request (an Origin of another site) carried the session cookie. Never with AUTH_MODE=none.',
+  },
+  RateLimited: {
+    codes: ['RATE_LIMITED'],
+    description:
+      'Too many calls from this caller (RATE_LIMIT_RPS and RATE_LIMIT_BURST; ingestion, api.data.in, has a budget of its own: ' +
+      'RATE_LIMIT_INGEST_RPS). Retry after the seconds Retry-After gives.',
+  },
+  ServiceUnavailable: {
+    codes: ['DATABASE_UNAVAILABLE', 'REQUEST_TIMEOUT'],
+    description:
+      'DATABASE_UNAVAILABLE: the database does not answer (try again shortly; GET /readyz says when it is back). ' +
+      'REQUEST_TIMEOUT: the request ran longer than REQUEST_TIMEOUT_MS and was answered without its result; ' +
+      'it was not cancelled, so read before retrying a change.',
+  },
+  InternalServerError: {
+    codes: ['INTERNAL_SERVER_ERROR'],
+    description: 'An unexpected error: logged with the request id (x-request-id), answered with a generic message.',
+  },
+};
+
+/** The shared response whose codes are exactly `codes`, if there is one. */
+function sharedResponseFor(codes: readonly ErrorCode[]): string | undefined {
+  const key = [...codes].sort().join(',');
+  return Object.keys(SHARED_RESPONSES).find((name) => [...SHARED_RESPONSES[name]!.codes].sort().join(',') === key);
+}
+
 function responses(endpoint: RestEndpoint, codes: ErrorCode[]): Record<string, unknown> {
   const out: Record<string, unknown> = {
     '200': {
@@ -154,30 +280,54 @@ function responses(endpoint: RestEndpoint, codes: ErrorCode[]): Record<string, u
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code]);
   for (const [status, group] of [...byStatus.entries()].sort(([a], [b]) => a - b)) {
-    out[String(status)] = {
-      description: `Failure envelope; error.code is one of ${group.join(', ')}.`,
-      content: {
-        'application/json': {
-          schema: {
-            allOf: [
-              { $ref: '#/components/schemas/FailureEnvelope' },
-              {
-                type: 'object',
-                properties: {
-                  responseCode: { enum: [...new Set(group.map((code) => ERROR_CATALOGUE[code]))] },
-                  error: { type: 'object', properties: { code: { enum: group } } },
-                },
-              },
-            ],
-          },
-        },
-      },
-    };
+    const shared = sharedResponseFor(group);
+    out[String(status)] = shared
+      ? { $ref: `#/components/responses/${shared}` }
+      : failureResponse(group, `Failure envelope; error.code is one of ${group.join(', ')}.`, endpoint.apiId);
   }
   return out;
 }
 
+/** The credentials src/auth/authenticate.ts accepts; which ones apply depends on AUTH_MODE. */
+const SECURITY_SCHEMES = {
+  bearerAuth: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description:
+      'AUTH_MODE=jwt: `Authorization: Bearer <jwt>`, signed with JWT_SECRET (HS256) or the key of JWT_PUBLIC_KEY_FILE or JWT_JWKS_FILE ' +
+      '(RS256, ES256). Issuer (JWT_ISSUER), audience (JWT_AUDIENCE) and expiry are checked, and the roles claim (JWT_ROLES_CLAIM) is required.',
+  },
+  sessionCookie: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'connect.sid',
+    description:
+      'AUTH_MODE=session: the signed session cookie (named by SESSION_COOKIE_NAME, connect.sid by default), checked against the session store. ' +
+      'A cross-site request (an Origin of another site) cannot use it.',
+  },
+  apiKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-api-key',
+    description: 'AUTH_MODE=jwt or AUTH_MODE=session: an API key for machine clients (scripts/api-key.ts creates one; only its hash is stored).',
+  },
+} as const;
+
+/** Any one of the credentials will do (OpenAPI: alternatives are separate requirement objects). */
+const SECURITY: Record<string, string[]>[] = Object.keys(SECURITY_SCHEMES).map((name) => ({ [name]: [] }));
+
+function description(endpoint: RestEndpoint): string {
+  if (!isProtected(endpoint)) return `API id \`${endpoint.apiId}\`: public, no credentials needed.`;
+  return (
+    `API id \`${endpoint.apiId}\`: the caller needs a role granted this id (config/permissions.json, or the file PERMISSIONS_FILE names). ` +
+    'Credentials: any one of the security schemes that AUTH_MODE takes (jwt: bearer token or API key; session: the session cookie or API key; none: no credentials).'
+  );
+}
+
 const COMPONENTS = {
+  securitySchemes: SECURITY_SCHEMES,
+  responses: Object.fromEntries(Object.entries(SHARED_RESPONSES).map(([name, shared]) => [name, failureResponse(shared.codes, shared.description)])),
   schemas: {
     EnvelopeParams: {
       type: 'object',
@@ -241,7 +391,9 @@ export function buildOpenApiDocument(endpoints: readonly RestEndpoint[], options
     const operation: OpenApiOperation = {
       operationId: endpoint.apiId,
       summary: endpoint.summary,
+      description: description(endpoint),
       tags: [tag],
+      ...(isProtected(endpoint) ? { security: SECURITY } : {}),
       ...(params.length > 0 ? { parameters: params } : {}),
       ...(body ? { requestBody: body } : {}),
       responses: responses(endpoint, codes),
@@ -257,7 +409,11 @@ export function buildOpenApiDocument(endpoints: readonly RestEndpoint[], options
       version: options.version,
       description:
         'The REST compatibility layer (v2 envelope). Every endpoint runs a GraphQL operation of the same gateway ' +
-        '(POST /graphql), which is the API of record. Generated from the REST table (rest/endpoints.ts); do not edit.',
+        '(POST /graphql), which is the API of record. Generated from the REST table (rest/endpoints.ts); do not edit.\n\n' +
+        'Authentication depends on AUTH_MODE. jwt: a bearer token (bearerAuth) or an API key (apiKey); session: the session cookie ' +
+        '(sessionCookie) or an API key; none (allowed only on a loopback address): no credentials at all, every caller acts as SYSTEM. ' +
+        'Any one of the schemes an operation lists is enough. Permissions are granted by API id (each operation\'s x-api-id) to roles, ' +
+        'in config/permissions.json or the file PERMISSIONS_FILE names.',
     },
     tags: [...tags].map((name) => ({ name })),
     paths,

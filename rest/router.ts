@@ -8,6 +8,7 @@ import type { ContextFactory, GatewayContext } from '../src/context.js';
 import { GatewayError, GENERIC_FAILURE_MESSAGE, httpStatusOf, type ErrorCode } from '../src/errors.js';
 import { classifyGraphQLError } from '../src/graphql/errors.js';
 import type { Logger } from '../src/logger.js';
+import { describeJsonLimitViolation, findJsonLimitViolation, type JsonLimits } from '../src/validation/json-limits.js';
 import { failureEnvelope, requestMsgid, successEnvelope } from './envelope.js';
 import { MultipartRefused, receiveSingleFile } from './multipart.js';
 import type { RestEndpoint } from './table.js';
@@ -34,6 +35,11 @@ export interface RestRouterOptions {
   largeBodyLimitBytes: number;
   /** File size limit of entries marked multipart (connector registration). */
   uploadLimitBytes?: number;
+  /**
+   * Longest string or object key and longest array in a JSON body (JSON_MAX_STRING_LENGTH,
+   * JSON_MAX_ARRAY_LENGTH), checked as soon as the body is parsed, before the entry's schema.
+   */
+  jsonLimits: JsonLimits;
 }
 
 const SINGLE_OPERATION = 'default';
@@ -172,6 +178,8 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
           if (failure) return sendFailure(res, endpoint.apiId, undefined, failure);
           return next(parseError);
         }
+        const violation = findJsonLimitViolation(req.body, options.jsonLimits);
+        if (violation) return sendFailure(res, endpoint.apiId, requestMsgid(req.body), new GatewayError(endpoint.invalidInputCode, describeJsonLimitViolation(violation)));
         handle(req, res).catch(next);
       });
     });

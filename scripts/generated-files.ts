@@ -2,6 +2,7 @@
 //
 //   openapi.json            the REST layer's OpenAPI 3.1 document, from the REST table (rest/openapi.ts)
 //   schema.graphql          the GraphQL schema printed from graphql/*.graphql (graphql's printSchema)
+//   persisted-operations.json  the allow list of GraphQL operations, from graphql/operations/*.graphql
 //   docs/configuration.md   the configuration reference, from environmentSchema (src/config-reference.ts)
 //   README.md               its configuration table, between the configuration markers
 //
@@ -13,7 +14,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { printSchema } from 'graphql';
 import { restEndpoints } from '../rest/endpoints.js';
 import { buildOpenApiDocument } from '../rest/openapi.js';
+import { loadConfig } from '../src/config.js';
 import { configurationReference, configurationTable } from '../src/config-reference.js';
+import { aliasLimitRule, depthLimitRule } from '../src/graphql/limits.js';
+import { buildManifest } from '../src/graphql/persisted-operations.js';
 import { buildSchema } from '../src/graphql/schema.js';
 import { GATEWAY_VERSION } from '../src/server.js';
 
@@ -34,6 +38,13 @@ export function graphqlSchemaText(): string {
   return `# Generated from graphql/*.graphql by \`npm run generate:docs\`; do not edit.\n\n${printSchema(buildSchema(GATEWAY_VERSION))}\n`;
 }
 
+/** Held to the default depth and alias limits, so a listed operation never fails them at run time. */
+export function persistedOperationsText(): string {
+  const { maxDepth, maxAliases } = loadConfig({}).graphqlLimits;
+  const manifest = buildManifest(buildSchema(GATEWAY_VERSION), undefined, [depthLimitRule(maxDepth), aliasLimitRule(maxAliases)]);
+  return `${JSON.stringify(manifest, null, 2)}\n`;
+}
+
 /** README.md with its configuration block replaced; undefined when the README has no markers. */
 function readmeText(): string | undefined {
   const file = path.join(ROOT, 'README.md');
@@ -50,6 +61,7 @@ export function generatedFiles(): GeneratedFile[] {
   return [
     { path: 'openapi.json', content: openApiText() },
     { path: 'schema.graphql', content: graphqlSchemaText() },
+    { path: 'persisted-operations.json', content: persistedOperationsText() },
     { path: 'docs/configuration.md', content: configurationReference() },
     ...(readme === undefined ? [] : [{ path: 'README.md', content: readme }]),
   ];

@@ -33,12 +33,39 @@ export const environmentSchema = z.object({
   DB_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10).describe('Connections in the database pool.'),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000).describe('Longest a single SQL statement may run.'),
   REQUEST_BODY_LIMIT: byteSize.default(1024 * 1024).describe('Largest accepted JSON request body (e.g. 512kb, 1mb).'),
+  REQUEST_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(3_600_000)
+    .optional()
+    .describe('Longest an API request (GraphQL or REST) may take before it is answered 503 REQUEST_TIMEOUT. Default: 60 s, or 5 s more than the longest downstream timeout set here if that is longer.'),
+  JSON_MAX_STRING_LENGTH: z.coerce
+    .number()
+    .int()
+    .min(256)
+    .max(1_000_000_000)
+    .default(1024 * 1024)
+    .describe('Most characters of any one string value or object key in a JSON request body (REST), or in the variables or literal values of a GraphQL operation; a longer one is refused with 400, naming where it is.'),
+  JSON_MAX_ARRAY_LENGTH: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10_000_000)
+    .default(10_000)
+    .describe('Most items of any one array in a JSON request body (REST), or in the variables or literal values of a GraphQL operation; a longer one is refused with 400, naming where it is. At least INGEST_MAX_BATCH (a batch is an array).'),
   GRAPHIQL_ENABLED: booleanText.optional().describe('Serve GraphiQL at GET /graphql (default: on, except in production).'),
   GRAPHQL_INTROSPECTION: booleanText.optional().describe('Allow schema introspection (default: on, except in production).'),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).max(100).default(12).describe('Deepest selection a GraphQL operation may nest.'),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).max(1000).default(30).describe('Most aliases one GraphQL document may use.'),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).max(1_000_000).default(5000).describe('Most lexical tokens in one GraphQL document (refused while parsing).'),
   GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(50_000).describe('Largest cost of a GraphQL operation: 1 per field, list fields weighted by their page size (`first`).'),
+  PERSISTED_OPERATIONS_FILE: z.string().min(1).optional().describe('Allow list of GraphQL operations (Apollo persisted-query manifest); default persisted-operations.json, generated from graphql/operations/.'),
+  PERSISTED_OPERATIONS_REQUIRED_FOR: z
+    .string()
+    .regex(/^\s*(\*|(role|caller):[^,;\s]+)(\s*,\s*(\*|(role|caller):[^,;\s]+))*\s*$/, 'must be * or a comma-separated list of role:<role> and caller:<caller id>')
+    .optional()
+    .describe('GraphQL callers that may run only operations of the allow list: * (everyone), role:<role>, caller:<id> (JWT subject, session user, apikey:<name>), comma-separated. Default: nobody.'),
   GRAPHQL_MAX_BATCH: z.coerce.number().int().min(1).max(100).default(1).describe('Most operations in one batched GraphQL request (1: batching off).'),
   AUTH_MODE: z
     .enum(['none', 'jwt', 'session'])
@@ -131,14 +158,21 @@ export const environmentSchema = z.object({
 });
 
 export interface Config {
-  http: { host: string; port: number; bodyLimitBytes: number };
+  http: { host: string; port: number; bodyLimitBytes: number; requestTimeoutMs: number };
   env: 'development' | 'production' | 'test';
   logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL'];
   database:
     | { mode: 'external'; url: string; poolMax: number; statementTimeoutMs: number }
     | { mode: 'embedded'; dataDir: string; port: number; poolMax: number; statementTimeoutMs: number };
-  graphql: { graphiql: boolean; introspection: boolean };
+  graphql: {
+    graphiql: boolean;
+    introspection: boolean;
+    /** The allow list (`file` unset: persisted-operations.json) and who must keep to it. */
+    persistedOperations: { file?: string; requiredFor: string[] };
+  };
   graphqlLimits: { maxDepth: number; maxAliases: number; maxTokens: number; maxCost: number; maxBatch: number };
+  /** Lengths of strings, keys and arrays in a JSON body or GraphQL variables (src/validation/json-limits.ts). */
+  jsonLimits: { maxStringLength: number; maxArrayLength: number };
   auth: {
     mode: 'none' | 'jwt' | 'session';
     /** Unset: config/permissions.json. */
@@ -194,12 +228,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
   const e = parsed.data;
-  const accessIssues = accessProblems(e);
-  if (accessIssues.length > 0) throw new ConfigError(accessIssues);
+  const combined = [...accessProblems(e), ...limitProblems(e)];
+  if (combined.length > 0) throw new ConfigError(combined);
   const production = e.NODE_ENV === 'production';
   const pool = { poolMax: e.DB_POOL_MAX, statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS };
   return deepFreeze({
-    http: { host: e.HOST, port: e.PORT, bodyLimitBytes: e.REQUEST_BODY_LIMIT },
+    http: { host: e.HOST, port: e.PORT, bodyLimitBytes: e.REQUEST_BODY_LIMIT, requestTimeoutMs: requestTimeout(e) },
     env: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,
     database: e.DATABASE_URL
@@ -208,8 +242,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     graphql: {
       graphiql: e.GRAPHIQL_ENABLED ?? !production,
       introspection: e.GRAPHQL_INTROSPECTION ?? !production,
+      persistedOperations: {
+        ...(e.PERSISTED_OPERATIONS_FILE ? { file: e.PERSISTED_OPERATIONS_FILE } : {}),
+        requiredFor: list(e.PERSISTED_OPERATIONS_REQUIRED_FOR),
+      },
     },
     graphqlLimits: { maxDepth: e.GRAPHQL_MAX_DEPTH, maxAliases: e.GRAPHQL_MAX_ALIASES, maxTokens: e.GRAPHQL_MAX_TOKENS, maxCost: e.GRAPHQL_MAX_COST, maxBatch: e.GRAPHQL_MAX_BATCH },
+    jsonLimits: { maxStringLength: e.JSON_MAX_STRING_LENGTH, maxArrayLength: e.JSON_MAX_ARRAY_LENGTH },
     auth: authSettings(e),
     rateLimits: rateLimitSettings(e),
     templates: { listMax: e.TEMPLATE_LIST_MAX },
@@ -281,6 +320,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   });
 }
 
+/** Unset: long enough for the slowest downstream call a request may wait for, and at least 60 s. */
+function requestTimeout(e: z.infer<typeof environmentSchema>): number {
+  if (e.REQUEST_TIMEOUT_MS !== undefined) return e.REQUEST_TIMEOUT_MS;
+  const downstream = [e.DB_STATEMENT_TIMEOUT_MS, e.QUERY_TIMEOUT_MS, e.KAFKA_TIMEOUT_MS, e.ALERT_MANAGER_TIMEOUT_MS, e.NOTIFY_TIMEOUT_MS, e.PII_SERVICE_TIMEOUT_MS, e.PROMETHEUS_TIMEOUT_MS];
+  return Math.max(60_000, Math.max(...downstream) + 5_000);
+}
+
 const list = (value: string | undefined) => (value ?? '').split(',').map((item) => item.trim()).filter(Boolean);
 
 const LOOPBACK_HOST = /^(127(\.\d{1,3}){3}|::1|\[::1\]|localhost|::ffff:127(\.\d{1,3}){3})$/i;
@@ -306,6 +352,18 @@ function accessProblems(e: z.infer<typeof environmentSchema>): string[] {
     if (list(e.JWT_AUDIENCE).length === 0) problems.push('JWT_AUDIENCE: required with AUTH_MODE=jwt (the accepted token audiences)');
   }
   if (e.AUTH_MODE === 'session' && list(e.SESSION_SECRET).length === 0) problems.push('SESSION_SECRET: required with AUTH_MODE=session (the session cookie signing secret)');
+  return problems;
+}
+
+/** Limits that must agree with each other; every problem is reported at once. */
+function limitProblems(e: z.infer<typeof environmentSchema>): string[] {
+  const problems: string[] = [];
+  if (e.INGEST_MAX_BATCH > e.JSON_MAX_ARRAY_LENGTH) {
+    problems.push(
+      `INGEST_MAX_BATCH: ${e.INGEST_MAX_BATCH} is larger than JSON_MAX_ARRAY_LENGTH (${e.JSON_MAX_ARRAY_LENGTH}); an ingest batch is a JSON array, ` +
+        'so no call could carry that many events. Lower INGEST_MAX_BATCH or raise JSON_MAX_ARRAY_LENGTH.',
+    );
+  }
   return problems;
 }
 

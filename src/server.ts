@@ -23,7 +23,8 @@ import { guardRootFields } from './auth/guard.js';
 import { introspectionNeedsCaller } from './auth/introspection.js';
 import { loadPolicy } from './auth/policy.js';
 import { RateLimiter } from './auth/rate-limit.js';
-import { aliasLimitRule, costLimitPlugin, depthLimitRule, limitBatch } from './graphql/limits.js';
+import { aliasLimitRule, costLimitPlugin, depthLimitRule, jsonLimitsPlugin, limitBatch } from './graphql/limits.js';
+import { loadPersistedOperations, persistedOperationsPlugin } from './graphql/persisted-operations.js';
 import { answerClientErrors } from './http/client-errors.js';
 import { useAuth } from './http/use-auth.js';
 import { graphiqlRouter } from './http/graphiql.js';
@@ -38,6 +39,7 @@ import { withAuditTrail } from './modules/audit/trail.js';
 import { GatewayMetrics } from './telemetry/metrics.js';
 import { useGraphQLUpload } from './http/use-graphql-upload.js';
 import { useRequestId } from './http/use-request-id.js';
+import { useRequestTimeout } from './http/use-request-timeout.js';
 import type { Logger } from './logger.js';
 import { createAlertService } from './modules/alerts/service.js';
 import { createAlertStore } from './modules/alerts/store.js';
@@ -199,6 +201,11 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   const authenticator = createAuthenticator(config.auth, database, logger, config.http.host);
   logger.info(`authentication: ${config.auth.mode}${config.auth.mode === 'none' ? ' (every caller is SYSTEM; loopback only)' : ' (+ API keys)'}; roles from ${config.auth.permissionsFile ?? 'config/permissions.json'}`);
   const createContext = createContextFactory(services, logger, accessControl);
+  const { file: persistedFile, requiredFor: persistedRequiredFor } = config.graphql.persistedOperations;
+  const persistedOperations = loadPersistedOperations(schema, persistedFile);
+  logger.info(
+    `persisted operations: ${persistedOperations.size} on the allow list; required for ${persistedRequiredFor.length > 0 ? persistedRequiredFor.join(', ') : 'nobody'}`,
+  );
 
   const app = express();
   app.disable('x-powered-by');
@@ -216,7 +223,17 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     allowBatchedHttpRequests: config.graphqlLimits.maxBatch > 1,
     includeStacktraceInErrorResponses: false,
     formatError: formatGraphQLError,
-    plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), logUnexpectedErrors, graphqlObservabilityPlugin(metrics), costLimitPlugin(config.graphqlLimits.maxCost), introspectionNeedsCaller()],
+    plugins: [
+      ApolloServerPluginDrainHttpServer({ httpServer }),
+      ApolloServerPluginLandingPageDisabled(),
+      ApolloServerPluginCacheControlDisabled(),
+      logUnexpectedErrors,
+      graphqlObservabilityPlugin(metrics),
+      costLimitPlugin(config.graphqlLimits.maxCost),
+      jsonLimitsPlugin(config.jsonLimits),
+      introspectionNeedsCaller(),
+      persistedOperationsPlugin(persistedOperations, persistedRequiredFor),
+    ],
   });
   await apollo.start();
 
@@ -227,7 +244,10 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   app.use(apiDocsRouter(buildOpenApiDocument(restEndpoints, { version: GATEWAY_VERSION })));
   if (objectStore instanceof EmbeddedObjectStore) app.use(embeddedObjectStoreRouter(objectStore, logger));
   if (config.graphql.graphiql) app.use(graphiqlRouter());
-  app.use(['/graphql', ...REST_PREFIXES], useAuth({ authenticator }));
+  const apiPaths = ['/graphql', ...REST_PREFIXES];
+  // The timeout starts before authentication: a session or API-key lookup can wait on the database too.
+  app.use(apiPaths, useRequestTimeout({ timeoutMs: config.http.requestTimeoutMs, logger }));
+  app.use(apiPaths, useAuth({ authenticator }));
   app.use(
     '/graphql',
     useGraphQLUpload({ maxFileBytes: config.connectors.uploadLimitBytes }),
@@ -244,6 +264,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     bodyLimitBytes: config.http.bodyLimitBytes,
     largeBodyLimitBytes: config.ingestion.bodyLimitBytes,
     uploadLimitBytes: config.connectors.uploadLimitBytes,
+    jsonLimits: config.jsonLimits,
   });
   app.use(rest);
   app.use(graphqlBodyErrorHandler);

@@ -1,16 +1,22 @@
 // Limits on what one GraphQL request may ask for, so a single document cannot make the gateway do
 // unbounded work: depth and aliases (validation rules), tokens (graphql's parser, set in server.ts),
 // cost (below: 1 per field, a list field's selection counted once per item of its page, `first`),
-// and the number of operations in a batch. REST entries run fixed documents and are not limited here.
+// and the number of operations in a batch; and the lengths of strings, keys and arrays in an
+// operation's variables and literals (the REST router checks its bodies the same way). REST entries
+// run fixed documents and are not limited here.
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { NextFunction, Request, Response } from 'express';
 import {
+  BREAK,
+  getLocation,
   getNamedType,
   GraphQLError,
   isCompositeType,
   isObjectType,
   isInterfaceType,
   Kind,
+  visit,
+  type ASTNode,
   type DocumentNode,
   type FragmentDefinitionNode,
   type GraphQLCompositeType,
@@ -22,6 +28,8 @@ import {
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
+import { GatewayError } from '../errors.js';
+import { characterCount, describeJsonLimitViolation, findJsonLimitViolation, JSON_LIMIT_SETTINGS, type JsonLimits } from '../validation/json-limits.js';
 
 export interface GraphQLLimits {
   maxDepth: number;
@@ -169,6 +177,56 @@ export function costLimitPlugin<TContext extends object>(maxCost: number): Apoll
           if (!operation) return;
           const cost = operationCost(schema, document, operation, request.variables ?? {});
           if (cost > maxCost) throw limitError(`The operation costs ${cost}; at most ${maxCost} is allowed. Ask for smaller pages (first) or fewer fields.`);
+        },
+      };
+    },
+  };
+}
+
+/** The first string, object field name or list written in `document` that is over `limits`, described. */
+function literalOverLimits(document: DocumentNode, limits: JsonLimits): string | undefined {
+  let found: string | undefined;
+  const where = (node: ASTNode) => {
+    if (!node.loc) return 'in the document';
+    const { line, column } = getLocation(node.loc.source, node.loc.start);
+    return `at line ${line}, column ${column} of the document`;
+  };
+  const tooLong = (what: string, node: ASTNode, text: string) => {
+    if (text.length <= limits.maxStringLength) return false;
+    const length = characterCount(text);
+    if (length <= limits.maxStringLength) return false;
+    found = `the ${what} ${where(node)} is ${length} characters long; the limit is ${limits.maxStringLength} (${JSON_LIMIT_SETTINGS.string})`;
+    return true;
+  };
+  visit(document, {
+    StringValue: (node) => (tooLong('string', node, node.value) ? BREAK : undefined),
+    ObjectField: (node) => (tooLong('object field name', node, node.name.value) ? BREAK : undefined),
+    ListValue: (node) => {
+      if (node.values.length <= limits.maxArrayLength) return undefined;
+      found = `the list ${where(node)} has ${node.values.length} items; the limit is ${limits.maxArrayLength} (${JSON_LIMIT_SETTINGS.array})`;
+      return BREAK;
+    },
+  });
+  return found;
+}
+
+/**
+ * Refuses an operation whose variables hold a string or object key longer than
+ * `limits.maxStringLength` characters or an array longer than `limits.maxArrayLength` items
+ * (JSON_MAX_STRING_LENGTH, JSON_MAX_ARRAY_LENGTH), and likewise values written into the document
+ * itself, before anything is coerced or runs: HTTP 400, INVALID_INPUT (responseCode BAD_REQUEST),
+ * the message naming the path under /variables (or the line and column in the document). Each
+ * operation of a batch is checked on its own.
+ */
+export function jsonLimitsPlugin<TContext extends object>(limits: JsonLimits): ApolloServerPlugin<TContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ request, document }) {
+          const violation = findJsonLimitViolation(request.variables ?? {}, limits);
+          const message = violation ? describeJsonLimitViolation(violation, '/variables') : literalOverLimits(document, limits);
+          if (message === undefined) return;
+          throw new GraphQLError(message, { originalError: new GatewayError('INVALID_INPUT', message), extensions: { http: { status: 400 } } });
         },
       };
     },

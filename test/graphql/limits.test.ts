@@ -1,20 +1,30 @@
 // What one GraphQL request may ask for: depth, aliases, tokens, cost (list pages weighted by
-// `first`) and batch length are bounded and configurable; CSRF prevention stays on.
+// `first`), batch length, and the lengths of strings, keys and arrays in variables and literals are
+// bounded and configurable; CSRF prevention stays on.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { definition, seedDataset } from '../support/datasets.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 let gw: TestGateway;
 let batching: TestGateway;
+/** Strings and keys of at most 1000 characters, arrays of at most 50 items; batches of 2. */
+let bounded: TestGateway;
+
+const MAX_STRING = 1000;
+const MAX_ARRAY = 50;
+const LIVE = 'graphql-limits-live';
 
 beforeAll(async () => {
-  [gw, batching] = await Promise.all([
+  [gw, batching, bounded] = await Promise.all([
     startTestGateway({ GRAPHQL_MAX_DEPTH: '4', GRAPHQL_MAX_ALIASES: '3', GRAPHQL_MAX_TOKENS: '200', GRAPHQL_MAX_COST: '1000' }),
     startTestGateway({ GRAPHQL_MAX_BATCH: '2' }),
+    startTestGateway({ JSON_MAX_STRING_LENGTH: String(MAX_STRING), JSON_MAX_ARRAY_LENGTH: String(MAX_ARRAY), INGEST_MAX_BATCH: String(MAX_ARRAY), GRAPHQL_MAX_BATCH: '2' }),
   ]);
+  await seedDataset(bounded, LIVE, 'Live');
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all([gw?.stop(), batching?.stop()]);
+  await Promise.all([gw?.stop(), batching?.stop(), bounded?.stop()]);
 });
 
 function post(target: TestGateway, body: unknown) {
@@ -95,5 +105,73 @@ describe('CSRF prevention', () => {
     const response = await gw.http.get('/graphql').query({ query: '{ version }' }).set('accept', 'application/json').set('apollo-require-preflight', 'true');
     expect(response.status).toBe(200);
     expect(response.body.data.version).toEqual(expect.any(String));
+  });
+});
+
+describe('string and array lengths (JSON_MAX_STRING_LENGTH, JSON_MAX_ARRAY_LENGTH)', () => {
+  const IMPORT = 'mutation Import($definition: JSON!) { importDataset(definition: $definition) { id } }';
+  const INGEST = `mutation Ingest($data: JSON!, $msgid: String) { ingest(datasetId: "${LIVE}", data: $data, msgid: $msgid) { accepted } }`;
+
+  const datasetRows = async (id: string) => (await bounded.sql<{ n: number }>('SELECT count(*)::int AS n FROM datasets WHERE dataset_id = $1', [id])).rows[0]!.n;
+  const eventRows = async (msgid: string) => (await bounded.sql<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE msgid = $1', [msgid])).rows[0]!.n;
+
+  /** 400 with one INVALID_INPUT error (responseCode BAD_REQUEST) whose message is `message`, and no data. */
+  function expectRefused(response: { status: number; body: any }, message: string | RegExp): void {
+    expect(response.status).toBe(400);
+    expect(response.body.data).toBeUndefined();
+    expect(response.body.errors).toHaveLength(1);
+    expect(response.body.errors[0].extensions).toEqual({ code: 'INVALID_INPUT', responseCode: 'BAD_REQUEST' });
+    if (typeof message === 'string') expect(response.body.errors[0].message).toBe(message);
+    else expect(response.body.errors[0].message).toMatch(message);
+  }
+
+  it('refuses an over-long string deep inside a variable with 400 INVALID_INPUT naming its path, and stores nothing', async () => {
+    const id = 'graphql-limits-long-sample';
+    const response = await post(bounded, { query: IMPORT, variables: { definition: definition(id, { sample_data: { nested: { rows: [{ ok: 1 }, { note: 'x'.repeat(MAX_STRING + 1) }] } } }) } });
+    expectRefused(response, `the string at /variables/definition/sample_data/nested/rows/1/note is ${MAX_STRING + 1} characters long; the limit is ${MAX_STRING} (JSON_MAX_STRING_LENGTH)`);
+    expect(await datasetRows(id)).toBe(0);
+  });
+
+  it('refuses an over-long array and an over-long object key in ingested events, and stores none of them', async () => {
+    const tags = await post(bounded, { query: INGEST, variables: { msgid: 'gql-limits-array', data: [{ id: 'a1', tags: Array.from({ length: MAX_ARRAY + 1 }, (_, i) => i) }] } });
+    expectRefused(tags, `the array at /variables/data/0/tags has ${MAX_ARRAY + 1} items; the limit is ${MAX_ARRAY} (JSON_MAX_ARRAY_LENGTH)`);
+    expect(await eventRows('gql-limits-array')).toBe(0);
+    const key = await post(bounded, { query: INGEST, variables: { msgid: 'gql-limits-key', data: [{ id: 'k1', ['k'.repeat(MAX_STRING + 1)]: 1 }] } });
+    expectRefused(key, /^the object key at \/variables\/data\/0\/k{64}… is 1001 characters long; the limit is 1000 \(JSON_MAX_STRING_LENGTH\)$/);
+    expect(await eventRows('gql-limits-key')).toBe(0);
+  });
+
+  it('takes a string, a key and an array at the limits exactly', async () => {
+    const events = Array.from({ length: MAX_ARRAY }, (_, i) => ({ id: `at-${i}`, text: 's'.repeat(MAX_STRING), ['k'.repeat(MAX_STRING)]: [i] }));
+    const response = await post(bounded, { query: INGEST, variables: { msgid: 'gql-limits-at', data: events } });
+    expect({ status: response.status, errors: response.body.errors, data: response.body.data }).toEqual({ status: 200, errors: undefined, data: { ingest: { accepted: MAX_ARRAY } } });
+    expect(await eventRows('gql-limits-at')).toBe(MAX_ARRAY);
+  });
+
+  it('refuses the same lengths written into the document itself, by line and column', async () => {
+    const id = 'graphql-limits-literal';
+    const long = `"${'x'.repeat(MAX_STRING + 1)}"`;
+    const withString = `mutation { importDataset(definition: { id: "${id}", note: ${long} }) { id } }`;
+    expectRefused(
+      await post(bounded, { query: withString }),
+      `the string at line 1, column ${withString.indexOf(long) + 1} of the document is ${MAX_STRING + 1} characters long; the limit is ${MAX_STRING} (JSON_MAX_STRING_LENGTH)`,
+    );
+    const withList = `mutation { importDataset(definition: { id: "${id}", tags: [${Array.from({ length: MAX_ARRAY + 1 }, () => '"t"').join(',')}] }) { id } }`;
+    expectRefused(
+      await post(bounded, { query: withList }),
+      `the list at line 1, column ${withList.indexOf('[') + 1} of the document has ${MAX_ARRAY + 1} items; the limit is ${MAX_ARRAY} (JSON_MAX_ARRAY_LENGTH)`,
+    );
+    expect(await datasetRows(id)).toBe(0);
+  });
+
+  it('checks each operation of a batch on its own', async () => {
+    const response = await post(bounded, [
+      { query: '{ version }' },
+      { query: INGEST, variables: { msgid: 'gql-limits-batch', data: [{ id: 'b1', text: 'x'.repeat(MAX_STRING + 1) }] } },
+    ]);
+    expect(response.body).toHaveLength(2);
+    expect(response.body[0].data.version).toEqual(expect.any(String));
+    expect(response.body[1].errors[0]).toMatchObject({ message: expect.stringMatching(/^the string at \/variables\/data\/0\/text is 1001 characters long/), extensions: { code: 'INVALID_INPUT' } });
+    expect(await eventRows('gql-limits-batch')).toBe(0);
   });
 });

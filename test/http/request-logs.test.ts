@@ -5,28 +5,9 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { envelope, SQL_QUERY } from '../support/api.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { lineCollector, type Line } from '../support/log-lines.js';
 import { createLogger } from '../../src/logger.js';
 import { enterRequestScope } from '../../src/request-scope.js';
-
-type Line = Record<string, any>;
-
-/** Collects JSON log lines as they are written. */
-function lineCollector(): { stream: Writable; lines: Line[] } {
-  const lines: Line[] = [];
-  let pending = '';
-  const stream = new Writable({
-    write(chunk, _encoding, callback) {
-      pending += chunk.toString();
-      let newline: number;
-      while ((newline = pending.indexOf('\n')) >= 0) {
-        lines.push(JSON.parse(pending.slice(0, newline)));
-        pending = pending.slice(newline + 1);
-      }
-      callback();
-    },
-  });
-  return { stream, lines };
-}
 
 let gw: TestGateway;
 const collected = lineCollector();

@@ -6,7 +6,7 @@ describe('configuration', () => {
     const config = loadConfig({});
     expect(config.http).toMatchObject({ host: '127.0.0.1', port: 3000, bodyLimitBytes: 1024 * 1024 });
     expect(config.database).toMatchObject({ mode: 'embedded', dataDir: './.data/postgres', port: 54329 });
-    expect(config.graphql).toEqual({ graphiql: true, introspection: true });
+    expect(config.graphql).toEqual({ graphiql: true, introspection: true, persistedOperations: { requiredFor: [] } });
   });
 
   it('uses DATABASE_URL when it is set', () => {
@@ -27,8 +27,45 @@ describe('configuration', () => {
   });
 
   it('turns GraphiQL and introspection off in production unless asked for', () => {
-    expect(loadConfig({ NODE_ENV: 'production' }).graphql).toEqual({ graphiql: false, introspection: false });
+    expect(loadConfig({ NODE_ENV: 'production' }).graphql).toMatchObject({ graphiql: false, introspection: false });
     expect(loadConfig({ NODE_ENV: 'production', GRAPHIQL_ENABLED: 'true' }).graphql.graphiql).toBe(true);
+  });
+
+  it('times requests out after 60 s, or after the slowest downstream it may wait for plus 5 s', () => {
+    expect(loadConfig({}).http.requestTimeoutMs).toBe(60_000);
+    expect(loadConfig({ QUERY_TIMEOUT_MS: '120000' }).http.requestTimeoutMs).toBe(125_000);
+    expect(loadConfig({ PII_SERVICE_TIMEOUT_MS: '90000', QUERY_TIMEOUT_MS: '120000' }).http.requestTimeoutMs).toBe(125_000);
+    expect(loadConfig({ REQUEST_TIMEOUT_MS: '2000', QUERY_TIMEOUT_MS: '120000' }).http.requestTimeoutMs).toBe(2_000);
+    expect(() => loadConfig({ REQUEST_TIMEOUT_MS: '10' })).toThrow(/REQUEST_TIMEOUT_MS/);
+  });
+
+  it('reads who is bound to the persisted operations, and refuses selectors it does not know', () => {
+    expect(loadConfig({ PERSISTED_OPERATIONS_REQUIRED_FOR: ' role:viewer , caller:apikey:grafana,*' }).graphql.persistedOperations).toEqual({ requiredFor: ['role:viewer', 'caller:apikey:grafana', '*'] });
+    expect(loadConfig({ PERSISTED_OPERATIONS_FILE: '/etc/gw/ops.json' }).graphql.persistedOperations).toEqual({ file: '/etc/gw/ops.json', requiredFor: [] });
+    for (const bad of ['viewer', 'role:', 'group:x', 'role:a;caller:b']) {
+      expect(() => loadConfig({ PERSISTED_OPERATIONS_REQUIRED_FOR: bad })).toThrow(/PERSISTED_OPERATIONS_REQUIRED_FOR: must be \* or a comma-separated list/);
+    }
+  });
+
+  it('bounds strings and arrays in JSON bodies, and refuses an ingest batch longer than an array may be', () => {
+    expect(loadConfig({}).jsonLimits).toEqual({ maxStringLength: 1_048_576, maxArrayLength: 10_000 });
+    expect(loadConfig({ JSON_MAX_STRING_LENGTH: '4096', JSON_MAX_ARRAY_LENGTH: '500', INGEST_MAX_BATCH: '500' }).jsonLimits).toEqual({ maxStringLength: 4096, maxArrayLength: 500 });
+    let error: unknown;
+    try {
+      // With another problem, to see both reported at once.
+      loadConfig({ JSON_MAX_ARRAY_LENGTH: '1000', HOST: '0.0.0.0' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems).toContain(
+      'INGEST_MAX_BATCH: 5000 is larger than JSON_MAX_ARRAY_LENGTH (1000); an ingest batch is a JSON array, so no call could carry that many events. ' +
+        'Lower INGEST_MAX_BATCH or raise JSON_MAX_ARRAY_LENGTH.',
+    );
+    expect(problems.some((problem) => problem.startsWith('AUTH_MODE:'))).toBe(true);
+    expect(() => loadConfig({ INGEST_MAX_BATCH: '20000' })).toThrow(/INGEST_MAX_BATCH: 20000 is larger than JSON_MAX_ARRAY_LENGTH \(10000\)/);
+    expect(() => loadConfig({ JSON_MAX_STRING_LENGTH: '10', JSON_MAX_ARRAY_LENGTH: '0' })).toThrow(/JSON_MAX_STRING_LENGTH[\s\S]*JSON_MAX_ARRAY_LENGTH/);
   });
 
   it('returns a frozen object so nothing changes settings at run time', () => {

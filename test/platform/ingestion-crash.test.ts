@@ -2,19 +2,16 @@
 // stream of batch ingests, and is killed with SIGKILL in the middle of it. After a restart on the
 // same database, every event of every acknowledged request is stored, and no request left a
 // partial batch (each msgid has all of its events or none).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import supertest from 'supertest';
-import { findFreePort } from '../../src/platform/database/embedded.js';
 import { envelope } from '../support/api.js';
+import { exited, startChildGateway } from '../support/child-gateway.js';
 import { seedDataset, sleep } from '../support/datasets.js';
 import { createTestDatabase, type TestGateway } from '../support/gateway.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DATASET = 'crash_events';
 const BATCH = 100;
 const CONCURRENCY = 4;
@@ -31,48 +28,14 @@ afterAll(async () => {
   await database?.drop();
 });
 
-interface Child {
-  process: ChildProcess;
-  url: string;
-  output: () => string;
-}
-
-/** Starts `node --import tsx src/main.ts` on the test database and waits until /readyz answers 200. */
-async function startChild(): Promise<Child> {
-  const port = await findFreePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATABASE_URL: database.url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'test' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the gateway exited with ${child.exitCode} before it was ready:\n${output}`);
-    const ready = await fetch(`${url}/readyz`).then((response) => response.status === 200, () => false);
-    if (ready) break;
-    if (Date.now() > deadline) throw new Error(`the gateway was not ready within 20 s:\n${output}`);
-    await sleep(100);
-  }
-  return { process: child, url, output: () => output };
-}
-
-function killed(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
-}
-
 function batchFor(msgid: string): Record<string, unknown>[] {
   return Array.from({ length: BATCH }, (_, i) => ({ id: `${msgid}-${i}`, msgid, i, ts: new Date().toISOString() }));
 }
 
 describe('the gateway killed in the middle of a stream of batch ingests', () => {
   it('keeps every acknowledged event and leaves no partial batch after a restart', async () => {
-    const first = await startChild();
+    const first = await startChildGateway(database.url);
+    children.push(first.process);
     await seedDataset({ http: supertest(first.url) } as TestGateway, DATASET, 'Live', {
       dedup_config: { drop_duplicates: false },
       validation_config: { validate: false },
@@ -105,7 +68,7 @@ describe('the gateway killed in the middle of a stream of batch ingests', () => 
     const inFlight = sent.length - acknowledged.length - answeredOtherwise.length;
     first.process.kill('SIGKILL');
     stop = true;
-    await killed(first.process);
+    await exited(first.process);
     await Promise.all(workers);
 
     // The kill really landed mid-stream: requests had been acknowledged and others were still open.
@@ -113,7 +76,8 @@ describe('the gateway killed in the middle of a stream of batch ingests', () => 
     expect(acknowledged.length).toBeGreaterThan(0);
     expect(inFlight).toBeGreaterThan(0);
 
-    const second = await startChild();
+    const second = await startChildGateway(database.url);
+    children.push(second.process);
     const counts = await fetchCounts();
     // Every event of every acknowledged request is there ...
     expect(acknowledged.filter((msgid) => counts.get(msgid) !== BATCH)).toEqual([]);
@@ -128,7 +92,7 @@ describe('the gateway killed in the middle of a stream of batch ingests', () => 
     expect((await fetchCounts()).get(msgid)).toBe(BATCH);
 
     second.process.kill('SIGKILL');
-    await killed(second.process);
+    await exited(second.process);
   }, 60_000);
 });
 

@@ -1,7 +1,8 @@
 // The generated OpenAPI document (GET /openapi.json): valid OpenAPI 3.1 by the specification's own
-// JSON Schema, one operation per REST table entry, the error codes each can answer, and a request
-// built from each operation's documented schemas is accepted by the gateway (the edge agrees with
-// the reference).
+// JSON Schema, one operation per REST table entry, the error codes each can answer, the credentials
+// and the access and availability failures (401, 403, 429, 503) of every protected operation, and
+// a request built from each operation's documented schemas is accepted by the gateway (the edge
+// agrees with the reference), as are its 401, 403 and 429 answers.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -9,8 +10,9 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { restEndpoints } from '../../rest/endpoints.js';
 import { openApiPath, type OpenApiDocument, type OpenApiOperation } from '../../rest/openapi.js';
-import { ERROR_CATALOGUE } from '../../src/errors.js';
-import { SQL_QUERY } from '../support/api.js';
+import { ERROR_CATALOGUE, GatewayError, type ErrorCode } from '../../src/errors.js';
+import { envelope, SQL_QUERY } from '../support/api.js';
+import { JWT_ENV, token } from '../support/auth.js';
 import { definition, seedDataset } from '../support/datasets.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
@@ -42,12 +44,46 @@ function operationOf(method: string, expressPath: string): OpenApiOperation | un
   return doc.paths[openApiPath(expressPath)]?.[method.toLowerCase()];
 }
 
+/** A response object, with a `$ref` to components.responses followed. */
+function resolved(response: unknown): Json {
+  const ref = (response as Json).$ref as string | undefined;
+  if (ref === undefined) return response as Json;
+  expect(ref).toMatch(/^#\/components\/responses\/[A-Za-z]+$/);
+  const target = (doc.components as Json).responses[ref.split('/').at(-1)!];
+  expect(target).toBeDefined();
+  return target as Json;
+}
+
+/** The error codes a (resolved) failure response documents. */
+function codesOf(response: unknown): string[] {
+  return resolved(response).content['application/json'].schema.allOf[1].properties.error.properties.code.enum as string[];
+}
+
+const validators = new WeakMap<Json, ReturnType<Ajv2020['compile']>>();
+
+/** Validates against a response's schema, whose `#/components/...` references resolve in the document. */
+function responseValidator(response: unknown) {
+  const target = resolved(response);
+  let validate = validators.get(target);
+  if (!validate) {
+    validate = newAjv().compile({ ...target.content['application/json'].schema, components: doc.components });
+    validators.set(target, validate);
+  }
+  return validate;
+}
+
 describe('GET /openapi.json', () => {
   it('is a valid OpenAPI 3.1 document by the specification JSON Schema', () => {
     // Ajv resolves `$dynamicRef: "#meta"` to the document's root instead of the `meta` anchor
     // ($defs/schema); in schema.json (not schema-base) they mean the same schema, so point at it.
     const text = JSON.stringify(require(path.join(OAS_DIR, 'schema.json'))).replaceAll('{"$dynamicRef":"#meta"}', '{"$ref":"#/$defs/schema"}');
-    const validate = newAjv().compile(JSON.parse(text));
+    const specification = JSON.parse(text);
+    // The packaged schema (2021-04-15) wants a Reference Object's $ref to be an absolute URI; the
+    // specification lets it be a relative one such as `#/components/responses/Forbidden`, and the
+    // OAI's later schema (2021-09-28 on) says `format: uri-reference`. Take the corrected rule.
+    expect(specification.$defs.reference.properties.$ref).toEqual({ $ref: '#/$defs/uri' });
+    specification.$defs.reference.properties.$ref = { type: 'string', format: 'uri-reference' };
+    const validate = newAjv().compile(specification);
     const valid = validate(doc);
     expect(validate.errors ?? []).toEqual([]);
     expect(valid).toBe(true);
@@ -64,9 +100,10 @@ describe('GET /openapi.json', () => {
       for (const operation of Object.values(operations)) {
         for (const param of (operation.parameters ?? []) as Json[]) schemas.push(param.schema);
         for (const media of Object.values(((operation.requestBody as Json | undefined)?.content ?? {}) as Record<string, Json>)) schemas.push(media.schema);
-        for (const response of Object.values(operation.responses) as Json[]) schemas.push(response.content['application/json'].schema);
+        for (const response of Object.values(operation.responses)) schemas.push(resolved(response).content['application/json'].schema);
       }
     }
+    for (const response of Object.values((doc.components as Json).responses) as Json[]) schemas.push(response.content['application/json'].schema);
     for (const schema of schemas) expect([ajv.validateSchema(schema as object), ajv.errors ?? null]).toEqual([true, null]);
   });
 
@@ -106,13 +143,98 @@ describe('GET /openapi.json', () => {
       expect(codes).toContain('INTERNAL_SERVER_ERROR');
       for (const code of codes) expect(ERROR_CATALOGUE).toHaveProperty(code);
       expect((operation.responses['200'] as Json).content['application/json'].schema).toEqual({ $ref: '#/components/schemas/SuccessEnvelope' });
-      const badInput = operation.responses['400'] as Json;
-      expect(badInput.content['application/json'].schema.allOf[1].properties.error.properties.code.enum).toContain(endpoint.invalidInputCode);
+      expect(codesOf(operation.responses['400'])).toContain(endpoint.invalidInputCode);
       const listed = Object.entries(operation.responses)
         .filter(([status]) => status !== '200')
-        .flatMap(([, response]) => (response as Json).content['application/json'].schema.allOf[1].properties.error.properties.code.enum as string[]);
+        .flatMap(([status, response]) => {
+          const group = codesOf(response);
+          for (const code of group) expect([code, new GatewayError(code as ErrorCode, '').httpStatus]).toEqual([code, Number(status)]);
+          return group;
+        });
       expect(listed.sort()).toEqual([...codes].sort());
     }
+  });
+
+  it('declares the three credentials the gateway takes, and says that AUTH_MODE decides which apply', () => {
+    expect((doc.components as Json).securitySchemes).toEqual({
+      bearerAuth: expect.objectContaining({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }),
+      sessionCookie: expect.objectContaining({ type: 'apiKey', in: 'cookie', name: 'connect.sid' }),
+      apiKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-api-key' }),
+    });
+    const description = (doc.info as Json).description as string;
+    expect(description).toMatch(/AUTH_MODE/);
+    expect(description).toMatch(/none[^.]*no credentials/);
+  });
+
+  it('requires one of the credentials on every operation and names its API id in its description', () => {
+    for (const endpoint of restEndpoints) {
+      const operation = operationOf(endpoint.method, endpoint.path)!;
+      expect([endpoint.apiId, operation.security]).toEqual([endpoint.apiId, [{ bearerAuth: [] }, { sessionCookie: [] }, { apiKey: [] }]]);
+      for (const requirement of operation.security!) for (const name of Object.keys(requirement)) expect((doc.components as Json).securitySchemes).toHaveProperty(name);
+      expect(operation.description).toContain(`\`${endpoint.apiId}\``);
+    }
+  });
+
+  it('gives every operation the access and availability failures: 401, 403, 429 with Retry-After, 503, each with an example', () => {
+    const expected: Record<string, string[]> = { '401': ['UNAUTHENTICATED'], '403': ['FORBIDDEN'], '429': ['RATE_LIMITED'], '503': ['DATABASE_UNAVAILABLE', 'REQUEST_TIMEOUT'] };
+    for (const endpoint of restEndpoints) {
+      const operation = operationOf(endpoint.method, endpoint.path)!;
+      for (const [status, wanted] of Object.entries(expected)) {
+        const response = operation.responses[status];
+        expect([endpoint.apiId, status, response === undefined ? [] : codesOf(response)]).toEqual([endpoint.apiId, status, expect.arrayContaining(wanted)]);
+        const media = resolved(response).content['application/json'];
+        expect(media.schema.allOf[0]).toEqual({ $ref: '#/components/schemas/FailureEnvelope' });
+        const validate = responseValidator(response);
+        for (const code of wanted) {
+          const example = media.examples?.[code]?.value as Json | undefined;
+          expect([endpoint.apiId, status, code, example?.error?.code]).toEqual([endpoint.apiId, status, code, code]);
+          expect([validate(example), validate.errors]).toEqual([true, null]);
+        }
+      }
+      expect(resolved(operation.responses['429']).headers['Retry-After']).toMatchObject({ required: true, schema: { type: 'integer', minimum: 1 } });
+    }
+    // Shared, not copied: the protected operations reference one entry per failure.
+    const read = operationOf('GET', '/v2/datasets/read/:dataset_id')!;
+    expect(read.responses['401']).toEqual({ $ref: '#/components/responses/Unauthenticated' });
+    expect(read.responses['403']).toEqual({ $ref: '#/components/responses/Forbidden' });
+    expect(read.responses['429']).toEqual({ $ref: '#/components/responses/RateLimited' });
+    expect(read.responses['503']).toEqual({ $ref: '#/components/responses/ServiceUnavailable' });
+  });
+});
+
+describe('the access failures the gateway answers (AUTH_MODE=jwt)', () => {
+  let secured: TestGateway;
+  beforeAll(async () => {
+    // Burst 1 and one call every 20 s: a caller's second call is refused.
+    secured = await startTestGateway({ ...JWT_ENV, RATE_LIMIT_RPS: '0.05', RATE_LIMIT_BURST: '1' });
+  }, 60_000);
+  afterAll(async () => {
+    await secured?.stop();
+  });
+
+  const list = (authorization?: string) => {
+    const request = secured.http.post('/v2/template/list');
+    return (authorization ? request.set('authorization', authorization) : request).send(envelope('api.query.template.list', {}));
+  };
+
+  it('are the documented 401, 403 and 429 responses', async () => {
+    const operation = operationOf('POST', '/v2/template/list')!;
+    const check = (response: { status: number; body: unknown }, status: string) => {
+      expect(response.status).toBe(Number(status));
+      const validate = responseValidator(operation.responses[status]);
+      expect([validate(response.body), validate.errors]).toEqual([true, null]);
+    };
+    const unauthenticated = await list();
+    check(unauthenticated, '401');
+    const forbidden = await list(`Bearer ${await token({ sub: 'openapi-ingestor', roles: ['ingestor'] })}`);
+    check(forbidden, '403');
+    // Each documented response is specific: a 403 body is not a 401.
+    expect(responseValidator(operation.responses['401'])(forbidden.body)).toBe(false);
+    const admin = `Bearer ${await token({ sub: 'openapi-admin', roles: ['admin'] })}`;
+    expect((await list(admin)).status).toBe(200);
+    const limited = await list(admin);
+    check(limited, '429');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   });
 });
 

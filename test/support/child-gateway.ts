@@ -1,0 +1,61 @@
+// Runs the gateway the way an operator does (`node --import tsx src/main.ts`) as a child process,
+// for tests about the process itself: a crash, a signal, a restart.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { findFreePort } from '../../src/platform/database/embedded.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface ChildGateway {
+  process: ChildProcess;
+  url: string;
+  /** Everything written to stdout and stderr so far. */
+  output: () => string;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Starts the gateway on `databaseUrl` (plus `env`) and waits until /readyz answers 200. */
+export async function startChildGateway(databaseUrl: string, env: Record<string, string> = {}): Promise<ChildGateway> {
+  const port = await findFreePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gateway-child-')),
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'test',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the gateway exited with ${child.exitCode} before it was ready:\n${output}`);
+    const ready = await fetch(`${url}/readyz`).then((response) => response.status === 200, () => false);
+    if (ready) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the gateway was not ready within 20 s:\n${output}`);
+    }
+    await sleep(100);
+  }
+  return { process: child, url, output: () => output };
+}
+
+/** Resolves with the exit code (or signal) once the child has exited. */
+export function exited(child: ChildProcess): Promise<number | NodeJS.Signals | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode ?? child.signalCode);
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+}
