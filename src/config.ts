@@ -28,6 +28,11 @@ export const environmentSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// connection string')
     .optional()
     .describe('PostgreSQL to use. When unset, the gateway starts its own embedded PostgreSQL.'),
+  QUERY_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// connection string')
+    .optional()
+    .describe('Role template queries run as, on the same database: give it SELECT on schema datasources only. When unset, the gateway makes such a role if its user may create roles (the embedded PostgreSQL: always).'),
   DATA_DIR: z.string().min(1).default('./.data').describe('Folder for embedded backends (PostgreSQL data lives in DATA_DIR/postgres).'),
   EMBEDDED_PG_PORT: port.default(54329).describe('Port of the embedded PostgreSQL (127.0.0.1 only; 0 picks a free one).'),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10).describe('Connections in the database pool.'),
@@ -162,8 +167,8 @@ export interface Config {
   env: 'development' | 'production' | 'test';
   logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL'];
   database:
-    | { mode: 'external'; url: string; poolMax: number; statementTimeoutMs: number }
-    | { mode: 'embedded'; dataDir: string; port: number; poolMax: number; statementTimeoutMs: number };
+    | { mode: 'external'; url: string; poolMax: number; statementTimeoutMs: number; queryUrl?: string }
+    | { mode: 'embedded'; dataDir: string; port: number; poolMax: number; statementTimeoutMs: number; queryUrl?: string };
   graphql: {
     graphiql: boolean;
     introspection: boolean;
@@ -231,7 +236,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const combined = [...accessProblems(e), ...limitProblems(e)];
   if (combined.length > 0) throw new ConfigError(combined);
   const production = e.NODE_ENV === 'production';
-  const pool = { poolMax: e.DB_POOL_MAX, statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS };
+  const pool = { poolMax: e.DB_POOL_MAX, statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS, ...(e.QUERY_DATABASE_URL ? { queryUrl: e.QUERY_DATABASE_URL } : {}) };
   return deepFreeze({
     http: { host: e.HOST, port: e.PORT, bodyLimitBytes: e.REQUEST_BODY_LIMIT, requestTimeoutMs: requestTimeout(e) },
     env: e.NODE_ENV,

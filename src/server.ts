@@ -119,7 +119,7 @@ function createObjectStore(config: Config, gatewayUrl: () => string): ObjectStor
 function createQueryEngine(config: Config, database: Database): QueryEngine {
   const druid = config.queryEngine.druid;
   if (druid) return new DruidQueryEngine({ ...druid, kafkaBrokers: config.ingestion.kafka?.brokers });
-  return new EmbeddedQueryEngine(database.pool, { statementTimeoutMs: config.queryEngine.statementTimeoutMs, maxRows: config.queryEngine.maxRows });
+  return new EmbeddedQueryEngine(database.pool, { statementTimeoutMs: config.queryEngine.statementTimeoutMs, maxRows: config.queryEngine.maxRows, readerPool: database.queryPool });
 }
 
 function createEventBus(config: Config, database: Database, logger: Logger): EventBus {
@@ -172,7 +172,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
 
 async function serve(config: Config, logger: Logger, database: Database): Promise<Gateway> {
   const queryEngine = createQueryEngine(config, database);
-  logger.info(`query engine: ${queryEngine.name}`);
+  logger.info(`query engine: ${queryEngine.name}${queryEngine instanceof EmbeddedQueryEngine ? `; template queries run as ${database.queryRole}` : ''}`);
   const eventBus = createEventBus(config, database, logger);
   logger.info(`event bus: ${eventBus.name}`);
   // Known once the server listens (PORT=0 picks a port); embedded links are made only after that.

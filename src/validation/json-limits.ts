@@ -17,6 +17,12 @@ export interface JsonLimits {
 /** What went over a limit: a string value, an object key, or an array. */
 export type JsonLimitKind = 'string' | 'key' | 'array';
 
+/**
+ * A string or key with an unpaired surrogate (JSON allows `"\ud800"`): not Unicode text, so it
+ * cannot be stored as UTF-8 nor passed to Prisma, which fails on it. Refused with the limits.
+ */
+const UNPAIRED_SURROGATE = /[\uD800-\uDFFF]/u;
+
 /** The setting each limit comes from, named in messages so a caller (or operator) knows which. */
 export const JSON_LIMIT_SETTINGS: Readonly<Record<JsonLimitKind, string>> = Object.freeze({
   string: 'JSON_MAX_STRING_LENGTH',
@@ -25,15 +31,17 @@ export const JSON_LIMIT_SETTINGS: Readonly<Record<JsonLimitKind, string>> = Obje
 });
 
 export interface JsonLimitViolation {
-  kind: JsonLimitKind;
+  kind: JsonLimitKind | 'unpaired-surrogate';
   /**
    * JSON Pointer (RFC 6901) of the offending value; for a key, of the member the key names (its last
    * segment is the key). '' is the document itself.
    */
   path: string;
-  /** Characters of the string or key, items of the array. */
+  /** Characters of the string or key, items of the array (0 for an unpaired surrogate). */
   length: number;
   limit: number;
+  /** For an unpaired surrogate: whether it is in an object key (else in a string value). */
+  inKey?: boolean;
 }
 
 /** Characters of `text` as Unicode code points (a surrogate pair is one character). */
@@ -93,6 +101,7 @@ export function findJsonLimitViolation(document: unknown, limits: JsonLimits): J
     if (typeof value === 'string') {
       const length = overLength(value, limits.maxStringLength);
       if (length !== undefined) return { kind: 'string', path: pointer(segments), length, limit: limits.maxStringLength };
+      if (UNPAIRED_SURROGATE.test(value)) return { kind: 'unpaired-surrogate', path: pointer(segments), length: 0, limit: 0 };
     } else if (Array.isArray(value)) {
       if (value.length > limits.maxArrayLength) return { kind: 'array', path: pointer(segments), length: value.length, limit: limits.maxArrayLength };
       cursors.push({ container: value, keys: undefined, next: 0 });
@@ -122,6 +131,7 @@ export function findJsonLimitViolation(document: unknown, limits: JsonLimits): J
         segments[segments.length - 1] = key;
         const length = overLength(key, limits.maxStringLength);
         if (length !== undefined) return { kind: 'key', path: pointer(segments), length, limit: limits.maxStringLength };
+        if (UNPAIRED_SURROGATE.test(key)) return { kind: 'unpaired-surrogate', path: pointer(segments), length: 0, limit: 0, inKey: true };
         value = (cursor.container as Record<string, unknown>)[key];
         found = true;
         break;
@@ -152,6 +162,8 @@ export function displayPath(path: string, root = ''): string {
   return shown.length === 0 ? '/' : shown.map((segment) => `/${segment}`).join('');
 }
 
+const UNPAIRED_SURROGATE_TEXT = 'is not valid Unicode text: it holds an unpaired surrogate (such as \\ud800 without its pair)';
+
 /**
  * The message for a violation, naming the path, the limit and its setting, e.g. `the string at
  * /request/data/0/name is 2000001 characters long; the limit is 1048576 (JSON_MAX_STRING_LENGTH)`.
@@ -159,6 +171,7 @@ export function displayPath(path: string, root = ''): string {
  */
 export function describeJsonLimitViolation(violation: JsonLimitViolation, root = ''): string {
   const at = displayPath(violation.path, root);
+  if (violation.kind === 'unpaired-surrogate') return `the ${violation.inKey ? 'object key' : 'string'} at ${at} ${UNPAIRED_SURROGATE_TEXT}`;
   const setting = JSON_LIMIT_SETTINGS[violation.kind];
   if (violation.kind === 'array') return `the array at ${at} has ${violation.length} items; the limit is ${violation.limit} (${setting})`;
   const what = violation.kind === 'key' ? 'object key' : 'string';

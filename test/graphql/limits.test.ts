@@ -164,6 +164,22 @@ describe('string and array lengths (JSON_MAX_STRING_LENGTH, JSON_MAX_ARRAY_LENGT
     expect(await datasetRows(id)).toBe(0);
   });
 
+  it('refuses text that is not valid Unicode (an unpaired surrogate) in variables and in the document, before any database call', async () => {
+    const NOT_UNICODE = 'is not valid Unicode text: it holds an unpaired surrogate (such as \\ud800 without its pair)';
+    // Found by the fuzz suite: Prisma failed on such an id and the caller got a 500.
+    const byVariable = await post(bounded, { query: 'query($id: ID!) { dataset(id: $id) { id } }', variables: { id: '\u202e\u0000💥\ud800' } });
+    expectRefused(byVariable, `the string at /variables/id ${NOT_UNICODE}`);
+    const inEvent = await post(bounded, { query: INGEST, variables: { msgid: 'gql-surrogate', data: [{ id: 'u1', text: 'half \udc00' }] } });
+    expectRefused(inEvent, `the string at /variables/data/0/text ${NOT_UNICODE}`);
+    expect(await eventRows('gql-surrogate')).toBe(0);
+    // In the document itself, GraphQL's own parser refuses it, escaped or not.
+    for (const literal of ['query { connector(id: "abc\\ud800") { id } }', 'query { connector(id: "abc\ud800") { id } }']) {
+      const response = await post(bounded, { query: literal });
+      expect({ status: response.status, code: response.body.errors?.[0]?.extensions?.code }).toEqual({ status: 400, code: 'GRAPHQL_PARSE_FAILED' });
+      expect(response.body.errors[0].message).toMatch(/Invalid Unicode escape sequence|Invalid character within String/);
+    }
+  });
+
   it('checks each operation of a batch on its own', async () => {
     const response = await post(bounded, [
       { query: '{ version }' },

@@ -40,6 +40,17 @@ describe('findJsonLimitViolation', () => {
     expect(findJsonLimitViolation('🙂🙂🙂🙂🙂🙂', limits)).toMatchObject({ kind: 'string', length: 6 });
   });
 
+  it('finds an unpaired surrogate in a string or a key, and lets surrogate pairs through', () => {
+    const limits = { maxStringLength: 100, maxArrayLength: 10 };
+    expect(findJsonLimitViolation({ a: ['ok', 'emoji 💥', '𝄞'] }, limits)).toBeUndefined();
+    expect(findJsonLimitViolation({ a: ['ok', 'lone \ud800 high'] }, limits)).toEqual({ kind: 'unpaired-surrogate', path: '/a/1', length: 0, limit: 0 });
+    expect(findJsonLimitViolation({ a: 'lone low \udc00 first' }, limits)).toMatchObject({ kind: 'unpaired-surrogate', path: '/a' });
+    expect(findJsonLimitViolation({ ['k\ud800']: 1 }, limits)).toEqual({ kind: 'unpaired-surrogate', path: '/k\ud800', length: 0, limit: 0, inKey: true });
+    expect(describeJsonLimitViolation(findJsonLimitViolation({ x: 'reversed \udc00\ud800' }, limits)!, '/request')).toBe(
+      'the string at /request/x is not valid Unicode text: it holds an unpaired surrogate (such as \\ud800 without its pair)',
+    );
+  });
+
   it('walks a document nested a million levels deep without recursion', () => {
     let deep: unknown = 'toolong';
     for (let i = 0; i < 1_000_000; i += 1) deep = [deep];

@@ -126,6 +126,29 @@ describe('an array over JSON_MAX_ARRAY_LENGTH', () => {
   });
 });
 
+describe('text that is not valid Unicode (an unpaired surrogate, which JSON can spell as \\ud800)', () => {
+  const NOT_UNICODE = 'is not valid Unicode text: it holds an unpaired surrogate (such as \\ud800 without its pair)';
+
+  it('in a dataset id is refused with the entry\'s code instead of failing in the database layer (found by the fuzz suite)', async () => {
+    const response = await gw.http
+      .post('/v2/datasets/status-transition')
+      .send(envelope('api.datasets.status-transition', { dataset_id: '\u202e\u0000💥\ud800', status: 'Retire' }, 'limits-surrogate'));
+    expectRefused(response, 'api.datasets.status-transition', 'DATASET_STATUS_TRANSITION_INVALID_INPUT', `the string at /request/dataset_id ${NOT_UNICODE}`, 'limits-surrogate');
+  });
+
+  it('in an event value or key is refused, and no event of the batch is stored; a surrogate pair (an emoji) is fine', async () => {
+    const inValue = await ingest([{ id: 's1', text: 'ok 💥' }, { id: 's2', text: 'half \udc00 of a pair' }], 'limits-surrogate-value');
+    expectRefused(inValue, 'api.data.in', 'DATA_INGESTION_INVALID_INPUT', `the string at /data/1/text ${NOT_UNICODE}`, 'limits-surrogate-value');
+    const inKey = await ingest([{ id: 's3', ['key\ud83d']: 1 }], 'limits-surrogate-key');
+    expectRefused(inKey, 'api.data.in', 'DATA_INGESTION_INVALID_INPUT', `the object key at /data/0/key\ud83d ${NOT_UNICODE}`, 'limits-surrogate-key');
+    expect(await eventRows('limits-surrogate-value')).toBe(0);
+    expect(await eventRows('limits-surrogate-key')).toBe(0);
+    const pairs = await ingest([{ id: 's4', text: 'emoji 💥 and 𝄞' }], 'limits-surrogate-pairs');
+    expect(pairs.status).toBe(200);
+    expect(await eventRows('limits-surrogate-pairs')).toBe(1);
+  });
+});
+
 describe('at the limits exactly', () => {
   it('a string, a key and an array are accepted and stored', async () => {
     const msgid = 'limits-at-limit';

@@ -400,7 +400,9 @@ describe('templates whose own SQL tries to write or escape', () => {
       `SELECT nextval(pg_get_serial_sequence('public.events', 'id')) AS n FROM {{DATASET}} WHERE "__time" >= {{STARTDATE}} AND "__time" < {{ENDDATE}}`,
     ],
   ])('refuses %s as read-only and changes nothing', async (_, query) => {
-    await expectRefusedAndUnchanged(await createAndRun(query), /read-only|read only/i);
+    // Two layers refuse these: the read-only transaction, and before it the query role's rights
+    // (it may only SELECT from the views), whichever PostgreSQL checks first.
+    await expectRefusedAndUnchanged(await createAndRun(query), /read-only|read only|permission denied/i);
   });
 
   it.each([
@@ -421,6 +423,23 @@ describe('templates whose own SQL tries to write or escape', () => {
   ])('refuses a statement with no place for the values (%s) with a 400 and changes nothing', async (_, query) => {
     await expectRefusedAndUnchanged(await createAndRun(query), /./);
     expect(existsSync(PWNED)).toBe(false);
+  });
+
+  // A template reads what its datasource views show and nothing else: not the gateway's own tables
+  // (sessions, API keys, audit, other datasets' raw events), not server files, not another role.
+  const WINDOW = '{{STARTDATE}} < {{ENDDATE}} -- {{DATASET}}';
+  it.each([
+    ['the session store', `SELECT sid, sess::text AS s FROM public.session WHERE ${WINDOW}`],
+    ['API keys', `SELECT name, key_hash FROM public.api_keys WHERE ${WINDOW}`],
+    ['the raw event store (every dataset)', `SELECT dataset_id, payload::text AS p FROM public.events WHERE ${WINDOW}`],
+    ['the audit trail', `SELECT * FROM public.audit_records WHERE ${WINDOW}`],
+    ['the template table by unqualified name after resetting search_path', `SELECT set_config('search_path', 'public', true) AS p, (SELECT count(*) FROM query_templates) AS n WHERE ${WINDOW}`],
+    ['a server file', `SELECT pg_read_file('/etc/hostname') AS f WHERE ${WINDOW}`],
+    ['a server folder', `SELECT pg_ls_dir('.') AS f WHERE ${WINDOW}`],
+    ['another role, taken mid-statement', `SELECT set_config('role', 'postgres', true) AS r, pg_read_file('/etc/hostname') AS f WHERE ${WINDOW}`],
+    ['dynamic SQL through query_to_xml', `SELECT query_to_xml('SELECT * FROM public.session', true, false, '')::text AS x WHERE ${WINDOW}`],
+  ])('refuses a template that reads %s, and changes nothing', async (_, query) => {
+    await expectRefusedAndUnchanged(await createAndRun(query), /permission denied|must be superuser|not allowed|does not exist/i);
   });
 
   it('refuses a template that tries to switch its transaction to read-write, and changes nothing', async () => {

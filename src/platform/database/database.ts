@@ -7,12 +7,17 @@ import { PrismaClient } from '../../generated/prisma/client.js';
 import { redactUrl, type Logger } from '../../logger.js';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './embedded.js';
 import { applyMigrations } from './migrate.js';
+import { openQueryReader } from './query-reader.js';
 
 export type { PrismaClient };
 
 export interface Database {
   prisma: PrismaClient;
   pool: pg.Pool;
+  /** Connections for template queries: a role that reads the datasource views only (query-reader.ts). */
+  queryPool: pg.Pool;
+  /** Whom template queries run as, for start-up logs. */
+  queryRole: string;
   /** Where the data lives, for start-up logs (password hidden). */
   description: string;
   /** SQL statements sent since start-up (every client of the pool, Prisma's included). */
@@ -39,32 +44,36 @@ export async function openDatabase(settings: Config['database'], logger: Logger)
     url = settings.url;
   }
 
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: settings.poolMax,
-    statement_timeout: settings.statementTimeoutMs,
-    connectionTimeoutMillis: 5_000,
-    idleTimeoutMillis: 30_000,
-  });
-  // An idle client dying (e.g. the server restarting) must not crash the process.
-  pool.on('error', (error) => logger.warn({ err: error }, 'idle database connection failed'));
   // Count statements at the client, the one place every query passes (pool.query and Prisma alike).
   let statements = 0;
-  pool.on('connect', (client) => {
-    // The pool listens for errors only while a client is idle; one the server drops while it is
-    // checked out (between two statements of a transaction) would emit an 'error' nobody handles,
-    // which ends the process. Its next query fails instead, and the request gets a 503.
-    client.on('error', (error) => logger.warn({ err: error }, 'database connection in use failed'));
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      statements += 1;
-      return query(...args);
-    };
-  });
+  const createPool = (connectionString: string, max: number) => {
+    const created = new pg.Pool({ connectionString, max, statement_timeout: settings.statementTimeoutMs, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
+    // An idle client dying (e.g. the server restarting) must not crash the process.
+    created.on('error', (error) => logger.warn({ err: error }, 'idle database connection failed'));
+    created.on('connect', (client) => {
+      // The pool listens for errors only while a client is idle; one the server drops while it is
+      // checked out (between two statements of a transaction) would emit an 'error' nobody handles,
+      // which ends the process. Its next query fails instead, and the request gets a 503.
+      client.on('error', (error) => logger.warn({ err: error }, 'database connection in use failed'));
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        statements += 1;
+        return query(...args);
+      };
+    });
+    return created;
+  };
+  const pool = createPool(url, settings.poolMax);
 
+  let queryReader: Awaited<ReturnType<typeof openQueryReader>>;
   try {
     const applied = await applyMigrations(pool);
     logger.info({ applied }, applied.length ? `applied ${applied.length} migration(s)` : 'database schema is up to date');
+    queryReader = await openQueryReader(
+      pool,
+      { url, ...(settings.queryUrl ? { explicitUrl: settings.queryUrl } : {}), createPool: (readerUrl) => createPool(readerUrl, Math.max(2, Math.ceil(settings.poolMax / 2))) },
+      logger,
+    );
   } catch (error) {
     await pool.end().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
@@ -80,6 +89,8 @@ export async function openDatabase(settings: Config['database'], logger: Logger)
   return {
     prisma,
     pool,
+    queryPool: queryReader.pool,
+    queryRole: queryReader.description,
     description,
     statementCount: () => statements,
     async ping(timeoutMs = 2_000) {
@@ -95,6 +106,7 @@ export async function openDatabase(settings: Config['database'], logger: Logger)
     },
     async close() {
       await prisma.$disconnect().catch(() => undefined);
+      await queryReader.close().catch(() => undefined);
       await pool.end().catch(() => undefined);
       await embedded?.stop();
     },

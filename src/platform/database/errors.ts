@@ -28,11 +28,12 @@ export function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';
 }
 
-/** True when PostgreSQL refused a text value it cannot hold (a NUL character, invalid UTF-8). */
+/** True when PostgreSQL refused a text value it cannot hold (a NUL character, invalid UTF-8), or
+ * Prisma could not pass one on (an unpaired surrogate: its JSON reader stops at the escape). */
 export function isUnstorableText(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 5) return false;
   const e = error as { code?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown };
   if (e.code === '22021' || e.code === '22P05' || e.originalCode === '22021' || e.originalCode === '22P05') return true;
-  if (typeof e.message === 'string' && /invalid byte sequence for encoding|unsupported Unicode escape sequence|\\u0000 cannot be converted/.test(e.message)) return true;
+  if (typeof e.message === 'string' && /invalid byte sequence for encoding|unsupported Unicode escape sequence|\\u0000 cannot be converted|unexpected end of hex escape/.test(e.message)) return true;
   return isUnstorableText(e.cause, depth + 1);
 }

@@ -1,6 +1,7 @@
 // The embedded query engine: each Live dataset gets a view in schema `datasources` over the event
 // store, with `__time` and a typed column per data-schema field (nested fields by dotted name).
-// Queries run in a read-only transaction with a statement timeout and search_path = datasources.
+// Queries run in a read-only transaction with a statement timeout and search_path = datasources, as
+// a role that can read those views and nothing else (when the database lets the gateway make one).
 import pg from 'pg';
 import { GatewayError } from '../../errors.js';
 import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js';
@@ -79,6 +80,11 @@ export interface EmbeddedQueryEngineOptions {
   statementTimeoutMs: number;
   /** Most rows a native query returns. */
   maxRows: number;
+  /**
+   * Connections template queries run on: a role that may read the views of schema datasources only
+   * (src/platform/database/query-reader.ts). Unset: the pool the views are made with.
+   */
+  readerPool?: pg.Pool;
 }
 
 export class EmbeddedQueryEngine implements QueryEngine {
@@ -147,7 +153,7 @@ export class EmbeddedQueryEngine implements QueryEngine {
   }
 
   private async readOnly(sql: string, values: unknown[]): Promise<Record<string, unknown>[]> {
-    const client = await this.pool.connect();
+    const client = await (this.options.readerPool ?? this.pool).connect();
     try {
       await client.query('BEGIN READ ONLY');
       await client.query(`SET LOCAL statement_timeout = ${Math.floor(this.options.statementTimeoutMs)}`);
