@@ -87,6 +87,7 @@ export const environmentSchema = z.object({
   SESSION_SECRET: z.string().min(1).optional().describe('AUTH_MODE=session: secret(s) the session cookie is signed with, comma-separated (first is current; required).'),
   SESSION_COOKIE_NAME: z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be a cookie name').default('connect.sid').describe('AUTH_MODE=session: name of the session cookie.'),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(5000).describe('How long a verified session or API key is remembered (ending or revoking it takes effect within this); 0: never.'),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional().describe('Bearer token GET /metrics requires (Prometheus `authorization` credentials). Unset: /metrics is open; keep it off the public ingress.'),
   RATE_LIMIT_RPS: z.coerce.number().min(0).optional().describe('Calls per second per caller (token bucket, per process); 0: off. Default: 100, or off with AUTH_MODE=none.'),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).optional().describe('Largest burst of calls per caller (default: 2 × RATE_LIMIT_RPS).'),
   RATE_LIMIT_INGEST_RPS: z.coerce.number().min(0).optional().describe('Ingestion calls (api.data.in) per second per caller, a budget of its own; 0: off. Default: 20, or off with AUTH_MODE=none.'),
@@ -163,7 +164,7 @@ export const environmentSchema = z.object({
 });
 
 export interface Config {
-  http: { host: string; port: number; bodyLimitBytes: number; requestTimeoutMs: number };
+  http: { host: string; port: number; bodyLimitBytes: number; requestTimeoutMs: number; metricsToken?: string };
   env: 'development' | 'production' | 'test';
   logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL'];
   database:
@@ -238,7 +239,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const production = e.NODE_ENV === 'production';
   const pool = { poolMax: e.DB_POOL_MAX, statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS, ...(e.QUERY_DATABASE_URL ? { queryUrl: e.QUERY_DATABASE_URL } : {}) };
   return deepFreeze({
-    http: { host: e.HOST, port: e.PORT, bodyLimitBytes: e.REQUEST_BODY_LIMIT, requestTimeoutMs: requestTimeout(e) },
+    http: { host: e.HOST, port: e.PORT, bodyLimitBytes: e.REQUEST_BODY_LIMIT, requestTimeoutMs: requestTimeout(e), ...(e.METRICS_TOKEN ? { metricsToken: e.METRICS_TOKEN } : {}) },
     env: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,
     database: e.DATABASE_URL

@@ -240,7 +240,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   app.use(useRequestId());
   app.use(useObservability({ logger, metrics }));
   app.use(healthRouter(database));
-  app.use(metricsRouter(metrics));
+  app.use(metricsRouter(metrics, config.http.metricsToken === undefined ? {} : { token: config.http.metricsToken }));
   app.use(apiDocsRouter(buildOpenApiDocument(restEndpoints, { version: GATEWAY_VERSION })));
   if (objectStore instanceof EmbeddedObjectStore) app.use(embeddedObjectStoreRouter(objectStore, logger));
   if (config.graphql.graphiql) app.use(graphiqlRouter());

@@ -10,10 +10,12 @@ import {
   BREAK,
   getLocation,
   getNamedType,
+  getNullableType,
   GraphQLError,
   isCompositeType,
   isObjectType,
   isInterfaceType,
+  isListType,
   Kind,
   visit,
   type ASTNode,
@@ -101,9 +103,10 @@ export function aliasLimitRule(maxAliases: number): ValidationRule {
 }
 
 /**
- * Cost of an operation: each field costs 1, plus the cost of its selection; a field with a `first`
- * argument (a page of a list) counts its selection once per item asked for, so
- * `templates(first: 1000) { nodes { id name } }` costs 1 + 1000 × (1 + 2).
+ * Cost of an operation: each field costs 1, plus the cost of its selection; a list field counts its
+ * selection once per item of the page asked for (`first`, on the list field itself or on the
+ * connection around it), so `templates(first: 1000) { totalCount nodes { id name } }` costs
+ * 1 + 1 + (1 + 1000 × 2): a connection's own fields (totalCount, pageInfo) count once.
  */
 export function operationCost(
   schema: GraphQLSchema,
@@ -119,9 +122,9 @@ export function operationCost(
     if (definition.defaultValue?.kind === Kind.INT) variableDefaults.set(definition.variable.name.value, Number(definition.defaultValue.value));
   }
 
-  const pageSize = (field: GraphQLField<unknown, unknown>, node: { arguments?: readonly { name: { value: string }; value: ValueNode }[] }): number => {
+  const pageSize = (field: GraphQLField<unknown, unknown>, node: { arguments?: readonly { name: { value: string }; value: ValueNode }[] }): number | undefined => {
     const argument = field.args.find((arg) => arg.name === PAGE_SIZE_ARGUMENT);
-    if (!argument) return 1;
+    if (!argument) return undefined;
     const given = node.arguments?.find((arg) => arg.name.value === PAGE_SIZE_ARGUMENT);
     let value: unknown = argument.defaultValue;
     if (given) {
@@ -135,7 +138,8 @@ export function operationCost(
     return typeof value === 'number' && Number.isFinite(value) ? Math.max(0, value) : 1;
   };
 
-  const costOf = (selectionSet: SelectionSetNode, type: GraphQLCompositeType, visiting: Set<string>): number => {
+  // `page`: the page size a connection field asked for, applied to the list fields right below it.
+  const costOf = (selectionSet: SelectionSetNode, type: GraphQLCompositeType, visiting: Set<string>, page: number | undefined): number => {
     let total = 0;
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.FIELD) {
@@ -146,8 +150,10 @@ export function operationCost(
           continue;
         }
         const named = getNamedType(field.type);
-        const inner = selection.selectionSet && isCompositeType(named) ? costOf(selection.selectionSet, named, visiting) : 0;
-        total += 1 + pageSize(field, selection) * inner;
+        const own = pageSize(field, selection);
+        const isList = isListType(getNullableType(field.type));
+        const inner = selection.selectionSet && isCompositeType(named) ? costOf(selection.selectionSet, named, visiting, isList ? undefined : own) : 0;
+        total += 1 + (isList ? (own ?? page ?? 1) : 1) * inner;
       } else {
         const fragment = selection.kind === Kind.INLINE_FRAGMENT ? selection : fragments.get(selection.name.value);
         if (!fragment) continue;
@@ -155,13 +161,13 @@ export function operationCost(
         if (key && visiting.has(key)) continue;
         const condition = fragment.typeCondition ? schema.getType(fragment.typeCondition.name.value) : type;
         if (key) visiting.add(key);
-        total += costOf(fragment.selectionSet, condition && isCompositeType(condition) ? condition : type, visiting);
+        total += costOf(fragment.selectionSet, condition && isCompositeType(condition) ? condition : type, visiting, page);
         if (key) visiting.delete(key);
       }
     }
     return total;
   };
-  return costOf(operation.selectionSet, root, new Set());
+  return costOf(operation.selectionSet, root, new Set(), undefined);
 }
 
 function limitError(message: string): GraphQLError {

@@ -72,9 +72,18 @@ describe('cost', () => {
     expect((await post(gw, { query: '{ templates(first: 100) { nodes { id name } } }' })).status).toBe(200);
     const literal = await post(gw, { query: '{ templates(first: 1000) { nodes { id name } } }' });
     expect(literal.status).toBe(400);
-    expect(literal.body.errors[0].message).toMatch(/costs 3001; at most 1000/);
+    // 1 (templates) + 1 (nodes) + 1000 × 2 (id, name of each item)
+    expect(literal.body.errors[0].message).toMatch(/costs 2002; at most 1000/);
     const variable = await post(gw, { query: 'query Q($n: Int) { templates(first: $n) { nodes { id name } } }', variables: { n: 1000 } });
     expect(variable.status).toBe(400);
+  });
+
+  it("counts a connection's own fields (totalCount, pageInfo) once, and only its lists per item", async () => {
+    const page = (first: number) => `{ templates(first: ${first}) { totalCount pageInfo { hasNextPage endCursor } nodes { id } edges { cursor } } }`;
+    // 1 + 1 + (1 + 2) + (1 + n) + (1 + n) = 7 + 2n: 496 items cost 999, 497 cost 1001.
+    expect((await post(gw, { query: page(496) })).status).toBe(200);
+    const over = await post(gw, { query: page(497) });
+    expect({ status: over.status, message: over.body.errors?.[0]?.message }).toEqual({ status: 400, message: expect.stringMatching(/costs 1001; at most 1000/) });
   });
 });
 

@@ -129,3 +129,27 @@ describe('BoundedLabel', () => {
     expect(label.value('known', false)).toBe('known');
   });
 });
+
+describe('GET /metrics with METRICS_TOKEN', () => {
+  const TOKEN = 'scrape-token-0123456789';
+  let guarded: TestGateway;
+  beforeAll(async () => {
+    guarded = await startTestGateway({ METRICS_TOKEN: TOKEN });
+  });
+  afterAll(async () => {
+    await guarded?.stop();
+  });
+
+  it('answers 401 without the bearer token, or with another, and the exposition with it', async () => {
+    for (const authorization of [undefined, 'Bearer wrong-token-0123456789', TOKEN, `Basic ${TOKEN}`]) {
+      const request = guarded.http.get('/metrics');
+      if (authorization) request.set('authorization', authorization);
+      const response = await request;
+      expect({ authorization, status: response.status, challenge: response.headers['www-authenticate'] }).toEqual({ authorization, status: 401, challenge: 'Bearer realm="metrics"' });
+      expect(response.text).not.toContain('gateway_http_requests_total');
+    }
+    const scraped = await guarded.http.get('/metrics').set('authorization', `Bearer ${TOKEN}`);
+    expect(scraped.status).toBe(200);
+    expect(scraped.text).toContain('# TYPE gateway_http_requests_total counter');
+  });
+});

@@ -195,11 +195,18 @@ describe('operation cost', () => {
 
   it('counts a list selection once per item of the page asked for', () => {
     expect(cost('{ version }')).toBe(1);
-    expect(cost('{ templates(first: 10) { nodes { id name } } }')).toBe(1 + 10 * (1 + 2));
-    expect(cost('query Q($n: Int) { templates(first: $n) { nodes { id } } }', { n: 1000 })).toBe(1 + 1000 * 2);
+    // templates + nodes + 10 × (id + name)
+    expect(cost('{ templates(first: 10) { nodes { id name } } }')).toBe(1 + 1 + 10 * 2);
+    expect(cost('query Q($n: Int) { templates(first: $n) { nodes { id } } }', { n: 1000 })).toBe(1 + 1 + 1000 * 1);
+    // edges { node { ... } }: each edge costs its node too.
+    expect(cost('{ templates(first: 10) { edges { cursor node { id } } } }')).toBe(1 + 1 + 10 * (1 + 1 + 1));
+  });
+
+  it("counts a connection's own fields once, whatever the page", () => {
+    expect(cost('{ templates(first: 500) { totalCount pageInfo { hasNextPage endCursor } } }')).toBe(1 + 1 + (1 + 2));
   });
 
   it('takes the argument default when the page size is not given', () => {
-    expect(cost('{ templates { totalCount } }')).toBe(1 + 100 * 1);
+    expect(cost('{ templates { nodes { id } } }')).toBe(1 + 1 + 100 * 1);
   });
 });
