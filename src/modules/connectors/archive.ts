@@ -132,13 +132,19 @@ class Extraction {
     return { sink: counter, done };
   }
 
-  /** Stops every write in progress (after a refusal). */
-  abort(): void {
+  /**
+   * Stops every write in progress (after a refusal) and settles once each is closed: a file stream
+   * still opening creates its file after destroy(), so the caller must wait before it removes the
+   * extraction folder (else rm meets a folder that is not empty, and a file may be left behind).
+   */
+  abort(): Promise<void> {
+    const closed = [...this.sinks].map((sink) => (sink.closed ? undefined : new Promise<void>((resolve) => sink.once('close', () => resolve()))));
     for (const sink of this.sinks) {
       // A late write from the decompressor must not surface as an unhandled 'error' event.
       sink.on('error', () => undefined);
       sink.destroy();
     }
+    return Promise.all(closed).then(() => undefined);
   }
 
   private checkSize(name: string, declaredSize: number): void {
@@ -193,8 +199,7 @@ function extractTar(archivePath: string, extraction: Extraction): Promise<void> 
       if (settled) return;
       settled = true;
       source.destroy();
-      extraction.abort();
-      reject(asRefusal(error));
+      void extraction.abort().then(() => reject(asRefusal(error)));
     };
 
     const onReadEntry = (entry: ReadEntry) => {
@@ -249,9 +254,8 @@ function extractZip(archivePath: string, extraction: Extraction, limits: Extract
     const fail = (error: unknown) => {
       if (settled) return;
       settled = true;
-      extraction.abort();
       zip?.close();
-      reject(asRefusal(error));
+      void extraction.abort().then(() => reject(asRefusal(error)));
     };
 
     // yauzl itself refuses absolute and `..` names (strictFileNames also refuses backslashes) and

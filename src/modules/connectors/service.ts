@@ -170,7 +170,8 @@ export function createConnectorService(store: ConnectorStore, files: FileService
           throw error;
         }
       } finally {
-        await rm(work, { recursive: true, force: true });
+        // Retries cover a file handle the system is still closing (ENOTEMPTY, EBUSY).
+        await rm(work, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
       }
     },
   };
