@@ -1,12 +1,17 @@
 // The fuzz engine shared by test/http/fuzz.test.ts (a few hundred requests in CI) and bench/fuzz.ts
 // (ten thousand and more). Requests come from each REST entry's own schemas (bodySchema,
-// pathSchema, querySchema) and from each GraphQL root field's argument types, then get broken by
+// pathSchema, querySchema), from each GraphQL root field's argument types and from the variables of
+// each persisted operation (graphql/operations/, sent by id), then get broken by
 // hostile generators: wrong types, huge values, odd unicode, prototype keys, deep nesting, bodies
 // that are not JSON. Every answer must be a 4xx (or an upstream 502/503 with its code) in the
 // contract's failure envelope, or a success; never a 500, never a hang, never a crash.
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import {
   getNamedType,
+  Kind,
+  parse,
+  typeFromAST,
   isCompositeType,
   isEnumType,
   isInputObjectType,
@@ -16,8 +21,10 @@ import {
   type GraphQLField,
   type GraphQLInputType,
   type GraphQLSchema,
+  type OperationDefinitionNode,
 } from 'graphql';
 import type { RestEndpoint } from '../../rest/table.js';
+import { DEFAULT_PERSISTED_OPERATIONS_FILE, type PersistedQueryManifest } from '../../src/graphql/persisted-operations.js';
 
 type Json = unknown;
 type Schema = Record<string, any>;
@@ -260,7 +267,9 @@ export function restRequest(endpoint: RestEndpoint): fc.Arbitrary<RestRequest> {
 
 export interface GraphQLRequest {
   field: string;
-  query: string;
+  /** The document; absent when the operation is sent by its persisted id. */
+  query?: string;
+  persistedId?: string;
   variables: Json;
 }
 
@@ -315,8 +324,24 @@ export function graphqlRequests(schema: GraphQLSchema): fc.Arbitrary<GraphQLRequ
       options.push(variables.map((vars) => ({ field: `${type.name}.${field.name}`, query, variables: vars })));
     }
   }
+  options.push(...persistedOperationRequests(schema));
   const garbage = fc.oneof(fc.string({ maxLength: 200 }), fc.constantFrom('{', '{ __schema { types { name } } }', `{ ${'version '.repeat(3000)} }`, 'query { version } mutation { _noop }', '{ a: b }')).map((query) => ({ field: '(document)', query, variables: {} }));
   return fc.oneof({ weight: 20, arbitrary: fc.oneof(...options) }, { weight: 1, arbitrary: garbage });
+}
+
+/** The dashboard's operations (persisted-operations.json, file uploads excepted), sent by id with generated variables. */
+function persistedOperationRequests(schema: GraphQLSchema): fc.Arbitrary<GraphQLRequest>[] {
+  const manifest = JSON.parse(readFileSync(DEFAULT_PERSISTED_OPERATIONS_FILE, 'utf8')) as PersistedQueryManifest;
+  const requests: fc.Arbitrary<GraphQLRequest>[] = [];
+  for (const operation of manifest.operations) {
+    const definition = parse(operation.body).definitions.find((node): node is OperationDefinitionNode => node.kind === Kind.OPERATION_DEFINITION)!;
+    const variables = (definition.variableDefinitions ?? []).map((variable) => ({ name: variable.variable.name.value, type: typeFromAST(schema, variable.type as never) as GraphQLInputType }));
+    if (variables.some((variable) => getNamedType(variable.type).name === 'Upload')) continue;
+    const valid = fc.record(Object.fromEntries(variables.map((variable) => [variable.name, inputValue(variable.type, 0)])), { requiredKeys: [] });
+    const generated = fc.oneof({ weight: 3, arbitrary: valid }, { weight: 2, arbitrary: mutated(valid) }, { weight: 1, arbitrary: hostileValue });
+    requests.push(generated.map((vars) => ({ field: `persisted ${operation.name}`, persistedId: operation.id, variables: vars })));
+  }
+  return requests;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -458,7 +483,9 @@ async function sendGraphQL(url: string, request: GraphQLRequest, signal: AbortSi
     method: 'POST',
     signal,
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: request.query, variables: request.variables }),
+    body: JSON.stringify(
+      request.persistedId ? { extensions: { persistedQuery: { version: 1, sha256Hash: request.persistedId } }, variables: request.variables } : { query: request.query, variables: request.variables },
+    ),
   });
   const text = await response.text();
   let parsed: unknown;
