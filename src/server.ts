@@ -39,6 +39,7 @@ import { withAuditTrail } from './modules/audit/trail.js';
 import { GatewayMetrics } from './telemetry/metrics.js';
 import { useGraphQLUpload } from './http/use-graphql-upload.js';
 import { useRequestId } from './http/use-request-id.js';
+import { useSecurityHeaders } from './http/use-security-headers.js';
 import { useRequestTimeout } from './http/use-request-timeout.js';
 import type { Logger } from './logger.js';
 import { createAlertService } from './modules/alerts/service.js';
@@ -238,6 +239,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   await apollo.start();
 
   app.use(useRequestId());
+  app.use(useSecurityHeaders());
   app.use(useObservability({ logger, metrics }));
   app.use(healthRouter(database));
   app.use(metricsRouter(metrics, config.http.metricsToken === undefined ? {} : { token: config.http.metricsToken }));

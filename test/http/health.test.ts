@@ -78,6 +78,29 @@ describe('with the database up', () => {
     const response = await gw.http.get('/healthz');
     expect(response.headers['x-request-id']).toMatch(UUID_PATTERN);
   });
+
+  it('sends nosniff, no framing and no referrer on every kind of answer: pages, API, errors, metrics', async () => {
+    const answers = await Promise.all([
+      gw.http.get('/graphql').set('accept', 'text/html'),
+      gw.http.get('/docs/'),
+      gw.http.get('/openapi.json'),
+      gw.http.get('/metrics'),
+      gw.http.get('/healthz'),
+      gw.http.post('/graphql').set('content-type', 'application/json').send({ query: '{ version }' }),
+      gw.http.post('/v2/template/list').send(envelope('api.query.template.list', {})),
+      gw.http.get('/v2/no/such/route'),
+    ]);
+    for (const response of answers) {
+      const { req } = response as unknown as { req: { path: string } };
+      expect({ path: req.path, status: response.status < 500, nosniff: response.headers['x-content-type-options'], frame: response.headers['x-frame-options'], referrer: response.headers['referrer-policy'] }).toEqual({
+        path: req.path,
+        status: true,
+        nosniff: 'nosniff',
+        frame: 'DENY',
+        referrer: 'no-referrer',
+      });
+    }
+  });
 });
 
 describe('with the database unreachable', () => {
