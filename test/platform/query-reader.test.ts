@@ -96,6 +96,27 @@ describe('with a database user that may not create roles', () => {
     expect(logs.lines.some((line) => line.level === 40 && /template queries run as the gateway's own database user: it may not create roles.*QUERY_DATABASE_URL/.test(line.msg))).toBe(true);
   });
 
+  it('keeps working and warns when it may create roles but not set this one up (it does not own the role or schema datasources)', async () => {
+    const creator = `creator_${randomUUID().slice(0, 8)}`;
+    await main.query(`CREATE ROLE ${quoteIdentifier(creator)} LOGIN PASSWORD 'creator' CREATEROLE`);
+    await main.query(`GRANT ALL ON ALL TABLES IN SCHEMA public TO ${quoteIdentifier(creator)}`);
+    try {
+      const url = new URL(database.url);
+      url.username = creator;
+      url.password = 'creator';
+      const creatorPool = createPool(url.toString());
+      const reader = await open(creatorPool);
+      expect(reader.pool).toBe(creatorPool);
+      expect(reader.description).toBe("the gateway's own database user (not confined)");
+      // Which right it lacks first depends on whether the role exists already (made by the tests
+      // above: then altering it is refused) or not (then granting it the schema is).
+      expect(logs.lines.some((line) => line.level === 40 && /could not be prepared \(permission denied (to alter role|for schema datasources)\)/.test(line.msg))).toBe(true);
+    } finally {
+      await main.query(`DROP OWNED BY ${quoteIdentifier(creator)}`).catch(() => undefined);
+      await main.query(`DROP ROLE IF EXISTS ${quoteIdentifier(creator)}`).catch(() => undefined);
+    }
+  });
+
   it('uses the role QUERY_DATABASE_URL names instead, and refuses to start when it cannot log in', async () => {
     const url = new URL(database.url);
     url.username = limited;

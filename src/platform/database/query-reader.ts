@@ -56,7 +56,12 @@ export async function openQueryReader(main: pg.Pool, options: QueryReaderOptions
   if (!mayCreateRoles) return unconfined('it may not create roles');
 
   const role = `gateway_reader_${createHash('sha256').update(database).digest('hex').slice(0, 16)}`;
-  const password = await prepareRole(main, database, role);
+  let password: string;
+  try {
+    password = await prepareRole(main, database, role);
+  } catch (error) {
+    return unconfined(`role ${role} could not be prepared (${(error as Error).message})`);
+  }
   const url = new URL(options.url);
   url.username = role;
   url.password = password;
@@ -89,12 +94,14 @@ async function prepareRole(main: pg.Pool, database: string, role: string): Promi
     const exists = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
     const attributes = `LOGIN PASSWORD '${password}' NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION NOBYPASSRLS`;
     await client.query(exists.rowCount ? `ALTER ROLE ${quoteIdentifier(role)} WITH ${attributes}` : `CREATE ROLE ${quoteIdentifier(role)} WITH ${attributes}`);
-    await client.query(`GRANT CONNECT ON DATABASE ${quoteIdentifier(database)} TO ${quoteIdentifier(role)}`);
     await client.query(`GRANT USAGE ON SCHEMA ${SCHEMA} TO ${quoteIdentifier(role)}`);
     await client.query(`GRANT SELECT ON ALL TABLES IN SCHEMA ${SCHEMA} TO ${quoteIdentifier(role)}`);
     // Views made later (a dataset going Live) are readable too: the gateway's user makes them.
     await client.query(`ALTER DEFAULT PRIVILEGES IN SCHEMA ${SCHEMA} GRANT SELECT ON TABLES TO ${quoteIdentifier(role)}`);
     await client.query('COMMIT');
+    // PUBLIC may connect by default; granting it too needs the database's owner, which the gateway's
+    // user need not be. If neither holds, the login check after this says so.
+    await client.query(`GRANT CONNECT ON DATABASE ${quoteIdentifier(database)} TO ${quoteIdentifier(role)}`).catch(() => undefined);
     return password;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
