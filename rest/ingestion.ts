@@ -1,4 +1,6 @@
 // REST entry for ingestion (contract 4.2). The body is the envelope with `data` instead of `request`.
+import { DATASET_ID_MAX_LENGTH } from '../src/modules/datasets/definition.js';
+import { MAX_MSGID_LENGTH } from '../src/modules/ingestion/service.js';
 import { defineEndpoint } from './table.js';
 
 export const ingestionEndpoints = [
@@ -9,7 +11,7 @@ export const ingestionEndpoints = [
     summary: 'Ingest one event or a batch of events into a Live dataset',
     invalidInputCode: 'DATA_INGESTION_INVALID_INPUT',
     largeBody: true,
-    pathSchema: { type: 'object', properties: { dataset_id: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['dataset_id'] },
+    pathSchema: { type: 'object', properties: { dataset_id: { type: 'string', minLength: 1, maxLength: DATASET_ID_MAX_LENGTH } }, required: ['dataset_id'] },
     // As the original: the whole envelope is required here, with params.msgid.
     bodySchema: {
       type: 'object',
@@ -17,7 +19,7 @@ export const ingestionEndpoints = [
         id: { const: 'api.data.in' },
         ver: { type: 'string', maxLength: 16 },
         ts: { type: 'string', maxLength: 64 },
-        params: { type: 'object', properties: { msgid: { type: 'string', minLength: 1, maxLength: 256 } }, required: ['msgid'], additionalProperties: false },
+        params: { type: 'object', properties: { msgid: { type: 'string', minLength: 1, maxLength: MAX_MSGID_LENGTH } }, required: ['msgid'], additionalProperties: false },
         // Which item of a batch is wrong is said by the service (data/<n>), the same for GraphQL.
         data: { type: ['object', 'array'] },
       },

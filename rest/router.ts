@@ -5,7 +5,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { Authentication } from '../src/auth/access.js';
 import type { ContextFactory, GatewayContext } from '../src/context.js';
-import { GatewayError, GENERIC_FAILURE_MESSAGE, httpStatusOf, type ErrorCode } from '../src/errors.js';
+import { GatewayError, GENERIC_FAILURE_MESSAGE, type ErrorCode } from '../src/errors.js';
 import { classifyGraphQLError } from '../src/graphql/errors.js';
 import type { Logger } from '../src/logger.js';
 import { describeJsonLimitViolation, findJsonLimitViolation, type JsonLimits } from '../src/validation/json-limits.js';
@@ -205,7 +205,6 @@ export function restErrorHandler(logger: Logger) {
     }
     logger.error({ err: error, requestId: res.locals.requestId, path: req.path }, 'unhandled error');
     if (res.headersSent) return;
-    const status = httpStatusOf('INTERNAL_SERVER_ERROR');
-    res.status(status).json(failureEnvelope('api', undefined, 'INTERNAL_SERVER_ERROR', 'INTERNAL_SERVER_ERROR', GENERIC_FAILURE_MESSAGE));
+    sendFailure(res, 'api', undefined, new GatewayError('INTERNAL_SERVER_ERROR', GENERIC_FAILURE_MESSAGE));
   };
 }

@@ -129,9 +129,5 @@ export class GatewayError extends Error {
   }
 }
 
-export function httpStatusOf(kind: ErrorKind): number {
-  return ERROR_KINDS[kind];
-}
-
 /** The message a caller sees for an error we did not expect (details go to the log only). */
 export const GENERIC_FAILURE_MESSAGE = 'The request could not be processed because of an internal error. It has been logged; quote the request id when reporting it.';

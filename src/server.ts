@@ -141,6 +141,11 @@ function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown): G
   if (classified.kind === 'unexpected') {
     return { ...formatted, message: GENERIC_FAILURE_MESSAGE, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
   }
+  // Apollo refuses some malformed requests (a persisted query of another version) with HTTP 400 but
+  // no code, which it then labels INTERNAL_SERVER_ERROR: the caller's fault, so named as such.
+  if (error.originalError === undefined && formatted.extensions?.code === 'INTERNAL_SERVER_ERROR') {
+    return { ...formatted, extensions: { ...formatted.extensions, code: 'BAD_REQUEST' } };
+  }
   return formatted;
 }
 
@@ -282,7 +287,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
 
   let stopping: Promise<void> | undefined;
   return {
-    url: `http://${host}:${port}`,
+    url: gatewayUrl,
     database,
     stop() {
       stopping ??= (async () => {
@@ -296,11 +301,23 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   };
 }
 
-/** A /graphql body that is not JSON (or too large) gets a GraphQL-shaped error, not an HTML page. */
+/**
+ * A /graphql body that cannot be read (not JSON, too large, an unsupported charset or content
+ * encoding, a compressed body that does not decompress) gets a GraphQL-shaped error, not an HTML
+ * page nor the REST envelope.
+ */
 function graphqlBodyErrorHandler(error: unknown, req: Request, res: Response, next: NextFunction) {
-  const type = (error as { type?: unknown })?.type;
-  if (!req.path.startsWith('/graphql') || typeof type !== 'string' || res.headersSent) return next(error);
-  const status = (error as { status?: number }).status ?? 400;
-  const message = type === 'entity.too.large' ? 'the request body is too large' : `the request body is not valid JSON: ${(error as Error).message}`;
-  res.status(status).json({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
+  const { type, status, expose } = (error ?? {}) as { type?: unknown; status?: unknown; expose?: unknown };
+  const clientError = typeof status === 'number' && status >= 400 && status < 500 && expose !== false;
+  if (!req.path.startsWith('/graphql') || (typeof type !== 'string' && !clientError) || res.headersSent) return next(error);
+  const detail = (error as Error).message;
+  const message =
+    type === 'entity.too.large'
+      ? 'the request body is too large'
+      : type === 'entity.parse.failed'
+        ? `the request body is not valid JSON: ${detail}`
+        : typeof type === 'string'
+          ? detail
+          : `the request body could not be read: ${detail}`;
+  res.status(typeof status === 'number' ? status : 400).json({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
 }

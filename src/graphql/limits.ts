@@ -225,12 +225,19 @@ function literalOverLimits(document: DocumentNode, limits: JsonLimits): string |
  * operation of a batch is checked on its own.
  */
 export function jsonLimitsPlugin<TContext extends object>(limits: JsonLimits): ApolloServerPlugin<TContext> {
+  // Apollo keeps one parsed document per distinct query text, so the literals of each are walked once.
+  const literalProblems = new WeakMap<DocumentNode, string | null>();
+  const literalProblem = (document: DocumentNode): string | undefined => {
+    let found = literalProblems.get(document);
+    if (found === undefined) literalProblems.set(document, (found = literalOverLimits(document, limits) ?? null));
+    return found ?? undefined;
+  };
   return {
     async requestDidStart() {
       return {
         async didResolveOperation({ request, document }) {
           const violation = findJsonLimitViolation(request.variables ?? {}, limits);
-          const message = violation ? describeJsonLimitViolation(violation, '/variables') : literalOverLimits(document, limits);
+          const message = violation ? describeJsonLimitViolation(violation, '/variables') : literalProblem(document);
           if (message === undefined) return;
           throw new GraphQLError(message, { originalError: new GatewayError('INVALID_INPUT', message), extensions: { http: { status: 400 } } });
         },

@@ -43,6 +43,7 @@ const RESPONSE_CODE: Record<string, string> = {
   DATASET_IMPORT_INVALID_CONFIGS: 'BAD_REQUEST',
   DATASET_EXISTS: 'CONFLICT',
   DATASET_ALREADY_EXISTS: 'CONFLICT',
+  DATASET_COPY_INVALID_INPUT: 'BAD_REQUEST',
   DATASET_LIVE_FAILURE: 'BAD_REQUEST',
   DATASET_READYTOPUBLISH_FAILURE: 'BAD_REQUEST',
   DATASET_RETIRE_FAILURE: 'BAD_REQUEST',
@@ -580,6 +581,16 @@ describe('importDataset(definition, overwrite)', () => {
     expect(await storedVersions(gw, id)).toEqual([]);
   });
 
+  it.each<[string, (id: string) => Json, RegExp]>([
+    ['a string value', (id) => definition(id, { name: 'bad\u0000name' }), /NUL.*at \/name\b/],
+    ['a nested string value', (id) => definition(id, { sample_data: { deep: { text: 'a\u0000b' } } }), /NUL.*at \/sample_data\/deep\/text\b/],
+    ['an object key', (id) => definition(id, { sample_data: { 'k\u0000': 1 } }), /NUL.*at \/sample_data\/k\\u0000/],
+  ])('returns DATASET_IMPORT_INVALID_CONFIGS naming the path when %s holds a NUL character, and stores nothing', async (label, build, message) => {
+    const id = `nul-${label.replace(/[^a-z]+/gi, '-').toLowerCase()}`;
+    expectFailure(await importDef(build(id)), 'DATASET_IMPORT_INVALID_CONFIGS', message);
+    expect(await storedVersions(gw, id)).toEqual([]);
+  });
+
   it.each<[string, string, (id: string) => Json]>([
     ['dataset_config', 'dataset_config|keys_config', (id) => ({ ...definition(id), dataset_config: { ...definition(id).dataset_config, keys_config: nested(200) } })],
     ['data_schema', 'data_schema', (id) => definition(id, { data_schema: { properties: { deep: nested(200) } } })],
@@ -935,6 +946,18 @@ describe('copyDataset(input)', () => {
     const before = await storedVersions(gw, destination);
     expectFailure(await copy(source, 'LIVE', destination), 'DATASET_ALREADY_EXISTS', new RegExp(destination));
     expect(await storedVersions(gw, destination)).toEqual(before);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['holding a space', 'has space'],
+    ['starting with a dot', '.hidden'],
+    ['holding a slash', 'a/b'],
+    ['longer than 200 characters', 'x'.repeat(201)],
+  ])('returns DATASET_COPY_INVALID_INPUT (BAD_REQUEST) when the destination id is %s, as REST does, and stores nothing', async (_, destination) => {
+    await seedDataset(gw, 'copy-bad-dst-src', 'Live');
+    expectFailure(await copy('copy-bad-dst-src', 'LIVE', destination), 'DATASET_COPY_INVALID_INPUT', /destinationId/);
+    expect(await storedVersions(gw, destination)).toEqual([]);
   });
 
   it('refuses a copy without a destination at the type level', async () => {

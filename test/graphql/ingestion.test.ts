@@ -231,6 +231,42 @@ describe('ingest with invalid data', () => {
   });
 });
 
+describe('ingest with text or nesting the store cannot hold', () => {
+  it.each([
+    ['a NUL in a string value', () => ({ id: unique('e'), note: 'a\u0000b' }), /^data\/note holds a NUL/],
+    ['a NUL in a key', () => ({ id: unique('e'), ['k\u0000']: 1 }), /^data\/k\\u0000 holds a NUL/],
+    ['a NUL deep in a batch item', () => [{ id: unique('e') }, { id: unique('e'), deep: { list: ['ok', '\u0000'] } }], /^data\/1\/deep\/list\/1 holds a NUL/],
+    ['an event nested 33 objects deep', () => Array.from({ length: 32 }).reduce<Json>((inner) => ({ n: inner }), { id: unique('e') }), /^data\/n\/n.* is nested deeper than 32 levels$/],
+  ])('refuses data with %s with DATA_INGESTION_INVALID_INPUT naming the path, and writes nothing', async (_label, make, message) => {
+    const before = await storeCounts();
+    const response = await ingest(EVENTS, make(), unique('nul'));
+    expectFailure(response, 'DATA_INGESTION_INVALID_INPUT', 'BAD_REQUEST', message);
+    expect(await storeCounts()).toEqual(before);
+  });
+
+  it.each([
+    ['holding a NUL', () => `m\u0000${unique('nul')}`, /msgid.*NUL/],
+    ['of 257 characters (REST allows 256)', () => 'm'.repeat(257), /msgid.*256/],
+  ])('refuses a msgid %s with DATA_INGESTION_INVALID_INPUT, and writes nothing', async (_label, make, message) => {
+    const before = await storeCounts();
+    expectFailure(await ingest(EVENTS, { id: unique('e') }, make()), 'DATA_INGESTION_INVALID_INPUT', 'BAD_REQUEST', message);
+    expect(await storeCounts()).toEqual(before);
+  });
+
+  it('refuses a dataset id over 200 characters (as REST does), writing nothing', async () => {
+    const before = await storeCounts();
+    const id = `gql_${'x'.repeat(300_000)}`;
+    expectFailure(await ingest(id, { id: unique('e') }, unique('longid')), 'DATA_INGESTION_INVALID_INPUT', 'BAD_REQUEST', /datasetId.*200/);
+    expect(await storeCounts()).toEqual(before);
+  });
+
+  it('answers a dataset id holding a NUL with DATASET_NOT_FOUND, writing nothing', async () => {
+    const before = await storeCounts();
+    expectFailure(await ingest(`${EVENTS}\u0000`, { id: unique('e') }, unique('nulid')), 'DATASET_NOT_FOUND', 'BAD_REQUEST', /not found/);
+    expect(await storeCounts()).toEqual(before);
+  });
+});
+
 describe('ingest into a dataset that cannot take events', () => {
   it('answers an unknown dataset with DATASET_NOT_FOUND (responseCode BAD_REQUEST) naming it', async () => {
     const before = await storeCounts();

@@ -161,10 +161,13 @@ describe('string and array lengths (JSON_MAX_STRING_LENGTH, JSON_MAX_ARRAY_LENGT
     const id = 'graphql-limits-literal';
     const long = `"${'x'.repeat(MAX_STRING + 1)}"`;
     const withString = `mutation { importDataset(definition: { id: "${id}", note: ${long} }) { id } }`;
-    expectRefused(
-      await post(bounded, { query: withString }),
-      `the string at line 1, column ${withString.indexOf(long) + 1} of the document is ${MAX_STRING + 1} characters long; the limit is ${MAX_STRING} (JSON_MAX_STRING_LENGTH)`,
-    );
+    // Twice: the second time the parsed document (and what was found in it) comes from a cache.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      expectRefused(
+        await post(bounded, { query: withString }),
+        `the string at line 1, column ${withString.indexOf(long) + 1} of the document is ${MAX_STRING + 1} characters long; the limit is ${MAX_STRING} (JSON_MAX_STRING_LENGTH)`,
+      );
+    }
     const withList = `mutation { importDataset(definition: { id: "${id}", tags: [${Array.from({ length: MAX_ARRAY + 1 }, () => '"t"').join(',')}] }) { id } }`;
     expectRefused(
       await post(bounded, { query: withList }),

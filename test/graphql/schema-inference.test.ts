@@ -2,7 +2,7 @@
 // test/support/schema-inference-cases.ts end to end, as test/rest/dataschema.test.ts does over REST,
 // plus the typed fields only GraphQL has and its answers to bad input.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { SCHEMA_INFERENCE_LIMITS } from '../../src/modules/schema-inference/service.js';
+import { DATASET_ID_MAX_LENGTH, SCHEMA_INFERENCE_LIMITS } from '../../src/modules/schema-inference/service.js';
 import { errorCode, graphql, type GraphQLResponse } from '../support/api.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { DETECTION_CASES, propertyAt, schemaPathOf, SUGGESTION_CASES, typeOf } from '../support/schema-inference-cases.js';
@@ -143,6 +143,10 @@ describe('inferSchema: bad input', () => {
 
   it('refuses a blank dataset', async () => {
     expectInvalid(await infer([{ a: 1 }], '  '), /dataset must name the dataset/);
+  });
+
+  it('refuses a dataset name longer than the limit', async () => {
+    expectInvalid(await infer([{ a: 1 }], 'd'.repeat(DATASET_ID_MAX_LENGTH + 1)), new RegExp(`dataset must be at most ${DATASET_ID_MAX_LENGTH} characters`));
   });
 
   it('refuses more samples than the limit', async () => {

@@ -78,6 +78,30 @@ describe('GraphQL over HTTP with the default settings', () => {
     expect(response.body.errors[0].message).toMatch(/too large/);
   });
 
+  it('answers a body in a charset it cannot read with 415 and a JSON errors array that says so', async () => {
+    const response = await gw.http.post('/graphql').set('content-type', 'application/json; charset=latin-9').send('{"query":"{ version }"}');
+    expect(response.status).toBe(415);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(response.body.data).toBeUndefined();
+    expect(response.body.errors).toEqual([{ message: 'unsupported charset "LATIN-9"', extensions: { code: 'BAD_REQUEST' } }]);
+  });
+
+  it('answers a persisted query of an unsupported version with 400 BAD_REQUEST, not an internal error', async () => {
+    const response = await gw.http.post('/graphql').send({ query: '{ version }', extensions: { persistedQuery: { version: 2, sha256Hash: 'abc' } } });
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual([{ message: 'Unsupported persisted query version', extensions: { code: 'BAD_REQUEST' } }]);
+  });
+
+  it('answers a compressed body that does not decompress with 400 and a JSON errors array, not the REST envelope', async () => {
+    const response = await gw.http.post('/graphql').set('content-type', 'application/json').set('content-encoding', 'gzip').send('{"query":"{ version }"}');
+    expect(response.status).toBe(400);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(response.body).not.toHaveProperty('responseCode');
+    expect(response.body.errors).toHaveLength(1);
+    expect(response.body.errors[0]).toEqual({ message: expect.stringMatching(/^the request body could not be read: /), extensions: { code: 'BAD_REQUEST' } });
+    expectNoStackTraces(response.body);
+  });
+
   it('refuses GET /graphql?query=... without a preflight header (CSRF prevention is on)', async () => {
     const response = await gw.http.get('/graphql').query({ query: '{ version }' });
     expect(response.status).toBe(400);

@@ -6,6 +6,7 @@ import { envelope, graphql, SQL_QUERY, type GraphQLResponse } from '../support/a
 import { definition, seedDataset } from '../support/datasets.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { buildSchema } from '../../src/graphql/schema.js';
+import { auditCursor } from '../../src/modules/audit/service.js';
 import { auditedMutations, auditTarget, UNAUDITED_MUTATIONS, withAuditTrail } from '../../src/modules/audit/trail.js';
 
 let gw: TestGateway;
@@ -209,6 +210,9 @@ describe('auditRecords', () => {
     expect(bad.errors?.[0]?.extensions?.code).toBe('INVALID_INPUT');
     const large = await graphql(gw, '{ auditRecords(first: 1001) { nodes { id } } }');
     expect(large.errors?.[0]?.extensions?.code).toBe('INVALID_INPUT');
+    // An id past the bigint column's range is no cursor either: refused, never sent to the database.
+    const pastRange = await graphql(gw, `{ auditRecords(after: "${auditCursor('9999999999999999999')}") { nodes { id } } }`);
+    expect(pastRange.errors?.[0]?.extensions?.code).toBe('INVALID_INPUT');
   });
 });
 

@@ -233,6 +233,8 @@ describe('DruidQueryEngine.datasource', () => {
     const offline = new DruidQueryEngine({ url: 'http://127.0.0.1:9', timeoutMs: TIMEOUT_MS });
     const error = await caught(offline.datasource('sales'));
     expect(error.code).toBe('DATA_OUT_QUERY_FAILED');
+    // The reason (port 9 is one fetch refuses to dial), not fetch's bare "fetch failed".
+    expect(error.message).toMatch(/could not be reached: bad port$/);
   });
 });
 

@@ -10,6 +10,7 @@ import { envelope } from '../support/api.js';
 import { insertV1Live, seedDataset } from '../support/datasets.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startHttpStub, type HttpStub, type StubRequest } from '../support/http-stub.js';
+import { figuresAfterFreshness, freshnessFigures } from '../support/metrics.js';
 
 let prometheus: HttpStub;
 beforeAll(async () => {
@@ -206,71 +207,19 @@ describe('the gateway reading Prometheus (PROMETHEUS_URL)', () => {
     const response = await gw.http.post('/v2/dataset/metrics').send(envelope('api.dataset.metrics', { dataset_id: 'prom_orders' }));
     expect(response.status).toBe(200);
     const [freshness, ...rest] = response.body.result as { components: { value?: number }[] }[];
-    expect(freshness).toEqual({
-      category: 'data_freshness',
-      status: 'Healthy',
-      components: [
-        { type: 'average_time_difference_in_min', threshold: 5, value: 1, status: 'Healthy' },
-        { type: 'freshness_query_time_in_min', threshold: 10, value: expect.any(Number), status: 'Healthy' },
-      ],
-    });
+    expect(freshness).toEqual(freshnessFigures('Healthy', [1, expect.any(Number)]));
     expect(freshness!.components[1]!.value).toBeGreaterThanOrEqual(3);
     expect(freshness!.components[1]!.value).toBeLessThan(3.5);
-    expect(rest).toEqual([
-      {
+    expect(rest).toEqual(
+      figuresAfterFreshness({
         // 10 validation failures in 200 events: 5 %, not above the threshold.
-        category: 'data_observability',
-        status: 'Healthy',
-        components: [
-          { type: 'data_observability_health', status: 'Healthy' },
-          { type: 'failure_percentage', value: 5 },
-          { type: 'threshold_percentage', value: 5 },
-          { type: 'importance_score', value: 25 },
-        ],
-      },
-      {
-        category: 'data_volume',
-        components: [
-          { type: 'events_per_hour', value: 40 },
-          { type: 'events_per_day', value: 185 },
-          { type: 'events_per_n_day', value: 185 },
-          { type: 'volume_percentage_by_hour', value: 100 },
-          { type: 'volume_percentage_by_day', value: 85 },
-          { type: 'volume_percentage_by_week', value: 85 },
-          { type: 'growth_rate_percentage', value: 85 },
-        ],
-      },
-      {
-        category: 'data_lineage',
-        components: [
-          { type: 'transformation_success', value: 185 },
-          { type: 'dedup_success', value: 185 },
-          { type: 'denormalization_success', value: 185 },
-          { type: 'total_success', value: 185 },
-          { type: 'total_failed', value: 15 },
-          { type: 'transformation_failed', value: 0 },
-          { type: 'dedup_failed', value: 5 },
-          { type: 'denorm_failed', value: 0 },
-        ],
-      },
-      {
-        category: 'connectors',
-        components: [
-          { type: 'success', id: 'api', value: 185 },
-          { type: 'failed', id: 'api', value: 15 },
-          { type: 'success', id: 'kafka-in-1', value: 0 },
-          { type: 'failed', id: 'kafka-in-1', value: 0 },
-        ],
-      },
-      {
-        category: 'data_quality',
-        components: [
-          { type: 'incidents_failed', value: 10 },
-          { type: 'incidents_success', value: 190 },
-          { type: 'total_incidents', value: 200 },
-        ],
-      },
-    ]);
+        observability: { status: 'Healthy', failure_percentage: 5, importance_score: 25 },
+        volume: { events_per_hour: 40, events_per_day: 185, events_per_n_day: 185, volume_percentage_by_hour: 100, volume_percentage_by_day: 85, volume_percentage_by_week: 85, growth_rate_percentage: 85 },
+        lineage: { transformation_success: 185, dedup_success: 185, denormalization_success: 185, total_success: 185, total_failed: 15, transformation_failed: 0, dedup_failed: 5, denorm_failed: 0 },
+        connectors: [['api', 185, 15], ['kafka-in-1', 0, 0]],
+        quality: { incidents_failed: 10, incidents_success: 190, total_incidents: 200 },
+      }),
+    );
   });
 });
 

@@ -753,13 +753,40 @@ describe('POST /v2/datasets/list', () => {
     expect(liveMasters.count).toBe(liveMasters.data.length);
   });
 
+  it.each<[string, Json, RegExp]>([
+    ['a status value outside the lifecycle', { filters: { status: ['Live', 'Published'] } }, /\/request\/filters\/status/],
+    ['a single unknown status string', { filters: { status: 'Archived' } }, /\/request\/filters\/status/],
+    ['an unknown type', { filters: { type: 'stream' } }, /\/request\/filters\/type/],
+    ['an unknown filter key', { filters: { colour: 'blue' } }, /'colour'/],
+    ['a negative limit', { limit: -1 }, /\/request\/limit/],
+    ['a fractional offset', { offset: 1.5 }, /\/request\/offset/],
+  ])('returns 400 DATASET_LIST_INPUT_INVALID for %s, naming it', async (_, request, message) => {
+    expectFailure(await list(request), 400, 'DATASET_LIST_INPUT_INVALID', message);
+  });
+
+  it('pages with limit and offset: the pages together give the whole list once, in order, each with the full count', async () => {
+    const all = await listOk({});
+    const paged: Json[] = [];
+    for (let offset = 0; offset < all.data.length + 3; offset += 3) {
+      const page = await listOk({ limit: 3, offset });
+      expect(page.data.length).toBeLessThanOrEqual(3);
+      expect(page.count).toBe(all.count);
+      paged.push(...page.data);
+    }
+    expect(pairs(paged)).toEqual(pairs(all.data));
+    expect(pairs((await listOk({ limit: 2, offset: 1 })).data)).toEqual(pairs(all.data.slice(1, 3)));
+  });
+
+  it('returns 400 DATASET_LIST_INPUT_INVALID when the limit is above the maximum of 1000', async () => {
+    expectFailure(await list({ limit: 1001 }), 400, 'DATASET_LIST_INPUT_INVALID', /1000/);
+  });
+
   it.each<[string, Json]>([
-    ['a status value outside the lifecycle', { filters: { status: ['Live', 'Published'] } }],
-    ['a single unknown status string', { filters: { status: 'Archived' } }],
-    ['an unknown type', { filters: { type: 'stream' } }],
-    ['an unknown filter key', { filters: { colour: 'blue' } }],
-  ])('returns 400 DATASET_LIST_INPUT_INVALID for %s', async (_, request) => {
-    expectFailure(await list(request), 400, 'DATASET_LIST_INPUT_INVALID', /status|type|colour/);
+    ['a limit past 32 bits', { limit: 2 ** 40 }],
+    ['an offset past 2^53', { offset: 1e20 }],
+  ])('answers %s with 400 DATASET_LIST_INPUT_INVALID, never a 500', async (_, request) => {
+    const response = await list(request);
+    expectFailure(response, 400, 'DATASET_LIST_INPUT_INVALID', /./);
   });
 });
 

@@ -1,6 +1,10 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Response } from 'supertest';
+import express from 'express';
+import supertest, { type Response } from 'supertest';
+import { restErrorHandler } from '../../rest/router.js';
+import { GENERIC_FAILURE_MESSAGE } from '../../src/errors.js';
+import { createLogger } from '../../src/logger.js';
 import { envelope, ISO_WITH_OFFSET, SQL_QUERY, UUID_PATTERN } from '../support/api.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
@@ -216,6 +220,30 @@ describe('the REST failure envelope', () => {
     const second = await gw.http.get('/v2/template/read/missing_one');
     expect(first.body.params.resmsgid).toMatch(UUID_PATTERN);
     expect(first.body.params.resmsgid).not.toBe(second.body.params.resmsgid);
+  });
+});
+
+describe('the last-resort error handler', () => {
+  it('answers an error nobody expected with 500 and the generic failure envelope, without its details', async () => {
+    const app = express();
+    app.get('/v2/boom', () => {
+      throw new Error('secret detail at /srv/gateway/src/boom.ts:12');
+    });
+    app.use(restErrorHandler(createLogger('silent')));
+    const response = await supertest(app).get('/v2/boom');
+    expect(response.status).toBe(500);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(Object.keys(response.body).sort()).toEqual(FAILURE_KEYS);
+    expect(response.body).toMatchObject({
+      id: 'api',
+      ver: 'v2',
+      params: { status: 'FAILED' },
+      responseCode: 'INTERNAL_SERVER_ERROR',
+      error: { code: 'INTERNAL_SERVER_ERROR', message: GENERIC_FAILURE_MESSAGE, trace: '' },
+      result: {},
+    });
+    expect(response.body.params.resmsgid).toMatch(UUID_PATTERN);
+    expect(response.text).not.toContain('secret detail');
   });
 });
 

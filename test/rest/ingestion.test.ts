@@ -230,6 +230,58 @@ describe('POST /v2/data/in/{dataset_id} with an invalid envelope or body', () =>
   });
 });
 
+describe('POST /v2/data/in/{dataset_id} with text the store cannot hold', () => {
+  it.each([
+    ['a NUL in a string value', () => ({ id: unique('e'), note: 'a\u0000b' }), /data\/note/],
+    ['a NUL in a key', () => ({ id: unique('e'), ['k\u0000']: 1 }), /data\/k/],
+    ['a NUL deep in a batch item', () => [{ id: unique('e') }, { id: unique('e'), deep: { list: ['ok', '\u0000'] } }], /data\/1\/deep\/list\/1/],
+  ])('refuses an event with %s with 400 DATA_INGESTION_INVALID_INPUT naming the path, and writes nothing', async (_label, make, message) => {
+    const before = await storeCounts();
+    const response = await ingest(EVENTS, make(), unique('nul'));
+    expectFailure(response, 400, 'BAD_REQUEST', 'DATA_INGESTION_INVALID_INPUT', message);
+    expect(response.body.error.message).toMatch(/NUL/);
+    expect(await storeCounts()).toEqual(before);
+  });
+
+  it('refuses a msgid holding a NUL with 400 DATA_INGESTION_INVALID_INPUT naming msgid, and writes nothing', async () => {
+    const before = await storeCounts();
+    const response = await ingest(EVENTS, { id: unique('e') }, `m\u0000${unique('nul')}`);
+    expectFailure(response, 400, 'BAD_REQUEST', 'DATA_INGESTION_INVALID_INPUT', /msgid.*NUL/);
+    expect(await storeCounts()).toEqual(before);
+  });
+
+  it('answers a dataset id holding a NUL as an unknown dataset (404 DATASET_NOT_FOUND), writing nothing', async () => {
+    const before = await storeCounts();
+    const response = await ingest(`${EVENTS}\u0000`, { id: unique('e') }, unique('nulid'));
+    expectFailure(response, 404, 'BAD_REQUEST', 'DATASET_NOT_FOUND', /not found/);
+    expect(await storeCounts()).toEqual(before);
+  });
+
+  it.each([33, 5_000, 100_000])('refuses an event nested %i objects deep with 400 DATA_INGESTION_INVALID_INPUT naming data, and writes nothing', async (depth) => {
+    const before = await storeCounts();
+    // Written by hand: the test client's own JSON.stringify cannot write the deepest of them.
+    const raw = `{"id":"${API_ID}","ver":"v2","ts":"${new Date().toISOString()}","params":{"msgid":"${unique('deep')}"},"data":${'{"n":'.repeat(depth)}1${'}'.repeat(depth)}}`;
+    const response = await send(EVENTS, raw);
+    expectFailure(response, 400, 'BAD_REQUEST', 'DATA_INGESTION_INVALID_INPUT', /^data\/n\/n.* is nested deeper than 32 levels$/);
+    expect(await storeCounts()).toEqual(before);
+  });
+
+  it('stores an event nested 32 objects deep, and a batch of them', async () => {
+    let event: Json = { id: unique('e') };
+    for (let i = 1; i < 32; i++) event = { n: event };
+    const msgid = unique('deep-ok');
+    await ingestOk(EVENTS, [event, event], msgid);
+    expect(await storedEvents(msgid)).toHaveLength(2);
+  });
+
+  it('stores huge and tiny numbers as JSON numbers', async () => {
+    const msgid = unique('numbers');
+    await ingestOk(EVENTS, { id: unique('e'), big: 1e308, small: -1e-308, long: Number.MAX_SAFE_INTEGER }, msgid);
+    const [stored] = await storedEvents(msgid);
+    expect(stored?.payload).toMatchObject({ big: 1e308, small: -1e-308, long: Number.MAX_SAFE_INTEGER });
+  });
+});
+
 describe('POST /v2/data/in/{dataset_id} for a dataset that cannot take events', () => {
   it('answers an unknown dataset with HTTP 404, responseCode BAD_REQUEST and DATASET_NOT_FOUND naming it', async () => {
     const before = await storeCounts();

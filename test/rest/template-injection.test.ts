@@ -240,6 +240,13 @@ describe('hostile values in every field of a template run', () => {
       },
     );
 
+    it.each([`${SALES}\u0000`, `${SALES}\u0000'; DROP TABLE events; --`, '\u0000'])('answers 404 DATA_OUT_SOURCE_NOT_FOUND for dataset %j, which holds a NUL no dataset id can', async (value) => {
+      const response = await run(templateId, { ...cleanRequest(), dataset: value });
+      expectStatusIn(response, [404], JSON.stringify(value));
+      expectOutcome(response, 'not found', templateId, JSON.stringify(value));
+      expect(response.body.error.code).toBe('DATA_OUT_SOURCE_NOT_FOUND');
+    });
+
     it.each(WRONG_TYPES)('refuses dataset as %s with a 400 envelope', async (what, value) => {
       expectOutcome(await run(templateId, { ...cleanRequest(), dataset: value }), 'refused', templateId, what);
     });

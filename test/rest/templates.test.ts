@@ -199,6 +199,12 @@ describe('POST /v2/template/create', () => {
     await expectNotStored('Missing Dataset Json');
   });
 
+  it('returns 400 QUERY_TEMPLATE_INVALID (not a store failure) when the query holds a NUL character', async () => {
+    const response = await create({ template_name: 'Nul In Query', query_type: 'sql', query: `${SQL_QUERY}\u0000` });
+    expectFailure(response, 400, 'QUERY_TEMPLATE_INVALID', /NUL/);
+    await expectNotStored('Nul In Query');
+  });
+
   it('stores a json query given as an object as JSON text that reads back as the same object', async () => {
     await createOk('Json Object Query', 'json', JSON_QUERY_OBJECT);
     const stored = await readOk('json_object_query');

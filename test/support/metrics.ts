@@ -51,149 +51,108 @@ export async function seedMetrics(gw: TestGateway): Promise<void> {
   await ingest(gw, CLEAN, CLEAN_OFFSETS_MIN.map((minutes, i) => ({ id: `c-${i + 1}`, ts: at(minutes), amount: i })), 'metrics-clean-1');
 }
 
-/** The contract's result (REST spelling) for MESSY over the default 7 days; freshness values are checked by expectFreshness. */
-export function messyFigures() {
+type Health = 'Healthy' | 'Unhealthy';
+
+/**
+ * The data_freshness category (REST spelling): both components and the category share `status`;
+ * `values` are the two components' values ([lag, age]), left out when there is nothing to measure.
+ */
+export function freshnessFigures(status: Health, values?: [unknown, unknown]) {
+  const component = (type: string, threshold: number, value: unknown) => ({ type, threshold, ...(values ? { value } : {}), status });
+  return {
+    category: 'data_freshness',
+    status,
+    components: [component('average_time_difference_in_min', 5, values?.[0]), component('freshness_query_time_in_min', 10, values?.[1])],
+  };
+}
+
+/** Components named by their type, each with a value, in the contract's order. */
+function valued<T extends string>(types: readonly T[], values: Record<T, number>) {
+  return types.map((type) => ({ type, value: values[type] }));
+}
+
+/**
+ * The categories after data_freshness (REST spelling), in the contract's order, from the figures a
+ * test expects: every value is written out by the caller, only the shape is shared.
+ */
+export function figuresAfterFreshness(expected: {
+  observability: { status: Health; failure_percentage: number; importance_score: number };
+  volume: Record<'events_per_hour' | 'events_per_day' | 'events_per_n_day' | 'volume_percentage_by_hour' | 'volume_percentage_by_day' | 'volume_percentage_by_week' | 'growth_rate_percentage', number>;
+  lineage: Record<'transformation_success' | 'dedup_success' | 'denormalization_success' | 'total_success' | 'total_failed' | 'transformation_failed' | 'dedup_failed' | 'denorm_failed', number>;
+  /** [connector instance id, success, failed] */
+  connectors: [string, number, number][];
+  quality: Record<'incidents_failed' | 'incidents_success' | 'total_incidents', number>;
+}) {
+  const { observability, volume, lineage, connectors, quality } = expected;
   return [
     {
-      category: 'data_freshness',
-      status: 'Unhealthy',
-      components: [
-        { type: 'average_time_difference_in_min', threshold: 5, value: expect.any(Number), status: 'Unhealthy' },
-        { type: 'freshness_query_time_in_min', threshold: 10, value: expect.any(Number), status: 'Unhealthy' },
-      ],
-    },
-    {
       category: 'data_observability',
-      status: 'Unhealthy',
+      status: observability.status,
       components: [
-        { type: 'data_observability_health', status: 'Unhealthy' },
-        // 2 validation failures of 17 events (duplicates do not count against health)
-        { type: 'failure_percentage', value: 11.76 },
+        { type: 'data_observability_health', status: observability.status },
+        { type: 'failure_percentage', value: observability.failure_percentage },
         { type: 'threshold_percentage', value: 5 },
-        // 3 of the 4 accepted ingest calls
-        { type: 'importance_score', value: 75 },
+        { type: 'importance_score', value: observability.importance_score },
       ],
     },
     {
       category: 'data_volume',
-      components: [
-        { type: 'events_per_hour', value: 3 },
-        { type: 'events_per_day', value: 7 },
-        { type: 'events_per_n_day', value: 11 },
-        { type: 'volume_percentage_by_hour', value: 50 },
-        { type: 'volume_percentage_by_day', value: 250 },
-        { type: 'volume_percentage_by_week', value: 450 },
-        { type: 'growth_rate_percentage', value: 450 },
-      ],
+      components: valued(
+        ['events_per_hour', 'events_per_day', 'events_per_n_day', 'volume_percentage_by_hour', 'volume_percentage_by_day', 'volume_percentage_by_week', 'growth_rate_percentage'],
+        volume,
+      ),
     },
     {
       category: 'data_lineage',
-      components: [
-        { type: 'transformation_success', value: 13 },
-        { type: 'dedup_success', value: 13 },
-        { type: 'denormalization_success', value: 13 },
-        { type: 'total_success', value: 13 },
-        { type: 'total_failed', value: 4 },
-        { type: 'transformation_failed', value: 0 },
-        { type: 'dedup_failed', value: 2 },
-        { type: 'denorm_failed', value: 0 },
-      ],
+      components: valued(
+        ['transformation_success', 'dedup_success', 'denormalization_success', 'total_success', 'total_failed', 'transformation_failed', 'dedup_failed', 'denorm_failed'],
+        lineage,
+      ),
     },
     {
       category: 'connectors',
-      components: [
-        { type: 'success', id: 'api', value: 13 },
-        { type: 'failed', id: 'api', value: 4 },
-        { type: 'success', id: 'kafka-in-1', value: 0 },
-        { type: 'failed', id: 'kafka-in-1', value: 0 },
-      ],
+      components: connectors.flatMap(([id, success, failed]) => [
+        { type: 'success', id, value: success },
+        { type: 'failed', id, value: failed },
+      ]),
     },
-    {
-      category: 'data_quality',
-      components: [
-        { type: 'incidents_failed', value: 2 },
-        { type: 'incidents_success', value: 15 },
-        { type: 'total_incidents', value: 17 },
-      ],
-    },
+    { category: 'data_quality', components: valued(['incidents_failed', 'incidents_success', 'total_incidents'], quality) },
+  ];
+}
+
+/** The contract's result (REST spelling) for MESSY over the default 7 days; freshness values are checked by expectFreshness. */
+export function messyFigures() {
+  return [
+    freshnessFigures('Unhealthy', [expect.any(Number), expect.any(Number)]),
+    ...figuresAfterFreshness({
+      // 2 validation failures of 17 events (duplicates do not count against health); 3 of the 4 accepted ingest calls
+      observability: { status: 'Unhealthy', failure_percentage: 11.76, importance_score: 75 },
+      volume: { events_per_hour: 3, events_per_day: 7, events_per_n_day: 11, volume_percentage_by_hour: 50, volume_percentage_by_day: 250, volume_percentage_by_week: 450, growth_rate_percentage: 450 },
+      lineage: { transformation_success: 13, dedup_success: 13, denormalization_success: 13, total_success: 13, total_failed: 4, transformation_failed: 0, dedup_failed: 2, denorm_failed: 0 },
+      connectors: [['api', 13, 4], ['kafka-in-1', 0, 0]],
+      quality: { incidents_failed: 2, incidents_success: 15, total_incidents: 17 },
+    }),
   ];
 }
 
 /** CLEAN over the default 7 days. */
 export function cleanFigures() {
   return [
-    {
-      category: 'data_freshness',
-      status: 'Healthy',
-      components: [
-        { type: 'average_time_difference_in_min', threshold: 5, value: expect.any(Number), status: 'Healthy' },
-        { type: 'freshness_query_time_in_min', threshold: 10, value: expect.any(Number), status: 'Healthy' },
-      ],
-    },
-    {
-      category: 'data_observability',
-      status: 'Healthy',
-      components: [
-        { type: 'data_observability_health', status: 'Healthy' },
-        { type: 'failure_percentage', value: 0 },
-        { type: 'threshold_percentage', value: 5 },
-        { type: 'importance_score', value: 25 },
-      ],
-    },
-    {
-      category: 'data_volume',
-      components: [
-        { type: 'events_per_hour', value: 3 },
-        { type: 'events_per_day', value: 3 },
-        { type: 'events_per_n_day', value: 3 },
-        // Nothing before to compare with: 0, as the original.
-        { type: 'volume_percentage_by_hour', value: 0 },
-        { type: 'volume_percentage_by_day', value: 0 },
-        { type: 'volume_percentage_by_week', value: 0 },
-        { type: 'growth_rate_percentage', value: 0 },
-      ],
-    },
-    {
-      category: 'data_lineage',
-      components: [
-        { type: 'transformation_success', value: 3 },
-        { type: 'dedup_success', value: 3 },
-        { type: 'denormalization_success', value: 3 },
-        { type: 'total_success', value: 3 },
-        { type: 'total_failed', value: 0 },
-        { type: 'transformation_failed', value: 0 },
-        { type: 'dedup_failed', value: 0 },
-        { type: 'denorm_failed', value: 0 },
-      ],
-    },
-    {
-      category: 'connectors',
-      components: [
-        { type: 'success', id: 'api', value: 3 },
-        { type: 'failed', id: 'api', value: 0 },
-      ],
-    },
-    {
-      category: 'data_quality',
-      components: [
-        { type: 'incidents_failed', value: 0 },
-        { type: 'incidents_success', value: 3 },
-        { type: 'total_incidents', value: 3 },
-      ],
-    },
+    freshnessFigures('Healthy', [expect.any(Number), expect.any(Number)]),
+    ...figuresAfterFreshness({
+      observability: { status: 'Healthy', failure_percentage: 0, importance_score: 25 },
+      // Nothing before to compare with: the percentages are 0, as the original.
+      volume: { events_per_hour: 3, events_per_day: 3, events_per_n_day: 3, volume_percentage_by_hour: 0, volume_percentage_by_day: 0, volume_percentage_by_week: 0, growth_rate_percentage: 0 },
+      lineage: { transformation_success: 3, dedup_success: 3, denormalization_success: 3, total_success: 3, total_failed: 0, transformation_failed: 0, dedup_failed: 0, denorm_failed: 0 },
+      connectors: [['api', 3, 0]],
+      quality: { incidents_failed: 0, incidents_success: 3, total_incidents: 3 },
+    }),
   ];
 }
 
 /** EMPTY: freshness has nothing to measure (no values, Unhealthy); every count is 0. */
 export function emptyFreshness() {
-  return {
-    category: 'data_freshness',
-    status: 'Unhealthy',
-    components: [
-      { type: 'average_time_difference_in_min', threshold: 5, status: 'Unhealthy' },
-      { type: 'freshness_query_time_in_min', threshold: 10, status: 'Unhealthy' },
-    ],
-  };
+  return freshnessFigures('Unhealthy');
 }
 
 /**

@@ -5,6 +5,8 @@ import type { AuditStore } from './store.js';
 import type { AuditFilter, AuditPage, NewAuditRecord } from './types.js';
 
 const CURSOR_PREFIX = 'audit:';
+/** Largest id the bigint column holds; a cursor past it was not made here (and would fail in the database). */
+const ID_MAX = 9_223_372_036_854_775_807n;
 
 export function auditCursor(id: string): string {
   return Buffer.from(`${CURSOR_PREFIX}${id}`, 'utf8').toString('base64url');
@@ -14,10 +16,11 @@ function idAfter(cursor: string | null | undefined): bigint | undefined {
   if (cursor === null || cursor === undefined) return undefined;
   const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
   const id = decoded.startsWith(CURSOR_PREFIX) ? decoded.slice(CURSOR_PREFIX.length) : '';
-  if (!/^[1-9][0-9]{0,18}$/.test(id)) {
+  const value = /^[1-9][0-9]{0,18}$/.test(id) ? BigInt(id) : undefined;
+  if (value === undefined || value > ID_MAX) {
     throw new GatewayError('INVALID_INPUT', `after: ${JSON.stringify(cursor.slice(0, 60))} is not a cursor returned by auditRecords`);
   }
-  return BigInt(id);
+  return value;
 }
 
 /** Most records one page of `auditRecords` returns. */

@@ -2,12 +2,10 @@
 // functions: the metadata.json schema, the ui spec check, and the registry entries a valid
 // distribution declares (one per connector, id `<connector_id>-<version>`).
 import { compileValidator, type JsonSchema } from '../../validation/json-schema.js';
-import { CONNECTOR_CATEGORIES, CONNECTOR_STATUSES, type ConnectorCategory, type ConnectorStatus, type ConnectorValues, type JsonObject } from './types.js';
+import { CONNECTOR_CATEGORIES, type ConnectorCategory, type ConnectorValues, type JsonObject } from './types.js';
 
 export const CONNECTOR_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,149}$';
 export const CONNECTOR_VERSION_PATTERN = '^[A-Za-z0-9][A-Za-z0-9.+_-]{0,47}$';
-/** Versioned registry ids: `<connector_id>-<version>`. */
-export const REGISTRY_ID_MAX_LENGTH = 200;
 /** Connectors one multi-tenant distribution may declare. */
 export const MAX_CONNECTORS_PER_DISTRIBUTION = 50;
 
@@ -145,14 +143,6 @@ export function registryValues(
     source: { source: sourceFolderName(document), main_class: metadata.main_class ?? null, main_program: metadata.main_program ?? null },
     updatedBy: extras.updatedBy,
   };
-}
-
-export function isConnectorStatus(value: string): value is ConnectorStatus {
-  return (CONNECTOR_STATUSES as readonly string[]).includes(value);
-}
-
-export function isConnectorCategory(value: string): value is ConnectorCategory {
-  return (CONNECTOR_CATEGORIES as readonly string[]).includes(value);
 }
 
 function isObject(value: unknown): value is JsonObject {

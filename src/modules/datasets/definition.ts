@@ -24,6 +24,17 @@ export function withCacheNames<T>(value: T): T {
   return renamed as T;
 }
 
+/** What a new dataset's id may be (import, copy): it names topics and the queryable relation. */
+export const DATASET_ID_MAX_LENGTH = 200;
+export const DATASET_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]*$';
+const DATASET_ID_REGEX = new RegExp(DATASET_ID_PATTERN);
+
+/** Why `id` cannot name a new dataset, or undefined when it can. */
+export function datasetIdProblem(id: string): string | undefined {
+  if (id.length === 0 || id.length > DATASET_ID_MAX_LENGTH) return `must be 1 to ${DATASET_ID_MAX_LENGTH} characters long`;
+  return DATASET_ID_REGEX.test(id) ? undefined : 'must start with a letter or digit and hold only letters, digits, ".", "_" and "-"';
+}
+
 const stringOrEmpty = { type: 'string', maxLength: 1000 };
 const dedup = {
   type: 'object',
@@ -86,7 +97,7 @@ export const definitionSchema = {
   type: 'object',
   properties: {
     id: { type: 'string', minLength: 1, maxLength: 200 },
-    dataset_id: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' },
+    dataset_id: { type: 'string', minLength: 1, maxLength: DATASET_ID_MAX_LENGTH, pattern: DATASET_ID_PATTERN },
     name: { type: 'string', minLength: 1, maxLength: 300 },
     type: { type: 'string', enum: ['event', 'master'] },
     status: { type: 'string' },
@@ -233,8 +244,23 @@ export function convertFlatDatasetConfig(flat: JsonObject, type: DatasetType): {
   return { config, dropped: Object.keys(flat).filter((key) => !carried.has(key)) };
 }
 
-function isObject(value: unknown): value is JsonObject {
+/** A JSON object (not null, not an array). */
+export function isObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The path of the first string or key holding a NUL character (which PostgreSQL cannot store), or
+ * undefined. Callers bound the depth first (pathDeeperThan), so the recursion is bounded too. */
+export function pathWithNul(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path || '/' : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, inner] of Object.entries(value)) {
+    const at = `${path}/${key}`;
+    if (key.includes('\u0000')) return at;
+    const found = pathWithNul(inner, at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** Fills what a definition leaves out with the original's defaults; what it gives wins, key by key. */

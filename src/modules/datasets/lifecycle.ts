@@ -1,9 +1,11 @@
 // The dataset lifecycle of contract section 3: which transition applies to which version, from
 // which status, and the completeness a draft needs before it may be published.
-import type { DatasetRecord, DatasetStatus, JsonObject, Stage, Transition } from './types.js';
+import type { ErrorCode } from '../../errors.js';
+import { isObject } from './definition.js';
+import { TRANSITIONS, type DatasetRecord, type DatasetStatus, type Stage, type Transition } from './types.js';
 
 /** The version a transition acts on and the status it must be in. */
-export const TRANSITION_RULES: Record<Exclude<Transition, 'Delete'>, { stage: Stage; from: DatasetStatus; to: DatasetStatus; failure: string }> = {
+export const TRANSITION_RULES: Record<Exclude<Transition, 'Delete'>, { stage: Stage; from: DatasetStatus; to: DatasetStatus; failure: ErrorCode }> = {
   ReadyToPublish: { stage: 'draft', from: 'Draft', to: 'ReadyToPublish', failure: 'DATASET_READYTOPUBLISH_FAILURE' },
   Live: { stage: 'draft', from: 'ReadyToPublish', to: 'Live', failure: 'DATASET_LIVE_FAILURE' },
   Retired: { stage: 'live', from: 'Live', to: 'Retired', failure: 'DATASET_RETIRE_FAILURE' },
@@ -12,11 +14,7 @@ export const TRANSITION_RULES: Record<Exclude<Transition, 'Delete'>, { stage: St
 /** The original's spelling `Retire` is accepted as an alias. */
 export function normaliseTransition(value: string): Transition | undefined {
   if (value === 'Retire') return 'Retired';
-  return (['ReadyToPublish', 'Live', 'Retired', 'Delete'] as const).find((t) => t === value);
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
+  return TRANSITIONS.find((t) => t === value);
 }
 
 function text(value: unknown): string {

@@ -1,17 +1,20 @@
 // Every business rule of datasets lives here; both transports call these functions.
 import DataLoader from 'dataloader';
-import { GatewayError, type ErrorCode } from '../../errors.js';
+import { GatewayError } from '../../errors.js';
 import type { QueryEngine } from '../../platform/query-engine/query-engine.js';
 import { pathDeeperThan } from '../../validation/json-depth.js';
 import { compileValidator } from '../../validation/json-schema.js';
 import {
   connectorSchema,
   convertFlatDatasetConfig,
+  datasetIdProblem,
   DEFAULT_ENTRY_TOPIC,
   definitionSchema,
   denormFieldSchema,
   denormSourcesOf,
   isNestedDatasetConfig,
+  isObject,
+  pathWithNul,
   toContractRecord,
   transformationSchema,
   withCacheNames,
@@ -19,17 +22,18 @@ import {
 } from './definition.js';
 import { normaliseTransition, publishProblems, TRANSITION_RULES } from './lifecycle.js';
 import { isUniqueViolation, type DatasetStore } from './store.js';
-import type {
-  DatasetDraftValues,
-  DatasetListQuery,
-  DatasetPage,
-  DatasetRecord,
-  DatasetStatus,
-  DatasetType,
-  IgnoredFields,
-  IgnoredItem,
-  JsonObject,
-  Stage,
+import {
+  stageOf,
+  type DatasetDraftValues,
+  type DatasetListQuery,
+  type DatasetPage,
+  type DatasetRecord,
+  type DatasetStatus,
+  type DatasetType,
+  type IgnoredFields,
+  type IgnoredItem,
+  type JsonObject,
+  type Stage,
 } from './types.js';
 
 interface Actor {
@@ -50,17 +54,13 @@ export interface ImportResult {
 
 const validateDefinition = compileValidator(definitionSchema);
 /** Deepest nesting a definition may have; real ones stay far below, and the store recurses. */
-export const MAX_DEFINITION_DEPTH = 32;
+const MAX_DEFINITION_DEPTH = 32;
 const validateDenormField = compileValidator(denormFieldSchema);
 const validateTransformation = compileValidator(transformationSchema);
 const validateConnector = compileValidator(connectorSchema);
 
 /** Fields the gateway sets itself; an import that gives them is told they were ignored. */
 const MANAGED_FIELDS = ['status', 'version', 'version_key', 'data_version', 'created_by', 'updated_by', 'created_date', 'updated_date', 'published_date'];
-
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 function newVersionKey(): string {
   return String(Date.now());
@@ -148,7 +148,7 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
 
     /** The Live version (Live or Retired) by default, or the version holding `status`. */
     async get(datasetId: string, options: { stage?: Stage; status?: DatasetStatus | null } = {}, loader?: DataLoader<string, DatasetVersions>): Promise<DatasetRecord> {
-      const stage: Stage = options.status ? (options.status === 'Live' || options.status === 'Retired' ? 'live' : 'draft') : (options.stage ?? 'live');
+      const stage: Stage = options.status ? stageOf(options.status) : (options.stage ?? 'live');
       const record = loader ? (await loader.load(datasetId))[stage] : await findStage(datasetId, stage);
       if (!record || (options.status && record.status !== options.status)) throw notFound(datasetId);
       return record;
@@ -188,6 +188,10 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
       const tooDeep = pathDeeperThan(input, MAX_DEFINITION_DEPTH);
       if (tooDeep !== undefined) {
         throw new GatewayError('DATASET_IMPORT_INVALID_CONFIGS', `the definition is nested deeper than ${MAX_DEFINITION_DEPTH} levels (at ${tooDeep.slice(0, 200)})`);
+      }
+      const withNul = pathWithNul(input);
+      if (withNul !== undefined) {
+        throw new GatewayError('DATASET_IMPORT_INVALID_CONFIGS', `the definition holds a NUL character (\\u0000), which cannot be stored (at ${JSON.stringify(withNul.slice(0, 200)).slice(1, -1)})`);
       }
       const given = withCacheNames(input);
       const invalid = validateDefinition(given);
@@ -261,6 +265,9 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
     },
 
     async copy(input: { sourceId: string; sourceStage: Stage; destinationId: string }, actor: Actor): Promise<DatasetRecord> {
+      // The REST schema checks this at its edge; GraphQL's ID type does not, so the rule lives here.
+      const badId = datasetIdProblem(input.destinationId);
+      if (badId) throw new GatewayError('DATASET_COPY_INVALID_INPUT', `destinationId ${JSON.stringify(input.destinationId.slice(0, 60))} ${badId}`);
       const source = await findStage(input.sourceId, input.sourceStage);
       if (!source) throw new GatewayError('DATASET_NOT_EXISTS', `Dataset ${input.sourceId} does not exist`);
       const taken = await store.findVersions([input.destinationId]);
@@ -304,18 +311,20 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
       const record = byStage[rule.stage];
       const current = record ?? byStage[rule.stage === 'live' ? 'draft' : 'live']!;
       if (!record || record.status !== rule.from) {
-        throw new GatewayError(rule.failure as ErrorCode, `Transition failed for dataset: ${datasetId} status:${current.status} with status transition to ${requested}`);
+        throw new GatewayError(rule.failure, `Transition failed for dataset: ${datasetId} status:${current.status} with status transition to ${requested}`);
+      }
+
+      if (rule.stage === 'draft') {
+        // Both moves of a draft (ReadyToPublish, Live) need it complete.
+        const problems = publishProblems(record);
+        if (problems.length > 0) throw new GatewayError('DATASET_CONFIGS_INVALID', `The draft of ${datasetId} is not ready to publish: ${problems.join('; ')}`);
       }
 
       if (transition === 'ReadyToPublish') {
-        const problems = publishProblems(record);
-        if (problems.length > 0) throw new GatewayError('DATASET_CONFIGS_INVALID', `The draft of ${datasetId} is not ready to publish: ${problems.join('; ')}`);
         return { message, record: await store.setStatus(datasetId, 'draft', 'ReadyToPublish', actor.id) };
       }
 
       if (transition === 'Live') {
-        const problems = publishProblems(record);
-        if (problems.length > 0) throw new GatewayError('DATASET_CONFIGS_INVALID', `The draft of ${datasetId} is not ready to publish: ${problems.join('; ')}`);
         if (record.denormSources.includes(datasetId)) {
           throw new GatewayError('SELF_REFERENCING_MASTER_DATA', 'The denorm master dataset is self-referencing itself');
         }

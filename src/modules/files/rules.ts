@@ -59,8 +59,7 @@ export function uploadKey(kind: FileKind, name: string, suffix: string): NameChe
  * characters are refused rather than cleaned, so a download never reaches a different object.
  */
 export function downloadKey(kind: FileKind, name: string): NameCheck {
-  if (new RegExp(CONTROL_CHARACTERS.source, 'u').test(name)) return { problem: 'the name contains control characters' };
-  if (name.includes('\\')) return { problem: 'the name contains a backslash' };
+  // Control characters, backslashes and traversal are the object store's own key rules (objectKeyProblem).
   if (name.startsWith('/')) return { problem: 'the name is an absolute path' };
   const prefix = `${KEY_PREFIXES[kind]}/`;
   const key = name.startsWith(prefix) ? name : prefix + name;

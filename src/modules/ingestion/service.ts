@@ -2,6 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../errors.js';
 import { buildIngestMessage, type EventBus } from '../../platform/event-bus/event-bus.js';
+import { pathDeeperThan } from '../../validation/json-depth.js';
+import { DATASET_ID_MAX_LENGTH } from '../datasets/definition.js';
 import type { DatasetService } from '../datasets/service.js';
 import type { JsonObject } from '../datasets/types.js';
 import type { IngestionCounters } from './counters.js';
@@ -19,14 +21,44 @@ export interface IngestResult {
   failed: number;
 }
 
+/** Deepest nesting of one event, as the PII service bounds sample records: deeper documents
+ * overflowed the stack on their way to the store (a 500) instead of being refused. */
+const MAX_EVENT_DEPTH = 32;
+/** Longest msgid, for both transports (REST's body schema says it too). */
+export const MAX_MSGID_LENGTH = 256;
+
 function isObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/** Path segments of the first string or key holding a NUL, which PostgreSQL text and jsonb cannot
+ * hold; undefined when there is none. Called on depth-checked data only. Segments are built only
+ * on the way out of a hit, so a clean batch costs one walk and no allocation per value. */
+function nulSegments(value: unknown): string[] | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? [] : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      const found = nulSegments(value[index]);
+      if (found) return [String(index), ...found];
+    }
+    return undefined;
+  }
+  for (const [key, inner] of Object.entries(value)) {
+    if (key.includes('\u0000')) return [key];
+    const found = nulSegments(inner);
+    if (found) return [key, ...found];
+  }
+  return undefined;
+}
+
+/** `data/1/deep/k` as a message names it, with NULs written as \u0000 and long paths cut. */
+function dataPath(segments: readonly string[]): string {
+  return ['data', ...segments.map((segment) => segment.replaceAll('~', '~0').replaceAll('/', '~1'))].join('/').replaceAll('\u0000', '\\u0000').slice(0, 200);
+}
+
 export function createIngestionService(datasets: DatasetService, bus: EventBus, counters: IngestionCounters, options: IngestionServiceOptions) {
   return {
-    busName: bus.name,
-
     async ingest(datasetId: string, data: unknown, msgid: string | null | undefined): Promise<IngestResult> {
       const invalid = (message: string) => new GatewayError('DATA_INGESTION_INVALID_INPUT', message);
       if (Array.isArray(data)) {
@@ -37,16 +69,29 @@ export function createIngestionService(datasets: DatasetService, bus: EventBus, 
       } else if (!isObject(data)) {
         throw invalid('data must be one event object or an array of event objects');
       }
+      // Refused here, for both transports and both buses, rather than failing in the store.
+      const tooDeep = pathDeeperThan(data, MAX_EVENT_DEPTH + (Array.isArray(data) ? 1 : 0));
+      if (tooDeep !== undefined) throw invalid(`data${tooDeep.slice(0, 200)} is nested deeper than ${MAX_EVENT_DEPTH} levels`);
+      const nul = nulSegments(data);
+      if (nul) throw invalid(`${dataPath(nul)} holds a NUL character (\\u0000), which cannot be stored`);
+      if (msgid) {
+        if (msgid.length > MAX_MSGID_LENGTH) throw invalid(`msgid is ${msgid.length} characters long; at most ${MAX_MSGID_LENGTH} are allowed`);
+        if (msgid.includes('\u0000')) throw invalid('msgid holds a NUL character (\\u0000), which cannot be stored');
+      }
 
+      // As REST's path schema: no dataset id is longer, and the counters keep every refused id.
+      if (datasetId.length > DATASET_ID_MAX_LENGTH) throw invalid(`datasetId is ${datasetId.length} characters long; at most ${DATASET_ID_MAX_LENGTH} are allowed`);
       const key = datasetId.trim();
       // Ingestion's lookups are 404s with responseCode BAD_REQUEST, as the contract shows them.
       const asIngestionError = { kind: 'BAD_REQUEST', httpStatus: 404 } as const;
+      const notFound = () => {
+        counters.recordRejected(key);
+        return new GatewayError('DATASET_NOT_FOUND', `Dataset with id/alias name '${key.replaceAll('\u0000', '\\u0000')}' not found`, asIngestionError);
+      };
+      // No dataset id holds a NUL (the database cannot store one): not found, without asking it.
+      if (key.includes('\u0000')) throw notFound();
       const dataset = await datasets.get(key, { stage: 'live' }).catch((error: unknown) => {
-        if (error instanceof GatewayError && error.code === 'DATASET_NOT_FOUND') {
-          counters.recordRejected(key);
-          throw new GatewayError('DATASET_NOT_FOUND', `Dataset with id/alias name '${key}' not found`, asIngestionError);
-        }
-        throw error;
+        throw error instanceof GatewayError && error.code === 'DATASET_NOT_FOUND' ? notFound() : error;
       });
       if (dataset.status !== 'Live') {
         counters.recordRejected(key);

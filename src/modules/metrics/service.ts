@@ -31,6 +31,7 @@ import {
   type MetricCategoryResult,
   type MetricComponent,
   type OutcomeFigures,
+  type PipelineStage,
 } from './types.js';
 import { periodWindow, volumeWindows, type VolumeWindows } from './windows.js';
 
@@ -86,7 +87,7 @@ function totalEvents(outcomes: OutcomeFigures): number {
 }
 
 /** Events that got past `stage`: all of them minus those refused there or earlier. */
-function passed(outcomes: OutcomeFigures, stage: (typeof PIPELINE_STAGES)[number]): number {
+function passed(outcomes: OutcomeFigures, stage: PipelineStage): number {
   const upTo = PIPELINE_STAGES.slice(0, PIPELINE_STAGES.indexOf(stage) + 1) as readonly string[];
   return totalEvents(outcomes) - sum(upTo.map((name) => outcomes.failedByStage[name]));
 }

@@ -33,7 +33,6 @@ const NATIONAL_FORMS: readonly { region: CountryCode; fits: (digits: string) => 
   { region: 'IN', fits: (digits) => digits.length === 11 && digits.startsWith('0') },
   { region: 'DE', fits: (digits) => digits.startsWith('0') },
 ];
-export const NATIONAL_REGIONS: readonly CountryCode[] = [...new Set(NATIONAL_FORMS.map((form) => form.region))];
 
 const PHONE_CHARACTERS = /^\+?[\d\s().\-/]+$/;
 const DATE_SHAPES = [/^\d{4}[-/.]\d{1,2}[-/.]\d{1,2}$/, /^\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}$/];

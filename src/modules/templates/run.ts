@@ -88,10 +88,18 @@ function insideQuotes(text: string, index: number, quote: "'" | '"'): boolean {
   return inside;
 }
 
+/** The bound parameter type of each placeholder (DATASET is never bound: it is our reference). */
+const PARAMETER_TYPES: Record<Exclude<keyof Values, 'DATASET'>, QueryParameter['type']> = {
+  STARTDATE: 'timestamp',
+  ENDDATE: 'timestamp',
+  LIMIT: 'integer',
+  AGGREGATIONLEVEL: 'varchar',
+  AGGREGATIONLEVEL_NAME: 'varchar',
+};
+
 /** SQL with each placeholder replaced by a typed parameter marker (or our datasource reference). */
 export function bindSql(template: string, values: Values, engine: QueryEngine, datasource: Datasource): { sql: string; parameters: QueryParameter[] } {
   const parameters: QueryParameter[] = [];
-  const typeOf: Record<keyof Values, QueryParameter['type'] | null> = { DATASET: null, STARTDATE: 'timestamp', ENDDATE: 'timestamp', LIMIT: 'integer', AGGREGATIONLEVEL: 'varchar', AGGREGATIONLEVEL_NAME: 'varchar' };
   // An optional TIMESTAMP keyword and the quotes a template may put around a placeholder go too.
   const sql = template.replace(/(TIMESTAMP\s*)?(['"]?)\{\{\s*([A-Za-z_]+)\s*\}\}\2/gi, (match, _keyword, quote: string, raw: string, offset: number) => {
     const name = placeholderName(raw);
@@ -99,8 +107,8 @@ export function bindSql(template: string, values: Values, engine: QueryEngine, d
       throw invalid(`{{${raw}}} sits inside a quoted SQL string; a placeholder must stand alone (it is sent as a bound parameter)`);
     }
     if (name === 'DATASET') return engine.datasourceReference(datasource);
-    parameters.push({ type: typeOf[name]!, value: values[name] });
-    return engine.parameterMarker(parameters.length, typeOf[name]!);
+    parameters.push({ type: PARAMETER_TYPES[name], value: values[name] });
+    return engine.parameterMarker(parameters.length, PARAMETER_TYPES[name]);
   });
   return { sql, parameters };
 }
@@ -151,7 +159,9 @@ export function createTemplateRunner(datasets: DatasetService, engine: QueryEngi
     const limit = input.limit ?? options.maxRows;
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > options.maxRows) throw invalid(`limit must be an integer from 1 to ${options.maxRows} (got ${limit})`);
 
-    const notQueryable = () => new GatewayError('DATA_OUT_SOURCE_NOT_FOUND', `Dataset ${input.dataset} is not available for querying`);
+    const notQueryable = () => new GatewayError('DATA_OUT_SOURCE_NOT_FOUND', `Dataset ${input.dataset.replaceAll('\u0000', '\\u0000')} is not available for querying`);
+    // No dataset id holds a NUL (the database cannot store one): not found, without asking it.
+    if (input.dataset.includes('\u0000')) throw notQueryable();
     const dataset = await datasets.get(input.dataset, { stage: 'live' }).catch((error: unknown) => {
       throw error instanceof GatewayError && error.code === 'DATASET_NOT_FOUND' ? notQueryable() : error;
     });

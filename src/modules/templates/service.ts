@@ -34,7 +34,7 @@ export function createTemplateService(store: TemplateStore, options: TemplateSer
   }
 
   /** Validates a type and query pair; `code` differs between create and update, as the contract says. */
-  function validQuery(queryType: string, query: unknown, code: ErrorCode): { queryType: QueryType; text: string } {
+  function validQuery(queryType: string, query: string, code: ErrorCode): { queryType: QueryType; text: string } {
     if (!isQueryType(queryType)) {
       throw new GatewayError(code, `query_type must be one of sql, json (got ${JSON.stringify(queryType).slice(0, 40)})`);
     }
@@ -49,6 +49,12 @@ export function createTemplateService(store: TemplateStore, options: TemplateSer
     return name;
   }
 
+  async function get(id: string, loader?: DataLoader<string, TemplateRecord | undefined>): Promise<TemplateRecord> {
+    const record = loader ? await loader.load(id) : await store.findById(id);
+    if (!record) throw notFound(id);
+    return record;
+  }
+
   return {
     /** Batches every template lookup of one request into one query. */
     createLoader(): DataLoader<string, TemplateRecord | undefined> {
@@ -58,11 +64,7 @@ export function createTemplateService(store: TemplateStore, options: TemplateSer
       });
     },
 
-    async get(id: string, loader?: DataLoader<string, TemplateRecord | undefined>): Promise<TemplateRecord> {
-      const record = loader ? await loader.load(id) : await store.findById(id);
-      if (!record) throw notFound(id);
-      return record;
-    },
+    get,
 
     async list(query: TemplateListQuery): Promise<TemplatePage> {
       const limit = query.limit ?? options.listMax;
@@ -111,7 +113,7 @@ export function createTemplateService(store: TemplateStore, options: TemplateSer
       const changes: Parameters<TemplateStore['update']>[1] = { updatedBy: actor.id };
       if (hasName) changes.templateName = validName(input.templateName!, code);
       if (hasQuery) {
-        const { queryType, text } = validQuery(input.queryType!, input.query, code);
+        const { queryType, text } = validQuery(input.queryType!, input.query!, code);
         changes.queryType = queryType;
         changes.query = text;
       }
@@ -134,9 +136,7 @@ export function createTemplateService(store: TemplateStore, options: TemplateSer
 
     /** Runs a template: its own checks first (404 for an unknown template), then the run's. */
     async run(id: string, input: RunInput, loader?: DataLoader<string, TemplateRecord | undefined>): Promise<unknown[]> {
-      const template = loader ? await loader.load(id) : await store.findById(id);
-      if (!template) throw notFound(id);
-      return options.runner(template, input);
+      return options.runner(await get(id, loader), input);
     },
 
     async delete(id: string): Promise<void> {

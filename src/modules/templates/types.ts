@@ -44,14 +44,14 @@ export interface TemplatePage {
 export interface CreateTemplateInput {
   templateName: string;
   queryType: string;
-  /** SQL text, or for JSON templates a JSON object (as text or already parsed). */
-  query: unknown;
+  /** SQL text, or for JSON templates a Druid native query as JSON text. */
+  query: string;
 }
 
 export interface UpdateTemplateInput {
   templateName?: string | null;
   queryType?: string | null;
-  query?: unknown;
+  query?: string | null;
 }
 
 /** Who is acting; until authentication lands every caller is SYSTEM, as in the original. */

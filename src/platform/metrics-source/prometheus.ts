@@ -59,12 +59,15 @@ function range(window: Window): string {
 
 export class PrometheusMetricsSource implements MetricsSource {
   readonly name: string;
+  /** The instant-query endpoint, worked out once. */
+  private readonly queryUrl: string;
 
   constructor(
     private readonly settings: PrometheusSettings,
     private readonly fetchImpl: Fetch = globalThis.fetch,
   ) {
     this.name = `Prometheus at ${settings.url}`;
+    this.queryUrl = `${settings.url.replace(/\/+$/, '')}/api/v1/query`;
   }
 
   async freshness(datasetId: string, window: Window): Promise<FreshnessFigures> {
@@ -123,7 +126,7 @@ export class PrometheusMetricsSource implements MetricsSource {
   private async query(promql: string, time: Date): Promise<Sample[]> {
     let response: Response;
     try {
-      response = await this.fetchImpl(`${this.settings.url.replace(/\/+$/, '')}/api/v1/query`, {
+      response = await this.fetchImpl(this.queryUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
         body: new URLSearchParams({ query: promql, time: (time.getTime() / 1000).toFixed(3) }).toString(),

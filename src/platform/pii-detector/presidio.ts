@@ -64,12 +64,17 @@ export function downstreamFailure(what: string): GatewayError {
 
 export class PresidioPiiDetector implements PiiDetector {
   readonly name: string;
+  /** The analyze endpoint and the request headers, worked out once. */
+  private readonly analyzeUrl: string;
+  private readonly headers: Record<string, string>;
 
   constructor(
     private readonly settings: PresidioSettings,
     private readonly fetchImpl: Fetch = globalThis.fetch,
   ) {
     this.name = `downstream detector (Presidio analyzer) at ${settings.url}`;
+    this.analyzeUrl = `${settings.url.replace(/\/+$/, '')}/analyze`;
+    this.headers = { 'content-type': 'application/json', accept: 'application/json', ...(settings.token ? { authorization: `Bearer ${settings.token}` } : {}) };
   }
 
   async detect(fields: readonly FieldSample[], context: DetectContext): Promise<ValueEvidence[]> {
@@ -132,9 +137,9 @@ export class PresidioPiiDetector implements PiiDetector {
   private async call(body: unknown, cancel: AbortSignal): Promise<RecognizerResult[]> {
     let response: Response;
     try {
-      response = await this.fetchImpl(`${this.settings.url.replace(/\/+$/, '')}/analyze`, {
+      response = await this.fetchImpl(this.analyzeUrl, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', ...(this.settings.token ? { authorization: `Bearer ${this.settings.token}` } : {}) },
+        headers: this.headers,
         body: JSON.stringify(body),
         redirect: 'manual',
         signal: AbortSignal.any([cancel, AbortSignal.timeout(this.settings.timeoutMs)]),

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../errors.js';
 import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js';
+import { describeFetchError } from '../alert-manager/http.js';
 import { schemaColumns } from './embedded.js';
 import type { Datasource, QueryEngine, QueryParameter } from './query-engine.js';
 
@@ -142,7 +143,8 @@ export class DruidQueryEngine implements QueryEngine {
         await onTimeout?.();
         throw new GatewayError('DATA_OUT_QUERY_TIMEOUT', `Druid did not answer within ${this.settings.timeoutMs} ms; the query was cancelled.`);
       }
-      throw new GatewayError('DATA_OUT_QUERY_FAILED', `Druid at ${this.settings.url} could not be reached: ${(error as Error).message}`);
+      // fetch says only "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND, ...) is in its cause.
+      throw new GatewayError('DATA_OUT_QUERY_FAILED', `Druid at ${this.settings.url} could not be reached: ${describeFetchError(error, this.settings.timeoutMs)}`);
     }
     const text = await response.text();
     let parsed: unknown;
