@@ -12,4 +12,5 @@ export default {
   testTimeout: 30_000,
   // Files run in parallel, each on its own database; two workers suit these 2-core machines.
   maxWorkers: 2,
+  reporters: ['default', '<rootDir>/test/support/contract-reporter.mjs'],
 };

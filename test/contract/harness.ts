@@ -1,0 +1,112 @@
+// One scenario set, every transport (Apollo Server's integration test suite is the model): a
+// domain's contract suite is written once against a driver, and runs once per transport. A driver
+// turns a domain call into a REST envelope or a GraphQL operation and back into an `Outcome`, so
+// a scenario asserts what a user sees (the record, the error code, the message), never the wire.
+// What only one transport has (status codes, the envelope, GraphQL `errors`) stays in
+// test/rest/* and test/graphql/*; the REST driver also checks the envelope of every answer it reads.
+import { afterAll, beforeAll, describe, expect } from '@jest/globals';
+import type { Response } from 'supertest';
+import { ERROR_CATALOGUE, ERROR_KINDS } from '../../src/errors.js';
+import type { GraphQLResponse } from '../support/api.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+
+export const TRANSPORTS = ['rest', 'graphql'] as const;
+export type TransportName = (typeof TRANSPORTS)[number];
+
+/** A failed call as a user of either transport sees it: the contract's code and a message. */
+export interface Failure {
+  ok: false;
+  code: string;
+  message: string;
+}
+export type Outcome<T> = { ok: true; value: T } | Failure;
+
+export interface SuiteContext<D> {
+  readonly transport: TransportName;
+  /** The driver of this run's transport (available inside tests and hooks). */
+  readonly driver: D;
+  /** The gateway this run talks to (for arranging state through SQL). */
+  readonly gw: TestGateway;
+}
+
+export interface ContractSuiteOptions {
+  /** Environment of the gateway each transport's run starts. */
+  env?: Record<string, string>;
+}
+
+/**
+ * Runs `scenarios` once per transport, each run on a gateway (and database) of its own. The top
+ * describe is named `<name> over <transport>`; test/support/contract-reporter.mjs counts them.
+ */
+export function defineContractSuite<D>(
+  name: string,
+  drivers: { [T in TransportName]: (gw: TestGateway) => D },
+  scenarios: (context: SuiteContext<D>) => void,
+  options: ContractSuiteOptions = {},
+): void {
+  for (const transport of TRANSPORTS) {
+    describe(`${name} over ${transport}`, () => {
+      let gw: TestGateway | undefined;
+      let driver: D | undefined;
+      beforeAll(async () => {
+        gw = await startTestGateway(options.env);
+        driver = drivers[transport](gw);
+      });
+      afterAll(async () => {
+        await gw?.stop();
+      });
+      scenarios({
+        transport,
+        get driver() {
+          if (!driver) throw new Error('the driver exists once beforeAll has run');
+          return driver;
+        },
+        get gw() {
+          if (!gw) throw new Error('the gateway exists once beforeAll has run');
+          return gw;
+        },
+      });
+    });
+  }
+}
+
+/** The value of a successful outcome; fails the test, naming the code, when it failed. */
+export function expectOk<T>(outcome: Outcome<T>): T {
+  if (!outcome.ok) throw new Error(`expected success, got ${outcome.code}: ${outcome.message}`);
+  return outcome.value;
+}
+
+/** A failure with this code and a message matching `message`. */
+export function expectFailure(outcome: Outcome<unknown>, code: string, message?: RegExp): void {
+  expect(outcome.ok ? { ok: true } : { ok: false, code: outcome.code }).toEqual({ ok: false, code });
+  if (message && !outcome.ok) expect(outcome.message).toMatch(message);
+}
+
+const STATUS_OF_KIND: Record<string, number> = ERROR_KINDS;
+
+/**
+ * Reads a REST answer: the envelope's `result` on success, else its error. Every answer's envelope
+ * is checked on the way (status SUCCESS/FAILED, responseCode agreeing with the HTTP status).
+ */
+export function restOutcome<T = unknown>(response: Response): Outcome<T> {
+  const body = response.body as { params?: { status?: string }; responseCode?: string; result?: unknown; error?: { code?: string; message?: string } };
+  if (response.status === 200) {
+    expect({ status: body.params?.status, responseCode: body.responseCode }).toEqual({ status: 'SUCCESS', responseCode: 'OK' });
+    return { ok: true, value: body.result as T };
+  }
+  const code = body.error?.code ?? `HTTP_${response.status}`;
+  const kind = (ERROR_CATALOGUE as Record<string, string>)[code];
+  expect({ status: response.status, params: body.params?.status, responseCode: body.responseCode }).toEqual({
+    status: kind ? STATUS_OF_KIND[kind] : response.status,
+    params: 'FAILED',
+    responseCode: kind ?? body.responseCode,
+  });
+  return { ok: false, code, message: body.error?.message ?? '' };
+}
+
+/** Reads a GraphQL answer: `data[field]` on success, else the first error's contract code. */
+export function graphqlOutcome<T = unknown>(response: GraphQLResponse, field: string): Outcome<T> {
+  const error = response.errors?.[0];
+  if (error) return { ok: false, code: error.extensions?.code ?? 'GRAPHQL_ERROR', message: error.message };
+  return { ok: true, value: (response.data as Record<string, unknown> | null | undefined)?.[field] as T };
+}
