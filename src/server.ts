@@ -26,6 +26,7 @@ import { RateLimiter } from './auth/rate-limit.js';
 import { aliasLimitRule, costLimitPlugin, depthLimitRule, jsonLimitsPlugin, limitBatch } from './graphql/limits.js';
 import { loadPersistedOperations, persistedOperationsPlugin } from './graphql/persisted-operations.js';
 import { answerClientErrors } from './http/client-errors.js';
+import { limitAnonymousGraphQL } from './http/limit-anonymous.js';
 import { useAuth } from './http/use-auth.js';
 import { graphiqlRouter } from './http/graphiql.js';
 import { embeddedObjectStoreRouter } from './http/embedded-object-store.js';
@@ -203,7 +204,8 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   if (apiIds.unmapped.length > 0) logger.warn({ fields: apiIds.unmapped }, 'root fields without an API id: only a role granted * may call them');
   guardRootFields(schema, apiIds.byField);
   const policy = loadPolicy(config.auth.permissionsFile);
-  const accessControl = new AccessControl(policy, new RateLimiter(config.rateLimits));
+  const rateLimiter = new RateLimiter(config.rateLimits);
+  const accessControl = new AccessControl(policy, rateLimiter);
   const authenticator = createAuthenticator(config.auth, database, logger, config.http.host);
   logger.info(`authentication: ${config.auth.mode}${config.auth.mode === 'none' ? ' (every caller is SYSTEM; loopback only)' : ' (+ API keys)'}; roles from ${config.auth.permissionsFile ?? 'config/permissions.json'}`);
   const createContext = createContextFactory(services, logger, accessControl);
@@ -235,7 +237,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
       ApolloServerPluginCacheControlDisabled(),
       logUnexpectedErrors,
       graphqlObservabilityPlugin(metrics),
-      costLimitPlugin(config.graphqlLimits.maxCost),
+      costLimitPlugin(config.graphqlLimits.maxCost, { unboundedPageSize: largestListPage(config) }),
       jsonLimitsPlugin(config.jsonLimits),
       introspectionNeedsCaller(),
       persistedOperationsPlugin(persistedOperations, persistedRequiredFor),
@@ -257,6 +259,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   app.use(apiPaths, useAuth({ authenticator }));
   app.use(
     '/graphql',
+    limitAnonymousGraphQL({ limiter: rateLimiter }),
     useGraphQLUpload({ maxFileBytes: config.connectors.uploadLimitBytes }),
     // GraphQL carries ingest batches too, so it takes bodies up to the larger of the two limits.
     express.json({ limit: Math.max(config.http.bodyLimitBytes, config.ingestion.bodyLimitBytes) }),
@@ -320,4 +323,9 @@ function graphqlBodyErrorHandler(error: unknown, req: Request, res: Response, ne
           ? detail
           : `the request body could not be read: ${detail}`;
   res.status(typeof status === 'number' ? status : 400).json({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
+}
+
+/** The largest page any list serves, which a list field with `first: null` returns (costed as such). */
+function largestListPage(config: Config): number {
+  return Math.max(config.templates.listMax, config.datasets.listMax, config.connectors.listMax, config.alerting.listMax);
 }

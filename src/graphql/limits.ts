@@ -9,6 +9,7 @@ import type { NextFunction, Request, Response } from 'express';
 import {
   BREAK,
   getLocation,
+  getIntrospectionQuery,
   getNamedType,
   getNullableType,
   GraphQLError,
@@ -17,6 +18,9 @@ import {
   isInterfaceType,
   isListType,
   Kind,
+  parse,
+  SchemaMetaFieldDef,
+  TypeMetaFieldDef,
   visit,
   type ASTNode,
   type DocumentNode,
@@ -50,36 +54,92 @@ function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode
   return fragments;
 }
 
-function depthOf(selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, visiting: Set<string>): number {
+/** Nodes a check has visited, for tests that its work grows linearly with the document. */
+export interface WorkCounter {
+  visited: number;
+}
+
+/**
+ * Depth of a selection set. Each fragment's depth is computed once and remembered, so a chain of
+ * fragments that each spread the next twice costs one visit per fragment, not 2^n.
+ */
+function depthOf(
+  selectionSet: SelectionSetNode,
+  fragments: Map<string, FragmentDefinitionNode>,
+  memo: Map<string, number>,
+  visiting: Set<string>,
+  work: WorkCounter,
+): number {
   let deepest = 0;
   for (const selection of selectionSet.selections) {
+    work.visited += 1;
     if (selection.kind === Kind.FIELD) {
-      deepest = Math.max(deepest, selection.selectionSet ? 1 + depthOf(selection.selectionSet, fragments, visiting) : 1);
+      deepest = Math.max(deepest, selection.selectionSet ? 1 + depthOf(selection.selectionSet, fragments, memo, visiting, work) : 1);
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      deepest = Math.max(deepest, depthOf(selection.selectionSet, fragments, visiting));
+      deepest = Math.max(deepest, depthOf(selection.selectionSet, fragments, memo, visiting, work));
     } else {
       const name = selection.name.value;
+      const known = memo.get(name);
+      if (known !== undefined) {
+        deepest = Math.max(deepest, known);
+        continue;
+      }
       const fragment = fragments.get(name);
       // A cycle is reported by graphql's own NoFragmentCyclesRule; here it only must not loop.
       if (!fragment || visiting.has(name)) continue;
       visiting.add(name);
-      deepest = Math.max(deepest, depthOf(fragment.selectionSet, fragments, visiting));
+      const depth = depthOf(fragment.selectionSet, fragments, memo, visiting, work);
       visiting.delete(name);
+      memo.set(name, depth);
+      deepest = Math.max(deepest, depth);
     }
   }
   return deepest;
 }
 
-/** Refuses operations whose fields nest deeper than `maxDepth` (root fields are depth 1). */
+/** The deepest nesting of fields in `operation` (root fields are depth 1), in time linear in the document. */
+export function operationDepth(document: DocumentNode, operation: OperationDefinitionNode, work: WorkCounter = { visited: 0 }): number {
+  return depthOf(operation.selectionSet, fragmentsOf(document), new Map(), new Set(), work);
+}
+
+/** Root fields of the introspection system, which a schema explorer asks for (GraphiQL's Docs). */
+const INTROSPECTION_ROOT_FIELDS = new Set(['__schema', '__type', '__typename']);
+
+function onlyIntrospection(selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, seen: Set<string>): boolean {
+  return selectionSet.selections.every((selection) => {
+    if (selection.kind === Kind.FIELD) return INTROSPECTION_ROOT_FIELDS.has(selection.name.value);
+    if (selection.kind === Kind.INLINE_FRAGMENT) return onlyIntrospection(selection.selectionSet, fragments, seen);
+    const fragment = fragments.get(selection.name.value);
+    if (!fragment || seen.has(selection.name.value)) return true;
+    seen.add(selection.name.value);
+    return onlyIntrospection(fragment.selectionSet, fragments, seen);
+  });
+}
+
+/**
+ * Depth of the standard introspection query with every option on (what GraphiQL and codegen send).
+ * Its type references nest `ofType` many levels deep, past any sensible limit for data queries.
+ */
+export const STANDARD_INTROSPECTION_DEPTH = (() => {
+  const document = parse(getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true, oneOf: true }));
+  const operation = document.definitions.find((definition) => definition.kind === Kind.OPERATION_DEFINITION);
+  return operation ? operationDepth(document, operation) : 0;
+})();
+
+/**
+ * Refuses operations whose fields nest deeper than `maxDepth` (root fields are depth 1). An
+ * operation that asks only for introspection may nest as deep as the standard introspection query,
+ * so a schema explorer works whatever the limit (the cost limit still applies to it).
+ */
 export function depthLimitRule(maxDepth: number): ValidationRule {
   return (context: ValidationContext) => {
-    const fragments = fragmentsOf(context.getDocument());
+    const document = context.getDocument();
     return {
       OperationDefinition(node) {
-        const depth = depthOf(node.selectionSet, fragments, new Set());
-        if (depth > maxDepth) {
-          context.reportError(new GraphQLError(`The operation nests ${depth} levels deep; at most ${maxDepth} are allowed.`, { nodes: [node] }));
-        }
+        const depth = operationDepth(document, node);
+        if (depth <= maxDepth) return;
+        if (depth <= STANDARD_INTROSPECTION_DEPTH && onlyIntrospection(node.selectionSet, fragmentsOf(document), new Set())) return;
+        context.reportError(new GraphQLError(`The operation nests ${depth} levels deep; at most ${maxDepth} are allowed.`, { nodes: [node] }));
       },
     };
   };
@@ -102,24 +162,38 @@ export function aliasLimitRule(maxAliases: number): ValidationRule {
   };
 }
 
+/** How `operationCost` prices pages: `first: null` is served as the largest page a list returns. */
+export interface CostOptions {
+  /** The page size a list field serves when `first` is null (the largest configured *_LIST_MAX). */
+  unboundedPageSize: number;
+}
+
+const DEFAULT_COST_OPTIONS: CostOptions = { unboundedPageSize: 1000 };
+
 /**
  * Cost of an operation: each field costs 1, plus the cost of its selection; a list field counts its
  * selection once per item of the page asked for (`first`, on the list field itself or on the
  * connection around it), so `templates(first: 1000) { totalCount nodes { id name } }` costs
- * 1 + 1 + (1 + 1000 × 2): a connection's own fields (totalCount, pageInfo) count once.
+ * 1 + 1 + (1 + 1000 × 2): a connection's own fields (totalCount, pageInfo) count once. `first: null`
+ * costs what the service then serves: its largest page. Each fragment is priced once per page size
+ * it is spread under, so the work is linear in the document however often fragments are spread.
  */
 export function operationCost(
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: Readonly<Record<string, unknown>> = {},
+  options: CostOptions = DEFAULT_COST_OPTIONS,
+  work: WorkCounter = { visited: 0 },
 ): number {
   const fragments = fragmentsOf(document);
   const root = operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
   if (!root) return 0;
   const variableDefaults = new Map<string, unknown>();
   for (const definition of operation.variableDefinitions ?? []) {
-    if (definition.defaultValue?.kind === Kind.INT) variableDefaults.set(definition.variable.name.value, Number(definition.defaultValue.value));
+    const value = definition.defaultValue;
+    if (value?.kind === Kind.INT) variableDefaults.set(definition.variable.name.value, Number(value.value));
+    else if (value?.kind === Kind.NULL) variableDefaults.set(definition.variable.name.value, null);
   }
 
   const pageSize = (field: GraphQLField<unknown, unknown>, node: { arguments?: readonly { name: { value: string }; value: ValueNode }[] }): number | undefined => {
@@ -130,21 +204,27 @@ export function operationCost(
     if (given) {
       if (given.value.kind === Kind.VARIABLE) {
         const name = given.value.name.value;
-        value = Object.hasOwn(variables, name) ? variables[name] : (variableDefaults.get(name) ?? argument.defaultValue);
+        value = Object.hasOwn(variables, name) ? variables[name] : variableDefaults.has(name) ? variableDefaults.get(name) : argument.defaultValue;
       } else if (given.value.kind === Kind.INT) {
         value = Number(given.value.value);
+      } else if (given.value.kind === Kind.NULL) {
+        value = null;
       }
     }
+    if (value === null || value === undefined) return options.unboundedPageSize;
     return typeof value === 'number' && Number.isFinite(value) ? Math.max(0, value) : 1;
   };
 
+  // A fragment's cost depends only on the page size it is spread under (its type condition fixes its type).
+  const fragmentCosts = new Map<string, number>();
   // `page`: the page size a connection field asked for, applied to the list fields right below it.
   const costOf = (selectionSet: SelectionSetNode, type: GraphQLCompositeType, visiting: Set<string>, page: number | undefined): number => {
     let total = 0;
     for (const selection of selectionSet.selections) {
+      work.visited += 1;
       if (selection.kind === Kind.FIELD) {
         const name = selection.name.value;
-        const field = isObjectType(type) || isInterfaceType(type) ? type.getFields()[name] : undefined;
+        const field = fieldOf(schema, type, name);
         if (!field) {
           total += 1; // __typename, or a field validation has already refused
           continue;
@@ -154,15 +234,25 @@ export function operationCost(
         const isList = isListType(getNullableType(field.type));
         const inner = selection.selectionSet && isCompositeType(named) ? costOf(selection.selectionSet, named, visiting, isList ? undefined : own) : 0;
         total += 1 + (isList ? (own ?? page ?? 1) : 1) * inner;
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const condition = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : type;
+        total += costOf(selection.selectionSet, condition && isCompositeType(condition) ? condition : type, visiting, page);
       } else {
-        const fragment = selection.kind === Kind.INLINE_FRAGMENT ? selection : fragments.get(selection.name.value);
-        if (!fragment) continue;
-        const key = selection.kind === Kind.FRAGMENT_SPREAD ? selection.name.value : undefined;
-        if (key && visiting.has(key)) continue;
-        const condition = fragment.typeCondition ? schema.getType(fragment.typeCondition.name.value) : type;
-        if (key) visiting.add(key);
-        total += costOf(fragment.selectionSet, condition && isCompositeType(condition) ? condition : type, visiting, page);
-        if (key) visiting.delete(key);
+        const name = selection.name.value;
+        const key = `${name}@${page ?? ''}`;
+        const known = fragmentCosts.get(key);
+        if (known !== undefined) {
+          total += known;
+          continue;
+        }
+        const fragment = fragments.get(name);
+        if (!fragment || visiting.has(name)) continue;
+        const condition = schema.getType(fragment.typeCondition.name.value);
+        visiting.add(name);
+        const cost = costOf(fragment.selectionSet, condition && isCompositeType(condition) ? condition : type, visiting, page);
+        visiting.delete(name);
+        fragmentCosts.set(key, cost);
+        total += cost;
       }
     }
     return total;
@@ -170,18 +260,27 @@ export function operationCost(
   return costOf(operation.selectionSet, root, new Set(), undefined);
 }
 
+/** The field `name` of `type`, the introspection fields included (so a schema explorer's query is costed too). */
+function fieldOf(schema: GraphQLSchema, type: GraphQLCompositeType, name: string): GraphQLField<unknown, unknown> | undefined {
+  if (type === schema.getQueryType()) {
+    if (name === SchemaMetaFieldDef.name) return SchemaMetaFieldDef;
+    if (name === TypeMetaFieldDef.name) return TypeMetaFieldDef;
+  }
+  return isObjectType(type) || isInterfaceType(type) ? type.getFields()[name] : undefined;
+}
+
 function limitError(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } } });
 }
 
 /** Refuses an operation whose cost (with the request's variables) is over `maxCost`, before it runs. */
-export function costLimitPlugin<TContext extends object>(maxCost: number): ApolloServerPlugin<TContext> {
+export function costLimitPlugin<TContext extends object>(maxCost: number, options: CostOptions = DEFAULT_COST_OPTIONS): ApolloServerPlugin<TContext> {
   return {
     async requestDidStart() {
       return {
         async didResolveOperation({ schema, document, operation, request }) {
           if (!operation) return;
-          const cost = operationCost(schema, document, operation, request.variables ?? {});
+          const cost = operationCost(schema, document, operation, request.variables ?? {}, options);
           if (cost > maxCost) throw limitError(`The operation costs ${cost}; at most ${maxCost} is allowed. Ask for smaller pages (first) or fewer fields.`);
         },
       };
