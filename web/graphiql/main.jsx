@@ -87,3 +87,20 @@ if (autorun && autorun !== '0' && autorun !== 'false') {
     }
   }, 100);
 }
+
+// ?docs=1 (used by the browser test): open the Docs pane once the sidebar is there, so the page
+// shows the schema's root types (or GraphiQL's "Error fetching schema" when introspection fails).
+const docs = params.get('docs');
+if (docs && docs !== '0' && docs !== 'false') {
+  const started = Date.now();
+  const timer = setInterval(() => {
+    const button = document.querySelector('[aria-label="Show Documentation Explorer"]');
+    if (button) {
+      clearInterval(timer);
+      button.click();
+    } else if (Date.now() - started > 30_000) {
+      clearInterval(timer);
+      console.warn('graphiql docs: the sidebar did not appear in 30s');
+    }
+  }, 100);
+}
