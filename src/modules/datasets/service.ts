@@ -4,6 +4,7 @@ import { GatewayError } from '../../errors.js';
 import type { QueryEngine } from '../../platform/query-engine/query-engine.js';
 import { pathDeeperThan } from '../../validation/json-depth.js';
 import { compileValidator } from '../../validation/json-schema.js';
+import { unsupportedPatternIn } from '../../validation/linear-regexp.js';
 import {
   connectorSchema,
   convertFlatDatasetConfig,
@@ -196,6 +197,8 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
       const given = withCacheNames(input);
       const invalid = validateDefinition(given);
       if (invalid) throw new GatewayError('DATASET_IMPORT_INVALID_CONFIGS', invalid);
+      const badPattern = unsupportedPatternIn(given.data_schema);
+      if (badPattern) throw new GatewayError('DATASET_IMPORT_INVALID_CONFIGS', badPattern);
 
       const datasetId = given.dataset_id as string;
       const type = given.type as DatasetType;

@@ -4,6 +4,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js';
+import { linearRegExpEngine } from '../../validation/linear-regexp.js';
 import { batchKeys } from './event-bus.js';
 
 function isObject(value: unknown): value is JsonObject {
@@ -33,7 +34,8 @@ export function extractEvents(value: JsonObject, dataset: DatasetRecord): unknow
 
 // Data schemas carry the contract's own keywords (arrival_format, data_type, suggestions): not strict.
 // ownProperties: an optional field named like an Object method (toString) must not be "found" on the prototype.
-const ajv = new Ajv2020({ strict: false, allErrors: false, ownProperties: true });
+// code.regExp: the schema's own patterns run on a linear-time engine (no ReDoS through an event).
+const ajv = new Ajv2020({ strict: false, allErrors: false, ownProperties: true, code: { regExp: linearRegExpEngine } });
 (addFormatsModule as unknown as { default: (a: Ajv2020) => void }).default(ajv);
 // One compiled validator per dataset, replaced when its version or mode changes (keyed by version
 // alone, every edit of every dataset would stay in memory for good).
