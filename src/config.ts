@@ -33,6 +33,11 @@ export const environmentSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// connection string')
     .optional()
     .describe('Role template queries run as, on the same database: give it SELECT on schema datasources only. When unset, the gateway makes such a role if its user may create roles (the embedded PostgreSQL: always).'),
+  QUERY_READER_HIDE_CATALOGS: booleanText
+    .optional()
+    .describe(
+      "Take from PUBLIC, in the gateway's database, reads of PostgreSQL's catalogs of roles, sessions, tables and settings, version() and session advisory locks, so template queries cannot see them (needs a superuser; other roles of that database lose them too). Default: on with the embedded PostgreSQL, off otherwise.",
+    ),
   DATA_DIR: z.string().min(1).default('./.data').describe('Folder for embedded backends (PostgreSQL data lives in DATA_DIR/postgres).'),
   EMBEDDED_PG_PORT: port.default(54329).describe('Port of the embedded PostgreSQL (127.0.0.1 only; 0 picks a free one).'),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10).describe('Connections in the database pool.'),
@@ -168,8 +173,8 @@ export interface Config {
   env: 'development' | 'production' | 'test';
   logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL'];
   database:
-    | { mode: 'external'; url: string; poolMax: number; statementTimeoutMs: number; queryUrl?: string }
-    | { mode: 'embedded'; dataDir: string; port: number; poolMax: number; statementTimeoutMs: number; queryUrl?: string };
+    | { mode: 'external'; url: string; poolMax: number; statementTimeoutMs: number; queryUrl?: string; hideCatalogs: boolean }
+    | { mode: 'embedded'; dataDir: string; port: number; poolMax: number; statementTimeoutMs: number; queryUrl?: string; hideCatalogs: boolean };
   graphql: {
     graphiql: boolean;
     introspection: boolean;
@@ -243,8 +248,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     env: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,
     database: e.DATABASE_URL
-      ? { mode: 'external', url: e.DATABASE_URL, ...pool }
-      : { mode: 'embedded', dataDir: `${e.DATA_DIR}/postgres`, port: e.EMBEDDED_PG_PORT, ...pool },
+      ? { mode: 'external', url: e.DATABASE_URL, ...pool, hideCatalogs: e.QUERY_READER_HIDE_CATALOGS ?? false }
+      : { mode: 'embedded', dataDir: `${e.DATA_DIR}/postgres`, port: e.EMBEDDED_PG_PORT, ...pool, hideCatalogs: e.QUERY_READER_HIDE_CATALOGS ?? true },
     graphql: {
       graphiql: e.GRAPHIQL_ENABLED ?? !production,
       introspection: e.GRAPHQL_INTROSPECTION ?? !production,

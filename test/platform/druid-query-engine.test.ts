@@ -144,12 +144,15 @@ const PARAMETERS: QueryParameter[] = [
   { type: 'varchar', value: "PT1H'; DROP TABLE x; --" },
 ];
 
+/** The row bound a template run passes: Druid is told it as sqlOuterLimit. */
+const ROW_BOUND = { maxRows: 5000 };
+
 describe('DruidQueryEngine.runSql', () => {
   it('posts the query to /druid/v2/sql with typed parameters and a sqlQueryId, and gives back the rows', async () => {
     const rows = [{ __time: '2026-03-02T10:00:00.000Z', n: 3, gone: null }];
     fake.answer = () => ({ status: 200, body: rows });
     const sql = 'SELECT TIME_FLOOR("__time", ?) AS "__time", COUNT(*) AS n FROM "sales_events" WHERE "__time" >= ? AND "__time" < ? LIMIT ?';
-    expect(await engine.runSql(sql, PARAMETERS)).toStrictEqual(rows);
+    expect(await engine.runSql(sql, PARAMETERS, ROW_BOUND)).toStrictEqual(rows);
 
     expect(fake.received).toHaveLength(1);
     const [request] = fake.received;
@@ -162,18 +165,18 @@ describe('DruidQueryEngine.runSql', () => {
         { type: 'INTEGER', value: 10 },
         { type: 'VARCHAR', value: "PT1H'; DROP TABLE x; --" },
       ],
-      context: { sqlQueryId: expect.stringMatching(UUID) },
+      context: { sqlQueryId: expect.stringMatching(UUID), sqlOuterLimit: ROW_BOUND.maxRows },
     });
   });
 
   it('asks for rows as objects and tells Druid the timeout', async () => {
-    await engine.runSql('SELECT 1', []);
+    await engine.runSql('SELECT 1', [], ROW_BOUND);
     expect(fake.received[0]!.body).toMatchObject({ resultFormat: 'object', context: { timeout: TIMEOUT_MS } });
   });
 
   it('gives every query its own sqlQueryId', async () => {
-    await engine.runSql('SELECT 1', []);
-    await engine.runSql('SELECT 1', []);
+    await engine.runSql('SELECT 1', [], ROW_BOUND);
+    await engine.runSql('SELECT 1', [], ROW_BOUND);
     const [first, second] = fake.received.map((request) => request.body.context.sqlQueryId as string);
     expect(first).not.toBe(second);
   });
@@ -376,7 +379,7 @@ describe('DruidQueryEngine.ensureQueryable and dropQueryable', () => {
 
 describe("DruidQueryEngine: Druid's errors", () => {
   const calls: [string, () => Promise<unknown>][] = [
-    ['runSql', () => engine.runSql('SELECT 1', [])],
+    ['runSql', () => engine.runSql('SELECT 1', [], ROW_BOUND)],
     ['runNative', () => engine.runNative({ name: 'sales_events', columns: new Set() }, { queryType: 'timeBoundary' })],
   ];
 
@@ -424,7 +427,7 @@ describe("DruidQueryEngine: Druid's errors", () => {
 
     it('turns an unreachable Druid into DATA_OUT_QUERY_FAILED', async () => {
       const offline = new DruidQueryEngine({ url: 'http://127.0.0.1:9', timeoutMs: TIMEOUT_MS });
-      const offlineCall = method === 'runSql' ? offline.runSql('SELECT 1', []) : offline.runNative({ name: 'x', columns: new Set() }, { queryType: 'timeBoundary' });
+      const offlineCall = method === 'runSql' ? offline.runSql('SELECT 1', [], ROW_BOUND) : offline.runNative({ name: 'x', columns: new Set() }, { queryType: 'timeBoundary' });
       expect((await caught(offlineCall)).code).toBe('DATA_OUT_QUERY_FAILED');
     });
   });
@@ -438,7 +441,7 @@ describe('DruidQueryEngine: a Druid that never answers', () => {
 
   it('fails a SQL query with DATA_OUT_QUERY_TIMEOUT within the timeout and cancels it with DELETE /druid/v2/sql/{sqlQueryId}', async () => {
     const started = Date.now();
-    const error = await caught(engine.runSql('SELECT 1', []));
+    const error = await caught(engine.runSql('SELECT 1', [], ROW_BOUND));
     const elapsed = Date.now() - started;
     expect(error.code).toBe('DATA_OUT_QUERY_TIMEOUT');
     expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
@@ -460,7 +463,7 @@ describe('DruidQueryEngine: a Druid that never answers', () => {
   it('still fails with DATA_OUT_QUERY_TIMEOUT, promptly, when the cancel hangs too', async () => {
     fake.answer = () => 'hang';
     const started = Date.now();
-    const error = await caught(engine.runSql('SELECT 1', []));
+    const error = await caught(engine.runSql('SELECT 1', [], ROW_BOUND));
     expect(error.code).toBe('DATA_OUT_QUERY_TIMEOUT');
     expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 2500 + 500);
     expect(fake.received.map((request) => request.method)).toEqual(['POST', 'DELETE']);
@@ -606,12 +609,12 @@ maybe('DruidQueryEngine against the Druid at DRUID_URL', () => {
       { type: 'integer', value: 41 },
       { type: 'varchar', value: "abc'; --" },
       { type: 'timestamp', value: '2026-03-02T10:35:00.000Z' },
-    ]);
+    ], ROW_BOUND);
     expect(rows).toEqual([{ n: 42, s: "ABC'; --", t: '2026-03-02T10:00:00.000Z' }]);
   });
 
   it('turns a query on a table that does not exist into DATA_OUT_INVALID_INPUT', async () => {
-    expect((await caught(real().runSql('SELECT * FROM "gateway_test_no_such_table"', []))).code).toBe('DATA_OUT_INVALID_INPUT');
+    expect((await caught(real().runSql('SELECT * FROM "gateway_test_no_such_table"', [], ROW_BOUND))).code).toBe('DATA_OUT_INVALID_INPUT');
   });
 
   it('does not know a datasource that does not exist', async () => {

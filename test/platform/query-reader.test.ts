@@ -73,6 +73,28 @@ describe('with a database user that may create roles', () => {
   });
 });
 
+describe('with QUERY_READER_HIDE_CATALOGS (the default on the embedded PostgreSQL)', () => {
+  it('hides who else uses the server, what they run, which tables exist and which PostgreSQL it is, and takes no session locks', async () => {
+    const own = await createTestDatabase();
+    const superuser = new pg.Pool({ connectionString: own.url, max: 2 });
+    try {
+      const reader = await openQueryReader(superuser, { url: own.url, hideCatalogs: true, createPool }, logger);
+      opened.push(reader);
+      expect(reader.description).toMatch(/^role gateway_reader_[0-9a-f]{16} \(reads schema datasources only; no catalogs of roles, sessions or tables\)$/);
+      for (const probe of ['SELECT rolname FROM pg_roles', 'SELECT query FROM pg_stat_activity', 'SELECT relname FROM pg_class', 'SELECT tablename FROM pg_tables', 'SELECT name FROM pg_settings']) {
+        expect(await attempt(reader.pool, probe)).toMatch(/permission denied for (view|table)/);
+      }
+      expect(await attempt(reader.pool, 'SELECT version()')).toMatch(/permission denied for function version/);
+      expect(await attempt(reader.pool, 'SELECT pg_advisory_lock(42)')).toMatch(/permission denied for function pg_advisory_lock/);
+      // The gateway's own user keeps them.
+      expect(await attempt(superuser, 'SELECT count(*) > 0 AS seen FROM pg_roles')).toEqual([{ seen: true }]);
+    } finally {
+      await superuser.end();
+      await own.drop();
+    }
+  });
+});
+
 describe('with a database user that may not create roles', () => {
   const limited = `limited_${randomUUID().slice(0, 8)}`;
   beforeAll(async () => {

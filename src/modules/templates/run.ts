@@ -180,7 +180,7 @@ export function createTemplateRunner(datasets: DatasetService, engine: QueryEngi
     if (template.queryType === 'sql') {
       const { sql, parameters } = bindSql(template.query, values, engine, datasource);
       // A template without {{LIMIT}} still returns at most the configured number of rows.
-      return (await engine.runSql(sql, parameters)).slice(0, options.maxRows);
+      return engine.runSql(sql, parameters, { maxRows: options.maxRows });
     }
     const query = bindNative(template.query, values, datasource);
     // The range rule holds for the interval the query really runs on, not only the request's dates.

@@ -71,7 +71,7 @@ export async function openDatabase(settings: Config['database'], logger: Logger)
     logger.info({ applied }, applied.length ? `applied ${applied.length} migration(s)` : 'database schema is up to date');
     queryReader = await openQueryReader(
       pool,
-      { url, ...(settings.queryUrl ? { explicitUrl: settings.queryUrl } : {}), createPool: (readerUrl) => createPool(readerUrl, Math.max(2, Math.ceil(settings.poolMax / 2))) },
+      { url, hideCatalogs: settings.hideCatalogs, ...(settings.queryUrl ? { explicitUrl: settings.queryUrl } : {}), createPool: (readerUrl) => createPool(readerUrl, Math.max(2, Math.ceil(settings.poolMax / 2))) },
       logger,
     );
   } catch (error) {

@@ -27,10 +27,28 @@ export interface QueryReaderOptions {
   url: string;
   /** QUERY_DATABASE_URL: a role the operator made; used as it is. */
   explicitUrl?: string;
+  /** QUERY_READER_HIDE_CATALOGS: take the catalog reads and functions below from PUBLIC. */
+  hideCatalogs?: boolean;
   createPool(url: string): pg.Pool;
 }
 
 const SCHEMA = 'datasources';
+
+// What PostgreSQL lets every role (PUBLIC) read or call and a template has no use for: the names of
+// roles, sessions and their queries, every table and function name, the server's version and
+// settings, and session-level advisory locks (which would stay held on a pooled connection). The
+// reader's own views need none of them (the planner reads the catalogs without these rights).
+const CATALOG_RELATIONS_TEMPLATES_NEED_NOT_READ = [
+  'pg_roles', 'pg_user', 'pg_group', 'pg_stat_activity', 'pg_stat_ssl', 'pg_stat_gssapi', 'pg_locks', 'pg_settings',
+  'pg_database', 'pg_namespace', 'pg_class', 'pg_attribute', 'pg_proc', 'pg_description', 'pg_shdescription',
+  'pg_tables', 'pg_views', 'pg_matviews', 'pg_indexes', 'pg_sequences', 'pg_stat_all_tables', 'pg_stat_user_tables',
+  'pg_statio_all_tables', 'pg_stat_database', 'pg_prepared_statements', 'pg_prepared_xacts', 'pg_available_extensions',
+];
+const FUNCTIONS_TEMPLATES_NEED_NOT_CALL = [
+  'version()', 'inet_server_addr()', 'inet_server_port()', 'inet_client_addr()', 'pg_postmaster_start_time()', 'pg_conf_load_time()',
+  'pg_advisory_lock(bigint)', 'pg_advisory_lock(integer, integer)', 'pg_advisory_lock_shared(bigint)', 'pg_advisory_lock_shared(integer, integer)',
+  'pg_try_advisory_lock(bigint)', 'pg_try_advisory_lock(integer, integer)', 'pg_try_advisory_lock_shared(bigint)', 'pg_try_advisory_lock_shared(integer, integer)',
+];
 // Several gateways starting together on one database make the role once.
 const LOCK_KEY = 0x51_52_44_52; // "QRDR"
 
@@ -72,7 +90,38 @@ export async function openQueryReader(main: pg.Pool, options: QueryReaderOptions
     await pool.end().catch(() => undefined);
     return unconfined(`role ${role} cannot log in (${(error as Error).message}; is it allowed in pg_hba.conf?)`);
   }
-  return { pool, description: `role ${role} (reads schema ${SCHEMA} only)`, close: () => pool.end() };
+  const catalogs = !options.hideCatalogs
+    ? ''
+    : await restrictPublicCatalogs(main).then(
+        () => '; no catalogs of roles, sessions or tables',
+        (error: unknown) => {
+          logger.warn(`QUERY_READER_HIDE_CATALOGS: template queries can still read PostgreSQL's catalogs (role and table names, sessions, version): ${(error as Error).message}.`);
+          return '';
+        },
+      );
+  return { pool, description: `role ${role} (reads schema ${SCHEMA} only${catalogs})`, close: () => pool.end() };
+}
+
+/**
+ * Takes from PUBLIC, in this database, the catalog reads and functions listed above. Only a
+ * superuser may (the catalogs belong to one); the gateway's own user, a superuser then, keeps them.
+ */
+async function restrictPublicCatalogs(main: pg.Pool): Promise<void> {
+  const client = await main.connect();
+  try {
+    const { rows } = await client.query<{ superuser: boolean }>('SELECT rolsuper AS superuser FROM pg_roles WHERE rolname = current_user');
+    if (!rows[0]?.superuser) throw new Error("the gateway's database user is not a superuser");
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEY]);
+    await client.query(`REVOKE SELECT ON ${CATALOG_RELATIONS_TEMPLATES_NEED_NOT_READ.map((name) => `pg_catalog.${name}`).join(', ')} FROM PUBLIC`);
+    await client.query(`REVOKE EXECUTE ON FUNCTION ${FUNCTIONS_TEMPLATES_NEED_NOT_CALL.map((name) => `pg_catalog.${name}`).join(', ')} FROM PUBLIC`);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
 }
 
 async function whoAmI(pool: pg.Pool): Promise<string> {

@@ -99,7 +99,7 @@ export class DruidQueryEngine implements QueryEngine {
     return `"${datasource.name.replaceAll('"', '""')}"`;
   }
 
-  async runSql(sql: string, parameters: QueryParameter[]): Promise<Record<string, unknown>[]> {
+  async runSql(sql: string, parameters: QueryParameter[], options: { maxRows: number }): Promise<Record<string, unknown>[]> {
     const sqlQueryId = randomUUID();
     const body = {
       query: sql,
@@ -109,7 +109,8 @@ export class DruidQueryEngine implements QueryEngine {
         type: parameter.type.toUpperCase(),
         value: parameter.type === 'timestamp' ? String(parameter.value).replace('T', ' ').replace(/Z$/, '') : parameter.value,
       })),
-      context: { sqlQueryId, timeout: this.settings.timeoutMs },
+      // sqlOuterLimit: Druid wraps the query in an outer LIMIT, so no more rows than that are built or sent.
+      context: { sqlQueryId, timeout: this.settings.timeoutMs, sqlOuterLimit: Math.floor(options.maxRows) },
     };
     return (await this.call('/druid/v2/sql', body, 'POST', () => this.cancel(`/druid/v2/sql/${sqlQueryId}`))) as Record<string, unknown>[];
   }

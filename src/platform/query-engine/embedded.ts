@@ -3,6 +3,7 @@
 // Queries run in a read-only transaction with a statement timeout and search_path = datasources, as
 // a role that can read those views and nothing else (when the database lets the gateway make one).
 import pg from 'pg';
+import Cursor from 'pg-cursor';
 import { GatewayError } from '../../errors.js';
 import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js';
 import { pgIdentifierName, quoteIdentifier, quoteLiteral } from './names.js';
@@ -154,8 +155,8 @@ export class EmbeddedQueryEngine implements QueryEngine {
     return `${quoteIdentifier(SCHEMA)}.${quoteIdentifier(datasource.name)}`;
   }
 
-  async runSql(sql: string, parameters: QueryParameter[]): Promise<Record<string, unknown>[]> {
-    return this.readOnly(sql, parameters.map((parameter) => parameter.value));
+  async runSql(sql: string, parameters: QueryParameter[], options: { maxRows: number }): Promise<Record<string, unknown>[]> {
+    return this.readOnly(sql, parameters.map((parameter) => parameter.value), options.maxRows);
   }
 
   async runNative(datasource: Datasource, query: Record<string, unknown>): Promise<unknown[]> {
@@ -163,18 +164,42 @@ export class EmbeddedQueryEngine implements QueryEngine {
     return plan.shape(await this.readOnly(plan.sql, plan.params));
   }
 
-  private async readOnly(sql: string, values: unknown[]): Promise<Record<string, unknown>[]> {
+  /**
+   * Runs `sql` in a read-only transaction. With `maxRows`, through a portal read once for at most
+   * that many rows (pg-cursor: the protocol's Execute with a row limit): a query without a LIMIT over
+   * millions of rows never sends more than the bound, nor holds them in this process, and the SQL
+   * runs exactly as written (its ORDER BY, and the read-only refusal of a write).
+   */
+  private async readOnly(sql: string, values: unknown[], maxRows?: number): Promise<Record<string, unknown>[]> {
     const client = await (this.options.readerPool ?? this.pool).connect();
+    // A connection whose session state could not be reset is closed instead of pooled.
+    let unusable = false;
     try {
       await client.query(this.begin);
-      const result = await client.query({ text: sql, values, types: typeParsers });
+      let rows: Record<string, unknown>[];
+      if (maxRows === undefined) {
+        rows = (await client.query<Record<string, unknown>>({ text: sql, values, types: typeParsers })).rows;
+      } else {
+        const cursor = client.query(new Cursor<Record<string, unknown>>(sql, values, { types: typeParsers }));
+        rows = await cursor.read(Math.floor(maxRows));
+        await cursor.close();
+      }
+      // DISCARD ALL: whatever the template changed in its session (settings, advisory locks, temporary
+      // objects) is undone before the connection serves the next template.
       await client.query('COMMIT');
-      return result.rows as Record<string, unknown>[];
+      await client.query('DISCARD ALL'); // a statement of its own: it cannot run in a transaction block
+      return rows;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      unusable = await client
+        .query('ROLLBACK')
+        .then(() => client.query('DISCARD ALL'))
+        .then(
+          () => false,
+          () => true,
+        );
       throw queryFailure(error);
     } finally {
-      client.release();
+      client.release(unusable);
     }
   }
 }
@@ -184,6 +209,8 @@ function queryFailure(error: unknown): unknown {
   const code = (error as { code?: unknown }).code;
   const message = (error as Error).message;
   if (code === '57014') return new GatewayError('DATA_OUT_QUERY_TIMEOUT', 'The query took longer than the statement timeout and was cancelled.');
+  // Class 54 (program limit exceeded, e.g. repeat('x', 1e9)): what the template asked for is too big.
+  if (typeof code === 'string' && code.startsWith('54')) return new GatewayError('DATA_OUT_INVALID_INPUT', `The query asks for more than the engine allows: ${message}`);
   if (typeof code === 'string' && code.startsWith('25')) return new GatewayError('DATA_OUT_INVALID_INPUT', 'The template tried to change data or the transaction; template queries are read-only.');
   // Syntax errors, unknown columns or functions, a statement the protocol refuses (e.g. several
   // commands, or parameters the SQL does not use): the template's SQL does not fit this engine.

@@ -29,8 +29,11 @@ export interface QueryEngine {
   parameterMarker(n: number, type: ParameterType): string;
   /** How a datasource is written in this engine's SQL (quoted). */
   datasourceReference(datasource: Datasource): string;
-  /** Runs SQL whose every value is a bound parameter; rows as objects (`__time` as ISO text). */
-  runSql(sql: string, parameters: QueryParameter[]): Promise<Record<string, unknown>[]>;
+  /**
+   * Runs SQL whose every value is a bound parameter; rows as objects (`__time` as ISO text). At most
+   * `maxRows` rows leave the engine, whatever LIMIT the SQL has (or lacks).
+   */
+  runSql(sql: string, parameters: QueryParameter[], options: { maxRows: number }): Promise<Record<string, unknown>[]>;
   /** Runs a Druid native query against a datasource; Druid's result format. */
   runNative(datasource: Datasource, query: Record<string, unknown>): Promise<unknown[]>;
 }

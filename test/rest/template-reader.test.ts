@@ -1,0 +1,64 @@
+// What a template's own SQL can cost and leave behind: never more rows than the bound leave
+// PostgreSQL (a cursor fetches them, whatever LIMIT the SQL lacks), a request too big for the
+// engine is the caller's 400 and not a 500, and nothing a template does to its session (an advisory
+// lock, a setting) outlives its run on the pooled reader connection.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { envelope } from '../support/api.js';
+import { seedDataset } from '../support/datasets.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { DAY_END, DAY_START, EVENTS, SALES_SCHEMA_OVERRIDES } from '../support/template-run.js';
+
+const SALES = 'reader_sales';
+const MAX_ROWS = 50;
+const WINDOW = `"__time" >= {{STARTDATE}} AND "__time" < {{ENDDATE}}`;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  // 5 s per statement: fetching 100 million rows could not finish in it; fetching 50 does at once.
+  gw = await startTestGateway({ TEMPLATE_QUERY_MAX_ROWS: String(MAX_ROWS), QUERY_TIMEOUT_MS: '5000' });
+  await seedDataset(gw, SALES, 'Live', SALES_SCHEMA_OVERRIDES);
+  const ingested = await gw.http.post(`/v2/data/in/${SALES}`).send({ ...envelope('api.data.in'), data: EVENTS });
+  expect(ingested.status).toBe(200);
+}, 60_000);
+afterAll(async () => {
+  await gw?.stop();
+});
+
+async function runSql(name: string, sql: string) {
+  const created = await gw.http.post('/v2/template/create').send(envelope('api.query.template.create', { template_name: name, query_type: 'sql', query: sql }));
+  expect(created.status).toBe(200);
+  const request = { startdate: DAY_START, enddate: DAY_END, dataset: SALES, aggregationLevel: 'hour', limit: MAX_ROWS };
+  return gw.http.post(`/v2/template/query/${created.body.result.template_id as string}`).send(envelope('api.query.template.query', request));
+}
+
+describe("a template's own SQL", () => {
+  it('without a LIMIT over 100 million rows answers the first TEMPLATE_QUERY_MAX_ROWS at once instead of loading them all', async () => {
+    const response = await runSql('Reader Unbounded', `SELECT generate_series(1, 100000000) AS n FROM {{DATASET}} WHERE ${WINDOW}`);
+    expect({ status: response.status, error: response.body.error }).toEqual({ status: 200, error: undefined });
+    const rows = response.body.result as { n: number }[];
+    expect(rows).toHaveLength(MAX_ROWS);
+    expect(rows.slice(0, 3).map((row) => Number(row.n))).toEqual([1, 2, 3]);
+  });
+
+  it('that asks for more than the engine allows (class 54) is refused with 400, not a 500', async () => {
+    const response = await runSql('Reader Too Big', `SELECT repeat('x', 1100000000) AS big FROM {{DATASET}} WHERE ${WINDOW}`);
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('DATA_OUT_INVALID_INPUT');
+    expect(response.body.error.message).toMatch(/more than the engine allows/);
+  });
+
+  it('leaves no advisory lock or setting behind on the pooled connection', async () => {
+    const locked = await runSql('Reader Locks', `SELECT pg_advisory_lock(4242) IS NOT NULL AS locked, set_config('work_mem', '1MB', false) AS mem FROM {{DATASET}} WHERE ${WINDOW} LIMIT 1`);
+    expect({ status: locked.status, error: locked.body.error }).toEqual({ status: 200, error: undefined });
+    expect(locked.body.result).toEqual([{ locked: true, mem: '1MB' }]);
+    // Another session can take the lock: the template's session let it go when its run ended.
+    const probe = await gw.sql<{ taken: boolean }>('SELECT pg_try_advisory_lock(4242) AS taken');
+    expect(probe.rows).toEqual([{ taken: true }]);
+    await gw.sql('SELECT pg_advisory_unlock(4242)');
+    // And the next runs on the pool see the default setting again.
+    for (let i = 0; i < 4; i += 1) {
+      const next = await runSql(`Reader Setting ${i}`, `SELECT current_setting('work_mem') AS mem FROM {{DATASET}} WHERE ${WINDOW} LIMIT 1`);
+      expect(next.body.result).toEqual([{ mem: '64MB' }]);
+    }
+  });
+});
