@@ -1,7 +1,7 @@
 // Runs the gateway the way an operator does (`node --import tsx src/main.ts`) as a child process,
 // for tests about the process itself: a crash, a signal, a restart.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,16 +18,20 @@ export interface ChildGateway {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Starts the gateway on `databaseUrl` (plus `env`) and waits until /readyz answers 200. */
-export async function startChildGateway(databaseUrl: string, env: Record<string, string> = {}): Promise<ChildGateway> {
+/**
+ * Starts the gateway on `databaseUrl` (null: its embedded PostgreSQL, under `env.DATA_DIR`) plus
+ * `env`, and waits until /readyz answers 200. A DATA_DIR made here is removed when the child exits.
+ */
+export async function startChildGateway(databaseUrl: string | null, env: Record<string, string> = {}): Promise<ChildGateway> {
   const port = await findFreePort();
+  const ownDataDir = env.DATA_DIR ? undefined : mkdtempSync(path.join(tmpdir(), 'gateway-child-'));
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
-      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gateway-child-')),
-      DATABASE_URL: databaseUrl,
+      ...(ownDataDir ? { DATA_DIR: ownDataDir } : {}),
+      ...(databaseUrl === null ? { EMBEDDED_PG_PORT: '0' } : { DATABASE_URL: databaseUrl }),
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
@@ -36,6 +40,7 @@ export async function startChildGateway(databaseUrl: string, env: Record<string,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  if (ownDataDir) child.once('exit', () => rmSync(ownDataDir, { recursive: true, force: true }));
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));

