@@ -65,6 +65,8 @@ export const datasetEndpoints = [
       edit: `mutation RestEditDataset($id: ID!, $fields: [String!]) { editDataset(id: $id) { definition(fields: $fields) } }`,
     },
     chooseOperation: (input) => (input.query.mode === 'edit' ? 'edit' : 'read'),
+    // mode=edit makes a draft from Live: a write, which a read-only role may not do.
+    operationApiIds: { edit: 'api.datasets.update' },
     variables: (input) => {
       const status = typeof input.query.status === 'string' ? input.query.status : undefined;
       // A Live read gives the record of contract 2.1; draft reads give the whole definition.

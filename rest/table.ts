@@ -48,6 +48,11 @@ export interface RestEndpoint {
    */
   operation: string | Record<string, string>;
   chooseOperation?: (input: RestInput) => string;
+  /**
+   * The API id a named operation needs instead of `apiId` (e.g. a read whose `mode=edit` makes a
+   * draft needs the update permission); its root fields must admit it (checked at start-up).
+   */
+  operationApiIds?: Readonly<Record<string, string>>;
   /** Turns the validated request into the operation's variables. */
   variables: (input: RestInput) => Record<string, unknown>;
   /** Turns the operation's `data` into the envelope's `result`. */

@@ -15,7 +15,7 @@ import type { Config } from './config.js';
 import { createContextFactory, type GatewayContext, type Services } from './context.js';
 import { GENERIC_FAILURE_MESSAGE } from './errors.js';
 import { classifyGraphQLError } from './graphql/errors.js';
-import { buildSchema } from './graphql/schema.js';
+import { buildSchema, ROOT_FIELD_PERMISSIONS } from './graphql/schema.js';
 import { AccessControl } from './auth/access.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { fieldApiIds } from './auth/field-api-ids.js';
@@ -198,10 +198,11 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   if (seeded > 0) logger.info(`connector registry: ${seeded} built-in connectors added`);
   // Every mutation writes an audit record, over GraphQL and REST alike (both execute this schema).
   const schema = withAuditTrail(buildSchema(GATEWAY_VERSION));
-  // Access control (src/auth): every root field is guarded by its API ids, taken from the REST
-  // entries that run it, so GraphQL and REST callers pass the same check.
-  const apiIds = fieldApiIds(schema, restEndpoints);
-  if (apiIds.unmapped.length > 0) logger.warn({ fields: apiIds.unmapped }, 'root fields without an API id: only a role granted * may call them');
+  // Access control (src/auth): every root field is guarded by the API ids its module declares
+  // (src/modules/<domain>/permissions.ts); REST entries pass the same check with their own ids.
+  const apiIds = fieldApiIds(schema, ROOT_FIELD_PERMISSIONS, restEndpoints);
+  const permissionGaps = [...apiIds.undeclared.map((coordinate) => `${coordinate} declares no API id`), ...apiIds.restMismatches];
+  if (permissionGaps.length > 0) throw new Error(`root field permissions do not fit the schema or the REST table:\n  - ${permissionGaps.join('\n  - ')}`);
   guardRootFields(schema, apiIds.byField);
   const policy = loadPolicy(config.auth.permissionsFile);
   const rateLimiter = new RateLimiter(config.rateLimits);

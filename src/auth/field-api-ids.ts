@@ -1,27 +1,16 @@
-// Gives every GraphQL root field its API ids, so a field is checked exactly as the REST calls that
-// run it are. The ids come from the REST table itself (each entry's operations name the root fields
-// they run), plus a short list for fields no REST entry runs. A root field that is in neither gets
-// an id of its own that no role holds but `*` (fail closed), and is reported at start-up.
+// The API ids of every GraphQL root field, declared by each module beside its resolvers
+// (src/modules/<domain>/permissions.ts), so a field is never more open than its table says,
+// whichever REST entry happens to run it. At start-up the tables are checked against the schema
+// (every root field declared) and against the REST table (each entry's API id admits the fields
+// its operations run); a gap stops the start-up, naming it.
 import { Kind, parse, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import type { RestEndpoint } from '../../rest/table.js';
 
 /** Marks a field anyone may call, credentials or not. */
 export const PUBLIC_API_ID = 'public';
 
-/** Root fields no REST entry runs, with the API id that guards them. */
-export const GRAPHQL_ONLY_FIELDS: Readonly<Record<string, string>> = {
-  'Query.version': PUBLIC_API_ID,
-  'Mutation._noop': PUBLIC_API_ID,
-  // Ingestion counters are figures about a dataset, like the original's dataset metrics.
-  'Query.ingestionStats': 'api.dataset.metrics',
-  // The audit trail: no group of the default policy names it, so only admin (*) reads it.
-  'Query.auditRecords': 'api.audit.read',
-};
-
-/** The id a root field that nothing names gets: only a role granted `*` holds it. */
-export function unmappedApiId(coordinate: string): string {
-  return `graphql.${coordinate}`;
-}
+/** `Query.dataset` → the API ids that admit a caller to it (any one of them). */
+export type FieldPermissions = Readonly<Record<string, readonly string[]>>;
 
 function rootFieldNames(selectionSet: SelectionSetNode, fragments: Map<string, SelectionSetNode>, seen = new Set<string>()): string[] {
   const names: string[] = [];
@@ -56,41 +45,39 @@ export function rootFieldsOf(source: string): string[] {
 }
 
 export interface FieldApiIds {
-  /** `Query.dataset` → the API ids of the REST calls that run it (any one of them admits). */
+  /** `Query.dataset` → the API ids that admit a caller to it. */
   byField: Map<string, readonly string[]>;
-  /** Root fields that got the fail-closed id because nothing names them. */
-  unmapped: string[];
+  /** Root fields of the schema that no table declares. */
+  undeclared: string[];
+  /** REST entries whose API id does not admit a field their operation runs, described. */
+  restMismatches: string[];
 }
 
-export function fieldApiIds(schema: GraphQLSchema, endpoints: readonly RestEndpoint[]): FieldApiIds {
-  const ids = new Map<string, Set<string>>();
-  const add = (coordinate: string, apiId: string) => {
-    let set = ids.get(coordinate);
-    if (!set) ids.set(coordinate, (set = new Set()));
-    set.add(apiId);
-  };
-  for (const endpoint of endpoints) {
-    const sources = typeof endpoint.operation === 'string' ? [endpoint.operation] : Object.values(endpoint.operation);
-    for (const source of sources) for (const coordinate of rootFieldsOf(source)) add(coordinate, endpoint.apiId);
-  }
-  for (const [coordinate, apiId] of Object.entries(GRAPHQL_ONLY_FIELDS)) add(coordinate, apiId);
-
+/** The declared API ids of the schema's root fields, and what does not fit the schema or the REST table. */
+export function fieldApiIds(schema: GraphQLSchema, permissions: FieldPermissions, endpoints: readonly RestEndpoint[]): FieldApiIds {
   const byField = new Map<string, readonly string[]>();
-  const unmapped: string[] = [];
+  const undeclared: string[] = [];
   for (const type of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
     if (!type) continue;
     for (const name of Object.keys(type.getFields())) {
       const coordinate = `${type.name}.${name}`;
-      const found = ids.get(coordinate);
-      if (found) {
-        // A public field stays public only when nothing else claims it.
-        const list = [...found];
-        byField.set(coordinate, list.length > 1 ? list.filter((id) => id !== PUBLIC_API_ID) : list);
-      } else {
-        unmapped.push(coordinate);
-        byField.set(coordinate, [unmappedApiId(coordinate)]);
+      const ids = permissions[coordinate];
+      if (ids && ids.length > 0) byField.set(coordinate, ids);
+      else undeclared.push(coordinate);
+    }
+  }
+  const restMismatches: string[] = [];
+  for (const endpoint of endpoints) {
+    const operations = typeof endpoint.operation === 'string' ? { default: endpoint.operation } : endpoint.operation;
+    for (const [name, source] of Object.entries(operations)) {
+      const apiId = endpoint.operationApiIds?.[name] ?? endpoint.apiId;
+      for (const coordinate of rootFieldsOf(source)) {
+        const ids = byField.get(coordinate) ?? [];
+        if (!ids.includes(apiId) && !ids.includes(PUBLIC_API_ID)) {
+          restMismatches.push(`${endpoint.method} ${endpoint.path} (${apiId}${name === 'default' ? '' : `, operation ${name}`}) runs ${coordinate}, which admits ${ids.join(' or ') || 'nothing'}`);
+        }
       }
     }
   }
-  return { byField, unmapped };
+  return { byField, undeclared, restMismatches };
 }

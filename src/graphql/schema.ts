@@ -17,6 +17,16 @@ import { metricsResolvers } from '../modules/metrics/resolvers.js';
 import { piiResolvers } from '../modules/pii/resolvers.js';
 import { schemaInferenceResolvers } from '../modules/schema-inference/resolvers.js';
 import { templateResolvers } from '../modules/templates/resolvers.js';
+import { PUBLIC_API_ID, type FieldPermissions } from '../auth/field-api-ids.js';
+import { alertsFieldPermissions } from '../modules/alerts/permissions.js';
+import { auditFieldPermissions } from '../modules/audit/permissions.js';
+import { connectorsFieldPermissions } from '../modules/connectors/permissions.js';
+import { datasetsFieldPermissions } from '../modules/datasets/permissions.js';
+import { filesFieldPermissions } from '../modules/files/permissions.js';
+import { ingestionFieldPermissions } from '../modules/ingestion/permissions.js';
+import { piiFieldPermissions } from '../modules/pii/permissions.js';
+import { schemaInferenceFieldPermissions } from '../modules/schema-inference/permissions.js';
+import { templatesFieldPermissions } from '../modules/templates/permissions.js';
 
 export const SDL_DIR = fileURLToPath(new URL('../../graphql/', import.meta.url));
 
@@ -34,6 +44,21 @@ const rootResolvers = (version: string): Resolvers => ({
   Mutation: { _noop: () => null },
   SortOrder: { ASC: 'asc', DESC: 'desc' },
 });
+
+/** Every root field's API ids, as each module declares them beside its resolvers. */
+export const ROOT_FIELD_PERMISSIONS: FieldPermissions = {
+  'Query.version': [PUBLIC_API_ID],
+  'Mutation._noop': [PUBLIC_API_ID],
+  ...alertsFieldPermissions,
+  ...auditFieldPermissions,
+  ...connectorsFieldPermissions,
+  ...datasetsFieldPermissions,
+  ...filesFieldPermissions,
+  ...ingestionFieldPermissions,
+  ...piiFieldPermissions,
+  ...schemaInferenceFieldPermissions,
+  ...templatesFieldPermissions,
+};
 
 export function buildSchema(version: string): GraphQLSchema {
   return makeExecutableSchema({

@@ -10,7 +10,7 @@ import { RateLimiter } from '../../src/auth/rate-limit.js';
 import { cookieValue, sessionUser, signSessionId, unsignSessionId } from '../../src/auth/session.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { operationCost } from '../../src/graphql/limits.js';
-import { buildSchema } from '../../src/graphql/schema.js';
+import { buildSchema, ROOT_FIELD_PERMISSIONS } from '../../src/graphql/schema.js';
 
 function configProblems(env: Record<string, string>): string[] {
   try {
@@ -106,25 +106,33 @@ describe('the permission policy', () => {
 
 describe('root field API ids', () => {
   const schema = buildSchema('test');
-  const { byField, unmapped } = fieldApiIds(schema, restEndpoints);
+  const { byField, undeclared, restMismatches } = fieldApiIds(schema, ROOT_FIELD_PERMISSIONS, restEndpoints);
 
   it('reads the root fields an operation runs, through fragments', () => {
     expect(rootFieldsOf('query A { a { x } ...F } fragment F on Query { b }')).toEqual(['Query.a', 'Query.b']);
     expect(rootFieldsOf('mutation M { m }')).toEqual(['Mutation.m']);
   });
 
-  it('gives each field the API id of the REST entry that runs it', () => {
+  it('gives each field the API ids its module declares, and a write a write permission', () => {
     expect(byField.get('Query.template')).toEqual(['api.query.template.read']);
     expect(byField.get('Mutation.ingest')).toEqual(['api.data.in']);
-    expect(byField.get('Mutation.editDataset')).toEqual(['api.datasets.read']);
+    expect(byField.get('Mutation.editDataset')).toEqual(['api.datasets.update']);
     expect(byField.get('Query.version')).toEqual([PUBLIC_API_ID]);
   });
 
-  it('keeps a root field nothing names for roles granted * alone (fail closed)', () => {
-    const policy = loadPolicy();
-    for (const coordinate of unmapped) {
-      expect([coordinate, policy.rolesFor(byField.get(coordinate)!)]).toEqual([coordinate, ['admin']]);
-    }
+  it('declares every root field of the schema, and every REST entry runs only fields its API id admits', () => {
+    expect(undeclared).toEqual([]);
+    expect(restMismatches).toEqual([]);
+  });
+
+  it('names a REST entry whose API id does not admit a field it runs, and a field no table declares', () => {
+    const entry = restEndpoints.find((endpoint) => endpoint.apiId === 'api.datasets.read')!;
+    const readOnlyEdit = { ...entry, operationApiIds: {} };
+    expect(fieldApiIds(schema, ROOT_FIELD_PERMISSIONS, [readOnlyEdit]).restMismatches).toEqual([
+      'GET /v2/datasets/read/:dataset_id (api.datasets.read, operation edit) runs Mutation.editDataset, which admits api.datasets.update',
+    ]);
+    const { 'Query.templates': _dropped, ...partial } = ROOT_FIELD_PERMISSIONS;
+    expect(fieldApiIds(schema, partial, []).undeclared).toEqual(['Query.templates']);
   });
 });
 

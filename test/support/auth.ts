@@ -22,7 +22,7 @@ import { createApiKeyStore } from '../../src/auth/api-keys.js';
 import { fieldApiIds, PUBLIC_API_ID } from '../../src/auth/field-api-ids.js';
 import { loadPolicy, type PermissionPolicy } from '../../src/auth/policy.js';
 import { signSessionId } from '../../src/auth/session.js';
-import { buildSchema } from '../../src/graphql/schema.js';
+import { buildSchema, ROOT_FIELD_PERMISSIONS } from '../../src/graphql/schema.js';
 import { envelope } from './api.js';
 import type { TestGateway } from './gateway.js';
 
@@ -143,7 +143,7 @@ export interface RootField {
 export const schema: GraphQLSchema = buildSchema('test');
 
 export function rootFields(): RootField[] {
-  const { byField } = fieldApiIds(schema, restEndpoints);
+  const { byField } = fieldApiIds(schema, ROOT_FIELD_PERMISSIONS, restEndpoints);
   const fields: RootField[] = [];
   for (const [operation, type] of [
     ['query', schema.getQueryType()],

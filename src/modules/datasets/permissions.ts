@@ -1,0 +1,13 @@
+// Who may call this module's root fields, by API id (config/permissions.json grants API ids to roles).
+// Datasets. `dataset` also serves the metrics call (`dataset(id) { metrics }`); `editDataset` makes a
+// draft (a write), so it needs the update permission, not read.
+import type { FieldPermissions } from '../../auth/field-api-ids.js';
+
+export const datasetsFieldPermissions: FieldPermissions = {
+  'Query.dataset': ['api.datasets.read', 'api.dataset.metrics'],
+  'Query.datasets': ['api.datasets.list'],
+  'Mutation.editDataset': ['api.datasets.update'],
+  'Mutation.importDataset': ['api.datasets.import'],
+  'Mutation.copyDataset': ['api.datasets.copy'],
+  'Mutation.transitionDataset': ['api.datasets.status-transition'],
+};
