@@ -73,6 +73,12 @@ export function sendFailure(res: Response, apiId: string, msgid: string | undefi
   res.status(error.httpStatus).json(failureEnvelope(apiId, msgid, error.kind, error.code, error.message));
 }
 
+/** Whether the request carries a body (a length above zero, or a chunked one). */
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
 /** Turns body-parser failures (bad JSON, too large, bad charset) into the contract's failure envelope. */
 function bodyParseFailure(error: unknown, code: ErrorCode, limit: number): GatewayError | undefined {
   const type = (error as { type?: unknown })?.type;
@@ -172,6 +178,12 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
 
     const [parse, limit] = endpoint.largeBody ? [parseLargeJson, options.largeBodyLimitBytes] : [parseJson, options.bodyLimitBytes];
     router[method](endpoint.path, (req: Request, res: Response, next: NextFunction) => {
+      // A body must say it is JSON: a form or text/plain POST (which a foreign page can send
+      // without a preflight) is refused, not read as JSON.
+      if (hasBody(req) && !req.is(['application/json', 'application/*+json'])) {
+        const given = req.headers['content-type'] ?? 'none';
+        return sendFailure(res, endpoint.apiId, undefined, new GatewayError(endpoint.invalidInputCode, `The body must be JSON with Content-Type: application/json (got ${given.slice(0, 100)}).`));
+      }
       parse(req, res, (parseError?: unknown) => {
         if (parseError) {
           const failure = bodyParseFailure(parseError, endpoint.invalidInputCode, limit);

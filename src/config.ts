@@ -38,6 +38,13 @@ export const environmentSchema = z.object({
     .describe(
       "Take from PUBLIC, in the gateway's database, reads of PostgreSQL's catalogs of roles, sessions, tables and settings, version() and session advisory locks, so template queries cannot see them (needs a superuser; other roles of that database lose them too). Default: on with the embedded PostgreSQL, off otherwise.",
     ),
+  CORS_ALLOWED_ORIGINS: z
+    .string()
+    .default('')
+    .refine((value) => list(value).every((origin) => origin === '*' || /^https?:\/\/[^/\s]+$/i.test(origin)), 'must be origins such as https://console.example.com (scheme and host, no path), comma-separated, or *')
+    .describe(
+      'Web origins whose pages may call the API from a browser (CORS), comma-separated, e.g. https://console.example.com; * allows any origin, without credentials. Default: none (a request with a foreign Origin is refused with 403).',
+    ),
   DATA_DIR: z.string().min(1).default('./.data').describe('Folder for embedded backends (PostgreSQL data lives in DATA_DIR/postgres).'),
   EMBEDDED_PG_PORT: port.default(54329).describe('Port of the embedded PostgreSQL (127.0.0.1 only; 0 picks a free one).'),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10).describe('Connections in the database pool.'),
@@ -169,7 +176,7 @@ export const environmentSchema = z.object({
 });
 
 export interface Config {
-  http: { host: string; port: number; bodyLimitBytes: number; requestTimeoutMs: number; metricsToken?: string };
+  http: { host: string; port: number; corsAllowedOrigins: string[]; bodyLimitBytes: number; requestTimeoutMs: number; metricsToken?: string };
   env: 'development' | 'production' | 'test';
   logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL'];
   database:
@@ -244,7 +251,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const production = e.NODE_ENV === 'production';
   const pool = { poolMax: e.DB_POOL_MAX, statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS, ...(e.QUERY_DATABASE_URL ? { queryUrl: e.QUERY_DATABASE_URL } : {}) };
   return deepFreeze({
-    http: { host: e.HOST, port: e.PORT, bodyLimitBytes: e.REQUEST_BODY_LIMIT, requestTimeoutMs: requestTimeout(e), ...(e.METRICS_TOKEN ? { metricsToken: e.METRICS_TOKEN } : {}) },
+    http: { host: e.HOST, port: e.PORT, corsAllowedOrigins: list(e.CORS_ALLOWED_ORIGINS), bodyLimitBytes: e.REQUEST_BODY_LIMIT, requestTimeoutMs: requestTimeout(e), ...(e.METRICS_TOKEN ? { metricsToken: e.METRICS_TOKEN } : {}) },
     env: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,
     database: e.DATABASE_URL

@@ -27,6 +27,7 @@ import { aliasLimitRule, costLimitPlugin, depthLimitRule, jsonLimitsPlugin, limi
 import { loadPersistedOperations, persistedOperationsPlugin } from './graphql/persisted-operations.js';
 import { answerClientErrors } from './http/client-errors.js';
 import { limitAnonymousGraphQL } from './http/limit-anonymous.js';
+import { useCrossOrigin } from './http/use-cross-origin.js';
 import { useAuth } from './http/use-auth.js';
 import { graphiqlRouter } from './http/graphiql.js';
 import { embeddedObjectStoreRouter } from './http/embedded-object-store.js';
@@ -248,6 +249,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
 
   app.use(useRequestId());
   app.use(useSecurityHeaders());
+  app.use(useCrossOrigin({ allowedOrigins: config.http.corsAllowedOrigins, loopbackHostsOnly: config.auth.mode === 'none' }));
   app.use(useObservability({ logger, metrics }));
   app.use(healthRouter(database));
   app.use(metricsRouter(metrics, config.http.metricsToken === undefined ? {} : { token: config.http.metricsToken }));
