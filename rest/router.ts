@@ -198,10 +198,16 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
   }
 
   // Anything else under the REST prefixes: the original's ROUTE_NOT_FOUND.
-  router.use(REST_PREFIXES, (req: Request, res: Response) => {
-    sendFailure(res, 'api', undefined, new GatewayError('ROUTE_NOT_FOUND', `Route not found: ${req.method} ${req.originalUrl.split('?')[0]}`));
-  });
+  router.use(REST_PREFIXES, routeNotFound);
   return router;
+}
+
+/**
+ * The original's ROUTE_NOT_FOUND envelope, for any path nothing serves (mounted last, so a path
+ * such as `//v2//template/read/x`, which matches no route, gets it too instead of express's page).
+ */
+export function routeNotFound(req: Request, res: Response): void {
+  sendFailure(res, 'api', undefined, new GatewayError('ROUTE_NOT_FOUND', `Route not found: ${req.method} ${req.originalUrl.split('?')[0]!.slice(0, 300)}`));
 }
 
 /** Last-resort handler: an error nobody expected becomes a generic failure envelope, logged with the request id. */

@@ -50,6 +50,13 @@ export const environmentSchema = z.object({
   DB_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10).describe('Connections in the database pool.'),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000).describe('Longest a single SQL statement may run.'),
   REQUEST_BODY_LIMIT: byteSize.default(1024 * 1024).describe('Largest accepted JSON request body (e.g. 512kb, 1mb).'),
+  REQUEST_BODY_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(3_600_000)
+    .default(30_000)
+    .describe('Longest a client may take to send a whole request (headers and body); a stalled one is answered 408 REQUEST_BODY_TIMEOUT and its connection closed.'),
   REQUEST_TIMEOUT_MS: z.coerce
     .number()
     .int()
@@ -176,7 +183,7 @@ export const environmentSchema = z.object({
 });
 
 export interface Config {
-  http: { host: string; port: number; corsAllowedOrigins: string[]; bodyLimitBytes: number; requestTimeoutMs: number; metricsToken?: string };
+  http: { host: string; port: number; corsAllowedOrigins: string[]; bodyLimitBytes: number; bodyTimeoutMs: number; requestTimeoutMs: number; metricsToken?: string };
   env: 'development' | 'production' | 'test';
   logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL'];
   database:
@@ -251,7 +258,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const production = e.NODE_ENV === 'production';
   const pool = { poolMax: e.DB_POOL_MAX, statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS, ...(e.QUERY_DATABASE_URL ? { queryUrl: e.QUERY_DATABASE_URL } : {}) };
   return deepFreeze({
-    http: { host: e.HOST, port: e.PORT, corsAllowedOrigins: list(e.CORS_ALLOWED_ORIGINS), bodyLimitBytes: e.REQUEST_BODY_LIMIT, requestTimeoutMs: requestTimeout(e), ...(e.METRICS_TOKEN ? { metricsToken: e.METRICS_TOKEN } : {}) },
+    http: { host: e.HOST, port: e.PORT, corsAllowedOrigins: list(e.CORS_ALLOWED_ORIGINS), bodyLimitBytes: e.REQUEST_BODY_LIMIT, bodyTimeoutMs: e.REQUEST_BODY_TIMEOUT_MS, requestTimeoutMs: requestTimeout(e), ...(e.METRICS_TOKEN ? { metricsToken: e.METRICS_TOKEN } : {}) },
     env: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,
     database: e.DATABASE_URL

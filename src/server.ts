@@ -8,7 +8,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { createRestRouter, REST_PREFIXES, restErrorHandler } from '../rest/router.js';
+import { createRestRouter, REST_PREFIXES, restErrorHandler, routeNotFound } from '../rest/router.js';
 import { buildOpenApiDocument } from '../rest/openapi.js';
 import { restEndpoints } from '../rest/endpoints.js';
 import type { Config } from './config.js';
@@ -219,10 +219,15 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
 
   const app = express();
   app.disable('x-powered-by');
-  const httpServer = http.createServer(app);
+  // requestTimeout: a client that stalls mid-request is answered 408 (client-errors.ts) once the
+  // whole request has taken this long, instead of holding its connection until REQUEST_TIMEOUT_MS.
+  const httpServer = http.createServer(
+    { requestTimeout: config.http.bodyTimeoutMs, headersTimeout: Math.min(60_000, config.http.bodyTimeoutMs), connectionsCheckingInterval: Math.min(1000, config.http.bodyTimeoutMs / 4) },
+    app,
+  );
   // The contract's responses carry `Keep-Alive: timeout=5` (Node's header follows this setting).
   httpServer.keepAliveTimeout = 5_000;
-  answerClientErrors(httpServer);
+  answerClientErrors(httpServer, { bodyTimeoutMs: config.http.bodyTimeoutMs });
 
   const apollo = new ApolloServer<GatewayContext>({
     schema,
@@ -280,6 +285,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     jsonLimits: config.jsonLimits,
   });
   app.use(rest);
+  app.use(routeNotFound);
   app.use(graphqlBodyErrorHandler);
   app.use(restErrorHandler(logger));
 

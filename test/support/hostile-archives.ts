@@ -189,6 +189,15 @@ export const HOSTILE_CASES: HostileCase[] = [
     () => ({ bytes: tarCase('hostile-tar-clash', [{ path: 'clash', body: 'a file' }, { path: 'clash/inner.txt', body: 'b' }]), filename: 'clash.tar.gz', escapes: [] }),
     /a file and a folder of the archive have the same path/,
   ],
+  [
+    'a ui-config.json nested 100,000 levels deep',
+    () => {
+      const entries = distributionEntries({ id: 'hostile-deep-ui', uiConfig: null });
+      entries.push({ path: 'ui-config.json', body: `${'['.repeat(100_000)}${']'.repeat(100_000)}` });
+      return { bytes: tarGz(entries), filename: 'deep.tar.gz', escapes: [] };
+    },
+    /ui-config\.json nests deeper than 64 levels/,
+  ],
 ];
 
 /** An upload one byte over the limit (random bytes, so nothing about it is an archive). */

@@ -176,8 +176,12 @@ function unquote(token: Token): string {
   return token.text.startsWith('`') ? body : body.replace(/\\(.)/g, '$1');
 }
 
+/** Deepest nesting (parentheses, unary signs, function arguments) an expression may have; deeper would overflow the parser's stack. */
+export const MAX_EXPRESSION_NESTING = 200;
+
 class Parser {
   private index = 0;
+  private depth = 0;
 
   constructor(private readonly tokens: Token[]) {}
 
@@ -218,6 +222,16 @@ class Parser {
 
   /** Precedence climbing; `^` is right-associative, everything else left. */
   private expression(minPrecedence: number): ValueType {
+    this.depth += 1;
+    try {
+      return this.binaryChain(minPrecedence);
+    } finally {
+      this.depth -= 1;
+    }
+  }
+
+  private binaryChain(minPrecedence: number): ValueType {
+    if (this.depth > MAX_EXPRESSION_NESTING) throw new ExpressionError(`the expression nests deeper than ${MAX_EXPRESSION_NESTING} levels`, this.peek().pos);
     let left = this.unary();
     for (let op = this.binaryOperator(); op && PRECEDENCE[op]! >= minPrecedence; op = this.binaryOperator()) {
       const at = this.next().pos;

@@ -4,6 +4,7 @@
 // being that top folder or inside it. Every refusal says what is missing or wrong.
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pathDeeperThan } from '../../validation/json-depth.js';
 import { entrySegments } from './archive.js';
 import { declaredConnectors, metadataProblem, sourceFolderName, uiSpecFor, type DistributionMetadata } from './rules.js';
 import type { JsonObject } from './types.js';
@@ -15,6 +16,8 @@ export class DistributionRefused extends Error {
 
 const METADATA_FILE = 'metadata.json';
 const UI_CONFIG_FILE = 'ui-config.json';
+/** Deepest nesting a distribution's JSON files may have (a form description needs a few dozen at most). */
+const MAX_JSON_DEPTH = 64;
 const MAX_METADATA_BYTES = 256 * 1024;
 const MAX_UI_CONFIG_BYTES = 2 * 1024 * 1024;
 const MAX_ICON_BYTES = 256 * 1024;
@@ -62,11 +65,16 @@ async function readJson(file: string, label: string, maxBytes: number): Promise<
   const { size } = await lstat(file);
   if (size > maxBytes) throw new DistributionRefused(`${label} is larger than ${maxBytes} bytes`);
   const text = await readFile(file, 'utf8');
+  let document: unknown;
   try {
-    return JSON.parse(text);
+    document = JSON.parse(text);
   } catch (error) {
     throw new DistributionRefused(`${label} is not valid JSON: ${(error as Error).message}`);
   }
+  // What later walks the document (validation, storing it as jsonb) recurses: refuse deep nesting first.
+  const tooDeep = pathDeeperThan(document, MAX_JSON_DEPTH);
+  if (tooDeep !== undefined) throw new DistributionRefused(`${label} nests deeper than ${MAX_JSON_DEPTH} levels (at ${tooDeep.slice(0, 200)})`);
+  return document;
 }
 
 /** An icon given as a file of the distribution becomes a data URI (as the original stores it); URLs are kept. */
