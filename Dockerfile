@@ -8,7 +8,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
 # Prisma client, GraphQL resolver types and the GraphiQL bundle; then drop the dev dependencies.
-RUN npm run generate && npm prune --omit=dev --no-audit --no-fund
+RUN npm run generate && npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
@@ -25,4 +25,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node itself is PID 1 and handles SIGTERM: it stops taking requests, finishes running ones and
 # closes the database pool (src/main.ts; 10 s at most), within compose's stop_grace_period.
-CMD ["node", "--import", "tsx", "src/main.ts"]
+CMD ["node", "--enable-source-maps", "dist/src/main.js"]

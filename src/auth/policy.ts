@@ -2,10 +2,10 @@
 // (config/permissions.json unless PERMISSIONS_FILE names another). A bad file stops the start-up
 // with every problem listed, as a bad environment variable does.
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { projectPath } from '../paths.js';
 
-export const DEFAULT_PERMISSIONS_FILE = fileURLToPath(new URL('../../config/permissions.json', import.meta.url));
+export const DEFAULT_PERMISSIONS_FILE = projectPath('config', 'permissions.json');
 
 const apiIdPattern = z
   .string()

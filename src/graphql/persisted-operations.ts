@@ -8,7 +8,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ApolloServerPlugin } from '@apollo/server';
 import {
   GraphQLError,
@@ -25,9 +24,10 @@ import {
 } from 'graphql';
 import type { Caller, RequestAccess } from '../auth/access.js';
 import { GatewayError } from '../errors.js';
+import { projectPath } from '../paths.js';
 
-export const OPERATIONS_DIR = fileURLToPath(new URL('../../graphql/operations/', import.meta.url));
-export const DEFAULT_PERSISTED_OPERATIONS_FILE = fileURLToPath(new URL('../../persisted-operations.json', import.meta.url));
+export const OPERATIONS_DIR = projectPath('graphql', 'operations') + path.sep;
+export const DEFAULT_PERSISTED_OPERATIONS_FILE = projectPath('persisted-operations.json');
 
 export interface ManifestOperation {
   /** SHA-256 (hex) of `body`. */

@@ -2,7 +2,6 @@
 // GraphQL endpoint and the REST layer execute against it.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { GraphQLSchema } from 'graphql';
@@ -27,8 +26,9 @@ import { ingestionFieldPermissions } from '../modules/ingestion/permissions.js';
 import { piiFieldPermissions } from '../modules/pii/permissions.js';
 import { schemaInferenceFieldPermissions } from '../modules/schema-inference/permissions.js';
 import { templatesFieldPermissions } from '../modules/templates/permissions.js';
+import { projectPath } from '../paths.js';
 
-export const SDL_DIR = fileURLToPath(new URL('../../graphql/', import.meta.url));
+export const SDL_DIR = projectPath('graphql') + path.sep;
 
 export function readTypeDefs(dir = SDL_DIR): string[] {
   return readdirSync(dir)

@@ -3,11 +3,11 @@
 // no CDN, so the page works offline.
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import express, { type Request, type Response } from 'express';
 import type { OpenApiDocument } from '../../rest/openapi.js';
+import { projectPath } from '../paths.js';
 
-const WEB_DOCS_DIR = fileURLToPath(new URL('../../web/docs/', import.meta.url));
+const WEB_DOCS_DIR = projectPath('web', 'docs') + path.sep;
 const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 /** The only files of swagger-ui-dist the page uses. */
 const ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js']);

@@ -1,10 +1,11 @@
 // GraphiQL served from the gateway's own assets (built by scripts/build-graphiql.mjs into
 // dist/graphiql); no CDN, so it works offline.
+import path from 'node:path';
 import { existsSync } from 'node:fs';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { fileURLToPath } from 'node:url';
+import { projectPath } from '../paths.js';
 
-export const GRAPHIQL_DIR = fileURLToPath(new URL('../../dist/graphiql/', import.meta.url));
+export const GRAPHIQL_DIR = projectPath('dist', 'graphiql') + path.sep;
 
 /** Mount at the app root: GET /graphql from a browser gets the page; /graphiql/* its assets. */
 export function graphiqlRouter(): express.Router {

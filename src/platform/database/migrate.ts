@@ -5,10 +5,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
+import { projectPath } from '../../paths.js';
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../prisma/migrations/', import.meta.url));
+export const MIGRATIONS_DIR = projectPath('prisma', 'migrations') + path.sep;
 
 // Any constant works; it only has to be the same for every gateway sharing a database.
 const MIGRATION_LOCK_KEY = 727_274_001;
