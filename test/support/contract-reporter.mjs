@@ -5,7 +5,7 @@ export default class ContractReporter {
     const counts = new Map();
     for (const file of results.testResults) {
       for (const test of file.testResults) {
-        const match = /^.+ over (\w+)$/.exec(test.ancestorTitles[0] ?? '');
+        const match = /^.+ over (rest|graphql)$/.exec(test.ancestorTitles[0] ?? '');
         if (match && test.status !== 'pending') counts.set(match[1], (counts.get(match[1]) ?? 0) + 1);
       }
     }
