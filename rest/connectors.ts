@@ -44,6 +44,7 @@ export const connectorEndpoints = [
     method: 'POST',
     path: '/v2/connectors/list',
     apiId: 'api.connectors.list',
+    resultFrom: ['connector_registry'],
     summary: 'List connectors (technology and runtime included; no ui_spec)',
     invalidInputCode: 'CONNECTORS_LIST_INPUT_INVALID',
     bodySchema: envelopeSchema(
@@ -90,6 +91,7 @@ export const connectorEndpoints = [
     method: 'GET',
     path: '/v2/connectors/read/:connector_id',
     apiId: 'api.connectors.read',
+    resultFrom: ['connector_registry'],
     summary: 'Read a connector version with its ui_spec (Live; mode=edit reads the Draft)',
     invalidInputCode: 'CONNECTOR_READ_INVALID_INPUT',
     pathSchema: { type: 'object', properties: { connector_id: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['connector_id'] },

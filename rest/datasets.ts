@@ -47,6 +47,7 @@ export const datasetEndpoints = [
     method: 'GET',
     path: '/v2/datasets/read/:dataset_id',
     apiId: 'api.datasets.read',
+    resultFrom: ['datasets'],
     summary: 'Read a dataset (Live by default; mode=edit gives the draft, creating it from Live)',
     invalidInputCode: 'DATASET_READ_INVALID_INPUT',
     pathSchema: { type: 'object', properties: { dataset_id: datasetId }, required: ['dataset_id'] },
@@ -84,6 +85,7 @@ export const datasetEndpoints = [
     method: 'POST',
     path: '/v2/datasets/list',
     apiId: 'api.datasets.list',
+    resultFrom: ['datasets'],
     summary: 'List datasets: Live versions first, then drafts',
     invalidInputCode: 'DATASET_LIST_INPUT_INVALID',
     bodySchema: envelopeSchema(

@@ -45,6 +45,15 @@ export function successEnvelope(apiId: string, msgid: string | undefined, result
   return { id: apiId, ver: 'v2', ts: envelopeTimestamp(), params: params('SUCCESS', msgid), responseCode: 'OK', result: result ?? {} };
 }
 
+/**
+ * The success envelope as JSON text around an already serialised `result`, so a result is walked
+ * once (and a cached one not at all). Same keys, same order as `successEnvelope`.
+ */
+export function successEnvelopeJson(apiId: string, msgid: string | undefined, resultJson: string): string {
+  const head = JSON.stringify({ id: apiId, ver: 'v2', ts: envelopeTimestamp(), params: params('SUCCESS', msgid), responseCode: 'OK' });
+  return `${head.slice(0, -1)},"result":${resultJson}}`;
+}
+
 export function failureEnvelope(apiId: string, msgid: string | undefined, kind: ErrorKind, code: string, message: string): FailureEnvelope {
   return {
     id: apiId,

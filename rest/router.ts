@@ -2,14 +2,16 @@
 // validated once here, then executed directly against the schema per request (no second HTTP hop),
 // with the same context factory GraphQL clients get.
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { execute, Kind, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { Authentication } from '../src/auth/access.js';
 import type { ContextFactory, GatewayContext } from '../src/context.js';
 import { GatewayError, GENERIC_FAILURE_MESSAGE, type ErrorCode } from '../src/errors.js';
 import { classifyGraphQLError } from '../src/graphql/errors.js';
 import type { Logger } from '../src/logger.js';
+import type { ChangeFeed } from '../src/platform/cache/change-feed.js';
 import { describeJsonLimitViolation, findJsonLimitViolation, type JsonLimits } from '../src/validation/json-limits.js';
-import { failureEnvelope, requestMsgid, successEnvelope } from './envelope.js';
+import { failureEnvelope, requestMsgid, successEnvelopeJson } from './envelope.js';
+import { resultEtag, ResultCache, type CachedResult } from './result-cache.js';
 import { MultipartRefused, receiveSingleFile } from './multipart.js';
 import type { RestEndpoint } from './table.js';
 import { compileValidator, type Validator } from './validation.js';
@@ -20,6 +22,8 @@ export const REST_PREFIXES = ['/v2', '/alerts/v1'];
 interface CompiledEndpoint {
   endpoint: RestEndpoint;
   documents: Map<string, DocumentNode>;
+  /** The operations (by name) whose results the result cache may keep: queries of an entry with `resultFrom`. */
+  cacheable: Set<string>;
   validatePath?: Validator;
   validateQuery?: Validator;
   validateBody?: Validator;
@@ -40,9 +44,21 @@ export interface RestRouterOptions {
    * JSON_MAX_ARRAY_LENGTH), checked as soon as the body is parsed, before the entry's schema.
    */
   jsonLimits: JsonLimits;
+  /** Announced changes to published records; with it, entries with `resultFrom` keep their results. */
+  changes?: Pick<ChangeFeed, 'listening' | 'subscribe'>;
 }
 
 const SINGLE_OPERATION = 'default';
+/** Most results each cached entry keeps (distinct requests: ids, pages, filters). */
+const RESULT_CACHE_ENTRIES = 2_000;
+
+/** Sends a success envelope around the serialised result; a GET gets the result's ETag (304 when the caller has it). */
+function sendSuccess(req: Request, res: Response, apiId: string, msgid: string | undefined, result: CachedResult | string): void {
+  const json = typeof result === 'string' ? result : result.json;
+  if (req.method === 'GET') res.set('etag', typeof result === 'string' ? resultEtag(json) : result.etag);
+  // express answers 304 without a body when If-None-Match holds this ETag (req.fresh).
+  res.status(200).type('json').send(successEnvelopeJson(apiId, msgid, json));
+}
 
 function compile(endpoint: RestEndpoint, schema: GraphQLSchema): CompiledEndpoint {
   const sources = typeof endpoint.operation === 'string' ? { [SINGLE_OPERATION]: endpoint.operation } : endpoint.operation;
@@ -58,9 +74,17 @@ function compile(endpoint: RestEndpoint, schema: GraphQLSchema): CompiledEndpoin
     }
     documents.set(name, document);
   }
+  const cacheable = new Set<string>();
+  if (endpoint.resultFrom) {
+    for (const [name, document] of documents) {
+      const onlyQueries = document.definitions.every((definition) => definition.kind !== Kind.OPERATION_DEFINITION || definition.operation === 'query');
+      if (onlyQueries) cacheable.add(name);
+    }
+  }
   return {
     endpoint,
     documents,
+    cacheable,
     validatePath: endpoint.pathSchema && compileValidator(endpoint.pathSchema),
     validateQuery: endpoint.querySchema && compileValidator(endpoint.querySchema),
     validateBody: endpoint.bodySchema && compileValidator(endpoint.bodySchema),
@@ -97,6 +121,7 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
   for (const compiled of options.endpoints.map((endpoint) => compile(endpoint, options.schema))) {
     const { endpoint } = compiled;
     const method = endpoint.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
+    const results = options.changes && endpoint.resultFrom ? new ResultCache(options.changes, endpoint.resultFrom, RESULT_CACHE_ENTRIES) : undefined;
 
     const handle = async (req: Request, res: Response, file?: unknown) => {
       const body: unknown = req.body === undefined ? {} : req.body;
@@ -112,14 +137,20 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       context.apiId = endpoint.apiId;
       const input = { path: req.params as Record<string, string>, query: req.query as Record<string, unknown>, body: (body ?? {}) as Record<string, unknown>, file };
       let variableValues: Record<string, unknown>;
-      let document: DocumentNode;
+      let operationName: string;
       try {
         variableValues = endpoint.variables(input);
-        document = compiled.documents.get(endpoint.chooseOperation?.(input) ?? SINGLE_OPERATION)!;
+        operationName = endpoint.chooseOperation?.(input) ?? SINGLE_OPERATION;
       } catch (error) {
         if (error instanceof GatewayError) return fail(error);
         throw error;
       }
+      const document = compiled.documents.get(operationName)!;
+      const cache = results && compiled.cacheable.has(operationName) ? results : undefined;
+      const cacheKey = cache && `${operationName}\u0000${JSON.stringify(variableValues)}`;
+      const cached = cacheKey ? cache.get(cacheKey) : undefined;
+      if (cached) return sendSuccess(req, res, endpoint.apiId, msgid, cached);
+      const since = cache?.begin();
       const outcome = await execute({ schema: options.schema, document, variableValues, contextValue: context });
       const firstError = outcome.errors?.[0];
       if (firstError) {
@@ -132,7 +163,8 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
         context.logger.error({ err: classified.error, apiId: endpoint.apiId }, 'unexpected error in REST call');
         return fail(new GatewayError('INTERNAL_SERVER_ERROR', GENERIC_FAILURE_MESSAGE));
       }
-      res.status(200).json(successEnvelope(endpoint.apiId, msgid, endpoint.result(outcome.data ?? {})));
+      const json = JSON.stringify(endpoint.result(outcome.data ?? {}) ?? {});
+      sendSuccess(req, res, endpoint.apiId, msgid, cache && cacheKey !== undefined ? cache.set(cacheKey, json, since!) : json);
     };
 
     // Names the call for the request log and the metrics (src/http/use-observability.ts).

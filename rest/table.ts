@@ -55,6 +55,12 @@ export interface RestEndpoint {
   operationApiIds?: Readonly<Record<string, string>>;
   /** Turns the validated request into the operation's variables. */
   variables: (input: RestInput) => Record<string, unknown>;
+  /**
+   * The tables this entry's result is read from, when it may be served from the result cache
+   * (rest/result-cache.ts): a read whose result depends only on the request and those tables. Only
+   * query operations are cached (a read that makes a draft is not).
+   */
+  resultFrom?: readonly string[];
   /** Turns the operation's `data` into the envelope's `result`. */
   result: (data: Record<string, unknown>) => unknown;
 }

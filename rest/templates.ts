@@ -93,6 +93,7 @@ export const templateEndpoints = [
     method: 'GET',
     path: '/v2/template/read/:template_id',
     apiId: 'api.query.template.read',
+    resultFrom: ['query_templates'],
     summary: 'Read a query template',
     invalidInputCode: 'QUERY_TEMPLATE_INVALID_INPUT',
     pathSchema: templateIdPath,
@@ -105,6 +106,7 @@ export const templateEndpoints = [
     method: 'POST',
     path: '/v2/template/list',
     apiId: 'api.query.template.list',
+    resultFrom: ['query_templates'],
     summary: 'List query templates',
     invalidInputCode: 'QUERY_TEMPLATE_INVALID_INPUT',
     bodySchema: envelopeSchema(

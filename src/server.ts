@@ -49,16 +49,18 @@ import { createAlertStore } from './modules/alerts/store.js';
 import { createConnectorService } from './modules/connectors/service.js';
 import { createConnectorStore } from './modules/connectors/store.js';
 import { createDatasetService } from './modules/datasets/service.js';
+import { PublishedCache } from './platform/cache/published-cache.js';
 import { createFileService } from './modules/files/service.js';
 import { IngestionCounters } from './modules/ingestion/counters.js';
 import { createIngestionService } from './modules/ingestion/service.js';
 import { createMetricsService } from './modules/metrics/service.js';
 import { createPiiService } from './modules/pii/service.js';
-import { createDatasetStore } from './modules/datasets/store.js';
+import { createDatasetStore, type DatasetVersionList } from './modules/datasets/store.js';
 import { createSchemaInferenceService } from './modules/schema-inference/service.js';
 import { createTemplateRunner } from './modules/templates/run.js';
 import { createTemplateService } from './modules/templates/service.js';
 import { createTemplateStore } from './modules/templates/store.js';
+import type { TemplateRecord } from './modules/templates/types.js';
 import { createAlertManagers, type AlertManagers } from './platform/alert-manager/alert-manager.js';
 import { openDatabase, type Database } from './platform/database/database.js';
 import { EmbeddedEventStore } from './platform/event-bus/embedded-store.js';
@@ -91,11 +93,12 @@ function createServices(
   logger: Logger,
 ): Services {
   const files = createFileService(platform.objectStore, config.files);
-  const datasets = createDatasetService(createDatasetStore(database.prisma), platform.queryEngine, { listMax: config.datasets.listMax });
+  const caches = publishedCaches(database);
+  const datasets = createDatasetService(createDatasetStore(database.prisma, caches.datasets), platform.queryEngine, { listMax: config.datasets.listMax });
   // Ingestion counts; the embedded metrics source reads them for the importance score.
   const ingestionCounters = new IngestionCounters(platform.metrics.ingestion);
   return {
-    templates: createTemplateService(createTemplateStore(database.prisma), {
+    templates: createTemplateService(createTemplateStore(database.prisma, caches.templates), {
       listMax: config.templates.listMax,
       runner: createTemplateRunner(datasets, platform.queryEngine, { maxRows: config.queryEngine.maxRows }),
     }),
@@ -108,6 +111,17 @@ function createServices(
     audit: createAuditService(createAuditStore(database.prisma), { listMax: AUDIT_LIST_MAX }),
     pii: createPiiService(createPiiDetector(config.pii), config.pii),
     metrics: createMetricsService(datasets, createMetricsSource(config.metrics, database.pool, ingestionCounters), { ...config.metrics, logger }),
+  };
+}
+
+/** Most ids each published-record cache keeps (a few KiB each: 10,000 datasets stay well under 100 MiB). */
+const PUBLISHED_CACHE_ENTRIES = 10_000;
+
+/** Published records kept in memory, dropped as the database announces their changes. */
+function publishedCaches(database: Database) {
+  return {
+    datasets: new PublishedCache<DatasetVersionList>(database.changes, { table: 'datasets', maxEntries: PUBLISHED_CACHE_ENTRIES }),
+    templates: new PublishedCache<TemplateRecord | null>(database.changes, { table: 'query_templates', maxEntries: PUBLISHED_CACHE_ENTRIES }),
   };
 }
 
@@ -283,6 +297,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     largeBodyLimitBytes: config.ingestion.bodyLimitBytes,
     uploadLimitBytes: config.connectors.uploadLimitBytes,
     jsonLimits: config.jsonLimits,
+    changes: database.changes,
   });
   app.use(rest);
   app.use(routeNotFound);

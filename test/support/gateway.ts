@@ -16,7 +16,10 @@ export interface TestGateway {
   http: ReturnType<typeof supertest>;
   /** Connection string of this file's own database. */
   databaseUrl: string;
-  /** Runs SQL on this file's database (for arranging state the API cannot reach). */
+  /**
+   * Runs SQL on this file's database (for arranging state the API cannot reach), and waits until
+   * the gateway has heard of the changes it committed (its caches drop what the SQL changed).
+   */
   sql<T extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<T>>;
   stop(): Promise<void>;
 }
@@ -72,7 +75,11 @@ export async function startTestGateway(env: Record<string, string> = {}, options
     gateway,
     http: supertest(gateway.url),
     databaseUrl: database.url,
-    sql: (text, values) => pool.query(text, values),
+    sql: async (text, values) => {
+      const result = await pool.query(text, values);
+      await gateway.database.changes.sync();
+      return result;
+    },
     async stop() {
       await pool.end();
       await gateway.stop();

@@ -1,5 +1,9 @@
-// Prisma access for datasets. Nothing outside the datasets module touches this table.
+// Prisma access for datasets. Nothing outside the datasets module touches this table. Reads by id
+// outside a transaction go through the published-record cache when one is given (every version of
+// an id is cached together); writes drop the ids they touch at once, and again after their
+// transaction commits, before the database's own announcement reaches every gateway.
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
+import type { PublishedCache } from '../../platform/cache/published-cache.js';
 export { isUniqueViolation } from '../../platform/database/errors.js';
 import type { DatasetDraftValues, DatasetRecord, DatasetStatus, DatasetType, JsonObject, Stage } from './types.js';
 
@@ -43,17 +47,39 @@ function toData(values: DatasetDraftValues): Prisma.DatasetUncheckedCreateInput 
   };
 }
 
-export function createDatasetStore(prisma: PrismaClient) {
-  const store = (db: Client) => ({
-    async find(datasetId: string, stage: Stage): Promise<DatasetRecord | undefined> {
-      const row = await db.dataset.findUnique({ where: { datasetId_stage: { datasetId, stage } } });
-      return row ? toRecord(row) : undefined;
-    },
+/** Every version of a dataset id (none, Live, Draft, or both), as the cache keeps them. */
+export type DatasetVersionList = readonly DatasetRecord[];
 
-    /** Every version of each id, in one statement (for DataLoaders). */
-    async findVersions(datasetIds: readonly string[]): Promise<DatasetRecord[]> {
+export function createDatasetStore(prisma: PrismaClient, cache?: PublishedCache<DatasetVersionList>) {
+  // `cached`: reads may use the cache (never inside a transaction, which must see its own writes).
+  // `touched`: the ids a transaction wrote, dropped again once it has committed.
+  const store = (db: Client, cached: boolean, touched?: Set<string>) => {
+    const wrote = (datasetId: string) => {
+      cache?.changed(datasetId);
+      touched?.add(datasetId);
+    };
+    const readVersions = async (datasetIds: readonly string[]): Promise<DatasetRecord[]> => {
+      if (datasetIds.length === 0) return [];
       const rows = await db.dataset.findMany({ where: { datasetId: { in: [...datasetIds] } } });
       return rows.map(toRecord);
+    };
+    /** Every version of each id, in one statement at most (for DataLoaders); none for cached ids. */
+    const findVersions = async (datasetIds: readonly string[]): Promise<DatasetRecord[]> => {
+      if (!cached || !cache) return readVersions(datasetIds);
+      const { found, missing, store: keep } = cache.lookup([...new Set(datasetIds)]);
+      const read = await readVersions(missing);
+      const byId = new Map<string, DatasetRecord[]>(missing.map((id) => [id, []]));
+      for (const record of read) byId.get(record.datasetId)?.push(record);
+      keep(byId);
+      return [...[...found.values()].flat(), ...read];
+    };
+    return {
+    findVersions,
+
+    async find(datasetId: string, stage: Stage): Promise<DatasetRecord | undefined> {
+      if (cached && cache) return (await findVersions([datasetId])).find((record) => record.stage === stage);
+      const row = await db.dataset.findUnique({ where: { datasetId_stage: { datasetId, stage } } });
+      return row ? toRecord(row) : undefined;
     },
 
     /** Live versions first, then drafts; newest change first within each. */
@@ -89,7 +115,9 @@ export function createDatasetStore(prisma: PrismaClient) {
     },
 
     async insert(values: DatasetDraftValues, publishedDate?: Date): Promise<DatasetRecord> {
-      return toRecord(await db.dataset.create({ data: { ...toData(values), publishedDate: publishedDate ?? null } }));
+      const record = toRecord(await db.dataset.create({ data: { ...toData(values), publishedDate: publishedDate ?? null } }));
+      wrote(values.datasetId);
+      return record;
     },
 
     /** Replaces a version's contents (keeping its creation date); undefined when it does not exist. */
@@ -101,24 +129,34 @@ export function createDatasetStore(prisma: PrismaClient) {
         create: { ...data, publishedDate: publishedDate ?? null },
         update: { ...data, ...(publishedDate !== undefined ? { publishedDate } : {}), createdBy: undefined },
       });
+      wrote(datasetId);
       return toRecord(row);
     },
 
     async setStatus(datasetId: string, stage: Stage, status: DatasetStatus, updatedBy: string): Promise<DatasetRecord> {
-      return toRecord(await db.dataset.update({ where: { datasetId_stage: { datasetId, stage } }, data: { status, updatedBy } }));
+      const record = toRecord(await db.dataset.update({ where: { datasetId_stage: { datasetId, stage } }, data: { status, updatedBy } }));
+      wrote(datasetId);
+      return record;
     },
 
     async remove(datasetId: string, stage?: Stage): Promise<number> {
       const result = await db.dataset.deleteMany({ where: { datasetId, ...(stage ? { stage } : {}) } });
+      wrote(datasetId);
       return result.count;
     },
-  });
+    };
+  };
 
   return {
-    ...store(prisma),
+    ...store(prisma, true),
     /** Runs `work` in one transaction: everything it writes lands, or nothing does. */
-    transaction<T>(work: (tx: ReturnType<typeof store>) => Promise<T>): Promise<T> {
-      return prisma.$transaction((tx) => work(store(tx)));
+    async transaction<T>(work: (tx: ReturnType<typeof store>) => Promise<T>): Promise<T> {
+      const touched = new Set<string>();
+      try {
+        return await prisma.$transaction((tx) => work(store(tx, false, touched)));
+      } finally {
+        for (const datasetId of touched) cache?.changed(datasetId);
+      }
     },
   };
 }

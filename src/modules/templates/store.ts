@@ -1,5 +1,8 @@
 // Prisma access for query templates. Nothing outside the templates module touches this table.
+// Reads by id go through the published-record cache when one is given (an id without a template
+// is cached as `null`); writes drop the id at once, before the database's announcement arrives.
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
+import type { PublishedCache } from '../../platform/cache/published-cache.js';
 export { isUniqueViolation } from '../../platform/database/errors.js';
 import type { QueryType, TemplateRecord, TemplateSort } from './types.js';
 
@@ -9,16 +12,30 @@ function toRecord(row: Row): TemplateRecord {
   return { ...row, queryType: row.queryType as QueryType };
 }
 
-export function createTemplateStore(prisma: PrismaClient) {
+export function createTemplateStore(prisma: PrismaClient, cache?: PublishedCache<TemplateRecord | null>) {
+  const readByIds = async (ids: readonly string[]): Promise<TemplateRecord[]> => {
+    if (ids.length === 0) return [];
+    const rows = await prisma.queryTemplate.findMany({ where: { templateId: { in: [...ids] } } });
+    return rows.map(toRecord);
+  };
+  const findByIds = async (ids: readonly string[]): Promise<TemplateRecord[]> => {
+    if (!cache) return readByIds(ids);
+    const { found, missing, store } = cache.lookup([...new Set(ids)]);
+    const read = await readByIds(missing);
+    const byId = new Map<string, TemplateRecord | null>(missing.map((id) => [id, null]));
+    for (const record of read) byId.set(record.templateId, record);
+    store(byId);
+    return [...[...found.values()].filter((record): record is TemplateRecord => record !== null), ...read];
+  };
+  const wrote = <T>(id: string, result: T): T => {
+    cache?.changed(id);
+    return result;
+  };
   return {
-    async findByIds(ids: readonly string[]): Promise<TemplateRecord[]> {
-      const rows = await prisma.queryTemplate.findMany({ where: { templateId: { in: [...ids] } } });
-      return rows.map(toRecord);
-    },
+    findByIds,
 
     async findById(id: string): Promise<TemplateRecord | undefined> {
-      const row = await prisma.queryTemplate.findUnique({ where: { templateId: id } });
-      return row ? toRecord(row) : undefined;
+      return (await findByIds([id]))[0];
     },
 
     /** A template other than `exceptId` whose id or name is taken by the given ones. */
@@ -47,19 +64,19 @@ export function createTemplateStore(prisma: PrismaClient) {
     },
 
     async insert(record: Omit<TemplateRecord, 'createdDate' | 'updatedDate'>): Promise<TemplateRecord> {
-      return toRecord(await prisma.queryTemplate.create({ data: record }));
+      return wrote(record.templateId, toRecord(await prisma.queryTemplate.create({ data: record })));
     },
 
     /** Undefined when no such template exists. */
     async update(id: string, changes: Partial<Pick<TemplateRecord, 'templateName' | 'query' | 'queryType' | 'updatedBy'>>) {
       const result = await prisma.queryTemplate.updateManyAndReturn({ where: { templateId: id }, data: changes });
-      return result[0] ? toRecord(result[0]) : undefined;
+      return wrote(id, result[0] ? toRecord(result[0]) : undefined);
     },
 
     /** True when a template was deleted. */
     async delete(id: string): Promise<boolean> {
       const result = await prisma.queryTemplate.deleteMany({ where: { templateId: id } });
-      return result.count > 0;
+      return wrote(id, result.count > 0);
     },
   };
 }

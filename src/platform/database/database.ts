@@ -6,6 +6,7 @@ import type { Config } from '../../config.js';
 import { PrismaClient } from '../../generated/prisma/client.js';
 import { redactUrl, type Logger } from '../../logger.js';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './embedded.js';
+import { openChangeFeed, type ChangeFeed } from '../cache/change-feed.js';
 import { applyMigrations } from './migrate.js';
 import { openQueryReader } from './query-reader.js';
 
@@ -18,6 +19,8 @@ export interface Database {
   queryPool: pg.Pool;
   /** Whom template queries run as, for start-up logs. */
   queryRole: string;
+  /** Committed changes to published records, as the database announces them (caches listen). */
+  changes: ChangeFeed;
   /** Where the data lives, for start-up logs (password hidden). */
   description: string;
   /** SQL statements sent since start-up (every client of the pool, Prisma's included). */
@@ -66,6 +69,7 @@ export async function openDatabase(settings: Config['database'], logger: Logger)
   const pool = createPool(url, settings.poolMax);
 
   let queryReader: Awaited<ReturnType<typeof openQueryReader>>;
+  let changes: ChangeFeed;
   try {
     const applied = await applyMigrations(pool);
     logger.info({ applied }, applied.length ? `applied ${applied.length} migration(s)` : 'database schema is up to date');
@@ -74,6 +78,7 @@ export async function openDatabase(settings: Config['database'], logger: Logger)
       { url, hideCatalogs: settings.hideCatalogs, ...(settings.queryUrl ? { explicitUrl: settings.queryUrl } : {}), createPool: (readerUrl) => createPool(readerUrl, Math.max(2, Math.ceil(settings.poolMax / 2))) },
       logger,
     );
+    changes = await openChangeFeed(url, logger);
   } catch (error) {
     await pool.end().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
@@ -91,6 +96,7 @@ export async function openDatabase(settings: Config['database'], logger: Logger)
     pool,
     queryPool: queryReader.pool,
     queryRole: queryReader.description,
+    changes,
     description,
     statementCount: () => statements,
     async ping(timeoutMs = 2_000) {
@@ -105,6 +111,7 @@ export async function openDatabase(settings: Config['database'], logger: Logger)
       }
     },
     async close() {
+      await changes.close();
       await prisma.$disconnect().catch(() => undefined);
       await queryReader.close().catch(() => undefined);
       await pool.end().catch(() => undefined);
