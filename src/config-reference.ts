@@ -30,10 +30,12 @@ function accepts(node: JsonSchemaNode): string {
     return `one of ${values.map((value) => `\`${value}\``).join(', ')}`;
   }
   if (node.type === 'integer' || node.type === 'number') {
+    // A fraction is allowed unless the schema says integer (PII_MIN_SCORE takes 0.5).
+    const kind = node.type === 'integer' ? 'integer' : 'number';
     const bounded = node.maximum !== undefined && node.maximum < Number.MAX_SAFE_INTEGER;
-    if (node.minimum !== undefined && bounded) return `integer ${node.minimum}–${node.maximum}`;
-    if (node.minimum !== undefined) return `integer ≥ ${node.minimum}`;
-    return 'integer';
+    if (node.minimum !== undefined && bounded) return `${kind} ${node.minimum}–${node.maximum}`;
+    if (node.minimum !== undefined) return `${kind} ≥ ${node.minimum}`;
+    return kind;
   }
   if (node.pattern === SIZE_PATTERN) return 'size (`512kb`, `10mb`, bytes with `b`)';
   if (node.format === 'uri') return 'URL';

@@ -22,7 +22,11 @@ export const environmentSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1').describe('Address the HTTP server listens on.'),
   PORT: port.default(3000).describe('HTTP port (0 picks a free one).'),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development').describe('`production` turns GraphiQL and introspection off unless GRAPHIQL_ENABLED or GRAPHQL_INTROSPECTION say otherwise.'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Level of the JSON log lines (pino) written to standard output.'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Least level of the log lines written to standard output.'),
+  LOG_FORMAT: z
+    .enum(['pretty', 'json'])
+    .optional()
+    .describe('pretty (one coloured line per event, for people) or json (one JSON object per line, for log collectors). Default: pretty when standard output is a terminal outside production, json otherwise.'),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// connection string')
@@ -186,6 +190,8 @@ export interface Config {
   http: { host: string; port: number; corsAllowedOrigins: string[]; bodyLimitBytes: number; bodyTimeoutMs: number; requestTimeoutMs: number; metricsToken?: string };
   env: 'development' | 'production' | 'test';
   logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL'];
+  /** Unset: chosen at start-up from the terminal (src/main.ts). */
+  logFormat?: 'pretty' | 'json';
   database:
     | { mode: 'external'; url: string; poolMax: number; statementTimeoutMs: number; queryUrl?: string; hideCatalogs: boolean }
     | { mode: 'embedded'; dataDir: string; port: number; poolMax: number; statementTimeoutMs: number; queryUrl?: string; hideCatalogs: boolean };
@@ -261,6 +267,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     http: { host: e.HOST, port: e.PORT, corsAllowedOrigins: list(e.CORS_ALLOWED_ORIGINS), bodyLimitBytes: e.REQUEST_BODY_LIMIT, bodyTimeoutMs: e.REQUEST_BODY_TIMEOUT_MS, requestTimeoutMs: requestTimeout(e), ...(e.METRICS_TOKEN ? { metricsToken: e.METRICS_TOKEN } : {}) },
     env: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,
+    ...(e.LOG_FORMAT ? { logFormat: e.LOG_FORMAT } : {}),
     database: e.DATABASE_URL
       ? { mode: 'external', url: e.DATABASE_URL, ...pool, hideCatalogs: e.QUERY_READER_HIDE_CATALOGS ?? false }
       : { mode: 'embedded', dataDir: `${e.DATA_DIR}/postgres`, port: e.EMBEDDED_PG_PORT, ...pool, hideCatalogs: e.QUERY_READER_HIDE_CATALOGS ?? true },

@@ -25,7 +25,7 @@ export const ERROR_CATALOGUE = {
   DATABASE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
   REQUEST_TIMEOUT: 'SERVICE_UNAVAILABLE',
   REQUEST_BODY_TIMEOUT: 'REQUEST_TIMEOUT',
-  // Access (issue 10): no or bad credentials, a role without the API id, too many calls
+  // Access: no or bad credentials, a role without the API id, too many calls
   UNAUTHENTICATED: 'UNAUTHORIZED',
   FORBIDDEN: 'FORBIDDEN',
   RATE_LIMITED: 'TOO_MANY_REQUESTS',
@@ -133,3 +133,8 @@ export class GatewayError extends Error {
 
 /** The message a caller sees for an error we did not expect (details go to the log only). */
 export const GENERIC_FAILURE_MESSAGE = 'The request could not be processed because of an internal error. It has been logged; quote the request id when reporting it.';
+
+/** A start-up refusal the operator can act on from its message alone (a busy port, a folder in use): logged without a stack. */
+export class StartupError extends Error {
+  override name = 'StartupError';
+}

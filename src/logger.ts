@@ -1,5 +1,8 @@
-// Structured JSON logs (pino). Secrets never reach a log line: credentials are redacted by path.
+// Logs (pino): JSON lines for machines, or pretty coloured lines for people at a terminal
+// (pino-pretty, formatting in this process so nothing is lost at exit). Secrets never reach a log
+// line: credentials are redacted by path.
 import { pino, type DestinationStream, type Logger } from 'pino';
+import pretty from 'pino-pretty';
 import { currentRequestScope } from './request-scope.js';
 
 export type { Logger };
@@ -21,8 +24,10 @@ function requestIdMixin(mergeObject: object, _level: number, logger: unknown): o
   return { requestId: scope.requestId };
 }
 
-/** A JSON logger on standard output, or on `destination` (tests capture lines this way). */
-export function createLogger(level: string, destination?: DestinationStream): Logger {
+export type LogFormat = 'pretty' | 'json';
+
+/** A logger on standard output (JSON or pretty), or JSON on `destination` (tests capture lines this way). */
+export function createLogger(level: string, destination?: DestinationStream, format: LogFormat = 'json'): Logger {
   const options = {
     level,
     base: { service: 'gateway' },
@@ -32,7 +37,9 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       censor: '[redacted]',
     },
   };
-  return destination ? pino(options, destination) : pino(options);
+  if (destination) return pino(options, destination);
+  if (format === 'pretty') return pino(options, pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service', singleLine: true, sync: true }));
+  return pino(options);
 }
 
 /** Hides the password of a connection string so it can be logged. */

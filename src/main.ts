@@ -1,6 +1,7 @@
 // Entry point: `npm start`. Reads the configuration, starts the gateway, stops it cleanly on a signal.
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
+import { StartupError } from './errors.js';
 import { startGateway } from './server.js';
 
 let config: Config;
@@ -14,7 +15,9 @@ try {
   throw error;
 }
 
-const logger = createLogger(config.logLevel);
+// People at a terminal get readable lines; collectors (a pipe, a container's log driver) get JSON.
+const logFormat = config.logFormat ?? (process.stdout.isTTY && config.env !== 'production' ? 'pretty' : 'json');
+const logger = createLogger(config.logLevel, undefined, logFormat);
 process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
 
 try {
@@ -52,6 +55,9 @@ try {
     });
   }
 } catch (error) {
-  logger.fatal({ err: error }, `gateway could not start: ${(error as Error).message}`);
+  // A start-up refusal the operator can act on (a busy port, a folder in use) is one line; anything
+  // else keeps its stack for the bug report.
+  if (error instanceof StartupError) logger.fatal(`gateway could not start: ${error.message}`);
+  else logger.fatal({ err: error }, `gateway could not start: ${(error as Error).message}`);
   process.exit(1);
 }

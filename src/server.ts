@@ -1,5 +1,6 @@
 // Composition: database, services, one executable schema, and the HTTP transports around it.
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
@@ -13,7 +14,7 @@ import { buildOpenApiDocument } from '../rest/openapi.js';
 import { restEndpoints } from '../rest/endpoints.js';
 import type { Config } from './config.js';
 import { createContextFactory, type GatewayContext, type Services } from './context.js';
-import { GENERIC_FAILURE_MESSAGE } from './errors.js';
+import { GENERIC_FAILURE_MESSAGE, StartupError } from './errors.js';
 import { classifyGraphQLError } from './graphql/errors.js';
 import { buildSchema, ROOT_FIELD_PERMISSIONS } from './graphql/schema.js';
 import { AccessControl } from './auth/access.js';
@@ -182,7 +183,22 @@ const logUnexpectedErrors: ApolloServerPlugin<GatewayContext> = {
   },
 };
 
+/** Refuses a port another process holds before anything else starts (database, migrations). */
+async function ensurePortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') reject(new StartupError(`port ${port} on ${host} is already in use (another gateway?): stop that process or set PORT to a free port`));
+      else if (error.code === 'EACCES') reject(new StartupError(`port ${port} on ${host} needs privileges this user lacks: set PORT to a port above 1023`));
+      else reject(error);
+    });
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
+}
+
 export async function startGateway(config: Config, logger: Logger): Promise<Gateway> {
+  await ensurePortFree(config.http.host, config.http.port);
   const database = await openDatabase(config.database, logger);
   try {
     return await serve(config, logger, database);

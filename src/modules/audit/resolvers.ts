@@ -4,7 +4,7 @@ import { auditCursor } from './service.js';
 
 export const auditResolvers: Resolvers = {
   Query: {
-    // Admin only once authentication lands (issue 10): the role check belongs here and in REST alike.
+    // api.audit.read (src/modules/audit/permissions.ts): admin alone in the default policy.
     auditRecords: (_, { filter, first, after }, { services }) => services.audit.list(filter ?? {}, first, after),
   },
   AuditRecordConnection: {

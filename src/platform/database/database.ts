@@ -47,17 +47,24 @@ export async function openDatabase(settings: Config['database'], logger: Logger)
     url = settings.url;
   }
 
+  // The server shutting down (Ctrl-C reaches the embedded PostgreSQL too) ends every connection:
+  // expected, so one quiet line and no stack.
+  const connectionFailed = (error: Error, what: string) => {
+    if ((error as { code?: string }).code === '57P01') logger.info(`${what}: the database server is shutting down`);
+    else logger.warn({ err: error }, what);
+  };
+
   // Count statements at the client, the one place every query passes (pool.query and Prisma alike).
   let statements = 0;
   const createPool = (connectionString: string, max: number) => {
     const created = new pg.Pool({ connectionString, max, statement_timeout: settings.statementTimeoutMs, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
     // An idle client dying (e.g. the server restarting) must not crash the process.
-    created.on('error', (error) => logger.warn({ err: error }, 'idle database connection failed'));
+    created.on('error', (error) => connectionFailed(error, 'idle database connection failed'));
     created.on('connect', (client) => {
       // The pool listens for errors only while a client is idle; one the server drops while it is
       // checked out (between two statements of a transaction) would emit an 'error' nobody handles,
       // which ends the process. Its next query fails instead, and the request gets a 503.
-      client.on('error', (error) => logger.warn({ err: error }, 'database connection in use failed'));
+      client.on('error', (error) => connectionFailed(error, 'database connection in use failed'));
       const query = client.query.bind(client) as (...args: unknown[]) => unknown;
       (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
         statements += 1;

