@@ -1,5 +1,6 @@
 // API keys for machine clients, on the database the gateway's configuration names (DATABASE_URL,
-// or the embedded PostgreSQL under DATA_DIR: stop the gateway first, it holds that one):
+// or the embedded PostgreSQL under DATA_DIR: the running gateway's server when there is one, else
+// started for the command and stopped after it):
 //
 //   node --import tsx scripts/api-key.ts create <name> <role>[,<role>...] [--expires 2027-01-01]
 //   node --import tsx scripts/api-key.ts list
@@ -11,6 +12,7 @@ import { loadPolicy } from '../src/auth/policy.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { openDatabase } from '../src/platform/database/database.js';
+import { runningEmbeddedUrl } from '../src/platform/database/embedded.js';
 
 const USAGE = 'usage: api-key.ts create <name> <role>[,<role>...] [--expires YYYY-MM-DD] | list | revoke <name>';
 
@@ -30,7 +32,12 @@ try {
   throw error;
 }
 
-const database = await openDatabase(config.database, createLogger('warn'));
+// A gateway running on the embedded PostgreSQL holds its folder: use its server rather than start another.
+const settings = config.database;
+const running = settings.mode === 'embedded' ? await runningEmbeddedUrl(settings.dataDir, 'gateway') : undefined;
+const database = await openDatabase(running ? { ...settings, mode: 'external', url: running } : settings, createLogger('warn')).catch((error: unknown) =>
+  fail(`api-key.ts: cannot open the gateway's database: ${(error as Error).message}`),
+);
 const store = createApiKeyStore(database.prisma);
 try {
   if (command === 'create') {

@@ -83,6 +83,22 @@ async function takeOverDataDir(dataDir: string, log?: (message: string) => void)
   await writeFile(ownerFile, `${process.pid}\n`);
 }
 
+/**
+ * The connection string of the embedded PostgreSQL a running gateway holds in `dataDir` (its
+ * postmaster.pid names the port), for tools that must work beside it (scripts/api-key.ts); undefined
+ * when no server runs there.
+ */
+export async function runningEmbeddedUrl(dataDir: string, database: string): Promise<string | undefined> {
+  const resolved = path.resolve(dataDir);
+  const lines = (await readFile(path.join(resolved, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isSafeInteger(pid) || pid <= 0 || !isRunning(pid) || !Number.isSafeInteger(port) || port <= 0) return undefined;
+  const file = path.join(path.dirname(resolved), 'postgres.password');
+  const password = (await readFile(file, 'utf8').catch(() => '')).trim();
+  return password ? connectionUrl(port, database, password) : undefined;
+}
+
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {
   const dataDir = path.resolve(options.dataDir);
   const port = options.port === 0 ? await findFreePort() : options.port;
