@@ -139,6 +139,10 @@ export const environmentSchema = z.object({
     .optional()
     .describe('Bucket for files and connector distributions. When unset, the embedded object store (DATA_DIR/objects) is used.'),
   S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional().describe('Endpoint of an S3-compatible store (MinIO, R2, s3rver, ...); AWS itself when unset.'),
+  S3_PUBLIC_ENDPOINT: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe('Endpoint that pre-signed links name, when clients reach the store at another address than the gateway does (e.g. http://localhost:9000 for a MinIO the gateway calls http://minio:9000). Default: S3_ENDPOINT.'),
   S3_REGION: z.string().min(1).default('us-east-1').describe('S3 region. Credentials come from the standard AWS chain (environment, profile, instance role).'),
   S3_FORCE_PATH_STYLE: booleanText.optional().describe('Address the bucket in the path, not the host name (default: on when S3_ENDPOINT is set).'),
   OBJECT_STORE_SECRET: z
@@ -217,7 +221,7 @@ export interface Config {
   datasets: { listMax: number };
   objectStore:
     | { kind: 'embedded'; dir: string; secret?: string; secretFile: string; maxObjectBytes: number; publicUrl?: string }
-    | { kind: 's3'; bucket: string; region: string; endpoint?: string; forcePathStyle: boolean };
+    | { kind: 's3'; bucket: string; region: string; endpoint?: string; publicEndpoint?: string; forcePathStyle: boolean };
   files: { urlExpirySeconds: number; urlLimit: number };
   connectors: { listMax: number; uploadLimitBytes: number; workDir: string; archive: { maxEntries: number; maxEntryBytes: number; maxTotalBytes: number } };
   queryEngine: { statementTimeoutMs: number; maxRows: number; druid?: { url: string; timeoutMs: number } };
@@ -291,6 +295,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           bucket: e.S3_BUCKET,
           region: e.S3_REGION,
           ...(e.S3_ENDPOINT ? { endpoint: e.S3_ENDPOINT } : {}),
+          ...(e.S3_PUBLIC_ENDPOINT ? { publicEndpoint: e.S3_PUBLIC_ENDPOINT } : {}),
           forcePathStyle: e.S3_FORCE_PATH_STYLE ?? e.S3_ENDPOINT !== undefined,
         }
       : {

@@ -118,6 +118,14 @@ describe('S3ObjectStore: what it signs', () => {
     expect(link.searchParams.get('X-Amz-Signature')).toBe(expectedSignature(link, 'GET', SECRET_KEY));
   });
 
+  it('names the public endpoint in links when clients reach the store elsewhere (MinIO in compose), signed for that host', async () => {
+    const behindCompose = new S3ObjectStore({ ...settings, endpoint: 'http://minio:9000', publicEndpoint: 'http://localhost:9000' });
+    const link = new URL(await behindCompose.signedUrl('user_uploads/a.json', 'write', 600));
+    expect(`${link.origin}${link.pathname}`).toBe('http://localhost:9000/uploads/user_uploads/a.json');
+    expect(link.searchParams.get('X-Amz-Signature')).toBe(expectedSignature(link, 'PUT', SECRET_KEY));
+    await behindCompose.close();
+  });
+
   it('addresses the bucket in the host name when path style is off (AWS itself)', async () => {
     const aws = new S3ObjectStore({ bucket: 'uploads', region: 'eu-west-1', forcePathStyle: false, credentials: CREDENTIALS });
     const link = new URL(await aws.signedUrl('user_uploads/a.json', 'read', 600));

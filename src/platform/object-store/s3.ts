@@ -11,6 +11,8 @@ export interface S3Settings {
   region: string;
   /** An S3-compatible endpoint; AWS itself when absent. */
   endpoint?: string;
+  /** The endpoint pre-signed links name (the signature covers the host), when clients reach the store elsewhere. */
+  publicEndpoint?: string;
   forcePathStyle: boolean;
   /** Fixed credentials (tests, s3rver); the standard chain otherwise. */
   credentials?: S3ClientConfig['credentials'];
@@ -32,19 +34,22 @@ export function createS3Client(settings: S3Settings): S3Client {
 
 export class S3ObjectStore implements ObjectStore {
   readonly name: string;
+  /** Signs links for the address clients use; it sends nothing itself. */
+  private readonly presigner: S3Client;
 
   constructor(
     private readonly settings: S3Settings,
     private readonly client: S3Client = createS3Client(settings),
   ) {
-    this.name = `S3 bucket ${settings.bucket}${settings.endpoint ? ` at ${settings.endpoint}` : ` (${settings.region})`}`;
+    this.presigner = settings.publicEndpoint ? createS3Client({ ...settings, endpoint: settings.publicEndpoint }) : client;
+    this.name = `S3 bucket ${settings.bucket}${settings.endpoint ? ` at ${settings.endpoint}` : ` (${settings.region})`}${settings.publicEndpoint ? `, links via ${settings.publicEndpoint}` : ''}`;
   }
 
   async signedUrl(key: string, access: LinkAccess, expiresInSeconds: number): Promise<string> {
     assertObjectKey(key);
     const target = { Bucket: this.settings.bucket, Key: key };
     const command = access === 'write' ? new PutObjectCommand(target) : new GetObjectCommand(target);
-    return getSignedUrl(this.client, command, { expiresIn: expiresInSeconds });
+    return getSignedUrl(this.presigner, command, { expiresIn: expiresInSeconds });
   }
 
   async putFile(key: string, filePath: string, contentType: string): Promise<void> {
@@ -63,5 +68,6 @@ export class S3ObjectStore implements ObjectStore {
 
   async close(): Promise<void> {
     this.client.destroy();
+    if (this.presigner !== this.client) this.presigner.destroy();
   }
 }
