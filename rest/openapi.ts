@@ -10,6 +10,7 @@ import { PUBLIC_API_ID } from '../src/auth/field-api-ids.js';
 import { ERROR_CATALOGUE, GENERIC_FAILURE_MESSAGE, GatewayError, type ErrorCode } from '../src/errors.js';
 import { DATABASE_UNAVAILABLE_MESSAGE } from '../src/graphql/errors.js';
 import { requestTimeoutMessage } from '../src/http/use-request-timeout.js';
+import { examplesOf, type RestExample } from './examples.js';
 import type { RestEndpoint } from './table.js';
 import type { JsonSchema } from './validation.js';
 
@@ -128,22 +129,35 @@ function tagOf(endpoint: RestEndpoint): string {
   return TAGS[domain] ?? domain;
 }
 
-function parameters(endpoint: RestEndpoint): Record<string, unknown>[] {
+/** `example` of a parameter, when the operation's first example gives it a value. */
+function withExample(parameter: Record<string, unknown>, value: string | undefined): Record<string, unknown> {
+  return value === undefined ? parameter : { ...parameter, example: value };
+}
+
+function parameters(endpoint: RestEndpoint, example: RestExample | undefined): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   const pathNames = [...endpoint.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((match) => match[1]!);
   const pathProps = (endpoint.pathSchema?.properties ?? {}) as Record<string, JsonSchema>;
-  for (const name of pathNames) out.push({ name, in: 'path', required: true, schema: pathProps[name] ?? { type: 'string' } });
+  for (const name of pathNames) out.push(withExample({ name, in: 'path', required: true, schema: pathProps[name] ?? { type: 'string' } }, example?.path?.[name]));
   const query = endpoint.querySchema;
   if (query) {
     const required = new Set((query.required ?? []) as string[]);
     for (const [name, schema] of Object.entries((query.properties ?? {}) as Record<string, JsonSchema>)) {
-      out.push({ name, in: 'query', required: required.has(name), schema });
+      out.push(withExample({ name, in: 'query', required: required.has(name), schema }, example?.query?.[name]));
     }
   }
   return out;
 }
 
-function requestBody(endpoint: RestEndpoint): Record<string, unknown> | undefined {
+/** The request bodies of the examples: `example` for one, named `examples` for several (Swagger UI offers a choice). */
+function bodyExamples(examples: readonly RestExample[]): Record<string, unknown> {
+  const bodies = examples.filter((example) => example.body !== undefined);
+  if (bodies.length === 0) return {};
+  if (bodies.length === 1) return { example: bodies[0]!.body };
+  return { examples: Object.fromEntries(bodies.map((example, index) => [example.name ?? `example ${index + 1}`, { summary: example.name, value: example.body }])) };
+}
+
+function requestBody(endpoint: RestEndpoint, examples: readonly RestExample[]): Record<string, unknown> | undefined {
   if (endpoint.multipart) {
     return {
       required: true,
@@ -157,7 +171,7 @@ function requestBody(endpoint: RestEndpoint): Record<string, unknown> | undefine
   }
   if (!endpoint.bodySchema) return undefined;
   const required = ((endpoint.bodySchema.required ?? []) as string[]).length > 0;
-  return { required, content: { 'application/json': { schema: endpoint.bodySchema } } };
+  return { required, content: { 'application/json': { schema: endpoint.bodySchema, ...bodyExamples(examples) } } };
 }
 
 /** Messages of the failure examples, for the codes every entry shares (the gateway's own wording). */
@@ -376,6 +390,8 @@ const COMPONENTS = {
 
 export interface OpenApiOptions {
   version: string;
+  /** When the examples are dated from (silences must lie ahead); now by default. */
+  examplesAt?: Date;
 }
 
 export function buildOpenApiDocument(endpoints: readonly RestEndpoint[], options: OpenApiOptions): OpenApiDocument {
@@ -386,8 +402,9 @@ export function buildOpenApiDocument(endpoints: readonly RestEndpoint[], options
     const codes = errorCodesOf(endpoint);
     const tag = tagOf(endpoint);
     tags.add(tag);
-    const params = parameters(endpoint);
-    const body = requestBody(endpoint);
+    const examples = examplesOf(endpoint, options.examplesAt);
+    const params = parameters(endpoint, examples[0]);
+    const body = requestBody(endpoint, examples);
     const operation: OpenApiOperation = {
       operationId: endpoint.apiId,
       summary: endpoint.summary,

@@ -14,6 +14,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { printSchema } from 'graphql';
 import { restEndpoints } from '../rest/endpoints.js';
 import { buildOpenApiDocument } from '../rest/openapi.js';
+
+// The committed openapi.json dates its examples from a fixed day, so it changes only with the code;
+// the gateway's own /openapi.json dates them from its start.
+const COMMITTED_EXAMPLES_AT = new Date('2026-01-01T00:00:00Z');
 import { loadConfig } from '../src/config.js';
 import { configurationReference, configurationTable } from '../src/config-reference.js';
 import { aliasLimitRule, depthLimitRule } from '../src/graphql/limits.js';
@@ -31,7 +35,7 @@ export interface GeneratedFile {
 }
 
 export function openApiText(): string {
-  return `${JSON.stringify(buildOpenApiDocument(restEndpoints, { version: GATEWAY_VERSION }), null, 2)}\n`;
+  return `${JSON.stringify(buildOpenApiDocument(restEndpoints, { version: GATEWAY_VERSION, examplesAt: COMMITTED_EXAMPLES_AT }), null, 2)}\n`;
 }
 
 export function graphqlSchemaText(): string {

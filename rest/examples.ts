@@ -1,0 +1,134 @@
+// A working example request for every REST operation, shown in the API reference (/docs) as the
+// request Swagger UI's "Try it out" sends. Tried in this order on a fresh gateway they all succeed
+// (test/http/docs-examples.test.ts replays them): the dataset is imported, published, fed and
+// queried before it is copied; a template is made before it is read, run and deleted. Alert
+// records get their ids from the gateway, so get/update/delete examples carry a placeholder id:
+// use the id the create answered (the test does).
+import type { RestEndpoint } from './table.js';
+
+export interface RestExample {
+  /** A name for the example when an operation has several (e.g. one per lifecycle step). */
+  name?: string;
+  path?: Record<string, string>;
+  query?: Record<string, string>;
+  /** The JSON body, envelope included where the operation takes one. */
+  body?: unknown;
+}
+
+/** Stands for the id a create answered, in the examples of operations on alert records. */
+export const CREATED_ID = '00000000-0000-4000-8000-000000000000';
+
+const TS = '2026-01-01T00:00:00Z';
+
+function envelope(apiId: string, request: unknown): Record<string, unknown> {
+  return { id: apiId, ver: 'v2', ts: TS, params: { msgid: 'docs-example' }, request };
+}
+
+const TELEMETRY = {
+  dataset_id: 'telemetry',
+  name: 'Device telemetry',
+  type: 'event',
+  data_schema: {
+    type: 'object',
+    properties: {
+      id: { type: 'string' },
+      ts: { type: 'string', format: 'date-time' },
+      device: { type: 'string' },
+      temperature: { type: 'number' },
+    },
+  },
+  dataset_config: {
+    keys_config: { timestamp_key: 'ts' },
+    indexing_config: { olap_store_enabled: true, lakehouse_enabled: false, cache_enabled: false },
+  },
+};
+
+const EVENTS = [
+  { id: 'e1', ts: '2026-01-01T10:00:00Z', device: 'sensor-a', temperature: 21.5 },
+  { id: 'e2', ts: '2026-01-01T11:00:00Z', device: 'sensor-b', temperature: 19 },
+];
+
+const TEMPLATE_QUERY =
+  'SELECT device, COUNT(*) AS readings FROM {{DATASET}} WHERE __time BETWEEN {{STARTDATE}} AND {{ENDDATE}} GROUP BY device LIMIT {{LIMIT}}';
+
+const EMAIL_CHANNEL = { manager: 'embedded', name: 'Ops mail', type: 'email', config: { recipientAddresses: 'ops@example.com', subject: 'Gateway alert' } };
+
+/** A silence must end in the future, within a year of its start: its example starts at `now`, for a day. */
+function silenceWindow(now: Date): { startDate: string; endDate: string; later: string } {
+  const start = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
+  const at = (hours: number) => new Date(start.getTime() + hours * 3_600_000).toISOString().replace('.000Z', 'Z');
+  return { startDate: at(0), endDate: at(24), later: at(48) };
+}
+
+/** Examples by API id, in the order they are to be tried; dates that must lie ahead are counted from `now`. */
+export function restExamples(now: Date = new Date()): Readonly<Record<string, readonly RestExample[]>> {
+  const silence = silenceWindow(now);
+  return {
+    'api.datasets.dataschema': [{ body: envelope('api.datasets.dataschema', { data: EVENTS, config: { dataset: 'telemetry' } }) }],
+    'api.datasets.import': [{ query: { overwrite: 'true' }, body: envelope('api.datasets.import', TELEMETRY) }],
+    'api.datasets.list': [{ body: envelope('api.datasets.list', { filters: { status: ['Draft', 'Live'] }, limit: 10 }) }],
+    'api.datasets.status-transition': [
+      { name: 'ReadyToPublish', body: envelope('api.datasets.status-transition', { dataset_id: 'telemetry', status: 'ReadyToPublish' }) },
+      { name: 'Live', body: envelope('api.datasets.status-transition', { dataset_id: 'telemetry', status: 'Live' }) },
+    ],
+    'api.datasets.read': [{ path: { dataset_id: 'telemetry' }, query: { fields: 'dataset_id,name,status,version' } }],
+    'api.data.in': [{ path: { dataset_id: 'telemetry' }, body: { id: 'api.data.in', ver: 'v2', ts: TS, params: { msgid: 'docs-example' }, data: EVENTS } }],
+    'api.dataset.metrics': [{ body: envelope('api.dataset.metrics', { dataset_id: 'telemetry', category: ['data_volume'] }) }],
+    'api.data.analyze.pii': [{ body: envelope('api.data.analyze.pii', { dataset_id: 'telemetry', data: [{ id: 'u1', email: 'ada@example.com' }] }) }],
+    'api.datasets.copy': [
+      { body: envelope('api.datasets.copy', { source: { datasetId: 'telemetry', isLive: true }, destination: { datasetId: 'telemetry-copy' } }) },
+    ],
+    'api.query.template.create': [
+      { body: envelope('api.query.template.create', { template_name: 'Readings by device', query_type: 'sql', query: TEMPLATE_QUERY }) },
+    ],
+    'api.query.template.read': [{ path: { template_id: 'readings_by_device' } }],
+    'api.query.template.list': [{ body: envelope('api.query.template.list', { limit: 10 }) }],
+    'api.query.template.update': [
+      {
+        path: { template_id: 'readings_by_device' },
+        body: envelope('api.query.template.update', { query_type: 'sql', query: TEMPLATE_QUERY.replace('GROUP BY device', 'GROUP BY device ORDER BY device') }),
+      },
+    ],
+    'api.query.template.query': [
+      {
+        path: { template_id: 'readings_by_device' },
+        body: envelope('api.query.template.query', {
+          dataset: 'telemetry',
+          startdate: '2026-01-01',
+          enddate: '2026-01-02',
+          aggregationLevel: 'day',
+          limit: 100,
+        }),
+      },
+    ],
+    'api.query.template.delete': [{ path: { template_id: 'readings_by_device' } }],
+    'api.connectors.list': [{ body: envelope('api.connectors.list', { filters: { status: ['Live'] } }) }],
+    'api.connectors.read': [{ path: { connector_id: 'postgres-connector-1.0.0' } }],
+    // Multipart: Swagger UI asks for the file (a .tar.gz or .zip connector distribution).
+    'api.connector.register': [],
+    'api.files.generate-url': [{ body: envelope('api.files.generate-url', { files: ['telemetry-2026-01-01.json'], access: 'write', type: 'dataset' }) }],
+    'api.alert.silence.create': [
+      { body: { startDate: silence.startDate, endDate: silence.endDate, alertId: '6f1c9a52-2f47-4a53-9d1e-5b2f3c4d5e6f', manager: 'embedded' } },
+    ],
+    'api.alert.silence.list': [{ query: { manager: 'embedded', limit: '10' } }],
+    'api.alert.silence.get': [{ path: { id: CREATED_ID } }],
+    'api.alert.silence.update': [{ path: { id: CREATED_ID }, body: { endDate: silence.later } }],
+    'api.alert.silence.delete': [{ path: { id: CREATED_ID } }],
+    'api.metric.add': [{ body: { alias: 'Failed events', component: 'Processing', metric: 'sum(rate(failed_events_total[5m]))' } }],
+    'api.metric.list': [{ body: { request: { limit: 10 } } }],
+    'api.metric.get': [{ path: { id: CREATED_ID } }],
+    'api.metric.update': [{ path: { id: CREATED_ID }, body: { alias: 'Failed events (5m)' } }],
+    'api.metric.remove': [{ path: { id: CREATED_ID } }],
+    'api.alert.notification.create': [{ body: EMAIL_CHANNEL }],
+    'api.alert.notification.list': [{ body: { request: { limit: 10 } } }],
+    'api.alert.notification.get': [{ path: { id: CREATED_ID } }],
+    'api.alert.notification.update': [{ path: { id: CREATED_ID }, body: { name: 'Ops mail (on call)' } }],
+    'api.alert.notification.test': [{ body: { message: 'Test from the API reference', payload: EMAIL_CHANNEL } }],
+    'api.alert.notification.delete': [{ path: { id: CREATED_ID } }],
+  };
+}
+
+/** The examples of an entry as of `now` (none for a multipart upload). */
+export function examplesOf(endpoint: RestEndpoint, now?: Date): readonly RestExample[] {
+  return restExamples(now)[endpoint.apiId] ?? [];
+}

@@ -1,0 +1,67 @@
+// Every operation of the API reference (/docs) carries an example request, and Swagger UI's "Try
+// it out" with each answers 2xx: the examples are replayed here over HTTP, in their order, against
+// a fresh gateway, as the reference shows them (path, query and body). Alert records get their ids
+// from the gateway: their examples' placeholder id stands for the id the create answered.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { CREATED_ID, restExamples } from '../../rest/examples.js';
+import { restEndpoints } from '../../rest/endpoints.js';
+import { openApiPath } from '../../rest/openapi.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+
+let gw: TestGateway;
+const REST_EXAMPLES = restExamples();
+beforeAll(async () => {
+  gw = await startTestGateway();
+});
+afterAll(async () => {
+  await gw?.stop();
+});
+
+/** Which create gives the id the other operations on the same records use. */
+const CREATED_BY: Record<string, string> = {
+  'api.alert.silence': 'api.alert.silence.create',
+  'api.metric': 'api.metric.add',
+  'api.alert.notification': 'api.alert.notification.create',
+};
+
+describe('the API reference examples', () => {
+  it('exist for every REST operation but the multipart upload, and name only real operations', () => {
+    const byId = new Map(restEndpoints.map((endpoint) => [endpoint.apiId, endpoint]));
+    for (const apiId of Object.keys(REST_EXAMPLES)) expect([apiId, byId.has(apiId)]).toEqual([apiId, true]);
+    for (const endpoint of restEndpoints) {
+      expect([endpoint.apiId, (REST_EXAMPLES[endpoint.apiId]?.length ?? 0) > 0]).toEqual([endpoint.apiId, !endpoint.multipart]);
+    }
+  });
+
+  it('are shown in /openapi.json as the request Try it out sends', async () => {
+    const document = (await gw.http.get('/openapi.json')).body as { paths: Record<string, Record<string, any>> };
+    const read = document.paths[openApiPath('/v2/template/read/:template_id')]!.get;
+    expect(read.parameters.find((parameter: { name: string }) => parameter.name === 'template_id').example).toBe('readings_by_device');
+    const transition = document.paths['/v2/datasets/status-transition']!.post.requestBody.content['application/json'].examples;
+    expect(Object.keys(transition)).toEqual(['ReadyToPublish', 'Live']);
+  });
+
+  it('each answer 2xx when tried in order on a fresh gateway', async () => {
+    const created: Record<string, string> = {};
+    for (const [apiId, examples] of Object.entries(REST_EXAMPLES)) {
+      const endpoint = restEndpoints.find((entry) => entry.apiId === apiId)!;
+      const family = Object.keys(CREATED_BY).find((prefix) => apiId.startsWith(`${prefix}.`));
+      for (const example of examples) {
+        const id = family ? created[family] : undefined;
+        const fill = (value: string) => (id ? value.replace(CREATED_ID, id) : value);
+        let url = endpoint.path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(fill(example.path?.[name] ?? '')));
+        if (example.query) url += `?${new URLSearchParams(example.query).toString()}`;
+        const method = endpoint.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
+        let request = gw.http[method](url);
+        if (example.body !== undefined) request = request.set('content-type', 'application/json').send(JSON.stringify(example.body));
+        const response = await request;
+        expect({ example: `${apiId} ${example.name ?? ''}`, status: response.status, error: response.body?.error }).toEqual({
+          example: `${apiId} ${example.name ?? ''}`,
+          status: 200,
+          error: undefined,
+        });
+        if (CREATED_BY[family ?? ''] === apiId) created[family!] = response.body.result.id as string;
+      }
+    }
+  });
+});
