@@ -26,6 +26,7 @@ import { loadPolicy } from './auth/policy.js';
 import { RateLimiter } from './auth/rate-limit.js';
 import { aliasLimitRule, costLimitPlugin, depthLimitRule, jsonLimitsPlugin, limitBatch } from './graphql/limits.js';
 import { loadPersistedOperations, persistedOperationsPlugin } from './graphql/persisted-operations.js';
+import { publishedResultsPlugin } from './graphql/published-results.js';
 import { answerClientErrors } from './http/client-errors.js';
 import { limitAnonymousGraphQL } from './http/limit-anonymous.js';
 import { useCrossOrigin } from './http/use-cross-origin.js';
@@ -114,6 +115,16 @@ function createServices(
     metrics: createMetricsService(datasets, createMetricsSource(config.metrics, database.pool, ingestionCounters), { ...config.metrics, logger }),
   };
 }
+
+/** Root query fields that read published records only, with their tables (answers kept until those change). */
+const PUBLISHED_QUERY_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  'Query.dataset': ['datasets'],
+  'Query.datasets': ['datasets'],
+  'Query.template': ['query_templates'],
+  'Query.templates': ['query_templates'],
+  'Query.connector': ['connector_registry'],
+  'Query.connectors': ['connector_registry'],
+};
 
 /** Most ids each published-record cache keeps (a few KiB each: 10,000 datasets stay well under 100 MiB). */
 const PUBLISHED_CACHE_ENTRIES = 10_000;
@@ -278,6 +289,13 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
       jsonLimitsPlugin(config.jsonLimits),
       introspectionNeedsCaller(),
       persistedOperationsPlugin(persistedOperations, persistedRequiredFor),
+      publishedResultsPlugin(schema, {
+        changes: database.changes,
+        rootFields: PUBLISHED_QUERY_FIELDS,
+        uncacheableFields: new Set(['Dataset.metrics']),
+        permissions: ROOT_FIELD_PERMISSIONS,
+        maxEntries: 2_000,
+      }),
     ],
   });
   await apollo.start();
