@@ -14,6 +14,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { Logger } from '../../logger.js';
 import { quoteIdentifier } from './embedded.js';
+import { withTransaction } from './transaction.js';
 
 export interface QueryReader {
   pool: pg.Pool;
@@ -107,21 +108,13 @@ export async function openQueryReader(main: pg.Pool, options: QueryReaderOptions
  * superuser may (the catalogs belong to one); the gateway's own user, a superuser then, keeps them.
  */
 async function restrictPublicCatalogs(main: pg.Pool): Promise<void> {
-  const client = await main.connect();
-  try {
-    const { rows } = await client.query<{ superuser: boolean }>('SELECT rolsuper AS superuser FROM pg_roles WHERE rolname = current_user');
-    if (!rows[0]?.superuser) throw new Error("the gateway's database user is not a superuser");
-    await client.query('BEGIN');
+  const { rows } = await main.query<{ superuser: boolean }>('SELECT rolsuper AS superuser FROM pg_roles WHERE rolname = current_user');
+  if (!rows[0]?.superuser) throw new Error("the gateway's database user is not a superuser");
+  await withTransaction(main, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEY]);
     await client.query(`REVOKE SELECT ON ${CATALOG_RELATIONS_TEMPLATES_NEED_NOT_READ.map((name) => `pg_catalog.${name}`).join(', ')} FROM PUBLIC`);
     await client.query(`REVOKE EXECUTE ON FUNCTION ${FUNCTIONS_TEMPLATES_NEED_NOT_CALL.map((name) => `pg_catalog.${name}`).join(', ')} FROM PUBLIC`);
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 async function whoAmI(pool: pg.Pool): Promise<string> {

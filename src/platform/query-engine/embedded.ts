@@ -5,6 +5,7 @@
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { GatewayError } from '../../errors.js';
+import { withTransaction } from '../database/transaction.js';
 import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js';
 import { pgIdentifierName, quoteIdentifier, quoteLiteral } from './names.js';
 import { planNativeQuery } from './native-to-sql.js';
@@ -118,19 +119,11 @@ export class EmbeddedQueryEngine implements QueryEngine {
     }
     const view = `${quoteIdentifier(SCHEMA)}.${quoteIdentifier(pgIdentifierName(dataset.datasetId))}`;
     // Columns can change between versions, which CREATE OR REPLACE VIEW refuses: drop and create together.
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    await withTransaction(this.pool, async (client) => {
       await client.query(`DROP VIEW IF EXISTS ${view}`);
       await client.query(`CREATE VIEW ${view} AS SELECT ${select.join(', ')} FROM public.events WHERE dataset_id = ${quoteLiteral(dataset.datasetId)}`);
       await client.query(`COMMENT ON VIEW ${view} IS ${quoteLiteral(`dataset ${dataset.datasetId} version ${dataset.version}`)}`);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async dropQueryable(datasetId: string): Promise<void> {
