@@ -18,6 +18,9 @@ export interface S3Settings {
   credentials?: S3ClientConfig['credentials'];
 }
 
+const ignore = () => undefined;
+const SILENT_SDK_LOGGER = { trace: ignore, debug: ignore, info: ignore, warn: ignore, error: ignore };
+
 export function createS3Client(settings: S3Settings): S3Client {
   return new S3Client({
     region: settings.region,
@@ -29,6 +32,9 @@ export function createS3Client(settings: S3Settings): S3Client {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 3,
+    // The SDK would also print a warning to the console for a failed streaming upload; the failure
+    // reaches the caller as the rejection of putFile, which logs or reports it.
+    logger: SILENT_SDK_LOGGER,
   });
 }
 
