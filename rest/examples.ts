@@ -73,6 +73,7 @@ export function restExamples(now: Date = new Date()): Readonly<Record<string, re
     ],
     'api.datasets.read': [{ path: { dataset_id: 'telemetry' }, query: { fields: 'dataset_id,name,status,version' } }],
     'api.data.in': [{ path: { dataset_id: 'telemetry' }, body: { id: 'api.data.in', ver: 'v2', ts: TS, params: { msgid: 'docs-example' }, data: EVENTS } }],
+    'api.dataset.health': [{ body: envelope('api.dataset.health', { dataset_id: 'telemetry', categories: ['infra', 'processing', 'query'] }) }],
     'api.dataset.metrics': [{ body: envelope('api.dataset.metrics', { dataset_id: 'telemetry', category: ['data_volume'] }) }],
     'api.data.analyze.pii': [{ body: envelope('api.data.analyze.pii', { dataset_id: 'telemetry', data: [{ id: 'u1', email: 'ada@example.com' }] }) }],
     'api.datasets.copy': [

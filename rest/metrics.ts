@@ -1,6 +1,7 @@
 // REST entry for dataset health metrics (contract 4.1; note the singular `dataset` in the path).
 // GraphQL spells enum values in capitals; the contract in snake case (statuses as Healthy/Unhealthy),
 // and a component carries only the fields it has.
+import { HEALTH_CATEGORIES } from '../src/modules/metrics/health.js';
 import { METRIC_CATEGORIES } from '../src/modules/metrics/types.js';
 import { defineEndpoint } from './table.js';
 import { envelopeSchema } from './validation.js';
@@ -20,6 +21,13 @@ interface CategoryData {
 }
 
 const STATUS: Record<string, string> = { HEALTHY: 'Healthy', UNHEALTHY: 'Unhealthy' };
+/** The original's health endpoint spells it "UnHealthy" (reference §7); its clients compare with that. */
+const HEALTH_STATUS: Record<string, string> = { HEALTHY: 'Healthy', UNHEALTHY: 'UnHealthy' };
+
+interface HealthData {
+  status: string;
+  details: { category: string; status: string; components: { type: string; status: string; message: string | null }[] }[];
+}
 
 function restComponent(component: ComponentData): Record<string, unknown> {
   return {
@@ -70,5 +78,49 @@ export const metricsEndpoints = [
         ...(category.status === null ? {} : { status: STATUS[category.status] }),
         components: category.components.map(restComponent),
       })),
+  }),
+
+  defineEndpoint({
+    method: 'POST',
+    path: '/v2/datasets/health',
+    apiId: 'api.dataset.health',
+    summary: "Probe what a Live dataset depends on (infra, processing, query); dataset_id * for the platform's infra",
+    invalidInputCode: 'DATASET_HEALTH_INVALID_INPUT',
+    errorCodes: ['DATASET_NOT_FOUND'],
+    bodySchema: envelopeSchema(
+      'api.dataset.health',
+      {
+        type: 'object',
+        properties: {
+          dataset_id: { type: 'string', minLength: 1, maxLength: 200 },
+          categories: { type: 'array', minItems: 1, maxItems: 3, items: { type: 'string', enum: [...HEALTH_CATEGORIES] } },
+        },
+        required: ['dataset_id', 'categories'],
+        additionalProperties: false,
+      },
+      { requestRequired: true },
+    ),
+    operation: `query RestDatasetHealth($id: ID!, $categories: [HealthCategory!]!) {
+      datasetHealth(datasetId: $id, categories: $categories) { status details { category status components { type status message } } }
+    }`,
+    variables: (input) => {
+      const request = input.body.request as { dataset_id: string; categories: string[] };
+      return { id: request.dataset_id, categories: request.categories.map((category) => category.toUpperCase()) };
+    },
+    result: (data) => {
+      const health = data.datasetHealth as HealthData;
+      return {
+        status: HEALTH_STATUS[health.status],
+        details: health.details.map((detail) => ({
+          category: detail.category.toLowerCase(),
+          status: HEALTH_STATUS[detail.status],
+          components: detail.components.map((component) => ({
+            type: component.type,
+            status: HEALTH_STATUS[component.status],
+            ...(component.message === null ? {} : { message: component.message }),
+          })),
+        })),
+      };
+    },
   }),
 ];

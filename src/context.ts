@@ -10,6 +10,7 @@ import type { DatasetService, DatasetVersions } from './modules/datasets/service
 import type { FileService } from './modules/files/service.js';
 import type { SchemaInferenceService } from './modules/schema-inference/service.js';
 import type { IngestionService } from './modules/ingestion/service.js';
+import type { HealthService } from './modules/metrics/health.js';
 import type { MetricsService } from './modules/metrics/service.js';
 import type { PiiService } from './modules/pii/service.js';
 import type { TemplateService } from './modules/templates/service.js';
@@ -26,6 +27,7 @@ export interface Services {
   audit: AuditService;
   pii: PiiService;
   metrics: MetricsService;
+  health: HealthService;
 }
 
 export interface GatewayContext {

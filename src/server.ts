@@ -55,6 +55,7 @@ import { PublishedCache } from './platform/cache/published-cache.js';
 import { createFileService } from './modules/files/service.js';
 import { IngestionCounters } from './modules/ingestion/counters.js';
 import { createIngestionService } from './modules/ingestion/service.js';
+import { createHealthService } from './modules/metrics/health.js';
 import { createMetricsService } from './modules/metrics/service.js';
 import { createPiiService } from './modules/pii/service.js';
 import { createDatasetStore, type DatasetVersionList } from './modules/datasets/store.js';
@@ -99,6 +100,7 @@ function createServices(
   const datasets = createDatasetService(createDatasetStore(database.prisma, caches.datasets), platform.queryEngine, { listMax: config.datasets.listMax });
   // Ingestion counts; the embedded metrics source reads them for the importance score.
   const ingestionCounters = new IngestionCounters(platform.metrics.ingestion);
+  const metrics = createMetricsService(datasets, createMetricsSource(config.metrics, database.pool, ingestionCounters), { ...config.metrics, logger });
   return {
     templates: createTemplateService(createTemplateStore(database.prisma, caches.templates), {
       listMax: config.templates.listMax,
@@ -112,7 +114,8 @@ function createServices(
     alerts: createAlertService(createAlertStore(database.prisma), platform.alertManagers, platform.notifier, logger, { listMax: config.alerting.listMax }),
     audit: createAuditService(createAuditStore(database.prisma), { listMax: AUDIT_LIST_MAX }),
     pii: createPiiService(createPiiDetector(config.pii), config.pii),
-    metrics: createMetricsService(datasets, createMetricsSource(config.metrics, database.pool, ingestionCounters), { ...config.metrics, logger }),
+    metrics,
+    health: createHealthService({ pingDatabase: () => database.ping(), eventBus: platform.eventBus, queryEngine: platform.queryEngine, datasets, metrics }),
   };
 }
 

@@ -23,6 +23,7 @@ import { connectorsFieldPermissions } from '../modules/connectors/permissions.js
 import { datasetsFieldPermissions } from '../modules/datasets/permissions.js';
 import { filesFieldPermissions } from '../modules/files/permissions.js';
 import { ingestionFieldPermissions } from '../modules/ingestion/permissions.js';
+import { metricsFieldPermissions } from '../modules/metrics/permissions.js';
 import { piiFieldPermissions } from '../modules/pii/permissions.js';
 import { schemaInferenceFieldPermissions } from '../modules/schema-inference/permissions.js';
 import { templatesFieldPermissions } from '../modules/templates/permissions.js';
@@ -55,6 +56,7 @@ export const ROOT_FIELD_PERMISSIONS: FieldPermissions = {
   ...datasetsFieldPermissions,
   ...filesFieldPermissions,
   ...ingestionFieldPermissions,
+  ...metricsFieldPermissions,
   ...piiFieldPermissions,
   ...schemaInferenceFieldPermissions,
   ...templatesFieldPermissions,

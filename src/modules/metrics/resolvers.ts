@@ -2,6 +2,10 @@
 import type { Resolvers } from '../../generated/graphql.js';
 
 export const metricsResolvers: Resolvers = {
+  Query: {
+    datasetHealth: (_, { datasetId, categories }, { services }) => services.health.check(datasetId, categories),
+  },
+  HealthCategory: { INFRA: 'infra', PROCESSING: 'processing', QUERY: 'query' },
   Dataset: {
     metrics: (dataset, { categories, period }, { services, loaders }) =>
       services.metrics.forDataset(dataset.datasetId, { categories, period }, loaders.datasetVersions),

@@ -126,6 +126,10 @@ export class DruidQueryEngine implements QueryEngine {
     return rows;
   }
 
+  async ping(): Promise<void> {
+    await this.call('/status/health', undefined, 'GET');
+  }
+
   private async cancel(path: string): Promise<void> {
     await this.fetchImpl(new URL(path, this.settings.url), { method: 'DELETE', signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
   }

@@ -34,6 +34,8 @@ export interface QueryEngine {
    * `maxRows` rows leave the engine, whatever LIMIT the SQL has (or lacks).
    */
   runSql(sql: string, parameters: QueryParameter[], options: { maxRows: number }): Promise<Record<string, unknown>[]>;
+  /** Rejects when the engine does not answer (health checks); absent where the engine is the database. */
+  ping?(): Promise<void>;
   /** Runs a Druid native query against a datasource; Druid's result format. */
   runNative(datasource: Datasource, query: Record<string, unknown>): Promise<unknown[]>;
 }
