@@ -31,7 +31,7 @@ export function publishProblems(draft: DatasetRecord): string[] {
   if (!isObject(config.keys_config) || !isObject(config.indexing_config)) {
     problems.push('dataset_config is in the v1 (flat) form: read it with mode=edit to convert it to v2');
   } else {
-    if (!text(config.keys_config.timestamp_key)) problems.push('dataset_config.keys_config.timestamp_key is empty');
+    // An empty timestamp_key is allowed (contract 2.1): the event time is then the arrival time.
     if (draft.type === 'master' && !text(config.keys_config.data_key)) problems.push('dataset_config.keys_config.data_key is empty (a master dataset needs its record key)');
   }
 

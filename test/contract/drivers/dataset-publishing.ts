@@ -1,0 +1,27 @@
+// The two transports of the publishing scenarios.
+import { envelope, graphql } from '../../support/api.js';
+import type { TestGateway } from '../../support/gateway.js';
+import type { PublishingDriver } from '../dataset-publishing.js';
+import { graphqlOutcome, restOutcome } from '../harness.js';
+
+export function restPublishingDriver(gw: TestGateway): PublishingDriver {
+  return {
+    importDataset: async (definition) => restOutcome(await gw.http.post('/v2/datasets/import').send(envelope('api.datasets.import', definition))),
+    transition: async (datasetId, to) =>
+      restOutcome(await gw.http.post('/v2/datasets/status-transition').send(envelope('api.datasets.status-transition', { dataset_id: datasetId, status: to }))),
+    ingest: async (datasetId, events) => restOutcome(await gw.http.post(`/v2/data/in/${datasetId}`).send({ ...envelope('api.data.in'), data: events })),
+  };
+}
+
+const TRANSITIONS = { ReadyToPublish: 'READY_TO_PUBLISH', Live: 'LIVE' } as const;
+
+export function graphqlPublishingDriver(gw: TestGateway): PublishingDriver {
+  return {
+    importDataset: async (definition) =>
+      graphqlOutcome(await graphql(gw, 'mutation($d: JSON!) { importDataset(definition: $d) { id } }', { d: definition }), 'importDataset'),
+    transition: async (datasetId, to) =>
+      graphqlOutcome(await graphql(gw, 'mutation($id: ID!, $to: DatasetTransition!) { transitionDataset(id: $id, to: $to) { id } }', { id: datasetId, to: TRANSITIONS[to] }), 'transitionDataset'),
+    ingest: async (datasetId, events) =>
+      graphqlOutcome(await graphql(gw, 'mutation($id: ID!, $data: JSON!) { ingest(datasetId: $id, data: $data) { message } }', { id: datasetId, data: events }), 'ingest'),
+  };
+}
