@@ -10,8 +10,14 @@ export interface PublishingDriver {
 }
 
 export function datasetPublishingScenarios(ctx: SuiteContext<PublishingDriver>): void {
-  describe('a master dataset without a timestamp key', () => {
-    it('reaches Live, and its events take their arrival time as event time', async () => {
+  describe('a dataset without a timestamp key (the contract allows an empty one)', () => {
+    it('reaches ReadyToPublish as an event dataset too', async () => {
+      const id = `no-ts-event-${ctx.transport}`;
+      expectOk(await ctx.driver.importDataset(definition(id, { dataset_config: { keys_config: { timestamp_key: '' } } })));
+      expectOk(await ctx.driver.transition(id, 'ReadyToPublish'));
+    });
+
+    it('reaches Live as a master dataset, and its events take their arrival time as event time', async () => {
       const id = `no-ts-master-${ctx.transport}`;
       expectOk(await ctx.driver.importDataset(definition(id, { type: 'master', dataset_config: { keys_config: { data_key: 'userid', timestamp_key: '' } } })));
       expectOk(await ctx.driver.transition(id, 'ReadyToPublish'));

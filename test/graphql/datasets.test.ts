@@ -301,14 +301,6 @@ describe('transitionDataset(id, to)', () => {
     expect(await storedVersions(gw, 'odd-status')).toEqual(before);
   });
 
-  it('returns DATASET_CONFIGS_INVALID naming timestamp_key when READY_TO_PUBLISH is asked of a draft with an empty timestamp key', async () => {
-    await seedDataset(gw, 'no-timestamp', 'Draft', { dataset_config: { keys_config: { timestamp_key: '' } } });
-    const response = await move('no-timestamp', 'READY_TO_PUBLISH');
-    expectFailure(response, 'DATASET_CONFIGS_INVALID', /timestamp_key/);
-    expect(response.errors![0]!.message).toMatch(/no-timestamp/);
-    expect(await storedStatuses(gw, 'no-timestamp')).toEqual([['draft', 'Draft']]);
-  });
-
   it('returns DATASET_CONFIGS_INVALID naming data_key when READY_TO_PUBLISH is asked of a master without a data key', async () => {
     await seedDataset(gw, 'master-no-key', 'Draft', { type: 'master', dataset_config: { keys_config: { data_key: '' } } });
     expectFailure(await move('master-no-key', 'READY_TO_PUBLISH'), 'DATASET_CONFIGS_INVALID', /data_key/);

@@ -224,14 +224,6 @@ describe('POST /v2/datasets/status-transition', () => {
     expect(await storedVersions(gw, 'odd-status')).toEqual(before);
   });
 
-  it('returns 400 DATASET_CONFIGS_INVALID naming timestamp_key when ReadyToPublish is asked of a draft with an empty timestamp key', async () => {
-    await seedDataset(gw, 'no-timestamp', 'Draft', { dataset_config: { keys_config: { timestamp_key: '' } } });
-    const response = await move('no-timestamp', 'ReadyToPublish');
-    expectFailure(response, 400, 'DATASET_CONFIGS_INVALID', /timestamp_key/);
-    expect(response.body.error.message).toMatch(/no-timestamp/);
-    expect(await storedStatuses(gw, 'no-timestamp')).toEqual([['draft', 'Draft']]);
-  });
-
   it('returns 400 DATASET_CONFIGS_INVALID naming data_key when ReadyToPublish is asked of a master without a data key', async () => {
     await seedDataset(gw, 'master-no-key', 'Draft', { type: 'master', dataset_config: { keys_config: { data_key: '' } } });
     const response = await move('master-no-key', 'ReadyToPublish');
