@@ -32,7 +32,6 @@ import {
   type DatasetStatus,
   type DatasetType,
   type IgnoredFields,
-  type IgnoredItem,
   type JsonObject,
   type Stage,
 } from './types.js';
@@ -61,7 +60,6 @@ const validateTransformation = compileValidator(transformationSchema);
 const validateConnector = compileValidator(connectorSchema);
 
 /** Fields the gateway sets itself; an import that gives them is told they were ignored. */
-const MANAGED_FIELDS = ['status', 'version', 'version_key', 'data_version', 'created_by', 'updated_by', 'created_date', 'updated_date', 'published_date'];
 
 function newVersionKey(): string {
   return String(Date.now());
@@ -203,8 +201,8 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
       const datasetId = given.dataset_id as string;
       const type = given.type as DatasetType;
       const ignoredFields: IgnoredFields = {};
-      const managed: IgnoredItem[] = MANAGED_FIELDS.filter((key) => key in given).map((key) => ({ config: { [key]: given[key] }, details: 'set by the gateway' }));
-      if (managed.length > 0) ignoredFields.dataset_config = managed;
+      // Fields the gateway sets (status, version, dates: what an export carries) are replaced, not
+      // dropped: a clean import of an exported definition lists nothing as ignored.
 
       // Convert a flat (v1) dataset_config before defaults fill the gaps, so its keys land in their v2 places.
       const givenConfig = given.dataset_config as JsonObject;

@@ -6,7 +6,10 @@ import { graphqlOutcome, restOutcome } from '../harness.js';
 
 export function restPublishingDriver(gw: TestGateway): PublishingDriver {
   return {
-    importDataset: async (definition) => restOutcome(await gw.http.post('/v2/datasets/import').send(envelope('api.datasets.import', definition))),
+    importDataset: async (definition) => {
+      const outcome = restOutcome<{ ignoredFields?: unknown }>(await gw.http.post('/v2/datasets/import').send(envelope('api.datasets.import', definition)));
+      return outcome.ok ? { ok: true, value: outcome.value.ignoredFields ?? null } : outcome;
+    },
     transition: async (datasetId, to) =>
       restOutcome(await gw.http.post('/v2/datasets/status-transition').send(envelope('api.datasets.status-transition', { dataset_id: datasetId, status: to }))),
     ingest: async (datasetId, events) => restOutcome(await gw.http.post(`/v2/data/in/${datasetId}`).send({ ...envelope('api.data.in'), data: events })),
@@ -17,8 +20,10 @@ const TRANSITIONS = { ReadyToPublish: 'READY_TO_PUBLISH', Live: 'LIVE' } as cons
 
 export function graphqlPublishingDriver(gw: TestGateway): PublishingDriver {
   return {
-    importDataset: async (definition) =>
-      graphqlOutcome(await graphql(gw, 'mutation($d: JSON!) { importDataset(definition: $d) { id } }', { d: definition }), 'importDataset'),
+    importDataset: async (definition) => {
+      const outcome = graphqlOutcome<{ ignoredFields: unknown }>(await graphql(gw, 'mutation($d: JSON!) { importDataset(definition: $d) { ignoredFields } }', { d: definition }), 'importDataset');
+      return outcome.ok ? { ok: true, value: outcome.value.ignoredFields ?? null } : outcome;
+    },
     transition: async (datasetId, to) =>
       graphqlOutcome(await graphql(gw, 'mutation($id: ID!, $to: DatasetTransition!) { transitionDataset(id: $id, to: $to) { id } }', { id: datasetId, to: TRANSITIONS[to] }), 'transitionDataset'),
     ingest: async (datasetId, events) =>
