@@ -7,18 +7,16 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { restEndpoints } from '../../rest/endpoints.js';
 import { openApiPath } from '../../rest/openapi.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { describeWhen } from '../support/skip.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
 const run = promisify(execFile);
 
-if (!hasChromium) {
-  console.warn(`browser.test.ts: skipped: no Chromium at ${CHROMIUM} (Debian: apt-get install -y chromium, or set CHROMIUM_PATH)`);
-}
 
 /** Runs headless Chromium on `url` offline (loopback only); `mode` dumps the DOM or writes a screenshot. */
 async function chromium(url: string, mode: { dumpDom: true } | { screenshot: string }): Promise<string> {
@@ -49,7 +47,7 @@ async function chromium(url: string, mode: { dumpDom: true } | { screenshot: str
   }
 }
 
-const maybe = hasChromium ? describe : describe.skip;
+const maybe = describeWhen(hasChromium, `no Chromium at ${CHROMIUM} (Debian: apt-get install -y chromium, or set CHROMIUM_PATH)`);
 
 maybe('pages in headless Chromium, offline', () => {
   let gw: TestGateway;

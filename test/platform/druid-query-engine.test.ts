@@ -18,6 +18,7 @@ import { envelope } from '../support/api.js';
 import { seedDataset, transition, type Json } from '../support/datasets.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { DAY_END, DAY_START, JSON_TEMPLATES, SALES_SCHEMA_OVERRIDES, SQL } from '../support/template-run.js';
+import { describeWhen } from '../support/skip.js';
 
 // ---------------------------------------------------------------------------------------------
 // The Druid stand-in
@@ -599,7 +600,7 @@ describe('the gateway with DRUID_URL', () => {
 // ---------------------------------------------------------------------------------------------
 // A real Druid, when DRUID_URL is set (no Druid can run on this machine).
 
-const maybe = process.env.DRUID_URL ? describe : describe.skip;
+const maybe = describeWhen(process.env.DRUID_URL, 'DRUID_URL is not set');
 
 maybe('DruidQueryEngine against the Druid at DRUID_URL', () => {
   const real = () => new DruidQueryEngine({ url: process.env.DRUID_URL!, timeoutMs: 30_000 });

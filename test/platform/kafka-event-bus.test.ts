@@ -18,6 +18,7 @@ import { KafkaEventBus, type KafkaProducer } from '../../src/platform/event-bus/
 import { envelope, errorCode, graphql } from '../support/api.js';
 import { seedDataset } from '../support/datasets.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { describeWhen } from '../support/skip.js';
 
 // ---------------------------------------------------------------------------------------------
 // A fake producer and datasets (local to this file)
@@ -294,7 +295,7 @@ describe('the gateway with KAFKA_BROKERS pointing at a closed port', () => {
 });
 
 // Runs only where a broker is reachable: KAFKA_BROKERS=host:port npm test -- test/platform/kafka-event-bus.test.ts
-const maybe = process.env.KAFKA_BROKERS ? describe : describe.skip;
+const maybe = describeWhen(process.env.KAFKA_BROKERS, 'KAFKA_BROKERS is not set');
 
 maybe('against a real broker (KAFKA_BROKERS)', () => {
   const brokers = (process.env.KAFKA_BROKERS ?? '').split(',');

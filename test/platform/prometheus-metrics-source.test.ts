@@ -11,6 +11,7 @@ import { insertV1Live, seedDataset } from '../support/datasets.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startHttpStub, type HttpStub, type StubRequest } from '../support/http-stub.js';
 import { figuresAfterFreshness, freshnessFigures } from '../support/metrics.js';
+import { describeWhen } from '../support/skip.js';
 
 let prometheus: HttpStub;
 beforeAll(async () => {
@@ -227,7 +228,7 @@ describe('the gateway reading Prometheus (PROMETHEUS_URL)', () => {
 // stays a label value (a spliced `or vector(1)` would make every count 1), and a Prometheus with no
 // pipeline series yields zeros.
 const PROMETHEUS_URL = process.env.PROMETHEUS_URL;
-(PROMETHEUS_URL ? describe : describe.skip)('against a real Prometheus (PROMETHEUS_URL)', () => {
+describeWhen(PROMETHEUS_URL, 'PROMETHEUS_URL is not set')('against a real Prometheus (PROMETHEUS_URL)', () => {
   let gw: TestGateway;
   const hostile = 'prom_x"} or vector(1) #';
   beforeAll(async () => {

@@ -15,6 +15,7 @@ import { S3ObjectStore, type S3Settings } from '../../src/platform/object-store/
 import { envelope } from '../support/api.js';
 import { distributionTarGz } from '../support/archives.js';
 import { registerOverRest, registrySnapshot, startStoreGateway, type StoreGateway } from '../support/connectors.js';
+import { describeWhen } from '../support/skip.js';
 
 const ACCESS_KEY = 'AKIDEXAMPLETEST';
 const SECRET_KEY = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
@@ -268,7 +269,7 @@ function installed(name: string): boolean {
 }
 
 const hasS3rver = installed('s3rver');
-const withS3rver = hasS3rver ? describe : describe.skip;
+const withS3rver = describeWhen(hasS3rver, 'the npm package s3rver is not installed');
 
 withS3rver('S3ObjectStore against s3rver', () => {
   let server: { run(): Promise<AddressInfo>; close(): Promise<void> };
@@ -311,7 +312,7 @@ withS3rver('S3ObjectStore against s3rver', () => {
 // Against a real bucket, when S3_BUCKET is set (credentials from the standard AWS chain).
 
 const bucket = process.env.S3_BUCKET;
-const withBucket = bucket ? describe : describe.skip;
+const withBucket = describeWhen(bucket, 'S3_BUCKET is not set');
 
 withBucket('S3ObjectStore against the bucket in S3_BUCKET', () => {
   const store = new S3ObjectStore({
