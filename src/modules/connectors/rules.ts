@@ -3,6 +3,7 @@
 // distribution declares (one per connector, id `<connector_id>-<version>`).
 import { compileValidator, type JsonSchema } from '../../validation/json-schema.js';
 import { CONNECTOR_CATEGORIES, type ConnectorCategory, type ConnectorValues, type JsonObject } from './types.js';
+import { isObject } from '../../validation/json-object.js';
 
 export const CONNECTOR_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,149}$';
 export const CONNECTOR_VERSION_PATTERN = '^[A-Za-z0-9][A-Za-z0-9.+_-]{0,47}$';
@@ -145,6 +146,3 @@ export function registryValues(
   };
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}

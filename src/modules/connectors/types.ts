@@ -68,7 +68,4 @@ export interface RegisterOutcome {
   connectors: ConnectorRecord[];
 }
 
-/** Who is acting; until authentication lands every caller is SYSTEM, as in the original. */
-export interface Actor {
-  id: string;
-}
+export type { Actor } from '../../auth/actor.js';

@@ -2,6 +2,7 @@
 // the original fills in (reference §0.10), the v1 -> v2 conversion of the flat dataset_config, and
 // the cache_db_* naming (the original's redis_db_* accepted on input).
 import type { DatasetRecord, DatasetType, JsonObject } from './types.js';
+import { isObject } from '../../validation/json-object.js';
 
 export const DEFAULT_ENTRY_TOPIC = 'ingest';
 const DEFAULT_CACHE_HOST = 'localhost';
@@ -245,9 +246,6 @@ export function convertFlatDatasetConfig(flat: JsonObject, type: DatasetType): {
 }
 
 /** A JSON object (not null, not an array). */
-export function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** The path of the first string or key holding a NUL character (which PostgreSQL cannot store), or
  * undefined. Callers bound the depth first (pathDeeperThan), so the recursion is bounded too. */

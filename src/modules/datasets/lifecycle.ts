@@ -1,7 +1,7 @@
 // The dataset lifecycle of contract section 3: which transition applies to which version, from
 // which status, and the completeness a draft needs before it may be published.
 import type { ErrorCode } from '../../errors.js';
-import { isObject } from './definition.js';
+import { isObject } from '../../validation/json-object.js';
 import { TRANSITIONS, type DatasetRecord, type DatasetStatus, type Stage, type Transition } from './types.js';
 
 /** The version a transition acts on and the status it must be in. */

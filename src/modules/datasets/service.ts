@@ -4,6 +4,7 @@ import { GatewayError } from '../../errors.js';
 import type { QueryEngine } from '../../platform/query-engine/query-engine.js';
 import { pathDeeperThan } from '../../validation/json-depth.js';
 import { compileValidator } from '../../validation/json-schema.js';
+import { isObject } from '../../validation/json-object.js';
 import { unsupportedPatternIn } from '../../validation/linear-regexp.js';
 import {
   connectorSchema,
@@ -14,7 +15,6 @@ import {
   denormFieldSchema,
   denormSourcesOf,
   isNestedDatasetConfig,
-  isObject,
   pathWithNul,
   toContractRecord,
   transformationSchema,
@@ -35,10 +35,8 @@ import {
   type JsonObject,
   type Stage,
 } from './types.js';
+import type { Actor } from '../../auth/actor.js';
 
-interface Actor {
-  id: string;
-}
 
 export interface DatasetVersions {
   live?: DatasetRecord;

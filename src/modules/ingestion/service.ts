@@ -7,6 +7,7 @@ import { DATASET_ID_MAX_LENGTH } from '../datasets/definition.js';
 import type { DatasetService } from '../datasets/service.js';
 import type { JsonObject } from '../datasets/types.js';
 import type { IngestionCounters } from './counters.js';
+import { isObject } from '../../validation/json-object.js';
 
 export interface IngestionServiceOptions {
   /** Most events one request may carry. */
@@ -27,9 +28,6 @@ const MAX_EVENT_DEPTH = 32;
 /** Longest msgid, for both transports (REST's body schema says it too). */
 export const MAX_MSGID_LENGTH = 256;
 
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** Path segments of the first string or key holding a NUL, which PostgreSQL text and jsonb cannot
  * hold; undefined when there is none. Called on depth-checked data only. Segments are built only

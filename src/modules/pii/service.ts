@@ -16,6 +16,7 @@ import { looksLikeAddress, looksLikeBirthDate, looksLikePersonName } from './det
 import { NAME_GATED_TYPES, nameEvidence } from './field-names.js';
 import { collectFields, TooManyFields } from './fields.js';
 import type { BuiltinPiiType, FieldSample, PiiFinding, PiiReason, PiiType, ValueEvidence } from './types.js';
+import { isObject } from '../../validation/json-object.js';
 
 export interface PiiServiceOptions {
   /** Most records one call may carry. */
@@ -47,9 +48,6 @@ function strongestFirst(a: PiiReason, b: PiiReason): number {
   return b.score - a.score || a.code.localeCompare(b.code) || a.region.localeCompare(b.region);
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** The finding for one field, or undefined when no kind reaches `minScore`. */
 export function scoreField(sample: FieldSample, evidence: readonly ValueEvidence[], minScore: number): PiiFinding | undefined {

@@ -54,7 +54,4 @@ export interface UpdateTemplateInput {
   query?: string | null;
 }
 
-/** Who is acting; until authentication lands every caller is SYSTEM, as in the original. */
-export interface Actor {
-  id: string;
-}
+export type { Actor } from '../../auth/actor.js';

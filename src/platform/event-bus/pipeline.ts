@@ -6,10 +6,8 @@ import addFormatsModule from 'ajv-formats';
 import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js';
 import { linearRegExpEngine } from '../../validation/linear-regexp.js';
 import { batchKeys } from './event-bus.js';
+import { isObject } from '../../validation/json-object.js';
 
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** The value at a dotted path (`a.b.c`); a key that itself contains the dots wins. Own keys only. */
 export function valueAt(event: JsonObject, path: string): unknown {

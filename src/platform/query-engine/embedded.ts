@@ -10,6 +10,7 @@ import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js'
 import { pgIdentifierName, quoteIdentifier, quoteLiteral } from './names.js';
 import { planNativeQuery } from './native-to-sql.js';
 import type { Datasource, ParameterType, QueryEngine, QueryParameter } from './query-engine.js';
+import { isObject } from '../../validation/json-object.js';
 
 const SCHEMA = 'datasources';
 const MAX_COLUMNS = 1000;
@@ -21,9 +22,6 @@ interface Column {
   dataType: string;
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** Leaf fields of a data schema (objects are walked; arrays stay whole as jsonb). */
 export function schemaColumns(schema: JsonObject): Column[] {

@@ -4,6 +4,7 @@
 // the datasource's columns. Anything unsupported is refused, naming the construct.
 import { GatewayError } from '../../errors.js';
 import { quoteIdentifier } from './names.js';
+import { isObject } from '../../validation/json-object.js';
 
 type Json = Record<string, unknown>;
 
@@ -57,9 +58,6 @@ function unsupported(what: string): GatewayError {
   return new GatewayError('DATA_OUT_INVALID_INPUT', `the embedded query engine does not support ${what}`);
 }
 
-function isObject(value: unknown): value is Json {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** The one "start/end" interval of a native query (string, list, or {type: intervals} object). */
 export function queryInterval(intervals: unknown): { start: number; end: number } {
