@@ -61,6 +61,9 @@ const DATASET_LIST_COLUMNS = 'dataset_id, name, type, status, tags, version, ver
 const DATASET_DRAFT_EXTRAS =
   "json_build_object('data_schema', data_schema, 'validation_config', validation_config, 'dedup_config', dedup_config, " +
   "'denorm_config', denorm_config, 'connectors_config', connectors_config)";
+// What a connector read and list carry (rest/connectors.ts); the read adds the form (ui_spec).
+const CONNECTOR_COLUMNS = 'id, connector_id, name, type, category, version, description, licence, owner, iconurl, status, created_by, updated_by, created_date, updated_date, live_date';
+const CONNECTOR_GRAPHQL_FIELDS = 'id connectorId name type category version description licence owner iconUrl status createdBy updatedBy createdAt updatedAt liveAt';
 const DATASET_GRAPHQL_READ_FIELDS = 'id name status version datasetConfig';
 const DATASET_GRAPHQL_LIST_FIELDS = 'id name status version';
 
@@ -223,6 +226,23 @@ async function startFloor(databaseUrl: string): Promise<Floor> {
     });
     const data = found.rows.map(({ draft_extras, ...row }) => (draft_extras ? { ...row, ...draft_extras } : row));
     res.json({ result: { data, count: data.length } });
+  });
+
+  // Connectors: the registry row the read shows (ui_spec included), and every Live connector for the list.
+  app.get('/connector/read/:id', async (req, res) => {
+    const found = await pool.query({ name: 'floor_connector_read', text: `SELECT ${CONNECTOR_COLUMNS}, ui_spec FROM connector_registry WHERE id = $1`, values: [req.params.id] });
+    const row: unknown = found.rows[0];
+    if (row === undefined) res.status(404).json({ error: 'not found' });
+    else res.json({ result: row });
+  });
+
+  app.post('/connector/list', express.json(), async (_req, res) => {
+    const found = await pool.query({
+      name: 'floor_connector_list',
+      text: `SELECT ${CONNECTOR_COLUMNS} FROM connector_registry WHERE status = 'Live' ORDER BY created_date DESC, id ASC LIMIT $1`,
+      values: [1000],
+    });
+    res.json({ result: { data: found.rows, count: found.rows.length } });
   });
 
   return listenFloor(app, pool);
@@ -396,8 +416,66 @@ function datasetScenarios(gatewayUrl: string, floorUrl: string): Scenario[] {
   ];
 }
 
-function scenarios(gatewayUrl: string, floorUrl: string): Scenario[] {
-  return [...templateScenarios(gatewayUrl, floorUrl), ...datasetScenarios(gatewayUrl, floorUrl)];
+/** The built-in connectors every gateway seeds at start-up (src/modules/connectors/builtins.ts). */
+function connectorScenarios(gatewayUrl: string, floorUrl: string, connectorIds: string[]): Scenario[] {
+  const graphqlRead = `query BenchConnector($id: ID!) { connector(id: $id) { ${CONNECTOR_GRAPHQL_FIELDS} uiSpec } }`;
+  const graphqlList = `query BenchConnectors { connectors(first: 100, filter: { status: [LIVE] }) { nodes { ${CONNECTOR_GRAPHQL_FIELDS} } } }`;
+  const listBody = JSON.stringify(envelope('api.connectors.list', 'bench-list', { request: { filters: { status: ['Live'] } } }));
+  const count = connectorIds.length;
+  return [
+    {
+      name: 'REST connector read',
+      operation: 'connector read',
+      isFloor: false,
+      url: gatewayUrl,
+      requests: connectorIds.map((id) => ({ method: 'GET', path: `/v2/connectors/read/${id}` })),
+      checkBody: restCheck((result, request) => expectId(result, requestedId(request), 'id', 'connector')),
+    },
+    {
+      name: 'REST connector list',
+      operation: 'connector list',
+      isFloor: false,
+      url: gatewayUrl,
+      requests: [{ method: 'POST', path: '/v2/connectors/list', headers: jsonHeaders, body: listBody }],
+      checkBody: restCheck((result) => expectList(record(result)?.data, 'id', 'connector', count)),
+    },
+    {
+      name: 'GraphQL connector read',
+      operation: 'connector read',
+      isFloor: false,
+      url: gatewayUrl,
+      requests: connectorIds.map((id) => graphqlRequest(graphqlRead, { id })),
+      checkBody: graphqlCheck((data, request) => expectId(data.connector, requestedId(request), 'id', 'connector')),
+    },
+    {
+      name: 'GraphQL connector list',
+      operation: 'connector list',
+      isFloor: false,
+      url: gatewayUrl,
+      requests: [graphqlRequest(graphqlList)],
+      checkBody: graphqlCheck((data) => expectList(record(data.connectors)?.nodes, 'id', 'connector', count)),
+    },
+    {
+      name: 'floor connector read',
+      operation: 'connector read',
+      isFloor: true,
+      url: floorUrl,
+      requests: connectorIds.map((id) => ({ method: 'GET', path: `/connector/read/${id}` })),
+      checkBody: (body, request) => expectId(record(body)?.result, requestedId(request), 'id', 'connector'),
+    },
+    {
+      name: 'floor connector list',
+      operation: 'connector list',
+      isFloor: true,
+      url: floorUrl,
+      requests: [{ method: 'POST', path: '/connector/list' }],
+      checkBody: (body) => expectList(record(record(body)?.result)?.data, 'id', 'connector', count),
+    },
+  ];
+}
+
+function scenarios(gatewayUrl: string, floorUrl: string, connectorIds: string[]): Scenario[] {
+  return [...templateScenarios(gatewayUrl, floorUrl), ...datasetScenarios(gatewayUrl, floorUrl), ...connectorScenarios(gatewayUrl, floorUrl, connectorIds)];
 }
 
 /** Sends every distinct request of a scenario once and checks each answer; returns the problems and the largest body size. */
@@ -491,8 +569,13 @@ async function main(): Promise<boolean> {
     const floor = await startFloor(cluster.url);
     cleanups.push('floor server', () => floor.stop());
 
+    const registry = new pg.Client({ connectionString: cluster.url });
+    await registry.connect();
+    const connectorIds = (await registry.query<{ id: string }>(`SELECT id FROM connector_registry WHERE status = 'Live' ORDER BY id`)).rows.map((row) => row.id);
+    await registry.end();
+
     const outcomes: Outcome[] = [];
-    for (const scenario of scenarios(gateway.url, floor.url)) {
+    for (const scenario of scenarios(gateway.url, floor.url, connectorIds)) {
       const checked = await probe(scenario);
       log(
         `running ${scenario.name} for ${durationSeconds} s (${scenario.requests.length} distinct request(s), ` +
