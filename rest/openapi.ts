@@ -10,7 +10,7 @@ import { PUBLIC_API_ID } from '../src/auth/field-api-ids.js';
 import { ERROR_CATALOGUE, GENERIC_FAILURE_MESSAGE, GatewayError, type ErrorCode } from '../src/errors.js';
 import { DATABASE_UNAVAILABLE_MESSAGE } from '../src/graphql/errors.js';
 import { requestTimeoutMessage } from '../src/http/use-request-timeout.js';
-import { examplesOf, type RestExample } from './examples.js';
+import { CREATED_ID, examplesOf, type RestExample } from './examples.js';
 import type { RestEndpoint } from './table.js';
 import type { JsonSchema } from './validation.js';
 
@@ -129,9 +129,13 @@ function tagOf(endpoint: RestEndpoint): string {
   return TAGS[domain] ?? domain;
 }
 
+/** What a reader must put in place of the placeholder id (Try it out with it answers 404). */
+const CREATED_ID_NOTE = 'The example is a placeholder: use the `id` that the matching create operation answered.';
+
 /** `example` of a parameter, when the operation's first example gives it a value. */
 function withExample(parameter: Record<string, unknown>, value: string | undefined): Record<string, unknown> {
-  return value === undefined ? parameter : { ...parameter, example: value };
+  if (value === undefined) return parameter;
+  return { ...parameter, example: value, ...(value === CREATED_ID ? { description: CREATED_ID_NOTE } : {}) };
 }
 
 function parameters(endpoint: RestEndpoint, example: RestExample | undefined): Record<string, unknown>[] {
