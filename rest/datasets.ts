@@ -200,4 +200,18 @@ export const datasetEndpoints = [
       return { message: moved.message, dataset_id: moved.id };
     },
   }),
+
+  defineEndpoint({
+    method: 'GET',
+    path: '/v2/datasets/export/:dataset_id',
+    apiId: 'api.datasets.export',
+    summary: 'Export a dataset definition that import takes back (Live by default; status=ReadyToPublish for the draft)',
+    invalidInputCode: 'DATASET_EXPORT_INVALID_INPUT',
+    errorCodes: ['DATASET_NOT_FOUND', 'DATASET_EXPORT_FAILURE'],
+    pathSchema: { type: 'object', properties: { dataset_id: datasetId }, required: ['dataset_id'] },
+    querySchema: { type: 'object', properties: { status: { type: 'string', enum: Object.keys(STATUS_ENUM) } } },
+    operation: `query RestExportDataset($id: ID!, $status: DatasetStatus) { exportDataset(id: $id, status: $status) }`,
+    variables: (input) => ({ id: input.path.dataset_id, status: typeof input.query.status === 'string' ? STATUS_ENUM[input.query.status] : null }),
+    result: (data) => data.exportDataset,
+  }),
 ];

@@ -71,6 +71,7 @@ export function restExamples(now: Date = new Date()): Readonly<Record<string, re
       { name: 'ReadyToPublish', body: envelope('api.datasets.status-transition', { dataset_id: 'telemetry', status: 'ReadyToPublish' }) },
       { name: 'Live', body: envelope('api.datasets.status-transition', { dataset_id: 'telemetry', status: 'Live' }) },
     ],
+    'api.datasets.export': [{ path: { dataset_id: 'telemetry' } }],
     'api.datasets.read': [{ path: { dataset_id: 'telemetry' }, query: { fields: 'dataset_id,name,status,version' } }],
     'api.data.in': [{ path: { dataset_id: 'telemetry' }, body: { id: 'api.data.in', ver: 'v2', ts: TS, params: { msgid: 'docs-example' }, data: EVENTS } }],
     'api.dataset.health': [{ body: envelope('api.dataset.health', { dataset_id: 'telemetry', categories: ['infra', 'processing', 'query'] }) }],

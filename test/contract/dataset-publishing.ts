@@ -1,13 +1,21 @@
 // Publishing edge cases the original's clients rely on, written once for both transports.
 import { describe, expect, it } from '@jest/globals';
-import { definition } from '../support/datasets.js';
-import { expectOk, type Outcome, type SuiteContext } from './harness.js';
+import { definition, seedDataset } from '../support/datasets.js';
+import { expectFailure, expectOk, type Outcome, type SuiteContext } from './harness.js';
 
 export interface PublishingDriver {
   /** The import's ignoredFields (null when nothing was ignored). */
   importDataset(definition: Record<string, unknown>): Promise<Outcome<unknown>>;
   transition(datasetId: string, to: 'ReadyToPublish' | 'Live'): Promise<Outcome<unknown>>;
   ingest(datasetId: string, events: Record<string, unknown>[]): Promise<Outcome<unknown>>;
+  /** The exported definition (contract field names). */
+  exportDataset(datasetId: string, status?: 'Live' | 'ReadyToPublish' | 'Draft'): Promise<Outcome<Record<string, unknown>>>;
+}
+
+/** What an export says about a dataset besides who and when: what must survive a round trip. */
+function substance(definition: Record<string, unknown>): Record<string, unknown> {
+  const { id: _id, dataset_id: _datasetId, status: _status, version: _version, version_key: _key, created_by: _cb, updated_by: _ub, created_date: _cd, updated_date: _ud, published_date: _pd, ...rest } = definition;
+  return rest;
 }
 
 export function datasetPublishingScenarios(ctx: SuiteContext<PublishingDriver>): void {
@@ -15,6 +23,27 @@ export function datasetPublishingScenarios(ctx: SuiteContext<PublishingDriver>):
     it('lists nothing as ignored for a clean definition that carries the fields the gateway sets (as an export does)', async () => {
       const exported = { ...definition(`clean-import-${ctx.transport}`), status: 'Live', version: 3, version_key: '1700000000000', created_by: 'someone', created_date: '2026-01-01T00:00:00Z' };
       expect(expectOk(await ctx.driver.importDataset(exported)) ?? null).toBeNull();
+    });
+  });
+
+  describe('exporting', () => {
+    it('gives a definition that import takes back unchanged under a new id (nothing ignored)', async () => {
+      const id = `export-src-${ctx.transport}`;
+      const copy = `export-copy-${ctx.transport}`;
+      await seedDataset(ctx.gw, id, 'Live', { tags: ['exported'], transformations_config: [] });
+      const exported = expectOk(await ctx.driver.exportDataset(id));
+      expect(exported).toMatchObject({ dataset_id: id, status: 'Live' });
+      expect(expectOk(await ctx.driver.importDataset({ ...exported, id: copy, dataset_id: copy })) ?? null).toBeNull();
+      expectOk(await ctx.driver.transition(copy, 'ReadyToPublish'));
+      const reexported = expectOk(await ctx.driver.exportDataset(copy, 'ReadyToPublish'));
+      expect(substance(reexported)).toEqual(substance(exported));
+    });
+
+    it('refuses a Draft (incomplete) and names a dataset that does not exist', async () => {
+      const id = `export-draft-${ctx.transport}`;
+      await seedDataset(ctx.gw, id, 'Draft');
+      expectFailure(await ctx.driver.exportDataset(id, 'Draft'), 'DATASET_EXPORT_FAILURE', /status:Draft cannot be exported/);
+      expectFailure(await ctx.driver.exportDataset(`export-none-${ctx.transport}`), 'DATASET_NOT_FOUND', /export-none/);
     });
   });
 

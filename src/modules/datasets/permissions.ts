@@ -6,6 +6,7 @@ import type { FieldPermissions } from '../../auth/field-api-ids.js';
 export const datasetsFieldPermissions: FieldPermissions = {
   'Query.dataset': ['api.datasets.read', 'api.dataset.metrics'],
   'Query.datasets': ['api.datasets.list'],
+  'Query.exportDataset': ['api.datasets.export'],
   'Mutation.editDataset': ['api.datasets.update'],
   'Mutation.importDataset': ['api.datasets.import'],
   'Mutation.copyDataset': ['api.datasets.copy'],

@@ -11,6 +11,7 @@ export const datasetResolvers: Resolvers = {
       services.datasets.get(id, { stage: version ?? 'live', status }, loaders.datasetVersions),
     datasets: (_, { filter, first, after }, { services }) =>
       services.datasets.list({ statuses: filter?.status, type: filter?.type, limit: first, offset: offsetAfter(after, 'DATASET_LIST_INPUT_INVALID') }),
+    exportDataset: (_, { id, status }, { services }) => services.datasets.export(id, status),
   },
   Mutation: {
     editDataset: (_, { id }, { services, actor }) => services.datasets.edit(id, actor),

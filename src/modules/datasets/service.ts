@@ -151,6 +151,20 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
       return record;
     },
 
+    /**
+     * A definition that import takes back (the original's export): the Live version by default, or
+     * the draft when `status` names a draft status, which must be ReadyToPublish (a Draft is not
+     * complete; a Retired dataset is not exported).
+     */
+    async export(datasetId: string, status?: DatasetStatus | null): Promise<JsonObject> {
+      const record = await findStage(datasetId, status && status !== 'Live' && status !== 'Retired' ? 'draft' : 'live');
+      if (!record) throw new GatewayError('DATASET_NOT_FOUND', `Dataset with the given dataset_id:${datasetId} not found to export`);
+      if (record.status !== 'Live' && record.status !== 'ReadyToPublish') {
+        throw new GatewayError('DATASET_EXPORT_FAILURE', `Dataset with status:${record.status} cannot be exported`);
+      }
+      return toContractRecord(record);
+    },
+
     /** The draft to edit: the existing one (converted to v2 if needed), or a new one made from Live. */
     async edit(datasetId: string, actor: Actor): Promise<DatasetRecord> {
       const draft = await findStage(datasetId, 'draft');

@@ -13,10 +13,12 @@ export function restPublishingDriver(gw: TestGateway): PublishingDriver {
     transition: async (datasetId, to) =>
       restOutcome(await gw.http.post('/v2/datasets/status-transition').send(envelope('api.datasets.status-transition', { dataset_id: datasetId, status: to }))),
     ingest: async (datasetId, events) => restOutcome(await gw.http.post(`/v2/data/in/${datasetId}`).send({ ...envelope('api.data.in'), data: events })),
+    exportDataset: async (datasetId, status) => restOutcome(await gw.http.get(`/v2/datasets/export/${datasetId}${status ? `?status=${status}` : ''}`)),
   };
 }
 
 const TRANSITIONS = { ReadyToPublish: 'READY_TO_PUBLISH', Live: 'LIVE' } as const;
+const STATUSES = { Draft: 'DRAFT', ReadyToPublish: 'READY_TO_PUBLISH', Live: 'LIVE' } as const;
 
 export function graphqlPublishingDriver(gw: TestGateway): PublishingDriver {
   return {
@@ -28,5 +30,10 @@ export function graphqlPublishingDriver(gw: TestGateway): PublishingDriver {
       graphqlOutcome(await graphql(gw, 'mutation($id: ID!, $to: DatasetTransition!) { transitionDataset(id: $id, to: $to) { id } }', { id: datasetId, to: TRANSITIONS[to] }), 'transitionDataset'),
     ingest: async (datasetId, events) =>
       graphqlOutcome(await graphql(gw, 'mutation($id: ID!, $data: JSON!) { ingest(datasetId: $id, data: $data) { message } }', { id: datasetId, data: events }), 'ingest'),
+    exportDataset: async (datasetId, status) =>
+      graphqlOutcome(
+        await graphql(gw, 'query($id: ID!, $status: DatasetStatus) { exportDataset(id: $id, status: $status) }', { id: datasetId, status: status ? STATUSES[status] : null }),
+        'exportDataset',
+      ),
   };
 }
