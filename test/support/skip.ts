@@ -6,5 +6,6 @@ import { describe } from '@jest/globals';
 /** `describe` when `condition` holds; otherwise a skipped describe whose title carries `reason`. */
 export function describeWhen(condition: unknown, reason: string): (title: string, body: () => void) => void {
   if (condition) return (title, body) => describe(title, body);
-  return (title, body) => describe.skip(`${title} [skipped: ${reason}]`, body);
+  const skipped = describe.skip;
+  return (title, body) => skipped(`${title} [skipped: ${reason}]`, body);
 }

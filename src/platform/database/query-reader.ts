@@ -124,31 +124,24 @@ async function whoAmI(pool: pg.Pool): Promise<string> {
 
 /** Makes (or repairs) the role with its rights and returns its password. */
 async function prepareRole(main: pg.Pool, database: string, role: string): Promise<string> {
-  const client = await main.connect();
-  try {
-    await client.query('BEGIN');
+  const password = await withTransaction(main, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEY]);
     // Hex only, so it is safe to write into the statement (role DDL takes no parameters).
     await client.query('INSERT INTO query_reader_credentials (role_name, password) VALUES ($1, $2) ON CONFLICT (role_name) DO NOTHING', [role, randomBytes(24).toString('hex')]);
     const stored = await client.query<{ password: string }>('SELECT password FROM query_reader_credentials WHERE role_name = $1', [role]);
-    const password = stored.rows[0]!.password;
-    if (!/^[0-9a-f]+$/.test(password)) throw new Error(`query_reader_credentials holds a password for ${role} that is not hex`);
+    const secret = stored.rows[0]!.password;
+    if (!/^[0-9a-f]+$/.test(secret)) throw new Error(`query_reader_credentials holds a password for ${role} that is not hex`);
     const exists = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
-    const attributes = `LOGIN PASSWORD '${password}' NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION NOBYPASSRLS`;
+    const attributes = `LOGIN PASSWORD '${secret}' NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION NOBYPASSRLS`;
     await client.query(exists.rowCount ? `ALTER ROLE ${quoteIdentifier(role)} WITH ${attributes}` : `CREATE ROLE ${quoteIdentifier(role)} WITH ${attributes}`);
     await client.query(`GRANT USAGE ON SCHEMA ${SCHEMA} TO ${quoteIdentifier(role)}`);
     await client.query(`GRANT SELECT ON ALL TABLES IN SCHEMA ${SCHEMA} TO ${quoteIdentifier(role)}`);
     // Views made later (a dataset going Live) are readable too: the gateway's user makes them.
     await client.query(`ALTER DEFAULT PRIVILEGES IN SCHEMA ${SCHEMA} GRANT SELECT ON TABLES TO ${quoteIdentifier(role)}`);
-    await client.query('COMMIT');
-    // PUBLIC may connect by default; granting it too needs the database's owner, which the gateway's
-    // user need not be. If neither holds, the login check after this says so.
-    await client.query(`GRANT CONNECT ON DATABASE ${quoteIdentifier(database)} TO ${quoteIdentifier(role)}`).catch(() => undefined);
-    return password;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+    return secret;
+  });
+  // PUBLIC may connect by default; granting it too needs the database's owner, which the gateway's
+  // user need not be. If neither holds, the login check after this says so.
+  await main.query(`GRANT CONNECT ON DATABASE ${quoteIdentifier(database)} TO ${quoteIdentifier(role)}`).catch(() => undefined);
+  return password;
 }
