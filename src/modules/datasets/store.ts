@@ -74,76 +74,76 @@ export function createDatasetStore(prisma: PrismaClient, cache?: PublishedCache<
       return [...[...found.values()].flat(), ...read];
     };
     return {
-    findVersions,
+      findVersions,
 
-    async find(datasetId: string, stage: Stage): Promise<DatasetRecord | undefined> {
-      if (cached && cache) return (await findVersions([datasetId])).find((record) => record.stage === stage);
-      const row = await db.dataset.findUnique({ where: { datasetId_stage: { datasetId, stage } } });
-      return row ? toRecord(row) : undefined;
-    },
+      async find(datasetId: string, stage: Stage): Promise<DatasetRecord | undefined> {
+        if (cached && cache) return (await findVersions([datasetId])).find((record) => record.stage === stage);
+        const row = await db.dataset.findUnique({ where: { datasetId_stage: { datasetId, stage } } });
+        return row ? toRecord(row) : undefined;
+      },
 
-    /** Live versions first, then drafts; newest change first within each. */
-    async list(options: { statuses?: readonly DatasetStatus[]; type?: DatasetType; take: number; skip: number }): Promise<DatasetRecord[]> {
-      const rows = await db.dataset.findMany({
-        where: { ...(options.statuses ? { status: { in: [...options.statuses] } } : {}), ...(options.type ? { type: options.type } : {}) },
-        orderBy: [{ stage: 'desc' }, { updatedDate: 'desc' }, { datasetId: 'asc' }],
-        take: options.take,
-        skip: options.skip,
-      });
-      return rows.map(toRecord);
-    },
+      /** Live versions first, then drafts; newest change first within each. */
+      async list(options: { statuses?: readonly DatasetStatus[]; type?: DatasetType; take: number; skip: number }): Promise<DatasetRecord[]> {
+        const rows = await db.dataset.findMany({
+          where: { ...(options.statuses ? { status: { in: [...options.statuses] } } : {}), ...(options.type ? { type: options.type } : {}) },
+          orderBy: [{ stage: 'desc' }, { updatedDate: 'desc' }, { datasetId: 'asc' }],
+          take: options.take,
+          skip: options.skip,
+        });
+        return rows.map(toRecord);
+      },
 
-    count(options: { statuses?: readonly DatasetStatus[]; type?: DatasetType }): Promise<number> {
-      return db.dataset.count({
-        where: { ...(options.statuses ? { status: { in: [...options.statuses] } } : {}), ...(options.type ? { type: options.type } : {}) },
-      });
-    },
+      count(options: { statuses?: readonly DatasetStatus[]; type?: DatasetType }): Promise<number> {
+        return db.dataset.count({
+          where: { ...(options.statuses ? { status: { in: [...options.statuses] } } : {}), ...(options.type ? { type: options.type } : {}) },
+        });
+      },
 
-    /** Live versions of the given ids that are masters with status Live. */
-    async liveMasters(datasetIds: readonly string[]): Promise<DatasetRecord[]> {
-      const rows = await db.dataset.findMany({ where: { datasetId: { in: [...datasetIds] }, stage: 'live', status: 'Live', type: 'master' } });
-      return rows.map(toRecord);
-    },
+      /** Live versions of the given ids that are masters with status Live. */
+      async liveMasters(datasetIds: readonly string[]): Promise<DatasetRecord[]> {
+        const rows = await db.dataset.findMany({ where: { datasetId: { in: [...datasetIds] }, stage: 'live', status: 'Live', type: 'master' } });
+        return rows.map(toRecord);
+      },
 
-    /** Other datasets (any version) that denormalise from `datasetId`, with the given statuses. */
-    async dependents(datasetId: string, statuses: readonly DatasetStatus[]): Promise<DatasetRecord[]> {
-      const rows = await db.dataset.findMany({
-        where: { denormSources: { has: datasetId }, status: { in: [...statuses] }, NOT: { datasetId } },
-        orderBy: { datasetId: 'asc' },
-      });
-      return rows.map(toRecord);
-    },
+      /** Other datasets (any version) that denormalise from `datasetId`, with the given statuses. */
+      async dependents(datasetId: string, statuses: readonly DatasetStatus[]): Promise<DatasetRecord[]> {
+        const rows = await db.dataset.findMany({
+          where: { denormSources: { has: datasetId }, status: { in: [...statuses] }, NOT: { datasetId } },
+          orderBy: { datasetId: 'asc' },
+        });
+        return rows.map(toRecord);
+      },
 
-    async insert(values: DatasetDraftValues, publishedDate?: Date): Promise<DatasetRecord> {
-      const record = toRecord(await db.dataset.create({ data: { ...toData(values), publishedDate: publishedDate ?? null } }));
-      wrote(values.datasetId);
-      return record;
-    },
+      async insert(values: DatasetDraftValues, publishedDate?: Date): Promise<DatasetRecord> {
+        const record = toRecord(await db.dataset.create({ data: { ...toData(values), publishedDate: publishedDate ?? null } }));
+        wrote(values.datasetId);
+        return record;
+      },
 
-    /** Replaces a version's contents (keeping its creation date); undefined when it does not exist. */
-    async replace(values: DatasetDraftValues, publishedDate?: Date | null): Promise<DatasetRecord> {
-      const { datasetId, stage } = values;
-      const data = toData(values);
-      const row = await db.dataset.upsert({
-        where: { datasetId_stage: { datasetId, stage } },
-        create: { ...data, publishedDate: publishedDate ?? null },
-        update: { ...data, ...(publishedDate !== undefined ? { publishedDate } : {}), createdBy: undefined },
-      });
-      wrote(datasetId);
-      return toRecord(row);
-    },
+      /** Replaces a version's contents (keeping its creation date); undefined when it does not exist. */
+      async replace(values: DatasetDraftValues, publishedDate?: Date | null): Promise<DatasetRecord> {
+        const { datasetId, stage } = values;
+        const data = toData(values);
+        const row = await db.dataset.upsert({
+          where: { datasetId_stage: { datasetId, stage } },
+          create: { ...data, publishedDate: publishedDate ?? null },
+          update: { ...data, ...(publishedDate !== undefined ? { publishedDate } : {}), createdBy: undefined },
+        });
+        wrote(datasetId);
+        return toRecord(row);
+      },
 
-    async setStatus(datasetId: string, stage: Stage, status: DatasetStatus, updatedBy: string): Promise<DatasetRecord> {
-      const record = toRecord(await db.dataset.update({ where: { datasetId_stage: { datasetId, stage } }, data: { status, updatedBy } }));
-      wrote(datasetId);
-      return record;
-    },
+      async setStatus(datasetId: string, stage: Stage, status: DatasetStatus, updatedBy: string): Promise<DatasetRecord> {
+        const record = toRecord(await db.dataset.update({ where: { datasetId_stage: { datasetId, stage } }, data: { status, updatedBy } }));
+        wrote(datasetId);
+        return record;
+      },
 
-    async remove(datasetId: string, stage?: Stage): Promise<number> {
-      const result = await db.dataset.deleteMany({ where: { datasetId, ...(stage ? { stage } : {}) } });
-      wrote(datasetId);
-      return result.count;
-    },
+      async remove(datasetId: string, stage?: Stage): Promise<number> {
+        const result = await db.dataset.deleteMany({ where: { datasetId, ...(stage ? { stage } : {}) } });
+        wrote(datasetId);
+        return result.count;
+      },
     };
   };
 
