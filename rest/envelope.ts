@@ -8,15 +8,6 @@ export interface EnvelopeParams {
   resmsgid: string;
 }
 
-export interface SuccessEnvelope {
-  id: string;
-  ver: 'v2';
-  ts: string;
-  params: EnvelopeParams;
-  responseCode: 'OK';
-  result: unknown;
-}
-
 export interface FailureEnvelope {
   id: string;
   ver: 'v2';
@@ -41,13 +32,9 @@ function params(status: EnvelopeParams['status'], msgid: string | undefined): En
   return msgid ? { status, msgid, resmsgid: randomUUID() } : { status, resmsgid: randomUUID() };
 }
 
-export function successEnvelope(apiId: string, msgid: string | undefined, result: unknown): SuccessEnvelope {
-  return { id: apiId, ver: 'v2', ts: envelopeTimestamp(), params: params('SUCCESS', msgid), responseCode: 'OK', result: result ?? {} };
-}
-
 /**
  * The success envelope as JSON text around an already serialised `result`, so a result is walked
- * once (and a cached one not at all). Same keys, same order as `successEnvelope`.
+ * once (and a cached one not at all), with the contract's keys in the contract's order.
  */
 export function successEnvelopeJson(apiId: string, msgid: string | undefined, resultJson: string): string {
   const head = JSON.stringify({ id: apiId, ver: 'v2', ts: envelopeTimestamp(), params: params('SUCCESS', msgid), responseCode: 'OK' });

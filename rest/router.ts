@@ -229,14 +229,12 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
     });
   }
 
-  // Anything else under the REST prefixes: the original's ROUTE_NOT_FOUND.
-  router.use(REST_PREFIXES, routeNotFound);
   return router;
 }
 
 /**
- * The original's ROUTE_NOT_FOUND envelope, for any path nothing serves (mounted last, so a path
- * such as `//v2//template/read/x`, which matches no route, gets it too instead of express's page).
+ * The original's ROUTE_NOT_FOUND envelope, for any path nothing serves (src/server.ts mounts it
+ * after every router, so `//v2//template/read/x`, which matches no route, gets it too).
  */
 export function routeNotFound(req: Request, res: Response): void {
   sendFailure(res, 'api', undefined, new GatewayError('ROUTE_NOT_FOUND', `Route not found: ${req.method} ${req.originalUrl.split('?')[0]!.slice(0, 300)}`));
