@@ -1,6 +1,7 @@
 // REST entries for datasets (contract 4.1). Each runs a GraphQL operation; the record itself comes
 // from `Dataset.definition`, which already speaks the contract's snake_case shape.
 import { DATASET_ID_MAX_LENGTH, DATASET_ID_PATTERN, DEFAULT_LIVE_READ_FIELDS, DRAFT_LIST_EXTRA_FIELDS, LIST_FIELDS } from '../src/modules/datasets/definition.js';
+import { CREATE_REQUEST_SCHEMA, UPDATE_REQUEST_SCHEMA } from '../src/modules/datasets/drafting.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
 import { defineEndpoint, type RestInput } from './table.js';
 import { envelopeSchema } from './validation.js';
@@ -12,6 +13,35 @@ const newDatasetId = { ...datasetId, pattern: DATASET_ID_PATTERN };
 
 function request(input: RestInput): Record<string, any> {
   return (input.body.request ?? {}) as Record<string, any>;
+}
+
+// Create and update: the edge checks what the GraphQL input's types need (ids, enums, the change
+// lists' shape) and refuses unknown names; the service checks every section, with the same codes.
+const changeList = { type: 'array', items: { type: 'object', properties: { action: { type: 'string', enum: ['upsert', 'remove'] }, value: {} }, required: ['action', 'value'] } };
+const createRequest = {
+  type: 'object',
+  properties: { dataset_id: newDatasetId, name: { type: 'string' }, type: { type: 'string', enum: ['event', 'master'] } },
+  required: ['dataset_id', 'name'],
+  propertyNames: { enum: Object.keys(CREATE_REQUEST_SCHEMA.properties) },
+};
+const updateRequest = {
+  type: 'object',
+  properties: {
+    dataset_id: datasetId,
+    version_key: { type: 'string' },
+    type: { type: 'string', enum: ['event', 'master'] },
+    tags: changeList,
+    transformations_config: changeList,
+    connectors_config: changeList,
+    denorm_config: { type: 'object', properties: { denorm_fields: changeList } },
+  },
+  required: ['dataset_id', 'version_key'],
+  propertyNames: { enum: Object.keys(UPDATE_REQUEST_SCHEMA.properties) },
+};
+
+/** A contract change list ({value, action}) as GraphQL's ItemChange/TagChange. */
+function itemChanges(list: unknown): { action: string; value: unknown }[] | null {
+  return Array.isArray(list) ? list.map((change: { action: string; value: unknown }) => ({ action: change.action.toUpperCase(), value: change.value })) : null;
 }
 
 function fieldList(value: unknown): string[] | null {
@@ -213,5 +243,78 @@ export const datasetEndpoints = [
     operation: `query RestExportDataset($id: ID!, $status: DatasetStatus) { exportDataset(id: $id, status: $status) }`,
     variables: (input) => ({ id: input.path.dataset_id, status: typeof input.query.status === 'string' ? STATUS_ENUM[input.query.status] : null }),
     result: (data) => data.exportDataset,
+  }),
+
+  defineEndpoint({
+    method: 'POST',
+    path: '/v2/datasets/create',
+    apiId: 'api.datasets.create',
+    summary: 'Create the draft of a new dataset from a partial definition (defaults fill the rest)',
+    invalidInputCode: 'DATASET_INVALID_INPUT',
+    errorCodes: ['DATASET_EXISTS', 'DATASET_DUPLICATE_DENORM_KEY'],
+    bodySchema: envelopeSchema('api.datasets.create', createRequest, { requestRequired: true }),
+    operation: `mutation RestCreateDataset($input: CreateDatasetInput!) { createDataset(input: $input) { id versionKey } }`,
+    variables: (input) => {
+      const r = request(input);
+      return {
+        input: {
+          id: r.dataset_id,
+          name: r.name,
+          type: typeof r.type === 'string' ? r.type.toUpperCase() : null,
+          dataSchema: r.data_schema ?? null,
+          datasetConfig: r.dataset_config ?? null,
+          extractionConfig: r.extraction_config ?? null,
+          validationConfig: r.validation_config ?? null,
+          dedupConfig: r.dedup_config ?? null,
+          denormConfig: r.denorm_config ?? null,
+          transformations: r.transformations_config ?? null,
+          connectors: r.connectors_config ?? null,
+          tags: r.tags ?? null,
+          sampleData: r.sample_data ?? null,
+        },
+      };
+    },
+    result: (data) => {
+      const created = data.createDataset as { id: string; versionKey: string };
+      return { id: created.id, version_key: created.versionKey };
+    },
+  }),
+
+  defineEndpoint({
+    method: 'PATCH',
+    path: '/v2/datasets/update',
+    apiId: 'api.datasets.update',
+    summary: 'Change a draft section by section; version_key guards against lost updates',
+    invalidInputCode: 'DATASET_UPDATE_INPUT_INVALID',
+    errorCodes: ['DATASET_UPDATE_NO_FIELDS', 'DATASET_NOT_EXISTS', 'DATASET_OUTDATED', 'DATASET_NOT_IN_DRAFT_STATE_TO_UPDATE', 'DATASET_DUPLICATE_DENORM_KEY'],
+    bodySchema: envelopeSchema('api.datasets.update', updateRequest, { requestRequired: true }),
+    operation: `mutation RestUpdateDataset($input: UpdateDatasetInput!) { updateDataset(input: $input) { id versionKey } }`,
+    variables: (input) => {
+      const r = request(input);
+      const { denorm_fields: denormFields, ...denormSettings } = (r.denorm_config ?? {}) as Record<string, unknown>;
+      return {
+        input: {
+          id: r.dataset_id,
+          versionKey: r.version_key,
+          name: r.name ?? null,
+          type: typeof r.type === 'string' ? r.type.toUpperCase() : null,
+          dataSchema: r.data_schema ?? null,
+          datasetConfig: r.dataset_config ?? null,
+          extractionConfig: r.extraction_config ?? null,
+          validationConfig: r.validation_config ?? null,
+          dedupConfig: r.dedup_config ?? null,
+          denormSettings: Object.keys(denormSettings).length > 0 ? denormSettings : null,
+          denormFields: itemChanges(denormFields),
+          transformations: itemChanges(r.transformations_config),
+          connectors: itemChanges(r.connectors_config),
+          tags: itemChanges(r.tags),
+          sampleData: r.sample_data ?? null,
+        },
+      };
+    },
+    result: (data) => {
+      const updated = data.updateDataset as { id: string; versionKey: string };
+      return { message: 'Dataset is updated successfully', id: updated.id, version_key: updated.versionKey };
+    },
   }),
 ];

@@ -3,7 +3,7 @@
 // (test/http/docs-examples.test.ts replays them): the dataset is imported, published, fed and
 // queried before it is copied; a template is made before it is read, run and deleted. Alert
 // records get their ids from the gateway, so get/update/delete examples carry a placeholder id:
-// use the id the create answered (the test does).
+// use the id the create answered (the test does); likewise the dataset update's version_key.
 import type { RestEndpoint } from './table.js';
 
 export interface RestExample {
@@ -17,6 +17,9 @@ export interface RestExample {
 
 /** Stands for the id a create answered, in the examples of operations on alert records. */
 export const CREATED_ID = '00000000-0000-4000-8000-000000000000';
+
+/** Stands for the version_key the dataset create answered, in the update example. */
+export const CREATED_VERSION_KEY = '1000000000000';
 
 const TS = '2026-01-01T00:00:00Z';
 
@@ -65,6 +68,27 @@ export function restExamples(now: Date = new Date()): Readonly<Record<string, re
   const silence = silenceWindow(now);
   return {
     'api.datasets.dataschema': [{ body: envelope('api.datasets.dataschema', { data: EVENTS, config: { dataset: 'telemetry' } }) }],
+    'api.datasets.create': [
+      {
+        body: envelope('api.datasets.create', {
+          dataset_id: 'telemetry-wizard',
+          name: 'Device telemetry (wizard)',
+          type: 'event',
+          data_schema: TELEMETRY.data_schema,
+          dataset_config: { keys_config: {}, indexing_config: {}, file_upload_path: [] },
+        }),
+      },
+    ],
+    'api.datasets.update': [
+      {
+        body: envelope('api.datasets.update', {
+          dataset_id: 'telemetry-wizard',
+          version_key: CREATED_VERSION_KEY,
+          dataset_config: { keys_config: { timestamp_key: 'ts' } },
+          tags: [{ value: 'sensors', action: 'upsert' }],
+        }),
+      },
+    ],
     'api.datasets.import': [{ query: { overwrite: 'true' }, body: envelope('api.datasets.import', TELEMETRY) }],
     'api.datasets.list': [{ body: envelope('api.datasets.list', { filters: { status: ['Draft', 'Live'] }, limit: 10 }) }],
     'api.datasets.status-transition': [

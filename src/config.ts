@@ -128,6 +128,11 @@ export const environmentSchema = z.object({
   DRUID_URL: z.url({ protocol: /^https?$/ }).optional().describe('Druid router/broker URL. When unset, templates run on the embedded engine (PostgreSQL).'),
   QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000).describe('Longest a template query may run before it is cancelled.'),
   TEMPLATE_QUERY_MAX_ROWS: z.coerce.number().int().min(1).max(100_000).default(5_000).describe('Largest LIMIT a template run may ask for (and the default).'),
+  CONNECTOR_CONFIG_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters (a 256-bit key)')
+    .optional()
+    .describe('Key (64 hex characters) sealing the connector configurations of datasets at rest (AES-256-GCM). When unset, one is generated once and kept in DATA_DIR/connector-config.secret; gateways sharing a database must share it.'),
   DATASET_LIST_MAX: z.coerce.number().int().min(1).max(10_000).default(1000).describe('Most datasets one list call returns.'),
   PUBLIC_URL: z
     .url({ protocol: /^https?$/ })
@@ -218,7 +223,7 @@ export interface Config {
   };
   rateLimits: { general: { perSecond: number; burst: number }; ingest: { perSecond: number; burst: number } };
   templates: { listMax: number };
-  datasets: { listMax: number };
+  datasets: { listMax: number; connectorKey: { key: string } | { keyFile: string } };
   objectStore:
     | { kind: 'embedded'; dir: string; secret?: string; secretFile: string; maxObjectBytes: number; publicUrl?: string }
     | { kind: 's3'; bucket: string; region: string; endpoint?: string; publicEndpoint?: string; forcePathStyle: boolean };
@@ -288,7 +293,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     auth: authSettings(e),
     rateLimits: rateLimitSettings(e),
     templates: { listMax: e.TEMPLATE_LIST_MAX },
-    datasets: { listMax: e.DATASET_LIST_MAX },
+    datasets: { listMax: e.DATASET_LIST_MAX, connectorKey: e.CONNECTOR_CONFIG_KEY ? { key: e.CONNECTOR_CONFIG_KEY } : { keyFile: `${e.DATA_DIR}/connector-config.secret` } },
     objectStore: e.S3_BUCKET
       ? {
           kind: 's3',

@@ -1,4 +1,6 @@
 // Composition: database, services, one executable schema, and the HTTP transports around it.
+import { CONNECTOR_KEY_BYTES, createConnectorSecrets } from './modules/datasets/connector-secrets.js';
+import { keptSecret, memoisedKey } from './platform/secrets/kept-secret.js';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -97,7 +99,11 @@ function createServices(
 ): Services {
   const files = createFileService(platform.objectStore, config.files);
   const caches = publishedCaches(database);
-  const datasets = createDatasetService(createDatasetStore(database.prisma, caches.datasets), platform.queryEngine, { listMax: config.datasets.listMax });
+  const connectorKey = config.datasets.connectorKey;
+  const connectorSecrets = createConnectorSecrets(
+    memoisedKey(async () => ('key' in connectorKey ? Buffer.from(connectorKey.key, 'hex') : keptSecret(connectorKey.keyFile, CONNECTOR_KEY_BYTES))),
+  );
+  const datasets = createDatasetService(createDatasetStore(database.prisma, caches.datasets), platform.queryEngine, { listMax: config.datasets.listMax, connectorSecrets });
   // Ingestion counts; the embedded metrics source reads them for the importance score.
   const ingestionCounters = new IngestionCounters(platform.metrics.ingestion);
   const metrics = createMetricsService(datasets, createMetricsSource(config.metrics, database.pool, ingestionCounters), { ...config.metrics, logger });

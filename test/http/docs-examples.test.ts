@@ -1,9 +1,10 @@
 // Every operation of the API reference (/docs) carries an example request, and Swagger UI's "Try
 // it out" with each answers 2xx: the examples are replayed here over HTTP, in their order, against
 // a fresh gateway, as the reference shows them (path, query and body). Alert records get their ids
-// from the gateway: their examples' placeholder id stands for the id the create answered.
+// from the gateway: their examples' placeholder id stands for the id the create answered (and the
+// dataset update's placeholder version_key for the one the dataset create answered).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CREATED_ID, restExamples } from '../../rest/examples.js';
+import { CREATED_ID, CREATED_VERSION_KEY, restExamples } from '../../rest/examples.js';
 import { restEndpoints } from '../../rest/endpoints.js';
 import { openApiPath } from '../../rest/openapi.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -43,6 +44,7 @@ describe('the API reference examples', () => {
 
   it('each answer 2xx when tried in order on a fresh gateway', async () => {
     const created: Record<string, string> = {};
+    let versionKey = CREATED_VERSION_KEY;
     for (const [apiId, examples] of Object.entries(REST_EXAMPLES)) {
       const endpoint = restEndpoints.find((entry) => entry.apiId === apiId)!;
       const family = Object.keys(CREATED_BY).find((prefix) => apiId.startsWith(`${prefix}.`));
@@ -53,7 +55,7 @@ describe('the API reference examples', () => {
         if (example.query) url += `?${new URLSearchParams(example.query).toString()}`;
         const method = endpoint.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
         let request = gw.http[method](url);
-        if (example.body !== undefined) request = request.set('content-type', 'application/json').send(JSON.stringify(example.body));
+        if (example.body !== undefined) request = request.set('content-type', 'application/json').send(JSON.stringify(example.body).replace(CREATED_VERSION_KEY, versionKey));
         const response = await request;
         expect({ example: `${apiId} ${example.name ?? ''}`, status: response.status, error: response.body?.error }).toEqual({
           example: `${apiId} ${example.name ?? ''}`,
@@ -61,6 +63,7 @@ describe('the API reference examples', () => {
           error: undefined,
         });
         if (CREATED_BY[family ?? ''] === apiId) created[family!] = response.body.result.id as string;
+        if (apiId === 'api.datasets.create') versionKey = response.body.result.version_key as string;
       }
     }
   });

@@ -8,6 +8,8 @@ export const datasetsFieldPermissions: FieldPermissions = {
   'Query.datasets': ['api.datasets.list'],
   'Query.exportDataset': ['api.datasets.export'],
   'Mutation.editDataset': ['api.datasets.update'],
+  'Mutation.createDataset': ['api.datasets.create'],
+  'Mutation.updateDataset': ['api.datasets.update'],
   'Mutation.importDataset': ['api.datasets.import'],
   'Mutation.copyDataset': ['api.datasets.copy'],
   'Mutation.transitionDataset': ['api.datasets.status-transition'],

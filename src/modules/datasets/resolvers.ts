@@ -1,9 +1,57 @@
 // GraphQL resolvers for datasets: arguments in, service call, result out. Nested versions and
 // denorm sources go through the per-request DataLoader, so a list costs a constant number of queries.
 import { connectionFields, offsetAfter } from '../../graphql/cursor.js';
-import type { Resolvers } from '../../generated/graphql.js';
+import type { CreateDatasetInput, Resolvers, UpdateDatasetInput } from '../../generated/graphql.js';
 import { withCacheNames } from './definition.js';
 import type { DatasetRecord } from './types.js';
+
+/** Keeps what was given: a GraphQL null or absent field means "not part of this request". */
+function given(entries: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined && value !== null));
+}
+
+const changes = <T>(list: readonly { action: string; value: T }[] | null | undefined) =>
+  list?.map((change) => ({ action: change.action, value: change.value }));
+
+/** The create input in the contract's names (the service speaks them for both transports). */
+function createRequest(input: CreateDatasetInput): Record<string, unknown> {
+  return given({
+    dataset_id: input.id,
+    name: input.name,
+    type: input.type,
+    data_schema: input.dataSchema,
+    dataset_config: input.datasetConfig,
+    extraction_config: input.extractionConfig,
+    validation_config: input.validationConfig,
+    dedup_config: input.dedupConfig,
+    denorm_config: input.denormConfig,
+    transformations_config: input.transformations,
+    connectors_config: input.connectors,
+    tags: input.tags,
+    sample_data: input.sampleData,
+  });
+}
+
+function updateRequest(input: UpdateDatasetInput): Record<string, unknown> {
+  const denormFields = changes(input.denormFields);
+  const denormSettings = (input.denormSettings ?? undefined) as Record<string, unknown> | undefined;
+  return given({
+    dataset_id: input.id,
+    version_key: input.versionKey,
+    name: input.name,
+    type: input.type,
+    data_schema: input.dataSchema,
+    dataset_config: input.datasetConfig,
+    extraction_config: input.extractionConfig,
+    validation_config: input.validationConfig,
+    dedup_config: input.dedupConfig,
+    denorm_config: denormFields || denormSettings ? { ...denormSettings, ...(denormFields ? { denorm_fields: denormFields } : {}) } : undefined,
+    transformations_config: changes(input.transformations),
+    connectors_config: changes(input.connectors),
+    tags: changes(input.tags),
+    sample_data: input.sampleData,
+  });
+}
 
 export const datasetResolvers: Resolvers = {
   Query: {
@@ -15,6 +63,8 @@ export const datasetResolvers: Resolvers = {
   },
   Mutation: {
     editDataset: (_, { id }, { services, actor }) => services.datasets.edit(id, actor),
+    createDataset: (_, { input }, { services, actor }) => services.datasets.create(createRequest(input), actor),
+    updateDataset: (_, { input }, { services, actor }) => services.datasets.update(updateRequest(input), actor),
     importDataset: async (_, { definition, overwrite }, { services, actor, loaders }) => {
       const imported = await services.datasets.importDefinition(definition, { overwrite: overwrite ?? true }, actor);
       return { id: imported.datasetId, versionKey: imported.versionKey, message: imported.message, ignoredFields: imported.ignoredFields, dataset: await services.datasets.get(imported.datasetId, { stage: 'draft' }, loaders.datasetVersions) };
@@ -53,6 +103,7 @@ export const datasetResolvers: Resolvers = {
     totalCount: (page) => page.countAll(),
   },
   DatasetType: { EVENT: 'event', MASTER: 'master' },
+  ChangeAction: { UPSERT: 'upsert', REMOVE: 'remove' },
   DatasetStatus: { DRAFT: 'Draft', READY_TO_PUBLISH: 'ReadyToPublish', LIVE: 'Live', RETIRED: 'Retired' },
   DatasetVersion: { LIVE: 'live', DRAFT: 'draft' },
   DatasetTransition: { READY_TO_PUBLISH: 'ReadyToPublish', LIVE: 'Live', RETIRED: 'Retired', DELETE: 'Delete' },

@@ -36,6 +36,8 @@ import {
   type Stage,
 } from './types.js';
 import type { Actor } from '../../auth/actor.js';
+import type { ConnectorSecrets } from './connector-secrets.js';
+import { createDraftingService, nextVersionKey } from './drafting.js';
 
 
 export interface DatasetVersions {
@@ -57,12 +59,6 @@ const validateDenormField = compileValidator(denormFieldSchema);
 const validateTransformation = compileValidator(transformationSchema);
 const validateConnector = compileValidator(connectorSchema);
 
-/** Fields the gateway sets itself; an import that gives them is told they were ignored. */
-
-function newVersionKey(): string {
-  return String(Date.now());
-}
-
 function notFound(datasetId: string): GatewayError {
   return new GatewayError('DATASET_NOT_FOUND', `Dataset with the given dataset_id:${datasetId} not found`);
 }
@@ -75,6 +71,8 @@ function v2DatasetConfig(record: Pick<DatasetRecord, 'datasetConfig' | 'type'>):
 
 export interface DatasetServiceOptions {
   listMax: number;
+  /** Seals the connector configurations that create and update store. */
+  connectorSecrets: ConnectorSecrets;
 }
 
 export function createDatasetService(store: DatasetStore, queryEngine: QueryEngine, options: DatasetServiceOptions) {
@@ -91,7 +89,7 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
       datasetConfig: config,
       denormConfig: withCacheNames(source.denormConfig),
       entryTopic: source.entryTopic ?? (typeof flatTopic === 'string' && flatTopic ? flatTopic : DEFAULT_ENTRY_TOPIC),
-      versionKey: newVersionKey(),
+      versionKey: nextVersionKey(),
       createdBy: actor.id,
       updatedBy: actor.id,
       ...overrides,
@@ -130,6 +128,8 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
   }
 
   return {
+    ...createDraftingService(store, options.connectorSecrets),
+
     /** Batches every version lookup of one request into one statement. */
     createLoader(): DataLoader<string, DatasetVersions> {
       return new DataLoader(async (ids) => {
@@ -244,7 +244,7 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
         status: 'Draft',
         tags: definition.tags as string[],
         version: draft?.version ?? (live ? live.version + 1 : 1),
-        versionKey: newVersionKey(),
+        versionKey: nextVersionKey(),
         apiVersion: 'v2',
         dataSchema: definition.data_schema as JsonObject,
         extractionConfig: definition.extraction_config as JsonObject,

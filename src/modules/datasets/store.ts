@@ -133,6 +133,19 @@ export function createDatasetStore(prisma: PrismaClient, cache?: PublishedCache<
         return toRecord(row);
       },
 
+      /**
+       * Writes a draft only if it still holds `expectedVersionKey` (the optimistic lock of update):
+       * undefined when another writer changed it first, so no update is ever lost.
+       */
+      async replaceDraftIfCurrent(values: DatasetDraftValues, expectedVersionKey: string): Promise<DatasetRecord | undefined> {
+        const { createdBy: _keep, ...data } = toData(values);
+        const written = await db.dataset.updateMany({ where: { datasetId: values.datasetId, stage: 'draft', versionKey: expectedVersionKey }, data });
+        wrote(values.datasetId);
+        if (written.count === 0) return undefined;
+        const row = await db.dataset.findUnique({ where: { datasetId_stage: { datasetId: values.datasetId, stage: 'draft' } } });
+        return row ? toRecord(row) : undefined;
+      },
+
       async setStatus(datasetId: string, stage: Stage, status: DatasetStatus, updatedBy: string): Promise<DatasetRecord> {
         const record = toRecord(await db.dataset.update({ where: { datasetId_stage: { datasetId, stage } }, data: { status, updatedBy } }));
         wrote(datasetId);

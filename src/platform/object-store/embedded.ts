@@ -3,12 +3,13 @@
 // and expiry and an HMAC-SHA256 over method, key and expiry, so changing any of them, or using it
 // after it expires, gets 403. Keys are checked segment by segment and every path is resolved and
 // checked to lie inside the folder, so no key or link can reach a file outside it.
-import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
-import { copyFile, link, mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { keptSecret, memoisedKey } from '../secrets/kept-secret.js';
 import { assertObjectKey, encodeObjectKey, type LinkAccess, type ObjectStore } from './object-store.js';
 
 /** Where the gateway serves embedded links. */
@@ -45,7 +46,6 @@ export class EmbeddedObjectStore implements ObjectStore {
   readonly name: string;
   readonly maxObjectBytes: number;
   private readonly root: string;
-  private secret?: Promise<Buffer>;
 
   constructor(private readonly options: EmbeddedObjectStoreOptions) {
     this.root = path.resolve(options.dir);
@@ -168,33 +168,7 @@ export class EmbeddedObjectStore implements ObjectStore {
   }
 
   /** The configured key, else the one kept in secretFile (made on first use, so links survive restarts). */
-  private signingKey(): Promise<Buffer> {
-    this.secret ??= (async () => {
-      if (this.options.secret) return Buffer.from(this.options.secret);
-      const file = this.options.secretFile;
-      try {
-        return Buffer.from((await readFile(file, 'utf8')).trim(), 'hex');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      }
-      await mkdir(path.dirname(file), { recursive: true });
-      // Written aside and hard-linked into place, so a reader never sees a half-written key.
-      const partial = `${file}.${randomUUID()}.partial`;
-      await writeFile(partial, randomBytes(SECRET_BYTES).toString('hex'), { flag: 'wx', mode: 0o600 });
-      try {
-        await link(partial, file);
-      } catch (error) {
-        // Another gateway sharing the folder made it first: use theirs.
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      } finally {
-        await rm(partial, { force: true });
-      }
-      return Buffer.from((await readFile(file, 'utf8')).trim(), 'hex');
-    })();
-    // A failed attempt (e.g. a read-only folder) is retried on the next link rather than cached.
-    this.secret.catch(() => {
-      this.secret = undefined;
-    });
-    return this.secret;
-  }
+  private readonly signingKey = memoisedKey(async () =>
+    this.options.secret ? Buffer.from(this.options.secret) : keptSecret(this.options.secretFile, SECRET_BYTES),
+  );
 }
