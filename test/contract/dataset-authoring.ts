@@ -26,6 +26,7 @@ export interface AuthoringDriver {
 const SCHEMA = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   type: 'object',
+  required: ['id', 'device', 'reading'],
   properties: {
     id: { type: 'string', arrival_format: 'text', data_type: 'string' },
     device: { type: 'string', arrival_format: 'text', data_type: 'string' },
@@ -197,6 +198,8 @@ export function datasetAuthoringScenarios(ctx: SuiteContext<AuthoringDriver>): v
       expect(draft.transformations_config).toEqual([transformation('id', 'id')]);
       expect((draft.denorm_config as Json).denorm_fields).toEqual([]);
       expect((draft.dataset_config as Json).keys_config).toEqual({ data_key: '', partition_key: '', timestamp_key: '' });
+      // ...and from `required`, at every level, so events without them are not refused.
+      expect((draft.data_schema as Json).required).toEqual(['id']);
     });
 
     it('upserts a connector by its id, sealing the new configuration', async () => {

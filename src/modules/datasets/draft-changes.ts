@@ -49,6 +49,20 @@ export function removedFieldPaths(before: unknown, after: unknown): Set<string> 
   return new Set(schemaFieldPaths(before).filter((path) => !kept.has(path)));
 }
 
+/**
+ * The schema with each removed field also gone from its parent's `required` list (a wizard that
+ * drops a field from `properties` means the field, not a rule that events still carry it).
+ */
+export function withoutRemovedRequired(schema: unknown, removed: ReadonlySet<string>, prefix = ''): unknown {
+  if (!isObject(schema) || !isObject(schema.properties)) return schema;
+  const path = (name: string) => (prefix ? `${prefix}.${name}` : name);
+  return {
+    ...schema,
+    properties: Object.fromEntries(Object.entries(schema.properties).map(([name, inner]) => [name, withoutRemovedRequired(inner, removed, path(name))])),
+    ...(Array.isArray(schema.required) ? { required: schema.required.filter((name) => typeof name !== 'string' || !removed.has(path(name))) } : {}),
+  };
+}
+
 /** A path or one of its ancestors was removed. */
 function isRemoved(path: unknown, removed: ReadonlySet<string>): boolean {
   if (typeof path !== 'string' || path === '') return false;

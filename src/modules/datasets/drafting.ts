@@ -21,7 +21,7 @@ import {
   withCacheNames,
   withDefaults,
 } from './definition.js';
-import { applyChanges, cascadeRemovedFields, CHANGE_ACTIONS, ITEM_KEYS, removedFieldPaths, type Change } from './draft-changes.js';
+import { applyChanges, cascadeRemovedFields, CHANGE_ACTIONS, ITEM_KEYS, removedFieldPaths, withoutRemovedRequired, type Change } from './draft-changes.js';
 import { isUniqueViolation, type DatasetStore } from './store.js';
 import type { DatasetDraftValues, DatasetRecord, DatasetType, JsonObject } from './types.js';
 
@@ -258,7 +258,7 @@ export function createDraftingService(store: DatasetStore, secrets: ConnectorSec
       }
       if (isObject(changes.data_schema)) {
         const removed = removedFieldPaths(definition.data_schema, changes.data_schema);
-        definition.data_schema = changes.data_schema;
+        definition.data_schema = withoutRemovedRequired(changes.data_schema, removed);
         cascadeRemovedFields(definition as Parameters<typeof cascadeRemovedFields>[0], removed);
       }
       // The draft as a whole must still be a definition import would take (a schema without
