@@ -7,6 +7,7 @@ import { defineEndpoint, type RestInput } from './table.js';
 import { envelopeSchema } from './validation.js';
 
 const STATUS_ENUM: Record<string, string> = { Draft: 'DRAFT', ReadyToPublish: 'READY_TO_PUBLISH', Live: 'LIVE', Retired: 'RETIRED' };
+const STATUS_NAME: Record<string, string> = Object.fromEntries(Object.entries(STATUS_ENUM).map(([name, value]) => [value, name]));
 const TRANSITION_ENUM: Record<string, string> = { ReadyToPublish: 'READY_TO_PUBLISH', Live: 'LIVE', Retired: 'RETIRED', Retire: 'RETIRED', Delete: 'DELETE' };
 const datasetId = { type: 'string', minLength: 1, maxLength: DATASET_ID_MAX_LENGTH };
 const newDatasetId = { ...datasetId, pattern: DATASET_ID_PATTERN };
@@ -315,6 +316,105 @@ export const datasetEndpoints = [
     result: (data) => {
       const updated = data.updateDataset as { id: string; versionKey: string };
       return { message: 'Dataset is updated successfully', id: updated.id, version_key: updated.versionKey };
+    },
+  }),
+
+  defineEndpoint({
+    method: 'POST',
+    path: '/v2/datasets/alias',
+    apiId: 'api.datasets.alias',
+    summary: 'Give a Live dataset an alias its data can also be queried by',
+    invalidInputCode: 'DATASET_ALIAS_INPUT_INVALID',
+    errorCodes: ['ALIAS_NAME_INVALID', 'ALIAS_NOT_UNIQUE', 'DATASET_NOT_EXISTS', 'TABLE_NOT_EXISTS'],
+    bodySchema: envelopeSchema(
+      'api.datasets.alias',
+      {
+        type: 'object',
+        properties: { dataset_id: datasetId, alias_name: { type: 'string', minLength: 1, maxLength: 200 }, table_name: { type: 'string', minLength: 1, maxLength: 200 } },
+        required: ['dataset_id', 'alias_name'],
+        additionalProperties: false,
+      },
+      { requestRequired: true },
+    ),
+    operation: `mutation RestSetDatasetAlias($id: ID!, $alias: String!, $table: String) { setDatasetAlias(id: $id, alias: $alias, table: $table) { id alias } }`,
+    variables: (input) => {
+      const r = request(input);
+      return { id: r.dataset_id, alias: r.alias_name, table: r.table_name ?? null };
+    },
+    result: (data) => {
+      const named = data.setDatasetAlias as { id: string; alias: string };
+      return { message: `Dataset alias name '${named.alias}' updated successfully`, dataset_id: named.id };
+    },
+  }),
+
+  defineEndpoint({
+    method: 'POST',
+    path: '/v2/datasets/reset/:dataset_id',
+    apiId: 'api.datasets.reset',
+    summary: "Put one side of a Live dataset back: category query remakes its datasource",
+    invalidInputCode: 'DATASET_RESET_INPUT_INVALID',
+    errorCodes: ['DATASET_NOT_FOUND'],
+    pathSchema: { type: 'object', properties: { dataset_id: datasetId }, required: ['dataset_id'] },
+    bodySchema: envelopeSchema(
+      'api.datasets.reset',
+      { type: 'object', properties: { category: { type: 'string', enum: ['processing', 'query'] } }, required: ['category'], additionalProperties: false },
+      { requestRequired: true },
+    ),
+    operation: `mutation RestResetDataset($id: ID!, $category: ResetCategory!) { resetDataset(id: $id, category: $category) { status } }`,
+    variables: (input) => ({ id: input.path.dataset_id, category: String(request(input).category).toUpperCase() }),
+    result: (data) => data.resetDataset,
+  }),
+
+  defineEndpoint({
+    method: 'POST',
+    path: '/v2/datasources/list',
+    apiId: 'api.datasources.list',
+    summary: 'List the datasources of Live datasets (Druid datasources, or the embedded views)',
+    invalidInputCode: 'DATASOURCE_LIST_INPUT_INVALID',
+    bodySchema: envelopeSchema(
+      'api.datasources.list',
+      {
+        type: 'object',
+        properties: {
+          filters: {
+            type: 'object',
+            properties: {
+              status: {
+                anyOf: [
+                  { type: 'string', enum: [...Object.keys(STATUS_ENUM), 'Purged'] },
+                  { type: 'array', items: { type: 'string', enum: [...Object.keys(STATUS_ENUM), 'Purged'] }, maxItems: 10 },
+                ],
+              },
+              type: { type: 'string', enum: ['druid', 'datalake', 'embedded'] },
+            },
+            additionalProperties: false,
+          },
+        },
+        additionalProperties: false,
+      },
+      { requestRequired: false },
+    ),
+    operation: `query RestListDatasources($filter: DatasourceFilter) {
+      datasources(filter: $filter) { datasource datasourceRef datasetId status type alias isPrimary }
+    }`,
+    variables: (input) => {
+      const filters = request(input).filters as { status?: string | string[]; type?: string } | undefined;
+      // Purged datasources are never kept here: asking only for them lists nothing.
+      const statuses = filters?.status === undefined ? null : [filters.status].flat().map((status) => STATUS_ENUM[status] ?? 'RETIRED');
+      return { filter: { status: statuses, type: filters?.type ?? null } };
+    },
+    result: (data) => {
+      const entries = data.datasources as { datasource: string; datasourceRef: string; datasetId: string; status: string; type: string; alias: string | null; isPrimary: boolean }[];
+      const rows = entries.map((entry) => ({
+        datasource: entry.datasource,
+        datasource_ref: entry.datasourceRef,
+        dataset_id: entry.datasetId,
+        status: STATUS_NAME[entry.status],
+        type: entry.type,
+        alias: entry.alias,
+        is_primary: entry.isPrimary,
+      }));
+      return { data: rows, count: rows.length };
     },
   }),
 ];

@@ -12,8 +12,11 @@ export const fileEndpoints = [
   defineEndpoint({
     method: 'POST',
     path: '/v2/files/generate-url',
+    // The original serves the same links at url-access without any access check; here both names
+    // need the same permission.
+    aliases: ['/v2/files/url-access'],
     apiId: 'api.files.generate-url',
-    summary: 'Upload (access write, the default) or download (access read) links for files',
+    summary: 'Upload (access write, the default) or download (access read) links for files (also at /v2/files/url-access)',
     invalidInputCode: 'FILES_GENERATE_URL_INPUT_INVALID',
     bodySchema: envelopeSchema(
       'api.files.generate-url',

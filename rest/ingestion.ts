@@ -2,6 +2,7 @@
 import { DATASET_ID_MAX_LENGTH } from '../src/modules/datasets/definition.js';
 import { MAX_MSGID_LENGTH } from '../src/modules/ingestion/service.js';
 import { defineEndpoint } from './table.js';
+import { envelopeSchema } from './validation.js';
 
 export const ingestionEndpoints = [
   defineEndpoint({
@@ -35,5 +36,35 @@ export const ingestionEndpoints = [
       msgid: (input.body.params as { msgid: string }).msgid,
     }),
     result: (data) => ({ message: (data.ingest as { message: string }).message }),
+  }),
+
+  defineEndpoint({
+    method: 'POST',
+    path: '/v2/schema/validate',
+    apiId: 'api.schema.validator',
+    summary: "Check an event against a dataset's Live schema (isLive true) or its draft's",
+    invalidInputCode: 'SCHEMA_VALIDATOR_INVALID_INPUT',
+    errorCodes: ['DATASET_NOT_EXISTS'],
+    bodySchema: envelopeSchema(
+      'api.schema.validator',
+      {
+        type: 'object',
+        properties: { datasetId: { type: 'string', minLength: 3, maxLength: DATASET_ID_MAX_LENGTH }, isLive: { type: 'boolean' }, event: { type: 'object' } },
+        required: ['datasetId', 'isLive', 'event'],
+        additionalProperties: false,
+      },
+      { requestRequired: true },
+    ),
+    operation: `query RestCheckEvent($datasetId: ID!, $version: DatasetVersion, $event: JSON!) {
+      checkEvent(datasetId: $datasetId, version: $version, event: $event) { isValid message }
+    }`,
+    variables: (input) => {
+      const r = input.body.request as { datasetId: string; isLive: boolean; event: unknown };
+      return { datasetId: r.datasetId, version: r.isLive ? 'LIVE' : 'DRAFT', event: r.event };
+    },
+    result: (data) => {
+      const check = data.checkEvent as { isValid: boolean; message: string };
+      return { message: check.message, isValid: check.isValid };
+    },
   }),
 ];

@@ -167,8 +167,9 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       sendSuccess(req, res, endpoint.apiId, msgid, cache && cacheKey !== undefined ? cache.set(cacheKey, json, since!) : json);
     };
 
+    const paths = [endpoint.path, ...(endpoint.aliases ?? [])];
     // Names the call for the request log and the metrics (src/http/use-observability.ts).
-    router[method](endpoint.path, (_req: Request, res: Response, next: NextFunction) => {
+    router[method](paths, (_req: Request, res: Response, next: NextFunction) => {
       res.locals.apiId = endpoint.apiId;
       next();
     });
@@ -176,7 +177,7 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
     // Access (src/auth/access.ts): credentials, permission and rate limit, before a body is read or
     // a file spooled. The context made here runs the operation, whose root field then passes the
     // same check with the same API id (without paying the rate limit twice).
-    router[method](endpoint.path, (req: Request, res: Response, next: NextFunction) => {
+    router[method](paths, (req: Request, res: Response, next: NextFunction) => {
       const context = options.createContext(res.locals.requestId as string, res.locals.auth as Authentication | undefined, req.ip);
       try {
         context.access.admit([endpoint.apiId], { prepay: true });
@@ -191,7 +192,7 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
     if (endpoint.multipart) {
       // Multipart entries spool their one file instead of parsing JSON; failures and the envelope are
       // the same as for any entry, and the temporary file goes once the operation has answered.
-      router[method](endpoint.path, (req: Request, res: Response, next: NextFunction) => {
+      router[method](paths, (req: Request, res: Response, next: NextFunction) => {
         receiveSingleFile(req, { limitBytes: options.uploadLimitBytes ?? options.bodyLimitBytes }).then(
           (received) => {
             req.body = {};
@@ -209,7 +210,7 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
     }
 
     const [parse, limit] = endpoint.largeBody ? [parseLargeJson, options.largeBodyLimitBytes] : [parseJson, options.bodyLimitBytes];
-    router[method](endpoint.path, (req: Request, res: Response, next: NextFunction) => {
+    router[method](paths, (req: Request, res: Response, next: NextFunction) => {
       // A body must say it is JSON: a form or text/plain POST (which a foreign page can send
       // without a preflight) is refused, not read as JSON.
       if (hasBody(req) && !req.is(['application/json', 'application/*+json'])) {

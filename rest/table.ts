@@ -20,6 +20,8 @@ export interface RestEndpoint {
   method: HttpMethod;
   /** Express path, e.g. `/v2/template/read/:template_id`. */
   path: string;
+  /** Other paths served by this same entry (the original's second names for one handler). */
+  aliases?: readonly string[];
   /** The envelope's `id`, e.g. `api.query.template.read`. */
   apiId: string;
   /** One line for the API reference. */

@@ -290,6 +290,7 @@ describe('DruidQueryEngine.ensureQueryable and dropQueryable', () => {
     createdDate: new Date('2026-03-01T00:00:00Z'),
     updatedDate: new Date('2026-03-01T00:00:00Z'),
     publishedDate: new Date('2026-03-01T00:00:00Z'),
+    alias: null,
   };
 
   async function supervisorSpec(record: DatasetRecord = dataset): Promise<Json> {

@@ -72,6 +72,7 @@ function record(datasetId: string, overrides: Partial<DatasetRecord> = {}): Data
     createdDate: new Date(),
     updatedDate: new Date(),
     publishedDate: new Date(),
+    alias: null,
     ...overrides,
   };
 }

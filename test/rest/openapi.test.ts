@@ -274,6 +274,8 @@ const HINTS: Record<string, unknown> = {
 const OVERRIDES: Record<string, { body?: Json; path?: Json }> = {
   'api.datasets.import': { body: { id: 'api.datasets.import', ver: 'v2', ts: '2026-01-01T00:00:00Z', params: { msgid: 'm1' }, request: definition('openapi-import') } },
   'api.datasets.status-transition': { body: { id: 'api.datasets.status-transition', ver: 'v2', ts: '2026-01-01T00:00:00Z', params: { msgid: 'm1' }, request: { dataset_id: DRAFT, status: 'ReadyToPublish' } } },
+  // Its schema needs only the id and version_key, but an update must change something.
+  'api.datasets.update': { body: { id: 'api.datasets.update', ver: 'v2', ts: '2026-01-01T00:00:00Z', params: { msgid: 'm1' }, request: { dataset_id: DRAFT, version_key: '1', name: 'probe' } } },
   'api.data.in': { body: { id: 'api.data.in', ver: 'v2', ts: '2026-01-01T00:00:00Z', params: { msgid: 'm1' }, data: { id: 'e1', amount: 3 } } },
 };
 

@@ -157,6 +157,8 @@ export const definitionSchema = {
     created_date: { type: 'string' },
     updated_date: { type: 'string' },
     published_date: { type: ['string', 'null'] },
+    // What a read shows and the gateway sets (with setDatasetAlias): accepted back, not imported.
+    alias: { type: ['string', 'null'] },
   },
   required: ['dataset_id', 'name', 'type', 'data_schema', 'dataset_config'],
   additionalProperties: false,
@@ -330,6 +332,7 @@ export function toContractRecord(record: DatasetRecord): JsonObject {
     created_date: record.createdDate.toISOString(),
     updated_date: record.updatedDate.toISOString(),
     published_date: record.publishedDate ? record.publishedDate.toISOString() : null,
+    alias: record.alias,
   };
 }
 
@@ -337,5 +340,5 @@ export function toContractRecord(record: DatasetRecord): JsonObject {
 export const DEFAULT_LIVE_READ_FIELDS = [
   'dataset_id', 'name', 'type', 'status', 'tags', 'version', 'api_version', 'dataset_config', 'transformations_config', 'connectors_config',
 ];
-export const LIST_FIELDS = ['dataset_id', 'name', 'type', 'status', 'tags', 'version', 'version_key', 'api_version', 'dataset_config', 'created_date', 'updated_date'];
+export const LIST_FIELDS = ['dataset_id', 'name', 'type', 'status', 'tags', 'version', 'version_key', 'api_version', 'dataset_config', 'created_date', 'updated_date', 'alias'];
 export const DRAFT_LIST_EXTRA_FIELDS = ['data_schema', 'validation_config', 'dedup_config', 'denorm_config', 'connectors_config'];

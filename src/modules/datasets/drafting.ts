@@ -185,7 +185,7 @@ export function createDraftingService(store: DatasetStore, secrets: ConnectorSec
       const alreadyExists = () => new GatewayError('DATASET_EXISTS', `Dataset Already exists with id:${datasetId}`);
       if ((await store.findVersions([datasetId])).length > 0) throw alreadyExists();
 
-      const { status: _s, version: _v, version_key: _k, created_by: _cb, updated_by: _ub, created_date: _cd, updated_date: _ud, published_date: _pd, ...definable } = given;
+      const { status: _s, version: _v, version_key: _k, created_by: _cb, updated_by: _ub, created_date: _cd, updated_date: _ud, published_date: _pd, alias: _alias, ...definable } = given;
       const definition = withDefaults(
         { type: 'event', data_schema: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: {}, additionalProperties: true }, ...definable, api_version: 'v2' },
         datasetId,

@@ -60,9 +60,12 @@ export const datasetResolvers: Resolvers = {
     datasets: (_, { filter, first, after }, { services }) =>
       services.datasets.list({ statuses: filter?.status, type: filter?.type, limit: first, offset: offsetAfter(after, 'DATASET_LIST_INPUT_INVALID') }),
     exportDataset: (_, { id, status }, { services }) => services.datasets.export(id, status),
+    datasources: (_, { filter }, { services }) => services.datasets.datasources({ statuses: filter?.status, type: filter?.type }),
   },
   Mutation: {
     editDataset: (_, { id }, { services, actor }) => services.datasets.edit(id, actor),
+    setDatasetAlias: (_, { id, alias, table }, { services }) => services.datasets.setAlias(id, alias, table),
+    resetDataset: (_, { id, category }, { services }) => services.datasets.reset(id, category),
     createDataset: (_, { input }, { services, actor }) => services.datasets.create(createRequest(input), actor),
     updateDataset: (_, { input }, { services, actor }) => services.datasets.update(updateRequest(input), actor),
     importDataset: async (_, { definition, overwrite }, { services, actor, loaders }) => {
@@ -104,6 +107,7 @@ export const datasetResolvers: Resolvers = {
   },
   DatasetType: { EVENT: 'event', MASTER: 'master' },
   ChangeAction: { UPSERT: 'upsert', REMOVE: 'remove' },
+  ResetCategory: { PROCESSING: 'processing', QUERY: 'query' },
   DatasetStatus: { DRAFT: 'Draft', READY_TO_PUBLISH: 'ReadyToPublish', LIVE: 'Live', RETIRED: 'Retired' },
   DatasetVersion: { LIVE: 'live', DRAFT: 'draft' },
   DatasetTransition: { READY_TO_PUBLISH: 'ReadyToPublish', LIVE: 'Live', RETIRED: 'Retired', DELETE: 'Delete' },

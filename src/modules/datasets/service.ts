@@ -38,6 +38,7 @@ import {
 import type { Actor } from '../../auth/actor.js';
 import type { ConnectorSecrets } from './connector-secrets.js';
 import { createDraftingService, nextVersionKey } from './drafting.js';
+import { createDatasourceService } from './datasources.js';
 
 
 export interface DatasetVersions {
@@ -129,6 +130,7 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
 
   return {
     ...createDraftingService(store, options.connectorSecrets),
+    ...createDatasourceService(store, queryEngine, options),
 
     /** Batches every version lookup of one request into one statement. */
     createLoader(): DataLoader<string, DatasetVersions> {
@@ -162,7 +164,9 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
       if (record.status !== 'Live' && record.status !== 'ReadyToPublish') {
         throw new GatewayError('DATASET_EXPORT_FAILURE', `Dataset with status:${record.status} cannot be exported`);
       }
-      return toContractRecord(record);
+      // The alias names this gateway's datasource, not the definition (the original's export drops it too).
+      const { alias: _alias, ...definition } = toContractRecord(record);
+      return definition;
     },
 
     /** The draft to edit: the existing one (converted to v2 if needed), or a new one made from Live. */
@@ -367,6 +371,8 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
           `Failed to retire dataset as it is in use. Please retire or delete dependent datasets before retiring this dataset (${users.map((u) => u.datasetId).join(', ')})`,
         );
       }
+      // A retired dataset gives up its alias (as the original), so another may take it.
+      await store.setAlias(datasetId, null);
       const retired = await store.setStatus(datasetId, 'live', 'Retired', actor.id);
       await queryEngine.dropQueryable(datasetId);
       return { message, record: retired };

@@ -30,8 +30,10 @@ function toRecord(row: Row): DatasetRecord {
 }
 
 /** Prisma wants JSON columns as InputJsonValue; null columns as DbNull. */
-function toData(values: DatasetDraftValues): Prisma.DatasetUncheckedCreateInput {
+function toData(given: DatasetDraftValues): Prisma.DatasetUncheckedCreateInput {
   const json = (value: unknown) => (value === null || value === undefined ? ('DbNull' as never) : (value as Prisma.InputJsonValue));
+  // A whole record may be handed in (publishing spreads the draft): its alias is never written here.
+  const { alias: _alias, ...values } = given as DatasetDraftValues & { alias?: unknown };
   return {
     ...values,
     dataSchema: json(values.dataSchema),
@@ -143,6 +145,19 @@ export function createDatasetStore(prisma: PrismaClient, cache?: PublishedCache<
         wrote(values.datasetId);
         if (written.count === 0) return undefined;
         const row = await db.dataset.findUnique({ where: { datasetId_stage: { datasetId: values.datasetId, stage: 'draft' } } });
+        return row ? toRecord(row) : undefined;
+      },
+
+      /** Sets (or clears) the alias of the Live version; false when there is no live row. */
+      async setAlias(datasetId: string, alias: string | null): Promise<boolean> {
+        const written = await db.dataset.updateMany({ where: { datasetId, stage: 'live' }, data: { alias } });
+        wrote(datasetId);
+        return written.count > 0;
+      },
+
+      /** The dataset (Live version) an alias names. */
+      async findByAlias(alias: string): Promise<DatasetRecord | undefined> {
+        const row = await db.dataset.findFirst({ where: { alias, stage: 'live' } });
         return row ? toRecord(row) : undefined;
       },
 

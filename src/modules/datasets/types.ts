@@ -43,10 +43,12 @@ export interface DatasetRecord {
   createdDate: Date;
   updatedDate: Date;
   publishedDate: Date | null;
+  /** Another name of a Live dataset (live versions only; set by setAlias, never by a version write). */
+  alias: string | null;
 }
 
-/** The writable part of a record (dates are the store's business). */
-export type DatasetDraftValues = Omit<DatasetRecord, 'createdDate' | 'updatedDate' | 'publishedDate'>;
+/** The writable part of a record (dates are the store's business, the alias setAlias's). */
+export type DatasetDraftValues = Omit<DatasetRecord, 'createdDate' | 'updatedDate' | 'publishedDate' | 'alias'>;
 
 /** Items of a definition that import dropped, with the reason, listed back to the caller. */
 export interface IgnoredItem {

@@ -4,5 +4,6 @@ import type { FieldPermissions } from '../../auth/field-api-ids.js';
 
 export const ingestionFieldPermissions: FieldPermissions = {
   'Mutation.ingest': ['api.data.in'],
+  'Query.checkEvent': ['api.schema.validator'],
   'Query.ingestionStats': ['api.dataset.metrics'],
 };

@@ -5,13 +5,20 @@ import { buildIngestMessage, type EventBus } from '../../platform/event-bus/even
 import { pathDeeperThan } from '../../validation/json-depth.js';
 import { DATASET_ID_MAX_LENGTH } from '../datasets/definition.js';
 import type { DatasetService } from '../datasets/service.js';
-import type { JsonObject } from '../datasets/types.js';
+import type { JsonObject, Stage } from '../datasets/types.js';
+import { validationProblem } from '../../platform/event-bus/pipeline.js';
 import type { IngestionCounters } from './counters.js';
 import { isObject } from '../../validation/json-object.js';
 
 export interface IngestionServiceOptions {
   /** Most events one request may carry. */
   maxBatch: number;
+}
+
+export interface EventCheck {
+  isValid: boolean;
+  /** Why the event is refused, or that it is valid. */
+  message: string;
 }
 
 export interface IngestResult {
@@ -112,6 +119,25 @@ export function createIngestionService(datasets: DatasetService, bus: EventBus, 
         duplicates: outcome.duplicates ?? 0,
         failed: outcome.failed ?? 0,
       };
+    },
+
+    /**
+     * Whether an event would pass a dataset's schema, its Live version or its draft (the original's
+     * schema check): the same validator ingestion runs, whether or not the dataset turns it on.
+     */
+    async checkEvent(datasetId: string, stage: Stage, event: unknown): Promise<EventCheck> {
+      const invalid = (message: string) => new GatewayError('SCHEMA_VALIDATOR_INVALID_INPUT', message);
+      if (!isObject(event)) throw invalid('event must be a JSON object');
+      const tooDeep = pathDeeperThan(event, MAX_EVENT_DEPTH);
+      if (tooDeep !== undefined) throw invalid(`event${tooDeep.slice(0, 200)} is nested deeper than ${MAX_EVENT_DEPTH} levels`);
+      const dataset = await datasets.get(datasetId, { stage }).catch((error: unknown) => {
+        if (error instanceof GatewayError && error.code === 'DATASET_NOT_FOUND') {
+          throw new GatewayError('DATASET_NOT_EXISTS', `Dataset does not exists with id:${datasetId} (${stage === 'live' ? 'no Live version' : 'no draft'})`);
+        }
+        throw error;
+      });
+      const problem = validationProblem(event, { ...dataset, validationConfig: { ...dataset.validationConfig, validate: true } });
+      return problem ? { isValid: false, message: problem } : { isValid: true, message: 'The event is valid' };
     },
 
     counts: (datasetId: string) => counters.snapshot(datasetId),

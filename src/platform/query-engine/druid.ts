@@ -66,6 +66,7 @@ export function supervisorSpec(dataset: DatasetRecord, brokers: string[]): JsonO
 
 export class DruidQueryEngine implements QueryEngine {
   readonly name: string;
+  readonly kind = 'druid';
 
   constructor(
     private readonly settings: DruidSettings,

@@ -88,6 +88,7 @@ export interface EmbeddedQueryEngineOptions {
 }
 
 export class EmbeddedQueryEngine implements QueryEngine {
+  readonly kind = 'embedded';
   readonly name = 'embedded (views in PostgreSQL schema "datasources" over the event store)';
 
   /** Opens a template query's transaction: the same text every time, sent as one round trip. */

@@ -19,6 +19,8 @@ export interface QueryParameter {
 export interface QueryEngine {
   /** A short name for logs. */
   readonly name: string;
+  /** Which engine this is, as datasource listings name it. */
+  readonly kind: 'druid' | 'embedded';
   /** Makes (or updates) the datasource of a dataset that went Live. */
   ensureQueryable(dataset: DatasetRecord): Promise<void>;
   /** Removes the datasource of a dataset that was retired or deleted. */

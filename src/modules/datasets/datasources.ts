@@ -1,0 +1,92 @@
+// What a Live dataset is queried through: its datasource in the query engine (a Druid datasource,
+// or the embedded engine's view), the alias it may also be queried by, and the reset that puts the
+// query side back when it went astray (the original's alias, datasources/list and reset).
+import { GatewayError } from '../../errors.js';
+import type { QueryEngine } from '../../platform/query-engine/query-engine.js';
+import { isUniqueViolation, type DatasetStore } from './store.js';
+import type { DatasetRecord, DatasetStatus } from './types.js';
+
+/** The original's rule for alias names. */
+export const ALIAS_PATTERN = '^[a-z0-9.-]+$';
+const ALIAS = new RegExp(ALIAS_PATTERN);
+const ALIAS_MAX_LENGTH = 200;
+
+export interface DatasourceEntry {
+  /** The name queries may use: the alias when there is one, else the dataset id. */
+  datasource: string;
+  /** The engine's own name for it (Druid datasource, or PostgreSQL view). */
+  datasourceRef: string;
+  datasetId: string;
+  status: DatasetStatus;
+  /** `druid`, or `embedded` for the gateway's own engine. */
+  type: QueryEngine['kind'];
+  alias: string | null;
+  isPrimary: boolean;
+}
+
+export type ResetCategory = 'processing' | 'query';
+
+export function createDatasourceService(store: DatasetStore, queryEngine: QueryEngine, options: { listMax: number }) {
+  const engineType = queryEngine.kind;
+
+  async function liveDataset(datasetId: string, code: 'DATASET_NOT_EXISTS' | 'DATASET_NOT_FOUND'): Promise<DatasetRecord> {
+    const live = await store.find(datasetId, 'live');
+    if (!live || live.status !== 'Live') throw new GatewayError(code, `Dataset does not exists with id:${datasetId} (no Live version)`);
+    return live;
+  }
+
+  return {
+    /**
+     * Names a Live dataset's datasource `alias` too. Unlike the original, uniqueness is checked
+     * whether or not a table is named, and an alias may not be another dataset's id.
+     */
+    async setAlias(datasetId: string, alias: string, table?: string | null): Promise<DatasetRecord> {
+      if (!ALIAS.test(alias) || alias.length > ALIAS_MAX_LENGTH) {
+        throw new GatewayError('ALIAS_NAME_INVALID', 'Alias name must only contain lowercase letters, numbers, periods, and dashes.');
+      }
+      const live = await liveDataset(datasetId, 'DATASET_NOT_EXISTS');
+      if (table && table !== datasetId) throw new GatewayError('TABLE_NOT_EXISTS', `Dataset ${datasetId} has no table ${table}; its one table is ${datasetId}`);
+      const notUnique = () => new GatewayError('ALIAS_NOT_UNIQUE', `Alias name '${alias}' is already used by another dataset`);
+      const holder = await store.findByAlias(alias);
+      if ((holder && holder.datasetId !== datasetId) || (alias !== datasetId && (await store.findVersions([alias])).length > 0)) throw notUnique();
+      try {
+        await store.setAlias(datasetId, alias);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw notUnique();
+        throw error;
+      }
+      return { ...live, alias };
+    },
+
+    /** The dataset a name means: a dataset id, or an alias of a Live dataset. */
+    async resolve(name: string): Promise<DatasetRecord | undefined> {
+      return (await store.find(name, 'live')) ?? (await store.findByAlias(name));
+    },
+
+    /** Datasources of Live datasets (drafts and retired datasets have none), newest change first. */
+    async datasources(filter: { statuses?: readonly DatasetStatus[] | null; type?: string | null }): Promise<DatasourceEntry[]> {
+      if (filter.type && filter.type !== engineType) return [];
+      if (filter.statuses && filter.statuses.length > 0 && !filter.statuses.includes('Live')) return [];
+      const live = await store.list({ statuses: ['Live'], take: options.listMax, skip: 0 });
+      const entries = await Promise.all(
+        live.map(async (dataset) => {
+          const source = await queryEngine.datasource(dataset.datasetId);
+          if (!source) return undefined;
+          return { datasource: dataset.alias ?? dataset.datasetId, datasourceRef: source.name, datasetId: dataset.datasetId, status: dataset.status, type: engineType, alias: dataset.alias, isPrimary: true };
+        }),
+      );
+      return entries.filter((entry): entry is DatasourceEntry => entry !== undefined);
+    },
+
+    /**
+     * Puts one side of a Live dataset back: `query` remakes its datasource from the Live definition;
+     * `processing` has nothing to restart in this gateway (the pipeline runs inside each ingest
+     * call), so it only checks the dataset can take events.
+     */
+    async reset(datasetId: string, category: ResetCategory): Promise<{ status: 'Completed' }> {
+      const live = await liveDataset(datasetId, 'DATASET_NOT_FOUND');
+      if (category === 'query') await queryEngine.ensureQueryable(live);
+      return { status: 'Completed' };
+    },
+  };
+}
