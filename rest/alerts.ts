@@ -1,6 +1,7 @@
 // REST entries for alerting (contract 4.6 and the original's extra /alerts/v1 routes). These take no
 // request envelope: the body is the object itself. Responses use the standard envelope. Each entry
 // runs a GraphQL operation; aliases in the selection give the original's field names.
+import type { RestCreateChannelMutation, RestCreateChannelMutationVariables, RestCreateMetricAliasMutation, RestCreateMetricAliasMutationVariables, RestCreateSilenceMutation, RestCreateSilenceMutationVariables, RestDeleteChannelMutation, RestDeleteChannelMutationVariables, RestDeleteMetricAliasMutation, RestDeleteMetricAliasMutationVariables, RestDeleteSilenceMutation, RestDeleteSilenceMutationVariables, RestListChannelsQuery, RestListChannelsQueryVariables, RestListMetricAliasesQuery, RestListMetricAliasesQueryVariables, RestListSilencesQuery, RestListSilencesQueryVariables, RestReadChannelQuery, RestReadChannelQueryVariables, RestReadMetricAliasQuery, RestReadMetricAliasQueryVariables, RestReadSilenceQuery, RestReadSilenceQueryVariables, RestTestChannelMutation, RestTestChannelMutationVariables, RestUpdateChannelMutation, RestUpdateChannelMutationVariables, RestUpdateMetricAliasMutation, RestUpdateMetricAliasMutationVariables, RestUpdateSilenceMutation, RestUpdateSilenceMutationVariables } from '../src/generated/rest-operations.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
 import {
   COMMENT_MAX_LENGTH,
@@ -12,8 +13,10 @@ import {
   SUBJECT_MAX_LENGTH,
   URL_MAX_LENGTH,
 } from '../src/modules/alerts/rules.js';
-import { CHANNEL_TYPES, MANAGER_KINDS } from '../src/modules/alerts/types.js';
-import { defineEndpoint, type RestInput } from './table.js';
+import { ALERT_MANAGER_KIND_VALUES, CHANNEL_TYPES, MANAGER_KINDS, NOTIFICATION_CHANNEL_TYPE_VALUES } from '../src/modules/alerts/types.js';
+import { enumName } from './enum-names.js';
+import { withFragment } from './fragments.js';
+import { defineEndpoint, pathParam, type RestInput } from './table.js';
 import type { JsonSchema } from './validation.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -53,7 +56,7 @@ function searchSchema(filters: JsonSchema): JsonSchema {
 // ---------------------------------------------------------------------------------------------
 // Mapping
 
-const SILENCE_FIELDS = `
+const SILENCE_FIELDS = /* GraphQL */ `fragment RestSilenceFields on Silence {
   id
   alert_id: alertId
   manager
@@ -65,23 +68,26 @@ const SILENCE_FIELDS = `
   created_by: createdBy
   updated_by: updatedBy
   createdAt
-  updatedAt`;
+  updatedAt
+}`;
 
-const ALIAS_FIELDS = 'id alias component subComponent metric context created_by: createdBy updated_by: updatedBy createdAt updatedAt';
+const ALIAS_FIELDS = /* GraphQL */ `fragment RestMetricAliasFields on MetricAlias {
+id alias component subComponent metric context created_by: createdBy updated_by: updatedBy createdAt updatedAt
+}`;
 
-const CHANNEL_FIELDS = `
+const CHANNEL_FIELDS = /* GraphQL */ `fragment RestChannelFields on NotificationChannel {
   id manager name type
   config { recipientAddresses subject message webhookUrl }
   created_by: createdBy
   updated_by: updatedBy
   createdAt
-  updatedAt`;
+  updatedAt
+}`;
 
 type Row = Record<string, unknown>;
 
-function upper(value: unknown): unknown {
-  return typeof value === 'string' ? value.toUpperCase() : value;
-}
+const managerName = (value: unknown) => (typeof value === 'string' ? enumName(ALERT_MANAGER_KIND_VALUES, value) : null);
+const channelTypeName = (value: unknown) => (typeof value === 'string' ? enumName(NOTIFICATION_CHANNEL_TYPE_VALUES, value) : null);
 
 /** GraphQL spells enum values in capitals; the original in lower case. */
 function lowerFields(row: Row, fields: string[]): Row {
@@ -112,7 +118,7 @@ function pageVariables(search: { limit?: number | string; offset?: number | stri
 
 /** The channel of a create or test body, as GraphQL takes it. */
 function channelInput(value: Record<string, any>) {
-  return { manager: upper(value.manager), name: value.name, type: upper(value.type), config: value.config };
+  return { manager: managerName(value.manager)!, name: value.name as string, type: channelTypeName(value.type)!, config: value.config as Record<string, string> };
 }
 
 /** `{id}` of the record a mutation payload carries, e.g. data.createSilence.silence.id. */
@@ -123,7 +129,7 @@ const idResult = (field: string, record: string) => (data: Row) => ({ id: ((data
 export const alertEndpoints = [
   // Silences
 
-  defineEndpoint({
+  defineEndpoint<RestCreateSilenceMutation, RestCreateSilenceMutationVariables>({
     method: 'POST',
     path: '/alerts/v1/silence/create',
     apiId: 'api.alert.silence.create',
@@ -135,15 +141,15 @@ export const alertEndpoints = [
       required: ['startDate', 'endDate', 'alertId', 'manager'],
       additionalProperties: false,
     },
-    operation: `mutation RestCreateSilence($input: CreateSilenceInput!) { createSilence(input: $input) { silence { id } } }`,
+    operation: /* GraphQL */ `mutation RestCreateSilence($input: CreateSilenceInput!) { createSilence(input: $input) { silence { id } } }`,
     variables: (input) => {
       const b = body(input);
-      return { input: { alertId: b.alertId, manager: upper(b.manager), startDate: b.startDate, endDate: b.endDate, comment: b.comment ?? null } };
+      return { input: { alertId: b.alertId, manager: managerName(b.manager)!, startDate: b.startDate, endDate: b.endDate, comment: b.comment ?? null } };
     },
     result: idResult('createSilence', 'silence'),
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestListSilencesQuery, RestListSilencesQueryVariables>({
     method: 'GET',
     path: '/alerts/v1/silence/search',
     apiId: 'api.alert.silence.list',
@@ -159,11 +165,11 @@ export const alertEndpoints = [
       },
       additionalProperties: false,
     },
-    operation: `query RestListSilences($filter: SilenceFilter, $first: Int, $after: String) {
-      silences(filter: $filter, first: $first, after: $after) { totalCount nodes { ${SILENCE_FIELDS} } }
-    }`,
+    operation: withFragment(/* GraphQL */ `query RestListSilences($filter: SilenceFilter, $first: Int, $after: String) {
+      silences(filter: $filter, first: $first, after: $after) { totalCount nodes { ...RestSilenceFields } }
+    }`, SILENCE_FIELDS),
     variables: (input) => ({
-      filter: { alertId: input.query.alertId ?? null, manager: upper(input.query.manager) ?? null },
+      filter: { alertId: typeof input.query.alertId === 'string' ? input.query.alertId : null, manager: managerName(input.query.manager) },
       ...pageVariables(input.query as { limit?: string; offset?: string }),
     }),
     // `transformedSilences` is the original's name for the list.
@@ -173,19 +179,19 @@ export const alertEndpoints = [
     },
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestReadSilenceQuery, RestReadSilenceQueryVariables>({
     method: 'GET',
     path: '/alerts/v1/silence/get/:id',
     apiId: 'api.alert.silence.get',
     summary: 'Read a silence',
     invalidInputCode: 'SILENCE_INVALID_INPUT',
     pathSchema: idPath,
-    operation: `query RestReadSilence($id: ID!) { silence(id: $id) { ${SILENCE_FIELDS} } }`,
-    variables: (input) => ({ id: input.path.id }),
+    operation: withFragment(/* GraphQL */ `query RestReadSilence($id: ID!) { silence(id: $id) { ...RestSilenceFields } }`, SILENCE_FIELDS),
+    variables: (input) => ({ id: pathParam(input, 'id') }),
     result: (data) => restSilence(data.silence as Row),
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestUpdateSilenceMutation, RestUpdateSilenceMutationVariables>({
     method: 'PATCH',
     path: '/alerts/v1/silence/update/:id',
     apiId: 'api.alert.silence.update',
@@ -199,29 +205,29 @@ export const alertEndpoints = [
       minProperties: 1,
       additionalProperties: false,
     },
-    operation: `mutation RestUpdateSilence($id: ID!, $input: UpdateSilenceInput!) { updateSilence(id: $id, input: $input) { silence { id } } }`,
+    operation: /* GraphQL */ `mutation RestUpdateSilence($id: ID!, $input: UpdateSilenceInput!) { updateSilence(id: $id, input: $input) { silence { id } } }`,
     variables: (input) => {
       const b = body(input);
-      return { id: input.path.id, input: { startDate: b.startDate ?? b.startTime ?? null, endDate: b.endDate ?? b.endTime ?? null } };
+      return { id: pathParam(input, 'id'), input: { startDate: b.startDate ?? b.startTime ?? null, endDate: b.endDate ?? b.endTime ?? null } };
     },
     result: idResult('updateSilence', 'silence'),
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestDeleteSilenceMutation, RestDeleteSilenceMutationVariables>({
     method: 'DELETE',
     path: '/alerts/v1/silence/delete/:id',
     apiId: 'api.alert.silence.delete',
     summary: 'End a silence at its manager and delete it',
     invalidInputCode: 'SILENCE_INVALID_INPUT',
     pathSchema: idPath,
-    operation: `mutation RestDeleteSilence($id: ID!) { deleteSilence(id: $id) { id } }`,
-    variables: (input) => ({ id: input.path.id }),
+    operation: /* GraphQL */ `mutation RestDeleteSilence($id: ID!) { deleteSilence(id: $id) { id } }`,
+    variables: (input) => ({ id: pathParam(input, 'id') }),
     result: (data) => ({ id: (data.deleteSilence as Row).id }),
   }),
 
   // Metric aliases
 
-  defineEndpoint({
+  defineEndpoint<RestCreateMetricAliasMutation, RestCreateMetricAliasMutationVariables>({
     method: 'POST',
     path: '/alerts/v1/metric/alias/create',
     apiId: 'api.metric.add',
@@ -239,7 +245,7 @@ export const alertEndpoints = [
       required: ['alias', 'component', 'metric'],
       additionalProperties: false,
     },
-    operation: `mutation RestCreateMetricAlias($input: CreateMetricAliasInput!) { createMetricAlias(input: $input) { metricAlias { id } } }`,
+    operation: /* GraphQL */ `mutation RestCreateMetricAlias($input: CreateMetricAliasInput!) { createMetricAlias(input: $input) { metricAlias { id } } }`,
     variables: (input) => {
       const b = body(input);
       return { input: { alias: b.alias, component: b.component, metric: b.metric, subComponent: b.subComponent ?? null, context: b.context ?? null } };
@@ -247,7 +253,7 @@ export const alertEndpoints = [
     result: idResult('createMetricAlias', 'metricAlias'),
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestListMetricAliasesQuery, RestListMetricAliasesQueryVariables>({
     method: 'POST',
     path: '/alerts/v1/metric/alias/search',
     apiId: 'api.metric.list',
@@ -258,9 +264,9 @@ export const alertEndpoints = [
       properties: { component: { type: 'string', maxLength: COMPONENT_MAX_LENGTH }, subComponent: { type: 'string', maxLength: NAME_MAX_LENGTH } },
       additionalProperties: false,
     }),
-    operation: `query RestListMetricAliases($filter: MetricAliasFilter, $first: Int, $after: String) {
-      metricAliases(filter: $filter, first: $first, after: $after) { totalCount nodes { ${ALIAS_FIELDS} } }
-    }`,
+    operation: withFragment(/* GraphQL */ `query RestListMetricAliases($filter: MetricAliasFilter, $first: Int, $after: String) {
+      metricAliases(filter: $filter, first: $first, after: $after) { totalCount nodes { ...RestMetricAliasFields } }
+    }`, ALIAS_FIELDS),
     variables: (input) => {
       const search = criteria(input);
       return { filter: { component: search.filters?.component ?? null, subComponent: search.filters?.subComponent ?? null }, ...pageVariables(search) };
@@ -271,19 +277,19 @@ export const alertEndpoints = [
     },
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestReadMetricAliasQuery, RestReadMetricAliasQueryVariables>({
     method: 'GET',
     path: '/alerts/v1/metric/alias/get/:id',
     apiId: 'api.metric.get',
     summary: 'Read a metric alias',
     invalidInputCode: 'METRIC_ALIAS_INVALID_INPUT',
     pathSchema: idPath,
-    operation: `query RestReadMetricAlias($id: ID!) { metricAlias(id: $id) { ${ALIAS_FIELDS} } }`,
-    variables: (input) => ({ id: input.path.id }),
+    operation: withFragment(/* GraphQL */ `query RestReadMetricAlias($id: ID!) { metricAlias(id: $id) { ...RestMetricAliasFields } }`, ALIAS_FIELDS),
+    variables: (input) => ({ id: pathParam(input, 'id') }),
     result: (data) => data.metricAlias,
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestUpdateMetricAliasMutation, RestUpdateMetricAliasMutationVariables>({
     method: 'PATCH',
     path: '/alerts/v1/metric/alias/update/:id',
     apiId: 'api.metric.update',
@@ -302,51 +308,51 @@ export const alertEndpoints = [
       minProperties: 1,
       additionalProperties: false,
     },
-    operation: `mutation RestUpdateMetricAlias($id: ID!, $input: UpdateMetricAliasInput!) { updateMetricAlias(id: $id, input: $input) { metricAlias { id } } }`,
+    operation: /* GraphQL */ `mutation RestUpdateMetricAlias($id: ID!, $input: UpdateMetricAliasInput!) { updateMetricAlias(id: $id, input: $input) { metricAlias { id } } }`,
     // Only the keys given reach GraphQL, so an absent subComponent or context is left as it is.
-    variables: (input) => ({ id: input.path.id, input: body(input) }),
+    variables: (input) => ({ id: pathParam(input, 'id'), input: body(input) }),
     result: idResult('updateMetricAlias', 'metricAlias'),
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestDeleteMetricAliasMutation, RestDeleteMetricAliasMutationVariables>({
     method: 'DELETE',
     path: '/alerts/v1/metric/alias/delete/:id',
     apiId: 'api.metric.remove',
     summary: 'Delete a metric alias',
     invalidInputCode: 'METRIC_ALIAS_INVALID_INPUT',
     pathSchema: idPath,
-    operation: `mutation RestDeleteMetricAlias($id: ID!) { deleteMetricAlias(id: $id) { id } }`,
-    variables: (input) => ({ id: input.path.id }),
+    operation: /* GraphQL */ `mutation RestDeleteMetricAlias($id: ID!) { deleteMetricAlias(id: $id) { id } }`,
+    variables: (input) => ({ id: pathParam(input, 'id') }),
     result: (data) => ({ id: (data.deleteMetricAlias as Row).id }),
   }),
 
   // Notification channels
 
-  defineEndpoint({
+  defineEndpoint<RestCreateChannelMutation, RestCreateChannelMutationVariables>({
     method: 'POST',
     path: '/alerts/v1/notifications/create',
     apiId: 'api.alert.notification.create',
     summary: 'Create a notification channel at its manager',
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
     bodySchema: channel,
-    operation: `mutation RestCreateChannel($input: CreateNotificationChannelInput!) { createNotificationChannel(input: $input) { channel { id } } }`,
+    operation: /* GraphQL */ `mutation RestCreateChannel($input: CreateNotificationChannelInput!) { createNotificationChannel(input: $input) { channel { id } } }`,
     variables: (input) => ({ input: channelInput(body(input)) }),
     result: idResult('createNotificationChannel', 'channel'),
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestListChannelsQuery, RestListChannelsQueryVariables>({
     method: 'POST',
     path: '/alerts/v1/notifications/search',
     apiId: 'api.alert.notification.list',
     summary: 'List notification channels, newest first',
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
     bodySchema: searchSchema({ type: 'object', properties: { manager, type: channelType }, additionalProperties: false }),
-    operation: `query RestListChannels($filter: NotificationChannelFilter, $first: Int, $after: String) {
-      notificationChannels(filter: $filter, first: $first, after: $after) { totalCount nodes { ${CHANNEL_FIELDS} } }
-    }`,
+    operation: withFragment(/* GraphQL */ `query RestListChannels($filter: NotificationChannelFilter, $first: Int, $after: String) {
+      notificationChannels(filter: $filter, first: $first, after: $after) { totalCount nodes { ...RestChannelFields } }
+    }`, CHANNEL_FIELDS),
     variables: (input) => {
       const search = criteria(input);
-      return { filter: { manager: upper(search.filters?.manager) ?? null, type: upper(search.filters?.type) ?? null }, ...pageVariables(search) };
+      return { filter: { manager: managerName(search.filters?.manager), type: channelTypeName(search.filters?.type) }, ...pageVariables(search) };
     },
     result: (data) => {
       const found = data.notificationChannels as { totalCount: number; nodes: Row[] };
@@ -354,19 +360,19 @@ export const alertEndpoints = [
     },
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestReadChannelQuery, RestReadChannelQueryVariables>({
     method: 'GET',
     path: '/alerts/v1/notifications/get/:id',
     apiId: 'api.alert.notification.get',
     summary: 'Read a notification channel',
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
     pathSchema: idPath,
-    operation: `query RestReadChannel($id: ID!) { notificationChannel(id: $id) { ${CHANNEL_FIELDS} } }`,
-    variables: (input) => ({ id: input.path.id }),
+    operation: withFragment(/* GraphQL */ `query RestReadChannel($id: ID!) { notificationChannel(id: $id) { ...RestChannelFields } }`, CHANNEL_FIELDS),
+    variables: (input) => ({ id: pathParam(input, 'id') }),
     result: (data) => restChannel(data.notificationChannel as Row),
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestUpdateChannelMutation, RestUpdateChannelMutationVariables>({
     method: 'PATCH',
     path: '/alerts/v1/notifications/update/:id',
     apiId: 'api.alert.notification.update',
@@ -374,27 +380,27 @@ export const alertEndpoints = [
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
     pathSchema: idPath,
     bodySchema: { type: 'object', properties: { name, type: channelType, config: channelConfig }, minProperties: 1, additionalProperties: false },
-    operation: `mutation RestUpdateChannel($id: ID!, $input: UpdateNotificationChannelInput!) { updateNotificationChannel(id: $id, input: $input) { channel { id } } }`,
+    operation: /* GraphQL */ `mutation RestUpdateChannel($id: ID!, $input: UpdateNotificationChannelInput!) { updateNotificationChannel(id: $id, input: $input) { channel { id } } }`,
     variables: (input) => {
       const b = body(input);
-      return { id: input.path.id, input: { name: b.name ?? null, type: upper(b.type) ?? null, config: b.config ?? null } };
+      return { id: pathParam(input, 'id'), input: { name: b.name ?? null, type: channelTypeName(b.type), config: b.config ?? null } };
     },
     result: idResult('updateNotificationChannel', 'channel'),
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestDeleteChannelMutation, RestDeleteChannelMutationVariables>({
     method: 'DELETE',
     path: '/alerts/v1/notifications/delete/:id',
     apiId: 'api.alert.notification.delete',
     summary: 'Remove a notification channel from its manager and delete it',
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
     pathSchema: idPath,
-    operation: `mutation RestDeleteChannel($id: ID!) { deleteNotificationChannel(id: $id) { id } }`,
-    variables: (input) => ({ id: input.path.id }),
+    operation: /* GraphQL */ `mutation RestDeleteChannel($id: ID!) { deleteNotificationChannel(id: $id) { id } }`,
+    variables: (input) => ({ id: pathParam(input, 'id') }),
     result: (data) => ({ id: (data.deleteNotificationChannel as Row).id }),
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestTestChannelMutation, RestTestChannelMutationVariables>({
     method: 'POST',
     path: '/alerts/v1/notifications/test',
     apiId: 'api.alert.notification.test',
@@ -429,7 +435,7 @@ export const alertEndpoints = [
       required: ['payload'],
       additionalProperties: false,
     },
-    operation: `mutation RestTestChannel($input: TestNotificationChannelInput!) {
+    operation: /* GraphQL */ `mutation RestTestChannel($input: TestNotificationChannelInput!) {
       testNotificationChannel(input: $input) { status transport response channelId }
     }`,
     variables: (input) => {

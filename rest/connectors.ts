@@ -1,17 +1,17 @@
 // REST entries for connectors (contract 4.4). Each runs a GraphQL operation; aliases in the
 // selection give the contract's snake_case field names, and enum values are spelled back the way
 // the contract spells them (Live, Database).
+import type { RestListConnectorsQuery, RestListConnectorsQueryVariables, RestReadConnectorQuery, RestReadConnectorQueryVariables, RestRegisterConnectorMutation, RestRegisterConnectorMutationVariables } from '../src/generated/rest-operations.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
-import { defineEndpoint, type RestInput } from './table.js';
+import { withFragment } from './fragments.js';
+import { CONNECTOR_CATEGORY_VALUES, CONNECTOR_STATUS_VALUES } from '../src/modules/connectors/types.js';
+import { domainValue, domainValues, enumName } from './enum-names.js';
+import { defineEndpoint, pathParam, type RestInput } from './table.js';
 import { envelopeSchema } from './validation.js';
 
-const STATUS_ENUM: Record<string, string> = { Draft: 'DRAFT', InValidation: 'IN_VALIDATION', Live: 'LIVE', Retired: 'RETIRED' };
-const CATEGORY_ENUM: Record<string, string> = { Database: 'DATABASE', File: 'FILE', Stream: 'STREAM' };
-const STATUS_NAMES = Object.fromEntries(Object.entries(STATUS_ENUM).map(([name, value]) => [value, name]));
-const CATEGORY_NAMES = Object.fromEntries(Object.entries(CATEGORY_ENUM).map(([name, value]) => [value, name]));
 
 /** Fields of both list and read results (contract 2.4). */
-const COMMON_FIELDS = `
+const COMMON_FIELDS = /* GraphQL */ `fragment RestConnectorFields on Connector {
   id
   connector_id: connectorId
   name
@@ -27,12 +27,13 @@ const COMMON_FIELDS = `
   updated_by: updatedBy
   created_date: createdAt
   updated_date: updatedAt
-  live_date: liveAt`;
+  live_date: liveAt
+}`;
 
 type ConnectorData = Record<string, unknown> & { status: string; category: string };
 
 function restConnector(connector: ConnectorData) {
-  return { ...connector, status: STATUS_NAMES[connector.status], category: CATEGORY_NAMES[connector.category] };
+  return { ...connector, status: domainValue(CONNECTOR_STATUS_VALUES, connector.status), category: domainValue(CONNECTOR_CATEGORY_VALUES, connector.category) };
 }
 
 function request(input: RestInput): Record<string, any> {
@@ -40,7 +41,7 @@ function request(input: RestInput): Record<string, any> {
 }
 
 export const connectorEndpoints = [
-  defineEndpoint({
+  defineEndpoint<RestListConnectorsQuery, RestListConnectorsQueryVariables>({
     method: 'POST',
     path: '/v2/connectors/list',
     apiId: 'api.connectors.list',
@@ -55,8 +56,8 @@ export const connectorEndpoints = [
           filters: {
             type: 'object',
             properties: {
-              status: { type: 'array', minItems: 1, maxItems: 10, items: { type: 'string', enum: Object.keys(STATUS_ENUM) } },
-              category: { type: 'array', minItems: 1, maxItems: 10, items: { type: 'string', enum: Object.keys(CATEGORY_ENUM) } },
+              status: { type: 'array', minItems: 1, maxItems: 10, items: { type: 'string', enum: domainValues(CONNECTOR_STATUS_VALUES) } },
+              category: { type: 'array', minItems: 1, maxItems: 10, items: { type: 'string', enum: domainValues(CONNECTOR_CATEGORY_VALUES) } },
             },
             additionalProperties: false,
           },
@@ -67,15 +68,18 @@ export const connectorEndpoints = [
       },
       { requestRequired: false },
     ),
-    operation: `query RestListConnectors($filter: ConnectorFilter, $first: Int, $after: String) {
-      connectors(filter: $filter, first: $first, after: $after) { totalCount nodes { ${COMMON_FIELDS} technology runtime } }
-    }`,
+    operation: withFragment(/* GraphQL */ `query RestListConnectors($filter: ConnectorFilter, $first: Int, $after: String) {
+      connectors(filter: $filter, first: $first, after: $after) { totalCount nodes { ...RestConnectorFields technology runtime } }
+    }`, COMMON_FIELDS),
     variables: (input) => {
       const r = request(input);
       const statuses = r.filters?.status as string[] | undefined;
       const categories = r.filters?.category as string[] | undefined;
       return {
-        filter: { status: statuses?.map((status) => STATUS_ENUM[status]) ?? null, category: categories?.map((category) => CATEGORY_ENUM[category]) ?? null },
+        filter: {
+          status: statuses?.map((status) => enumName(CONNECTOR_STATUS_VALUES, status)) ?? null,
+          category: categories?.map((category) => enumName(CONNECTOR_CATEGORY_VALUES, category)) ?? null,
+        },
         // Without a limit the REST list returns every connector, up to the configured maximum.
         first: r.limit ?? null,
         after: r.offset ? cursorForOffset(r.offset - 1) : null,
@@ -87,7 +91,7 @@ export const connectorEndpoints = [
     },
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestReadConnectorQuery, RestReadConnectorQueryVariables>({
     method: 'GET',
     path: '/v2/connectors/read/:connector_id',
     apiId: 'api.connectors.read',
@@ -96,24 +100,24 @@ export const connectorEndpoints = [
     invalidInputCode: 'CONNECTOR_READ_INVALID_INPUT',
     pathSchema: { type: 'object', properties: { connector_id: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['connector_id'] },
     querySchema: { type: 'object', properties: { mode: { type: 'string', maxLength: 20 } } },
-    operation: `query RestReadConnector($id: ID!, $status: ConnectorStatus) { connector(id: $id, status: $status) { ${COMMON_FIELDS} ui_spec: uiSpec } }`,
+    operation: withFragment(/* GraphQL */ `query RestReadConnector($id: ID!, $status: ConnectorStatus) { connector(id: $id, status: $status) { ...RestConnectorFields ui_spec: uiSpec } }`, COMMON_FIELDS),
     // As the original: mode=edit (any case) reads the Draft version, anything else the Live one.
     variables: (input) => ({
-      id: input.path.connector_id,
+      id: pathParam(input, 'connector_id'),
       status: String(input.query.mode ?? '').toLowerCase() === 'edit' ? 'DRAFT' : 'LIVE',
     }),
     result: (data) => restConnector(data.connector as ConnectorData),
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestRegisterConnectorMutation, RestRegisterConnectorMutationVariables>({
     method: 'POST',
     path: '/v2/connector/register',
     apiId: 'api.connector.register',
     summary: 'Register a connector from its distribution (multipart/form-data, one file part such as file3)',
     invalidInputCode: 'FAILED_TO_UPLOAD',
     multipart: true,
-    operation: `mutation RestRegisterConnector($file: Upload!) { registerConnector(file: $file) { message } }`,
-    variables: (input) => ({ file: input.file }),
+    operation: /* GraphQL */ `mutation RestRegisterConnector($file: Upload!) { registerConnector(file: $file) { message } }`,
+    variables: (input) => ({ file: input.file as RestRegisterConnectorMutationVariables['file'] }),
     result: (data) => ({ message: (data.registerConnector as { message: string }).message }),
   }),
 ];

@@ -1,6 +1,7 @@
 // REST entry for schema inference (contract 4.1 `POST /v2/datasets/dataschema`). It runs the
 // `inferSchema` query and gives its result the original's shape: maps where GraphQL has lists, and
 // `removedKeys` only when something was removed.
+import type { RestInferSchemaQuery, RestInferSchemaQueryVariables } from '../src/generated/rest-operations.js';
 import { DATASET_ID_MAX_LENGTH, SCHEMA_INFERENCE_LIMITS } from '../src/modules/schema-inference/service.js';
 import type { IndexOption, InferredSchema, RollupSuggestion } from '../src/modules/schema-inference/types.js';
 import { defineEndpoint, type RestInput } from './table.js';
@@ -22,7 +23,7 @@ function rollupSummary(rollup: RollupSuggestion[]): Record<string, Omit<RollupSu
 }
 
 export const dataschemaEndpoints = [
-  defineEndpoint({
+  defineEndpoint<RestInferSchemaQuery, RestInferSchemaQueryVariables>({
     method: 'POST',
     path: '/v2/datasets/dataschema',
     apiId: 'api.datasets.dataschema',
@@ -47,7 +48,7 @@ export const dataschemaEndpoints = [
       },
       { requestRequired: true },
     ),
-    operation: `query RestInferSchema($samples: [JSON!]!, $dataset: String!) {
+    operation: /* GraphQL */ `query RestInferSchema($samples: [JSON!]!, $dataset: String!) {
       inferSchema(samples: $samples, dataset: $dataset) {
         schema
         configurations {

@@ -1,14 +1,19 @@
 // REST entries for datasets (contract 4.1). Each runs a GraphQL operation; the record itself comes
 // from `Dataset.definition`, which already speaks the contract's snake_case shape.
+import type { RestCopyDatasetMutation, RestCopyDatasetMutationVariables, RestCreateDatasetMutation, RestCreateDatasetMutationVariables, RestEditDatasetMutation, RestEditDatasetMutationVariables, RestExportDatasetQuery, RestExportDatasetQueryVariables, RestImportDatasetMutation, RestImportDatasetMutationVariables, RestListDatasetsQuery, RestListDatasetsQueryVariables, RestListDatasourcesQuery, RestListDatasourcesQueryVariables, RestReadDatasetQuery, RestReadDatasetQueryVariables, RestResetDatasetMutation, RestResetDatasetMutationVariables, RestSetDatasetAliasMutation, RestSetDatasetAliasMutationVariables, RestTransitionDatasetMutation, RestTransitionDatasetMutationVariables, RestUpdateDatasetMutation, RestUpdateDatasetMutationVariables } from '../src/generated/rest-operations.js';
 import { DATASET_ID_MAX_LENGTH, DATASET_ID_PATTERN, DEFAULT_LIVE_READ_FIELDS, DRAFT_LIST_EXTRA_FIELDS, LIST_FIELDS } from '../src/modules/datasets/definition.js';
 import { CREATE_REQUEST_SCHEMA, UPDATE_REQUEST_SCHEMA } from '../src/modules/datasets/drafting.js';
+import { CHANGE_ACTION_VALUES, DATASET_STATUS_VALUES, DATASET_TRANSITION_VALUES, DATASET_TYPE_VALUES, RESET_CATEGORY_VALUES } from '../src/modules/datasets/types.js';
+import { domainValue, domainValues, enumName } from './enum-names.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
-import { defineEndpoint, type RestInput } from './table.js';
+import { defineEndpoint, pathParam, type RestInput } from './table.js';
 import { envelopeSchema } from './validation.js';
 
-const STATUS_ENUM: Record<string, string> = { Draft: 'DRAFT', ReadyToPublish: 'READY_TO_PUBLISH', Live: 'LIVE', Retired: 'RETIRED' };
-const STATUS_NAME: Record<string, string> = Object.fromEntries(Object.entries(STATUS_ENUM).map(([name, value]) => [value, name]));
-const TRANSITION_ENUM: Record<string, string> = { ReadyToPublish: 'READY_TO_PUBLISH', Live: 'LIVE', Retired: 'RETIRED', Retire: 'RETIRED', Delete: 'DELETE' };
+const STATUSES = domainValues(DATASET_STATUS_VALUES);
+/** The original's `Retire` is accepted beside the contract's `Retired`. */
+const TRANSITIONS = [...domainValues(DATASET_TRANSITION_VALUES), 'Retire'];
+const status = (value: string) => enumName(DATASET_STATUS_VALUES, value);
+const datasetType = (value: unknown) => (typeof value === 'string' ? enumName(DATASET_TYPE_VALUES, value) : null);
 const datasetId = { type: 'string', minLength: 1, maxLength: DATASET_ID_MAX_LENGTH };
 const newDatasetId = { ...datasetId, pattern: DATASET_ID_PATTERN };
 
@@ -41,8 +46,8 @@ const updateRequest = {
 };
 
 /** A contract change list ({value, action}) as GraphQL's ItemChange/TagChange. */
-function itemChanges(list: unknown): { action: string; value: unknown }[] | null {
-  return Array.isArray(list) ? list.map((change: { action: string; value: unknown }) => ({ action: change.action.toUpperCase(), value: change.value })) : null;
+function itemChanges<T = unknown>(list: unknown): { action: keyof typeof CHANGE_ACTION_VALUES; value: T }[] | null {
+  return Array.isArray(list) ? list.map((change: { action: string; value: T }) => ({ action: enumName(CHANGE_ACTION_VALUES, change.action), value: change.value })) : null;
 }
 
 function fieldList(value: unknown): string[] | null {
@@ -51,7 +56,7 @@ function fieldList(value: unknown): string[] | null {
 }
 
 export const datasetEndpoints = [
-  defineEndpoint({
+  defineEndpoint<RestImportDatasetMutation, RestImportDatasetMutationVariables>({
     method: 'POST',
     path: '/v2/datasets/import',
     apiId: 'api.datasets.import',
@@ -60,7 +65,7 @@ export const datasetEndpoints = [
     querySchema: { type: 'object', properties: { overwrite: { type: 'string', enum: ['true', 'false'] } } },
     // The definition itself is checked by the service (the same check GraphQL gets).
     bodySchema: envelopeSchema('api.datasets.import', { type: 'object' }, { requestRequired: true }),
-    operation: `mutation RestImportDataset($definition: JSON!, $overwrite: Boolean) {
+    operation: /* GraphQL */ `mutation RestImportDataset($definition: JSON!, $overwrite: Boolean) {
       importDataset(definition: $definition, overwrite: $overwrite) { id versionKey message ignoredFields }
     }`,
     variables: (input) => ({ definition: input.body.request, overwrite: input.query.overwrite !== 'false' }),
@@ -74,7 +79,7 @@ export const datasetEndpoints = [
     },
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestReadDatasetQuery | RestEditDatasetMutation, RestReadDatasetQueryVariables | RestEditDatasetMutationVariables>({
     method: 'GET',
     path: '/v2/datasets/read/:dataset_id',
     apiId: 'api.datasets.read',
@@ -87,32 +92,32 @@ export const datasetEndpoints = [
       properties: {
         mode: { type: 'string', maxLength: 20 },
         fields: { type: 'string', maxLength: 2000 },
-        status: { type: 'string', enum: Object.keys(STATUS_ENUM) },
+        status: { type: 'string', enum: STATUSES },
       },
     },
     operation: {
-      read: `query RestReadDataset($id: ID!, $status: DatasetStatus, $fields: [String!]) {
+      read: /* GraphQL */ `query RestReadDataset($id: ID!, $status: DatasetStatus, $fields: [String!]) {
         dataset(id: $id, status: $status) { definition(fields: $fields) }
       }`,
-      edit: `mutation RestEditDataset($id: ID!, $fields: [String!]) { editDataset(id: $id) { definition(fields: $fields) } }`,
+      edit: /* GraphQL */ `mutation RestEditDataset($id: ID!, $fields: [String!]) { editDataset(id: $id) { definition(fields: $fields) } }`,
     },
     chooseOperation: (input) => (input.query.mode === 'edit' ? 'edit' : 'read'),
     // mode=edit makes a draft from Live: a write, which a read-only role may not do.
     operationApiIds: { edit: 'api.datasets.update' },
     variables: (input) => {
-      const status = typeof input.query.status === 'string' ? input.query.status : undefined;
+      const wanted = typeof input.query.status === 'string' ? input.query.status : undefined;
       // A Live read gives the record of contract 2.1; draft reads give the whole definition.
-      const draftRead = input.query.mode === 'edit' || status === 'Draft' || status === 'ReadyToPublish';
+      const draftRead = input.query.mode === 'edit' || wanted === 'Draft' || wanted === 'ReadyToPublish';
       return {
-        id: input.path.dataset_id,
-        status: status ? STATUS_ENUM[status] : null,
+        id: pathParam(input, 'dataset_id'),
+        status: wanted ? status(wanted) : null,
         fields: fieldList(input.query.fields) ?? (draftRead ? null : DEFAULT_LIVE_READ_FIELDS),
       };
     },
-    result: (data) => ((data.dataset ?? data.editDataset) as { definition: unknown }).definition,
+    result: (data) => ('editDataset' in data ? data.editDataset.definition : data.dataset?.definition),
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestListDatasetsQuery, RestListDatasetsQueryVariables>({
     method: 'POST',
     path: '/v2/datasets/list',
     apiId: 'api.datasets.list',
@@ -129,8 +134,8 @@ export const datasetEndpoints = [
             properties: {
               status: {
                 anyOf: [
-                  { type: 'string', enum: Object.keys(STATUS_ENUM) },
-                  { type: 'array', items: { type: 'string', enum: Object.keys(STATUS_ENUM) }, maxItems: 10 },
+                  { type: 'string', enum: STATUSES },
+                  { type: 'array', items: { type: 'string', enum: STATUSES }, maxItems: 10 },
                 ],
               },
               type: { type: 'string', enum: ['event', 'master'] },
@@ -144,7 +149,7 @@ export const datasetEndpoints = [
       },
       { requestRequired: false },
     ),
-    operation: `query RestListDatasets($filter: DatasetFilter, $first: Int, $after: String, $fields: [String!], $draftFields: [String!]) {
+    operation: /* GraphQL */ `query RestListDatasets($filter: DatasetFilter, $first: Int, $after: String, $fields: [String!], $draftFields: [String!]) {
       datasets(filter: $filter, first: $first, after: $after) {
         totalCount
         nodes { stage record: definition(fields: $fields) draftExtras: definition(fields: $draftFields) }
@@ -152,9 +157,9 @@ export const datasetEndpoints = [
     }`,
     variables: (input) => {
       const r = request(input);
-      const statuses = r.filters?.status === undefined ? null : [r.filters.status].flat().map((status: string) => STATUS_ENUM[status]);
+      const statuses = r.filters?.status === undefined ? null : [r.filters.status as string | string[]].flat().map(status);
       return {
-        filter: { status: statuses, type: r.filters?.type ? String(r.filters.type).toUpperCase() : null },
+        filter: { status: statuses, type: datasetType(r.filters?.type) },
         first: r.limit ?? null,
         after: r.offset ? cursorForOffset(r.offset - 1) : null,
         fields: LIST_FIELDS,
@@ -170,7 +175,7 @@ export const datasetEndpoints = [
     },
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestCopyDatasetMutation, RestCopyDatasetMutationVariables>({
     method: 'POST',
     path: '/v2/datasets/copy',
     apiId: 'api.datasets.copy',
@@ -194,7 +199,7 @@ export const datasetEndpoints = [
       },
       { requestRequired: true },
     ),
-    operation: `mutation RestCopyDataset($input: CopyDatasetInput!) { copyDataset(input: $input) { message dataset { id } } }`,
+    operation: /* GraphQL */ `mutation RestCopyDataset($input: CopyDatasetInput!) { copyDataset(input: $input) { message dataset { id } } }`,
     variables: (input) => {
       const r = request(input);
       return { input: { sourceId: r.source.datasetId, sourceVersion: r.source.isLive ? 'LIVE' : 'DRAFT', destinationId: r.destination.datasetId } };
@@ -205,7 +210,7 @@ export const datasetEndpoints = [
     },
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestTransitionDatasetMutation, RestTransitionDatasetMutationVariables>({
     method: 'POST',
     path: '/v2/datasets/status-transition',
     apiId: 'api.datasets.status-transition',
@@ -215,16 +220,16 @@ export const datasetEndpoints = [
       'api.datasets.status-transition',
       {
         type: 'object',
-        properties: { dataset_id: datasetId, status: { type: 'string', enum: Object.keys(TRANSITION_ENUM) } },
+        properties: { dataset_id: datasetId, status: { type: 'string', enum: TRANSITIONS } },
         required: ['dataset_id', 'status'],
         additionalProperties: false,
       },
       { requestRequired: true },
     ),
-    operation: `mutation RestTransitionDataset($id: ID!, $to: DatasetTransition!) { transitionDataset(id: $id, to: $to) { id message } }`,
+    operation: /* GraphQL */ `mutation RestTransitionDataset($id: ID!, $to: DatasetTransition!) { transitionDataset(id: $id, to: $to) { id message } }`,
     variables: (input) => {
       const r = request(input);
-      return { id: r.dataset_id, to: TRANSITION_ENUM[r.status] };
+      return { id: r.dataset_id, to: enumName(DATASET_TRANSITION_VALUES, r.status === 'Retire' ? 'Retired' : r.status) };
     },
     result: (data) => {
       const moved = data.transitionDataset as { id: string; message: string };
@@ -232,7 +237,7 @@ export const datasetEndpoints = [
     },
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestExportDatasetQuery, RestExportDatasetQueryVariables>({
     method: 'GET',
     path: '/v2/datasets/export/:dataset_id',
     apiId: 'api.datasets.export',
@@ -240,13 +245,13 @@ export const datasetEndpoints = [
     invalidInputCode: 'DATASET_EXPORT_INVALID_INPUT',
     errorCodes: ['DATASET_NOT_FOUND', 'DATASET_EXPORT_FAILURE'],
     pathSchema: { type: 'object', properties: { dataset_id: datasetId }, required: ['dataset_id'] },
-    querySchema: { type: 'object', properties: { status: { type: 'string', enum: Object.keys(STATUS_ENUM) } } },
-    operation: `query RestExportDataset($id: ID!, $status: DatasetStatus) { exportDataset(id: $id, status: $status) }`,
-    variables: (input) => ({ id: input.path.dataset_id, status: typeof input.query.status === 'string' ? STATUS_ENUM[input.query.status] : null }),
+    querySchema: { type: 'object', properties: { status: { type: 'string', enum: STATUSES } } },
+    operation: /* GraphQL */ `query RestExportDataset($id: ID!, $status: DatasetStatus) { exportDataset(id: $id, status: $status) }`,
+    variables: (input) => ({ id: pathParam(input, 'dataset_id'), status: typeof input.query.status === 'string' ? status(input.query.status) : null }),
     result: (data) => data.exportDataset,
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestCreateDatasetMutation, RestCreateDatasetMutationVariables>({
     method: 'POST',
     path: '/v2/datasets/create',
     apiId: 'api.datasets.create',
@@ -254,14 +259,14 @@ export const datasetEndpoints = [
     invalidInputCode: 'DATASET_INVALID_INPUT',
     errorCodes: ['DATASET_EXISTS', 'DATASET_DUPLICATE_DENORM_KEY'],
     bodySchema: envelopeSchema('api.datasets.create', createRequest, { requestRequired: true }),
-    operation: `mutation RestCreateDataset($input: CreateDatasetInput!) { createDataset(input: $input) { id versionKey } }`,
+    operation: /* GraphQL */ `mutation RestCreateDataset($input: CreateDatasetInput!) { createDataset(input: $input) { id versionKey } }`,
     variables: (input) => {
       const r = request(input);
       return {
         input: {
           id: r.dataset_id,
           name: r.name,
-          type: typeof r.type === 'string' ? r.type.toUpperCase() : null,
+          type: datasetType(r.type),
           dataSchema: r.data_schema ?? null,
           datasetConfig: r.dataset_config ?? null,
           extractionConfig: r.extraction_config ?? null,
@@ -281,7 +286,7 @@ export const datasetEndpoints = [
     },
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestUpdateDatasetMutation, RestUpdateDatasetMutationVariables>({
     method: 'PATCH',
     path: '/v2/datasets/update',
     apiId: 'api.datasets.update',
@@ -289,7 +294,7 @@ export const datasetEndpoints = [
     invalidInputCode: 'DATASET_UPDATE_INPUT_INVALID',
     errorCodes: ['DATASET_UPDATE_NO_FIELDS', 'DATASET_NOT_EXISTS', 'DATASET_OUTDATED', 'DATASET_NOT_IN_DRAFT_STATE_TO_UPDATE', 'DATASET_DUPLICATE_DENORM_KEY'],
     bodySchema: envelopeSchema('api.datasets.update', updateRequest, { requestRequired: true }),
-    operation: `mutation RestUpdateDataset($input: UpdateDatasetInput!) { updateDataset(input: $input) { id versionKey } }`,
+    operation: /* GraphQL */ `mutation RestUpdateDataset($input: UpdateDatasetInput!) { updateDataset(input: $input) { id versionKey } }`,
     variables: (input) => {
       const r = request(input);
       const { denorm_fields: denormFields, ...denormSettings } = (r.denorm_config ?? {}) as Record<string, unknown>;
@@ -298,7 +303,7 @@ export const datasetEndpoints = [
           id: r.dataset_id,
           versionKey: r.version_key,
           name: r.name ?? null,
-          type: typeof r.type === 'string' ? r.type.toUpperCase() : null,
+          type: datasetType(r.type),
           dataSchema: r.data_schema ?? null,
           datasetConfig: r.dataset_config ?? null,
           extractionConfig: r.extraction_config ?? null,
@@ -319,7 +324,7 @@ export const datasetEndpoints = [
     },
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestSetDatasetAliasMutation, RestSetDatasetAliasMutationVariables>({
     method: 'POST',
     path: '/v2/datasets/alias',
     apiId: 'api.datasets.alias',
@@ -336,7 +341,7 @@ export const datasetEndpoints = [
       },
       { requestRequired: true },
     ),
-    operation: `mutation RestSetDatasetAlias($id: ID!, $alias: String!, $table: String) { setDatasetAlias(id: $id, alias: $alias, table: $table) { id alias } }`,
+    operation: /* GraphQL */ `mutation RestSetDatasetAlias($id: ID!, $alias: String!, $table: String) { setDatasetAlias(id: $id, alias: $alias, table: $table) { id alias } }`,
     variables: (input) => {
       const r = request(input);
       return { id: r.dataset_id, alias: r.alias_name, table: r.table_name ?? null };
@@ -347,7 +352,7 @@ export const datasetEndpoints = [
     },
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestResetDatasetMutation, RestResetDatasetMutationVariables>({
     method: 'POST',
     path: '/v2/datasets/reset/:dataset_id',
     apiId: 'api.datasets.reset',
@@ -360,12 +365,12 @@ export const datasetEndpoints = [
       { type: 'object', properties: { category: { type: 'string', enum: ['processing', 'query'] } }, required: ['category'], additionalProperties: false },
       { requestRequired: true },
     ),
-    operation: `mutation RestResetDataset($id: ID!, $category: ResetCategory!) { resetDataset(id: $id, category: $category) { status } }`,
-    variables: (input) => ({ id: input.path.dataset_id, category: String(request(input).category).toUpperCase() }),
+    operation: /* GraphQL */ `mutation RestResetDataset($id: ID!, $category: ResetCategory!) { resetDataset(id: $id, category: $category) { status } }`,
+    variables: (input) => ({ id: pathParam(input, 'dataset_id'), category: enumName(RESET_CATEGORY_VALUES, String(request(input).category)) }),
     result: (data) => data.resetDataset,
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestListDatasourcesQuery, RestListDatasourcesQueryVariables>({
     method: 'POST',
     path: '/v2/datasources/list',
     apiId: 'api.datasources.list',
@@ -381,8 +386,8 @@ export const datasetEndpoints = [
             properties: {
               status: {
                 anyOf: [
-                  { type: 'string', enum: [...Object.keys(STATUS_ENUM), 'Purged'] },
-                  { type: 'array', items: { type: 'string', enum: [...Object.keys(STATUS_ENUM), 'Purged'] }, maxItems: 10 },
+                  { type: 'string', enum: [...STATUSES, 'Purged'] },
+                  { type: 'array', items: { type: 'string', enum: [...STATUSES, 'Purged'] }, maxItems: 10 },
                 ],
               },
               type: { type: 'string', enum: ['druid', 'datalake', 'embedded'] },
@@ -394,13 +399,13 @@ export const datasetEndpoints = [
       },
       { requestRequired: false },
     ),
-    operation: `query RestListDatasources($filter: DatasourceFilter) {
+    operation: /* GraphQL */ `query RestListDatasources($filter: DatasourceFilter) {
       datasources(filter: $filter) { datasource datasourceRef datasetId status type alias isPrimary }
     }`,
     variables: (input) => {
       const filters = request(input).filters as { status?: string | string[]; type?: string } | undefined;
       // Purged datasources are never kept here: asking only for them lists nothing.
-      const statuses = filters?.status === undefined ? null : [filters.status].flat().map((status) => STATUS_ENUM[status] ?? 'RETIRED');
+      const statuses = filters?.status === undefined ? null : [filters.status].flat().map((value) => status(value === 'Purged' ? 'Retired' : value));
       return { filter: { status: statuses, type: filters?.type ?? null } };
     },
     result: (data) => {
@@ -409,7 +414,7 @@ export const datasetEndpoints = [
         datasource: entry.datasource,
         datasource_ref: entry.datasourceRef,
         dataset_id: entry.datasetId,
-        status: STATUS_NAME[entry.status],
+        status: domainValue(DATASET_STATUS_VALUES, entry.status),
         type: entry.type,
         alias: entry.alias,
         is_primary: entry.isPrimary,

@@ -1,6 +1,9 @@
 // REST entry for pre-signed file links (contract 4.5). The file count limit is the service's (it has
 // its own error code), so the schema leaves the list's length to it.
+import type { RestGenerateFileUrlsMutation, RestGenerateFileUrlsMutationVariables } from '../src/generated/rest-operations.js';
 import { FILE_NAME_MAX_LENGTH } from '../src/modules/files/rules.js';
+import { FILE_ACCESS_VALUES, FILE_KIND_VALUES } from '../src/modules/files/types.js';
+import { domainValues, enumName } from './enum-names.js';
 import { defineEndpoint, type RestInput } from './table.js';
 import { envelopeSchema } from './validation.js';
 
@@ -9,7 +12,7 @@ function request(input: RestInput): Record<string, any> {
 }
 
 export const fileEndpoints = [
-  defineEndpoint({
+  defineEndpoint<RestGenerateFileUrlsMutation, RestGenerateFileUrlsMutationVariables>({
     method: 'POST',
     path: '/v2/files/generate-url',
     // The original serves the same links at url-access without any access check; here both names
@@ -24,23 +27,23 @@ export const fileEndpoints = [
         type: 'object',
         properties: {
           files: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1, maxLength: FILE_NAME_MAX_LENGTH } },
-          access: { type: 'string', enum: ['read', 'write'] },
-          type: { type: 'string', enum: ['dataset', 'connector'] },
+          access: { type: 'string', enum: domainValues(FILE_ACCESS_VALUES) },
+          type: { type: 'string', enum: domainValues(FILE_KIND_VALUES) },
         },
         required: ['files'],
         additionalProperties: false,
       },
       { requestRequired: true },
     ),
-    operation: `mutation RestGenerateFileUrls($files: [String!]!, $access: FileAccess, $kind: FileKind) {
+    operation: /* GraphQL */ `mutation RestGenerateFileUrls($files: [String!]!, $access: FileAccess, $kind: FileKind) {
       generateFileUrls(files: $files, access: $access, kind: $kind) { filePath fileName preSignedUrl }
     }`,
     variables: (input) => {
       const r = request(input);
       return {
         files: r.files,
-        access: String(r.access ?? 'write').toUpperCase(),
-        kind: String(r.type ?? 'dataset').toUpperCase(),
+        access: enumName(FILE_ACCESS_VALUES, String(r.access ?? 'write')),
+        kind: enumName(FILE_KIND_VALUES, String(r.type ?? 'dataset')),
       };
     },
     result: (data) => data.generateFileUrls,

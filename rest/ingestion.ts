@@ -1,11 +1,12 @@
 // REST entry for ingestion (contract 4.2). The body is the envelope with `data` instead of `request`.
+import type { RestCheckEventQuery, RestCheckEventQueryVariables, RestIngestMutation, RestIngestMutationVariables } from '../src/generated/rest-operations.js';
 import { DATASET_ID_MAX_LENGTH } from '../src/modules/datasets/definition.js';
 import { MAX_MSGID_LENGTH } from '../src/modules/ingestion/service.js';
-import { defineEndpoint } from './table.js';
+import { defineEndpoint, pathParam } from './table.js';
 import { envelopeSchema } from './validation.js';
 
 export const ingestionEndpoints = [
-  defineEndpoint({
+  defineEndpoint<RestIngestMutation, RestIngestMutationVariables>({
     method: 'POST',
     path: '/v2/data/in/:dataset_id',
     apiId: 'api.data.in',
@@ -27,18 +28,18 @@ export const ingestionEndpoints = [
       required: ['id', 'ver', 'ts', 'params', 'data'],
       additionalProperties: false,
     },
-    operation: `mutation RestIngest($datasetId: ID!, $data: JSON!, $msgid: String) {
+    operation: /* GraphQL */ `mutation RestIngest($datasetId: ID!, $data: JSON!, $msgid: String) {
       ingest(datasetId: $datasetId, data: $data, msgid: $msgid) { message }
     }`,
     variables: (input) => ({
-      datasetId: input.path.dataset_id,
+      datasetId: pathParam(input, 'dataset_id'),
       data: input.body.data,
       msgid: (input.body.params as { msgid: string }).msgid,
     }),
     result: (data) => ({ message: (data.ingest as { message: string }).message }),
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestCheckEventQuery, RestCheckEventQueryVariables>({
     method: 'POST',
     path: '/v2/schema/validate',
     apiId: 'api.schema.validator',
@@ -55,7 +56,7 @@ export const ingestionEndpoints = [
       },
       { requestRequired: true },
     ),
-    operation: `query RestCheckEvent($datasetId: ID!, $version: DatasetVersion, $event: JSON!) {
+    operation: /* GraphQL */ `query RestCheckEvent($datasetId: ID!, $version: DatasetVersion, $event: JSON!) {
       checkEvent(datasetId: $datasetId, version: $version, event: $event) { isValid message }
     }`,
     variables: (input) => {

@@ -1,8 +1,10 @@
 // REST entry for dataset health metrics (contract 4.1; note the singular `dataset` in the path).
 // GraphQL spells enum values in capitals; the contract in snake case (statuses as Healthy/Unhealthy),
 // and a component carries only the fields it has.
+import type { RestDatasetHealthQuery, RestDatasetHealthQueryVariables, RestDatasetMetricsQuery, RestDatasetMetricsQueryVariables } from '../src/generated/rest-operations.js';
 import { HEALTH_CATEGORIES } from '../src/modules/metrics/health.js';
-import { METRIC_CATEGORIES } from '../src/modules/metrics/types.js';
+import { HEALTH_CATEGORY_VALUES, HEALTH_STATUS_VALUES, METRIC_CATEGORIES, METRIC_CATEGORY_VALUES } from '../src/modules/metrics/types.js';
+import { domainValue, enumName } from './enum-names.js';
 import { defineEndpoint } from './table.js';
 import { envelopeSchema } from './validation.js';
 
@@ -20,7 +22,6 @@ interface CategoryData {
   components: ComponentData[];
 }
 
-const STATUS: Record<string, string> = { HEALTHY: 'Healthy', UNHEALTHY: 'Unhealthy' };
 /** The original's health endpoint spells it "UnHealthy" (reference §7); its clients compare with that. */
 const HEALTH_STATUS: Record<string, string> = { HEALTHY: 'Healthy', UNHEALTHY: 'UnHealthy' };
 
@@ -34,13 +35,13 @@ function restComponent(component: ComponentData): Record<string, unknown> {
     type: component.type.toLowerCase(),
     ...(component.threshold === null ? {} : { threshold: component.threshold }),
     ...(component.value === null ? {} : { value: component.value }),
-    ...(component.status === null ? {} : { status: STATUS[component.status] }),
+    ...(component.status === null ? {} : { status: domainValue(HEALTH_STATUS_VALUES, component.status) }),
     ...(component.id === null ? {} : { id: component.id }),
   };
 }
 
 export const metricsEndpoints = [
-  defineEndpoint({
+  defineEndpoint<RestDatasetMetricsQuery, RestDatasetMetricsQueryVariables>({
     method: 'POST',
     path: '/v2/dataset/metrics',
     apiId: 'api.dataset.metrics',
@@ -61,26 +62,26 @@ export const metricsEndpoints = [
       },
       { requestRequired: true },
     ),
-    operation: `query RestDatasetMetrics($id: ID!, $categories: [MetricCategory!], $period: Int) {
+    operation: /* GraphQL */ `query RestDatasetMetrics($id: ID!, $categories: [MetricCategory!], $period: Int) {
       dataset(id: $id) { metrics(categories: $categories, period: $period) { category status components { type threshold value status id } } }
     }`,
     variables: (input) => {
       const request = input.body.request as { dataset_id: string; category?: string[]; query_time_period?: number };
       return {
         id: request.dataset_id,
-        categories: request.category?.map((category) => category.toUpperCase()) ?? null,
+        categories: request.category?.map((category) => enumName(METRIC_CATEGORY_VALUES, category)) ?? null,
         period: request.query_time_period ?? null,
       };
     },
     result: (data) =>
       ((data.dataset as { metrics: CategoryData[] }).metrics ?? []).map((category) => ({
         category: category.category.toLowerCase(),
-        ...(category.status === null ? {} : { status: STATUS[category.status] }),
+        ...(category.status === null ? {} : { status: domainValue(HEALTH_STATUS_VALUES, category.status) }),
         components: category.components.map(restComponent),
       })),
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestDatasetHealthQuery, RestDatasetHealthQueryVariables>({
     method: 'POST',
     path: '/v2/datasets/health',
     apiId: 'api.dataset.health',
@@ -100,12 +101,12 @@ export const metricsEndpoints = [
       },
       { requestRequired: true },
     ),
-    operation: `query RestDatasetHealth($id: ID!, $categories: [HealthCategory!]!) {
+    operation: /* GraphQL */ `query RestDatasetHealth($id: ID!, $categories: [HealthCategory!]!) {
       datasetHealth(datasetId: $id, categories: $categories) { status details { category status components { type status message } } }
     }`,
     variables: (input) => {
       const request = input.body.request as { dataset_id: string; categories: string[] };
-      return { id: request.dataset_id, categories: request.categories.map((category) => category.toUpperCase()) };
+      return { id: request.dataset_id, categories: request.categories.map((category) => enumName(HEALTH_CATEGORY_VALUES, category)) };
     },
     result: (data) => {
       const health = data.datasetHealth as HealthData;

@@ -1,9 +1,10 @@
 // REST entry for PII analysis (contract 4.2): the records in `request.data`, findings as `result`.
+import type { RestAnalyzePiiQuery, RestAnalyzePiiQueryVariables } from '../src/generated/rest-operations.js';
 import { defineEndpoint } from './table.js';
 import { envelopeSchema } from './validation.js';
 
 export const piiEndpoints = [
-  defineEndpoint({
+  defineEndpoint<RestAnalyzePiiQuery, RestAnalyzePiiQueryVariables>({
     method: 'POST',
     path: '/v2/data/analyze/pii',
     apiId: 'api.data.analyze.pii',
@@ -25,7 +26,7 @@ export const piiEndpoints = [
       },
       { requestRequired: true },
     ),
-    operation: `query RestAnalyzePii($datasetId: ID!, $records: [JSON!]!) {
+    operation: /* GraphQL */ `query RestAnalyzePii($datasetId: ID!, $records: [JSON!]!) {
       analyzePii(datasetId: $datasetId, records: $records) { field type score reason { code resourceKey region score } }
     }`,
     variables: (input) => {

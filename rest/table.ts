@@ -16,7 +16,7 @@ export interface RestInput {
   file?: unknown;
 }
 
-export interface RestEndpoint {
+export interface RestEndpoint<TData = Record<string, unknown>, TVariables = Record<string, unknown>> {
   method: HttpMethod;
   /** Express path, e.g. `/v2/template/read/:template_id`. */
   path: string;
@@ -56,7 +56,7 @@ export interface RestEndpoint {
    */
   operationApiIds?: Readonly<Record<string, string>>;
   /** Turns the validated request into the operation's variables. */
-  variables: (input: RestInput) => Record<string, unknown>;
+  variables: (input: RestInput) => TVariables;
   /**
    * The tables this entry's result is read from, when it may be served from the result cache
    * (rest/result-cache.ts): a read whose result depends only on the request and those tables. Only
@@ -64,10 +64,21 @@ export interface RestEndpoint {
    */
   resultFrom?: readonly string[];
   /** Turns the operation's `data` into the envelope's `result`. */
-  result: (data: Record<string, unknown>) => unknown;
+  result: (data: TData) => unknown;
 }
 
-/** Identity helper that gives an entry its type where it is written. */
-export function defineEndpoint(endpoint: RestEndpoint): RestEndpoint {
-  return endpoint;
+/** A path parameter the entry's path declares (the router only calls an entry when it is there). */
+export function pathParam(input: RestInput, name: string): string {
+  const value = input.path[name];
+  if (value === undefined) throw new Error(`path parameter ${name} is not declared by this entry's path`);
+  return value;
+}
+
+/**
+ * Gives an entry its types where it is written: `TData` and `TVariables` are its operation's
+ * generated types (src/generated/rest-operations.ts), so `variables` must build what the
+ * operation declares and `result` reads only what it selects. The table keeps entries untyped.
+ */
+export function defineEndpoint<TData, TVariables>(endpoint: RestEndpoint<TData, TVariables>): RestEndpoint {
+  return endpoint as unknown as RestEndpoint;
 }

@@ -1,12 +1,17 @@
 // REST entries for query templates (contract 4.3). Each runs a GraphQL operation; aliases in the
 // selection give the contract's snake_case field names.
+import type { RestCreateTemplateMutation, RestCreateTemplateMutationVariables, RestDeleteTemplateMutation, RestDeleteTemplateMutationVariables, RestListTemplatesQuery, RestListTemplatesQueryVariables, RestReadTemplateQuery, RestReadTemplateQueryVariables, RestRunTemplateQuery, RestRunTemplateQueryVariables, RestUpdateTemplateMutation, RestUpdateTemplateMutationVariables } from '../src/generated/rest-operations.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
 import { TEMPLATE_NAME_MAX_LENGTH, TEMPLATE_QUERY_MAX_LENGTH } from '../src/modules/templates/rules.js';
 import { AGGREGATION_LEVELS } from '../src/modules/templates/run.js';
-import { defineEndpoint, type RestInput } from './table.js';
+import { withFragment } from './fragments.js';
+import { AGGREGATION_LEVEL_VALUES, QUERY_TEMPLATE_SORT_FIELD_VALUES, QUERY_TYPE_VALUES } from '../src/modules/templates/types.js';
+import { SORT_ORDER_VALUES } from '../src/graphql/enum-values.js';
+import { enumName } from './enum-names.js';
+import { defineEndpoint, pathParam, type RestInput } from './table.js';
 import { envelopeSchema, type JsonSchema } from './validation.js';
 
-const TEMPLATE_FIELDS = `
+const TEMPLATE_FIELDS = /* GraphQL */ `fragment RestTemplateFields on QueryTemplate {
   template_id: id
   template_name: name
   query
@@ -14,7 +19,8 @@ const TEMPLATE_FIELDS = `
   created_by: createdBy
   updated_by: updatedBy
   created_date: createdAt
-  updated_date: updatedAt`;
+  updated_date: updatedAt
+}`;
 
 type TemplateData = Record<string, unknown> & { query_type: string };
 
@@ -38,20 +44,18 @@ const sqlQueryIsText = {
   then: { properties: { query: { type: 'string' } } },
 };
 
-function upperEnum(value: unknown): unknown {
-  return typeof value === 'string' ? value.toUpperCase() : value;
-}
+const queryTypeName = (value: unknown) => (typeof value === 'string' ? enumName(QUERY_TYPE_VALUES, value) : null);
 
 function request(input: RestInput): Record<string, unknown> {
   return (input.body.request ?? {}) as Record<string, unknown>;
 }
 
-/** Query text for GraphQL: objects become JSON text, anything else passes as it is. */
-function queryText(value: unknown): unknown {
-  return value !== null && typeof value === 'object' ? JSON.stringify(value) : value;
+/** Query text for GraphQL: objects become JSON text (the schema lets only text and objects through). */
+function queryText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-const SORT_FIELDS: Record<string, string> = {
+const SORT_FIELDS: Record<string, keyof typeof QUERY_TEMPLATE_SORT_FIELD_VALUES> = {
   created_date: 'CREATED_DATE',
   updated_date: 'UPDATED_DATE',
   template_name: 'TEMPLATE_NAME',
@@ -59,7 +63,7 @@ const SORT_FIELDS: Record<string, string> = {
 };
 
 export const templateEndpoints = [
-  defineEndpoint({
+  defineEndpoint<RestCreateTemplateMutation, RestCreateTemplateMutationVariables>({
     method: 'POST',
     path: '/v2/template/create',
     apiId: 'api.query.template.create',
@@ -76,12 +80,12 @@ export const templateEndpoints = [
       },
       { requestRequired: true },
     ),
-    operation: `mutation RestCreateTemplate($input: CreateQueryTemplateInput!) {
+    operation: /* GraphQL */ `mutation RestCreateTemplate($input: CreateQueryTemplateInput!) {
       createTemplate(input: $input) { message template { id name } }
     }`,
     variables: (input) => {
-      const r = request(input);
-      return { input: { name: r.template_name, queryType: upperEnum(r.query_type), query: queryText(r.query) } };
+      const r = request(input) as { template_name: string; query_type: string; query: unknown };
+      return { input: { name: r.template_name, queryType: enumName(QUERY_TYPE_VALUES, r.query_type), query: queryText(r.query) } };
     },
     result: (data) => {
       const created = data.createTemplate as { message: string; template: { id: string; name: string } };
@@ -89,7 +93,7 @@ export const templateEndpoints = [
     },
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestReadTemplateQuery, RestReadTemplateQueryVariables>({
     method: 'GET',
     path: '/v2/template/read/:template_id',
     apiId: 'api.query.template.read',
@@ -97,12 +101,12 @@ export const templateEndpoints = [
     summary: 'Read a query template',
     invalidInputCode: 'QUERY_TEMPLATE_INVALID_INPUT',
     pathSchema: templateIdPath,
-    operation: `query RestReadTemplate($id: ID!) { template(id: $id) { ${TEMPLATE_FIELDS} } }`,
-    variables: (input) => ({ id: input.path.template_id }),
+    operation: withFragment(/* GraphQL */ `query RestReadTemplate($id: ID!) { template(id: $id) { ...RestTemplateFields } }`, TEMPLATE_FIELDS),
+    variables: (input) => ({ id: pathParam(input, 'template_id') }),
     result: (data) => restTemplate(data.template as TemplateData),
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestListTemplatesQuery, RestListTemplatesQueryVariables>({
     method: 'POST',
     path: '/v2/template/list',
     apiId: 'api.query.template.list',
@@ -154,9 +158,9 @@ export const templateEndpoints = [
       },
       { requestRequired: false },
     ),
-    operation: `query RestListTemplates($filter: QueryTemplateFilter, $sort: [QueryTemplateSort!], $first: Int, $after: String) {
-      templates(filter: $filter, sort: $sort, first: $first, after: $after) { nodes { ${TEMPLATE_FIELDS} } }
-    }`,
+    operation: withFragment(/* GraphQL */ `query RestListTemplates($filter: QueryTemplateFilter, $sort: [QueryTemplateSort!], $first: Int, $after: String) {
+      templates(filter: $filter, sort: $sort, first: $first, after: $after) { nodes { ...RestTemplateFields } }
+    }`, TEMPLATE_FIELDS),
     variables: (input) => {
       const r = request(input) as {
         filters?: { query_type?: string };
@@ -167,8 +171,8 @@ export const templateEndpoints = [
       };
       const keys = r.sortBy ?? r.order?.map(([field, order]) => ({ field, order })) ?? [];
       return {
-        filter: r.filters?.query_type ? { queryType: upperEnum(r.filters.query_type) } : null,
-        sort: keys.map((key) => ({ field: SORT_FIELDS[key.field], order: upperEnum(key.order ?? 'asc') })),
+        filter: r.filters?.query_type ? { queryType: queryTypeName(r.filters.query_type) } : null,
+        sort: keys.map((key) => ({ field: SORT_FIELDS[key.field]!, order: enumName(SORT_ORDER_VALUES, (key.order ?? 'asc').toLowerCase()) })),
         // Without a limit the REST list returns every template, up to the configured maximum.
         first: r.limit ?? null,
         after: r.offset ? cursorForOffset(r.offset - 1) : null,
@@ -177,7 +181,7 @@ export const templateEndpoints = [
     result: (data) => (data.templates as { nodes: TemplateData[] }).nodes.map(restTemplate),
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestUpdateTemplateMutation, RestUpdateTemplateMutationVariables>({
     method: 'PATCH',
     path: '/v2/template/update/:template_id',
     apiId: 'api.query.template.update',
@@ -194,14 +198,14 @@ export const templateEndpoints = [
       },
       { requestRequired: true },
     ),
-    operation: `mutation RestUpdateTemplate($id: ID!, $input: UpdateQueryTemplateInput!) {
+    operation: /* GraphQL */ `mutation RestUpdateTemplate($id: ID!, $input: UpdateQueryTemplateInput!) {
       updateTemplate(id: $id, input: $input) { message template { id } }
     }`,
     variables: (input) => {
-      const r = request(input);
+      const r = request(input) as { template_name?: string; query_type?: string; query?: unknown };
       return {
-        id: input.path.template_id,
-        input: { name: r.template_name ?? null, queryType: upperEnum(r.query_type) ?? null, query: queryText(r.query) ?? null },
+        id: pathParam(input, 'template_id'),
+        input: { name: r.template_name ?? null, queryType: queryTypeName(r.query_type), query: r.query === undefined ? null : queryText(r.query) },
       };
     },
     result: (data) => {
@@ -210,7 +214,7 @@ export const templateEndpoints = [
     },
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestRunTemplateQuery, RestRunTemplateQueryVariables>({
     method: 'POST',
     path: '/v2/template/query/:template_id',
     apiId: 'api.query.template.query',
@@ -233,26 +237,26 @@ export const templateEndpoints = [
       },
       { requestRequired: true },
     ),
-    operation: `query RestRunTemplate($id: ID!, $input: RunTemplateInput!) { runTemplate(id: $id, input: $input) }`,
+    operation: /* GraphQL */ `query RestRunTemplate($id: ID!, $input: RunTemplateInput!) { runTemplate(id: $id, input: $input) }`,
     variables: (input) => {
-      const r = request(input);
+      const r = request(input) as { startdate: string; enddate: string; dataset: string; aggregationLevel: string; limit?: number };
       return {
-        id: input.path.template_id,
-        input: { startDate: r.startdate, endDate: r.enddate, dataset: r.dataset, aggregationLevel: upperEnum(r.aggregationLevel), limit: r.limit ?? null },
+        id: pathParam(input, 'template_id'),
+        input: { startDate: r.startdate, endDate: r.enddate, dataset: r.dataset, aggregationLevel: enumName(AGGREGATION_LEVEL_VALUES, r.aggregationLevel), limit: r.limit ?? null },
       };
     },
     result: (data) => data.runTemplate,
   }),
 
-  defineEndpoint({
+  defineEndpoint<RestDeleteTemplateMutation, RestDeleteTemplateMutationVariables>({
     method: 'DELETE',
     path: '/v2/template/delete/:template_id',
     apiId: 'api.query.template.delete',
     summary: 'Delete a query template',
     invalidInputCode: 'QUERY_TEMPLATE_INVALID_INPUT',
     pathSchema: templateIdPath,
-    operation: `mutation RestDeleteTemplate($id: ID!) { deleteTemplate(id: $id) { message } }`,
-    variables: (input) => ({ id: input.path.template_id }),
+    operation: /* GraphQL */ `mutation RestDeleteTemplate($id: ID!) { deleteTemplate(id: $id) { message } }`,
+    variables: (input) => ({ id: pathParam(input, 'template_id') }),
     result: (data) => ({ message: (data.deleteTemplate as { message: string }).message }),
   }),
 ];

@@ -7,6 +7,7 @@ import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { GraphQLSchema } from 'graphql';
 import type { Resolvers } from '../generated/graphql.js';
 import { alertResolvers } from '../modules/alerts/resolvers.js';
+import { GRAPHQL_ENUM_VALUES } from './enum-values.js';
 import { auditResolvers } from '../modules/audit/resolvers.js';
 import { connectorResolvers } from '../modules/connectors/resolvers.js';
 import { datasetResolvers } from '../modules/datasets/resolvers.js';
@@ -43,7 +44,7 @@ const rootResolvers = (version: string): Resolvers => ({
   JSON: JSONResolver,
   Query: { version: () => version },
   Mutation: { _noop: () => null },
-  SortOrder: { ASC: 'asc', DESC: 'desc' },
+  ...GRAPHQL_ENUM_VALUES,
 });
 
 /** Every root field's API ids, as each module declares them beside its resolvers. */

@@ -95,7 +95,4 @@ export const alertResolvers: Resolvers = {
   SilenceConnection: pageResolvers<SilenceRecord>(),
   MetricAliasConnection: pageResolvers<MetricAliasRecord>(),
   NotificationChannelConnection: pageResolvers<ChannelRecord>(),
-  AlertManagerKind: { EMBEDDED: 'embedded', ALERTMANAGER: 'alertmanager', GRAFANA: 'grafana' },
-  SilenceState: { PENDING: 'pending', ACTIVE: 'active', EXPIRED: 'expired' },
-  NotificationChannelType: { EMAIL: 'email', SLACK: 'slack', TEAMS: 'teams' },
 };

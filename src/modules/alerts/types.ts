@@ -175,3 +175,12 @@ export interface ListQuery<F> {
 export type SilencePage = Page<SilenceRecord>;
 export type MetricAliasPage = Page<MetricAliasRecord>;
 export type ChannelPage = Page<ChannelRecord>;
+
+/** GraphQL's AlertManagerKind values and what this domain calls each (resolvers, codegen and REST all read this). */
+export const ALERT_MANAGER_KIND_VALUES = { EMBEDDED: 'embedded', ALERTMANAGER: 'alertmanager', GRAFANA: 'grafana' } as const;
+
+/** GraphQL's SilenceState values and what this domain calls each (resolvers, codegen and REST all read this). */
+export const SILENCE_STATE_VALUES = { PENDING: 'pending', ACTIVE: 'active', EXPIRED: 'expired' } as const;
+
+/** GraphQL's NotificationChannelType values and what this domain calls each (resolvers, codegen and REST all read this). */
+export const NOTIFICATION_CHANNEL_TYPE_VALUES = { EMAIL: 'email', SLACK: 'slack', TEAMS: 'teams' } as const;

@@ -17,6 +17,4 @@ export const auditResolvers: Resolvers = {
       endCursor: page.items.at(-1) ? auditCursor(page.items.at(-1)!.id) : null,
     }),
   },
-  AuditTransport: { GRAPHQL: 'graphql', REST: 'rest' },
-  AuditOutcome: { SUCCESS: 'success', FAILURE: 'failure' },
 };

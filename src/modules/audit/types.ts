@@ -36,3 +36,9 @@ export interface AuditPage {
   /** True when the page started after a cursor. */
   hasPreviousPage: boolean;
 }
+
+/** GraphQL's AuditTransport values and what this domain calls each (resolvers, codegen and REST all read this). */
+export const AUDIT_TRANSPORT_VALUES = { GRAPHQL: 'graphql', REST: 'rest' } as const;
+
+/** GraphQL's AuditOutcome values and what this domain calls each (resolvers, codegen and REST all read this). */
+export const AUDIT_OUTCOME_VALUES = { SUCCESS: 'success', FAILURE: 'failure' } as const;

@@ -29,6 +29,4 @@ export const connectorResolvers: Resolvers = {
     pageInfo: (page) => connectionFields(page).pageInfo,
     totalCount: (page) => page.countAll(),
   },
-  ConnectorStatus: { DRAFT: 'Draft', IN_VALIDATION: 'InValidation', LIVE: 'Live', RETIRED: 'Retired' },
-  ConnectorCategory: { DATABASE: 'Database', FILE: 'File', STREAM: 'Stream' },
 };

@@ -69,3 +69,9 @@ export interface RegisterOutcome {
 }
 
 export type { Actor } from '../../auth/actor.js';
+
+/** GraphQL's ConnectorStatus values and what this domain calls each (resolvers, codegen and REST all read this). */
+export const CONNECTOR_STATUS_VALUES = { DRAFT: 'Draft', IN_VALIDATION: 'InValidation', LIVE: 'Live', RETIRED: 'Retired' } as const;
+
+/** GraphQL's ConnectorCategory values and what this domain calls each (resolvers, codegen and REST all read this). */
+export const CONNECTOR_CATEGORY_VALUES = { DATABASE: 'Database', FILE: 'File', STREAM: 'Stream' } as const;

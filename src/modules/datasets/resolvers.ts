@@ -105,10 +105,4 @@ export const datasetResolvers: Resolvers = {
     pageInfo: (page) => connectionFields(page).pageInfo,
     totalCount: (page) => page.countAll(),
   },
-  DatasetType: { EVENT: 'event', MASTER: 'master' },
-  ChangeAction: { UPSERT: 'upsert', REMOVE: 'remove' },
-  ResetCategory: { PROCESSING: 'processing', QUERY: 'query' },
-  DatasetStatus: { DRAFT: 'Draft', READY_TO_PUBLISH: 'ReadyToPublish', LIVE: 'Live', RETIRED: 'Retired' },
-  DatasetVersion: { LIVE: 'live', DRAFT: 'draft' },
-  DatasetTransition: { READY_TO_PUBLISH: 'ReadyToPublish', LIVE: 'Live', RETIRED: 'Retired', DELETE: 'Delete' },
 };

@@ -74,3 +74,21 @@ export interface DatasetPage {
 
 export const TRANSITIONS = ['ReadyToPublish', 'Live', 'Retired', 'Delete'] as const;
 export type Transition = (typeof TRANSITIONS)[number];
+
+/** GraphQL's DatasetType values and what this domain calls each (resolvers, codegen and REST all read this). */
+export const DATASET_TYPE_VALUES = { EVENT: 'event', MASTER: 'master' } as const;
+
+/** GraphQL's ChangeAction values and what this domain calls each (resolvers, codegen and REST all read this). */
+export const CHANGE_ACTION_VALUES = { UPSERT: 'upsert', REMOVE: 'remove' } as const;
+
+/** GraphQL's ResetCategory values and what this domain calls each (resolvers, codegen and REST all read this). */
+export const RESET_CATEGORY_VALUES = { PROCESSING: 'processing', QUERY: 'query' } as const;
+
+/** GraphQL's DatasetStatus values and what this domain calls each (resolvers, codegen and REST all read this). */
+export const DATASET_STATUS_VALUES = { DRAFT: 'Draft', READY_TO_PUBLISH: 'ReadyToPublish', LIVE: 'Live', RETIRED: 'Retired' } as const;
+
+/** GraphQL's DatasetVersion values and what this domain calls each (resolvers, codegen and REST all read this). */
+export const DATASET_VERSION_VALUES = { LIVE: 'live', DRAFT: 'draft' } as const;
+
+/** GraphQL's DatasetTransition values and what this domain calls each (resolvers, codegen and REST all read this). */
+export const DATASET_TRANSITION_VALUES = { READY_TO_PUBLISH: 'ReadyToPublish', LIVE: 'Live', RETIRED: 'Retired', DELETE: 'Delete' } as const;

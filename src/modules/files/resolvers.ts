@@ -5,6 +5,4 @@ export const fileResolvers: Resolvers = {
   Mutation: {
     generateFileUrls: (_, { files, access, kind }, { services }) => services.files.generateUrls({ files, access, kind }),
   },
-  FileAccess: { READ: 'read', WRITE: 'write' },
-  FileKind: { DATASET: 'dataset', CONNECTOR: 'connector' },
 };

@@ -22,3 +22,9 @@ export interface GenerateUrlsInput {
   access?: string | null;
   kind?: string | null;
 }
+
+/** GraphQL's FileAccess values and what this domain calls each (resolvers, codegen and REST all read this). */
+export const FILE_ACCESS_VALUES = { READ: 'read', WRITE: 'write' } as const;
+
+/** GraphQL's FileKind values and what this domain calls each (resolvers, codegen and REST all read this). */
+export const FILE_KIND_VALUES = { DATASET: 'dataset', CONNECTOR: 'connector' } as const;

@@ -6,5 +6,4 @@ export const schemaInferenceResolvers: Resolvers = {
     inferSchema: (_, { samples, dataset }, { services }) => services.schemaInference.infer({ samples, dataset }),
   },
   // The domain spells severities as the original does; GraphQL needs names.
-  SchemaSuggestionSeverity: { MUST_FIX: 'MUST-FIX', MEDIUM: 'MEDIUM', LOW: 'LOW', INFO: '' },
 };

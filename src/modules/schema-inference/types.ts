@@ -124,3 +124,6 @@ export interface InferenceLimits {
   /** Most distinct fields (schema positions) over all samples. */
   maxFields: number;
 }
+
+/** GraphQL's SchemaSuggestionSeverity values and what this domain calls each (resolvers, codegen and REST all read this). */
+export const SCHEMA_SUGGESTION_SEVERITY_VALUES = { MUST_FIX: 'MUST-FIX', MEDIUM: 'MEDIUM', LOW: 'LOW', INFO: '' } as const;

@@ -55,3 +55,25 @@ export interface UpdateTemplateInput {
 }
 
 export type { Actor } from '../../auth/actor.js';
+
+/** GraphQL's QueryType values and what this domain calls each (resolvers, codegen and REST all read this). */
+export const QUERY_TYPE_VALUES = { SQL: 'sql', JSON: 'json' } as const;
+
+/** GraphQL's QueryTemplateSortField values and what this domain calls each (resolvers, codegen and REST all read this). */
+export const QUERY_TEMPLATE_SORT_FIELD_VALUES = { CREATED_DATE: 'createdDate', UPDATED_DATE: 'updatedDate', TEMPLATE_NAME: 'templateName', TEMPLATE_ID: 'templateId' } as const;
+
+/** GraphQL's AggregationLevel values and what this domain calls each (resolvers, codegen and REST all read this). */
+export const AGGREGATION_LEVEL_VALUES = {
+  FIVE_MINUTE: 'five_minute',
+  TEN_MINUTE: 'ten_minute',
+  FIFTEEN_MINUTE: 'fifteen_minute',
+  THIRTY_MINUTE: 'thirty_minute',
+  HOUR: 'hour',
+  SIX_HOUR: 'six_hour',
+  EIGHT_HOUR: 'eight_hour',
+  DAY: 'day',
+  WEEK: 'week',
+  MONTH: 'month',
+  QUARTER: 'quarter',
+  YEAR: 'year',
+} as const;

@@ -1,0 +1,22 @@
+// REST speaks the domain's spellings (Draft, ReadyToPublish), GraphQL its enum names (DRAFT,
+// READY_TO_PUBLISH). Both directions are read from the domain's own map (e.g.
+// DATASET_STATUS_VALUES), the one the schema's enum resolvers use, so they cannot drift.
+
+/** The GraphQL name of a domain value; the REST schema has already refused any other value. */
+export function enumName<M extends Readonly<Record<string, string>>>(map: M, value: string): keyof M & string {
+  const name = Object.keys(map).find((key) => map[key] === value);
+  if (name === undefined) throw new Error(`no GraphQL enum name for ${JSON.stringify(value)}`);
+  return name;
+}
+
+/** The domain value of a GraphQL enum name, as REST answers it. */
+export function domainValue<M extends Readonly<Record<string, string>>>(map: M, name: string): M[keyof M] {
+  const value = map[name];
+  if (value === undefined) throw new Error(`no domain value for GraphQL enum name ${JSON.stringify(name)}`);
+  return value as M[keyof M];
+}
+
+/** The domain values of a map, for a REST schema's `enum`. */
+export function domainValues(map: Readonly<Record<string, string>>): string[] {
+  return Object.values(map);
+}

@@ -1,0 +1,41 @@
+// Every GraphQL enum whose values the domain spells otherwise: the one table the schema's enum
+// resolvers (src/graphql/schema.ts) and the generated types' enumValues (codegen.ts) are built from.
+// Each domain keeps its own map beside its types; REST entries import the same maps.
+import { ALERT_MANAGER_KIND_VALUES, NOTIFICATION_CHANNEL_TYPE_VALUES, SILENCE_STATE_VALUES } from '../modules/alerts/types.js';
+import { AUDIT_OUTCOME_VALUES, AUDIT_TRANSPORT_VALUES } from '../modules/audit/types.js';
+import { CONNECTOR_CATEGORY_VALUES, CONNECTOR_STATUS_VALUES } from '../modules/connectors/types.js';
+import { CHANGE_ACTION_VALUES, DATASET_STATUS_VALUES, DATASET_TRANSITION_VALUES, DATASET_TYPE_VALUES, DATASET_VERSION_VALUES, RESET_CATEGORY_VALUES } from '../modules/datasets/types.js';
+import { FILE_ACCESS_VALUES, FILE_KIND_VALUES } from '../modules/files/types.js';
+import { HEALTH_CATEGORY_VALUES, HEALTH_STATUS_VALUES, METRIC_CATEGORY_VALUES, METRIC_COMPONENT_TYPE_VALUES } from '../modules/metrics/types.js';
+import { SCHEMA_SUGGESTION_SEVERITY_VALUES } from '../modules/schema-inference/types.js';
+import { AGGREGATION_LEVEL_VALUES, QUERY_TEMPLATE_SORT_FIELD_VALUES, QUERY_TYPE_VALUES } from '../modules/templates/types.js';
+
+/** GraphQL's SortOrder values and what this domain calls each (resolvers, codegen and REST all read this). */
+export const SORT_ORDER_VALUES = { ASC: 'asc', DESC: 'desc' } as const;
+
+export const GRAPHQL_ENUM_VALUES = {
+  AlertManagerKind: ALERT_MANAGER_KIND_VALUES,
+  SilenceState: SILENCE_STATE_VALUES,
+  NotificationChannelType: NOTIFICATION_CHANNEL_TYPE_VALUES,
+  AuditTransport: AUDIT_TRANSPORT_VALUES,
+  AuditOutcome: AUDIT_OUTCOME_VALUES,
+  ConnectorStatus: CONNECTOR_STATUS_VALUES,
+  ConnectorCategory: CONNECTOR_CATEGORY_VALUES,
+  DatasetType: DATASET_TYPE_VALUES,
+  ChangeAction: CHANGE_ACTION_VALUES,
+  ResetCategory: RESET_CATEGORY_VALUES,
+  DatasetStatus: DATASET_STATUS_VALUES,
+  DatasetVersion: DATASET_VERSION_VALUES,
+  DatasetTransition: DATASET_TRANSITION_VALUES,
+  FileAccess: FILE_ACCESS_VALUES,
+  FileKind: FILE_KIND_VALUES,
+  MetricCategory: METRIC_CATEGORY_VALUES,
+  HealthStatus: HEALTH_STATUS_VALUES,
+  HealthCategory: HEALTH_CATEGORY_VALUES,
+  MetricComponentType: METRIC_COMPONENT_TYPE_VALUES,
+  SchemaSuggestionSeverity: SCHEMA_SUGGESTION_SEVERITY_VALUES,
+  QueryType: QUERY_TYPE_VALUES,
+  QueryTemplateSortField: QUERY_TEMPLATE_SORT_FIELD_VALUES,
+  AggregationLevel: AGGREGATION_LEVEL_VALUES,
+  SortOrder: SORT_ORDER_VALUES,
+} as const;
