@@ -91,7 +91,7 @@ const channelTypeName = (value: unknown) => (typeof value === 'string' ? enumNam
 
 /** GraphQL spells enum values in capitals; the original in lower case. */
 function lowerFields(row: Row, fields: string[]): Row {
-  return { ...row, ...Object.fromEntries(fields.map((field) => [field, typeof row[field] === 'string' ? (row[field] as string).toLowerCase() : row[field]])) };
+  return { ...row, ...Object.fromEntries(fields.map((field) => [field, typeof row[field] === 'string' ? (row[field]).toLowerCase() : row[field]])) };
 }
 
 const restSilence = (row: Row) => lowerFields(row, ['manager', 'state']);
@@ -101,13 +101,14 @@ function restChannel(row: Row): Row {
   return { ...lowerFields(row, ['manager', 'type']), config };
 }
 
-function body(input: RestInput): Record<string, any> {
-  return input.body as Record<string, any>;
+/** The body, in the shape the entry's schema has already checked. */
+function body<T>(input: RestInput): T {
+  return input.body as T;
 }
 
 /** The criteria of a search body, wrapped in `request` or not. */
-function criteria(input: RestInput): { filters?: Record<string, any>; limit?: number; offset?: number } {
-  return (input.body.request ?? input.body) as { filters?: Record<string, any>; limit?: number; offset?: number };
+function criteria(input: RestInput): { filters?: Record<string, string | undefined>; limit?: number; offset?: number } {
+  return (input.body.request ?? input.body);
 }
 
 function pageVariables(search: { limit?: number | string; offset?: number | string }) {
@@ -116,9 +117,16 @@ function pageVariables(search: { limit?: number | string; offset?: number | stri
   return { first: search.limit === undefined ? null : Number(search.limit), after: offset > 0 ? cursorForOffset(offset - 1) : null };
 }
 
+interface ChannelBody {
+  manager: string;
+  name: string;
+  type: string;
+  config: Record<string, string>;
+}
+
 /** The channel of a create or test body, as GraphQL takes it. */
-function channelInput(value: Record<string, any>) {
-  return { manager: managerName(value.manager)!, name: value.name as string, type: channelTypeName(value.type)!, config: value.config as Record<string, string> };
+function channelInput(value: ChannelBody) {
+  return { manager: managerName(value.manager)!, name: value.name, type: channelTypeName(value.type)!, config: value.config };
 }
 
 /** `{id}` of the record a mutation payload carries, e.g. data.createSilence.silence.id. */
@@ -143,7 +151,7 @@ export const alertEndpoints = [
     },
     operation: /* GraphQL */ `mutation RestCreateSilence($input: CreateSilenceInput!) { createSilence(input: $input) { silence { id } } }`,
     variables: (input) => {
-      const b = body(input);
+      const b = body<{ alertId: string; manager: string; startDate: string; endDate: string; comment?: string }>(input);
       return { input: { alertId: b.alertId, manager: managerName(b.manager)!, startDate: b.startDate, endDate: b.endDate, comment: b.comment ?? null } };
     },
     result: idResult('createSilence', 'silence'),
@@ -170,7 +178,7 @@ export const alertEndpoints = [
     }`, SILENCE_FIELDS),
     variables: (input) => ({
       filter: { alertId: typeof input.query.alertId === 'string' ? input.query.alertId : null, manager: managerName(input.query.manager) },
-      ...pageVariables(input.query as { limit?: string; offset?: string }),
+      ...pageVariables(input.query),
     }),
     // `transformedSilences` is the original's name for the list.
     result: (data) => {
@@ -207,7 +215,7 @@ export const alertEndpoints = [
     },
     operation: /* GraphQL */ `mutation RestUpdateSilence($id: ID!, $input: UpdateSilenceInput!) { updateSilence(id: $id, input: $input) { silence { id } } }`,
     variables: (input) => {
-      const b = body(input);
+      const b = body<{ startDate?: string; startTime?: string; endDate?: string; endTime?: string }>(input);
       return { id: pathParam(input, 'id'), input: { startDate: b.startDate ?? b.startTime ?? null, endDate: b.endDate ?? b.endTime ?? null } };
     },
     result: idResult('updateSilence', 'silence'),
@@ -247,7 +255,7 @@ export const alertEndpoints = [
     },
     operation: /* GraphQL */ `mutation RestCreateMetricAlias($input: CreateMetricAliasInput!) { createMetricAlias(input: $input) { metricAlias { id } } }`,
     variables: (input) => {
-      const b = body(input);
+      const b = body<{ alias: string; component: string; metric: string; subComponent?: string; context?: unknown }>(input);
       return { input: { alias: b.alias, component: b.component, metric: b.metric, subComponent: b.subComponent ?? null, context: b.context ?? null } };
     },
     result: idResult('createMetricAlias', 'metricAlias'),
@@ -336,7 +344,7 @@ export const alertEndpoints = [
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
     bodySchema: channel,
     operation: /* GraphQL */ `mutation RestCreateChannel($input: CreateNotificationChannelInput!) { createNotificationChannel(input: $input) { channel { id } } }`,
-    variables: (input) => ({ input: channelInput(body(input)) }),
+    variables: (input) => ({ input: channelInput(body<ChannelBody>(input)) }),
     result: idResult('createNotificationChannel', 'channel'),
   }),
 
@@ -382,7 +390,7 @@ export const alertEndpoints = [
     bodySchema: { type: 'object', properties: { name, type: channelType, config: channelConfig }, minProperties: 1, additionalProperties: false },
     operation: /* GraphQL */ `mutation RestUpdateChannel($id: ID!, $input: UpdateNotificationChannelInput!) { updateNotificationChannel(id: $id, input: $input) { channel { id } } }`,
     variables: (input) => {
-      const b = body(input);
+      const b = body<{ name?: string; type?: string; config?: Record<string, string> }>(input);
       return { id: pathParam(input, 'id'), input: { name: b.name ?? null, type: channelTypeName(b.type), config: b.config ?? null } };
     },
     result: idResult('updateNotificationChannel', 'channel'),
@@ -439,11 +447,11 @@ export const alertEndpoints = [
       testNotificationChannel(input: $input) { status transport response channelId }
     }`,
     variables: (input) => {
-      const { message, payload } = body(input);
+      const { message, payload } = body<{ message?: string; payload: ChannelBody & { id?: string } }>(input);
       return { input: { message: message ?? null, channelId: payload.id ?? null, channel: payload.id ? null : channelInput(payload) } };
     },
     result: (data) => {
-      const sent = data.testNotificationChannel as { status: string; transport: string; response: string; channelId: string | null };
+      const sent = data.testNotificationChannel;
       return { status: sent.status, ...(sent.channelId ? { id: sent.channelId } : {}), transport: sent.transport, response: sent.response };
     },
   }),

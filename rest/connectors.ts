@@ -6,7 +6,7 @@ import { cursorForOffset } from '../src/graphql/cursor.js';
 import { withFragment } from './fragments.js';
 import { CONNECTOR_CATEGORY_VALUES, CONNECTOR_STATUS_VALUES } from '../src/modules/connectors/types.js';
 import { domainValue, domainValues, enumName } from './enum-names.js';
-import { defineEndpoint, pathParam, type RestInput } from './table.js';
+import { defineEndpoint, pathParam, requestOf } from './table.js';
 import { envelopeSchema } from './validation.js';
 
 
@@ -34,10 +34,6 @@ type ConnectorData = Record<string, unknown> & { status: string; category: strin
 
 function restConnector(connector: ConnectorData) {
   return { ...connector, status: domainValue(CONNECTOR_STATUS_VALUES, connector.status), category: domainValue(CONNECTOR_CATEGORY_VALUES, connector.category) };
-}
-
-function request(input: RestInput): Record<string, any> {
-  return (input.body.request ?? {}) as Record<string, any>;
 }
 
 export const connectorEndpoints = [
@@ -72,9 +68,9 @@ export const connectorEndpoints = [
       connectors(filter: $filter, first: $first, after: $after) { totalCount nodes { ...RestConnectorFields technology runtime } }
     }`, COMMON_FIELDS),
     variables: (input) => {
-      const r = request(input);
-      const statuses = r.filters?.status as string[] | undefined;
-      const categories = r.filters?.category as string[] | undefined;
+      const r = requestOf<{ filters?: { status?: string[]; category?: string[] }; limit?: number; offset?: number }>(input);
+      const statuses = r.filters?.status;
+      const categories = r.filters?.category;
       return {
         filter: {
           status: statuses?.map((status) => enumName(CONNECTOR_STATUS_VALUES, status)) ?? null,
@@ -104,7 +100,7 @@ export const connectorEndpoints = [
     // As the original: mode=edit (any case) reads the Draft version, anything else the Live one.
     variables: (input) => ({
       id: pathParam(input, 'connector_id'),
-      status: String(input.query.mode ?? '').toLowerCase() === 'edit' ? 'DRAFT' : 'LIVE',
+      status: typeof input.query.mode === 'string' && input.query.mode.toLowerCase() === 'edit' ? 'DRAFT' : 'LIVE',
     }),
     result: (data) => restConnector(data.connector as ConnectorData),
   }),
@@ -118,6 +114,6 @@ export const connectorEndpoints = [
     multipart: true,
     operation: /* GraphQL */ `mutation RestRegisterConnector($file: Upload!) { registerConnector(file: $file) { message } }`,
     variables: (input) => ({ file: input.file as RestRegisterConnectorMutationVariables['file'] }),
-    result: (data) => ({ message: (data.registerConnector as { message: string }).message }),
+    result: (data) => ({ message: (data.registerConnector).message }),
   }),
 ];

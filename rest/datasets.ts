@@ -6,7 +6,7 @@ import { CREATE_REQUEST_SCHEMA, UPDATE_REQUEST_SCHEMA } from '../src/modules/dat
 import { CHANGE_ACTION_VALUES, DATASET_STATUS_VALUES, DATASET_TRANSITION_VALUES, DATASET_TYPE_VALUES, RESET_CATEGORY_VALUES } from '../src/modules/datasets/types.js';
 import { domainValue, domainValues, enumName } from './enum-names.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
-import { defineEndpoint, pathParam, type RestInput } from './table.js';
+import { defineEndpoint, pathParam, requestOf } from './table.js';
 import { envelopeSchema } from './validation.js';
 
 const STATUSES = domainValues(DATASET_STATUS_VALUES);
@@ -17,8 +17,21 @@ const datasetType = (value: unknown) => (typeof value === 'string' ? enumName(DA
 const datasetId = { type: 'string', minLength: 1, maxLength: DATASET_ID_MAX_LENGTH };
 const newDatasetId = { ...datasetId, pattern: DATASET_ID_PATTERN };
 
-function request(input: RestInput): Record<string, any> {
-  return (input.body.request ?? {}) as Record<string, any>;
+/** The sections create and update name (the service checks each one's content). */
+interface DefinitionSections {
+  dataset_id: string;
+  name?: string;
+  type?: string;
+  data_schema?: unknown;
+  dataset_config?: unknown;
+  extraction_config?: unknown;
+  validation_config?: unknown;
+  dedup_config?: unknown;
+  denorm_config?: unknown;
+  transformations_config?: unknown[];
+  connectors_config?: unknown[];
+  tags?: string[];
+  sample_data?: unknown;
 }
 
 // Create and update: the edge checks what the GraphQL input's types need (ids, enums, the change
@@ -70,7 +83,7 @@ export const datasetEndpoints = [
     }`,
     variables: (input) => ({ definition: input.body.request, overwrite: input.query.overwrite !== 'false' }),
     result: (data) => {
-      const imported = data.importDataset as { id: string; versionKey: string; message: string; ignoredFields: unknown };
+      const imported = data.importDataset;
       return {
         message: imported.message,
         data: { id: imported.id, version_key: imported.versionKey },
@@ -156,8 +169,8 @@ export const datasetEndpoints = [
       }
     }`,
     variables: (input) => {
-      const r = request(input);
-      const statuses = r.filters?.status === undefined ? null : [r.filters.status as string | string[]].flat().map(status);
+      const r = requestOf<{ filters?: { status?: string | string[]; type?: string }; limit?: number; offset?: number }>(input);
+      const statuses = r.filters?.status === undefined ? null : [r.filters.status].flat().map(status);
       return {
         filter: { status: statuses, type: datasetType(r.filters?.type) },
         first: r.limit ?? null,
@@ -201,11 +214,11 @@ export const datasetEndpoints = [
     ),
     operation: /* GraphQL */ `mutation RestCopyDataset($input: CopyDatasetInput!) { copyDataset(input: $input) { message dataset { id } } }`,
     variables: (input) => {
-      const r = request(input);
+      const r = requestOf<{ source: { datasetId: string; isLive: boolean }; destination: { datasetId: string } }>(input);
       return { input: { sourceId: r.source.datasetId, sourceVersion: r.source.isLive ? 'LIVE' : 'DRAFT', destinationId: r.destination.datasetId } };
     },
     result: (data) => {
-      const copied = data.copyDataset as { message: string; dataset: { id: string } };
+      const copied = data.copyDataset;
       return { dataset_id: copied.dataset.id, message: copied.message };
     },
   }),
@@ -228,11 +241,11 @@ export const datasetEndpoints = [
     ),
     operation: /* GraphQL */ `mutation RestTransitionDataset($id: ID!, $to: DatasetTransition!) { transitionDataset(id: $id, to: $to) { id message } }`,
     variables: (input) => {
-      const r = request(input);
+      const r = requestOf<{ dataset_id: string; status: string }>(input);
       return { id: r.dataset_id, to: enumName(DATASET_TRANSITION_VALUES, r.status === 'Retire' ? 'Retired' : r.status) };
     },
     result: (data) => {
-      const moved = data.transitionDataset as { id: string; message: string };
+      const moved = data.transitionDataset;
       return { message: moved.message, dataset_id: moved.id };
     },
   }),
@@ -261,7 +274,7 @@ export const datasetEndpoints = [
     bodySchema: envelopeSchema('api.datasets.create', createRequest, { requestRequired: true }),
     operation: /* GraphQL */ `mutation RestCreateDataset($input: CreateDatasetInput!) { createDataset(input: $input) { id versionKey } }`,
     variables: (input) => {
-      const r = request(input);
+      const r = requestOf<DefinitionSections & { name: string }>(input);
       return {
         input: {
           id: r.dataset_id,
@@ -281,7 +294,7 @@ export const datasetEndpoints = [
       };
     },
     result: (data) => {
-      const created = data.createDataset as { id: string; versionKey: string };
+      const created = data.createDataset;
       return { id: created.id, version_key: created.versionKey };
     },
   }),
@@ -296,7 +309,7 @@ export const datasetEndpoints = [
     bodySchema: envelopeSchema('api.datasets.update', updateRequest, { requestRequired: true }),
     operation: /* GraphQL */ `mutation RestUpdateDataset($input: UpdateDatasetInput!) { updateDataset(input: $input) { id versionKey } }`,
     variables: (input) => {
-      const r = request(input);
+      const r = requestOf<DefinitionSections & { version_key: string }>(input);
       const { denorm_fields: denormFields, ...denormSettings } = (r.denorm_config ?? {}) as Record<string, unknown>;
       return {
         input: {
@@ -319,7 +332,7 @@ export const datasetEndpoints = [
       };
     },
     result: (data) => {
-      const updated = data.updateDataset as { id: string; versionKey: string };
+      const updated = data.updateDataset;
       return { message: 'Dataset is updated successfully', id: updated.id, version_key: updated.versionKey };
     },
   }),
@@ -343,7 +356,7 @@ export const datasetEndpoints = [
     ),
     operation: /* GraphQL */ `mutation RestSetDatasetAlias($id: ID!, $alias: String!, $table: String) { setDatasetAlias(id: $id, alias: $alias, table: $table) { id alias } }`,
     variables: (input) => {
-      const r = request(input);
+      const r = requestOf<{ dataset_id: string; alias_name: string; table_name?: string }>(input);
       return { id: r.dataset_id, alias: r.alias_name, table: r.table_name ?? null };
     },
     result: (data) => {
@@ -366,7 +379,7 @@ export const datasetEndpoints = [
       { requestRequired: true },
     ),
     operation: /* GraphQL */ `mutation RestResetDataset($id: ID!, $category: ResetCategory!) { resetDataset(id: $id, category: $category) { status } }`,
-    variables: (input) => ({ id: pathParam(input, 'dataset_id'), category: enumName(RESET_CATEGORY_VALUES, String(request(input).category)) }),
+    variables: (input) => ({ id: pathParam(input, 'dataset_id'), category: enumName(RESET_CATEGORY_VALUES, requestOf<{ category: string }>(input).category) }),
     result: (data) => data.resetDataset,
   }),
 
@@ -403,7 +416,7 @@ export const datasetEndpoints = [
       datasources(filter: $filter) { datasource datasourceRef datasetId status type alias isPrimary }
     }`,
     variables: (input) => {
-      const filters = request(input).filters as { status?: string | string[]; type?: string } | undefined;
+      const { filters } = requestOf<{ filters?: { status?: string | string[]; type?: string } }>(input);
       // Purged datasources are never kept here: asking only for them lists nothing.
       const statuses = filters?.status === undefined ? null : [filters.status].flat().map((value) => status(value === 'Purged' ? 'Retired' : value));
       return { filter: { status: statuses, type: filters?.type ?? null } };

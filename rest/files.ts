@@ -4,12 +4,8 @@ import type { RestGenerateFileUrlsMutation, RestGenerateFileUrlsMutationVariable
 import { FILE_NAME_MAX_LENGTH } from '../src/modules/files/rules.js';
 import { FILE_ACCESS_VALUES, FILE_KIND_VALUES } from '../src/modules/files/types.js';
 import { domainValues, enumName } from './enum-names.js';
-import { defineEndpoint, type RestInput } from './table.js';
+import { defineEndpoint, requestOf } from './table.js';
 import { envelopeSchema } from './validation.js';
-
-function request(input: RestInput): Record<string, any> {
-  return (input.body.request ?? {}) as Record<string, any>;
-}
 
 export const fileEndpoints = [
   defineEndpoint<RestGenerateFileUrlsMutation, RestGenerateFileUrlsMutationVariables>({
@@ -39,11 +35,11 @@ export const fileEndpoints = [
       generateFileUrls(files: $files, access: $access, kind: $kind) { filePath fileName preSignedUrl }
     }`,
     variables: (input) => {
-      const r = request(input);
+      const r = requestOf<{ files: string[]; access?: string; type?: string }>(input);
       return {
         files: r.files,
-        access: enumName(FILE_ACCESS_VALUES, String(r.access ?? 'write')),
-        kind: enumName(FILE_KIND_VALUES, String(r.type ?? 'dataset')),
+        access: enumName(FILE_ACCESS_VALUES, r.access ?? 'write'),
+        kind: enumName(FILE_KIND_VALUES, r.type ?? 'dataset'),
       };
     },
     result: (data) => data.generateFileUrls,

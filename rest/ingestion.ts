@@ -36,7 +36,7 @@ export const ingestionEndpoints = [
       data: input.body.data,
       msgid: (input.body.params as { msgid: string }).msgid,
     }),
-    result: (data) => ({ message: (data.ingest as { message: string }).message }),
+    result: (data) => ({ message: (data.ingest).message }),
   }),
 
   defineEndpoint<RestCheckEventQuery, RestCheckEventQueryVariables>({
@@ -64,7 +64,7 @@ export const ingestionEndpoints = [
       return { datasetId: r.datasetId, version: r.isLive ? 'LIVE' : 'DRAFT', event: r.event };
     },
     result: (data) => {
-      const check = data.checkEvent as { isValid: boolean; message: string };
+      const check = data.checkEvent;
       return { message: check.message, isValid: check.isValid };
     },
   }),

@@ -105,7 +105,7 @@ export async function receiveSingleFile(req: Request, options: MultipartOptions)
       encoding: received.encoding,
       fieldName: received.fieldName,
       createReadStream: () => createReadStream(target),
-    } as FileUpload;
+    };
     // Upload's typings omit resolve(), which graphql-upload-minimal itself calls the same way.
     (upload as unknown as { resolve(file: FileUpload): void }).resolve(fileUpload);
     return { upload, filename: received.filename, size: received.size, discard };

@@ -2,7 +2,7 @@
 // validated once here, then executed directly against the schema per request (no second HTTP hop),
 // with the same context factory GraphQL clients get.
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { execute, Kind, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { type DocumentNode, execute, type GraphQLSchema, Kind, OperationTypeNode, parse, validate } from 'graphql';
 import type { Authentication } from '../src/auth/access.js';
 import type { ContextFactory, GatewayContext } from '../src/context.js';
 import { GatewayError, GENERIC_FAILURE_MESSAGE, type ErrorCode } from '../src/errors.js';
@@ -77,7 +77,7 @@ function compile(endpoint: RestEndpoint, schema: GraphQLSchema): CompiledEndpoin
   const cacheable = new Set<string>();
   if (endpoint.resultFrom) {
     for (const [name, document] of documents) {
-      const onlyQueries = document.definitions.every((definition) => definition.kind !== Kind.OPERATION_DEFINITION || definition.operation === 'query');
+      const onlyQueries = document.definitions.every((definition) => definition.kind !== Kind.OPERATION_DEFINITION || definition.operation === OperationTypeNode.QUERY);
       if (onlyQueries) cacheable.add(name);
     }
   }

@@ -67,6 +67,11 @@ export interface RestEndpoint<TData = Record<string, unknown>, TVariables = Reco
   result: (data: TData) => unknown;
 }
 
+/** The envelope's `request`, in the shape the entry's body schema has already checked. */
+export function requestOf<T>(input: RestInput): T {
+  return (input.body.request ?? {}) as T;
+}
+
 /** A path parameter the entry's path declares (the router only calls an entry when it is there). */
 export function pathParam(input: RestInput, name: string): string {
   const value = input.path[name];

@@ -8,7 +8,7 @@ import { withFragment } from './fragments.js';
 import { AGGREGATION_LEVEL_VALUES, QUERY_TEMPLATE_SORT_FIELD_VALUES, QUERY_TYPE_VALUES } from '../src/modules/templates/types.js';
 import { SORT_ORDER_VALUES } from '../src/graphql/enum-values.js';
 import { enumName } from './enum-names.js';
-import { defineEndpoint, pathParam, type RestInput } from './table.js';
+import { defineEndpoint, pathParam, requestOf } from './table.js';
 import { envelopeSchema, type JsonSchema } from './validation.js';
 
 const TEMPLATE_FIELDS = /* GraphQL */ `fragment RestTemplateFields on QueryTemplate {
@@ -46,10 +46,6 @@ const sqlQueryIsText = {
 
 const queryTypeName = (value: unknown) => (typeof value === 'string' ? enumName(QUERY_TYPE_VALUES, value) : null);
 
-function request(input: RestInput): Record<string, unknown> {
-  return (input.body.request ?? {}) as Record<string, unknown>;
-}
-
 /** Query text for GraphQL: objects become JSON text (the schema lets only text and objects through). */
 function queryText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
@@ -84,11 +80,11 @@ export const templateEndpoints = [
       createTemplate(input: $input) { message template { id name } }
     }`,
     variables: (input) => {
-      const r = request(input) as { template_name: string; query_type: string; query: unknown };
+      const r = requestOf<{ template_name: string; query_type: string; query: unknown }>(input);
       return { input: { name: r.template_name, queryType: enumName(QUERY_TYPE_VALUES, r.query_type), query: queryText(r.query) } };
     },
     result: (data) => {
-      const created = data.createTemplate as { message: string; template: { id: string; name: string } };
+      const created = data.createTemplate;
       return { template_id: created.template.id, template_name: created.template.name, message: created.message };
     },
   }),
@@ -162,13 +158,13 @@ export const templateEndpoints = [
       templates(filter: $filter, sort: $sort, first: $first, after: $after) { nodes { ...RestTemplateFields } }
     }`, TEMPLATE_FIELDS),
     variables: (input) => {
-      const r = request(input) as {
+      const r = requestOf<{
         filters?: { query_type?: string };
         sortBy?: { field: string; order?: string }[];
         order?: [string, string][];
         limit?: number;
         offset?: number;
-      };
+      }>(input);
       const keys = r.sortBy ?? r.order?.map(([field, order]) => ({ field, order })) ?? [];
       return {
         filter: r.filters?.query_type ? { queryType: queryTypeName(r.filters.query_type) } : null,
@@ -202,14 +198,14 @@ export const templateEndpoints = [
       updateTemplate(id: $id, input: $input) { message template { id } }
     }`,
     variables: (input) => {
-      const r = request(input) as { template_name?: string; query_type?: string; query?: unknown };
+      const r = requestOf<{ template_name?: string; query_type?: string; query?: unknown }>(input);
       return {
         id: pathParam(input, 'template_id'),
         input: { name: r.template_name ?? null, queryType: queryTypeName(r.query_type), query: r.query === undefined ? null : queryText(r.query) },
       };
     },
     result: (data) => {
-      const updated = data.updateTemplate as { message: string; template: { id: string } };
+      const updated = data.updateTemplate;
       return { message: updated.message, templateId: updated.template.id };
     },
   }),
@@ -239,7 +235,7 @@ export const templateEndpoints = [
     ),
     operation: /* GraphQL */ `query RestRunTemplate($id: ID!, $input: RunTemplateInput!) { runTemplate(id: $id, input: $input) }`,
     variables: (input) => {
-      const r = request(input) as { startdate: string; enddate: string; dataset: string; aggregationLevel: string; limit?: number };
+      const r = requestOf<{ startdate: string; enddate: string; dataset: string; aggregationLevel: string; limit?: number }>(input);
       return {
         id: pathParam(input, 'template_id'),
         input: { startDate: r.startdate, endDate: r.enddate, dataset: r.dataset, aggregationLevel: enumName(AGGREGATION_LEVEL_VALUES, r.aggregationLevel), limit: r.limit ?? null },
@@ -257,6 +253,6 @@ export const templateEndpoints = [
     pathSchema: templateIdPath,
     operation: /* GraphQL */ `mutation RestDeleteTemplate($id: ID!) { deleteTemplate(id: $id) { message } }`,
     variables: (input) => ({ id: pathParam(input, 'template_id') }),
-    result: (data) => ({ message: (data.deleteTemplate as { message: string }).message }),
+    result: (data) => ({ message: (data.deleteTemplate).message }),
   }),
 ];

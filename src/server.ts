@@ -19,7 +19,7 @@ import { createContextFactory, type GatewayContext, type Services } from './cont
 import { GENERIC_FAILURE_MESSAGE, StartupError } from './errors.js';
 import { classifyGraphQLError } from './graphql/errors.js';
 import { buildSchema, ROOT_FIELD_PERMISSIONS } from './graphql/schema.js';
-import { AccessControl } from './auth/access.js';
+import { AccessControl, type Authentication } from './auth/access.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { fieldApiIds } from './auth/field-api-ids.js';
 import { guardRootFields } from './auth/guard.js';
@@ -329,7 +329,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     // GraphQL carries ingest batches too, so it takes bodies up to the larger of the two limits.
     express.json({ limit: Math.max(config.http.bodyLimitBytes, config.ingestion.bodyLimitBytes) }),
     limitBatch(config.graphqlLimits.maxBatch),
-    expressMiddleware(apollo, { context: async ({ req, res }) => createContext(res.locals.requestId as string, res.locals.auth, req.ip) }),
+    expressMiddleware(apollo, { context: async ({ req, res }) => createContext(res.locals.requestId as string, res.locals.auth as Authentication | undefined, req.ip) }),
   );
   const rest = createRestRouter({
     schema,

@@ -3,7 +3,7 @@
 // whichever REST entry happens to run it. At start-up the tables are checked against the schema
 // (every root field declared) and against the REST table (each entry's API id admits the fields
 // its operations run); a gap stops the start-up, naming it.
-import { Kind, parse, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import { type GraphQLSchema, Kind, OperationTypeNode, parse, type SelectionSetNode } from 'graphql';
 import type { RestEndpoint } from '../../rest/table.js';
 
 /** Marks a field anyone may call, credentials or not. */
@@ -38,7 +38,7 @@ export function rootFieldsOf(source: string): string[] {
   const coordinates: string[] = [];
   for (const definition of document.definitions) {
     if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
-    const type = definition.operation === 'query' ? 'Query' : definition.operation === 'mutation' ? 'Mutation' : 'Subscription';
+    const type = definition.operation === OperationTypeNode.QUERY ? 'Query' : definition.operation === OperationTypeNode.MUTATION ? 'Mutation' : 'Subscription';
     for (const name of rootFieldNames(definition.selectionSet, fragments)) coordinates.push(`${type}.${name}`);
   }
   return coordinates;

@@ -78,7 +78,7 @@ export function sessionUser(sess: unknown): { id: string; roles: string[] } | st
     if (typeof id !== 'string') continue;
     const roles = candidate.roles;
     if (!Array.isArray(roles) || !roles.every((role) => typeof role === 'string')) return 'the session user has no roles';
-    return { id: id.slice(0, 120), roles: roles as string[] };
+    return { id: id.slice(0, 120), roles: roles };
   }
   return 'the session holds no user';
 }

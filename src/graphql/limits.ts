@@ -6,34 +6,7 @@
 // run fixed documents and are not limited here.
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { NextFunction, Request, Response } from 'express';
-import {
-  BREAK,
-  getLocation,
-  getIntrospectionQuery,
-  getNamedType,
-  getNullableType,
-  GraphQLError,
-  isCompositeType,
-  isObjectType,
-  isInterfaceType,
-  isListType,
-  Kind,
-  parse,
-  SchemaMetaFieldDef,
-  TypeMetaFieldDef,
-  visit,
-  type ASTNode,
-  type DocumentNode,
-  type FragmentDefinitionNode,
-  type GraphQLCompositeType,
-  type GraphQLField,
-  type GraphQLSchema,
-  type OperationDefinitionNode,
-  type SelectionSetNode,
-  type ValueNode,
-  type ValidationContext,
-  type ValidationRule,
-} from 'graphql';
+import { type ASTNode, BREAK, type DocumentNode, type FragmentDefinitionNode, getIntrospectionQuery, getLocation, getNamedType, getNullableType, type GraphQLCompositeType, GraphQLError, type GraphQLField, type GraphQLSchema, isCompositeType, isInterfaceType, isListType, isObjectType, Kind, type OperationDefinitionNode, OperationTypeNode, parse, SchemaMetaFieldDef, type SelectionSetNode, TypeMetaFieldDef, type ValidationContext, type ValidationRule, type ValueNode, visit } from 'graphql';
 import { GatewayError } from '../errors.js';
 import { characterCount, describeJsonLimitViolation, findJsonLimitViolation, JSON_LIMIT_SETTINGS, type JsonLimits } from '../validation/json-limits.js';
 
@@ -187,7 +160,7 @@ export function operationCost(
   work: WorkCounter = { visited: 0 },
 ): number {
   const fragments = fragmentsOf(document);
-  const root = operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+  const root = operation.operation === OperationTypeNode.QUERY ? schema.getQueryType() : operation.operation === OperationTypeNode.MUTATION ? schema.getMutationType() : schema.getSubscriptionType();
   if (!root) return 0;
   const variableDefaults = new Map<string, unknown>();
   for (const definition of operation.variableDefinitions ?? []) {

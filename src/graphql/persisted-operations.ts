@@ -198,7 +198,7 @@ export function persistedOperationsPlugin<TContext extends { access: RequestAcce
   const bound = persistedOnlyFor(requiredFor);
   return {
     async requestDidStart({ request }) {
-      const hash = request.extensions?.persistedQuery?.sha256Hash;
+      const hash: unknown = (request.extensions as { persistedQuery?: { sha256Hash?: unknown } } | undefined)?.persistedQuery?.sha256Hash;
       if (request.query === undefined && typeof hash === 'string') {
         const body = list.bodyOf(hash);
         if (body !== undefined) request.query = body;

@@ -5,17 +5,7 @@
 // request, field by field, before a kept answer is served. Queries that read anything else (a
 // dataset's metrics, which count events) are executed as usual.
 import type { ApolloServerPlugin } from '@apollo/server';
-import {
-  getNamedType,
-  isCompositeType,
-  Kind,
-  TypeInfo,
-  visit,
-  visitWithTypeInfo,
-  type DocumentNode,
-  type GraphQLSchema,
-  type OperationDefinitionNode,
-} from 'graphql';
+import { type DocumentNode, getNamedType, type GraphQLSchema, isCompositeType, Kind, type OperationDefinitionNode, OperationTypeNode, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
 import type { RequestAccess } from '../auth/access.js';
 import type { FieldPermissions } from '../auth/field-api-ids.js';
 import type { ChangeFeed } from '../platform/cache/change-feed.js';
@@ -54,7 +44,7 @@ export function publishedResultsPlugin<TContext extends { access: RequestAccess 
     const known = plans.get(operation);
     if (known !== undefined) return known;
     let plan: Plan | null = null;
-    if (operation.operation === 'query' && operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD)) {
+    if (operation.operation === OperationTypeNode.QUERY && operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD)) {
       const tables = new Set<string>();
       const apiIds: (readonly string[])[] = [];
       let cacheable = true;

@@ -16,7 +16,7 @@ export function embeddedObjectStoreRouter(store: EmbeddedObjectStore, logger: Lo
     // Express decodes each path segment; the key is what was signed.
     const key = ([] as string[]).concat((req.params as { key?: string | string[] }).key ?? []).join('/');
     try {
-      await store.verify(key, req.method, req.query as Record<string, unknown>);
+      await store.verify(key, req.method, req.query);
     } catch (error) {
       if (error instanceof LinkRefused) return refuse(res, 403, 'FORBIDDEN', error.message);
       throw error;

@@ -4,6 +4,7 @@
 // RE2 has no lookaround or backreferences; such a pattern is refused when the schema is imported.
 import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import { RE2JS } from 're2js';
+import { isObject } from './json-object.js';
 
 /** A compiled pattern with what JSON Schema validation needs. */
 export interface LinearPattern {
@@ -41,7 +42,7 @@ export function unsupportedPatternIn(schema: unknown, path = 'data_schema'): str
   if (schema === null || typeof schema !== 'object') return undefined;
   for (const [key, value] of Object.entries(schema)) {
     const here = `${path}.${key}`;
-    const candidates = key === 'pattern' && typeof value === 'string' ? [value] : key === 'patternProperties' && value && typeof value === 'object' ? Object.keys(value) : [];
+    const candidates = key === 'pattern' && typeof value === 'string' ? [value] : key === 'patternProperties' && isObject(value) ? Object.keys(value) : [];
     for (const candidate of candidates) {
       try {
         compileLinearPattern(candidate);

@@ -14,7 +14,7 @@ beforeAll(async () => {
   [gw, secured] = await Promise.all([startTestGateway(), startTestGateway(JWT_ENV)]);
   await seedDataset(gw, 'kept-1', 'Live');
   const admin = `Bearer ${await token({ roles: ['admin'] })}`;
-  await seedDataset({ ...secured, http: supertest.agent(secured.url).set('authorization', admin) } as unknown as TestGateway, 'kept-secure', 'Live');
+  await seedDataset({ ...secured, http: supertest.agent(secured.url).set('authorization', admin) }, 'kept-secure', 'Live');
 });
 afterAll(async () => {
   await Promise.all([gw?.stop(), secured?.stop()]);

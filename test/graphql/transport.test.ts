@@ -201,7 +201,7 @@ describe('GraphQL over HTTP with the default settings', () => {
       gw.http.post('/graphql').send({ query: '{ template(id: "no_such_template") { id } }' }),
     ]);
     for (const response of responses) expectNoStackTraces(response.body);
-    const notFound = responses[4]!.body;
+    const notFound = responses[4].body;
     expect(notFound.errors[0].extensions).toEqual({ code: 'QUERY_TEMPLATE_NOT_EXISTS', responseCode: 'NOT_FOUND' });
   });
 });

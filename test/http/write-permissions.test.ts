@@ -20,7 +20,7 @@ beforeAll(async () => {
   gw = await startTestGateway(JWT_ENV);
   bearer = async (role) => `Bearer ${await token({ roles: [role], sub: `${role}-1` })}`;
   const admin = await bearer('admin');
-  await seedDataset({ ...gw, http: supertest.agent(gw.url).set('authorization', admin) } as unknown as TestGateway, LIVE, 'Live');
+  await seedDataset({ ...gw, http: supertest.agent(gw.url).set('authorization', admin) }, LIVE, 'Live');
 });
 afterAll(async () => {
   await gw?.stop();

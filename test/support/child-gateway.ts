@@ -42,8 +42,8 @@ export async function startChildGateway(databaseUrl: string | null, env: Record<
   });
   if (ownDataDir) child.once('exit', () => rmSync(ownDataDir, { recursive: true, force: true }));
   let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 20_000;
   for (;;) {

@@ -162,7 +162,7 @@ type Mutation = 'replace' | 'delete' | 'proto' | 'extra';
 
 /** The value with one place broken: replaced by a hostile value, removed, or given odd keys. */
 function mutate(value: Json, choice: number, how: Mutation, hostile: Json): Json {
-  const copy = structuredClone(value) as Json;
+  const copy = structuredClone<Json>(value);
   const paths = pathsOf(copy);
   const path = paths[choice % paths.length]!;
   if (path.length === 0) return how === 'replace' ? hostile : copy;

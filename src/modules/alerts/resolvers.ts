@@ -17,7 +17,7 @@ function pageResolvers<T>() {
 
 /** GraphQL gives absent optional fields as null; the service reads only what was given. */
 function config(input: NotificationChannelConfigInput): ChannelConfig {
-  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null && value !== undefined)) as ChannelConfig;
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null && value !== undefined));
 }
 
 export const alertResolvers: Resolvers = {

@@ -67,7 +67,7 @@ export function withAuditTrail(schema: GraphQLSchema): GraphQLSchema {
             transport: context.apiId ? 'rest' : 'graphql',
             apiId: context.apiId ?? null,
             operation: field.name,
-            targetId: auditTarget(args, result),
+            targetId: auditTarget(args as Record<string, unknown>, result),
             outcome,
             errorCode: error === undefined ? null : errorCodeOf(error),
           });

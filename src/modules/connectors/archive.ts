@@ -144,7 +144,7 @@ class Extraction {
       sink.on('error', () => undefined);
       sink.destroy();
     }
-    return Promise.all(closed).then(() => undefined);
+    return Promise.all(closed.filter((pending) => pending !== undefined)).then(() => undefined);
   }
 
   private checkSize(name: string, declaredSize: number): void {

@@ -19,7 +19,7 @@ export function withCacheNames<T>(value: T): T {
   for (const [key, inner] of Object.entries(value as JsonObject)) {
     const name = CACHE_RENAMES[key] ?? key;
     // A caller sending both spellings: the contract's name wins.
-    if (name !== key && Object.hasOwn(value as JsonObject, name)) continue;
+    if (name !== key && Object.hasOwn(value, name)) continue;
     renamed[name] = withCacheNames(inner);
   }
   return renamed as T;
@@ -293,7 +293,7 @@ export function withDefaults(definition: JsonObject, datasetId: string): JsonObj
 function mergeOver(base: JsonObject, over: JsonObject): JsonObject {
   const merged: JsonObject = { ...base };
   for (const [key, value] of Object.entries(over)) {
-    merged[key] = isObject(value) && isObject(base[key]) ? mergeOver(base[key] as JsonObject, value) : value;
+    merged[key] = isObject(value) && isObject(base[key]) ? mergeOver(base[key], value) : value;
   }
   return merged;
 }

@@ -3,7 +3,6 @@
 import { connectionFields, offsetAfter } from '../../graphql/cursor.js';
 import type { CreateDatasetInput, Resolvers, UpdateDatasetInput } from '../../generated/graphql.js';
 import { withCacheNames } from './definition.js';
-import type { DatasetRecord } from './types.js';
 
 /** Keeps what was given: a GraphQL null or absent field means "not part of this request". */
 function given(entries: Record<string, unknown>): Record<string, unknown> {
@@ -95,7 +94,7 @@ export const datasetResolvers: Resolvers = {
     draft: async (dataset, _, { loaders }) => (dataset.stage === 'draft' ? dataset : ((await loaders.datasetVersions.load(dataset.datasetId)).draft ?? null)),
     denormSources: async (dataset, _, { loaders }) => {
       const versions = await loaders.datasetVersions.loadMany(dataset.denormSources);
-      return versions.flatMap((found) => (found instanceof Error || !found.live ? [] : [found.live as DatasetRecord]));
+      return versions.flatMap((found) => (found instanceof Error || !found.live ? [] : [found.live]));
     },
     definition: (dataset, { fields }, { services }) => services.datasets.document(dataset, fields),
   },

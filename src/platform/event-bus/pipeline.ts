@@ -6,7 +6,7 @@ import addFormatsModule from 'ajv-formats';
 import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js';
 import { linearRegExpEngine } from '../../validation/linear-regexp.js';
 import { batchKeys } from './event-bus.js';
-import { isObject } from '../../validation/json-object.js';
+import { isObject, textOf } from '../../validation/json-object.js';
 
 
 /** The value at a dotted path (`a.b.c`); a key that itself contains the dots wins. Own keys only. */
@@ -85,7 +85,7 @@ export function dedupKeyOf(event: JsonObject, dataset: DatasetRecord): string | 
   const dedup = dataset.dedupConfig ?? {};
   if (dedup.drop_duplicates !== true || typeof dedup.dedup_key !== 'string') return undefined;
   const value = valueAt(event, dedup.dedup_key);
-  return value === undefined || value === null || typeof value === 'object' ? undefined : String(value);
+  return value === undefined || value === null || typeof value === 'object' ? undefined : textOf(value);
 }
 
 export function dedupPeriodSeconds(dataset: DatasetRecord): number {
@@ -99,7 +99,7 @@ export function masterKeyOf(event: JsonObject, dataset: DatasetRecord): string |
   const dataKey = isObject(keys) && typeof keys.data_key === 'string' ? keys.data_key : dataset.datasetConfig.data_key;
   if (typeof dataKey !== 'string' || !dataKey) return undefined;
   const value = valueAt(event, dataKey);
-  return value === undefined || value === null || typeof value === 'object' ? undefined : String(value);
+  return value === undefined || value === null || typeof value === 'object' ? undefined : textOf(value);
 }
 
 export interface DenormField {

@@ -140,7 +140,7 @@ export class PrometheusMetricsSource implements MetricsSource {
     const text = await response.text().catch(() => '');
     let body: { status?: string; error?: string; errorType?: string; data?: { resultType?: string; result?: unknown } } | undefined;
     try {
-      body = JSON.parse(text);
+      body = JSON.parse(text) as typeof body;
     } catch {
       body = undefined;
     }

@@ -7,6 +7,7 @@ import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js'
 import { describeFetchError } from '../alert-manager/http.js';
 import { schemaColumns } from './embedded.js';
 import type { Datasource, QueryEngine, QueryParameter } from './query-engine.js';
+import { textOf } from '../../validation/json-object.js';
 
 export interface DruidSettings {
   url: string;
@@ -42,7 +43,7 @@ export function supervisorSpec(dataset: DatasetRecord, brokers: string[]): JsonO
       tuningConfig: { type: 'kafka', maxBytesInMemory: 134_217_728, maxRowsPerSegment: 5_000_000, logParseExceptions: true },
       ioConfig: {
         type: 'kafka',
-        topic: String(dataset.routerConfig?.topic ?? dataset.datasetId),
+        topic: textOf(dataset.routerConfig?.topic ?? dataset.datasetId),
         consumerProperties: { 'bootstrap.servers': brokers.join(',') },
         taskCount: 1,
         replicas: 1,

@@ -10,7 +10,7 @@ import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js'
 import { pgIdentifierName, quoteIdentifier, quoteLiteral } from './names.js';
 import { planNativeQuery } from './native-to-sql.js';
 import type { Datasource, ParameterType, QueryEngine, QueryParameter } from './query-engine.js';
-import { isObject } from '../../validation/json-object.js';
+import { isObject, textOf } from '../../validation/json-object.js';
 
 const SCHEMA = 'datasources';
 const MAX_COLUMNS = 1000;
@@ -30,7 +30,7 @@ export function schemaColumns(schema: JsonObject): Column[] {
     if (!isObject(properties) || path.length >= MAX_DEPTH) return;
     for (const [key, definition] of Object.entries(properties)) {
       if (!isObject(definition) || columns.length >= MAX_COLUMNS) continue;
-      const type = typeof definition.data_type === 'string' ? definition.data_type : String(definition.type ?? 'string');
+      const type = typeof definition.data_type === 'string' ? definition.data_type : textOf(definition.type ?? 'string');
       if (type === 'object' && isObject(definition.properties)) walk(definition.properties, [...path, key]);
       else columns.push({ name: [...path, key].join('.'), path: [...path, key], dataType: type });
     }

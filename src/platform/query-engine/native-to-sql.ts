@@ -4,7 +4,7 @@
 // the datasource's columns. Anything unsupported is refused, naming the construct.
 import { GatewayError } from '../../errors.js';
 import { quoteIdentifier } from './names.js';
-import { isObject } from '../../validation/json-object.js';
+import { isObject, textOf } from '../../validation/json-object.js';
 
 type Json = Record<string, unknown>;
 
@@ -18,7 +18,7 @@ export interface DatasourceShape {
 export interface SqlPlan {
   sql: string;
   params: unknown[];
-  shape(rows: Record<string, unknown>[]): unknown[];
+  shape: (rows: Record<string, unknown>[]) => unknown[];
 }
 
 /** Druid's named granularities and the ISO periods they bucket by (null: one bucket). */
@@ -97,7 +97,7 @@ class Builder {
   bucket(granularity: unknown): string | null {
     let period: string | null;
     if (typeof granularity === 'string' || granularity === undefined) {
-      const key = (granularity ?? 'all') as string;
+      const key = (granularity ?? 'all');
       if (!(key in GRANULARITY_PERIODS)) throw unsupported(`granularity ${JSON.stringify(key)}`);
       period = GRANULARITY_PERIODS[key as keyof typeof GRANULARITY_PERIODS];
     } else if (isObject(granularity) && granularity.type === 'period' && typeof granularity.period === 'string' && PERIOD_PATTERN.test(granularity.period)) {
@@ -121,7 +121,7 @@ class Builder {
     switch (filter.type) {
       case 'selector': {
         const column = this.column(filter.dimension, 'filter.dimension');
-        return filter.value === null || filter.value === undefined ? `${column} IS NULL` : `${column}::text = ${this.bind(String(filter.value))}`;
+        return filter.value === null || filter.value === undefined ? `${column} IS NULL` : `${column}::text = ${this.bind(textOf(filter.value))}`;
       }
       case 'in': {
         if (!Array.isArray(filter.values)) throw new GatewayError('DATA_OUT_INVALID_INPUT', 'an "in" filter needs values');
@@ -132,8 +132,8 @@ class Builder {
         const numeric = filter.ordering === 'numeric';
         const cast = numeric ? '::double precision' : '::text';
         const parts: string[] = [];
-        if (filter.lower !== undefined && filter.lower !== null) parts.push(`${column}${cast} ${filter.lowerStrict ? '>' : '>='} ${this.bind(numeric ? Number(filter.lower) : String(filter.lower))}${cast}`);
-        if (filter.upper !== undefined && filter.upper !== null) parts.push(`${column}${cast} ${filter.upperStrict ? '<' : '<='} ${this.bind(numeric ? Number(filter.upper) : String(filter.upper))}${cast}`);
+        if (filter.lower !== undefined && filter.lower !== null) parts.push(`${column}${cast} ${filter.lowerStrict ? '>' : '>='} ${this.bind(numeric ? Number(filter.lower) : textOf(filter.lower))}${cast}`);
+        if (filter.upper !== undefined && filter.upper !== null) parts.push(`${column}${cast} ${filter.upperStrict ? '<' : '<='} ${this.bind(numeric ? Number(filter.upper) : textOf(filter.upper))}${cast}`);
         return parts.length > 0 ? `(${parts.join(' AND ')})` : 'TRUE';
       }
       case 'and':
@@ -172,7 +172,7 @@ class Builder {
     const select: string[] = [];
     const names: string[] = [];
     for (const dimension of dimensions) {
-      const spec = typeof dimension === 'string' ? { dimension, outputName: dimension } : dimension;
+      const spec: unknown = typeof dimension === 'string' ? { dimension, outputName: dimension } : dimension;
       if (!isObject(spec) || (spec.type !== undefined && spec.type !== 'default')) throw unsupported(`dimension spec ${JSON.stringify(dimension).slice(0, 60)}`);
       const output = (spec.outputName ?? spec.dimension) as string;
       select.push(`${this.column(spec.dimension, 'dimension')} AS ${this.outputName(output, 'dimension.outputName')}`);
