@@ -3,7 +3,8 @@
 // enums that refuse a value before any resolver runs, the `errors` entries, versions by enum, cursor
 // pagination, and nested live/draft/denormSources. Every test uses dataset ids of its own.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { errorCode, graphql, type GraphQLResponse } from '../support/api.js';
+import { expectFailure as expectRefusal, graphqlOutcome } from '../contract/harness.js';
+import { graphql, type GraphQLResponse } from '../support/api.js';
 import { definition, denormField, insertV1Live, seedDataset, seedMaster, storedStatuses, storedVersions, type Json } from '../support/datasets.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
@@ -83,12 +84,10 @@ async function listOk(variables: Json = {}): Promise<Connection> {
   return dataOf<Connection>(await listDatasets(variables), 'datasets');
 }
 
-/** A single error from our services: contract code, its kind, and a message matching `message`. */
+/** One error from our services, of this code and kind (extensions.responseCode). */
 function expectFailure(response: GraphQLResponse, code: string, responseCode: string, message: RegExp): void {
-  expect(response.status).toBe(200);
-  expect(response.errors).toHaveLength(1);
-  expect({ code: errorCode(response), responseCode: response.errors![0]!.extensions?.responseCode }).toEqual({ code, responseCode });
-  expect(response.errors![0]!.message).toMatch(message);
+  expect({ status: response.status, errors: response.errors?.length, responseCode: response.errors?.[0]?.extensions?.responseCode }).toEqual({ status: 200, errors: 1, responseCode });
+  expectRefusal(graphqlOutcome(response, 'dataset'), code, message);
 }
 
 /** GraphQL itself refused the request (type or validation level): no data, an error matching `message`. */
@@ -186,10 +185,12 @@ describe('dataset(id, version, status)', () => {
     expect(dataset.entryTopic).toBe(dataset.definition.entry_topic);
   });
 
-  it('picks the version with version: DRAFT or LIVE', async () => {
+  it('picks the version with version: DRAFT or LIVE, and finds no DRAFT once the draft is published', async () => {
     await seedDataset(gw, 'read-by-version', 'LiveWithDraft');
     expect(await readOk('read-by-version', { version: 'DRAFT' })).toMatchObject({ status: 'DRAFT', stage: 'DRAFT', version: 2 });
     expect(await readOk('read-by-version', { version: 'LIVE' })).toMatchObject({ status: 'LIVE', stage: 'LIVE', version: 1 });
+    await seedDataset(gw, 'read-by-version-published', 'Live');
+    expectFailure(await readDataset('read-by-version-published', { version: 'DRAFT' }), 'DATASET_NOT_FOUND', 'NOT_FOUND', /read-by-version-published/);
   });
 
   it('places DATASET_INVALID_FIELDS at dataset.definition', async () => {
@@ -209,11 +210,15 @@ describe('dataset(id, version, status)', () => {
     expectRefusedByGraphQL(await readDataset('read-odd-status', { status: 'PUBLISHED' }), /PUBLISHED/);
   });
 
-  it('writes the stored dataset_config text of a v1 Live record into datasetConfig and definition byte for byte', async () => {
-    const configText = await insertV1Live(gw, 'read-v1-text', { apiVersion: 'v1' });
+  it.each<[string, 'v1' | null]>([
+    ['v1', 'v1'],
+    ['null', null],
+  ])('writes the stored dataset_config text of an api_version %s Live record into datasetConfig and definition byte for byte', async (label, apiVersion) => {
+    const id = `read-v1-text-${label}`;
+    const configText = await insertV1Live(gw, id, { apiVersion });
     const response = await gw.http
       .post('/graphql')
-      .send({ query: 'query($id: ID!) { dataset(id: $id) { datasetConfig definition(fields: ["dataset_config"]) } }', variables: { id: 'read-v1-text' } });
+      .send({ query: 'query($id: ID!) { dataset(id: $id) { datasetConfig definition(fields: ["dataset_config"]) } }', variables: { id } });
     expect(response.status).toBe(200);
     expect(response.body.errors).toBeUndefined();
     expect(response.text).toContain(`"datasetConfig":${configText}`);

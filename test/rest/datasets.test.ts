@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Response } from 'supertest';
 import { RECORD_FIELDS } from '../contract/datasets.js';
+import { expectFailure as expectRefusal, restOutcome } from '../contract/harness.js';
 import { envelope } from '../support/api.js';
 import { API, definition, insertV1Live, seedDataset, storedStatuses, storedVersions, type Json } from '../support/datasets.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -17,7 +18,6 @@ afterAll(async () => {
   await gw?.stop();
 });
 
-const RESPONSE_CODE: Record<number, string> = { 400: 'BAD_REQUEST', 404: 'NOT_FOUND', 409: 'CONFLICT', 500: 'INTERNAL_SERVER_ERROR' };
 
 function read(id: string, query = ''): Promise<Response> {
   return gw.http.get(`/v2/datasets/read/${encodeURIComponent(id)}${query}`);
@@ -37,15 +37,10 @@ async function listOk(request?: Json): Promise<{ data: Json[]; count: number }> 
   return response.body.result as { data: Json[]; count: number };
 }
 
-/** A failure envelope with this status, code, kind and a message matching `message`. */
+/** A failure with this HTTP status and code (restOutcome checks the rest of the envelope). */
 function expectFailure(response: Response, status: number, code: string, message: RegExp): void {
-  expect({ status: response.status, code: response.body.error?.code, responseCode: response.body.responseCode }).toEqual({
-    status,
-    code,
-    responseCode: RESPONSE_CODE[status],
-  });
-  expect(response.body.params?.status).toBe('FAILED');
-  expect(response.body.error.message).toMatch(message);
+  expect(response.status).toBe(status);
+  expectRefusal(restOutcome(response), code, message);
 }
 
 describe('POST /v2/datasets/status-transition', () => {
