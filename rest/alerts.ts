@@ -143,6 +143,7 @@ export const alertEndpoints = [
     apiId: 'api.alert.silence.create',
     summary: 'Silence an alert at an alert manager (replacing its previous silence)',
     invalidInputCode: 'SILENCE_INVALID_INPUT',
+    errorCodes: ['SILENCE_NOT_FOUND', 'SILENCE_CONFLICT', 'ALERT_MANAGER_FAILED'],
     bodySchema: {
       type: 'object',
       properties: { startDate: dateTime, endDate: dateTime, alertId: { type: 'string', format: 'uuid' }, manager, comment: { type: 'string', maxLength: COMMENT_MAX_LENGTH } },
@@ -163,6 +164,7 @@ export const alertEndpoints = [
     apiId: 'api.alert.silence.list',
     summary: 'List silences, newest first',
     invalidInputCode: 'SILENCE_INVALID_INPUT',
+    errorCodes: ['SILENCE_NOT_FOUND', 'SILENCE_CONFLICT', 'ALERT_MANAGER_FAILED'],
     querySchema: {
       type: 'object',
       properties: {
@@ -193,6 +195,7 @@ export const alertEndpoints = [
     apiId: 'api.alert.silence.get',
     summary: 'Read a silence',
     invalidInputCode: 'SILENCE_INVALID_INPUT',
+    errorCodes: ['SILENCE_NOT_FOUND', 'SILENCE_CONFLICT', 'ALERT_MANAGER_FAILED'],
     pathSchema: idPath,
     operation: withFragment(/* GraphQL */ `query RestReadSilence($id: ID!) { silence(id: $id) { ...RestSilenceFields } }`, SILENCE_FIELDS),
     variables: (input) => ({ id: pathParam(input, 'id') }),
@@ -205,6 +208,7 @@ export const alertEndpoints = [
     apiId: 'api.alert.silence.update',
     summary: 'Move the start or end of a silence',
     invalidInputCode: 'SILENCE_INVALID_INPUT',
+    errorCodes: ['SILENCE_NOT_FOUND', 'SILENCE_CONFLICT', 'ALERT_MANAGER_FAILED'],
     pathSchema: idPath,
     // startTime/endTime are the original's names for the same bounds.
     bodySchema: {
@@ -227,6 +231,7 @@ export const alertEndpoints = [
     apiId: 'api.alert.silence.delete',
     summary: 'End a silence at its manager and delete it',
     invalidInputCode: 'SILENCE_INVALID_INPUT',
+    errorCodes: ['SILENCE_NOT_FOUND', 'SILENCE_CONFLICT', 'ALERT_MANAGER_FAILED'],
     pathSchema: idPath,
     operation: /* GraphQL */ `mutation RestDeleteSilence($id: ID!) { deleteSilence(id: $id) { id } }`,
     variables: (input) => ({ id: pathParam(input, 'id') }),
@@ -241,6 +246,7 @@ export const alertEndpoints = [
     apiId: 'api.metric.add',
     summary: 'Create a metric alias (a named PromQL expression)',
     invalidInputCode: 'METRIC_ALIAS_INVALID_INPUT',
+    errorCodes: ['METRIC_ALIAS_ALREADY_EXISTS', 'METRIC_ALIAS_NOT_FOUND'],
     bodySchema: {
       type: 'object',
       properties: {
@@ -267,6 +273,7 @@ export const alertEndpoints = [
     apiId: 'api.metric.list',
     summary: 'List metric aliases, newest first',
     invalidInputCode: 'METRIC_ALIAS_INVALID_INPUT',
+    errorCodes: ['METRIC_ALIAS_ALREADY_EXISTS', 'METRIC_ALIAS_NOT_FOUND'],
     bodySchema: searchSchema({
       type: 'object',
       properties: { component: { type: 'string', maxLength: COMPONENT_MAX_LENGTH }, subComponent: { type: 'string', maxLength: NAME_MAX_LENGTH } },
@@ -291,6 +298,7 @@ export const alertEndpoints = [
     apiId: 'api.metric.get',
     summary: 'Read a metric alias',
     invalidInputCode: 'METRIC_ALIAS_INVALID_INPUT',
+    errorCodes: ['METRIC_ALIAS_ALREADY_EXISTS', 'METRIC_ALIAS_NOT_FOUND'],
     pathSchema: idPath,
     operation: withFragment(/* GraphQL */ `query RestReadMetricAlias($id: ID!) { metricAlias(id: $id) { ...RestMetricAliasFields } }`, ALIAS_FIELDS),
     variables: (input) => ({ id: pathParam(input, 'id') }),
@@ -303,6 +311,7 @@ export const alertEndpoints = [
     apiId: 'api.metric.update',
     summary: 'Change a metric alias',
     invalidInputCode: 'METRIC_ALIAS_INVALID_INPUT',
+    errorCodes: ['METRIC_ALIAS_ALREADY_EXISTS', 'METRIC_ALIAS_NOT_FOUND'],
     pathSchema: idPath,
     bodySchema: {
       type: 'object',
@@ -328,6 +337,7 @@ export const alertEndpoints = [
     apiId: 'api.metric.remove',
     summary: 'Delete a metric alias',
     invalidInputCode: 'METRIC_ALIAS_INVALID_INPUT',
+    errorCodes: ['METRIC_ALIAS_ALREADY_EXISTS', 'METRIC_ALIAS_NOT_FOUND'],
     pathSchema: idPath,
     operation: /* GraphQL */ `mutation RestDeleteMetricAlias($id: ID!) { deleteMetricAlias(id: $id) { id } }`,
     variables: (input) => ({ id: pathParam(input, 'id') }),
@@ -342,6 +352,7 @@ export const alertEndpoints = [
     apiId: 'api.alert.notification.create',
     summary: 'Create a notification channel at its manager',
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
+    errorCodes: ['NOTIFICATION_CHANNEL_ALREADY_EXISTS', 'NOTIFICATION_CHANNEL_NOT_FOUND', 'ALERT_MANAGER_FAILED', 'NOTIFICATION_FAILED'],
     bodySchema: channel,
     operation: /* GraphQL */ `mutation RestCreateChannel($input: CreateNotificationChannelInput!) { createNotificationChannel(input: $input) { channel { id } } }`,
     variables: (input) => ({ input: channelInput(body<ChannelBody>(input)) }),
@@ -354,6 +365,7 @@ export const alertEndpoints = [
     apiId: 'api.alert.notification.list',
     summary: 'List notification channels, newest first',
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
+    errorCodes: ['NOTIFICATION_CHANNEL_ALREADY_EXISTS', 'NOTIFICATION_CHANNEL_NOT_FOUND', 'ALERT_MANAGER_FAILED', 'NOTIFICATION_FAILED'],
     bodySchema: searchSchema({ type: 'object', properties: { manager, type: channelType }, additionalProperties: false }),
     operation: withFragment(/* GraphQL */ `query RestListChannels($filter: NotificationChannelFilter, $first: Int, $after: String) {
       notificationChannels(filter: $filter, first: $first, after: $after) { totalCount nodes { ...RestChannelFields } }
@@ -374,6 +386,7 @@ export const alertEndpoints = [
     apiId: 'api.alert.notification.get',
     summary: 'Read a notification channel',
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
+    errorCodes: ['NOTIFICATION_CHANNEL_ALREADY_EXISTS', 'NOTIFICATION_CHANNEL_NOT_FOUND', 'ALERT_MANAGER_FAILED', 'NOTIFICATION_FAILED'],
     pathSchema: idPath,
     operation: withFragment(/* GraphQL */ `query RestReadChannel($id: ID!) { notificationChannel(id: $id) { ...RestChannelFields } }`, CHANNEL_FIELDS),
     variables: (input) => ({ id: pathParam(input, 'id') }),
@@ -386,6 +399,7 @@ export const alertEndpoints = [
     apiId: 'api.alert.notification.update',
     summary: 'Change a notification channel at its manager',
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
+    errorCodes: ['NOTIFICATION_CHANNEL_ALREADY_EXISTS', 'NOTIFICATION_CHANNEL_NOT_FOUND', 'ALERT_MANAGER_FAILED', 'NOTIFICATION_FAILED'],
     pathSchema: idPath,
     bodySchema: { type: 'object', properties: { name, type: channelType, config: channelConfig }, minProperties: 1, additionalProperties: false },
     operation: /* GraphQL */ `mutation RestUpdateChannel($id: ID!, $input: UpdateNotificationChannelInput!) { updateNotificationChannel(id: $id, input: $input) { channel { id } } }`,
@@ -402,6 +416,7 @@ export const alertEndpoints = [
     apiId: 'api.alert.notification.delete',
     summary: 'Remove a notification channel from its manager and delete it',
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
+    errorCodes: ['NOTIFICATION_CHANNEL_ALREADY_EXISTS', 'NOTIFICATION_CHANNEL_NOT_FOUND', 'ALERT_MANAGER_FAILED', 'NOTIFICATION_FAILED'],
     pathSchema: idPath,
     operation: /* GraphQL */ `mutation RestDeleteChannel($id: ID!) { deleteNotificationChannel(id: $id) { id } }`,
     variables: (input) => ({ id: pathParam(input, 'id') }),
@@ -414,6 +429,7 @@ export const alertEndpoints = [
     apiId: 'api.alert.notification.test',
     summary: 'Send a test message to a stored channel (payload.id) or to the channel described in payload',
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
+    errorCodes: ['NOTIFICATION_CHANNEL_ALREADY_EXISTS', 'NOTIFICATION_CHANNEL_NOT_FOUND', 'ALERT_MANAGER_FAILED', 'NOTIFICATION_FAILED'],
     bodySchema: {
       type: 'object',
       properties: {

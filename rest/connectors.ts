@@ -44,6 +44,7 @@ export const connectorEndpoints = [
     resultFrom: ['connector_registry'],
     summary: 'List connectors (technology and runtime included; no ui_spec)',
     invalidInputCode: 'CONNECTORS_LIST_INPUT_INVALID',
+    errorCodes: ['CONNECTOR_NOT_FOUND'],
     bodySchema: envelopeSchema(
       'api.connectors.list',
       {
@@ -94,6 +95,7 @@ export const connectorEndpoints = [
     resultFrom: ['connector_registry'],
     summary: 'Read a connector version with its ui_spec (Live; mode=edit reads the Draft)',
     invalidInputCode: 'CONNECTOR_READ_INVALID_INPUT',
+    errorCodes: ['CONNECTOR_NOT_FOUND'],
     pathSchema: { type: 'object', properties: { connector_id: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['connector_id'] },
     querySchema: { type: 'object', properties: { mode: { type: 'string', maxLength: 20 } } },
     operation: withFragment(/* GraphQL */ `query RestReadConnector($id: ID!, $status: ConnectorStatus) { connector(id: $id, status: $status) { ...RestConnectorFields ui_spec: uiSpec } }`, COMMON_FIELDS),
@@ -111,6 +113,7 @@ export const connectorEndpoints = [
     apiId: 'api.connector.register',
     summary: 'Register a connector from its distribution (multipart/form-data, one file part such as file3)',
     invalidInputCode: 'FAILED_TO_UPLOAD',
+    errorCodes: ['FAILED_TO_REGISTER_CONNECTOR'],
     multipart: true,
     operation: /* GraphQL */ `mutation RestRegisterConnector($file: Upload!) { registerConnector(file: $file) { message } }`,
     variables: (input) => ({ file: input.file as RestRegisterConnectorMutationVariables['file'] }),

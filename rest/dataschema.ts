@@ -29,6 +29,7 @@ export const dataschemaEndpoints = [
     apiId: 'api.datasets.dataschema',
     summary: 'Infer a data schema from sample events',
     invalidInputCode: 'DATA_SCHEMA_INVALID_INPUT',
+    errorCodes: [],
     bodySchema: envelopeSchema(
       'api.datasets.dataschema',
       {

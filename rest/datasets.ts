@@ -75,6 +75,7 @@ export const datasetEndpoints = [
     apiId: 'api.datasets.import',
     summary: 'Import a dataset definition as its draft',
     invalidInputCode: 'DATASET_IMPORT_INVALID_CONFIGS',
+    errorCodes: ['DATASET_CONFIGS_INVALID', 'DATASET_EXISTS', 'DATASET_ALREADY_EXISTS'],
     querySchema: { type: 'object', properties: { overwrite: { type: 'string', enum: ['true', 'false'] } } },
     // The definition itself is checked by the service (the same check GraphQL gets).
     bodySchema: envelopeSchema('api.datasets.import', { type: 'object' }, { requestRequired: true }),
@@ -99,6 +100,7 @@ export const datasetEndpoints = [
     resultFrom: ['datasets'],
     summary: 'Read a dataset (Live by default; mode=edit gives the draft, creating it from Live)',
     invalidInputCode: 'DATASET_READ_INVALID_INPUT',
+    errorCodes: ['DATASET_NOT_FOUND', 'DATASET_INVALID_FIELDS'],
     pathSchema: { type: 'object', properties: { dataset_id: datasetId }, required: ['dataset_id'] },
     querySchema: {
       type: 'object',
@@ -137,6 +139,7 @@ export const datasetEndpoints = [
     resultFrom: ['datasets'],
     summary: 'List datasets: Live versions first, then drafts',
     invalidInputCode: 'DATASET_LIST_INPUT_INVALID',
+    errorCodes: [],
     bodySchema: envelopeSchema(
       'api.datasets.list',
       {
@@ -194,6 +197,7 @@ export const datasetEndpoints = [
     apiId: 'api.datasets.copy',
     summary: 'Clone a dataset version into a new draft',
     invalidInputCode: 'DATASET_COPY_INVALID_INPUT',
+    errorCodes: ['DATASET_NOT_FOUND', 'DATASET_NOT_EXISTS', 'DATASET_ALREADY_EXISTS', 'DATASET_EXISTS'],
     bodySchema: envelopeSchema(
       'api.datasets.copy',
       {
@@ -229,6 +233,7 @@ export const datasetEndpoints = [
     apiId: 'api.datasets.status-transition',
     summary: 'Move a dataset through its lifecycle',
     invalidInputCode: 'DATASET_STATUS_TRANSITION_INVALID_INPUT',
+    errorCodes: ['DATASET_NOT_FOUND', 'DATASET_LIVE_FAILURE', 'DATASET_READYTOPUBLISH_FAILURE', 'DATASET_RETIRE_FAILURE', 'DATASET_IN_USE', 'DEPENDENT_MASTER_DATA_NOT_LIVE', 'SELF_REFERENCING_MASTER_DATA', 'DATASET_CONFIGS_INVALID'],
     bodySchema: envelopeSchema(
       'api.datasets.status-transition',
       {
@@ -389,6 +394,7 @@ export const datasetEndpoints = [
     apiId: 'api.datasources.list',
     summary: 'List the datasources of Live datasets (Druid datasources, or the embedded views)',
     invalidInputCode: 'DATASOURCE_LIST_INPUT_INVALID',
+    errorCodes: [],
     bodySchema: envelopeSchema(
       'api.datasources.list',
       {

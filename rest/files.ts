@@ -17,6 +17,7 @@ export const fileEndpoints = [
     apiId: 'api.files.generate-url',
     summary: 'Upload (access write, the default) or download (access read) links for files (also at /v2/files/url-access)',
     invalidInputCode: 'FILES_GENERATE_URL_INPUT_INVALID',
+    errorCodes: ['FILES_URL_GENERATION_LIMIT_EXCEED', 'FILES_GENERATE_URL_FAILURE'],
     bodySchema: envelopeSchema(
       'api.files.generate-url',
       {

@@ -12,6 +12,7 @@ export const ingestionEndpoints = [
     apiId: 'api.data.in',
     summary: 'Ingest one event or a batch of events into a Live dataset',
     invalidInputCode: 'DATA_INGESTION_INVALID_INPUT',
+    errorCodes: ['DATASET_NOT_FOUND', 'TOPIC_NOT_FOUND', 'EVENT_BUS_UNAVAILABLE'],
     largeBody: true,
     pathSchema: { type: 'object', properties: { dataset_id: { type: 'string', minLength: 1, maxLength: DATASET_ID_MAX_LENGTH } }, required: ['dataset_id'] },
     // As the original: the whole envelope is required here, with params.msgid.

@@ -47,6 +47,7 @@ export const metricsEndpoints = [
     apiId: 'api.dataset.metrics',
     summary: 'Health figures of a dataset: freshness, observability, volume, lineage, connectors, quality',
     invalidInputCode: 'DATA_OUT_INVALID_INPUT',
+    errorCodes: ['DATASET_NOT_FOUND', 'FAILED_TO_FETCH_METRICS'],
     bodySchema: envelopeSchema(
       'api.dataset.metrics',
       {

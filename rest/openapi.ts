@@ -35,63 +35,10 @@ const ACCESS_CODES: readonly ErrorCode[] = ['UNAUTHENTICATED', 'FORBIDDEN'];
 /** Codes any entry can answer, whatever it does: the rate limit, an outage, the request timeout, a bug. */
 const CROSS_CUTTING: readonly ErrorCode[] = ['RATE_LIMITED', 'INTERNAL_SERVER_ERROR', 'DATABASE_UNAVAILABLE', 'REQUEST_TIMEOUT'];
 
-/**
- * Codes an entry's domain can answer besides its invalidInputCode, used when the entry does not list
- * its own (`errorCodes` in the table). Keyed by API-id prefix; the longest matching prefix wins.
- */
-const DOMAIN_ERRORS: Record<string, readonly ErrorCode[]> = {
-  'api.query.template.': ['QUERY_TEMPLATE_INVALID', 'QUERY_TEMPLATE_INVALID_INPUT', 'QUERY_TEMPLATE_ALREADY_EXISTS', 'QUERY_TEMPLATE_NOT_EXISTS'],
-  'api.query.template.query': [
-    'QUERY_TEMPLATE_INVALID_INPUT',
-    'QUERY_TEMPLATE_NOT_EXISTS',
-    'DATA_OUT_INVALID_INPUT',
-    'DATA_OUT_INVALID_DATE_RANGE',
-    'DATA_OUT_SOURCE_NOT_FOUND',
-    'DATASET_NOT_FOUND',
-    'DATA_OUT_QUERY_FAILED',
-    'DATA_OUT_QUERY_TIMEOUT',
-  ],
-  'api.datasets.': [
-    'DATASET_NOT_FOUND',
-    'DATASET_NOT_EXISTS',
-    'DATASET_INVALID_FIELDS',
-    'DATASET_EXISTS',
-    'DATASET_ALREADY_EXISTS',
-    'DATASET_CONFIGS_INVALID',
-    'DATASET_IN_USE',
-  ],
-  'api.datasets.read': ['DATASET_NOT_FOUND', 'DATASET_INVALID_FIELDS'],
-  'api.datasets.list': [],
-  'api.datasets.dataschema': [],
-  'api.datasets.status-transition': [
-    'DATASET_NOT_FOUND',
-    'DATASET_LIVE_FAILURE',
-    'DATASET_READYTOPUBLISH_FAILURE',
-    'DATASET_RETIRE_FAILURE',
-    'DATASET_IN_USE',
-    'DEPENDENT_MASTER_DATA_NOT_LIVE',
-    'SELF_REFERENCING_MASTER_DATA',
-    'DATASET_CONFIGS_INVALID',
-  ],
-  'api.datasets.import': ['DATASET_CONFIGS_INVALID', 'DATASET_EXISTS', 'DATASET_ALREADY_EXISTS'],
-  'api.datasets.copy': ['DATASET_NOT_FOUND', 'DATASET_NOT_EXISTS', 'DATASET_ALREADY_EXISTS', 'DATASET_EXISTS'],
-  'api.data.in': ['DATASET_NOT_FOUND', 'TOPIC_NOT_FOUND', 'EVENT_BUS_UNAVAILABLE'],
-  'api.connectors.': ['CONNECTOR_NOT_FOUND'],
-  'api.connector.register': ['FAILED_TO_REGISTER_CONNECTOR'],
-  'api.files.': ['FILES_URL_GENERATION_LIMIT_EXCEED', 'FILES_GENERATE_URL_FAILURE'],
-  'api.alert.silence.': ['SILENCE_NOT_FOUND', 'SILENCE_CONFLICT', 'ALERT_MANAGER_FAILED'],
-  'api.metric.': ['METRIC_ALIAS_ALREADY_EXISTS', 'METRIC_ALIAS_NOT_FOUND'],
-  'api.alert.notification.': ['NOTIFICATION_CHANNEL_ALREADY_EXISTS', 'NOTIFICATION_CHANNEL_NOT_FOUND', 'ALERT_MANAGER_FAILED', 'NOTIFICATION_FAILED'],
-};
 
 /** Every code the entry can answer, its own bad-input code first, in a stable order. */
 export function errorCodesOf(endpoint: RestEndpoint): ErrorCode[] {
-  const declared = endpoint.errorCodes;
-  const prefix = Object.keys(DOMAIN_ERRORS)
-    .filter((key) => endpoint.apiId === key || (key.endsWith('.') && endpoint.apiId.startsWith(key)))
-    .sort((a, b) => b.length - a.length)[0];
-  const domain = declared ?? (prefix ? DOMAIN_ERRORS[prefix]! : []);
-  return [...new Set<ErrorCode>([endpoint.invalidInputCode, ...domain, ...(isProtected(endpoint) ? ACCESS_CODES : []), ...CROSS_CUTTING])];
+  return [...new Set<ErrorCode>([endpoint.invalidInputCode, ...endpoint.errorCodes, ...(isProtected(endpoint) ? ACCESS_CODES : []), ...CROSS_CUTTING])];
 }
 
 /** Whether the access check asks for credentials and a permission (every entry but a public one). */

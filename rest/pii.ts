@@ -10,6 +10,7 @@ export const piiEndpoints = [
     apiId: 'api.data.analyze.pii',
     summary: 'Find the fields of sample records that hold personal data',
     invalidInputCode: 'DATA_ANALYZE_PII_INVALID_INPUT',
+    errorCodes: ['ERR_BAD_REQUEST'],
     bodySchema: envelopeSchema(
       'api.data.analyze.pii',
       {

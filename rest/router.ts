@@ -94,6 +94,8 @@ function compile(endpoint: RestEndpoint, schema: GraphQLSchema): CompiledEndpoin
 /** Sends a failure envelope; the one place that writes REST failures. */
 export function sendFailure(res: Response, apiId: string, msgid: string | undefined, error: GatewayError): void {
   if (error.headers) res.set(error.headers);
+  // Counted by API id and code (src/http/use-observability.ts, gateway_rest_failures_total).
+  res.locals.errorCode = error.code;
   res.status(error.httpStatus).json(failureEnvelope(apiId, msgid, error.kind, error.code, error.message));
 }
 
@@ -156,6 +158,8 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       if (firstError) {
         const classified = classifyGraphQLError(firstError);
         if (classified.kind === 'gateway') {
+          // A text the database cannot take (a NUL) is this entry's bad input, under its own code.
+          if (classified.error.code === 'INVALID_INPUT') return fail(new GatewayError(endpoint.invalidInputCode, classified.error.message));
           if (classified.error.code === 'DATABASE_UNAVAILABLE') context.logger.warn({ err: firstError.originalError }, 'database unavailable');
           return fail(classified.error);
         }

@@ -29,10 +29,11 @@ export interface RestEndpoint<TData = Record<string, unknown>, TVariables = Reco
   /** Error code of a request that fails the schemas below. */
   invalidInputCode: ErrorCode;
   /**
-   * Other codes this entry can answer, for the API reference (rest/openapi.ts). When absent, the
-   * reference lists its domain's codes.
+   * The other codes this entry can answer (besides invalidInputCode and the access and cross-cutting
+   * ones every entry has), declared here once: the API reference lists them (rest/openapi.ts), and
+   * the test run fails when an entry answers a code it does not declare (test/support/global-teardown.mjs).
    */
-  errorCodes?: readonly ErrorCode[];
+  errorCodes: readonly ErrorCode[];
   pathSchema?: JsonSchema;
   querySchema?: JsonSchema;
   /** Takes bodies up to the ingestion limit instead of the general one. */

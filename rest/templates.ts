@@ -65,6 +65,7 @@ export const templateEndpoints = [
     apiId: 'api.query.template.create',
     summary: 'Create a query template',
     invalidInputCode: 'QUERY_TEMPLATE_INVALID',
+    errorCodes: ['QUERY_TEMPLATE_ALREADY_EXISTS'],
     bodySchema: envelopeSchema(
       'api.query.template.create',
       {
@@ -96,6 +97,7 @@ export const templateEndpoints = [
     resultFrom: ['query_templates'],
     summary: 'Read a query template',
     invalidInputCode: 'QUERY_TEMPLATE_INVALID_INPUT',
+    errorCodes: ['QUERY_TEMPLATE_NOT_EXISTS'],
     pathSchema: templateIdPath,
     operation: withFragment(/* GraphQL */ `query RestReadTemplate($id: ID!) { template(id: $id) { ...RestTemplateFields } }`, TEMPLATE_FIELDS),
     variables: (input) => ({ id: pathParam(input, 'template_id') }),
@@ -109,6 +111,7 @@ export const templateEndpoints = [
     resultFrom: ['query_templates'],
     summary: 'List query templates',
     invalidInputCode: 'QUERY_TEMPLATE_INVALID_INPUT',
+    errorCodes: [],
     bodySchema: envelopeSchema(
       'api.query.template.list',
       {
@@ -183,6 +186,7 @@ export const templateEndpoints = [
     apiId: 'api.query.template.update',
     summary: 'Update a query template',
     invalidInputCode: 'QUERY_TEMPLATE_INVALID_INPUT',
+    errorCodes: ['QUERY_TEMPLATE_INVALID', 'QUERY_TEMPLATE_NOT_EXISTS', 'QUERY_TEMPLATE_ALREADY_EXISTS'],
     pathSchema: templateIdPath,
     bodySchema: envelopeSchema(
       'api.query.template.update',
@@ -216,6 +220,7 @@ export const templateEndpoints = [
     apiId: 'api.query.template.query',
     summary: 'Run a query template against a Live dataset',
     invalidInputCode: 'QUERY_TEMPLATE_INVALID_INPUT',
+    errorCodes: ['QUERY_TEMPLATE_NOT_EXISTS', 'DATA_OUT_INVALID_INPUT', 'DATA_OUT_INVALID_DATE_RANGE', 'DATA_OUT_SOURCE_NOT_FOUND', 'DATASET_NOT_FOUND', 'DATA_OUT_QUERY_FAILED', 'DATA_OUT_QUERY_TIMEOUT'],
     pathSchema: templateIdPath,
     bodySchema: envelopeSchema(
       'api.query.template.query',
@@ -250,6 +255,7 @@ export const templateEndpoints = [
     apiId: 'api.query.template.delete',
     summary: 'Delete a query template',
     invalidInputCode: 'QUERY_TEMPLATE_INVALID_INPUT',
+    errorCodes: ['QUERY_TEMPLATE_NOT_EXISTS'],
     pathSchema: templateIdPath,
     operation: /* GraphQL */ `mutation RestDeleteTemplate($id: ID!) { deleteTemplate(id: $id) { message } }`,
     variables: (input) => ({ id: pathParam(input, 'template_id') }),

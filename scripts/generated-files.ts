@@ -4,7 +4,7 @@
 //   schema.graphql          the GraphQL schema printed from graphql/*.graphql (graphql's printSchema)
 //   persisted-operations.json  the allow list of GraphQL operations, from graphql/operations/*.graphql
 //   docs/configuration.md   the configuration reference, from environmentSchema (src/config-reference.ts)
-//   README.md               its configuration table, between the configuration markers
+//   README.md               its configuration table and its REST table, each between its markers
 //
 // Usage: node --import tsx scripts/generated-files.ts           writes them (npm run generate:docs)
 //        node --import tsx scripts/generated-files.ts --check   exits 1 when one differs (npm run check:generated)
@@ -14,6 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { printSchema } from 'graphql';
 import { restEndpoints } from '../rest/endpoints.js';
 import { buildOpenApiDocument } from '../rest/openapi.js';
+import { restReadmeTable } from '../rest/readme-table.js';
 
 // The committed openapi.json dates its examples from a fixed day, so it changes only with the code;
 // the gateway's own /openapi.json dates them from its start.
@@ -27,6 +28,15 @@ import { GATEWAY_VERSION } from '../src/server.js';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const CONFIG_MARKERS = ['<!-- configuration:start (generated from src/config.ts by `npm run generate:docs`) -->', '<!-- configuration:end -->'] as const;
+export const REST_MARKERS = ['<!-- rest-table:start (generated from rest/*.ts by `npm run generate:docs`) -->', '<!-- rest-table:end -->'] as const;
+
+/** `text` with what lies between `markers` replaced by `content`; undefined when a marker is missing. */
+function between(text: string, markers: readonly [string, string], content: string): string | undefined {
+  const start = text.indexOf(markers[0]);
+  const end = text.indexOf(markers[1]);
+  if (start < 0 || end < start) return undefined;
+  return `${text.slice(0, start + markers[0].length)}\n${content}\n${text.slice(end)}`;
+}
 
 export interface GeneratedFile {
   /** Relative to the repository root. */
@@ -49,15 +59,12 @@ export function persistedOperationsText(): string {
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
 
-/** README.md with its configuration block replaced; undefined when the README has no markers. */
+/** README.md with its configuration and REST tables replaced; undefined when a marker is missing. */
 function readmeText(): string | undefined {
   const file = path.join(ROOT, 'README.md');
   if (!existsSync(file)) return undefined;
-  const readme = readFileSync(file, 'utf8');
-  const start = readme.indexOf(CONFIG_MARKERS[0]);
-  const end = readme.indexOf(CONFIG_MARKERS[1]);
-  if (start < 0 || end < start) return undefined;
-  return `${readme.slice(0, start + CONFIG_MARKERS[0].length)}\n${configurationTable()}\n${readme.slice(end)}`;
+  const withConfiguration = between(readFileSync(file, 'utf8'), CONFIG_MARKERS, configurationTable());
+  return withConfiguration === undefined ? undefined : between(withConfiguration, REST_MARKERS, restReadmeTable(restEndpoints));
 }
 
 export function generatedFiles(): GeneratedFile[] {

@@ -65,6 +65,8 @@ export function useObservability({ logger, metrics }: ObservabilityOptions) {
       const aborted = !res.writableFinished;
       const { transport, operation } = describe(req, res, scope);
       metrics.observeRequest({ transport, operation, method: req.method, status: res.statusCode, seconds });
+      const errorCode = res.locals.errorCode as string | undefined;
+      if (transport === 'rest' && errorCode) metrics.restFailure(operation, errorCode);
       const line = {
         requestId,
         method: req.method,

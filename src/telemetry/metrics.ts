@@ -69,6 +69,7 @@ export class GatewayMetrics {
   private readonly requestDuration: Histogram<'transport' | 'operation' | 'method' | 'status_class'>;
 
   private readonly requests: Counter<'transport' | 'operation' | 'method' | 'status_class'>;
+  private readonly restFailures: Counter<'api_id' | 'code'>;
 
   private readonly graphqlErrors: Counter<'operation' | 'code'>;
 
@@ -97,6 +98,12 @@ export class GatewayMetrics {
       labelNames: ['operation', 'code'],
       registers,
     });
+    this.restFailures = new Counter({
+      name: 'gateway_rest_failures_total',
+      help: 'Failure envelopes of the REST layer, by API id and error catalogue code.',
+      labelNames: ['api_id', 'code'],
+      registers,
+    });
     this.ingestionEvents = new Counter({
       name: 'gateway_ingestion_events_total',
       help: 'Ingested events by dataset and stage: received (accepted), processed, duplicate, failed.',
@@ -120,6 +127,10 @@ export class GatewayMetrics {
     };
     this.requestDuration.observe(labels, observation.seconds);
     this.requests.inc(labels);
+  }
+
+  restFailure(apiId: string, code: string): void {
+    this.restFailures.inc({ api_id: apiId, code });
   }
 
   graphqlError(operation: string, code: string): void {

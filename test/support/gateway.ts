@@ -1,6 +1,8 @@
 // Starts the real gateway (HTTP on 127.0.0.1, a random port) on a fresh database of its own, so
 // test files can run in parallel. Use in beforeAll/afterAll.
 import { randomUUID } from 'node:crypto';
+import { appendFile } from 'node:fs/promises';
+import path from 'node:path';
 import pg from 'pg';
 import type { DestinationStream } from 'pino';
 import supertest from 'supertest';
@@ -58,6 +60,20 @@ export async function createTestDatabase(): Promise<{ name: string; url: string;
   };
 }
 
+/**
+ * Appends the REST failure codes this gateway answered (its gateway_rest_failures_total series) to
+ * the run's folder, one `<api id>\t<code>` line each; global teardown checks them against the API
+ * reference. Nothing when the run has no folder (a file run outside jest's global setup).
+ */
+async function recordFailureCodes(url: string, env: Record<string, string>): Promise<void> {
+  const dir = process.env.TEST_OBSERVED_CODES_DIR;
+  if (!dir) return;
+  const response = await fetch(`${url}/metrics`, env.METRICS_TOKEN ? { headers: { authorization: `Bearer ${env.METRICS_TOKEN}` } } : {}).catch(() => undefined);
+  if (!response?.ok) return;
+  const lines = [...(await response.text()).matchAll(/^gateway_rest_failures_total\{api_id="([^"]+)",code="([^"]+)"\}/gm)].map((match) => `${match[1]}\t${match[2]}\n`);
+  if (lines.length > 0) await appendFile(path.join(dir, `${process.pid}.txt`), lines.join(''));
+}
+
 export interface TestGatewayOptions {
   /** Where log lines go (e.g. a stream collecting them); with it, the level defaults to `info`. */
   logStream?: DestinationStream;
@@ -82,6 +98,7 @@ export async function startTestGateway(env: Record<string, string> = {}, options
     },
     async stop() {
       await pool.end();
+      await recordFailureCodes(gateway.url, env);
       await gateway.stop();
       await database.drop();
     },

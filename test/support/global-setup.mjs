@@ -1,7 +1,7 @@
 // Once per test run: one embedded PostgreSQL in a temporary folder, and a migrated template
 // database that every test file clones (CREATE DATABASE ... TEMPLATE is a fast file copy).
 // Plain ESM because jest loads global setup outside its transform; tsx imports our TypeScript.
-import { chmod, mkdtemp } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -24,6 +24,10 @@ export default async function globalSetup() {
   }
   // Workers start after global setup and inherit these.
   process.env.TEST_PG_ADMIN_URL = cluster.adminUrl;
+  // Each test gateway writes the REST failure codes it answered here; global teardown checks that
+  // the API reference declares every one of them for its operation.
+  process.env.TEST_OBSERVED_CODES_DIR = path.join(dataDir, 'observed-codes');
   process.env.TEST_PG_TEMPLATE = TEMPLATE_DATABASE;
+  await mkdir(process.env.TEST_OBSERVED_CODES_DIR, { recursive: true });
   globalThis.__TEST_PG__ = { cluster, dataDir };
 }
