@@ -2,6 +2,7 @@
 import type { RestEndpoint } from './table.js';
 import { alertEndpoints } from './alerts.js';
 import { connectorEndpoints } from './connectors.js';
+import { dataAccessEndpoints } from './data-access.js';
 import { datasetEndpoints } from './datasets.js';
 import { fileEndpoints } from './files.js';
 import { ingestionEndpoints } from './ingestion.js';
@@ -10,4 +11,4 @@ import { piiEndpoints } from './pii.js';
 import { dataschemaEndpoints } from './dataschema.js';
 import { templateEndpoints } from './templates.js';
 
-export const restEndpoints: readonly RestEndpoint[] = [...templateEndpoints, ...datasetEndpoints, ...dataschemaEndpoints, ...ingestionEndpoints, ...connectorEndpoints, ...fileEndpoints, ...alertEndpoints, ...piiEndpoints, ...metricsEndpoints];
+export const restEndpoints: readonly RestEndpoint[] = [...templateEndpoints, ...datasetEndpoints, ...dataschemaEndpoints, ...ingestionEndpoints, ...dataAccessEndpoints, ...connectorEndpoints, ...fileEndpoints, ...alertEndpoints, ...piiEndpoints, ...metricsEndpoints];

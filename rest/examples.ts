@@ -100,6 +100,10 @@ export function restExamples(now: Date = new Date()): Readonly<Record<string, re
     'api.datasets.alias': [{ body: envelope('api.datasets.alias', { dataset_id: 'telemetry', alias_name: 'device-readings' }) }],
     'api.datasets.reset': [{ path: { dataset_id: 'telemetry' }, body: envelope('api.datasets.reset', { category: 'query' }) }],
     'api.datasources.list': [{ body: envelope('api.datasources.list', { filters: { status: 'Live' } }) }],
+    'api.data.out': [
+      { name: 'SQL', path: { dataset_id: 'telemetry' }, body: { id: 'api.data.out', ver: 'v2', ts: TS, params: { msgid: 'docs-example' }, query: 'SELECT device, COUNT(*) AS readings FROM {{DATASET}} GROUP BY device' } },
+    ],
+    'api.obsrv.data.sql-query': [{ body: { query: 'SELECT COUNT(*) AS events FROM "telemetry"' } }],
     'api.schema.validator': [{ body: envelope('api.schema.validator', { datasetId: 'telemetry', isLive: true, event: EVENTS[0] }) }],
     'api.data.in': [{ path: { dataset_id: 'telemetry' }, body: { id: 'api.data.in', ver: 'v2', ts: TS, params: { msgid: 'docs-example' }, data: EVENTS } }],
     'api.dataset.health': [{ body: envelope('api.dataset.health', { dataset_id: 'telemetry', categories: ['infra', 'processing', 'query'] }) }],

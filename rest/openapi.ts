@@ -237,10 +237,12 @@ function sharedResponseFor(codes: readonly ErrorCode[]): string | undefined {
 
 function responses(endpoint: RestEndpoint, codes: ErrorCode[]): Record<string, unknown> {
   const out: Record<string, unknown> = {
-    '200': {
-      description: `Success: the envelope with \`id\` ${endpoint.apiId} and the operation's \`result\`.`,
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/SuccessEnvelope' } } },
-    },
+    '200': endpoint.bareResult
+      ? { description: 'Success: the rows as a JSON array, without an envelope (failures keep the failure envelope).', content: { 'application/json': { schema: { type: 'array', items: { type: 'object' } } } } }
+      : {
+          description: `Success: the envelope with \`id\` ${endpoint.apiId} and the operation's \`result\`.`,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/SuccessEnvelope' } } },
+        },
   };
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code]);

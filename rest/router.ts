@@ -168,6 +168,7 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
         return fail(new GatewayError('INTERNAL_SERVER_ERROR', GENERIC_FAILURE_MESSAGE));
       }
       const json = JSON.stringify(endpoint.result(outcome.data ?? {}) ?? {});
+      if (endpoint.bareResult) return void res.status(200).type('json').send(json);
       sendSuccess(req, res, endpoint.apiId, msgid, cache && cacheKey !== undefined ? cache.set(cacheKey, json, since!) : json);
     };
 

@@ -64,6 +64,11 @@ export interface RestEndpoint<TData = Record<string, unknown>, TVariables = Reco
    * query operations are cached (a read that makes a draft is not).
    */
   resultFrom?: readonly string[];
+  /**
+   * Answers success with the result itself, no envelope (the original's SQL endpoint answers as Druid
+   * does, for BI tools); failures keep the failure envelope.
+   */
+  bareResult?: boolean;
   /** Turns the operation's `data` into the envelope's `result`. */
   result: (data: TData) => unknown;
 }

@@ -6,6 +6,7 @@ import type { Logger } from './logger.js';
 import type { AlertService } from './modules/alerts/service.js';
 import type { AuditService } from './modules/audit/service.js';
 import type { ConnectorService } from './modules/connectors/service.js';
+import type { DataAccessService } from './modules/data-access/service.js';
 import type { DatasetService, DatasetVersions } from './modules/datasets/service.js';
 import type { FileService } from './modules/files/service.js';
 import type { SchemaInferenceService } from './modules/schema-inference/service.js';
@@ -19,6 +20,7 @@ import type { Actor, TemplateRecord } from './modules/templates/types.js';
 export interface Services {
   templates: TemplateService;
   datasets: DatasetService;
+  dataAccess: DataAccessService;
   schemaInference: SchemaInferenceService;
   ingestion: IngestionService;
   connectors: ConnectorService;

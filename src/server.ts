@@ -1,5 +1,6 @@
 // Composition: database, services, one executable schema, and the HTTP transports around it.
 import { CONNECTOR_KEY_BYTES, createConnectorSecrets } from './modules/datasets/connector-secrets.js';
+import { createDataAccessService } from './modules/data-access/service.js';
 import { keptSecret, memoisedKey } from './platform/secrets/kept-secret.js';
 import http from 'node:http';
 import net from 'node:net';
@@ -113,6 +114,7 @@ function createServices(
       runner: createTemplateRunner(datasets, platform.queryEngine, { maxRows: config.queryEngine.maxRows }),
     }),
     datasets,
+    dataAccess: createDataAccessService(datasets, platform.queryEngine, { maxRows: config.queryEngine.maxRows }),
     schemaInference: createSchemaInferenceService(),
     ingestion: createIngestionService(datasets, platform.eventBus, ingestionCounters, { maxBatch: config.ingestion.maxBatch }),
     files,

@@ -10,6 +10,7 @@ import { alertResolvers } from '../modules/alerts/resolvers.js';
 import { GRAPHQL_ENUM_VALUES } from './enum-values.js';
 import { auditResolvers } from '../modules/audit/resolvers.js';
 import { connectorResolvers } from '../modules/connectors/resolvers.js';
+import { dataAccessResolvers } from '../modules/data-access/resolvers.js';
 import { datasetResolvers } from '../modules/datasets/resolvers.js';
 import { fileResolvers } from '../modules/files/resolvers.js';
 import { ingestionResolvers } from '../modules/ingestion/resolvers.js';
@@ -22,6 +23,7 @@ import { alertsFieldPermissions } from '../modules/alerts/permissions.js';
 import { auditFieldPermissions } from '../modules/audit/permissions.js';
 import { connectorsFieldPermissions } from '../modules/connectors/permissions.js';
 import { datasetsFieldPermissions } from '../modules/datasets/permissions.js';
+import { dataAccessFieldPermissions } from '../modules/data-access/permissions.js';
 import { filesFieldPermissions } from '../modules/files/permissions.js';
 import { ingestionFieldPermissions } from '../modules/ingestion/permissions.js';
 import { metricsFieldPermissions } from '../modules/metrics/permissions.js';
@@ -54,6 +56,7 @@ export const ROOT_FIELD_PERMISSIONS: FieldPermissions = {
   ...alertsFieldPermissions,
   ...auditFieldPermissions,
   ...connectorsFieldPermissions,
+  ...dataAccessFieldPermissions,
   ...datasetsFieldPermissions,
   ...filesFieldPermissions,
   ...ingestionFieldPermissions,
@@ -66,7 +69,7 @@ export const ROOT_FIELD_PERMISSIONS: FieldPermissions = {
 export function buildSchema(version: string): GraphQLSchema {
   return makeExecutableSchema({
     typeDefs: readTypeDefs(),
-    resolvers: [rootResolvers(version), templateResolvers, datasetResolvers, ingestionResolvers, schemaInferenceResolvers, connectorResolvers, fileResolvers, alertResolvers, piiResolvers, metricsResolvers, auditResolvers],
+    resolvers: [rootResolvers(version), templateResolvers, datasetResolvers, dataAccessResolvers, ingestionResolvers, schemaInferenceResolvers, connectorResolvers, fileResolvers, alertResolvers, piiResolvers, metricsResolvers, auditResolvers],
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
   });
 }

@@ -203,7 +203,7 @@ function queryFailure(error: unknown): unknown {
   if (code === '57014') return new GatewayError('DATA_OUT_QUERY_TIMEOUT', 'The query took longer than the statement timeout and was cancelled.');
   // Class 54 (program limit exceeded, e.g. repeat('x', 1e9)): what the template asked for is too big.
   if (typeof code === 'string' && code.startsWith('54')) return new GatewayError('DATA_OUT_INVALID_INPUT', `The query asks for more than the engine allows: ${message}`);
-  if (typeof code === 'string' && code.startsWith('25')) return new GatewayError('DATA_OUT_INVALID_INPUT', 'The template tried to change data or the transaction; template queries are read-only.');
+  if (typeof code === 'string' && code.startsWith('25')) return new GatewayError('DATA_OUT_INVALID_INPUT', 'The query tried to change data or the transaction; queries are read-only.');
   // Syntax errors, unknown columns or functions, a statement the protocol refuses (e.g. several
   // commands, or parameters the SQL does not use): the template's SQL does not fit this engine.
   if (typeof code === 'string' && (/^(42|22)/.test(code) || code === '08P01')) return new GatewayError('DATA_OUT_INVALID_INPUT', `The query was refused: ${message}`);

@@ -1,0 +1,66 @@
+// REST entries for ad-hoc data queries (the original's data-out API and its SQL endpoint for BI tools).
+import type { RestQueryDatasetQuery, RestQueryDatasetQueryVariables, RestSqlQueryQuery, RestSqlQueryQueryVariables } from '../src/generated/rest-operations.js';
+import { DATASET_ID_MAX_LENGTH } from '../src/modules/datasets/definition.js';
+import { MAX_SQL_LENGTH } from '../src/modules/data-access/service.js';
+import { AGGREGATION_LEVEL_VALUES } from '../src/modules/templates/types.js';
+import { domainValues, enumName } from './enum-names.js';
+import { defineEndpoint, pathParam } from './table.js';
+
+export const dataAccessEndpoints = [
+  defineEndpoint<RestQueryDatasetQuery, RestQueryDatasetQueryVariables>({
+    method: 'POST',
+    path: '/v2/data/query/:dataset_id',
+    apiId: 'api.data.out',
+    summary: 'Query a Live dataset (id or alias): SQL text, or a Druid native query over at most 30 days',
+    invalidInputCode: 'DATA_OUT_INVALID_INPUT',
+    errorCodes: ['DATASET_NOT_FOUND', 'DATA_OUT_SOURCE_NOT_FOUND', 'DATA_OUT_INVALID_DATE_RANGE', 'DATA_OUT_QUERY_FAILED', 'DATA_OUT_QUERY_TIMEOUT'],
+    pathSchema: { type: 'object', properties: { dataset_id: { type: 'string', minLength: 1, maxLength: DATASET_ID_MAX_LENGTH } }, required: ['dataset_id'] },
+    // As the original: the envelope carries `query` (and `context`) instead of `request`.
+    bodySchema: {
+      type: 'object',
+      properties: {
+        id: { const: 'api.data.out' },
+        ver: { type: 'string', maxLength: 16 },
+        ts: { type: 'string', maxLength: 64 },
+        params: { type: 'object', properties: { msgid: { type: 'string', maxLength: 256 } }, additionalProperties: false },
+        query: { anyOf: [{ type: 'string', minLength: 1, maxLength: MAX_SQL_LENGTH }, { type: 'object' }] },
+        context: { type: 'object', properties: { aggregationLevel: { type: 'string', enum: domainValues(AGGREGATION_LEVEL_VALUES) } } },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    operation: /* GraphQL */ `query RestQueryDataset($dataset: String!, $query: JSON!, $aggregationLevel: AggregationLevel) {
+      queryDataset(dataset: $dataset, query: $query, aggregationLevel: $aggregationLevel)
+    }`,
+    variables: (input) => {
+      const level = (input.body.context as { aggregationLevel?: string } | undefined)?.aggregationLevel;
+      return { dataset: pathParam(input, 'dataset_id'), query: input.body.query, aggregationLevel: level ? enumName(AGGREGATION_LEVEL_VALUES, level) : null };
+    },
+    result: (data) => data.queryDataset,
+  }),
+
+  defineEndpoint<RestSqlQueryQuery, RestSqlQueryQueryVariables>({
+    method: 'POST',
+    path: '/v2/obsrv/data/sql-query',
+    apiId: 'api.obsrv.data.sql-query',
+    summary: "Read-only SQL over every Live dataset's datasource, answered as rows without an envelope (for BI tools such as Metabase)",
+    invalidInputCode: 'SQL_QUERY_EMPTY_REQUEST',
+    errorCodes: ['SQL_QUERY_FAILURE', 'DATA_OUT_QUERY_TIMEOUT'],
+    // A Druid SQL request: the options Druid takes besides the query are accepted and not needed here.
+    bodySchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', minLength: 1, maxLength: MAX_SQL_LENGTH },
+        resultFormat: { type: 'string', enum: ['object'] },
+        header: { type: 'boolean' },
+        context: { type: 'object' },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    bareResult: true,
+    operation: /* GraphQL */ `query RestSqlQuery($query: String!) { sqlQuery(query: $query) }`,
+    variables: (input) => ({ query: input.body.query as string }),
+    result: (data) => data.sqlQuery,
+  }),
+];

@@ -1,0 +1,9 @@
+// GraphQL resolvers for ad-hoc data queries: arguments in, service call, result out.
+import type { Resolvers } from '../../generated/graphql.js';
+
+export const dataAccessResolvers: Resolvers = {
+  Query: {
+    queryDataset: (_, { dataset, query, aggregationLevel }, { services }) => services.dataAccess.query(dataset, query, aggregationLevel),
+    sqlQuery: (_, { query }, { services }) => services.dataAccess.sql(query),
+  },
+};
