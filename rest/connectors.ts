@@ -6,7 +6,7 @@ import { cursorForOffset } from '../src/graphql/cursor.js';
 import { withFragment } from './fragments.js';
 import { CONNECTOR_CATEGORY_VALUES, CONNECTOR_STATUS_VALUES } from '../src/modules/connectors/types.js';
 import { domainValue, domainValues, enumName } from './enum-names.js';
-import { defineEndpoint, pathParam, requestOf } from './table.js';
+import { defineEndpoint, isEditMode, pathParam, requestOf } from './table.js';
 import { envelopeSchema } from './validation.js';
 
 
@@ -99,11 +99,8 @@ export const connectorEndpoints = [
     pathSchema: { type: 'object', properties: { connector_id: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['connector_id'] },
     querySchema: { type: 'object', properties: { mode: { type: 'string', maxLength: 20 } } },
     operation: withFragment(/* GraphQL */ `query RestReadConnector($id: ID!, $status: ConnectorStatus) { connector(id: $id, status: $status) { ...RestConnectorFields ui_spec: uiSpec } }`, COMMON_FIELDS),
-    // As the original: mode=edit (any case) reads the Draft version, anything else the Live one.
-    variables: (input) => ({
-      id: pathParam(input, 'connector_id'),
-      status: typeof input.query.mode === 'string' && input.query.mode.toLowerCase() === 'edit' ? 'DRAFT' : 'LIVE',
-    }),
+    // mode=edit reads the Draft version, anything else the Live one.
+    variables: (input) => ({ id: pathParam(input, 'connector_id'), status: isEditMode(input) ? 'DRAFT' : 'LIVE' }),
     result: (data) => restConnector(data.connector as ConnectorData),
   }),
 

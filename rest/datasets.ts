@@ -1,12 +1,12 @@
 // REST entries for datasets (contract 4.1). Each runs a GraphQL operation; the record itself comes
 // from `Dataset.definition`, which already speaks the contract's snake_case shape.
 import type { RestCopyDatasetMutation, RestCopyDatasetMutationVariables, RestCreateDatasetMutation, RestCreateDatasetMutationVariables, RestEditDatasetMutation, RestEditDatasetMutationVariables, RestExportDatasetQuery, RestExportDatasetQueryVariables, RestImportDatasetMutation, RestImportDatasetMutationVariables, RestListDatasetsQuery, RestListDatasetsQueryVariables, RestListDatasourcesQuery, RestListDatasourcesQueryVariables, RestReadDatasetQuery, RestReadDatasetQueryVariables, RestResetDatasetMutation, RestResetDatasetMutationVariables, RestSetDatasetAliasMutation, RestSetDatasetAliasMutationVariables, RestTransitionDatasetMutation, RestTransitionDatasetMutationVariables, RestUpdateDatasetMutation, RestUpdateDatasetMutationVariables } from '../src/generated/rest-operations.js';
-import { DATASET_ID_MAX_LENGTH, DATASET_ID_PATTERN, DEFAULT_LIVE_READ_FIELDS, DRAFT_LIST_EXTRA_FIELDS, LIST_FIELDS } from '../src/modules/datasets/definition.js';
+import { DATASET_ID_MAX_LENGTH, DATASET_ID_PATTERN, DEFAULT_LIVE_READ_FIELDS } from '../src/modules/datasets/definition.js';
 import { CREATE_REQUEST_SCHEMA, UPDATE_REQUEST_SCHEMA } from '../src/modules/datasets/drafting.js';
 import { CHANGE_ACTION_VALUES, DATASET_STATUS_VALUES, DATASET_TRANSITION_VALUES, DATASET_TYPE_VALUES, RESET_CATEGORY_VALUES } from '../src/modules/datasets/types.js';
 import { domainValue, domainValues, enumName } from './enum-names.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
-import { defineEndpoint, pathParam, requestOf } from './table.js';
+import { defineEndpoint, isEditMode, pathParam, requestOf } from './table.js';
 import { envelopeSchema } from './validation.js';
 
 const STATUSES = domainValues(DATASET_STATUS_VALUES);
@@ -116,13 +116,13 @@ export const datasetEndpoints = [
       }`,
       edit: /* GraphQL */ `mutation RestEditDataset($id: ID!, $fields: [String!]) { editDataset(id: $id) { definition(fields: $fields) } }`,
     },
-    chooseOperation: (input) => (input.query.mode === 'edit' ? 'edit' : 'read'),
+    chooseOperation: (input) => (isEditMode(input) ? 'edit' : 'read'),
     // mode=edit makes a draft from Live: a write, which a read-only role may not do.
     operationApiIds: { edit: 'api.datasets.update' },
     variables: (input) => {
       const wanted = typeof input.query.status === 'string' ? input.query.status : undefined;
       // A Live read gives the record of contract 2.1; draft reads give the whole definition.
-      const draftRead = input.query.mode === 'edit' || wanted === 'Draft' || wanted === 'ReadyToPublish';
+      const draftRead = isEditMode(input) || wanted === 'Draft' || wanted === 'ReadyToPublish';
       return {
         id: pathParam(input, 'dataset_id'),
         status: wanted ? status(wanted) : null,
@@ -165,11 +165,8 @@ export const datasetEndpoints = [
       },
       { requestRequired: false },
     ),
-    operation: /* GraphQL */ `query RestListDatasets($filter: DatasetFilter, $first: Int, $after: String, $fields: [String!], $draftFields: [String!]) {
-      datasets(filter: $filter, first: $first, after: $after) {
-        totalCount
-        nodes { stage record: definition(fields: $fields) draftExtras: definition(fields: $draftFields) }
-      }
+    operation: /* GraphQL */ `query RestListDatasets($filter: DatasetFilter, $first: Int, $after: String) {
+      datasets(filter: $filter, first: $first, after: $after) { totalCount nodes { listRecord } }
     }`,
     variables: (input) => {
       const r = requestOf<{ filters?: { status?: string | string[]; type?: string }; limit?: number; offset?: number }>(input);
@@ -178,17 +175,9 @@ export const datasetEndpoints = [
         filter: { status: statuses, type: datasetType(r.filters?.type) },
         first: r.limit ?? null,
         after: r.offset ? cursorForOffset(r.offset - 1) : null,
-        fields: LIST_FIELDS,
-        draftFields: DRAFT_LIST_EXTRA_FIELDS,
       };
     },
-    result: (data) => {
-      const page = data.datasets as { totalCount: number; nodes: { stage: string; record: object; draftExtras: object }[] };
-      return {
-        data: page.nodes.map((node) => (node.stage === 'DRAFT' ? { ...node.record, ...node.draftExtras } : node.record)),
-        count: page.totalCount,
-      };
-    },
+    result: (data) => ({ data: data.datasets.nodes.map((node) => node.listRecord), count: data.datasets.totalCount }),
   }),
 
   defineEndpoint<RestCopyDatasetMutation, RestCopyDatasetMutationVariables>({

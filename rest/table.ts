@@ -73,6 +73,11 @@ export interface RestEndpoint<TData = Record<string, unknown>, TVariables = Reco
   result: (data: TData) => unknown;
 }
 
+/** A read's `mode=edit` (any case, as the original's connector read takes it), which reads or makes the draft. */
+export function isEditMode(input: RestInput): boolean {
+  return typeof input.query.mode === 'string' && input.query.mode.toLowerCase() === 'edit';
+}
+
 /** The envelope's `request`, in the shape the entry's body schema has already checked. */
 export function requestOf<T>(input: RestInput): T {
   return (input.body.request ?? {}) as T;

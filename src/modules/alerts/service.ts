@@ -4,6 +4,7 @@
 // written (or changed, or removed) only once the manager said yes. A manager that fails leaves our
 // record as it was, so it never claims what the manager does not hold. When our own write fails
 // after the manager said yes, the manager's change is undone (best effort, logged when it fails).
+import { pageOf, pageWindow } from '../../validation/page-window.js';
 import { randomUUID } from 'node:crypto';
 import { pathDeeperThan } from '../../validation/json-depth.js';
 import { GatewayError, type ErrorCode } from '../../errors.js';
@@ -95,17 +96,6 @@ export function createAlertService(store: AlertStore, managers: AlertManagers, n
     }
   }
 
-  function page<T>(rows: T[], limit: number, offset: number, countAll: () => Promise<number>): Page<T> {
-    return { items: rows.slice(0, limit), offset, hasNextPage: rows.length > limit, countAll };
-  }
-
-  function window(query: ListQuery<unknown>, code: ErrorCode): { limit: number; offset: number } {
-    const limit = query.limit ?? options.listMax;
-    if (!Number.isInteger(limit) || limit < 0 || limit > options.listMax) throw new GatewayError(code, `the page size must be an integer from 0 to ${options.listMax} (got ${limit})`);
-    const offset = query.offset ?? 0;
-    if (!Number.isInteger(offset) || offset < 0) throw new GatewayError(code, `the offset must be a non-negative integer (got ${offset})`);
-    return { limit, offset };
-  }
 
   // ------------------------------------------------------------------------------------------
   // Silences
@@ -231,12 +221,12 @@ export function createAlertService(store: AlertStore, managers: AlertManagers, n
     getSilence,
 
     async listSilences(query: ListQuery<SilenceFilter>): Promise<Page<SilenceRecord>> {
-      const { limit, offset } = window(query, 'SILENCE_INVALID_INPUT');
+      const window = pageWindow(query, options.listMax, 'SILENCE_INVALID_INPUT');
       const filter = { alertId: query.filter?.alertId ?? null, manager: query.filter?.manager ?? null };
       if (filter.alertId && !isUuid(filter.alertId)) throw new GatewayError('SILENCE_INVALID_INPUT', 'the alertId filter must be a UUID');
       if (filter.manager && !isManagerKind(filter.manager)) throw new GatewayError('SILENCE_INVALID_INPUT', `the manager filter must be one of embedded, alertmanager, grafana`);
-      const rows = await store.silences.list(filter, { take: limit + 1, skip: offset });
-      return page(rows, limit, offset, () => store.silences.count(filter));
+      const rows = await store.silences.list(filter, { take: window.take, skip: window.offset });
+      return pageOf(rows, window, () => store.silences.count(filter));
     },
 
     /**
@@ -333,10 +323,10 @@ export function createAlertService(store: AlertStore, managers: AlertManagers, n
     getMetricAlias: getAlias,
 
     async listMetricAliases(query: ListQuery<MetricAliasFilter>): Promise<Page<MetricAliasRecord>> {
-      const { limit, offset } = window(query, 'METRIC_ALIAS_INVALID_INPUT');
+      const window = pageWindow(query, options.listMax, 'METRIC_ALIAS_INVALID_INPUT');
       const filter = { component: query.filter?.component?.toLowerCase() ?? null, subComponent: query.filter?.subComponent ?? null };
-      const rows = await store.aliases.list(filter, { take: limit + 1, skip: offset });
-      return page(rows, limit, offset, () => store.aliases.count(filter));
+      const rows = await store.aliases.list(filter, { take: window.take, skip: window.offset });
+      return pageOf(rows, window, () => store.aliases.count(filter));
     },
 
     async createMetricAlias(input: CreateMetricAliasInput, actor: Actor): Promise<MetricAliasRecord> {
@@ -391,12 +381,12 @@ export function createAlertService(store: AlertStore, managers: AlertManagers, n
     getChannel,
 
     async listChannels(query: ListQuery<ChannelFilter>): Promise<Page<ChannelRecord>> {
-      const { limit, offset } = window(query, 'NOTIFICATION_CHANNEL_INVALID_INPUT');
+      const window = pageWindow(query, options.listMax, 'NOTIFICATION_CHANNEL_INVALID_INPUT');
       const filter = { manager: query.filter?.manager ?? null, type: query.filter?.type ?? null };
       if (filter.manager && !isManagerKind(filter.manager)) throw new GatewayError('NOTIFICATION_CHANNEL_INVALID_INPUT', 'the manager filter must be one of embedded, alertmanager, grafana');
       if (filter.type && !isChannelType(filter.type)) throw new GatewayError('NOTIFICATION_CHANNEL_INVALID_INPUT', 'the type filter must be one of email, slack, teams');
-      const rows = await store.channels.list(filter, { take: limit + 1, skip: offset });
-      return page(rows, limit, offset, () => store.channels.count(filter));
+      const rows = await store.channels.list(filter, { take: window.take, skip: window.offset });
+      return pageOf(rows, window, () => store.channels.count(filter));
     },
 
     /** Stores a channel and creates it at its manager (Grafana: a contact point whose uid is the channel's id). */

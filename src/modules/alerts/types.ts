@@ -1,6 +1,7 @@
 // Domain types of alerting (silences, metric aliases, notification channels), shared by the
 // service, the store, the platform ports and the GraphQL mappers.
 import type { Actor } from '../templates/types.js';
+import type { Page } from '../../validation/page-window.js';
 
 export type { Actor };
 
@@ -157,14 +158,7 @@ export interface TestChannelResult extends DeliveryReport {
 
 export type JsonObject = Record<string, unknown>;
 
-export interface Page<T> {
-  items: T[];
-  /** Position of the first item in the whole sorted list. */
-  offset: number;
-  hasNextPage: boolean;
-  /** Counts every match over all pages; only run when a client asks for it. */
-  countAll: () => Promise<number>;
-}
+export type { Page };
 
 export interface ListQuery<F> {
   filter?: F | null;

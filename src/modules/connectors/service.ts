@@ -3,6 +3,7 @@
 // before anything is kept: spool the upload (size cap), extract it safely (archive.ts), read its
 // metadata and ui spec (distribution.ts), then store the archive in object storage and make the
 // declared versions Live in one transaction. A failure after the store removes the stored archive.
+import { pageOf, pageWindow } from '../../validation/page-window.js';
 import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -104,16 +105,10 @@ export function createConnectorService(store: ConnectorStore, files: FileService
       // The original refuses empty filter lists rather than reading them as "match nothing".
       if (query.statuses && query.statuses.length === 0) throw new GatewayError(code, 'filters.status must have at least one item');
       if (query.categories && query.categories.length === 0) throw new GatewayError(code, 'filters.category must have at least one item');
-      const limit = query.limit ?? options.listMax;
-      if (!Number.isInteger(limit) || limit < 0 || limit > options.listMax) {
-        throw new GatewayError(code, `the page size must be an integer from 0 to ${options.listMax} (got ${limit})`);
-      }
-      const offset = query.offset ?? 0;
-      if (!Number.isInteger(offset) || offset < 0) throw new GatewayError(code, `the offset must be a non-negative integer (got ${offset})`);
+      const window = pageWindow(query, options.listMax, code);
       const filter = { statuses: query.statuses ?? undefined, categories: query.categories ?? undefined };
-      // One row more than asked tells whether another page follows, without counting.
-      const rows = await store.list({ ...filter, take: limit + 1, skip: offset });
-      return { items: rows.slice(0, limit), offset, hasNextPage: rows.length > limit, countAll: () => store.count(filter) };
+      const rows = await store.list({ ...filter, take: window.take, skip: window.offset });
+      return pageOf(rows, window, () => store.count(filter));
     },
 
     /**

@@ -1,5 +1,6 @@
 // Domain types of the connector registry (contract 2.4, 4.4).
 import type { Readable } from 'node:stream';
+import type { Page } from '../../validation/page-window.js';
 
 export const CONNECTOR_STATUSES = ['Draft', 'InValidation', 'Live', 'Retired'] as const;
 export type ConnectorStatus = (typeof CONNECTOR_STATUSES)[number];
@@ -48,12 +49,7 @@ export interface ConnectorListQuery {
   offset?: number | null;
 }
 
-export interface ConnectorPage {
-  items: ConnectorRecord[];
-  offset: number;
-  hasNextPage: boolean;
-  countAll: () => Promise<number>;
-}
+export type ConnectorPage = Page<ConnectorRecord>;
 
 /** An uploaded file as both transports hand it over (graphql-upload-minimal's FileUpload fits). */
 export interface UploadedFile {

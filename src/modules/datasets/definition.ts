@@ -340,5 +340,12 @@ export function toContractRecord(record: DatasetRecord): JsonObject {
 export const DEFAULT_LIVE_READ_FIELDS = [
   'dataset_id', 'name', 'type', 'status', 'tags', 'version', 'api_version', 'dataset_config', 'transformations_config', 'connectors_config',
 ];
+/** The record as the v2 list shows it: the list fields, and for a draft its configuration too. */
+export function listRecord(record: DatasetRecord): JsonObject {
+  const full = toContractRecord(record);
+  const fields = record.stage === 'draft' ? [...LIST_FIELDS, ...DRAFT_LIST_EXTRA_FIELDS] : LIST_FIELDS;
+  return Object.fromEntries(fields.map((field) => [field, full[field]]));
+}
+
 export const LIST_FIELDS = ['dataset_id', 'name', 'type', 'status', 'tags', 'version', 'version_key', 'api_version', 'dataset_config', 'created_date', 'updated_date', 'alias'];
 export const DRAFT_LIST_EXTRA_FIELDS = ['data_schema', 'validation_config', 'dedup_config', 'denorm_config', 'connectors_config'];

@@ -2,7 +2,7 @@
 // which status, and the completeness a draft needs before it may be published.
 import type { ErrorCode } from '../../errors.js';
 import { isObject } from '../../validation/json-object.js';
-import { TRANSITIONS, type DatasetRecord, type DatasetStatus, type Stage, type Transition } from './types.js';
+import { type DatasetRecord, type DatasetStatus, type Stage, type Transition } from './types.js';
 
 /** The version a transition acts on and the status it must be in. */
 export const TRANSITION_RULES: Record<Exclude<Transition, 'Delete'>, { stage: Stage; from: DatasetStatus; to: DatasetStatus; failure: ErrorCode }> = {
@@ -11,11 +11,6 @@ export const TRANSITION_RULES: Record<Exclude<Transition, 'Delete'>, { stage: St
   Retired: { stage: 'live', from: 'Live', to: 'Retired', failure: 'DATASET_RETIRE_FAILURE' },
 };
 
-/** The original's spelling `Retire` is accepted as an alias. */
-export function normaliseTransition(value: string): Transition | undefined {
-  if (value === 'Retire') return 'Retired';
-  return TRANSITIONS.find((t) => t === value);
-}
 
 function text(value: unknown): string {
   return typeof value === 'string' ? value.trim() : '';

@@ -2,7 +2,7 @@
 // denorm sources go through the per-request DataLoader, so a list costs a constant number of queries.
 import { connectionFields, offsetAfter } from '../../graphql/cursor.js';
 import type { CreateDatasetInput, Resolvers, UpdateDatasetInput } from '../../generated/graphql.js';
-import { withCacheNames } from './definition.js';
+import { listRecord, withCacheNames } from './definition.js';
 
 /** Keeps what was given: a GraphQL null or absent field means "not part of this request". */
 function given(entries: Record<string, unknown>): Record<string, unknown> {
@@ -97,6 +97,7 @@ export const datasetResolvers: Resolvers = {
       return versions.flatMap((found) => (found instanceof Error || !found.live ? [] : [found.live]));
     },
     definition: (dataset, { fields }, { services }) => services.datasets.document(dataset, fields),
+    listRecord: (dataset) => listRecord(dataset),
   },
   DatasetConnection: {
     edges: (page) => connectionFields(page).edges,

@@ -5,6 +5,7 @@ import type { QueryEngine } from '../../platform/query-engine/query-engine.js';
 import { pathDeeperThan } from '../../validation/json-depth.js';
 import { compileValidator } from '../../validation/json-schema.js';
 import { isObject } from '../../validation/json-object.js';
+import { pageOf, pageWindow } from '../../validation/page-window.js';
 import { unsupportedPatternIn } from '../../validation/linear-regexp.js';
 import {
   connectorSchema,
@@ -21,7 +22,7 @@ import {
   withCacheNames,
   withDefaults,
 } from './definition.js';
-import { normaliseTransition, publishProblems, TRANSITION_RULES } from './lifecycle.js';
+import { publishProblems, TRANSITION_RULES } from './lifecycle.js';
 import { isUniqueViolation, type DatasetStore } from './store.js';
 import {
   stageOf,
@@ -34,6 +35,7 @@ import {
   type IgnoredFields,
   type JsonObject,
   type Stage,
+  type Transition,
 } from './types.js';
 import type { Actor } from '../../auth/actor.js';
 import type { ConnectorSecrets } from './connector-secrets.js';
@@ -188,14 +190,10 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
     },
 
     async list(query: DatasetListQuery): Promise<DatasetPage> {
-      const limit = query.limit ?? options.listMax;
-      if (!Number.isInteger(limit) || limit < 0 || limit > options.listMax) {
-        throw new GatewayError('DATASET_LIST_INPUT_INVALID', `the page size must be an integer from 0 to ${options.listMax} (got ${limit})`);
-      }
-      const offset = query.offset ?? 0;
+      const window = pageWindow(query, options.listMax, 'DATASET_LIST_INPUT_INVALID');
       const filter = { statuses: query.statuses && query.statuses.length > 0 ? query.statuses : undefined, type: query.type ?? undefined };
-      const rows = await store.list({ ...filter, take: limit + 1, skip: offset });
-      return { items: rows.slice(0, limit), offset, hasNextPage: rows.length > limit, countAll: () => store.count(filter) };
+      const rows = await store.list({ ...filter, take: window.take, skip: window.offset });
+      return pageOf(rows, window, () => store.count(filter));
     },
 
     async importDefinition(input: unknown, options: { overwrite: boolean }, actor: Actor): Promise<ImportResult> {
@@ -304,12 +302,9 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
     },
 
     /** Applies one move of the lifecycle (contract section 3) in one transaction. */
-    async transition(datasetId: string, requested: string, actor: Actor): Promise<{ message: string; record: DatasetRecord | null }> {
-      const transition = normaliseTransition(requested);
-      if (!transition) {
-        throw new GatewayError('DATASET_STATUS_TRANSITION_INVALID_INPUT', `status must be one of ReadyToPublish, Live, Retired (or Retire), Delete; got ${JSON.stringify(requested).slice(0, 40)}`);
-      }
-      const message = `Dataset status transition to ${requested} successful`;
+    async transition(datasetId: string, transition: Transition, actor: Actor): Promise<{ message: string; record: DatasetRecord | null }> {
+      // Both transports hand over a member of the lifecycle (REST maps the original's `Retire`).
+      const message = `Dataset status transition to ${transition} successful`;
       const versions = await store.findVersions([datasetId]);
       const byStage = Object.fromEntries(versions.map((record) => [record.stage, record])) as DatasetVersions;
       if (versions.length === 0) throw new GatewayError('DATASET_NOT_FOUND', `Dataset not found for dataset: ${datasetId}`);
@@ -328,7 +323,7 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
       const record = byStage[rule.stage];
       const current = record ?? byStage[rule.stage === 'live' ? 'draft' : 'live']!;
       if (!record || record.status !== rule.from) {
-        throw new GatewayError(rule.failure, `Transition failed for dataset: ${datasetId} status:${current.status} with status transition to ${requested}`);
+        throw new GatewayError(rule.failure, `Transition failed for dataset: ${datasetId} status:${current.status} with status transition to ${transition}`);
       }
 
       if (rule.stage === 'draft') {

@@ -1,4 +1,5 @@
 // Domain types of datasets.
+import type { Page } from '../../validation/page-window.js';
 
 export const DATASET_TYPES = ['event', 'master'] as const;
 export type DatasetType = (typeof DATASET_TYPES)[number];
@@ -65,12 +66,7 @@ export interface DatasetListQuery {
   offset?: number | null;
 }
 
-export interface DatasetPage {
-  items: DatasetRecord[];
-  offset: number;
-  hasNextPage: boolean;
-  countAll: () => Promise<number>;
-}
+export type DatasetPage = Page<DatasetRecord>;
 
 export const TRANSITIONS = ['ReadyToPublish', 'Live', 'Retired', 'Delete'] as const;
 export type Transition = (typeof TRANSITIONS)[number];

@@ -6,7 +6,7 @@ import { pathDeeperThan } from '../../validation/json-depth.js';
 import { DATASET_ID_MAX_LENGTH } from '../datasets/definition.js';
 import type { DatasetService } from '../datasets/service.js';
 import type { JsonObject, Stage } from '../datasets/types.js';
-import { validationProblem } from '../../platform/event-bus/pipeline.js';
+import { validationProblem } from './pipeline.js';
 import type { IngestionCounters } from './counters.js';
 import { isObject } from '../../validation/json-object.js';
 

@@ -1,4 +1,5 @@
 // Every business rule of query templates lives here; both transports call these functions.
+import { pageOf, pageWindow } from '../../validation/page-window.js';
 import DataLoader from 'dataloader';
 import { GatewayError, type ErrorCode } from '../../errors.js';
 import { checkTemplateName, checkTemplateQuery, isQueryType, templateIdFromName } from './rules.js';
@@ -67,24 +68,11 @@ export function createTemplateService(store: TemplateStore, options: TemplateSer
     get,
 
     async list(query: TemplateListQuery): Promise<TemplatePage> {
-      const limit = query.limit ?? options.listMax;
-      if (!Number.isInteger(limit) || limit < 0 || limit > options.listMax) {
-        throw new GatewayError('QUERY_TEMPLATE_INVALID_INPUT', `the page size must be an integer from 0 to ${options.listMax} (got ${limit})`);
-      }
-      const offset = query.offset ?? 0;
-      if (!Number.isInteger(offset) || offset < 0) {
-        throw new GatewayError('QUERY_TEMPLATE_INVALID_INPUT', `the offset must be a non-negative integer (got ${offset})`);
-      }
+      const window = pageWindow(query, options.listMax, 'QUERY_TEMPLATE_INVALID_INPUT');
       const queryType = query.queryType ?? undefined;
       const sort = query.sort && query.sort.length > 0 ? query.sort : DEFAULT_SORT;
-      // One row more than asked tells whether another page follows, without counting.
-      const rows = await store.list({ queryType, sort, take: limit + 1, skip: offset });
-      return {
-        items: rows.slice(0, limit),
-        offset,
-        hasNextPage: rows.length > limit,
-        countAll: () => store.count(queryType),
-      };
+      const rows = await store.list({ queryType, sort, take: window.take, skip: window.offset });
+      return pageOf(rows, window, () => store.count(queryType));
     },
 
     async create(input: CreateTemplateInput, actor: Actor): Promise<TemplateRecord> {

@@ -1,4 +1,5 @@
 // Domain types of query templates, shared by the service, the store and the GraphQL mappers.
+import type { Page } from '../../validation/page-window.js';
 
 export const QUERY_TYPES = ['sql', 'json'] as const;
 export type QueryType = (typeof QUERY_TYPES)[number];
@@ -32,14 +33,7 @@ export interface TemplateListQuery {
   offset?: number | null;
 }
 
-export interface TemplatePage {
-  items: TemplateRecord[];
-  /** Position of the first item in the whole sorted list. */
-  offset: number;
-  hasNextPage: boolean;
-  /** Counts every match over all pages; only run when a client asks for it. */
-  countAll: () => Promise<number>;
-}
+export type TemplatePage = Page<TemplateRecord>;
 
 export interface CreateTemplateInput {
   templateName: string;

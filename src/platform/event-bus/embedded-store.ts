@@ -4,7 +4,7 @@
 import type pg from 'pg';
 import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js';
 import type { EventBus, IngestMessage, PublishOutcome } from './event-bus.js';
-import { dedupKeyOf, dedupPeriodSeconds, denormFields, eventTime, extractEvents, masterKeyOf, validationProblem, valueAt } from './pipeline.js';
+import { dedupKeyOf, dedupPeriodSeconds, denormFields, eventTime, extractEvents, masterKeyOf, validationProblem, valueAt } from '../../modules/ingestion/pipeline.js';
 import { textOf } from '../../validation/json-object.js';
 
 interface Failed {

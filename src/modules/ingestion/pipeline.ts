@@ -1,11 +1,12 @@
-// The processing the platform applies to a dataset's events, as the embedded event store runs it:
-// batch extraction, schema validation, dedup keys, event time, master keys and denorm lookups.
-// Pure functions; the store does the reads and writes around them.
+// The processing rules of a dataset's events (domain rules of ingestion): batch extraction, schema
+// validation, dedup keys, event time, master keys and denorm lookups. Pure functions; the embedded
+// event store runs them and does the reads and writes around them, and the schema check
+// (checkEvent) uses the same validator.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js';
+import type { DatasetRecord, JsonObject } from '../datasets/types.js';
 import { linearRegExpEngine } from '../../validation/linear-regexp.js';
-import { batchKeys } from './event-bus.js';
+import { batchKeys } from '../../platform/event-bus/event-bus.js';
 import { isObject, textOf } from '../../validation/json-object.js';
 
 
