@@ -15,7 +15,8 @@ import type { HealthService } from './modules/metrics/health.js';
 import type { MetricsService } from './modules/metrics/service.js';
 import type { PiiService } from './modules/pii/service.js';
 import type { TemplateService } from './modules/templates/service.js';
-import type { Actor, TemplateRecord } from './modules/templates/types.js';
+import type { Actor } from './auth/actor.js';
+import type { TemplateRecord } from './modules/templates/types.js';
 
 export interface Services {
   templates: TemplateService;

@@ -1,6 +1,6 @@
 // Domain types of alerting (silences, metric aliases, notification channels), shared by the
 // service, the store, the platform ports and the GraphQL mappers.
-import type { Actor } from '../templates/types.js';
+import type { Actor } from '../../auth/actor.js';
 import type { Page } from '../../validation/page-window.js';
 
 export type { Actor };

@@ -15,7 +15,8 @@ import { BUILT_IN_CONNECTORS } from './builtins.js';
 import { DistributionRefused, readDistribution } from './distribution.js';
 import { registryValues } from './rules.js';
 import { isUniqueViolation, type ConnectorStore } from './store.js';
-import type { Actor, ConnectorListQuery, ConnectorPage, ConnectorRecord, ConnectorStatus, RegisterOutcome, UploadedFile } from './types.js';
+import type { Actor } from '../../auth/actor.js';
+import type { ConnectorListQuery, ConnectorPage, ConnectorRecord, ConnectorStatus, RegisterOutcome, UploadedFile } from './types.js';
 
 export interface ConnectorServiceOptions {
   /** Most connectors one list call returns. */

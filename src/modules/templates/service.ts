@@ -1,4 +1,5 @@
 // Every business rule of query templates lives here; both transports call these functions.
+import type { Actor } from '../../auth/actor.js';
 import { pageOf, pageWindow } from '../../validation/page-window.js';
 import DataLoader from 'dataloader';
 import { GatewayError, type ErrorCode } from '../../errors.js';
@@ -6,7 +7,6 @@ import { checkTemplateName, checkTemplateQuery, isQueryType, templateIdFromName 
 import type { RunInput } from './run.js';
 import { isUniqueViolation, type TemplateStore } from './store.js';
 import type {
-  Actor,
   CreateTemplateInput,
   QueryType,
   TemplateListQuery,
