@@ -21,35 +21,38 @@ export interface Failure {
 }
 export type Outcome<T> = { ok: true; value: T } | Failure;
 
-export interface SuiteContext<D> {
+export interface SuiteContext<D, G extends TestGateway = TestGateway> {
   readonly transport: TransportName;
   /** The driver of this run's transport (available inside tests and hooks). */
   readonly driver: D;
   /** The gateway this run talks to (for arranging state through SQL). */
-  readonly gw: TestGateway;
+  readonly gw: G;
 }
 
-export interface ContractSuiteOptions {
+export interface ContractSuiteOptions<G extends TestGateway = TestGateway> {
   /** Environment of the gateway each transport's run starts. */
   env?: Record<string, string>;
+  /** How a run starts its gateway (e.g. one with a data folder of its own); startTestGateway by default. */
+  start?: (env: Record<string, string>) => Promise<G>;
 }
 
 /**
  * Runs `scenarios` once per transport, each run on a gateway (and database) of its own. The top
  * describe is named `<name> over <transport>`; test/support/contract-reporter.mjs counts them.
  */
-export function defineContractSuite<D>(
+export function defineContractSuite<D, G extends TestGateway = TestGateway>(
   name: string,
-  drivers: { [T in TransportName]: (gw: TestGateway) => D },
-  scenarios: (context: SuiteContext<D>) => void,
-  options: ContractSuiteOptions = {},
+  drivers: { [T in TransportName]: (gw: G) => D },
+  scenarios: (context: SuiteContext<D, G>) => void,
+  options: ContractSuiteOptions<G> = {},
 ): void {
+  const start = options.start ?? ((env: Record<string, string>) => startTestGateway(env) as Promise<G>);
   for (const transport of TRANSPORTS) {
     describe(`${name} over ${transport}`, () => {
-      let gw: TestGateway | undefined;
+      let gw: G | undefined;
       let driver: D | undefined;
       beforeAll(async () => {
-        gw = await startTestGateway(options.env);
+        gw = await start(options.env ?? {});
         driver = drivers[transport](gw);
       });
       afterAll(async () => {
