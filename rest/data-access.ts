@@ -1,7 +1,8 @@
 // REST entries for ad-hoc data queries (the original's data-out API and its SQL endpoint for BI tools).
-import type { RestQueryDatasetQuery, RestQueryDatasetQueryVariables, RestSqlQueryQuery, RestSqlQueryQueryVariables } from '../src/generated/rest-operations.js';
+import type { RestDatasetExhaustQuery, RestDatasetExhaustQueryVariables, RestQueryDatasetQuery, RestQueryDatasetQueryVariables, RestSqlQueryQuery, RestSqlQueryQueryVariables } from '../src/generated/rest-operations.js';
 import { DATASET_ID_MAX_LENGTH } from '../src/modules/datasets/definition.js';
 import { MAX_SQL_LENGTH } from '../src/modules/data-access/service.js';
+import { EXHAUST_TYPE_VALUES } from '../src/modules/data-access/types.js';
 import { AGGREGATION_LEVEL_VALUES } from '../src/modules/templates/types.js';
 import { domainValues, enumName } from './enum-names.js';
 import { defineEndpoint, pathParam } from './table.js';
@@ -62,5 +63,36 @@ export const dataAccessEndpoints = [
     operation: /* GraphQL */ `query RestSqlQuery($query: String!) { sqlQuery(query: $query) }`,
     variables: (input) => ({ query: input.body.query as string }),
     result: (data) => data.sqlQuery,
+  }),
+
+  defineEndpoint<RestDatasetExhaustQuery, RestDatasetExhaustQueryVariables>({
+    method: 'GET',
+    path: '/v2/data/exhaust/:dataset_id',
+    apiId: 'api.data.exhaust',
+    summary: "Signed links to a published dataset's events, one gzipped JSON-lines file per day (at most 31 days: from/to or since=LAST_n_DAYS)",
+    invalidInputCode: 'DATA_EXHAUST_INVALID_INPUT',
+    errorCodes: ['DATASET_NOT_FOUND', 'DATA_EXHAUST_NO_FILES'],
+    pathSchema: { type: 'object', properties: { dataset_id: { type: 'string', minLength: 1, maxLength: DATASET_ID_MAX_LENGTH } }, required: ['dataset_id'] },
+    querySchema: {
+      type: 'object',
+      properties: {
+        type: { type: 'string', enum: domainValues(EXHAUST_TYPE_VALUES) },
+        from: { type: 'string', maxLength: 10 },
+        to: { type: 'string', maxLength: 10 },
+        since: { type: 'string', maxLength: 20 },
+      },
+    },
+    operation: /* GraphQL */ `query RestDatasetExhaust($datasetId: ID!, $type: ExhaustType, $from: String, $to: String, $since: String) {
+      datasetExhaust(datasetId: $datasetId, type: $type, from: $from, to: $to, since: $since) { expiresAt files days { day files } }
+    }`,
+    variables: (input) => {
+      const text = (name: string) => (typeof input.query[name] === 'string' ? (input.query[name] as string) : null);
+      const type = text('type');
+      return { datasetId: pathParam(input, 'dataset_id'), type: type ? enumName(EXHAUST_TYPE_VALUES, type) : null, from: text('from'), to: text('to'), since: text('since') };
+    },
+    result: (data) => {
+      const found = data.datasetExhaust;
+      return { expiresAt: found.expiresAt, files: found.files, periodWiseFiles: Object.fromEntries(found.days.map((day) => [day.day, day.files])) };
+    },
   }),
 ];

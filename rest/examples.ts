@@ -106,6 +106,7 @@ export function restExamples(now: Date = new Date()): Readonly<Record<string, re
     'api.obsrv.data.sql-query': [{ body: { query: 'SELECT COUNT(*) AS events FROM "telemetry"' } }],
     'api.schema.validator': [{ body: envelope('api.schema.validator', { datasetId: 'telemetry', isLive: true, event: EVENTS[0] }) }],
     'api.data.in': [{ path: { dataset_id: 'telemetry' }, body: { id: 'api.data.in', ver: 'v2', ts: TS, params: { msgid: 'docs-example' }, data: EVENTS } }],
+    'api.data.exhaust': [{ path: { dataset_id: 'telemetry' }, query: { from: '2026-01-01', to: '2026-01-02' } }],
     'api.dataset.health': [{ body: envelope('api.dataset.health', { dataset_id: 'telemetry', categories: ['infra', 'processing', 'query'] }) }],
     'api.dataset.metrics': [{ body: envelope('api.dataset.metrics', { dataset_id: 'telemetry', category: ['data_volume'] }) }],
     'api.data.analyze.pii': [{ body: envelope('api.data.analyze.pii', { dataset_id: 'telemetry', data: [{ id: 'u1', email: 'ada@example.com' }] }) }],

@@ -114,7 +114,10 @@ function createServices(
       runner: createTemplateRunner(datasets, platform.queryEngine, { maxRows: config.queryEngine.maxRows }),
     }),
     datasets,
-    dataAccess: createDataAccessService(datasets, platform.queryEngine, { maxRows: config.queryEngine.maxRows }),
+    dataAccess: createDataAccessService(datasets, platform.queryEngine, {
+      maxRows: config.queryEngine.maxRows,
+      exhaust: { pool: database.pool, objectStore: platform.objectStore, expirySeconds: config.files.urlExpirySeconds },
+    }),
     schemaInference: createSchemaInferenceService(),
     ingestion: createIngestionService(datasets, platform.eventBus, ingestionCounters, { maxBatch: config.ingestion.maxBatch }),
     files,

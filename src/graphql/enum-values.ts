@@ -2,6 +2,7 @@
 // resolvers (src/graphql/schema.ts) and the generated types' enumValues (codegen.ts) are built from.
 // Each domain keeps its own map beside its types; REST entries import the same maps.
 import { ALERT_MANAGER_KIND_VALUES, NOTIFICATION_CHANNEL_TYPE_VALUES, SILENCE_STATE_VALUES } from '../modules/alerts/types.js';
+import { EXHAUST_TYPE_VALUES } from '../modules/data-access/types.js';
 import { AUDIT_OUTCOME_VALUES, AUDIT_TRANSPORT_VALUES } from '../modules/audit/types.js';
 import { CONNECTOR_CATEGORY_VALUES, CONNECTOR_STATUS_VALUES } from '../modules/connectors/types.js';
 import { CHANGE_ACTION_VALUES, DATASET_STATUS_VALUES, DATASET_TRANSITION_VALUES, DATASET_TYPE_VALUES, DATASET_VERSION_VALUES, RESET_CATEGORY_VALUES } from '../modules/datasets/types.js';
@@ -38,4 +39,5 @@ export const GRAPHQL_ENUM_VALUES = {
   QueryTemplateSortField: QUERY_TEMPLATE_SORT_FIELD_VALUES,
   AggregationLevel: AGGREGATION_LEVEL_VALUES,
   SortOrder: SORT_ORDER_VALUES,
+  ExhaustType: EXHAUST_TYPE_VALUES,
 } as const;

@@ -252,6 +252,8 @@ const inOneHour = new Date(Date.now() + 3_600_000).toISOString();
 
 /** Values the schema cannot know (what exists, what parses), by dotted path or by property name. */
 const HINTS: Record<string, unknown> = {
+  // Exhaust needs a range: from/to or since (the schema cannot say one of them is required).
+  since: 'LAST_7_DAYS',
   template_id: TEMPLATE,
   template_name: 'Openapi probe two',
   query: SQL_QUERY,

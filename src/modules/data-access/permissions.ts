@@ -5,4 +5,5 @@ import type { FieldPermissions } from '../../auth/field-api-ids.js';
 export const dataAccessFieldPermissions: FieldPermissions = {
   'Query.queryDataset': ['api.data.out'],
   'Query.sqlQuery': ['api.obsrv.data.sql-query'],
+  'Query.datasetExhaust': ['api.data.exhaust'],
 };

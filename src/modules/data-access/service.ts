@@ -6,7 +6,10 @@ import { GatewayError } from '../../errors.js';
 import { queryInterval } from '../../platform/query-engine/native-to-sql.js';
 import type { QueryEngine } from '../../platform/query-engine/query-engine.js';
 import { isObject } from '../../validation/json-object.js';
+import type pg from 'pg';
+import type { ObjectStore } from '../../platform/object-store/object-store.js';
 import type { DatasetService } from '../datasets/service.js';
+import { createExhaust, type ExhaustRange } from './exhaust.js';
 import { MAX_RANGE_DAYS, type AggregationLevel } from '../templates/run.js';
 
 const DAY_MS = 86_400_000;
@@ -24,8 +27,18 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-export function createDataAccessService(datasets: DatasetService, engine: QueryEngine, options: { maxRows: number }) {
+export interface DataAccessOptions {
+  maxRows: number;
+  /** The event store and object store exhaust files are written from and to, and their links' lifetime. */
+  exhaust: { pool: pg.Pool; objectStore: ObjectStore; expirySeconds: number; now?: () => number };
+}
+
+export function createDataAccessService(datasets: DatasetService, engine: QueryEngine, options: DataAccessOptions) {
+  const exhaust = createExhaust(datasets, options.exhaust.pool, options.exhaust.objectStore, options.exhaust);
   return {
+    /** Signed links to a dataset's events, one file per day (GET /v2/data/exhaust). */
+    exhaust: (datasetId: string, range: ExhaustRange) => exhaust.files(datasetId, range),
+
     /**
      * Runs a query against one Live dataset, named by id or alias: SQL text (the dataset written as
      * {{DATASET}}, or by its id or alias after FROM/JOIN) or a Druid native query object.
