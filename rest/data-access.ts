@@ -86,7 +86,7 @@ export const dataAccessEndpoints = [
       datasetExhaust(datasetId: $datasetId, type: $type, from: $from, to: $to, since: $since) { expiresAt files days { day files } }
     }`,
     variables: (input) => {
-      const text = (name: string) => (typeof input.query[name] === 'string' ? (input.query[name] as string) : null);
+      const text = (name: string) => (typeof input.query[name] === 'string' ? (input.query[name]) : null);
       const type = text('type');
       return { datasetId: pathParam(input, 'dataset_id'), type: type ? enumName(EXHAUST_TYPE_VALUES, type) : null, from: text('from'), to: text('to'), since: text('since') };
     },
