@@ -21,7 +21,7 @@
 // One run starts an embedded PostgreSQL in a fresh temporary folder, the gateway against it
 // (production settings, silent logs) and the floor on the same database; everything it started is
 // stopped and the folder removed, also when something fails or on Ctrl-C. The exit status says
-// whether every check passed; whether the ingestion target (1,000-event batches at 0.7× the
+// whether every check passed; whether the ingestion target (1,000-event batches at 0.9× the
 // floor's events/s or better) was met is printed, not part of the status.
 //
 // Settings (environment): BENCH_DURATION seconds per scenario (default 5; queries also wait for at
@@ -63,9 +63,9 @@ import {
 process.env.NODE_ENV = 'production';
 
 const BATCH_SIZES = [1, 100, 1_000];
-/** The ingestion target (issue 5): gateway events/s for this batch size at least TARGET_RATIO × the floor's. */
+/** The ingestion target (issue 17, raised from issue 5's 0.7): gateway events/s for this batch size at least TARGET_RATIO × the floor's. */
 const TARGET_BATCH = 1_000;
-const TARGET_RATIO = 0.7;
+const TARGET_RATIO = 0.9;
 const WARMUP_SECONDS = 1;
 /** Database connections of the gateway (its default DB_POOL_MAX) and of the floor. */
 const POOL_MAX = 10;
@@ -627,7 +627,7 @@ function targetLine(outcomes: Outcome[]): string {
   if (!floor || !gateway) return 'target: not measured';
   const ratio = rate(gateway) / rate(floor);
   return (
-    `target (issue 5): ${gateway.scenario.name} at ${formatNumber(rate(gateway), 0)} events/s is ${formatNumber(ratio, 2)}× the floor's ` +
+    `target (issue 17): ${gateway.scenario.name} at ${formatNumber(rate(gateway), 0)} events/s is ${formatNumber(ratio, 2)}× the floor's ` +
     `${formatNumber(rate(floor), 0)} events/s; at least ${TARGET_RATIO}× wanted: ${ratio >= TARGET_RATIO ? 'met' : 'MISSED'}`
   );
 }
