@@ -73,11 +73,9 @@ import { EmbeddedEventStore } from './platform/event-bus/embedded-store.js';
 import type { EventBus } from './platform/event-bus/event-bus.js';
 import { createMetricsSource } from './platform/metrics-source/metrics-source.js';
 import { createPiiDetector } from './platform/pii-detector/pii-detector.js';
-import { createKafkaProducer, KafkaEventBus } from './platform/event-bus/kafka.js';
 import { createNotifier, type Notifier } from './platform/notifier/notifier.js';
 import { EmbeddedObjectStore } from './platform/object-store/embedded.js';
 import type { ObjectStore } from './platform/object-store/object-store.js';
-import { S3ObjectStore } from './platform/object-store/s3.js';
 import { DruidQueryEngine } from './platform/query-engine/druid.js';
 import { EmbeddedQueryEngine } from './platform/query-engine/embedded.js';
 import type { QueryEngine } from './platform/query-engine/query-engine.js';
@@ -151,10 +149,16 @@ function publishedCaches(database: Database) {
   };
 }
 
+// The S3 and Kafka clients load only when configured: on the embedded defaults they would cost the
+// process some 40 MiB of memory for code it never runs.
+
 /** S3 when a bucket is configured; otherwise the embedded store, whose links need the gateway's URL. */
-function createObjectStore(config: Config, gatewayUrl: () => string): ObjectStore {
+async function createObjectStore(config: Config, gatewayUrl: () => string): Promise<ObjectStore> {
   const settings = config.objectStore;
-  if (settings.kind === 's3') return new S3ObjectStore(settings);
+  if (settings.kind === 's3') {
+    const { S3ObjectStore } = await import('./platform/object-store/s3.js');
+    return new S3ObjectStore(settings);
+  }
   const publicUrl = settings.publicUrl;
   return new EmbeddedObjectStore({ ...settings, baseUrl: publicUrl ? () => publicUrl : gatewayUrl });
 }
@@ -165,9 +169,10 @@ function createQueryEngine(config: Config, database: Database): QueryEngine {
   return new EmbeddedQueryEngine(database.pool, { statementTimeoutMs: config.queryEngine.statementTimeoutMs, maxRows: config.queryEngine.maxRows, readerPool: database.queryPool });
 }
 
-function createEventBus(config: Config, database: Database, logger: Logger): EventBus {
+async function createEventBus(config: Config, database: Database, logger: Logger): Promise<EventBus> {
   const kafka = config.ingestion.kafka;
   if (!kafka) return new EmbeddedEventStore(database.pool);
+  const { createKafkaProducer, KafkaEventBus } = await import('./platform/event-bus/kafka.js');
   return new KafkaEventBus(createKafkaProducer(kafka), kafka, logger);
 }
 
@@ -236,11 +241,11 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
 async function serve(config: Config, logger: Logger, database: Database): Promise<Gateway> {
   const queryEngine = createQueryEngine(config, database);
   logger.info(`query engine: ${queryEngine.name}${queryEngine instanceof EmbeddedQueryEngine ? `; template queries run as ${database.queryRole}` : ''}`);
-  const eventBus = createEventBus(config, database, logger);
+  const eventBus = await createEventBus(config, database, logger);
   logger.info(`event bus: ${eventBus.name}`);
   // Known once the server listens (PORT=0 picks a port); embedded links are made only after that.
   let gatewayUrl = '';
-  const objectStore = createObjectStore(config, () => gatewayUrl);
+  const objectStore = await createObjectStore(config, () => gatewayUrl);
   logger.info(`object store: ${objectStore.name}`);
   const alertManagers = createAlertManagers(config.alerting);
   const notifier = createNotifier(config.alerting);
