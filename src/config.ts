@@ -105,9 +105,30 @@ export const environmentSchema = z.object({
   JWT_JWKS_FILE: z.string().min(1).optional().describe('AUTH_MODE=jwt: JWKS file (RS256/ES256 keys, chosen by kid).'),
   JWT_ISSUER: z.string().min(1).optional().describe('AUTH_MODE=jwt: accepted `iss` values, comma-separated (required).'),
   JWT_AUDIENCE: z.string().min(1).optional().describe('AUTH_MODE=jwt: accepted `aud` values, comma-separated (required).'),
+  JWT_VERIFY_ISSUER: booleanText
+    .default(true)
+    .describe('AUTH_MODE=jwt: check `iss` against JWT_ISSUER. Off only for issuers that set none (the original console signs its tokens without `iss`); a warning is logged at start-up.'),
+  JWT_VERIFY_AUDIENCE: booleanText
+    .default(true)
+    .describe('AUTH_MODE=jwt: check `aud` against JWT_AUDIENCE. Off only for issuers that set none (the original console); a warning is logged at start-up.'),
   JWT_ROLES_CLAIM: z.string().regex(/^[A-Za-z0-9_:-]+(\.[A-Za-z0-9_:-]+)*$/, 'must be a claim name or dotted path').default('roles').describe('AUTH_MODE=jwt: claim holding the roles (dotted path for nested claims).'),
   JWT_CLOCK_TOLERANCE_SECONDS: z.coerce.number().int().min(0).max(300).default(30).describe('AUTH_MODE=jwt: clock skew allowed on exp/nbf.'),
   SESSION_SECRET: z.string().min(1).optional().describe('AUTH_MODE=session: secret(s) the session cookie is signed with, comma-separated (first is current; required).'),
+  SESSION_TABLE: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/, 'must be a table name, optionally schema-qualified')
+    .default('session')
+    .describe("AUTH_MODE=session: the express-session store table (connect-pg-simple's layout: sid, sess, expire). The original console's is user_session."),
+  SESSION_USER_PATH: z
+    .string()
+    .regex(/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/, 'must be a dotted path')
+    .optional()
+    .describe('AUTH_MODE=session: where the session record holds the user: an id string or an object with an id (the console: passport.user). Unset: user, passport.user or the record itself, each an object with an id.'),
+  SESSION_ROLES_PATH: z
+    .string()
+    .regex(/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/, 'must be a dotted path')
+    .optional()
+    .describe("AUTH_MODE=session: where the session record holds the user's roles (the console: roles). Unset: the user object's roles."),
   SESSION_COOKIE_NAME: z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be a cookie name').default('connect.sid').describe('AUTH_MODE=session: name of the session cookie.'),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(5000).describe('How long a verified session or API key is remembered (ending or revoking it takes effect within this); 0: never.'),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional().describe('Bearer token GET /metrics requires (Prometheus `authorization` credentials). Unset: /metrics is open; keep it off the public ingress.'),
@@ -218,8 +239,9 @@ export interface Config {
     /** Unset: config/permissions.json. */
     permissionsFile?: string;
     cacheTtlMs: number;
-    jwt?: { secret?: string; publicKeyFile?: string; jwksFile?: string; issuer: string[]; audience: string[]; rolesClaim: string; clockToleranceSeconds: number };
-    session?: { cookieName: string; secrets: string[] };
+    /** issuer/audience null: that check is off (JWT_VERIFY_ISSUER / JWT_VERIFY_AUDIENCE=false). */
+    jwt?: { secret?: string; publicKeyFile?: string; jwksFile?: string; issuer: string[] | null; audience: string[] | null; rolesClaim: string; clockToleranceSeconds: number };
+    session?: { cookieName: string; secrets: string[]; table: string; userPath?: string; rolesPath?: string };
   };
   rateLimits: { general: { perSecond: number; burst: number }; ingest: { perSecond: number; burst: number } };
   templates: { listMax: number };
@@ -390,8 +412,8 @@ function accessProblems(e: z.infer<typeof environmentSchema>): string[] {
   if (e.AUTH_MODE === 'jwt') {
     const keys = [e.JWT_SECRET && 'JWT_SECRET', e.JWT_PUBLIC_KEY_FILE && 'JWT_PUBLIC_KEY_FILE', e.JWT_JWKS_FILE && 'JWT_JWKS_FILE'].filter(Boolean);
     if (keys.length !== 1) problems.push(`AUTH_MODE=jwt needs exactly one of JWT_SECRET, JWT_PUBLIC_KEY_FILE, JWT_JWKS_FILE (${keys.length ? `got ${keys.join(' and ')}` : 'none is set'})`);
-    if (list(e.JWT_ISSUER).length === 0) problems.push('JWT_ISSUER: required with AUTH_MODE=jwt (the accepted token issuers)');
-    if (list(e.JWT_AUDIENCE).length === 0) problems.push('JWT_AUDIENCE: required with AUTH_MODE=jwt (the accepted token audiences)');
+    if (e.JWT_VERIFY_ISSUER && list(e.JWT_ISSUER).length === 0) problems.push('JWT_ISSUER: required with AUTH_MODE=jwt (the accepted token issuers), unless JWT_VERIFY_ISSUER=false');
+    if (e.JWT_VERIFY_AUDIENCE && list(e.JWT_AUDIENCE).length === 0) problems.push('JWT_AUDIENCE: required with AUTH_MODE=jwt (the accepted token audiences), unless JWT_VERIFY_AUDIENCE=false');
   }
   if (e.AUTH_MODE === 'session' && list(e.SESSION_SECRET).length === 0) problems.push('SESSION_SECRET: required with AUTH_MODE=session (the session cookie signing secret)');
   return problems;
@@ -420,14 +442,24 @@ function authSettings(e: z.infer<typeof environmentSchema>): Config['auth'] {
             ...(e.JWT_SECRET ? { secret: e.JWT_SECRET } : {}),
             ...(e.JWT_PUBLIC_KEY_FILE ? { publicKeyFile: e.JWT_PUBLIC_KEY_FILE } : {}),
             ...(e.JWT_JWKS_FILE ? { jwksFile: e.JWT_JWKS_FILE } : {}),
-            issuer: list(e.JWT_ISSUER),
-            audience: list(e.JWT_AUDIENCE),
+            issuer: e.JWT_VERIFY_ISSUER ? list(e.JWT_ISSUER) : null,
+            audience: e.JWT_VERIFY_AUDIENCE ? list(e.JWT_AUDIENCE) : null,
             rolesClaim: e.JWT_ROLES_CLAIM,
             clockToleranceSeconds: e.JWT_CLOCK_TOLERANCE_SECONDS,
           },
         }
       : {}),
-    ...(e.AUTH_MODE === 'session' ? { session: { cookieName: e.SESSION_COOKIE_NAME, secrets: list(e.SESSION_SECRET) } } : {}),
+    ...(e.AUTH_MODE === 'session'
+      ? {
+          session: {
+            cookieName: e.SESSION_COOKIE_NAME,
+            secrets: list(e.SESSION_SECRET),
+            table: e.SESSION_TABLE,
+            ...(e.SESSION_USER_PATH ? { userPath: e.SESSION_USER_PATH } : {}),
+            ...(e.SESSION_ROLES_PATH ? { rolesPath: e.SESSION_ROLES_PATH } : {}),
+          },
+        }
+      : {}),
   };
 }
 

@@ -269,6 +269,10 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   const rateLimiter = new RateLimiter(config.rateLimits);
   const accessControl = new AccessControl(policy, rateLimiter);
   const authenticator = createAuthenticator(config.auth, database, logger, config.http.host);
+  const jwt = config.auth.jwt;
+  if (jwt && (!jwt.issuer || !jwt.audience)) {
+    logger.warn(`authentication: JWT ${[!jwt.issuer && 'issuer (iss)', !jwt.audience && 'audience (aud)'].filter(Boolean).join(' and ')} not checked (JWT_VERIFY_ISSUER/JWT_VERIFY_AUDIENCE=false): any token signed with the configured key is accepted, whoever it was issued for`);
+  }
   logger.info(`authentication: ${config.auth.mode}${config.auth.mode === 'none' ? ' (every caller is SYSTEM; loopback only)' : ' (+ API keys)'}; roles from ${config.auth.permissionsFile ?? 'config/permissions.json'}`);
   const createContext = createContextFactory(services, logger, accessControl);
   const { file: persistedFile, requiredFor: persistedRequiredFor } = config.graphql.persistedOperations;

@@ -1,5 +1,6 @@
 // Bearer tokens (AUTH_MODE=jwt), verified with jose: an HS256 secret, an RS256/ES256 public key
-// (PEM), or a JWKS file. Signature, algorithm, issuer, audience and expiry are always checked, and a
+// (PEM), or a JWKS file. Signature, algorithm and expiry are always checked, issuer and audience
+// unless explicitly turned off (for issuers that set neither, as the original console), and a
 // token without the roles claim is refused. (The original only decoded such tokens: anyone could
 // forge an admin's id. Here every token is verified, whatever it carries.)
 import { createPublicKey, type KeyObject } from 'node:crypto';
@@ -15,8 +16,10 @@ export interface JwtSettings {
   publicKeyFile?: string;
   /** JWKS file (RS256/ES256 keys, picked by `kid`). */
   jwksFile?: string;
-  issuer: string[];
-  audience: string[];
+  /** Accepted `iss` values; null: not checked (JWT_VERIFY_ISSUER=false). */
+  issuer: string[] | null;
+  /** Accepted `aud` values; null: not checked (JWT_VERIFY_AUDIENCE=false). */
+  audience: string[] | null;
   /** Claim holding the roles, a dotted path for nested claims (Keycloak: realm_access.roles). */
   rolesClaim: string;
   clockToleranceSeconds: number;
@@ -93,8 +96,8 @@ export function createJwtVerifier(settings: JwtSettings): JwtVerifier {
   const { key, algorithms } = loadKey(settings);
   const options = {
     algorithms,
-    issuer: settings.issuer,
-    audience: settings.audience,
+    ...(settings.issuer ? { issuer: settings.issuer } : {}),
+    ...(settings.audience ? { audience: settings.audience } : {}),
     requiredClaims: ['exp'],
     clockTolerance: settings.clockToleranceSeconds,
   };

@@ -13,6 +13,12 @@ export interface SessionSettings {
   /** Secrets the cookie may be signed with; express-session signs with the first, accepts any. */
   secrets: string[];
   cacheTtlMs: number;
+  /** The store table (connect-pg-simple's layout), optionally schema-qualified; `session` by default. */
+  table?: string;
+  /** Where the record holds the user (an id string or an object with an id), as a dotted path. */
+  userPath?: string;
+  /** Where the record holds the roles, as a dotted path. */
+  rolesPath?: string;
 }
 
 const MAX_COOKIE_LENGTH = 4096;
@@ -69,9 +75,10 @@ const object = (value: unknown): Record<string, unknown> | undefined =>
  * The user a session document names: `user`, passport's `passport.user`, or the document itself,
  * each with an id (`id`, `sub`, `userId` or `user_id`) and a `roles` array.
  */
-export function sessionUser(sess: unknown): { id: string; roles: string[] } | string {
+export function sessionUser(sess: unknown, paths: { userPath?: string; rolesPath?: string } = {}): { id: string; roles: string[] } | string {
   const document = object(sess);
   if (!document) return 'the session holds no user';
+  if (paths.userPath || paths.rolesPath) return userAt(document, paths);
   for (const candidate of [object(document.user), object(object(document.passport)?.user), document]) {
     if (!candidate) continue;
     const id = [candidate.id, candidate.sub, candidate.userId, candidate.user_id].find((value) => typeof value === 'string' && value !== '');
@@ -83,6 +90,27 @@ export function sessionUser(sess: unknown): { id: string; roles: string[] } | st
   return 'the session holds no user';
 }
 
+/** A value at a dotted path (own keys only). */
+function at(document: Record<string, unknown>, path: string): unknown {
+  let value: unknown = document;
+  for (const key of path.split('.')) {
+    const holder = object(value);
+    value = holder && Object.hasOwn(holder, key) ? holder[key] : undefined;
+  }
+  return value;
+}
+
+/** The user of a record laid out as configured (the original console: passport.user is the id, roles at the top). */
+function userAt(document: Record<string, unknown>, paths: { userPath?: string; rolesPath?: string }): { id: string; roles: string[] } | string {
+  const user = at(document, paths.userPath ?? 'user');
+  const userObject = object(user);
+  const id = typeof user === 'string' ? user : [userObject?.id, userObject?.sub, userObject?.userId, userObject?.user_id].find((value) => typeof value === 'string');
+  if (typeof id !== 'string' || id === '') return `the session holds no user at ${paths.userPath ?? 'user'}`;
+  const roles = paths.rolesPath ? at(document, paths.rolesPath) : userObject?.roles;
+  if (!Array.isArray(roles) || !roles.every((role) => typeof role === 'string')) return `the session user has no roles${paths.rolesPath ? ` at ${paths.rolesPath}` : ''}`;
+  return { id: id.slice(0, 120), roles };
+}
+
 export interface SessionVerifier {
   /** undefined: the request carries no session cookie. */
   verify(cookieHeader: string | undefined): Promise<{ caller: Caller } | { failure: GatewayError } | undefined>;
@@ -90,6 +118,8 @@ export interface SessionVerifier {
 
 export function createSessionVerifier(settings: SessionSettings, pool: pg.Pool): SessionVerifier {
   const cache = new TtlCache<string, Caller>(settings.cacheTtlMs);
+  // The configured name, checked by the configuration's pattern, quoted part by part.
+  const table = (settings.table ?? 'session').split('.').map((part) => `"${part}"`).join('.');
   return {
     async verify(cookieHeader) {
       const value = cookieValue(cookieHeader, settings.cookieName);
@@ -99,11 +129,11 @@ export function createSessionVerifier(settings: SessionSettings, pool: pg.Pool):
       if (sid === undefined) return { failure: refused('Session verification failed: the session cookie is not signed by this service.') };
       const cached = cache.get(sid);
       if (cached) return { caller: cached };
-      const found = await pool.query<{ sess: unknown }>('SELECT sess FROM "session" WHERE sid = $1 AND expire > now()', [sid]);
+      const found = await pool.query<{ sess: unknown }>(`SELECT sess FROM ${table} WHERE sid = $1 AND expire > now()`, [sid]);
       const row = found.rows[0];
       if (!row) return { failure: refused('Session verification failed: the session has ended or does not exist.') };
       const sess = typeof row.sess === 'string' ? (JSON.parse(row.sess) as unknown) : row.sess;
-      const user = sessionUser(sess);
+      const user = sessionUser(sess, settings);
       if (typeof user === 'string') return { failure: refused(`Session verification failed: ${user}.`) };
       const caller: Caller = { id: user.id, roles: user.roles, via: 'session' };
       cache.set(sid, caller);

@@ -1,0 +1,128 @@
+// The original console's credentials (issue 21), built exactly as its server builds them: the
+// RS256 token its proxy adds (claims id, user_name, email_address, roles, is_owner; no iss, no aud),
+// Keycloak's access token (roles under realm_access.roles), and its express-session record in
+// table user_session (passport.user is the user id; roles at the top). Each is admitted with a role
+// that grants the call, refused with one that does not, and refused without roles.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type KeyObject } from 'jose';
+import { signSessionId } from '../../src/auth/session.js';
+import { envelope } from '../support/api.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+
+const SESSION_SECRET = 'console-session-secret';
+let folder: string;
+let privateKey: CryptoKey | KeyObject;
+let consoleJwt: TestGateway;
+let keycloak: TestGateway;
+let consoleSession: TestGateway;
+const warnings: string[] = [];
+
+beforeAll(async () => {
+  folder = await mkdtemp(path.join(os.tmpdir(), 'console-auth-'));
+  const pair = await generateKeyPair('RS256');
+  privateKey = pair.privateKey;
+  const publicKeyFile = path.join(folder, 'console.pem');
+  await writeFile(publicKeyFile, await exportSPKI(pair.publicKey));
+  const limits = { RATE_LIMIT_RPS: '100000', RATE_LIMIT_INGEST_RPS: '100000' };
+  const capture = { write: (line: string) => void warnings.push(line) };
+  [consoleJwt, keycloak, consoleSession] = await Promise.all([
+    startTestGateway({ AUTH_MODE: 'jwt', JWT_PUBLIC_KEY_FILE: publicKeyFile, JWT_VERIFY_ISSUER: 'false', JWT_VERIFY_AUDIENCE: 'false', ...limits }, { logStream: capture, logLevel: 'warn' }),
+    startTestGateway({ AUTH_MODE: 'jwt', JWT_PUBLIC_KEY_FILE: publicKeyFile, JWT_ISSUER: 'https://keycloak.test/realms/obsrv', JWT_AUDIENCE: 'account', JWT_ROLES_CLAIM: 'realm_access.roles', ...limits }),
+    startTestGateway({ AUTH_MODE: 'session', SESSION_SECRET, SESSION_TABLE: 'user_session', SESSION_USER_PATH: 'passport.user', SESSION_ROLES_PATH: 'roles', ...limits }),
+  ]);
+  // connect-pg-simple's table, under the name the console gives it.
+  await consoleSession.sql('CREATE TABLE user_session (sid varchar NOT NULL PRIMARY KEY, sess json NOT NULL, expire timestamp(6) NOT NULL)');
+}, 60_000);
+afterAll(async () => {
+  await Promise.all([consoleJwt?.stop(), keycloak?.stop(), consoleSession?.stop()]);
+  await rm(folder, { recursive: true, force: true });
+});
+
+/** The console's user token: its claims, RS256, a day's expiry, and no iss or aud. */
+function consoleToken(roles: string[] | null): Promise<string> {
+  const claims: Record<string, unknown> = { id: 'console-user-1', user_name: 'ada', email_address: 'ada@example.com', is_owner: false };
+  if (roles) claims.roles = roles;
+  return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'JWT' }).setIssuedAt().setExpirationTime('1d').sign(privateKey);
+}
+
+function keycloakToken(roles: string[], issuer = 'https://keycloak.test/realms/obsrv'): Promise<string> {
+  return new SignJWT({ realm_access: { roles }, preferred_username: 'ada' })
+    .setProtectedHeader({ alg: 'RS256', typ: 'JWT' })
+    .setSubject('2f4b0c3e-keycloak-user')
+    .setIssuer(issuer)
+    .setAudience('account')
+    .setIssuedAt()
+    .setExpirationTime('5m')
+    .sign(privateKey);
+}
+
+/** The record the console's express-session stores after its login, with its signed cookie. */
+async function consoleSessionCookie(roles: string[] | null): Promise<string> {
+  const sid = randomUUID();
+  const sess: Record<string, unknown> = {
+    cookie: { originalMaxAge: 86_400_000, expires: new Date(Date.now() + 86_400_000).toISOString(), httpOnly: true, path: '/' },
+    passport: { user: 'console-user-1' },
+    token: 'the-console-token',
+    userDetails: { id: 'console-user-1', user_name: 'ada', email_address: 'ada@example.com', is_owner: false },
+  };
+  if (roles) sess.roles = roles;
+  await consoleSession.sql("INSERT INTO user_session (sid, sess, expire) VALUES ($1, $2, now() + interval '1 day')", [sid, JSON.stringify(sess)]);
+  return `connect.sid=${encodeURIComponent(signSessionId(sid, SESSION_SECRET))}`;
+}
+
+const list = (gw: TestGateway) => gw.http.post('/v2/datasets/list').send(envelope('api.datasets.list', {}));
+const outcome = (response: { status: number; body: { error?: { code?: string; message?: string } } }) => ({ status: response.status, code: response.body.error?.code });
+
+describe("the console's own tokens (JWT_VERIFY_ISSUER/AUDIENCE=false)", () => {
+  it('admits a token with a role that grants the call, and names the caller by its id claim', async () => {
+    const bearer = `Bearer ${await consoleToken(['dataset_manager'])}`;
+    expect(outcome(await list(consoleJwt).set('authorization', bearer))).toEqual({ status: 200, code: undefined });
+    const created = await consoleJwt.http.post('/v2/datasets/create').set('authorization', bearer).send(envelope('api.datasets.create', { dataset_id: 'console-made', name: 'Console made' }));
+    expect(outcome(created)).toEqual({ status: 200, code: undefined });
+    const draft = await consoleJwt.http.get('/v2/datasets/read/console-made?status=Draft&fields=created_by').set('authorization', bearer);
+    expect(draft.body.result).toEqual({ created_by: 'console-user-1' });
+  });
+
+  it('refuses a role without the permission (403), a token without roles (401), and a forged one (401)', async () => {
+    expect(outcome(await list(consoleJwt).set('authorization', `Bearer ${await consoleToken(['ingestor'])}`))).toEqual({ status: 403, code: 'FORBIDDEN' });
+    const noRoles = await list(consoleJwt).set('authorization', `Bearer ${await consoleToken(null)}`);
+    expect(outcome(noRoles)).toEqual({ status: 401, code: 'UNAUTHENTICATED' });
+    expect(noRoles.body.error.message).toMatch(/no roles claim/);
+    const other = await generateKeyPair('RS256');
+    const forged = await new SignJWT({ id: 'x', roles: ['admin'] }).setProtectedHeader({ alg: 'RS256' }).setExpirationTime('1h').sign(other.privateKey);
+    expect(outcome(await list(consoleJwt).set('authorization', `Bearer ${forged}`))).toEqual({ status: 401, code: 'UNAUTHENTICATED' });
+  });
+
+  it('says at start-up, as a warning, that issuer and audience are not checked', () => {
+    expect(warnings.join('')).toMatch(/issuer \(iss\) and audience \(aud\) not checked/);
+  });
+});
+
+describe("Keycloak's access tokens (JWT_ROLES_CLAIM=realm_access.roles)", () => {
+  it('admits roles under realm_access.roles, and still checks the issuer', async () => {
+    expect(outcome(await list(keycloak).set('authorization', `Bearer ${await keycloakToken(['dataset_manager'])}`))).toEqual({ status: 200, code: undefined });
+    expect(outcome(await list(keycloak).set('authorization', `Bearer ${await keycloakToken(['ingestor'])}`))).toEqual({ status: 403, code: 'FORBIDDEN' });
+    expect(outcome(await list(keycloak).set('authorization', `Bearer ${await keycloakToken(['admin'], 'https://elsewhere.test')}`))).toEqual({ status: 401, code: 'UNAUTHENTICATED' });
+  });
+
+  it("refuses the console's own token there: it has no issuer", async () => {
+    expect(outcome(await list(keycloak).set('authorization', `Bearer ${await consoleToken(['admin'])}`))).toEqual({ status: 401, code: 'UNAUTHENTICATED' });
+  });
+});
+
+describe("the console's sessions (SESSION_TABLE=user_session, SESSION_USER_PATH=passport.user, SESSION_ROLES_PATH=roles)", () => {
+  it('admits the session a console login stores, with the roles it stores beside the user', async () => {
+    expect(outcome(await list(consoleSession).set('cookie', await consoleSessionCookie(['dataset_manager'])))).toEqual({ status: 200, code: undefined });
+  });
+
+  it('refuses a session whose roles lack the permission (403) or that has no roles (401)', async () => {
+    expect(outcome(await list(consoleSession).set('cookie', await consoleSessionCookie(['ingestor'])))).toEqual({ status: 403, code: 'FORBIDDEN' });
+    const noRoles = await list(consoleSession).set('cookie', await consoleSessionCookie(null));
+    expect(outcome(noRoles)).toEqual({ status: 401, code: 'UNAUTHENTICATED' });
+    expect(noRoles.body.error.message).toMatch(/no roles at roles/);
+  });
+});
