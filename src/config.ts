@@ -42,6 +42,16 @@ export const environmentSchema = z.object({
     .describe(
       "Take from PUBLIC, in the gateway's database, reads of PostgreSQL's catalogs of roles, sessions, tables and settings, version() and session advisory locks, so template queries cannot see them (needs a superuser; other roles of that database lose them too). Default: on with the embedded PostgreSQL, off otherwise.",
     ),
+  SESSION_TRUSTED_ORIGINS: z
+    .string()
+    .default('')
+    .refine((value) => list(value).every((origin) => /^https?:\/\/[^/\s]+$/i.test(origin)), 'must be origins such as https://console.example.com (scheme and host, no path), comma-separated')
+    .describe("AUTH_MODE=session: origins whose requests may carry the session cookie although they name another host than the gateway's: a console whose proxy forwards the browser's Origin while rewriting Host. Default: none (such a request is refused as cross-site)."),
+  OBJECT_STORE_CORS_ORIGINS: z
+    .string()
+    .default('')
+    .refine((value) => list(value).every((origin) => /^https?:\/\/[^/\s]+$/i.test(origin)), 'must be origins such as https://console.example.com (scheme and host, no path), comma-separated')
+    .describe("Origins whose pages may use the embedded object store's links from the browser (preflight and PUT/GET, e.g. the console's direct upload with x-ms-blob-type). Default: none (a link used with a foreign Origin is refused)."),
   CORS_ALLOWED_ORIGINS: z
     .string()
     .default('')
@@ -179,6 +189,10 @@ export const environmentSchema = z.object({
   OBJECT_MAX_SIZE: byteSize.default(100 * 1024 * 1024).describe('Largest object the embedded store accepts through an upload link.'),
   FILES_URL_EXPIRY_SECONDS: z.coerce.number().int().min(1).max(604_800).default(600).describe('Lifetime of generated upload and download links.'),
   FILES_URL_LIMIT: z.coerce.number().int().min(1).max(1000).default(20).describe('Most files one generate-url call may name.'),
+  CONNECTOR_UI_SPEC_FORMAT: z
+    .enum(['contract', 'console'])
+    .default('contract')
+    .describe("Layout of a connector's ui_spec in reads: contract (schema + UI hints, contract 2.4) or console (one JSON Schema form of the connector configuration, as the original web console renders it)."),
   CONNECTOR_LIST_MAX: z.coerce.number().int().min(1).max(10_000).default(1000).describe('Most connectors one list call returns.'),
   CONNECTOR_UPLOAD_LIMIT: byteSize.default(100 * 1024 * 1024).describe('Largest connector distribution accepted for registration.'),
   CONNECTOR_ARCHIVE_MAX_ENTRIES: z.coerce.number().int().min(1).max(100_000).default(2000).describe('Most entries a connector archive may hold.'),
@@ -241,16 +255,16 @@ export interface Config {
     cacheTtlMs: number;
     /** issuer/audience null: that check is off (JWT_VERIFY_ISSUER / JWT_VERIFY_AUDIENCE=false). */
     jwt?: { secret?: string; publicKeyFile?: string; jwksFile?: string; issuer: string[] | null; audience: string[] | null; rolesClaim: string; clockToleranceSeconds: number };
-    session?: { cookieName: string; secrets: string[]; table: string; userPath?: string; rolesPath?: string };
+    session?: { cookieName: string; secrets: string[]; table: string; userPath?: string; rolesPath?: string; trustedOrigins: string[] };
   };
   rateLimits: { general: { perSecond: number; burst: number }; ingest: { perSecond: number; burst: number } };
   templates: { listMax: number };
   datasets: { listMax: number; connectorKey: { key: string } | { keyFile: string } };
   objectStore:
-    | { kind: 'embedded'; dir: string; secret?: string; secretFile: string; maxObjectBytes: number; publicUrl?: string }
+    | { kind: 'embedded'; dir: string; secret?: string; secretFile: string; maxObjectBytes: number; publicUrl?: string; corsOrigins: string[] }
     | { kind: 's3'; bucket: string; region: string; endpoint?: string; publicEndpoint?: string; forcePathStyle: boolean };
   files: { urlExpirySeconds: number; urlLimit: number };
-  connectors: { listMax: number; uploadLimitBytes: number; workDir: string; archive: { maxEntries: number; maxEntryBytes: number; maxTotalBytes: number } };
+  connectors: { listMax: number; uploadLimitBytes: number; workDir: string; archive: { maxEntries: number; maxEntryBytes: number; maxTotalBytes: number }; uiSpecFormat: 'contract' | 'console' };
   queryEngine: { statementTimeoutMs: number; maxRows: number; druid?: { url: string; timeoutMs: number } };
   ingestion: { maxBatch: number; bodyLimitBytes: number; kafka?: { brokers: string[]; clientId: string; timeoutMs: number } };
   alerting: {
@@ -329,6 +343,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           kind: 'embedded',
           dir: `${e.DATA_DIR}/objects`,
           secretFile: `${e.DATA_DIR}/object-store.secret`,
+          corsOrigins: list(e.OBJECT_STORE_CORS_ORIGINS),
           maxObjectBytes: e.OBJECT_MAX_SIZE,
           ...(e.OBJECT_STORE_SECRET ? { secret: e.OBJECT_STORE_SECRET } : {}),
           ...(e.PUBLIC_URL ? { publicUrl: e.PUBLIC_URL.replace(/\/+$/, '') } : {}),
@@ -336,6 +351,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     files: { urlExpirySeconds: e.FILES_URL_EXPIRY_SECONDS, urlLimit: e.FILES_URL_LIMIT },
     connectors: {
       listMax: e.CONNECTOR_LIST_MAX,
+      uiSpecFormat: e.CONNECTOR_UI_SPEC_FORMAT,
       uploadLimitBytes: e.CONNECTOR_UPLOAD_LIMIT,
       workDir: `${e.DATA_DIR}/tmp`,
       archive: {
@@ -455,6 +471,7 @@ function authSettings(e: z.infer<typeof environmentSchema>): Config['auth'] {
             cookieName: e.SESSION_COOKIE_NAME,
             secrets: list(e.SESSION_SECRET),
             table: e.SESSION_TABLE,
+            trustedOrigins: list(e.SESSION_TRUSTED_ORIGINS),
             ...(e.SESSION_USER_PATH ? { userPath: e.SESSION_USER_PATH } : {}),
             ...(e.SESSION_ROLES_PATH ? { rolesPath: e.SESSION_ROLES_PATH } : {}),
           },

@@ -74,7 +74,7 @@ import type { EventBus } from './platform/event-bus/event-bus.js';
 import { createMetricsSource } from './platform/metrics-source/metrics-source.js';
 import { createPiiDetector } from './platform/pii-detector/pii-detector.js';
 import { createNotifier, type Notifier } from './platform/notifier/notifier.js';
-import { EmbeddedObjectStore } from './platform/object-store/embedded.js';
+import { EMBEDDED_LINK_PREFIX, EmbeddedObjectStore } from './platform/object-store/embedded.js';
 import type { ObjectStore } from './platform/object-store/object-store.js';
 import { DruidQueryEngine } from './platform/query-engine/druid.js';
 import { EmbeddedQueryEngine } from './platform/query-engine/embedded.js';
@@ -325,12 +325,12 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
 
   app.use(useRequestId());
   app.use(useSecurityHeaders());
-  app.use(useCrossOrigin({ allowedOrigins: config.http.corsAllowedOrigins, loopbackHostsOnly: config.auth.mode === 'none' }));
+  app.use(useCrossOrigin({ allowedOrigins: config.http.corsAllowedOrigins, loopbackHostsOnly: config.auth.mode === 'none', ownPolicyPrefixes: [EMBEDDED_LINK_PREFIX] }));
   app.use(useObservability({ logger, metrics }));
   app.use(healthRouter(database));
   app.use(metricsRouter(metrics, config.http.metricsToken === undefined ? {} : { token: config.http.metricsToken }));
   app.use(apiDocsRouter(buildOpenApiDocument(restEndpoints, { version: GATEWAY_VERSION })));
-  if (objectStore instanceof EmbeddedObjectStore) app.use(embeddedObjectStoreRouter(objectStore, logger));
+  if (objectStore instanceof EmbeddedObjectStore) app.use(embeddedObjectStoreRouter(objectStore, logger, { corsOrigins: config.objectStore.kind === 'embedded' ? config.objectStore.corsOrigins : [] }));
   if (config.graphql.graphiql) app.use(graphiqlRouter());
   const apiPaths = ['/graphql', ...REST_PREFIXES];
   // The timeout starts before authentication: a session or API-key lookup can wait on the database too.

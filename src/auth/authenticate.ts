@@ -27,9 +27,11 @@ export interface Authenticator {
  * calls is a cross-site request, which must not ride on the session cookie (CSRF). Server-side
  * callers (the web console's backend) send no Origin.
  */
-export function isCrossSite(headers: IncomingHttpHeaders): boolean {
+export function isCrossSite(headers: IncomingHttpHeaders, trustedOrigins: ReadonlySet<string> = new Set()): boolean {
   const origin = single(headers.origin);
   if (origin === undefined) return false;
+  // An operator-named origin (a console whose proxy rewrites Host but forwards the browser's Origin).
+  if (trustedOrigins.has(origin.toLowerCase())) return false;
   const host = single(headers['x-forwarded-host'])?.split(',')[0]?.trim() ?? headers.host;
   try {
     return new URL(origin).host !== host;
@@ -59,6 +61,7 @@ export function createAuthenticator(settings: Config['auth'], database: Pick<Dat
   const apiKeys = createApiKeyVerifier(createApiKeyStore(database.prisma), settings.cacheTtlMs);
   const jwt = settings.mode === 'jwt' ? createJwtVerifier(settings.jwt!) : undefined;
   const session = settings.mode === 'session' ? createSessionVerifier({ ...settings.session!, cacheTtlMs: settings.cacheTtlMs }, database.pool) : undefined;
+  const trustedOrigins = new Set((settings.session?.trustedOrigins ?? []).map((origin) => origin.toLowerCase()));
 
   async function find(headers: IncomingHttpHeaders): Promise<Authentication> {
     const apiKey = single(headers[API_KEY_HEADER]);
@@ -73,7 +76,7 @@ export function createAuthenticator(settings: Config['auth'], database: Pick<Dat
     if (authorization !== undefined) return refused('Bearer tokens are not accepted here (AUTH_MODE=session): send the session cookie or an API key.');
     const found = await session!.verify(headers.cookie);
     if (!found) return ANONYMOUS;
-    if ('caller' in found && isCrossSite(headers)) {
+    if ('caller' in found && isCrossSite(headers, trustedOrigins)) {
       return { failure: new GatewayError('FORBIDDEN', 'A cross-site request cannot use the session cookie (its Origin is another site): call from the same site, or use an API key.') };
     }
     return found;

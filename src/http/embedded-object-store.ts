@@ -9,8 +9,30 @@ function refuse(res: Response, status: number, code: string, message: string): v
   if (!res.headersSent) res.status(status).json({ error: { code, message } });
 }
 
-export function embeddedObjectStoreRouter(store: EmbeddedObjectStore, logger: Logger): express.Router {
+/** Headers a browser may send with a link (the console's direct upload sends x-ms-blob-type). */
+const LINK_HEADERS = 'content-type, x-ms-blob-type';
+
+export function embeddedObjectStoreRouter(store: EmbeddedObjectStore, logger: Logger, options: { corsOrigins?: readonly string[] } = {}): express.Router {
   const router = express.Router();
+  const corsOrigins = new Set((options.corsOrigins ?? []).map((origin) => origin.toLowerCase()));
+
+  // A link is a bearer credential: a browser page may use one only from an origin the operator
+  // named (OBJECT_STORE_CORS_ORIGINS); callers without Origin (servers, curl) are unaffected.
+  router.use(EMBEDDED_LINK_PREFIX, (req: Request, res: Response, next: express.NextFunction) => {
+    const origin = req.get('origin');
+    if (origin === undefined) return next();
+    if (!corsOrigins.has(origin.toLowerCase())) return refuse(res, 403, 'FORBIDDEN', `links may not be used from ${origin}; an operator allows an origin with OBJECT_STORE_CORS_ORIGINS`);
+    res.vary('Origin');
+    res.set('access-control-allow-origin', origin);
+    if (req.method === 'OPTIONS') {
+      res.set('access-control-allow-methods', 'GET, HEAD, PUT');
+      res.set('access-control-allow-headers', LINK_HEADERS);
+      res.set('access-control-max-age', '600');
+      res.status(204).end();
+      return;
+    }
+    next();
+  });
 
   router.all(`${EMBEDDED_LINK_PREFIX}/*key`, async (req: Request, res: Response) => {
     // Express decodes each path segment; the key is what was signed.

@@ -16,6 +16,8 @@ export interface UseCrossOriginOptions {
   allowedOrigins: readonly string[];
   /** AUTH_MODE=none: answer only requests whose Host names this machine (127.0.0.1, localhost, [::1]). */
   loopbackHostsOnly: boolean;
+  /** Path prefixes with a cross-origin policy of their own (the embedded object store's links). */
+  ownPolicyPrefixes?: readonly string[];
 }
 
 const ALLOWED_HEADERS = 'authorization, content-type, x-api-key, x-request-id, apollo-require-preflight, x-apollo-operation-name';
@@ -55,6 +57,7 @@ export function useCrossOrigin(options: UseCrossOriginOptions) {
         new GatewayError('FORBIDDEN', `This gateway runs without authentication (AUTH_MODE=none) and answers loopback host names only; Host ${JSON.stringify(req.headers.host ?? '')} is not one.`),
       );
     }
+    if (options.ownPolicyPrefixes?.some((prefix) => req.path.startsWith(`${prefix}/`))) return next();
     const origin = req.headers.origin;
     // No Origin: not a browser page's cross-origin call (servers, curl, same-origin GETs).
     if (origin === undefined || ownOrigins(req).includes(origin.toLowerCase())) return next();

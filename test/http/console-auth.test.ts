@@ -11,14 +11,20 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type KeyObject } from 'jose';
 import { signSessionId } from '../../src/auth/session.js';
 import { envelope } from '../support/api.js';
+import { filesUnder, startStoreGateway, type StoreGateway } from '../support/connectors.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 const SESSION_SECRET = 'console-session-secret';
+/** Where the console's pages are served; its proxy forwards this Origin to the gateway. */
+const CONSOLE_ORIGIN = 'https://console.example';
+/** Allowed to call the API from a browser (CORS), but not trusted with the session cookie. */
+const OTHER_ALLOWED_ORIGIN = 'https://reports.example';
 let folder: string;
 let privateKey: CryptoKey | KeyObject;
 let consoleJwt: TestGateway;
 let keycloak: TestGateway;
 let consoleSession: TestGateway;
+let uploads: StoreGateway;
 const warnings: string[] = [];
 
 beforeAll(async () => {
@@ -32,13 +38,23 @@ beforeAll(async () => {
   [consoleJwt, keycloak, consoleSession] = await Promise.all([
     startTestGateway({ AUTH_MODE: 'jwt', JWT_PUBLIC_KEY_FILE: publicKeyFile, JWT_VERIFY_ISSUER: 'false', JWT_VERIFY_AUDIENCE: 'false', ...limits }, { logStream: capture, logLevel: 'warn' }),
     startTestGateway({ AUTH_MODE: 'jwt', JWT_PUBLIC_KEY_FILE: publicKeyFile, JWT_ISSUER: 'https://keycloak.test/realms/obsrv', JWT_AUDIENCE: 'account', JWT_ROLES_CLAIM: 'realm_access.roles', ...limits }),
-    startTestGateway({ AUTH_MODE: 'session', SESSION_SECRET, SESSION_TABLE: 'user_session', SESSION_USER_PATH: 'passport.user', SESSION_ROLES_PATH: 'roles', ...limits }),
+    startTestGateway({
+      AUTH_MODE: 'session',
+      SESSION_SECRET,
+      SESSION_TABLE: 'user_session',
+      SESSION_USER_PATH: 'passport.user',
+      SESSION_ROLES_PATH: 'roles',
+      SESSION_TRUSTED_ORIGINS: CONSOLE_ORIGIN,
+      CORS_ALLOWED_ORIGINS: `${CONSOLE_ORIGIN},${OTHER_ALLOWED_ORIGIN}`,
+      ...limits,
+    }),
   ]);
+  uploads = await startStoreGateway({ OBJECT_STORE_CORS_ORIGINS: CONSOLE_ORIGIN, CONNECTOR_UI_SPEC_FORMAT: 'console' });
   // connect-pg-simple's table, under the name the console gives it.
   await consoleSession.sql('CREATE TABLE user_session (sid varchar NOT NULL PRIMARY KEY, sess json NOT NULL, expire timestamp(6) NOT NULL)');
 }, 60_000);
 afterAll(async () => {
-  await Promise.all([consoleJwt?.stop(), keycloak?.stop(), consoleSession?.stop()]);
+  await Promise.all([consoleJwt?.stop(), keycloak?.stop(), consoleSession?.stop(), uploads?.stop()]);
   await rm(folder, { recursive: true, force: true });
 });
 
@@ -124,5 +140,71 @@ describe("the console's sessions (SESSION_TABLE=user_session, SESSION_USER_PATH=
     const noRoles = await list(consoleSession).set('cookie', await consoleSessionCookie(null));
     expect(outcome(noRoles)).toEqual({ status: 401, code: 'UNAUTHENTICATED' });
     expect(noRoles.body.error.message).toMatch(/no roles at roles/);
+  });
+});
+
+describe("the console's proxy (SESSION_TRUSTED_ORIGINS)", () => {
+  it("admits the session cookie with the console's Origin although the Host is the gateway's", async () => {
+    const cookie = await consoleSessionCookie(['dataset_manager']);
+    expect(outcome(await list(consoleSession).set('cookie', cookie).set('origin', CONSOLE_ORIGIN))).toEqual({ status: 200, code: undefined });
+  });
+
+  it('still refuses the cookie from any other origin, even one CORS allows', async () => {
+    const cookie = await consoleSessionCookie(['dataset_manager']);
+    const response = await list(consoleSession).set('cookie', cookie).set('origin', OTHER_ALLOWED_ORIGIN);
+    expect(outcome(response)).toEqual({ status: 403, code: 'FORBIDDEN' });
+    expect(response.body.error.message).toMatch(/cross-site/);
+  });
+});
+
+describe("the browser's direct upload to a link (OBJECT_STORE_CORS_ORIGINS)", () => {
+  async function writeLink(name: string): Promise<{ url: string; filePath: string }> {
+    const response = await uploads.http.post('/v2/files/generate-url').send(envelope('api.files.generate-url', { files: [name], access: 'write' }));
+    const [entry] = response.body.result as { preSignedUrl: string; filePath: string }[];
+    return { url: entry!.preSignedUrl, filePath: entry!.filePath };
+  }
+  const preflight = (url: string, origin: string) =>
+    fetch(url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type,x-ms-blob-type' } });
+
+  it('answers the preflight and the PUT from the allowed origin, with the CORS headers a browser needs', async () => {
+    const link = await writeLink('from-browser.json');
+    const answer = await preflight(link.url, CONSOLE_ORIGIN);
+    expect({ status: answer.status, origin: answer.headers.get('access-control-allow-origin'), methods: answer.headers.get('access-control-allow-methods'), headers: answer.headers.get('access-control-allow-headers') }).toEqual({
+      status: 204,
+      origin: CONSOLE_ORIGIN,
+      methods: expect.stringContaining('PUT'),
+      headers: expect.stringContaining('x-ms-blob-type'),
+    });
+    const put = await fetch(link.url, { method: 'PUT', headers: { origin: CONSOLE_ORIGIN, 'x-ms-blob-type': 'BlockBlob', 'content-type': 'application/json' }, body: '{"a":1}' });
+    expect({ status: put.status, origin: put.headers.get('access-control-allow-origin') }).toEqual({ status: 200, origin: CONSOLE_ORIGIN });
+    expect(await filesUnder(`${uploads.dataDir}/objects`)).toContain(link.filePath);
+  });
+
+  it('refuses the preflight and the PUT from an origin not allowed, and stores nothing', async () => {
+    const link = await writeLink('from-elsewhere.json');
+    const answer = await preflight(link.url, 'https://evil.example');
+    expect({ status: answer.status, origin: answer.headers.get('access-control-allow-origin') }).toEqual({ status: 403, origin: null });
+    const put = await fetch(link.url, { method: 'PUT', headers: { origin: 'https://evil.example' }, body: 'x' });
+    expect(put.status).toBe(403);
+    expect(await filesUnder(`${uploads.dataDir}/objects`)).not.toContain(link.filePath);
+  });
+});
+
+describe("the connector form (CONNECTOR_UI_SPEC_FORMAT=console)", () => {
+  it("answers each built-in connector's ui_spec as the console's form: title, fields with titles and help, required", async () => {
+    const list = await uploads.http.post('/v2/connectors/list').send(envelope('api.connectors.list', {}));
+    const ids = (list.body.result.data as { id: string }[]).map((connector) => connector.id);
+    expect(ids.length).toBeGreaterThan(0);
+    for (const id of ids) {
+      const read = await uploads.http.get(`/v2/connectors/read/${id}`);
+      const form = read.body.result.ui_spec as { title: string; properties: Record<string, { title?: string }>; required: string[] };
+      // What the console's ConnectorConfiguration and AllConfigurations read of it.
+      expect([id, typeof form.title, Object.keys(form.properties).length > 0]).toEqual([id, 'string', true]);
+      for (const [name, field] of Object.entries(form.properties)) expect([id, name, typeof field.title]).toEqual([id, name, 'string']);
+      for (const name of form.required) expect([id, name in form.properties]).toEqual([id, true]);
+    }
+    const kafka = (await uploads.http.get(`/v2/connectors/read/${ids.find((id) => id.startsWith('kafka'))}`)).body.result.ui_spec;
+    expect(kafka.properties.source_kafka_broker_servers).toMatchObject({ title: 'Bootstrap Servers', helptext: expect.stringMatching(/host:port/) });
+    expect(kafka.required).toContain('source_kafka_topic');
   });
 });

@@ -20,6 +20,8 @@ describe('object storage configuration', () => {
       kind: 'embedded',
       dir: '/srv/gateway/objects',
       secretFile: '/srv/gateway/object-store.secret',
+      // No browser origin may use the links until an operator names one (OBJECT_STORE_CORS_ORIGINS).
+      corsOrigins: [],
       maxObjectBytes: 100 * 1024 * 1024,
     });
     expect(config.files).toEqual({ urlExpirySeconds: 600, urlLimit: 20 });
@@ -28,6 +30,7 @@ describe('object storage configuration', () => {
       uploadLimitBytes: 100 * 1024 * 1024,
       workDir: '/srv/gateway/tmp',
       archive: { maxEntries: 2000, maxEntryBytes: 100 * 1024 * 1024, maxTotalBytes: 500 * 1024 * 1024 },
+      uiSpecFormat: 'contract',
     });
   });
 

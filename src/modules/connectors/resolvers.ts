@@ -19,6 +19,7 @@ export const connectorResolvers: Resolvers = {
     registerConnector: (_, { file }, { services, actor }) => services.connectors.register(file, actor),
   },
   Connector: {
+    uiSpec: (connector, _, { services }) => services.connectors.uiSpecOf(connector),
     createdAt: (connector) => connector.createdDate,
     updatedAt: (connector) => connector.updatedDate,
     liveAt: (connector) => connector.liveDate,

@@ -3,6 +3,7 @@
 // before anything is kept: spool the upload (size cap), extract it safely (archive.ts), read its
 // metadata and ui spec (distribution.ts), then store the archive in object storage and make the
 // declared versions Live in one transaction. A failure after the store removes the stored archive.
+import { consoleForm } from './console-form.js';
 import { pageOf, pageWindow } from '../../validation/page-window.js';
 import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -26,6 +27,8 @@ export interface ConnectorServiceOptions {
   /** Where uploads are spooled and extracted (one folder per registration, removed afterwards). */
   workDir: string;
   archive: ExtractionLimits;
+  /** contract: ui_spec as contract 2.4 lays it out; console: the original console's form (console-form.ts). */
+  uiSpecFormat?: 'contract' | 'console';
 }
 
 /** The original's success message, which its clients show as it is. */
@@ -72,6 +75,8 @@ export function createConnectorService(store: ConnectorStore, files: FileService
   const registrationFailed = (message: string) => new GatewayError('FAILED_TO_REGISTER_CONNECTOR', message);
   const uploadFailed = (message: string) => new GatewayError('FAILED_TO_UPLOAD', message);
 
+  const uiSpecOf = (record: ConnectorRecord): unknown => (options.uiSpecFormat === 'console' ? consoleForm(record.uiSpec) : record.uiSpec);
+
   function notFound(id: string): GatewayError {
     return new GatewayError('CONNECTOR_NOT_FOUND', `Connector not found: ${id}`);
   }
@@ -86,6 +91,9 @@ export function createConnectorService(store: ConnectorStore, files: FileService
   }
 
   return {
+    /** The ui_spec a read shows, in the configured layout. */
+    uiSpecOf,
+
     /** Adds the built-in connectors whose ids are not in the registry yet; safe to run at every start. */
     seedBuiltIns(): Promise<number> {
       return store.seed(
