@@ -58,6 +58,20 @@ const updateRequest = {
   propertyNames: { enum: Object.keys(UPDATE_REQUEST_SCHEMA.properties) },
 };
 
+/** The sections create and update both take, under their GraphQL input names. */
+function sectionInputs(r: DefinitionSections) {
+  return {
+    id: r.dataset_id,
+    type: datasetType(r.type),
+    dataSchema: r.data_schema ?? null,
+    datasetConfig: r.dataset_config ?? null,
+    extractionConfig: r.extraction_config ?? null,
+    validationConfig: r.validation_config ?? null,
+    dedupConfig: r.dedup_config ?? null,
+    sampleData: r.sample_data ?? null,
+  };
+}
+
 /** A contract change list ({value, action}) as GraphQL's ItemChange/TagChange. */
 function itemChanges<T = unknown>(list: unknown): { action: keyof typeof CHANGE_ACTION_VALUES; value: T }[] | null {
   return Array.isArray(list) ? list.map((change: { action: string; value: T }) => ({ action: enumName(CHANGE_ACTION_VALUES, change.action), value: change.value })) : null;
@@ -271,19 +285,12 @@ export const datasetEndpoints = [
       const r = requestOf<DefinitionSections & { name: string }>(input);
       return {
         input: {
-          id: r.dataset_id,
+          ...sectionInputs(r),
           name: r.name,
-          type: datasetType(r.type),
-          dataSchema: r.data_schema ?? null,
-          datasetConfig: r.dataset_config ?? null,
-          extractionConfig: r.extraction_config ?? null,
-          validationConfig: r.validation_config ?? null,
-          dedupConfig: r.dedup_config ?? null,
           denormConfig: r.denorm_config ?? null,
           transformations: r.transformations_config ?? null,
           connectors: r.connectors_config ?? null,
           tags: r.tags ?? null,
-          sampleData: r.sample_data ?? null,
         },
       };
     },
@@ -307,21 +314,14 @@ export const datasetEndpoints = [
       const { denorm_fields: denormFields, ...denormSettings } = (r.denorm_config ?? {}) as Record<string, unknown>;
       return {
         input: {
-          id: r.dataset_id,
+          ...sectionInputs(r),
           versionKey: r.version_key,
           name: r.name ?? null,
-          type: datasetType(r.type),
-          dataSchema: r.data_schema ?? null,
-          datasetConfig: r.dataset_config ?? null,
-          extractionConfig: r.extraction_config ?? null,
-          validationConfig: r.validation_config ?? null,
-          dedupConfig: r.dedup_config ?? null,
           denormSettings: Object.keys(denormSettings).length > 0 ? denormSettings : null,
           denormFields: itemChanges(denormFields),
           transformations: itemChanges(r.transformations_config),
           connectors: itemChanges(r.connectors_config),
           tags: itemChanges(r.tags),
-          sampleData: r.sample_data ?? null,
         },
       };
     },

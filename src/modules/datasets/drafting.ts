@@ -129,7 +129,7 @@ async function sealConnectors(connectors: readonly unknown[], datasetId: string,
 }
 
 /** A definition (contract names, defaults filled) as the stored draft values. */
-function draftValues(definition: JsonObject, base: Pick<DatasetDraftValues, 'datasetId' | 'status' | 'version' | 'versionKey' | 'createdBy' | 'updatedBy'>): DatasetDraftValues {
+export function draftValues(definition: JsonObject, base: Pick<DatasetDraftValues, 'datasetId' | 'status' | 'version' | 'versionKey' | 'createdBy' | 'updatedBy'>): DatasetDraftValues {
   return {
     ...base,
     stage: 'draft',

@@ -12,9 +12,9 @@ function given(entries: Record<string, unknown>): Record<string, unknown> {
 const changes = <T>(list: readonly { action: string; value: T }[] | null | undefined) =>
   list?.map((change) => ({ action: change.action, value: change.value }));
 
-/** The create input in the contract's names (the service speaks them for both transports). */
-function createRequest(input: CreateDatasetInput): Record<string, unknown> {
-  return given({
+/** The sections both inputs share, in the contract's names (the service speaks them for both transports). */
+function sections(input: CreateDatasetInput | UpdateDatasetInput): Record<string, unknown> {
+  return {
     dataset_id: input.id,
     name: input.name,
     type: input.type,
@@ -23,32 +23,24 @@ function createRequest(input: CreateDatasetInput): Record<string, unknown> {
     extraction_config: input.extractionConfig,
     validation_config: input.validationConfig,
     dedup_config: input.dedupConfig,
-    denorm_config: input.denormConfig,
-    transformations_config: input.transformations,
-    connectors_config: input.connectors,
-    tags: input.tags,
     sample_data: input.sampleData,
-  });
+  };
+}
+
+function createRequest(input: CreateDatasetInput): Record<string, unknown> {
+  return given({ ...sections(input), denorm_config: input.denormConfig, transformations_config: input.transformations, connectors_config: input.connectors, tags: input.tags });
 }
 
 function updateRequest(input: UpdateDatasetInput): Record<string, unknown> {
   const denormFields = changes(input.denormFields);
   const denormSettings = (input.denormSettings ?? undefined) as Record<string, unknown> | undefined;
   return given({
-    dataset_id: input.id,
+    ...sections(input),
     version_key: input.versionKey,
-    name: input.name,
-    type: input.type,
-    data_schema: input.dataSchema,
-    dataset_config: input.datasetConfig,
-    extraction_config: input.extractionConfig,
-    validation_config: input.validationConfig,
-    dedup_config: input.dedupConfig,
     denorm_config: denormFields || denormSettings ? { ...denormSettings, ...(denormFields ? { denorm_fields: denormFields } : {}) } : undefined,
     transformations_config: changes(input.transformations),
     connectors_config: changes(input.connectors),
     tags: changes(input.tags),
-    sample_data: input.sampleData,
   });
 }
 

@@ -14,7 +14,6 @@ import {
   DEFAULT_ENTRY_TOPIC,
   definitionSchema,
   denormFieldSchema,
-  denormSourcesOf,
   isNestedDatasetConfig,
   pathWithNul,
   toContractRecord,
@@ -39,7 +38,7 @@ import {
 } from './types.js';
 import type { Actor } from '../../auth/actor.js';
 import type { ConnectorSecrets } from './connector-secrets.js';
-import { createDraftingService, nextVersionKey } from './drafting.js';
+import { createDraftingService, draftValues, nextVersionKey } from './drafting.js';
 import { createDatasourceService } from './datasources.js';
 
 
@@ -231,38 +230,20 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
         { ...given, dataset_config: convertedConfig, ...(typeof flatTopic === 'string' && flatTopic && !('entry_topic' in given) ? { entry_topic: flatTopic } : {}) },
         datasetId,
       );
-      const config = definition.dataset_config as JsonObject;
       Object.assign(ignoredFields, await filterItems(definition, datasetId));
 
       const [draft, live] = await Promise.all([findStage(datasetId, 'draft'), findStage(datasetId, 'live')]);
       if (draft && !options.overwrite) {
         throw new GatewayError('DATASET_EXISTS', `Dataset with dataset_id: ${datasetId} already exists.`);
       }
-      const values: DatasetDraftValues = {
+      const values = draftValues(definition, {
         datasetId,
-        stage: 'draft',
-        name: definition.name as string,
-        type,
         status: 'Draft',
-        tags: definition.tags as string[],
         version: draft?.version ?? (live ? live.version + 1 : 1),
         versionKey: nextVersionKey(),
-        apiVersion: 'v2',
-        dataSchema: definition.data_schema as JsonObject,
-        extractionConfig: definition.extraction_config as JsonObject,
-        validationConfig: definition.validation_config as JsonObject,
-        dedupConfig: definition.dedup_config as JsonObject,
-        denormConfig: definition.denorm_config as JsonObject,
-        routerConfig: definition.router_config as JsonObject,
-        datasetConfig: config,
-        transformationsConfig: definition.transformations_config as unknown[],
-        connectorsConfig: definition.connectors_config as unknown[],
-        sampleData: definition.sample_data as JsonObject,
-        entryTopic: (definition.entry_topic as string) || DEFAULT_ENTRY_TOPIC,
-        denormSources: denormSourcesOf(definition.denorm_config),
         createdBy: draft?.createdBy ?? actor.id,
         updatedBy: actor.id,
-      };
+      });
       let stored: DatasetRecord;
       try {
         stored = draft ? await store.replace(values) : await store.insert(values);
