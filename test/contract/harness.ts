@@ -113,3 +113,21 @@ export function graphqlOutcome<T = unknown>(response: GraphQLResponse, field: st
   if (error) return { ok: false, code: error.extensions?.code ?? 'GRAPHQL_ERROR', message: error.message };
   return { ok: true, value: (response.data)?.[field] as T };
 }
+
+/**
+ * graphqlOutcome, holding a failure to the shape of our services' errors on the way (as restOutcome
+ * does the envelope): HTTP 200, one error, its extensions.responseCode the kind of its code. A masked
+ * unexpected error carries its code only (src/server.ts formatGraphQLError).
+ */
+export function graphqlServiceOutcome<T>(response: GraphQLResponse, field: string): Outcome<T> {
+  const outcome = graphqlOutcome<T>(response, field);
+  if (!outcome.ok) {
+    const masked = outcome.code === 'INTERNAL_SERVER_ERROR';
+    expect({ status: response.status, errors: response.errors?.length, responseCode: response.errors?.[0]?.extensions?.responseCode }).toEqual({
+      status: 200,
+      errors: 1,
+      responseCode: masked ? undefined : (ERROR_CATALOGUE as Record<string, string>)[outcome.code],
+    });
+  }
+  return outcome;
+}

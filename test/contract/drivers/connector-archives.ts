@@ -1,0 +1,12 @@
+// The two transports of connector registration: REST's multipart part file3, GraphQL's multipart request.
+import { registerOverGraphQL, registerOverRest, type StoreGateway } from '../../support/connectors.js';
+import type { ArchivesDriver } from '../connector-archives.js';
+import { graphqlServiceOutcome, restOutcome } from '../harness.js';
+
+export function restArchivesDriver(gw: StoreGateway): ArchivesDriver {
+  return { register: async (bytes, filename) => restOutcome(await registerOverRest(gw, bytes, filename)) };
+}
+
+export function graphqlArchivesDriver(gw: StoreGateway): ArchivesDriver {
+  return { register: async (bytes, filename) => graphqlServiceOutcome(await registerOverGraphQL(gw, bytes, filename), 'registerConnector') };
+}
