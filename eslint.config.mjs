@@ -11,7 +11,20 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: { projectService: { allowDefaultProject: ['*.mjs', 'codegen.ts', 'scripts/*.mjs', 'test/support/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
-      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', globalThis: 'readonly', document: 'readonly', window: 'readonly', Worker: 'readonly', localStorage: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        globalThis: 'readonly',
+        document: 'readonly',
+        window: 'readonly',
+        Worker: 'readonly',
+        localStorage: 'readonly',
+      },
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],

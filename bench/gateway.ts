@@ -59,8 +59,7 @@ const GRAPHQL_FIELDS = 'id name query queryType createdBy updatedBy createdAt up
 const DATASET_READ_COLUMNS = 'dataset_id, name, type, status, tags, version, api_version, dataset_config, transformations_config, connectors_config';
 const DATASET_LIST_COLUMNS = 'dataset_id, name, type, status, tags, version, version_key, api_version, dataset_config, created_date, updated_date';
 const DATASET_DRAFT_EXTRAS =
-  "json_build_object('data_schema', data_schema, 'validation_config', validation_config, 'dedup_config', dedup_config, " +
-  "'denorm_config', denorm_config, 'connectors_config', connectors_config)";
+  "json_build_object('data_schema', data_schema, 'validation_config', validation_config, 'dedup_config', dedup_config, " + "'denorm_config', denorm_config, 'connectors_config', connectors_config)";
 // What a connector read and list carry (rest/connectors.ts); the read adds the form (ui_spec).
 const CONNECTOR_COLUMNS = 'id, connector_id, name, type, category, version, description, licence, owner, iconurl, status, created_by, updated_by, created_date, updated_date, live_date';
 const CONNECTOR_GRAPHQL_FIELDS = 'id connectorId name type category version description licence owner iconUrl status createdBy updatedBy createdAt updatedAt liveAt';
@@ -220,8 +219,7 @@ async function startFloor(databaseUrl: string): Promise<Floor> {
     const found = await pool.query<Record<string, unknown> & { draft_extras: Record<string, unknown> | null }>({
       name: 'floor_dataset_list',
       text:
-        `SELECT ${DATASET_LIST_COLUMNS}, CASE WHEN stage = 'draft' THEN ${DATASET_DRAFT_EXTRAS} END AS draft_extras ` +
-        `FROM datasets ORDER BY stage DESC, updated_date DESC, dataset_id ASC LIMIT $1`,
+        `SELECT ${DATASET_LIST_COLUMNS}, CASE WHEN stage = 'draft' THEN ${DATASET_DRAFT_EXTRAS} END AS draft_extras ` + `FROM datasets ORDER BY stage DESC, updated_date DESC, dataset_id ASC LIMIT $1`,
       values: [1000],
     });
     const data = found.rows.map(({ draft_extras, ...row }) => (draft_extras ? { ...row, ...draft_extras } : row));
@@ -557,10 +555,7 @@ async function main(): Promise<boolean> {
     await seedTemplates(gateway.url);
     log(`  seeded in ${Date.now() - seeded} ms`);
 
-    log(
-      `seeding ${DATASET_COUNT} datasets through POST /v2/datasets/import, then POST /v2/datasets/status-transition ` +
-        `to ReadyToPublish and Live for ${liveDatasetIds.length} of them…`,
-    );
+    log(`seeding ${DATASET_COUNT} datasets through POST /v2/datasets/import, then POST /v2/datasets/status-transition ` + `to ReadyToPublish and Live for ${liveDatasetIds.length} of them…`);
     const seededDatasets = Date.now();
     await seedDatasets(gateway.url);
     log(`  seeded in ${Date.now() - seededDatasets} ms`);

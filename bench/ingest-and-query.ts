@@ -242,9 +242,7 @@ async function loadQueryEvents(pool: pg.Pool, count: number, parts: number): Pro
     `'user', json_build_object('id', 'user-' || (n % ${USERS}), 'city', (${cities})[n % ${CITIES.length} + 1]))::jsonb ` +
     `FROM generate_series($2::bigint, $3::bigint) AS n, LATERAL (SELECT $4::timestamptz + n * $5::bigint * interval '1 millisecond' AS t) AS at`;
   await Promise.all(
-    Array.from({ length: parts }, (_, part) =>
-      pool.query(insert, [QUERY_DATASET, Math.floor((count * part) / parts), Math.floor((count * (part + 1)) / parts) - 1, QUERY_START, loadStepMs(count)]),
-    ),
+    Array.from({ length: parts }, (_, part) => pool.query(insert, [QUERY_DATASET, Math.floor((count * part) / parts), Math.floor((count * (part + 1)) / parts) - 1, QUERY_START, loadStepMs(count)])),
   );
   await pool.query('ANALYZE events');
 }
@@ -328,7 +326,13 @@ async function startFloor(databaseUrl: string, maxBatch: number): Promise<Floor>
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, inner: unknown) => {
     const object = record(inner);
-    return object ? Object.fromEntries(Object.keys(object).sort().map((key) => [key, object[key]])) : inner;
+    return object
+      ? Object.fromEntries(
+          Object.keys(object)
+            .sort()
+            .map((key) => [key, object[key]]),
+        )
+      : inner;
   });
 }
 
@@ -414,10 +418,9 @@ function ingestScenario(servers: Servers, kind: 'plain' | 'checked' | 'floor', s
       const { result, problem } = (isFloor ? floorResult : gatewayResult)(await send(url, request(requestId)));
       if (problem) return [problem];
       if (record(result)?.message !== 'Data ingested successfully') return [`unexpected result ${JSON.stringify(result)?.slice(0, 200)}`];
-      const stored = await pool.query<{ dataset_id: string; event_time: Date; payload: Record<string, unknown> }>(
-        'SELECT dataset_id, event_time, payload FROM events WHERE msgid = $1',
-        [`bench-${requestId}`],
-      );
+      const stored = await pool.query<{ dataset_id: string; event_time: Date; payload: Record<string, unknown> }>('SELECT dataset_id, event_time, payload FROM events WHERE msgid = $1', [
+        `bench-${requestId}`,
+      ]);
       if (stored.rows.length !== size) return [`${stored.rows.length} events stored for the request, expected ${size}`];
       const byId = new Map(stored.rows.map((row) => [row.payload.id, row]));
       for (const event of sent) {
@@ -699,10 +702,10 @@ async function main(): Promise<boolean> {
     printTable(outcomes);
     log('');
     log(
-      'req/s: ingestion: average of autocannon\'s per-second counts, queries: answers ÷ seconds; events/s: req/s × events per request; ' +
+      "req/s: ingestion: average of autocannon's per-second counts, queries: answers ÷ seconds; events/s: req/s × events per request; " +
         'p50/p99: latency of 200 answers (ingestion: autocannon, whole ms; queries: each request timed, nearest rank, so with fewer than 100 answers p99 is the slowest); ' +
         'answers: how many the percentiles are taken from; ' +
-        'vs floor: events/s (queries: req/s) ÷ the floor\'s for the same batch size or query.',
+        "vs floor: events/s (queries: req/s) ÷ the floor's for the same batch size or query.",
     );
     log(targetLine(outcomes));
     log(`load average ${loadAverage()} at the end (above ${cpus.length} means other work competed for the CPUs: the ratios move with it)`);

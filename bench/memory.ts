@@ -38,7 +38,10 @@ async function main(): Promise<boolean> {
   const url = `http://127.0.0.1:${port}`;
   try {
     for (let tries = 0; ; tries++) {
-      const ready = await fetch(`${url}/healthz`).then((response) => response.ok, () => false);
+      const ready = await fetch(`${url}/healthz`).then(
+        (response) => response.ok,
+        () => false,
+      );
       if (ready) break;
       if (tries > 600 || child.exitCode !== null) throw new Error('the gateway did not start');
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -47,16 +50,28 @@ async function main(): Promise<boolean> {
 
     for (let n = 0; n < 200; n++) {
       const id = `mem-${n}`;
-      await postEnvelope(url, '/v2/datasets/import', 'api.datasets.import', {
-        dataset_id: id,
-        name: `Memory ${n}`,
-        type: 'event',
-        api_version: 'v2',
-        data_schema: { type: 'object', properties: { id: { type: 'string' }, ts: { type: 'string' }, city: { type: 'string' }, amount: { type: 'number' } } },
-        dataset_config: { keys_config: { timestamp_key: 'ts' }, indexing_config: { olap_store_enabled: true, lakehouse_enabled: false, cache_enabled: false } },
-      }, id);
+      await postEnvelope(
+        url,
+        '/v2/datasets/import',
+        'api.datasets.import',
+        {
+          dataset_id: id,
+          name: `Memory ${n}`,
+          type: 'event',
+          api_version: 'v2',
+          data_schema: { type: 'object', properties: { id: { type: 'string' }, ts: { type: 'string' }, city: { type: 'string' }, amount: { type: 'number' } } },
+          dataset_config: { keys_config: { timestamp_key: 'ts' }, indexing_config: { olap_store_enabled: true, lakehouse_enabled: false, cache_enabled: false } },
+        },
+        id,
+      );
       if (n < 160) for (const status of ['ReadyToPublish', 'Live']) await postEnvelope(url, '/v2/datasets/status-transition', 'api.datasets.status-transition', { dataset_id: id, status }, id);
-      await postEnvelope(url, '/v2/template/create', 'api.query.template.create', { template_name: `Memory template ${n}`, query_type: 'sql', query: 'SELECT * FROM {{DATASET}} WHERE __time BETWEEN {{STARTDATE}} AND {{ENDDATE}} LIMIT {{LIMIT}}' }, `template ${n}`);
+      await postEnvelope(
+        url,
+        '/v2/template/create',
+        'api.query.template.create',
+        { template_name: `Memory template ${n}`, query_type: 'sql', query: 'SELECT * FROM {{DATASET}} WHERE __time BETWEEN {{STARTDATE}} AND {{ENDDATE}} LIMIT {{LIMIT}}' },
+        `template ${n}`,
+      );
     }
     const seeded = rssOf(child.pid!);
 
@@ -66,7 +81,10 @@ async function main(): Promise<boolean> {
       ['REST dataset read', Array.from({ length: 160 }, (_, n) => ({ method: 'GET', path: `/v2/datasets/read/mem-${n}` }))],
       ['REST dataset list', [{ method: 'POST', path: '/v2/datasets/list', headers: jsonHeaders, body: JSON.stringify(envelope('api.datasets.list', 'memory', { request: {} })) }]],
       ['REST template list', [{ method: 'POST', path: '/v2/template/list', headers: jsonHeaders, body: JSON.stringify(envelope('api.query.template.list', 'memory', { request: {} })) }]],
-      ['GraphQL dataset read', Array.from({ length: 160 }, (_, n) => ({ method: 'POST', path: '/graphql', headers: jsonHeaders, body: graphql(`{ dataset(id: "mem-${n}") { id name status definition } }`) }))],
+      [
+        'GraphQL dataset read',
+        Array.from({ length: 160 }, (_, n) => ({ method: 'POST', path: '/graphql', headers: jsonHeaders, body: graphql(`{ dataset(id: "mem-${n}") { id name status definition } }`) })),
+      ],
       ['GraphQL dataset list', [{ method: 'POST', path: '/graphql', headers: jsonHeaders, body: graphql('{ datasets(first: 200) { nodes { id name status datasetConfig } } }') }]],
       ['REST ingest, 1,000-event batches', Array.from({ length: 160 }, (_, n) => ({ method: 'POST', path: `/v2/data/in/mem-${n}`, headers: jsonHeaders, body: batch }))],
     ];

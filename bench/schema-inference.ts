@@ -67,7 +67,10 @@ function makeEvent(random: () => number, index: number): Record<string, unknown>
     geo: { lat: random() * 180 - 90, lon: random() * 360 - 180, accuracy_m: Math.floor(random() * 100) },
     cart: Array.from({ length: 1 + Math.floor(random() * 3) }, () => ({ sku: `SKU-${Math.floor(random() * 900)}`, qty: 1 + Math.floor(random() * 4), price: Math.round(random() * 100_000) / 100 })),
     tags: Array.from({ length: Math.floor(random() * 3) }, () => pick(['new', 'promo', 'repeat'])),
-    attrs: [{ key: 'campaign', value: pick(['spring', 'summer']) }, { key: 'variant', value: pick(['a', 'b']) }],
+    attrs: [
+      { key: 'campaign', value: pick(['spring', 'summer']) },
+      { key: 'variant', value: pick(['a', 'b']) },
+    ],
   };
   for (let n = 0; n < 10; n += 1) event[`metric_${n}`] = Math.floor(random() * 10_000);
   for (let n = 0; n < 8; n += 1) event[`ratio_${n}`] = random();
@@ -118,7 +121,9 @@ const retainedBytes = process.memoryUsage().heapUsed - heapBefore;
 const medianMs = median(times);
 console.log(`  runs (ms):        ${times.map((time) => time.toFixed(0)).join(', ')}`);
 console.log(`  median:           ${medianMs.toFixed(0)} ms (${Math.round((EVENTS / medianMs) * 1000).toLocaleString('en-US')} events/s)`);
-console.log(`  result:           ${Object.keys(result.schema.properties).length} properties, ${result.suggestions.length} suggestions, ${megabytes(Buffer.byteLength(JSON.stringify(result)))} as JSON`);
+console.log(
+  `  result:           ${Object.keys(result.schema.properties).length} properties, ${result.suggestions.length} suggestions, ${megabytes(Buffer.byteLength(JSON.stringify(result)))} as JSON`,
+);
 const peakRss = process.resourceUsage().maxRSS * 1024;
 console.log(
   `  memory:           peak RSS ${megabytes(peakRss)}, ${megabytes(rssWithEvents)} before the first inference (runtime and events), ` +

@@ -31,7 +31,14 @@ async function bearer(roles: string[], sub = 'soak'): Promise<string> {
   return `Bearer ${jwt}`;
 }
 
-const envelope = (id: string, request?: unknown, extra: Record<string, unknown> = {}) => ({ id, ver: 'v2', ts: new Date().toISOString(), params: { msgid: 'soak' }, ...(request === undefined ? {} : { request }), ...extra });
+const envelope = (id: string, request?: unknown, extra: Record<string, unknown> = {}) => ({
+  id,
+  ver: 'v2',
+  ts: new Date().toISOString(),
+  params: { msgid: 'soak' },
+  ...(request === undefined ? {} : { request }),
+  ...extra,
+});
 
 interface Call {
   name: string;
@@ -52,7 +59,15 @@ try {
 
   // Seed: 20 templates, 5 Live datasets.
   for (let i = 0; i < 20; i += 1) {
-    const response = await post(local.url, '/v2/template/create', envelope('api.query.template.create', { template_name: `Soak ${i}`, query_type: 'sql', query: 'SELECT COUNT(*) AS n FROM {{DATASET}} WHERE __time BETWEEN {{STARTDATE}} AND {{ENDDATE}} LIMIT {{LIMIT}}' }));
+    const response = await post(
+      local.url,
+      '/v2/template/create',
+      envelope('api.query.template.create', {
+        template_name: `Soak ${i}`,
+        query_type: 'sql',
+        query: 'SELECT COUNT(*) AS n FROM {{DATASET}} WHERE __time BETWEEN {{STARTDATE}} AND {{ENDDATE}} LIMIT {{LIMIT}}',
+      }),
+    );
     if (response.status !== 200) throw new Error(`seeding a template: ${response.status} ${await response.text()}`);
   }
   for (let i = 0; i < 5; i += 1) {
@@ -87,10 +102,19 @@ try {
     {
       name: 'REST template run',
       expect: 200,
-      run: (u) => post(u, `/v2/template/query/soak_${sequence % 20}`, envelope('api.query.template.query', { startdate: '2026-01-01', enddate: '2026-01-10', dataset: `soak-${sequence % 5}`, aggregationLevel: 'day', limit: 10 })),
+      run: (u) =>
+        post(
+          u,
+          `/v2/template/query/soak_${sequence % 20}`,
+          envelope('api.query.template.query', { startdate: '2026-01-01', enddate: '2026-01-10', dataset: `soak-${sequence % 5}`, aggregationLevel: 'day', limit: 10 }),
+        ),
     },
     { name: 'GraphQL templates', expect: 200, run: (u) => post(u, '/graphql', { query: '{ templates(first: 20) { totalCount nodes { id name } } }' }) },
-    { name: 'GraphQL dataset', expect: 200, run: (u) => post(u, '/graphql', { query: 'query D($id: ID!) { dataset(id: $id) { id status version } }', variables: { id: `soak-${sequence % 5}` } }, viewer) },
+    {
+      name: 'GraphQL dataset',
+      expect: 200,
+      run: (u) => post(u, '/graphql', { query: 'query D($id: ID!) { dataset(id: $id) { id status version } }', variables: { id: `soak-${sequence % 5}` } }, viewer),
+    },
     { name: 'REST bad input (400)', expect: 400, run: (u) => post(u, '/v2/template/create', envelope('api.query.template.create', { template_name: 1 })) },
     { name: 'REST no token (401)', expect: 401, run: (u) => fetch(`${u}/v2/template/list`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }) },
     { name: 'REST wrong role (403)', expect: 403, run: (u) => post(u, '/v2/template/list', envelope('api.query.template.list', {}), viewer) },
@@ -165,7 +189,7 @@ try {
   const slope = n > 1 ? warm.reduce((a, s) => a + (s.minute - meanX) * (s.heap - meanY), 0) / warm.reduce((a, s) => a + (s.minute - meanX) ** 2, 0) : 0;
   console.log(
     `memory: rss ${samples[0]!.rss.toFixed(0)} → ${first.rss.toFixed(0)} (after ${first.minute.toFixed(1)} min) → ${last.rss.toFixed(0)} MiB; ` +
-      `heap${gc ? ' after GC' : ''} ${first.heap.toFixed(1)} → ${last.heap.toFixed(1)} MiB (${(last.heap - first.heap >= 0 ? '+' : '')}${(last.heap - first.heap).toFixed(1)} MiB, slope ${slope.toFixed(2)} MiB/min)`,
+      `heap${gc ? ' after GC' : ''} ${first.heap.toFixed(1)} → ${last.heap.toFixed(1)} MiB (${last.heap - first.heap >= 0 ? '+' : ''}${(last.heap - first.heap).toFixed(1)} MiB, slope ${slope.toFixed(2)} MiB/min)`,
   );
 
   const stored = await local.gateway.database.pool.query<{ n: string }>("SELECT count(*) AS n FROM events WHERE dataset_id LIKE 'soak-%'");

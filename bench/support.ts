@@ -53,7 +53,10 @@ export function record(value: unknown): Record<string, unknown> | undefined {
 }
 
 export function loadAverage(): string {
-  return os.loadavg().map((load) => formatNumber(load, 2)).join(' ');
+  return os
+    .loadavg()
+    .map((load) => formatNumber(load, 2))
+    .join(' ');
 }
 
 /** The machine the figures come from, logged first. */

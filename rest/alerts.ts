@@ -1,7 +1,40 @@
 // REST entries for alerting (contract 4.6 and the original's extra /alerts/v1 routes). These take no
 // request envelope: the body is the object itself. Responses use the standard envelope. Each entry
 // runs a GraphQL operation; aliases in the selection give the original's field names.
-import type { RestCreateChannelMutation, RestCreateChannelMutationVariables, RestCreateMetricAliasMutation, RestCreateMetricAliasMutationVariables, RestCreateSilenceMutation, RestCreateSilenceMutationVariables, RestDeleteChannelMutation, RestDeleteChannelMutationVariables, RestDeleteMetricAliasMutation, RestDeleteMetricAliasMutationVariables, RestDeleteSilenceMutation, RestDeleteSilenceMutationVariables, RestListChannelsQuery, RestListChannelsQueryVariables, RestListMetricAliasesQuery, RestListMetricAliasesQueryVariables, RestListSilencesQuery, RestListSilencesQueryVariables, RestReadChannelQuery, RestReadChannelQueryVariables, RestReadMetricAliasQuery, RestReadMetricAliasQueryVariables, RestReadSilenceQuery, RestReadSilenceQueryVariables, RestTestChannelMutation, RestTestChannelMutationVariables, RestUpdateChannelMutation, RestUpdateChannelMutationVariables, RestUpdateMetricAliasMutation, RestUpdateMetricAliasMutationVariables, RestUpdateSilenceMutation, RestUpdateSilenceMutationVariables } from '../src/generated/rest-operations.js';
+import type {
+  RestCreateChannelMutation,
+  RestCreateChannelMutationVariables,
+  RestCreateMetricAliasMutation,
+  RestCreateMetricAliasMutationVariables,
+  RestCreateSilenceMutation,
+  RestCreateSilenceMutationVariables,
+  RestDeleteChannelMutation,
+  RestDeleteChannelMutationVariables,
+  RestDeleteMetricAliasMutation,
+  RestDeleteMetricAliasMutationVariables,
+  RestDeleteSilenceMutation,
+  RestDeleteSilenceMutationVariables,
+  RestListChannelsQuery,
+  RestListChannelsQueryVariables,
+  RestListMetricAliasesQuery,
+  RestListMetricAliasesQueryVariables,
+  RestListSilencesQuery,
+  RestListSilencesQueryVariables,
+  RestReadChannelQuery,
+  RestReadChannelQueryVariables,
+  RestReadMetricAliasQuery,
+  RestReadMetricAliasQueryVariables,
+  RestReadSilenceQuery,
+  RestReadSilenceQueryVariables,
+  RestTestChannelMutation,
+  RestTestChannelMutationVariables,
+  RestUpdateChannelMutation,
+  RestUpdateChannelMutationVariables,
+  RestUpdateMetricAliasMutation,
+  RestUpdateMetricAliasMutationVariables,
+  RestUpdateSilenceMutation,
+  RestUpdateSilenceMutationVariables,
+} from '../src/generated/rest-operations.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
 import {
   COMMENT_MAX_LENGTH,
@@ -56,33 +89,56 @@ function searchSchema(filters: JsonSchema): JsonSchema {
 // ---------------------------------------------------------------------------------------------
 // Mapping
 
-const SILENCE_FIELDS = /* GraphQL */ `fragment RestSilenceFields on Silence {
-  id
-  alert_id: alertId
-  manager
-  manager_silence_id: managerSilenceId
-  start_time: startDate
-  end_time: endDate
-  state
-  comment
-  created_by: createdBy
-  updated_by: updatedBy
-  createdAt
-  updatedAt
-}`;
+const SILENCE_FIELDS = /* GraphQL */ `
+  fragment RestSilenceFields on Silence {
+    id
+    alert_id: alertId
+    manager
+    manager_silence_id: managerSilenceId
+    start_time: startDate
+    end_time: endDate
+    state
+    comment
+    created_by: createdBy
+    updated_by: updatedBy
+    createdAt
+    updatedAt
+  }
+`;
 
-const ALIAS_FIELDS = /* GraphQL */ `fragment RestMetricAliasFields on MetricAlias {
-id alias component subComponent metric context created_by: createdBy updated_by: updatedBy createdAt updatedAt
-}`;
+const ALIAS_FIELDS = /* GraphQL */ `
+  fragment RestMetricAliasFields on MetricAlias {
+    id
+    alias
+    component
+    subComponent
+    metric
+    context
+    created_by: createdBy
+    updated_by: updatedBy
+    createdAt
+    updatedAt
+  }
+`;
 
-const CHANNEL_FIELDS = /* GraphQL */ `fragment RestChannelFields on NotificationChannel {
-  id manager name type
-  config { recipientAddresses subject message webhookUrl }
-  created_by: createdBy
-  updated_by: updatedBy
-  createdAt
-  updatedAt
-}`;
+const CHANNEL_FIELDS = /* GraphQL */ `
+  fragment RestChannelFields on NotificationChannel {
+    id
+    manager
+    name
+    type
+    config {
+      recipientAddresses
+      subject
+      message
+      webhookUrl
+    }
+    created_by: createdBy
+    updated_by: updatedBy
+    createdAt
+    updatedAt
+  }
+`;
 
 type Row = Record<string, unknown>;
 
@@ -91,7 +147,7 @@ const channelTypeName = (value: unknown) => (typeof value === 'string' ? enumNam
 
 /** GraphQL spells enum values in capitals; the original in lower case. */
 function lowerFields(row: Row, fields: string[]): Row {
-  return { ...row, ...Object.fromEntries(fields.map((field) => [field, typeof row[field] === 'string' ? (row[field]).toLowerCase() : row[field]])) };
+  return { ...row, ...Object.fromEntries(fields.map((field) => [field, typeof row[field] === 'string' ? row[field].toLowerCase() : row[field]])) };
 }
 
 const restSilence = (row: Row) => lowerFields(row, ['manager', 'state']);
@@ -108,7 +164,7 @@ function body<T>(input: RestInput): T {
 
 /** The criteria of a search body, wrapped in `request` or not. */
 function criteria(input: RestInput): { filters?: Record<string, string | undefined>; limit?: number; offset?: number } {
-  return (input.body.request ?? input.body);
+  return input.body.request ?? input.body;
 }
 
 function pageVariables(search: { limit?: number | string; offset?: number | string }) {
@@ -150,7 +206,15 @@ export const alertEndpoints = [
       required: ['startDate', 'endDate', 'alertId', 'manager'],
       additionalProperties: false,
     },
-    operation: /* GraphQL */ `mutation RestCreateSilence($input: CreateSilenceInput!) { createSilence(input: $input) { silence { id } } }`,
+    operation: /* GraphQL */ `
+      mutation RestCreateSilence($input: CreateSilenceInput!) {
+        createSilence(input: $input) {
+          silence {
+            id
+          }
+        }
+      }
+    `,
     variables: (input) => {
       const b = body<{ alertId: string; manager: string; startDate: string; endDate: string; comment?: string }>(input);
       return { input: { alertId: b.alertId, manager: managerName(b.manager)!, startDate: b.startDate, endDate: b.endDate, comment: b.comment ?? null } };
@@ -175,9 +239,19 @@ export const alertEndpoints = [
       },
       additionalProperties: false,
     },
-    operation: withFragment(/* GraphQL */ `query RestListSilences($filter: SilenceFilter, $first: Int, $after: String) {
-      silences(filter: $filter, first: $first, after: $after) { totalCount nodes { ...RestSilenceFields } }
-    }`, SILENCE_FIELDS),
+    operation: withFragment(
+      /* GraphQL */ `
+        query RestListSilences($filter: SilenceFilter, $first: Int, $after: String) {
+          silences(filter: $filter, first: $first, after: $after) {
+            totalCount
+            nodes {
+              ...RestSilenceFields
+            }
+          }
+        }
+      `,
+      SILENCE_FIELDS,
+    ),
     variables: (input) => ({
       filter: { alertId: typeof input.query.alertId === 'string' ? input.query.alertId : null, manager: managerName(input.query.manager) },
       ...pageVariables(input.query),
@@ -197,7 +271,16 @@ export const alertEndpoints = [
     invalidInputCode: 'SILENCE_INVALID_INPUT',
     errorCodes: ['SILENCE_NOT_FOUND', 'SILENCE_CONFLICT', 'ALERT_MANAGER_FAILED'],
     pathSchema: idPath,
-    operation: withFragment(/* GraphQL */ `query RestReadSilence($id: ID!) { silence(id: $id) { ...RestSilenceFields } }`, SILENCE_FIELDS),
+    operation: withFragment(
+      /* GraphQL */ `
+        query RestReadSilence($id: ID!) {
+          silence(id: $id) {
+            ...RestSilenceFields
+          }
+        }
+      `,
+      SILENCE_FIELDS,
+    ),
     variables: (input) => ({ id: pathParam(input, 'id') }),
     result: (data) => restSilence(data.silence as Row),
   }),
@@ -217,7 +300,15 @@ export const alertEndpoints = [
       minProperties: 1,
       additionalProperties: false,
     },
-    operation: /* GraphQL */ `mutation RestUpdateSilence($id: ID!, $input: UpdateSilenceInput!) { updateSilence(id: $id, input: $input) { silence { id } } }`,
+    operation: /* GraphQL */ `
+      mutation RestUpdateSilence($id: ID!, $input: UpdateSilenceInput!) {
+        updateSilence(id: $id, input: $input) {
+          silence {
+            id
+          }
+        }
+      }
+    `,
     variables: (input) => {
       const b = body<{ startDate?: string; startTime?: string; endDate?: string; endTime?: string }>(input);
       return { id: pathParam(input, 'id'), input: { startDate: b.startDate ?? b.startTime ?? null, endDate: b.endDate ?? b.endTime ?? null } };
@@ -233,7 +324,13 @@ export const alertEndpoints = [
     invalidInputCode: 'SILENCE_INVALID_INPUT',
     errorCodes: ['SILENCE_NOT_FOUND', 'SILENCE_CONFLICT', 'ALERT_MANAGER_FAILED'],
     pathSchema: idPath,
-    operation: /* GraphQL */ `mutation RestDeleteSilence($id: ID!) { deleteSilence(id: $id) { id } }`,
+    operation: /* GraphQL */ `
+      mutation RestDeleteSilence($id: ID!) {
+        deleteSilence(id: $id) {
+          id
+        }
+      }
+    `,
     variables: (input) => ({ id: pathParam(input, 'id') }),
     result: (data) => ({ id: (data.deleteSilence as Row).id }),
   }),
@@ -259,7 +356,15 @@ export const alertEndpoints = [
       required: ['alias', 'component', 'metric'],
       additionalProperties: false,
     },
-    operation: /* GraphQL */ `mutation RestCreateMetricAlias($input: CreateMetricAliasInput!) { createMetricAlias(input: $input) { metricAlias { id } } }`,
+    operation: /* GraphQL */ `
+      mutation RestCreateMetricAlias($input: CreateMetricAliasInput!) {
+        createMetricAlias(input: $input) {
+          metricAlias {
+            id
+          }
+        }
+      }
+    `,
     variables: (input) => {
       const b = body<{ alias: string; component: string; metric: string; subComponent?: string; context?: unknown }>(input);
       return { input: { alias: b.alias, component: b.component, metric: b.metric, subComponent: b.subComponent ?? null, context: b.context ?? null } };
@@ -279,9 +384,19 @@ export const alertEndpoints = [
       properties: { component: { type: 'string', maxLength: COMPONENT_MAX_LENGTH }, subComponent: { type: 'string', maxLength: NAME_MAX_LENGTH } },
       additionalProperties: false,
     }),
-    operation: withFragment(/* GraphQL */ `query RestListMetricAliases($filter: MetricAliasFilter, $first: Int, $after: String) {
-      metricAliases(filter: $filter, first: $first, after: $after) { totalCount nodes { ...RestMetricAliasFields } }
-    }`, ALIAS_FIELDS),
+    operation: withFragment(
+      /* GraphQL */ `
+        query RestListMetricAliases($filter: MetricAliasFilter, $first: Int, $after: String) {
+          metricAliases(filter: $filter, first: $first, after: $after) {
+            totalCount
+            nodes {
+              ...RestMetricAliasFields
+            }
+          }
+        }
+      `,
+      ALIAS_FIELDS,
+    ),
     variables: (input) => {
       const search = criteria(input);
       return { filter: { component: search.filters?.component ?? null, subComponent: search.filters?.subComponent ?? null }, ...pageVariables(search) };
@@ -300,7 +415,16 @@ export const alertEndpoints = [
     invalidInputCode: 'METRIC_ALIAS_INVALID_INPUT',
     errorCodes: ['METRIC_ALIAS_ALREADY_EXISTS', 'METRIC_ALIAS_NOT_FOUND'],
     pathSchema: idPath,
-    operation: withFragment(/* GraphQL */ `query RestReadMetricAlias($id: ID!) { metricAlias(id: $id) { ...RestMetricAliasFields } }`, ALIAS_FIELDS),
+    operation: withFragment(
+      /* GraphQL */ `
+        query RestReadMetricAlias($id: ID!) {
+          metricAlias(id: $id) {
+            ...RestMetricAliasFields
+          }
+        }
+      `,
+      ALIAS_FIELDS,
+    ),
     variables: (input) => ({ id: pathParam(input, 'id') }),
     result: (data) => data.metricAlias,
   }),
@@ -325,7 +449,15 @@ export const alertEndpoints = [
       minProperties: 1,
       additionalProperties: false,
     },
-    operation: /* GraphQL */ `mutation RestUpdateMetricAlias($id: ID!, $input: UpdateMetricAliasInput!) { updateMetricAlias(id: $id, input: $input) { metricAlias { id } } }`,
+    operation: /* GraphQL */ `
+      mutation RestUpdateMetricAlias($id: ID!, $input: UpdateMetricAliasInput!) {
+        updateMetricAlias(id: $id, input: $input) {
+          metricAlias {
+            id
+          }
+        }
+      }
+    `,
     // Only the keys given reach GraphQL, so an absent subComponent or context is left as it is.
     variables: (input) => ({ id: pathParam(input, 'id'), input: body(input) }),
     result: idResult('updateMetricAlias', 'metricAlias'),
@@ -339,7 +471,13 @@ export const alertEndpoints = [
     invalidInputCode: 'METRIC_ALIAS_INVALID_INPUT',
     errorCodes: ['METRIC_ALIAS_ALREADY_EXISTS', 'METRIC_ALIAS_NOT_FOUND'],
     pathSchema: idPath,
-    operation: /* GraphQL */ `mutation RestDeleteMetricAlias($id: ID!) { deleteMetricAlias(id: $id) { id } }`,
+    operation: /* GraphQL */ `
+      mutation RestDeleteMetricAlias($id: ID!) {
+        deleteMetricAlias(id: $id) {
+          id
+        }
+      }
+    `,
     variables: (input) => ({ id: pathParam(input, 'id') }),
     result: (data) => ({ id: (data.deleteMetricAlias as Row).id }),
   }),
@@ -354,7 +492,15 @@ export const alertEndpoints = [
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
     errorCodes: ['NOTIFICATION_CHANNEL_ALREADY_EXISTS', 'NOTIFICATION_CHANNEL_NOT_FOUND', 'ALERT_MANAGER_FAILED', 'NOTIFICATION_FAILED'],
     bodySchema: channel,
-    operation: /* GraphQL */ `mutation RestCreateChannel($input: CreateNotificationChannelInput!) { createNotificationChannel(input: $input) { channel { id } } }`,
+    operation: /* GraphQL */ `
+      mutation RestCreateChannel($input: CreateNotificationChannelInput!) {
+        createNotificationChannel(input: $input) {
+          channel {
+            id
+          }
+        }
+      }
+    `,
     variables: (input) => ({ input: channelInput(body<ChannelBody>(input)) }),
     result: idResult('createNotificationChannel', 'channel'),
   }),
@@ -367,9 +513,19 @@ export const alertEndpoints = [
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
     errorCodes: ['NOTIFICATION_CHANNEL_ALREADY_EXISTS', 'NOTIFICATION_CHANNEL_NOT_FOUND', 'ALERT_MANAGER_FAILED', 'NOTIFICATION_FAILED'],
     bodySchema: searchSchema({ type: 'object', properties: { manager, type: channelType }, additionalProperties: false }),
-    operation: withFragment(/* GraphQL */ `query RestListChannels($filter: NotificationChannelFilter, $first: Int, $after: String) {
-      notificationChannels(filter: $filter, first: $first, after: $after) { totalCount nodes { ...RestChannelFields } }
-    }`, CHANNEL_FIELDS),
+    operation: withFragment(
+      /* GraphQL */ `
+        query RestListChannels($filter: NotificationChannelFilter, $first: Int, $after: String) {
+          notificationChannels(filter: $filter, first: $first, after: $after) {
+            totalCount
+            nodes {
+              ...RestChannelFields
+            }
+          }
+        }
+      `,
+      CHANNEL_FIELDS,
+    ),
     variables: (input) => {
       const search = criteria(input);
       return { filter: { manager: managerName(search.filters?.manager), type: channelTypeName(search.filters?.type) }, ...pageVariables(search) };
@@ -388,7 +544,16 @@ export const alertEndpoints = [
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
     errorCodes: ['NOTIFICATION_CHANNEL_ALREADY_EXISTS', 'NOTIFICATION_CHANNEL_NOT_FOUND', 'ALERT_MANAGER_FAILED', 'NOTIFICATION_FAILED'],
     pathSchema: idPath,
-    operation: withFragment(/* GraphQL */ `query RestReadChannel($id: ID!) { notificationChannel(id: $id) { ...RestChannelFields } }`, CHANNEL_FIELDS),
+    operation: withFragment(
+      /* GraphQL */ `
+        query RestReadChannel($id: ID!) {
+          notificationChannel(id: $id) {
+            ...RestChannelFields
+          }
+        }
+      `,
+      CHANNEL_FIELDS,
+    ),
     variables: (input) => ({ id: pathParam(input, 'id') }),
     result: (data) => restChannel(data.notificationChannel as Row),
   }),
@@ -402,7 +567,15 @@ export const alertEndpoints = [
     errorCodes: ['NOTIFICATION_CHANNEL_ALREADY_EXISTS', 'NOTIFICATION_CHANNEL_NOT_FOUND', 'ALERT_MANAGER_FAILED', 'NOTIFICATION_FAILED'],
     pathSchema: idPath,
     bodySchema: { type: 'object', properties: { name, type: channelType, config: channelConfig }, minProperties: 1, additionalProperties: false },
-    operation: /* GraphQL */ `mutation RestUpdateChannel($id: ID!, $input: UpdateNotificationChannelInput!) { updateNotificationChannel(id: $id, input: $input) { channel { id } } }`,
+    operation: /* GraphQL */ `
+      mutation RestUpdateChannel($id: ID!, $input: UpdateNotificationChannelInput!) {
+        updateNotificationChannel(id: $id, input: $input) {
+          channel {
+            id
+          }
+        }
+      }
+    `,
     variables: (input) => {
       const b = body<{ name?: string; type?: string; config?: Record<string, string> }>(input);
       return { id: pathParam(input, 'id'), input: { name: b.name ?? null, type: channelTypeName(b.type), config: b.config ?? null } };
@@ -418,7 +591,13 @@ export const alertEndpoints = [
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
     errorCodes: ['NOTIFICATION_CHANNEL_ALREADY_EXISTS', 'NOTIFICATION_CHANNEL_NOT_FOUND', 'ALERT_MANAGER_FAILED', 'NOTIFICATION_FAILED'],
     pathSchema: idPath,
-    operation: /* GraphQL */ `mutation RestDeleteChannel($id: ID!) { deleteNotificationChannel(id: $id) { id } }`,
+    operation: /* GraphQL */ `
+      mutation RestDeleteChannel($id: ID!) {
+        deleteNotificationChannel(id: $id) {
+          id
+        }
+      }
+    `,
     variables: (input) => ({ id: pathParam(input, 'id') }),
     result: (data) => ({ id: (data.deleteNotificationChannel as Row).id }),
   }),
@@ -459,9 +638,16 @@ export const alertEndpoints = [
       required: ['payload'],
       additionalProperties: false,
     },
-    operation: /* GraphQL */ `mutation RestTestChannel($input: TestNotificationChannelInput!) {
-      testNotificationChannel(input: $input) { status transport response channelId }
-    }`,
+    operation: /* GraphQL */ `
+      mutation RestTestChannel($input: TestNotificationChannelInput!) {
+        testNotificationChannel(input: $input) {
+          status
+          transport
+          response
+          channelId
+        }
+      }
+    `,
     variables: (input) => {
       const { message, payload } = body<{ message?: string; payload: ChannelBody & { id?: string } }>(input);
       return { input: { message: message ?? null, channelId: payload.id ?? null, channel: payload.id ? null : channelInput(payload) } };

@@ -1,7 +1,14 @@
 // REST entries for connectors (contract 4.4). Each runs a GraphQL operation; aliases in the
 // selection give the contract's snake_case field names, and enum values are spelled back the way
 // the contract spells them (Live, Database).
-import type { RestListConnectorsQuery, RestListConnectorsQueryVariables, RestReadConnectorQuery, RestReadConnectorQueryVariables, RestRegisterConnectorMutation, RestRegisterConnectorMutationVariables } from '../src/generated/rest-operations.js';
+import type {
+  RestListConnectorsQuery,
+  RestListConnectorsQueryVariables,
+  RestReadConnectorQuery,
+  RestReadConnectorQueryVariables,
+  RestRegisterConnectorMutation,
+  RestRegisterConnectorMutationVariables,
+} from '../src/generated/rest-operations.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
 import { withFragment } from './fragments.js';
 import { CONNECTOR_CATEGORY_VALUES, CONNECTOR_STATUS_VALUES } from '../src/modules/connectors/types.js';
@@ -9,26 +16,27 @@ import { domainValue, domainValues, enumName } from './enum-names.js';
 import { defineEndpoint, isEditMode, pathParam, requestOf } from './table.js';
 import { envelopeSchema } from './validation.js';
 
-
 /** Fields of both list and read results (contract 2.4). */
-const COMMON_FIELDS = /* GraphQL */ `fragment RestConnectorFields on Connector {
-  id
-  connector_id: connectorId
-  name
-  type
-  category
-  version
-  description
-  licence
-  owner
-  iconurl: iconUrl
-  status
-  created_by: createdBy
-  updated_by: updatedBy
-  created_date: createdAt
-  updated_date: updatedAt
-  live_date: liveAt
-}`;
+const COMMON_FIELDS = /* GraphQL */ `
+  fragment RestConnectorFields on Connector {
+    id
+    connector_id: connectorId
+    name
+    type
+    category
+    version
+    description
+    licence
+    owner
+    iconurl: iconUrl
+    status
+    created_by: createdBy
+    updated_by: updatedBy
+    created_date: createdAt
+    updated_date: updatedAt
+    live_date: liveAt
+  }
+`;
 
 type ConnectorData = Record<string, unknown> & { status: string; category: string };
 
@@ -65,9 +73,21 @@ export const connectorEndpoints = [
       },
       { requestRequired: false },
     ),
-    operation: withFragment(/* GraphQL */ `query RestListConnectors($filter: ConnectorFilter, $first: Int, $after: String) {
-      connectors(filter: $filter, first: $first, after: $after) { totalCount nodes { ...RestConnectorFields technology runtime } }
-    }`, COMMON_FIELDS),
+    operation: withFragment(
+      /* GraphQL */ `
+        query RestListConnectors($filter: ConnectorFilter, $first: Int, $after: String) {
+          connectors(filter: $filter, first: $first, after: $after) {
+            totalCount
+            nodes {
+              ...RestConnectorFields
+              technology
+              runtime
+            }
+          }
+        }
+      `,
+      COMMON_FIELDS,
+    ),
     variables: (input) => {
       const r = requestOf<{ filters?: { status?: string[]; category?: string[] }; limit?: number; offset?: number }>(input);
       const statuses = r.filters?.status;
@@ -98,7 +118,17 @@ export const connectorEndpoints = [
     errorCodes: ['CONNECTOR_NOT_FOUND'],
     pathSchema: { type: 'object', properties: { connector_id: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['connector_id'] },
     querySchema: { type: 'object', properties: { mode: { type: 'string', maxLength: 20 } } },
-    operation: withFragment(/* GraphQL */ `query RestReadConnector($id: ID!, $status: ConnectorStatus) { connector(id: $id, status: $status) { ...RestConnectorFields ui_spec: uiSpec } }`, COMMON_FIELDS),
+    operation: withFragment(
+      /* GraphQL */ `
+        query RestReadConnector($id: ID!, $status: ConnectorStatus) {
+          connector(id: $id, status: $status) {
+            ...RestConnectorFields
+            ui_spec: uiSpec
+          }
+        }
+      `,
+      COMMON_FIELDS,
+    ),
     // mode=edit reads the Draft version, anything else the Live one.
     variables: (input) => ({ id: pathParam(input, 'connector_id'), status: isEditMode(input) ? 'DRAFT' : 'LIVE' }),
     result: (data) => restConnector(data.connector as ConnectorData),
@@ -112,8 +142,14 @@ export const connectorEndpoints = [
     invalidInputCode: 'FAILED_TO_UPLOAD',
     errorCodes: ['FAILED_TO_REGISTER_CONNECTOR'],
     multipart: true,
-    operation: /* GraphQL */ `mutation RestRegisterConnector($file: Upload!) { registerConnector(file: $file) { message } }`,
+    operation: /* GraphQL */ `
+      mutation RestRegisterConnector($file: Upload!) {
+        registerConnector(file: $file) {
+          message
+        }
+      }
+    `,
     variables: (input) => ({ file: input.file as RestRegisterConnectorMutationVariables['file'] }),
-    result: (data) => ({ message: (data.registerConnector).message }),
+    result: (data) => ({ message: data.registerConnector.message }),
   }),
 ];

@@ -1,5 +1,12 @@
 // REST entries for ad-hoc data queries (the original's data-out API and its SQL endpoint for BI tools).
-import type { RestDatasetExhaustQuery, RestDatasetExhaustQueryVariables, RestQueryDatasetQuery, RestQueryDatasetQueryVariables, RestSqlQueryQuery, RestSqlQueryQueryVariables } from '../src/generated/rest-operations.js';
+import type {
+  RestDatasetExhaustQuery,
+  RestDatasetExhaustQueryVariables,
+  RestQueryDatasetQuery,
+  RestQueryDatasetQueryVariables,
+  RestSqlQueryQuery,
+  RestSqlQueryQueryVariables,
+} from '../src/generated/rest-operations.js';
 import { DATASET_ID_MAX_LENGTH } from '../src/modules/datasets/definition.js';
 import { MAX_SQL_LENGTH } from '../src/modules/data-access/service.js';
 import { EXHAUST_TYPE_VALUES } from '../src/modules/data-access/types.js';
@@ -30,9 +37,11 @@ export const dataAccessEndpoints = [
       required: ['query'],
       additionalProperties: false,
     },
-    operation: /* GraphQL */ `query RestQueryDataset($dataset: String!, $query: JSON!, $aggregationLevel: AggregationLevel) {
-      queryDataset(dataset: $dataset, query: $query, aggregationLevel: $aggregationLevel)
-    }`,
+    operation: /* GraphQL */ `
+      query RestQueryDataset($dataset: String!, $query: JSON!, $aggregationLevel: AggregationLevel) {
+        queryDataset(dataset: $dataset, query: $query, aggregationLevel: $aggregationLevel)
+      }
+    `,
     variables: (input) => {
       const level = (input.body.context as { aggregationLevel?: string } | undefined)?.aggregationLevel;
       return { dataset: pathParam(input, 'dataset_id'), query: input.body.query, aggregationLevel: level ? enumName(AGGREGATION_LEVEL_VALUES, level) : null };
@@ -60,7 +69,11 @@ export const dataAccessEndpoints = [
       additionalProperties: false,
     },
     bareResult: true,
-    operation: /* GraphQL */ `query RestSqlQuery($query: String!) { sqlQuery(query: $query) }`,
+    operation: /* GraphQL */ `
+      query RestSqlQuery($query: String!) {
+        sqlQuery(query: $query)
+      }
+    `,
     variables: (input) => ({ query: input.body.query as string }),
     result: (data) => data.sqlQuery,
   }),
@@ -82,11 +95,20 @@ export const dataAccessEndpoints = [
         since: { type: 'string', maxLength: 20 },
       },
     },
-    operation: /* GraphQL */ `query RestDatasetExhaust($datasetId: ID!, $type: ExhaustType, $from: String, $to: String, $since: String) {
-      datasetExhaust(datasetId: $datasetId, type: $type, from: $from, to: $to, since: $since) { expiresAt files days { day files } }
-    }`,
+    operation: /* GraphQL */ `
+      query RestDatasetExhaust($datasetId: ID!, $type: ExhaustType, $from: String, $to: String, $since: String) {
+        datasetExhaust(datasetId: $datasetId, type: $type, from: $from, to: $to, since: $since) {
+          expiresAt
+          files
+          days {
+            day
+            files
+          }
+        }
+      }
+    `,
     variables: (input) => {
-      const text = (name: string) => (typeof input.query[name] === 'string' ? (input.query[name]) : null);
+      const text = (name: string) => (typeof input.query[name] === 'string' ? input.query[name] : null);
       const type = text('type');
       return { datasetId: pathParam(input, 'dataset_id'), type: type ? enumName(EXHAUST_TYPE_VALUES, type) : null, from: text('from'), to: text('to'), since: text('since') };
     },

@@ -49,17 +49,36 @@ export const dataschemaEndpoints = [
       },
       { requestRequired: true },
     ),
-    operation: /* GraphQL */ `query RestInferSchema($samples: [JSON!]!, $dataset: String!) {
-      inferSchema(samples: $samples, dataset: $dataset) {
-        schema
-        configurations {
-          indexConfiguration { index { label path } rollupSuggestions { field path cardinality index } }
-          processing { dedupKeys dropDuplicates }
+    operation: /* GraphQL */ `
+      query RestInferSchema($samples: [JSON!]!, $dataset: String!) {
+        inferSchema(samples: $samples, dataset: $dataset) {
+          schema
+          configurations {
+            indexConfiguration {
+              index {
+                label
+                path
+              }
+              rollupSuggestions {
+                field
+                path
+                cardinality
+                index
+              }
+            }
+            processing {
+              dedupKeys
+              dropDuplicates
+            }
+          }
+          dataMappings
+          removedKeys {
+            key
+            value
+          }
         }
-        dataMappings
-        removedKeys { key value }
       }
-    }`,
+    `,
     variables: (input) => ({ samples: request(input).data, dataset: request(input).config.dataset }),
     result: (data) => {
       const inferred = data.inferSchema as InferredData;

@@ -1,6 +1,31 @@
 // REST entries for datasets (contract 4.1). Each runs a GraphQL operation; the record itself comes
 // from `Dataset.definition`, which already speaks the contract's snake_case shape.
-import type { RestCopyDatasetMutation, RestCopyDatasetMutationVariables, RestCreateDatasetMutation, RestCreateDatasetMutationVariables, RestEditDatasetMutation, RestEditDatasetMutationVariables, RestExportDatasetQuery, RestExportDatasetQueryVariables, RestImportDatasetMutation, RestImportDatasetMutationVariables, RestListDatasetsQuery, RestListDatasetsQueryVariables, RestListDatasourcesQuery, RestListDatasourcesQueryVariables, RestReadDatasetQuery, RestReadDatasetQueryVariables, RestResetDatasetMutation, RestResetDatasetMutationVariables, RestSetDatasetAliasMutation, RestSetDatasetAliasMutationVariables, RestTransitionDatasetMutation, RestTransitionDatasetMutationVariables, RestUpdateDatasetMutation, RestUpdateDatasetMutationVariables } from '../src/generated/rest-operations.js';
+import type {
+  RestCopyDatasetMutation,
+  RestCopyDatasetMutationVariables,
+  RestCreateDatasetMutation,
+  RestCreateDatasetMutationVariables,
+  RestEditDatasetMutation,
+  RestEditDatasetMutationVariables,
+  RestExportDatasetQuery,
+  RestExportDatasetQueryVariables,
+  RestImportDatasetMutation,
+  RestImportDatasetMutationVariables,
+  RestListDatasetsQuery,
+  RestListDatasetsQueryVariables,
+  RestListDatasourcesQuery,
+  RestListDatasourcesQueryVariables,
+  RestReadDatasetQuery,
+  RestReadDatasetQueryVariables,
+  RestResetDatasetMutation,
+  RestResetDatasetMutationVariables,
+  RestSetDatasetAliasMutation,
+  RestSetDatasetAliasMutationVariables,
+  RestTransitionDatasetMutation,
+  RestTransitionDatasetMutationVariables,
+  RestUpdateDatasetMutation,
+  RestUpdateDatasetMutationVariables,
+} from '../src/generated/rest-operations.js';
 import { DATASET_ID_MAX_LENGTH, DATASET_ID_PATTERN, DEFAULT_LIVE_READ_FIELDS } from '../src/modules/datasets/definition.js';
 import { CREATE_REQUEST_SCHEMA, UPDATE_REQUEST_SCHEMA } from '../src/modules/datasets/drafting.js';
 import { CHANGE_ACTION_VALUES, DATASET_STATUS_VALUES, DATASET_TRANSITION_VALUES, DATASET_TYPE_VALUES, RESET_CATEGORY_VALUES } from '../src/modules/datasets/types.js';
@@ -79,7 +104,10 @@ function itemChanges<T = unknown>(list: unknown): { action: keyof typeof CHANGE_
 
 function fieldList(value: unknown): string[] | null {
   if (typeof value !== 'string' || value.trim() === '') return null;
-  return value.split(',').map((field) => field.trim()).filter(Boolean);
+  return value
+    .split(',')
+    .map((field) => field.trim())
+    .filter(Boolean);
 }
 
 export const datasetEndpoints = [
@@ -93,9 +121,16 @@ export const datasetEndpoints = [
     querySchema: { type: 'object', properties: { overwrite: { type: 'string', enum: ['true', 'false'] } } },
     // The definition itself is checked by the service (the same check GraphQL gets).
     bodySchema: envelopeSchema('api.datasets.import', { type: 'object' }, { requestRequired: true }),
-    operation: /* GraphQL */ `mutation RestImportDataset($definition: JSON!, $overwrite: Boolean) {
-      importDataset(definition: $definition, overwrite: $overwrite) { id versionKey message ignoredFields }
-    }`,
+    operation: /* GraphQL */ `
+      mutation RestImportDataset($definition: JSON!, $overwrite: Boolean) {
+        importDataset(definition: $definition, overwrite: $overwrite) {
+          id
+          versionKey
+          message
+          ignoredFields
+        }
+      }
+    `,
     variables: (input) => ({ definition: input.body.request, overwrite: input.query.overwrite !== 'false' }),
     result: (data) => {
       const imported = data.importDataset;
@@ -125,10 +160,20 @@ export const datasetEndpoints = [
       },
     },
     operation: {
-      read: /* GraphQL */ `query RestReadDataset($id: ID!, $status: DatasetStatus, $fields: [String!]) {
-        dataset(id: $id, status: $status) { definition(fields: $fields) }
-      }`,
-      edit: /* GraphQL */ `mutation RestEditDataset($id: ID!, $fields: [String!]) { editDataset(id: $id) { definition(fields: $fields) } }`,
+      read: /* GraphQL */ `
+        query RestReadDataset($id: ID!, $status: DatasetStatus, $fields: [String!]) {
+          dataset(id: $id, status: $status) {
+            definition(fields: $fields)
+          }
+        }
+      `,
+      edit: /* GraphQL */ `
+        mutation RestEditDataset($id: ID!, $fields: [String!]) {
+          editDataset(id: $id) {
+            definition(fields: $fields)
+          }
+        }
+      `,
     },
     chooseOperation: (input) => (isEditMode(input) ? 'edit' : 'read'),
     // mode=edit makes a draft from Live: a write, which a read-only role may not do.
@@ -179,9 +224,16 @@ export const datasetEndpoints = [
       },
       { requestRequired: false },
     ),
-    operation: /* GraphQL */ `query RestListDatasets($filter: DatasetFilter, $first: Int, $after: String) {
-      datasets(filter: $filter, first: $first, after: $after) { totalCount nodes { listRecord } }
-    }`,
+    operation: /* GraphQL */ `
+      query RestListDatasets($filter: DatasetFilter, $first: Int, $after: String) {
+        datasets(filter: $filter, first: $first, after: $after) {
+          totalCount
+          nodes {
+            listRecord
+          }
+        }
+      }
+    `,
     variables: (input) => {
       const r = requestOf<{ filters?: { status?: string | string[]; type?: string }; limit?: number; offset?: number }>(input);
       const statuses = r.filters?.status === undefined ? null : [r.filters.status].flat().map(status);
@@ -219,7 +271,16 @@ export const datasetEndpoints = [
       },
       { requestRequired: true },
     ),
-    operation: /* GraphQL */ `mutation RestCopyDataset($input: CopyDatasetInput!) { copyDataset(input: $input) { message dataset { id } } }`,
+    operation: /* GraphQL */ `
+      mutation RestCopyDataset($input: CopyDatasetInput!) {
+        copyDataset(input: $input) {
+          message
+          dataset {
+            id
+          }
+        }
+      }
+    `,
     variables: (input) => {
       const r = requestOf<{ source: { datasetId: string; isLive: boolean }; destination: { datasetId: string } }>(input);
       return { input: { sourceId: r.source.datasetId, sourceVersion: r.source.isLive ? 'LIVE' : 'DRAFT', destinationId: r.destination.datasetId } };
@@ -236,7 +297,16 @@ export const datasetEndpoints = [
     apiId: 'api.datasets.status-transition',
     summary: 'Move a dataset through its lifecycle',
     invalidInputCode: 'DATASET_STATUS_TRANSITION_INVALID_INPUT',
-    errorCodes: ['DATASET_NOT_FOUND', 'DATASET_LIVE_FAILURE', 'DATASET_READYTOPUBLISH_FAILURE', 'DATASET_RETIRE_FAILURE', 'DATASET_IN_USE', 'DEPENDENT_MASTER_DATA_NOT_LIVE', 'SELF_REFERENCING_MASTER_DATA', 'DATASET_CONFIGS_INVALID'],
+    errorCodes: [
+      'DATASET_NOT_FOUND',
+      'DATASET_LIVE_FAILURE',
+      'DATASET_READYTOPUBLISH_FAILURE',
+      'DATASET_RETIRE_FAILURE',
+      'DATASET_IN_USE',
+      'DEPENDENT_MASTER_DATA_NOT_LIVE',
+      'SELF_REFERENCING_MASTER_DATA',
+      'DATASET_CONFIGS_INVALID',
+    ],
     bodySchema: envelopeSchema(
       'api.datasets.status-transition',
       {
@@ -247,7 +317,14 @@ export const datasetEndpoints = [
       },
       { requestRequired: true },
     ),
-    operation: /* GraphQL */ `mutation RestTransitionDataset($id: ID!, $to: DatasetTransition!) { transitionDataset(id: $id, to: $to) { id message } }`,
+    operation: /* GraphQL */ `
+      mutation RestTransitionDataset($id: ID!, $to: DatasetTransition!) {
+        transitionDataset(id: $id, to: $to) {
+          id
+          message
+        }
+      }
+    `,
     variables: (input) => {
       const r = requestOf<{ dataset_id: string; status: string }>(input);
       return { id: r.dataset_id, to: enumName(DATASET_TRANSITION_VALUES, r.status === 'Retire' ? 'Retired' : r.status) };
@@ -267,7 +344,11 @@ export const datasetEndpoints = [
     errorCodes: ['DATASET_NOT_FOUND', 'DATASET_EXPORT_FAILURE'],
     pathSchema: { type: 'object', properties: { dataset_id: datasetId }, required: ['dataset_id'] },
     querySchema: { type: 'object', properties: { status: { type: 'string', enum: STATUSES } } },
-    operation: /* GraphQL */ `query RestExportDataset($id: ID!, $status: DatasetStatus) { exportDataset(id: $id, status: $status) }`,
+    operation: /* GraphQL */ `
+      query RestExportDataset($id: ID!, $status: DatasetStatus) {
+        exportDataset(id: $id, status: $status)
+      }
+    `,
     variables: (input) => ({ id: pathParam(input, 'dataset_id'), status: typeof input.query.status === 'string' ? status(input.query.status) : null }),
     result: (data) => data.exportDataset,
   }),
@@ -280,7 +361,14 @@ export const datasetEndpoints = [
     invalidInputCode: 'DATASET_INVALID_INPUT',
     errorCodes: ['DATASET_EXISTS', 'DATASET_DUPLICATE_DENORM_KEY'],
     bodySchema: envelopeSchema('api.datasets.create', createRequest, { requestRequired: true }),
-    operation: /* GraphQL */ `mutation RestCreateDataset($input: CreateDatasetInput!) { createDataset(input: $input) { id versionKey } }`,
+    operation: /* GraphQL */ `
+      mutation RestCreateDataset($input: CreateDatasetInput!) {
+        createDataset(input: $input) {
+          id
+          versionKey
+        }
+      }
+    `,
     variables: (input) => {
       const r = requestOf<DefinitionSections & { name: string }>(input);
       return {
@@ -308,7 +396,14 @@ export const datasetEndpoints = [
     invalidInputCode: 'DATASET_UPDATE_INPUT_INVALID',
     errorCodes: ['DATASET_UPDATE_NO_FIELDS', 'DATASET_NOT_EXISTS', 'DATASET_OUTDATED', 'DATASET_NOT_IN_DRAFT_STATE_TO_UPDATE', 'DATASET_DUPLICATE_DENORM_KEY'],
     bodySchema: envelopeSchema('api.datasets.update', updateRequest, { requestRequired: true }),
-    operation: /* GraphQL */ `mutation RestUpdateDataset($input: UpdateDatasetInput!) { updateDataset(input: $input) { id versionKey } }`,
+    operation: /* GraphQL */ `
+      mutation RestUpdateDataset($input: UpdateDatasetInput!) {
+        updateDataset(input: $input) {
+          id
+          versionKey
+        }
+      }
+    `,
     variables: (input) => {
       const r = requestOf<DefinitionSections & { version_key: string }>(input);
       const { denorm_fields: denormFields, ...denormSettings } = (r.denorm_config ?? {}) as Record<string, unknown>;
@@ -348,7 +443,14 @@ export const datasetEndpoints = [
       },
       { requestRequired: true },
     ),
-    operation: /* GraphQL */ `mutation RestSetDatasetAlias($id: ID!, $alias: String!, $table: String) { setDatasetAlias(id: $id, alias: $alias, table: $table) { id alias } }`,
+    operation: /* GraphQL */ `
+      mutation RestSetDatasetAlias($id: ID!, $alias: String!, $table: String) {
+        setDatasetAlias(id: $id, alias: $alias, table: $table) {
+          id
+          alias
+        }
+      }
+    `,
     variables: (input) => {
       const r = requestOf<{ dataset_id: string; alias_name: string; table_name?: string }>(input);
       return { id: r.dataset_id, alias: r.alias_name, table: r.table_name ?? null };
@@ -363,7 +465,7 @@ export const datasetEndpoints = [
     method: 'POST',
     path: '/v2/datasets/reset/:dataset_id',
     apiId: 'api.datasets.reset',
-    summary: "Put one side of a Live dataset back: category query remakes its datasource",
+    summary: 'Put one side of a Live dataset back: category query remakes its datasource',
     invalidInputCode: 'DATASET_RESET_INPUT_INVALID',
     errorCodes: ['DATASET_NOT_FOUND'],
     pathSchema: { type: 'object', properties: { dataset_id: datasetId }, required: ['dataset_id'] },
@@ -372,7 +474,13 @@ export const datasetEndpoints = [
       { type: 'object', properties: { category: { type: 'string', enum: ['processing', 'query'] } }, required: ['category'], additionalProperties: false },
       { requestRequired: true },
     ),
-    operation: /* GraphQL */ `mutation RestResetDataset($id: ID!, $category: ResetCategory!) { resetDataset(id: $id, category: $category) { status } }`,
+    operation: /* GraphQL */ `
+      mutation RestResetDataset($id: ID!, $category: ResetCategory!) {
+        resetDataset(id: $id, category: $category) {
+          status
+        }
+      }
+    `,
     variables: (input) => ({ id: pathParam(input, 'dataset_id'), category: enumName(RESET_CATEGORY_VALUES, requestOf<{ category: string }>(input).category) }),
     result: (data) => data.resetDataset,
   }),
@@ -407,9 +515,19 @@ export const datasetEndpoints = [
       },
       { requestRequired: false },
     ),
-    operation: /* GraphQL */ `query RestListDatasources($filter: DatasourceFilter) {
-      datasources(filter: $filter) { datasource datasourceRef datasetId status type alias isPrimary }
-    }`,
+    operation: /* GraphQL */ `
+      query RestListDatasources($filter: DatasourceFilter) {
+        datasources(filter: $filter) {
+          datasource
+          datasourceRef
+          datasetId
+          status
+          type
+          alias
+          isPrimary
+        }
+      }
+    `,
     variables: (input) => {
       const { filters } = requestOf<{ filters?: { status?: string | string[]; type?: string } }>(input);
       // Purged datasources are never kept here: asking only for them lists nothing.

@@ -11,4 +11,15 @@ import { piiEndpoints } from './pii.js';
 import { dataschemaEndpoints } from './dataschema.js';
 import { templateEndpoints } from './templates.js';
 
-export const restEndpoints: readonly RestEndpoint[] = [...templateEndpoints, ...datasetEndpoints, ...dataschemaEndpoints, ...ingestionEndpoints, ...dataAccessEndpoints, ...connectorEndpoints, ...fileEndpoints, ...alertEndpoints, ...piiEndpoints, ...metricsEndpoints];
+export const restEndpoints: readonly RestEndpoint[] = [
+  ...templateEndpoints,
+  ...datasetEndpoints,
+  ...dataschemaEndpoints,
+  ...ingestionEndpoints,
+  ...dataAccessEndpoints,
+  ...connectorEndpoints,
+  ...fileEndpoints,
+  ...alertEndpoints,
+  ...piiEndpoints,
+  ...metricsEndpoints,
+];

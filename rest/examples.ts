@@ -51,8 +51,7 @@ const EVENTS = [
   { id: 'e2', ts: '2026-01-01T11:00:00Z', device: 'sensor-b', temperature: 19 },
 ];
 
-const TEMPLATE_QUERY =
-  'SELECT device, COUNT(*) AS readings FROM {{DATASET}} WHERE __time BETWEEN {{STARTDATE}} AND {{ENDDATE}} GROUP BY device LIMIT {{LIMIT}}';
+const TEMPLATE_QUERY = 'SELECT device, COUNT(*) AS readings FROM {{DATASET}} WHERE __time BETWEEN {{STARTDATE}} AND {{ENDDATE}} GROUP BY device LIMIT {{LIMIT}}';
 
 const EMAIL_CHANNEL = { manager: 'embedded', name: 'Ops mail', type: 'email', config: { recipientAddresses: 'ops@example.com', subject: 'Gateway alert' } };
 
@@ -101,7 +100,11 @@ export function restExamples(now: Date = new Date()): Readonly<Record<string, re
     'api.datasets.reset': [{ path: { dataset_id: 'telemetry' }, body: envelope('api.datasets.reset', { category: 'query' }) }],
     'api.datasources.list': [{ body: envelope('api.datasources.list', { filters: { status: 'Live' } }) }],
     'api.data.out': [
-      { name: 'SQL', path: { dataset_id: 'telemetry' }, body: { id: 'api.data.out', ver: 'v2', ts: TS, params: { msgid: 'docs-example' }, query: 'SELECT device, COUNT(*) AS readings FROM {{DATASET}} GROUP BY device' } },
+      {
+        name: 'SQL',
+        path: { dataset_id: 'telemetry' },
+        body: { id: 'api.data.out', ver: 'v2', ts: TS, params: { msgid: 'docs-example' }, query: 'SELECT device, COUNT(*) AS readings FROM {{DATASET}} GROUP BY device' },
+      },
     ],
     'api.obsrv.data.sql-query': [{ body: { query: 'SELECT COUNT(*) AS events FROM "telemetry"' } }],
     'api.schema.validator': [{ body: envelope('api.schema.validator', { datasetId: 'telemetry', isLive: true, event: EVENTS[0] }) }],
@@ -110,12 +113,8 @@ export function restExamples(now: Date = new Date()): Readonly<Record<string, re
     'api.dataset.health': [{ body: envelope('api.dataset.health', { dataset_id: 'telemetry', categories: ['infra', 'processing', 'query'] }) }],
     'api.dataset.metrics': [{ body: envelope('api.dataset.metrics', { dataset_id: 'telemetry', category: ['data_volume'] }) }],
     'api.data.analyze.pii': [{ body: envelope('api.data.analyze.pii', { dataset_id: 'telemetry', data: [{ id: 'u1', email: 'ada@example.com' }] }) }],
-    'api.datasets.copy': [
-      { body: envelope('api.datasets.copy', { source: { datasetId: 'telemetry', isLive: true }, destination: { datasetId: 'telemetry-copy' } }) },
-    ],
-    'api.query.template.create': [
-      { body: envelope('api.query.template.create', { template_name: 'Readings by device', query_type: 'sql', query: TEMPLATE_QUERY }) },
-    ],
+    'api.datasets.copy': [{ body: envelope('api.datasets.copy', { source: { datasetId: 'telemetry', isLive: true }, destination: { datasetId: 'telemetry-copy' } }) }],
+    'api.query.template.create': [{ body: envelope('api.query.template.create', { template_name: 'Readings by device', query_type: 'sql', query: TEMPLATE_QUERY }) }],
     'api.query.template.read': [{ path: { template_id: 'readings_by_device' } }],
     'api.query.template.list': [{ body: envelope('api.query.template.list', { limit: 10 }) }],
     'api.query.template.update': [
@@ -142,9 +141,7 @@ export function restExamples(now: Date = new Date()): Readonly<Record<string, re
     // Multipart: Swagger UI asks for the file (a .tar.gz or .zip connector distribution).
     'api.connector.register': [],
     'api.files.generate-url': [{ body: envelope('api.files.generate-url', { files: ['telemetry-2026-01-01.json'], access: 'write', type: 'dataset' }) }],
-    'api.alert.silence.create': [
-      { body: { startDate: silence.startDate, endDate: silence.endDate, alertId: '6f1c9a52-2f47-4a53-9d1e-5b2f3c4d5e6f', manager: 'embedded' } },
-    ],
+    'api.alert.silence.create': [{ body: { startDate: silence.startDate, endDate: silence.endDate, alertId: '6f1c9a52-2f47-4a53-9d1e-5b2f3c4d5e6f', manager: 'embedded' } }],
     'api.alert.silence.list': [{ query: { manager: 'embedded', limit: '10' } }],
     'api.alert.silence.get': [{ path: { id: CREATED_ID } }],
     'api.alert.silence.update': [{ path: { id: CREATED_ID }, body: { endDate: silence.later } }],

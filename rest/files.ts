@@ -32,9 +32,15 @@ export const fileEndpoints = [
       },
       { requestRequired: true },
     ),
-    operation: /* GraphQL */ `mutation RestGenerateFileUrls($files: [String!]!, $access: FileAccess, $kind: FileKind) {
-      generateFileUrls(files: $files, access: $access, kind: $kind) { filePath fileName preSignedUrl }
-    }`,
+    operation: /* GraphQL */ `
+      mutation RestGenerateFileUrls($files: [String!]!, $access: FileAccess, $kind: FileKind) {
+        generateFileUrls(files: $files, access: $access, kind: $kind) {
+          filePath
+          fileName
+          preSignedUrl
+        }
+      }
+    `,
     variables: (input) => {
       const r = requestOf<{ files: string[]; access?: string; type?: string }>(input);
       return {

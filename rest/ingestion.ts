@@ -29,15 +29,19 @@ export const ingestionEndpoints = [
       required: ['id', 'ver', 'ts', 'params', 'data'],
       additionalProperties: false,
     },
-    operation: /* GraphQL */ `mutation RestIngest($datasetId: ID!, $data: JSON!, $msgid: String) {
-      ingest(datasetId: $datasetId, data: $data, msgid: $msgid) { message }
-    }`,
+    operation: /* GraphQL */ `
+      mutation RestIngest($datasetId: ID!, $data: JSON!, $msgid: String) {
+        ingest(datasetId: $datasetId, data: $data, msgid: $msgid) {
+          message
+        }
+      }
+    `,
     variables: (input) => ({
       datasetId: pathParam(input, 'dataset_id'),
       data: input.body.data,
       msgid: (input.body.params as { msgid: string }).msgid,
     }),
-    result: (data) => ({ message: (data.ingest).message }),
+    result: (data) => ({ message: data.ingest.message }),
   }),
 
   defineEndpoint<RestCheckEventQuery, RestCheckEventQueryVariables>({
@@ -57,9 +61,14 @@ export const ingestionEndpoints = [
       },
       { requestRequired: true },
     ),
-    operation: /* GraphQL */ `query RestCheckEvent($datasetId: ID!, $version: DatasetVersion, $event: JSON!) {
-      checkEvent(datasetId: $datasetId, version: $version, event: $event) { isValid message }
-    }`,
+    operation: /* GraphQL */ `
+      query RestCheckEvent($datasetId: ID!, $version: DatasetVersion, $event: JSON!) {
+        checkEvent(datasetId: $datasetId, version: $version, event: $event) {
+          isValid
+          message
+        }
+      }
+    `,
     variables: (input) => {
       const r = input.body.request as { datasetId: string; isLive: boolean; event: unknown };
       return { datasetId: r.datasetId, version: r.isLive ? 'LIVE' : 'DRAFT', event: r.event };

@@ -63,9 +63,23 @@ export const metricsEndpoints = [
       },
       { requestRequired: true },
     ),
-    operation: /* GraphQL */ `query RestDatasetMetrics($id: ID!, $categories: [MetricCategory!], $period: Int) {
-      dataset(id: $id) { metrics(categories: $categories, period: $period) { category status components { type threshold value status id } } }
-    }`,
+    operation: /* GraphQL */ `
+      query RestDatasetMetrics($id: ID!, $categories: [MetricCategory!], $period: Int) {
+        dataset(id: $id) {
+          metrics(categories: $categories, period: $period) {
+            category
+            status
+            components {
+              type
+              threshold
+              value
+              status
+              id
+            }
+          }
+        }
+      }
+    `,
     variables: (input) => {
       const request = input.body.request as { dataset_id: string; category?: string[]; query_time_period?: number };
       return {
@@ -102,9 +116,22 @@ export const metricsEndpoints = [
       },
       { requestRequired: true },
     ),
-    operation: /* GraphQL */ `query RestDatasetHealth($id: ID!, $categories: [HealthCategory!]!) {
-      datasetHealth(datasetId: $id, categories: $categories) { status details { category status components { type status message } } }
-    }`,
+    operation: /* GraphQL */ `
+      query RestDatasetHealth($id: ID!, $categories: [HealthCategory!]!) {
+        datasetHealth(datasetId: $id, categories: $categories) {
+          status
+          details {
+            category
+            status
+            components {
+              type
+              status
+              message
+            }
+          }
+        }
+      }
+    `,
     variables: (input) => {
       const request = input.body.request as { dataset_id: string; categories: string[] };
       return { id: request.dataset_id, categories: request.categories.map((category) => enumName(HEALTH_CATEGORY_VALUES, category)) };

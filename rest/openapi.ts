@@ -35,7 +35,6 @@ const ACCESS_CODES: readonly ErrorCode[] = ['UNAUTHENTICATED', 'FORBIDDEN'];
 /** Codes any entry can answer, whatever it does: the rate limit, an outage, the request timeout, a bug. */
 const CROSS_CUTTING: readonly ErrorCode[] = ['RATE_LIMITED', 'INTERNAL_SERVER_ERROR', 'DATABASE_UNAVAILABLE', 'REQUEST_TIMEOUT'];
 
-
 /** Every code the entry can answer, its own bad-input code first, in a stable order. */
 export function errorCodesOf(endpoint: RestEndpoint): ErrorCode[] {
   return [...new Set<ErrorCode>([endpoint.invalidInputCode, ...endpoint.errorCodes, ...(isProtected(endpoint) ? ACCESS_CODES : []), ...CROSS_CUTTING])];
@@ -129,8 +128,7 @@ function requestBody(endpoint: RestEndpoint, examples: readonly RestExample[]): 
 const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = {
   UNAUTHENTICATED: NO_CREDENTIALS_MESSAGE,
   FORBIDDEN:
-    'Access denied. The caller does not have permission to perform this action (api.datasets.import). ' +
-    'The following roles have access to this action: dataset_creator, dataset_manager, admin.',
+    'Access denied. The caller does not have permission to perform this action (api.datasets.import). ' + 'The following roles have access to this action: dataset_creator, dataset_manager, admin.',
   RATE_LIMITED: 'Too many calls from this caller; retry after 2 s.',
   DATABASE_UNAVAILABLE: DATABASE_UNAVAILABLE_MESSAGE,
   REQUEST_TIMEOUT: requestTimeoutMessage(60_000),
@@ -213,8 +211,7 @@ const SHARED_RESPONSES: Record<string, { codes: readonly ErrorCode[]; descriptio
   RateLimited: {
     codes: ['RATE_LIMITED'],
     description:
-      'Too many calls from this caller (RATE_LIMIT_RPS and RATE_LIMIT_BURST; ingestion, api.data.in, has a budget of its own: ' +
-      'RATE_LIMIT_INGEST_RPS). Retry after the seconds Retry-After gives.',
+      'Too many calls from this caller (RATE_LIMIT_RPS and RATE_LIMIT_BURST; ingestion, api.data.in, has a budget of its own: ' + 'RATE_LIMIT_INGEST_RPS). Retry after the seconds Retry-After gives.',
   },
   ServiceUnavailable: {
     codes: ['DATABASE_UNAVAILABLE', 'REQUEST_TIMEOUT'],
@@ -238,7 +235,10 @@ function sharedResponseFor(codes: readonly ErrorCode[]): string | undefined {
 function responses(endpoint: RestEndpoint, codes: ErrorCode[]): Record<string, unknown> {
   const out: Record<string, unknown> = {
     '200': endpoint.bareResult
-      ? { description: 'Success: the rows as a JSON array, without an envelope (failures keep the failure envelope).', content: { 'application/json': { schema: { type: 'array', items: { type: 'object' } } } } }
+      ? {
+          description: 'Success: the rows as a JSON array, without an envelope (failures keep the failure envelope).',
+          content: { 'application/json': { schema: { type: 'array', items: { type: 'object' } } } },
+        }
       : {
           description: `Success: the envelope with \`id\` ${endpoint.apiId} and the operation's \`result\`.`,
           content: { 'application/json': { schema: { $ref: '#/components/schemas/SuccessEnvelope' } } },
@@ -248,9 +248,7 @@ function responses(endpoint: RestEndpoint, codes: ErrorCode[]): Record<string, u
   for (const code of codes) byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code]);
   for (const [status, group] of [...byStatus.entries()].sort(([a], [b]) => a - b)) {
     const shared = sharedResponseFor(group);
-    out[String(status)] = shared
-      ? { $ref: `#/components/responses/${shared}` }
-      : failureResponse(group, `Failure envelope; error.code is one of ${group.join(', ')}.`, endpoint.apiId);
+    out[String(status)] = shared ? { $ref: `#/components/responses/${shared}` } : failureResponse(group, `Failure envelope; error.code is one of ${group.join(', ')}.`, endpoint.apiId);
   }
   return out;
 }
@@ -382,7 +380,7 @@ export function buildOpenApiDocument(endpoints: readonly RestEndpoint[], options
         '(POST /graphql), which is the API of record. Generated from the REST table (rest/endpoints.ts); do not edit.\n\n' +
         'Authentication depends on AUTH_MODE. jwt: a bearer token (bearerAuth) or an API key (apiKey); session: the session cookie ' +
         '(sessionCookie) or an API key; none (allowed only on a loopback address): no credentials at all, every caller acts as SYSTEM. ' +
-        'Any one of the schemes an operation lists is enough. Permissions are granted by API id (each operation\'s x-api-id) to roles, ' +
+        "Any one of the schemes an operation lists is enough. Permissions are granted by API id (each operation's x-api-id) to roles, " +
         'in config/permissions.json or the file PERMISSIONS_FILE names.',
     },
     tags: [...tags].map((name) => ({ name })),

@@ -27,9 +27,21 @@ export const piiEndpoints = [
       },
       { requestRequired: true },
     ),
-    operation: /* GraphQL */ `query RestAnalyzePii($datasetId: ID!, $records: [JSON!]!) {
-      analyzePii(datasetId: $datasetId, records: $records) { field type score reason { code resourceKey region score } }
-    }`,
+    operation: /* GraphQL */ `
+      query RestAnalyzePii($datasetId: ID!, $records: [JSON!]!) {
+        analyzePii(datasetId: $datasetId, records: $records) {
+          field
+          type
+          score
+          reason {
+            code
+            resourceKey
+            region
+            score
+          }
+        }
+      }
+    `,
     variables: (input) => {
       const request = input.body.request as { dataset_id: string; data: unknown[] };
       return { datasetId: request.dataset_id, records: request.data };

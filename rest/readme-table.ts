@@ -21,7 +21,7 @@ function graphqlFields(endpoint: RestEndpoint): string[] {
 }
 
 function pathCell(endpoint: RestEndpoint): string {
-  const query = Object.keys((endpoint.querySchema?.properties ?? {}));
+  const query = Object.keys(endpoint.querySchema?.properties ?? {});
   const suffix = query.length > 0 ? `?${query.map((name) => `${name}=`).join('&')}` : '';
   const paths = [endpoint.path, ...(endpoint.aliases ?? [])].map((path) => `\`${endpoint.method} ${openApiPath(path)}${suffix}\``);
   return paths.join(', also ');

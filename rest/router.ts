@@ -57,7 +57,10 @@ function sendSuccess(req: Request, res: Response, apiId: string, msgid: string |
   const json = typeof result === 'string' ? result : result.json;
   if (req.method === 'GET') res.set('etag', typeof result === 'string' ? resultEtag(json) : result.etag);
   // express answers 304 without a body when If-None-Match holds this ETag (req.fresh).
-  res.status(200).type('json').send(successEnvelopeJson(apiId, msgid, json));
+  res
+    .status(200)
+    .type('json')
+    .send(successEnvelopeJson(apiId, msgid, json));
 }
 
 function compile(endpoint: RestEndpoint, schema: GraphQLSchema): CompiledEndpoint {
@@ -129,10 +132,7 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       const body: unknown = req.body === undefined ? {} : req.body;
       const msgid = requestMsgid(body);
       const fail = (error: GatewayError) => sendFailure(res, endpoint.apiId, msgid, error);
-      const invalid =
-        compiled.validatePath?.(req.params) ??
-        compiled.validateQuery?.(req.query) ??
-        (compiled.validateBody ? compiled.validateBody(body) : undefined);
+      const invalid = compiled.validatePath?.(req.params) ?? compiled.validateQuery?.(req.query) ?? (compiled.validateBody ? compiled.validateBody(body) : undefined);
       if (invalid !== undefined) return fail(new GatewayError(endpoint.invalidInputCode, invalid));
 
       const context = (res.locals.context as GatewayContext | undefined) ?? options.createContext(res.locals.requestId as string, res.locals.auth as Authentication | undefined, req.ip);

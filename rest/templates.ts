@@ -1,6 +1,19 @@
 // REST entries for query templates (contract 4.3). Each runs a GraphQL operation; aliases in the
 // selection give the contract's snake_case field names.
-import type { RestCreateTemplateMutation, RestCreateTemplateMutationVariables, RestDeleteTemplateMutation, RestDeleteTemplateMutationVariables, RestListTemplatesQuery, RestListTemplatesQueryVariables, RestReadTemplateQuery, RestReadTemplateQueryVariables, RestRunTemplateQuery, RestRunTemplateQueryVariables, RestUpdateTemplateMutation, RestUpdateTemplateMutationVariables } from '../src/generated/rest-operations.js';
+import type {
+  RestCreateTemplateMutation,
+  RestCreateTemplateMutationVariables,
+  RestDeleteTemplateMutation,
+  RestDeleteTemplateMutationVariables,
+  RestListTemplatesQuery,
+  RestListTemplatesQueryVariables,
+  RestReadTemplateQuery,
+  RestReadTemplateQueryVariables,
+  RestRunTemplateQuery,
+  RestRunTemplateQueryVariables,
+  RestUpdateTemplateMutation,
+  RestUpdateTemplateMutationVariables,
+} from '../src/generated/rest-operations.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
 import { TEMPLATE_NAME_MAX_LENGTH, TEMPLATE_QUERY_MAX_LENGTH } from '../src/modules/templates/rules.js';
 import { AGGREGATION_LEVELS } from '../src/modules/templates/run.js';
@@ -11,16 +24,18 @@ import { enumName } from './enum-names.js';
 import { defineEndpoint, pathParam, requestOf } from './table.js';
 import { envelopeSchema, type JsonSchema } from './validation.js';
 
-const TEMPLATE_FIELDS = /* GraphQL */ `fragment RestTemplateFields on QueryTemplate {
-  template_id: id
-  template_name: name
-  query
-  query_type: queryType
-  created_by: createdBy
-  updated_by: updatedBy
-  created_date: createdAt
-  updated_date: updatedAt
-}`;
+const TEMPLATE_FIELDS = /* GraphQL */ `
+  fragment RestTemplateFields on QueryTemplate {
+    template_id: id
+    template_name: name
+    query
+    query_type: queryType
+    created_by: createdBy
+    updated_by: updatedBy
+    created_date: createdAt
+    updated_date: updatedAt
+  }
+`;
 
 type TemplateData = Record<string, unknown> & { query_type: string };
 
@@ -77,9 +92,17 @@ export const templateEndpoints = [
       },
       { requestRequired: true },
     ),
-    operation: /* GraphQL */ `mutation RestCreateTemplate($input: CreateQueryTemplateInput!) {
-      createTemplate(input: $input) { message template { id name } }
-    }`,
+    operation: /* GraphQL */ `
+      mutation RestCreateTemplate($input: CreateQueryTemplateInput!) {
+        createTemplate(input: $input) {
+          message
+          template {
+            id
+            name
+          }
+        }
+      }
+    `,
     variables: (input) => {
       const r = requestOf<{ template_name: string; query_type: string; query: unknown }>(input);
       return { input: { name: r.template_name, queryType: enumName(QUERY_TYPE_VALUES, r.query_type), query: queryText(r.query) } };
@@ -99,7 +122,16 @@ export const templateEndpoints = [
     invalidInputCode: 'QUERY_TEMPLATE_INVALID_INPUT',
     errorCodes: ['QUERY_TEMPLATE_NOT_EXISTS'],
     pathSchema: templateIdPath,
-    operation: withFragment(/* GraphQL */ `query RestReadTemplate($id: ID!) { template(id: $id) { ...RestTemplateFields } }`, TEMPLATE_FIELDS),
+    operation: withFragment(
+      /* GraphQL */ `
+        query RestReadTemplate($id: ID!) {
+          template(id: $id) {
+            ...RestTemplateFields
+          }
+        }
+      `,
+      TEMPLATE_FIELDS,
+    ),
     variables: (input) => ({ id: pathParam(input, 'template_id') }),
     result: (data) => restTemplate(data.template as TemplateData),
   }),
@@ -157,9 +189,18 @@ export const templateEndpoints = [
       },
       { requestRequired: false },
     ),
-    operation: withFragment(/* GraphQL */ `query RestListTemplates($filter: QueryTemplateFilter, $sort: [QueryTemplateSort!], $first: Int, $after: String) {
-      templates(filter: $filter, sort: $sort, first: $first, after: $after) { nodes { ...RestTemplateFields } }
-    }`, TEMPLATE_FIELDS),
+    operation: withFragment(
+      /* GraphQL */ `
+        query RestListTemplates($filter: QueryTemplateFilter, $sort: [QueryTemplateSort!], $first: Int, $after: String) {
+          templates(filter: $filter, sort: $sort, first: $first, after: $after) {
+            nodes {
+              ...RestTemplateFields
+            }
+          }
+        }
+      `,
+      TEMPLATE_FIELDS,
+    ),
     variables: (input) => {
       const r = requestOf<{
         filters?: { query_type?: string };
@@ -198,9 +239,16 @@ export const templateEndpoints = [
       },
       { requestRequired: true },
     ),
-    operation: /* GraphQL */ `mutation RestUpdateTemplate($id: ID!, $input: UpdateQueryTemplateInput!) {
-      updateTemplate(id: $id, input: $input) { message template { id } }
-    }`,
+    operation: /* GraphQL */ `
+      mutation RestUpdateTemplate($id: ID!, $input: UpdateQueryTemplateInput!) {
+        updateTemplate(id: $id, input: $input) {
+          message
+          template {
+            id
+          }
+        }
+      }
+    `,
     variables: (input) => {
       const r = requestOf<{ template_name?: string; query_type?: string; query?: unknown }>(input);
       return {
@@ -220,7 +268,15 @@ export const templateEndpoints = [
     apiId: 'api.query.template.query',
     summary: 'Run a query template against a Live dataset',
     invalidInputCode: 'QUERY_TEMPLATE_INVALID_INPUT',
-    errorCodes: ['QUERY_TEMPLATE_NOT_EXISTS', 'DATA_OUT_INVALID_INPUT', 'DATA_OUT_INVALID_DATE_RANGE', 'DATA_OUT_SOURCE_NOT_FOUND', 'DATASET_NOT_FOUND', 'DATA_OUT_QUERY_FAILED', 'DATA_OUT_QUERY_TIMEOUT'],
+    errorCodes: [
+      'QUERY_TEMPLATE_NOT_EXISTS',
+      'DATA_OUT_INVALID_INPUT',
+      'DATA_OUT_INVALID_DATE_RANGE',
+      'DATA_OUT_SOURCE_NOT_FOUND',
+      'DATASET_NOT_FOUND',
+      'DATA_OUT_QUERY_FAILED',
+      'DATA_OUT_QUERY_TIMEOUT',
+    ],
     pathSchema: templateIdPath,
     bodySchema: envelopeSchema(
       'api.query.template.query',
@@ -238,7 +294,11 @@ export const templateEndpoints = [
       },
       { requestRequired: true },
     ),
-    operation: /* GraphQL */ `query RestRunTemplate($id: ID!, $input: RunTemplateInput!) { runTemplate(id: $id, input: $input) }`,
+    operation: /* GraphQL */ `
+      query RestRunTemplate($id: ID!, $input: RunTemplateInput!) {
+        runTemplate(id: $id, input: $input)
+      }
+    `,
     variables: (input) => {
       const r = requestOf<{ startdate: string; enddate: string; dataset: string; aggregationLevel: string; limit?: number }>(input);
       return {
@@ -257,8 +317,14 @@ export const templateEndpoints = [
     invalidInputCode: 'QUERY_TEMPLATE_INVALID_INPUT',
     errorCodes: ['QUERY_TEMPLATE_NOT_EXISTS'],
     pathSchema: templateIdPath,
-    operation: /* GraphQL */ `mutation RestDeleteTemplate($id: ID!) { deleteTemplate(id: $id) { message } }`,
+    operation: /* GraphQL */ `
+      mutation RestDeleteTemplate($id: ID!) {
+        deleteTemplate(id: $id) {
+          message
+        }
+      }
+    `,
     variables: (input) => ({ id: pathParam(input, 'template_id') }),
-    result: (data) => ({ message: (data.deleteTemplate).message }),
+    result: (data) => ({ message: data.deleteTemplate.message }),
   }),
 ];

@@ -43,7 +43,10 @@ try {
   if (command === 'create') {
     const [name, roleList] = args;
     if (!name || !roleList || !/^[A-Za-z0-9_.-]{1,120}$/.test(name)) fail(`${USAGE}\n(name: letters, digits, _ . -; at most 120)`);
-    const roles = roleList.split(',').map((role) => role.trim()).filter(Boolean);
+    const roles = roleList
+      .split(',')
+      .map((role) => role.trim())
+      .filter(Boolean);
     const known = loadPolicy(config.auth.permissionsFile).roles;
     const unknown = roles.filter((role) => !known.includes(role));
     if (unknown.length > 0) fail(`unknown role(s) ${unknown.join(', ')}; the policy has ${known.join(', ')}`);

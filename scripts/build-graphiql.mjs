@@ -28,23 +28,9 @@ const distRoot = path.join(root, 'dist');
 const outDir = path.join(distRoot, 'graphiql');
 const stampFile = path.join(outDir, '.stamp');
 
-const VERSIONED_PACKAGES = [
-  'graphiql',
-  'react',
-  'react-dom',
-  'monaco-editor',
-  'monaco-graphql',
-  'esbuild',
-];
+const VERSIONED_PACKAGES = ['graphiql', 'react', 'react-dom', 'monaco-editor', 'monaco-graphql', 'esbuild'];
 // Files that must exist in dist/graphiql for the stamp to be trusted.
-const REQUIRED_OUTPUTS = [
-  'index.html',
-  'graphiql.js',
-  'graphiql.css',
-  'workers/editor.worker.js',
-  'workers/json.worker.js',
-  'workers/graphql.worker.js',
-];
+const REQUIRED_OUTPUTS = ['index.html', 'graphiql.js', 'graphiql.css', 'workers/editor.worker.js', 'workers/json.worker.js', 'workers/graphql.worker.js'];
 
 const args = process.argv.slice(2);
 const force = args.includes('--force');
@@ -187,9 +173,7 @@ async function build(tmpDir) {
       }
     }
     const first = failures[0];
-    const summary = first?.errors?.length
-      ? `${failures.reduce((n, e) => n + (e.errors?.length ?? 1), 0)} esbuild error(s), first: ${first.errors[0].text}`
-      : String(first?.message ?? first);
+    const summary = first?.errors?.length ? `${failures.reduce((n, e) => n + (e.errors?.length ?? 1), 0)} esbuild error(s), first: ${first.errors[0].text}` : String(first?.message ?? first);
     throw new Error(summary);
   }
 
@@ -227,10 +211,7 @@ async function main() {
   let warningCount;
   try {
     warningCount = await build(tmpDir);
-    await fs.writeFile(
-      path.join(tmpDir, '.stamp'),
-      `${JSON.stringify({ hash: stamp.hash, versions: stamp.versions, builtAt: new Date().toISOString() }, null, 2)}\n`,
-    );
+    await fs.writeFile(path.join(tmpDir, '.stamp'), `${JSON.stringify({ hash: stamp.hash, versions: stamp.versions, builtAt: new Date().toISOString() }, null, 2)}\n`);
     await fs.rm(outDir, { recursive: true, force: true });
     await fs.rename(tmpDir, outDir);
   } catch (err) {

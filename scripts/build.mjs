@@ -13,9 +13,7 @@ const SOURCE_DIRS = ['src', 'rest'];
 
 async function typescriptFiles(dir) {
   const entries = await readdir(path.join(root, dir), { withFileTypes: true, recursive: true });
-  return entries
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts'))
-    .map((entry) => path.join(entry.parentPath ?? entry.path, entry.name));
+  return entries.filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')).map((entry) => path.join(entry.parentPath ?? entry.path, entry.name));
 }
 
 const started = Date.now();

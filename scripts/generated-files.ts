@@ -80,10 +80,12 @@ export function generatedFiles(): GeneratedFile[] {
 
 /** The generated files whose committed copy differs from what the code generates now. */
 export function staleFiles(files = generatedFiles()): string[] {
-  return files.filter((file) => {
-    const target = path.join(ROOT, file.path);
-    return !existsSync(target) || readFileSync(target, 'utf8') !== file.content;
-  }).map((file) => file.path);
+  return files
+    .filter((file) => {
+      const target = path.join(ROOT, file.path);
+      return !existsSync(target) || readFileSync(target, 'utf8') !== file.content;
+    })
+    .map((file) => file.path);
 }
 
 function main(): void {

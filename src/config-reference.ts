@@ -67,8 +67,7 @@ function cell(text: string): string {
 /** The Markdown table: variable, default, accepted values, meaning. */
 export function configurationTable(variables = configVariables()): string {
   const rows = variables.map(
-    (variable) =>
-      `| \`${variable.name}\` | ${variable.defaultValue === undefined ? 'unset' : `\`${cell(variable.defaultValue)}\``} | ${cell(variable.accepts)} | ${cell(variable.description)} |`,
+    (variable) => `| \`${variable.name}\` | ${variable.defaultValue === undefined ? 'unset' : `\`${cell(variable.defaultValue)}\``} | ${cell(variable.accepts)} | ${cell(variable.description)} |`,
   );
   return ['| Variable | Default | Accepts | Meaning |', '|---|---|---|---|', ...rows].join('\n');
 }

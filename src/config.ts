@@ -2,9 +2,7 @@
 // Every bad setting is reported at once; nothing else in the code reads process.env.
 import { z } from 'zod';
 
-const booleanText = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+const booleanText = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((value) => value === 'true' || value === '1' || value === 'yes');
 
 const byteSize = z
   .string()
@@ -21,12 +19,17 @@ const port = z.coerce.number().int().min(0).max(65535);
 export const environmentSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1').describe('Address the HTTP server listens on.'),
   PORT: port.default(3000).describe('HTTP port (0 picks a free one).'),
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development').describe('`production` turns GraphiQL and introspection off unless GRAPHIQL_ENABLED or GRAPHQL_INTROSPECTION say otherwise.'),
+  NODE_ENV: z
+    .enum(['development', 'production', 'test'])
+    .default('development')
+    .describe('`production` turns GraphiQL and introspection off unless GRAPHIQL_ENABLED or GRAPHQL_INTROSPECTION say otherwise.'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Least level of the log lines written to standard output.'),
   LOG_FORMAT: z
     .enum(['pretty', 'json'])
     .optional()
-    .describe('pretty (one coloured line per event, for people) or json (one JSON object per line, for log collectors). Default: pretty when standard output is a terminal outside production, json otherwise.'),
+    .describe(
+      'pretty (one coloured line per event, for people) or json (one JSON object per line, for log collectors). Default: pretty when standard output is a terminal outside production, json otherwise.',
+    ),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// connection string')
@@ -36,7 +39,9 @@ export const environmentSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// connection string')
     .optional()
-    .describe('Role template queries run as, on the same database: give it SELECT on schema datasources only. When unset, the gateway makes such a role if its user may create roles (the embedded PostgreSQL: always).'),
+    .describe(
+      'Role template queries run as, on the same database: give it SELECT on schema datasources only. When unset, the gateway makes such a role if its user may create roles (the embedded PostgreSQL: always).',
+    ),
   QUERY_READER_HIDE_CATALOGS: booleanText
     .optional()
     .describe(
@@ -46,16 +51,23 @@ export const environmentSchema = z.object({
     .string()
     .default('')
     .refine((value) => list(value).every((origin) => /^https?:\/\/[^/\s]+$/i.test(origin)), 'must be origins such as https://console.example.com (scheme and host, no path), comma-separated')
-    .describe("AUTH_MODE=session: origins whose requests may carry the session cookie although they name another host than the gateway's: a console whose proxy forwards the browser's Origin while rewriting Host. Default: none (such a request is refused as cross-site)."),
+    .describe(
+      "AUTH_MODE=session: origins whose requests may carry the session cookie although they name another host than the gateway's: a console whose proxy forwards the browser's Origin while rewriting Host. Default: none (such a request is refused as cross-site).",
+    ),
   OBJECT_STORE_CORS_ORIGINS: z
     .string()
     .default('')
     .refine((value) => list(value).every((origin) => /^https?:\/\/[^/\s]+$/i.test(origin)), 'must be origins such as https://console.example.com (scheme and host, no path), comma-separated')
-    .describe("Origins whose pages may use the embedded object store's links from the browser (preflight and PUT/GET, e.g. the console's direct upload with x-ms-blob-type). Default: none (a link used with a foreign Origin is refused)."),
+    .describe(
+      "Origins whose pages may use the embedded object store's links from the browser (preflight and PUT/GET, e.g. the console's direct upload with x-ms-blob-type). Default: none (a link used with a foreign Origin is refused).",
+    ),
   CORS_ALLOWED_ORIGINS: z
     .string()
     .default('')
-    .refine((value) => list(value).every((origin) => origin === '*' || /^https?:\/\/[^/\s]+$/i.test(origin)), 'must be origins such as https://console.example.com (scheme and host, no path), comma-separated, or *')
+    .refine(
+      (value) => list(value).every((origin) => origin === '*' || /^https?:\/\/[^/\s]+$/i.test(origin)),
+      'must be origins such as https://console.example.com (scheme and host, no path), comma-separated, or *',
+    )
     .describe(
       'Web origins whose pages may call the API from a browser (CORS), comma-separated, e.g. https://console.example.com; * allows any origin, without credentials. Default: none (a request with a foreign Origin is refused with 403).',
     ),
@@ -77,28 +89,38 @@ export const environmentSchema = z.object({
     .min(100)
     .max(3_600_000)
     .optional()
-    .describe('Longest an API request (GraphQL or REST) may take before it is answered 503 REQUEST_TIMEOUT. Default: 60 s, or 5 s more than the longest downstream timeout set here if that is longer.'),
+    .describe(
+      'Longest an API request (GraphQL or REST) may take before it is answered 503 REQUEST_TIMEOUT. Default: 60 s, or 5 s more than the longest downstream timeout set here if that is longer.',
+    ),
   JSON_MAX_STRING_LENGTH: z.coerce
     .number()
     .int()
     .min(256)
     .max(1_000_000_000)
     .default(1024 * 1024)
-    .describe('Most characters of any one string value or object key in a JSON request body (REST), or in the variables or literal values of a GraphQL operation; a longer one is refused with 400, naming where it is.'),
+    .describe(
+      'Most characters of any one string value or object key in a JSON request body (REST), or in the variables or literal values of a GraphQL operation; a longer one is refused with 400, naming where it is.',
+    ),
   JSON_MAX_ARRAY_LENGTH: z.coerce
     .number()
     .int()
     .min(1)
     .max(10_000_000)
     .default(10_000)
-    .describe('Most items of any one array in a JSON request body (REST), or in the variables or literal values of a GraphQL operation; a longer one is refused with 400, naming where it is. At least INGEST_MAX_BATCH (a batch is an array).'),
+    .describe(
+      'Most items of any one array in a JSON request body (REST), or in the variables or literal values of a GraphQL operation; a longer one is refused with 400, naming where it is. At least INGEST_MAX_BATCH (a batch is an array).',
+    ),
   GRAPHIQL_ENABLED: booleanText.optional().describe('Serve GraphiQL at GET /graphql (default: on, except in production).'),
   GRAPHQL_INTROSPECTION: booleanText.optional().describe('Allow schema introspection (default: on, except in production).'),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).max(100).default(12).describe('Deepest selection a GraphQL operation may nest.'),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).max(1000).default(30).describe('Most aliases one GraphQL document may use.'),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).max(1_000_000).default(5000).describe('Most lexical tokens in one GraphQL document (refused while parsing).'),
   GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(50_000).describe('Largest cost of a GraphQL operation: 1 per field, list fields weighted by their page size (`first`).'),
-  PERSISTED_OPERATIONS_FILE: z.string().min(1).optional().describe('Allow list of GraphQL operations (Apollo persisted-query manifest); default persisted-operations.json, generated from graphql/operations/.'),
+  PERSISTED_OPERATIONS_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Allow list of GraphQL operations (Apollo persisted-query manifest); default persisted-operations.json, generated from graphql/operations/.'),
   PERSISTED_OPERATIONS_REQUIRED_FOR: z
     .string()
     .regex(/^\s*(\*|(role|caller):[^,;\s]+)(\s*,\s*(\*|(role|caller):[^,;\s]+))*\s*$/, 'must be * or a comma-separated list of role:<role> and caller:<caller id>')
@@ -121,7 +143,11 @@ export const environmentSchema = z.object({
   JWT_VERIFY_AUDIENCE: booleanText
     .default(true)
     .describe('AUTH_MODE=jwt: check `aud` against JWT_AUDIENCE. Off only for issuers that set none (the original console); a warning is logged at start-up.'),
-  JWT_ROLES_CLAIM: z.string().regex(/^[A-Za-z0-9_:-]+(\.[A-Za-z0-9_:-]+)*$/, 'must be a claim name or dotted path').default('roles').describe('AUTH_MODE=jwt: claim holding the roles (dotted path for nested claims).'),
+  JWT_ROLES_CLAIM: z
+    .string()
+    .regex(/^[A-Za-z0-9_:-]+(\.[A-Za-z0-9_:-]+)*$/, 'must be a claim name or dotted path')
+    .default('roles')
+    .describe('AUTH_MODE=jwt: claim holding the roles (dotted path for nested claims).'),
   JWT_CLOCK_TOLERANCE_SECONDS: z.coerce.number().int().min(0).max(300).default(30).describe('AUTH_MODE=jwt: clock skew allowed on exp/nbf.'),
   SESSION_SECRET: z.string().min(1).optional().describe('AUTH_MODE=session: secret(s) the session cookie is signed with, comma-separated (first is current; required).'),
   SESSION_TABLE: z
@@ -133,15 +159,31 @@ export const environmentSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/, 'must be a dotted path')
     .optional()
-    .describe('AUTH_MODE=session: where the session record holds the user: an id string or an object with an id (the console: passport.user). Unset: user, passport.user or the record itself, each an object with an id.'),
+    .describe(
+      'AUTH_MODE=session: where the session record holds the user: an id string or an object with an id (the console: passport.user). Unset: user, passport.user or the record itself, each an object with an id.',
+    ),
   SESSION_ROLES_PATH: z
     .string()
     .regex(/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/, 'must be a dotted path')
     .optional()
     .describe("AUTH_MODE=session: where the session record holds the user's roles (the console: roles). Unset: the user object's roles."),
-  SESSION_COOKIE_NAME: z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be a cookie name').default('connect.sid').describe('AUTH_MODE=session: name of the session cookie.'),
-  AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(5000).describe('How long a verified session or API key is remembered (ending or revoking it takes effect within this); 0: never.'),
-  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional().describe('Bearer token GET /metrics requires (Prometheus `authorization` credentials). Unset: /metrics is open; keep it off the public ingress.'),
+  SESSION_COOKIE_NAME: z
+    .string()
+    .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be a cookie name')
+    .default('connect.sid')
+    .describe('AUTH_MODE=session: name of the session cookie.'),
+  AUTH_CACHE_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(300_000)
+    .default(5000)
+    .describe('How long a verified session or API key is remembered (ending or revoking it takes effect within this); 0: never.'),
+  METRICS_TOKEN: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .optional()
+    .describe('Bearer token GET /metrics requires (Prometheus `authorization` credentials). Unset: /metrics is open; keep it off the public ingress.'),
   RATE_LIMIT_RPS: z.coerce.number().min(0).optional().describe('Calls per second per caller (token bucket, per process); 0: off. Default: 100, or off with AUTH_MODE=none.'),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).optional().describe('Largest burst of calls per caller (default: 2 × RATE_LIMIT_RPS).'),
   RATE_LIMIT_INGEST_RPS: z.coerce.number().min(0).optional().describe('Ingestion calls (api.data.in) per second per caller, a budget of its own; 0: off. Default: 20, or off with AUTH_MODE=none.'),
@@ -156,14 +198,19 @@ export const environmentSchema = z.object({
   KAFKA_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000).describe('Longest an ingest call waits for Kafka, retries included.'),
   INGEST_MAX_BATCH: z.coerce.number().int().min(1).max(100_000).default(5_000).describe('Most events one ingest call may carry.'),
   INGEST_BODY_LIMIT: byteSize.default(10 * 1024 * 1024).describe('Largest ingest request body (e.g. 10mb).'),
-  DRUID_URL: z.url({ protocol: /^https?$/ }).optional().describe('Druid router/broker URL. When unset, templates run on the embedded engine (PostgreSQL).'),
+  DRUID_URL: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe('Druid router/broker URL. When unset, templates run on the embedded engine (PostgreSQL).'),
   QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000).describe('Longest a template query may run before it is cancelled.'),
   TEMPLATE_QUERY_MAX_ROWS: z.coerce.number().int().min(1).max(100_000).default(5_000).describe('Largest LIMIT a template run may ask for (and the default).'),
   CONNECTOR_CONFIG_KEY: z
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters (a 256-bit key)')
     .optional()
-    .describe('Key (64 hex characters) sealing the connector configurations of datasets at rest (AES-256-GCM). When unset, one is generated once and kept in DATA_DIR/connector-config.secret; gateways sharing a database must share it.'),
+    .describe(
+      'Key (64 hex characters) sealing the connector configurations of datasets at rest (AES-256-GCM). When unset, one is generated once and kept in DATA_DIR/connector-config.secret; gateways sharing a database must share it.',
+    ),
   DATASET_LIST_MAX: z.coerce.number().int().min(1).max(10_000).default(1000).describe('Most datasets one list call returns.'),
   PUBLIC_URL: z
     .url({ protocol: /^https?$/ })
@@ -174,32 +221,41 @@ export const environmentSchema = z.object({
     .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name')
     .optional()
     .describe('Bucket for files and connector distributions. When unset, the embedded object store (DATA_DIR/objects) is used.'),
-  S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional().describe('Endpoint of an S3-compatible store (MinIO, R2, s3rver, ...); AWS itself when unset.'),
+  S3_ENDPOINT: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe('Endpoint of an S3-compatible store (MinIO, R2, s3rver, ...); AWS itself when unset.'),
   S3_PUBLIC_ENDPOINT: z
     .url({ protocol: /^https?$/ })
     .optional()
-    .describe('Endpoint that pre-signed links name, when clients reach the store at another address than the gateway does (e.g. http://localhost:9000 for a MinIO the gateway calls http://minio:9000). Default: S3_ENDPOINT.'),
+    .describe(
+      'Endpoint that pre-signed links name, when clients reach the store at another address than the gateway does (e.g. http://localhost:9000 for a MinIO the gateway calls http://minio:9000). Default: S3_ENDPOINT.',
+    ),
   S3_REGION: z.string().min(1).default('us-east-1').describe('S3 region. Credentials come from the standard AWS chain (environment, profile, instance role).'),
   S3_FORCE_PATH_STYLE: booleanText.optional().describe('Address the bucket in the path, not the host name (default: on when S3_ENDPOINT is set).'),
-  OBJECT_STORE_SECRET: z
-    .string()
-    .min(32)
-    .optional()
-    .describe('Key signing embedded object-store links. When unset, one is generated once and kept in DATA_DIR/object-store.secret.'),
+  OBJECT_STORE_SECRET: z.string().min(32).optional().describe('Key signing embedded object-store links. When unset, one is generated once and kept in DATA_DIR/object-store.secret.'),
   OBJECT_MAX_SIZE: byteSize.default(100 * 1024 * 1024).describe('Largest object the embedded store accepts through an upload link.'),
   FILES_URL_EXPIRY_SECONDS: z.coerce.number().int().min(1).max(604_800).default(600).describe('Lifetime of generated upload and download links.'),
   FILES_URL_LIMIT: z.coerce.number().int().min(1).max(1000).default(20).describe('Most files one generate-url call may name.'),
   CONNECTOR_UI_SPEC_FORMAT: z
     .enum(['contract', 'console'])
     .default('contract')
-    .describe("Layout of a connector's ui_spec in reads: contract (schema + UI hints, contract 2.4) or console (one JSON Schema form of the connector configuration, as the original web console renders it)."),
+    .describe(
+      "Layout of a connector's ui_spec in reads: contract (schema + UI hints, contract 2.4) or console (one JSON Schema form of the connector configuration, as the original web console renders it).",
+    ),
   CONNECTOR_LIST_MAX: z.coerce.number().int().min(1).max(10_000).default(1000).describe('Most connectors one list call returns.'),
   CONNECTOR_UPLOAD_LIMIT: byteSize.default(100 * 1024 * 1024).describe('Largest connector distribution accepted for registration.'),
   CONNECTOR_ARCHIVE_MAX_ENTRIES: z.coerce.number().int().min(1).max(100_000).default(2000).describe('Most entries a connector archive may hold.'),
   CONNECTOR_ARCHIVE_MAX_ENTRY_SIZE: byteSize.default(100 * 1024 * 1024).describe('Largest uncompressed size of one entry of a connector archive.'),
   CONNECTOR_ARCHIVE_MAX_TOTAL_SIZE: byteSize.default(500 * 1024 * 1024).describe('Largest uncompressed size of a whole connector archive.'),
-  ALERTMANAGER_URL: z.url({ protocol: /^https?$/ }).optional().describe('Prometheus Alertmanager (API v2). When set, silences can be held there (manager "alertmanager").'),
-  GRAFANA_URL: z.url({ protocol: /^https?$/ }).optional().describe('Grafana. When set, silences and channels (contact points) can be held there (manager "grafana").'),
+  ALERTMANAGER_URL: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe('Prometheus Alertmanager (API v2). When set, silences can be held there (manager "alertmanager").'),
+  GRAFANA_URL: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe('Grafana. When set, silences and channels (contact points) can be held there (manager "grafana").'),
   GRAFANA_TOKEN: z.string().min(1).optional().describe('Grafana service-account token, sent as `Authorization: Bearer <token>`.'),
   ALERT_MANAGER_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000).describe('Longest one call to Alertmanager or Grafana may take.'),
   SMTP_URL: z
@@ -210,18 +266,27 @@ export const environmentSchema = z.object({
   SMTP_FROM: z.string().min(3).default('Data Platform Gateway <alerts@localhost>').describe('Sender of notification e-mails.'),
   WEBHOOK_ALLOWED_HOSTS: z
     .string()
-    .regex(/^\s*((\*\.)?[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?\s*(,\s*((\*\.)?[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?\s*)*$/, 'must be host names (optionally *.domain or host:port) separated by commas')
+    .regex(
+      /^\s*((\*\.)?[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?\s*(,\s*((\*\.)?[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?\s*)*$/,
+      'must be host names (optionally *.domain or host:port) separated by commas',
+    )
     .default('hooks.slack.com,*.webhook.office.com,*.logic.azure.com')
     .describe('Hosts Slack/Teams webhook URLs may name (SSRF guard). Loopback and private addresses only when listed.'),
   NOTIFY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000).describe('Longest sending one notification may take.'),
   ALERTING_LIST_MAX: z.coerce.number().int().min(1).max(10_000).default(1000).describe('Most silences, aliases or channels one list call returns.'),
-  PII_SERVICE_URL: z.url({ protocol: /^https?$/ }).optional().describe('Downstream PII detector (a Presidio analyzer). When unset, the built-in detectors run in process.'),
+  PII_SERVICE_URL: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe('Downstream PII detector (a Presidio analyzer). When unset, the built-in detectors run in process.'),
   PII_SERVICE_TOKEN: z.string().min(1).optional().describe('Sent to the PII detector as `Authorization: Bearer <token>`.'),
   PII_SERVICE_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000).describe('Longest one call to the PII detector may take.'),
   PII_MAX_RECORDS: z.coerce.number().int().min(1).max(100_000).default(1000).describe('Most records one PII analysis may carry.'),
   PII_MAX_BYTES: byteSize.default(1024 * 1024).describe('Largest serialised size of the records of one PII analysis.'),
   PII_MIN_SCORE: z.coerce.number().min(0).max(1).default(0.5).describe('Lowest score (0 to 1) a field is reported with as personal data.'),
-  PROMETHEUS_URL: z.url({ protocol: /^https?$/ }).optional().describe('Prometheus the dataset metrics read pipeline figures from. When unset, they come from the embedded event store.'),
+  PROMETHEUS_URL: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe('Prometheus the dataset metrics read pipeline figures from. When unset, they come from the embedded event store.'),
   PROMETHEUS_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000).describe('Longest one Prometheus query may take.'),
   METRICS_DEFAULT_PERIOD_DAYS: z.coerce.number().int().min(1).max(3650).default(7).describe('Days dataset metrics look back when a request names no query_time_period.'),
   METRICS_MAX_PERIOD_DAYS: z.coerce.number().int().min(1).max(3650).default(90).describe('Largest query_time_period (days) a metrics request may ask for.'),
@@ -309,7 +374,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const production = e.NODE_ENV === 'production';
   const pool = { poolMax: e.DB_POOL_MAX, statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS, ...(e.QUERY_DATABASE_URL ? { queryUrl: e.QUERY_DATABASE_URL } : {}) };
   return deepFreeze({
-    http: { host: e.HOST, port: e.PORT, corsAllowedOrigins: list(e.CORS_ALLOWED_ORIGINS), bodyLimitBytes: e.REQUEST_BODY_LIMIT, bodyTimeoutMs: e.REQUEST_BODY_TIMEOUT_MS, requestTimeoutMs: requestTimeout(e), ...(e.METRICS_TOKEN ? { metricsToken: e.METRICS_TOKEN } : {}) },
+    http: {
+      host: e.HOST,
+      port: e.PORT,
+      corsAllowedOrigins: list(e.CORS_ALLOWED_ORIGINS),
+      bodyLimitBytes: e.REQUEST_BODY_LIMIT,
+      bodyTimeoutMs: e.REQUEST_BODY_TIMEOUT_MS,
+      requestTimeoutMs: requestTimeout(e),
+      ...(e.METRICS_TOKEN ? { metricsToken: e.METRICS_TOKEN } : {}),
+    },
     env: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,
     ...(e.LOG_FORMAT ? { logFormat: e.LOG_FORMAT } : {}),
@@ -378,16 +451,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ...(e.SMTP_URL ? { smtp: { url: e.SMTP_URL } } : {}),
       mailFrom: e.SMTP_FROM,
       outboxDir: `${e.DATA_DIR}/outbox`,
-      webhookAllowedHosts: e.WEBHOOK_ALLOWED_HOSTS.split(',').map((host) => host.trim()).filter(Boolean),
+      webhookAllowedHosts: e.WEBHOOK_ALLOWED_HOSTS.split(',')
+        .map((host) => host.trim())
+        .filter(Boolean),
       notifyTimeoutMs: e.NOTIFY_TIMEOUT_MS,
     },
     pii: {
       maxRecords: e.PII_MAX_RECORDS,
       maxBytes: e.PII_MAX_BYTES,
       minScore: e.PII_MIN_SCORE,
-      ...(e.PII_SERVICE_URL
-        ? { service: { url: e.PII_SERVICE_URL, timeoutMs: e.PII_SERVICE_TIMEOUT_MS, ...(e.PII_SERVICE_TOKEN ? { token: e.PII_SERVICE_TOKEN } : {}) } }
-        : {}),
+      ...(e.PII_SERVICE_URL ? { service: { url: e.PII_SERVICE_URL, timeoutMs: e.PII_SERVICE_TIMEOUT_MS, ...(e.PII_SERVICE_TOKEN ? { token: e.PII_SERVICE_TOKEN } : {}) } } : {}),
     },
     metrics: {
       defaultPeriodDays: e.METRICS_DEFAULT_PERIOD_DAYS,
@@ -407,7 +480,11 @@ function requestTimeout(e: z.infer<typeof environmentSchema>): number {
   return Math.max(60_000, Math.max(...downstream) + 5_000);
 }
 
-const list = (value: string | undefined) => (value ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+const list = (value: string | undefined) =>
+  (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 
 const LOOPBACK_HOST = /^(127(\.\d{1,3}){3}|::1|\[::1\]|localhost|::ffff:127(\.\d{1,3}){3})$/i;
 

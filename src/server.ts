@@ -99,9 +99,7 @@ function createServices(
   const files = createFileService(platform.objectStore, config.files);
   const caches = publishedCaches(database);
   const connectorKey = config.datasets.connectorKey;
-  const connectorSecrets = createConnectorSecrets(
-    memoisedKey(async () => ('key' in connectorKey ? Buffer.from(connectorKey.key, 'hex') : keptSecret(connectorKey.keyFile, CONNECTOR_KEY_BYTES))),
-  );
+  const connectorSecrets = createConnectorSecrets(memoisedKey(async () => ('key' in connectorKey ? Buffer.from(connectorKey.key, 'hex') : keptSecret(connectorKey.keyFile, CONNECTOR_KEY_BYTES))));
   const datasets = createDatasetService(createDatasetStore(database.prisma, caches.datasets), platform.queryEngine, { listMax: config.datasets.listMax, connectorSecrets });
   // Ingestion counts; the embedded metrics source reads them for the importance score.
   const ingestionCounters = new IngestionCounters(platform.metrics.ingestion);
@@ -271,15 +269,17 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   const authenticator = createAuthenticator(config.auth, database, logger, config.http.host);
   const jwt = config.auth.jwt;
   if (jwt && (!jwt.issuer || !jwt.audience)) {
-    logger.warn(`authentication: JWT ${[!jwt.issuer && 'issuer (iss)', !jwt.audience && 'audience (aud)'].filter(Boolean).join(' and ')} not checked (JWT_VERIFY_ISSUER/JWT_VERIFY_AUDIENCE=false): any token signed with the configured key is accepted, whoever it was issued for`);
+    logger.warn(
+      `authentication: JWT ${[!jwt.issuer && 'issuer (iss)', !jwt.audience && 'audience (aud)'].filter(Boolean).join(' and ')} not checked (JWT_VERIFY_ISSUER/JWT_VERIFY_AUDIENCE=false): any token signed with the configured key is accepted, whoever it was issued for`,
+    );
   }
-  logger.info(`authentication: ${config.auth.mode}${config.auth.mode === 'none' ? ' (every caller is SYSTEM; loopback only)' : ' (+ API keys)'}; roles from ${config.auth.permissionsFile ?? 'config/permissions.json'}`);
+  logger.info(
+    `authentication: ${config.auth.mode}${config.auth.mode === 'none' ? ' (every caller is SYSTEM; loopback only)' : ' (+ API keys)'}; roles from ${config.auth.permissionsFile ?? 'config/permissions.json'}`,
+  );
   const createContext = createContextFactory(services, logger, accessControl);
   const { file: persistedFile, requiredFor: persistedRequiredFor } = config.graphql.persistedOperations;
   const persistedOperations = loadPersistedOperations(schema, persistedFile);
-  logger.info(
-    `persisted operations: ${persistedOperations.size} on the allow list; required for ${persistedRequiredFor.length > 0 ? persistedRequiredFor.join(', ') : 'nobody'}`,
-  );
+  logger.info(`persisted operations: ${persistedOperations.size} on the allow list; required for ${persistedRequiredFor.length > 0 ? persistedRequiredFor.join(', ') : 'nobody'}`);
 
   const app = express();
   app.disable('x-powered-by');
@@ -330,7 +330,8 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   app.use(healthRouter(database));
   app.use(metricsRouter(metrics, config.http.metricsToken === undefined ? {} : { token: config.http.metricsToken }));
   app.use(apiDocsRouter(buildOpenApiDocument(restEndpoints, { version: GATEWAY_VERSION })));
-  if (objectStore instanceof EmbeddedObjectStore) app.use(embeddedObjectStoreRouter(objectStore, logger, { corsOrigins: config.objectStore.kind === 'embedded' ? config.objectStore.corsOrigins : [] }));
+  if (objectStore instanceof EmbeddedObjectStore)
+    app.use(embeddedObjectStoreRouter(objectStore, logger, { corsOrigins: config.objectStore.kind === 'embedded' ? config.objectStore.corsOrigins : [] }));
   if (config.graphql.graphiql) app.use(graphiqlRouter());
   const apiPaths = ['/graphql', ...REST_PREFIXES];
   // The timeout starts before authentication: a session or API-key lookup can wait on the database too.

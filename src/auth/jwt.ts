@@ -106,8 +106,7 @@ export function createJwtVerifier(settings: JwtSettings): JwtVerifier {
       if (token.length > MAX_TOKEN_LENGTH) return { failure: refused(`Token verification failed: the token is longer than ${MAX_TOKEN_LENGTH} characters.`) };
       let payload: JWTPayload;
       try {
-        payload =
-          typeof key === 'function' ? (await jwtVerify(token, key, options)).payload : (await jwtVerify(token, key, options)).payload;
+        payload = typeof key === 'function' ? (await jwtVerify(token, key, options)).payload : (await jwtVerify(token, key, options)).payload;
       } catch (error) {
         return { failure: refused(`Token verification failed: ${reasonOf(error)}.`) };
       }

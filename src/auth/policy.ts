@@ -7,9 +7,7 @@ import { projectPath } from '../paths.js';
 
 export const DEFAULT_PERMISSIONS_FILE = projectPath('config', 'permissions.json');
 
-const apiIdPattern = z
-  .string()
-  .regex(/^(\*|[A-Za-z0-9_.-]+\*?)$/, 'must be an API id (api.datasets.read), a prefix ending in * (api.alert.*), or *');
+const apiIdPattern = z.string().regex(/^(\*|[A-Za-z0-9_.-]+\*?)$/, 'must be an API id (api.datasets.read), a prefix ending in * (api.alert.*), or *');
 
 const policyFileSchema = z.object({
   description: z.string().optional(),
@@ -81,7 +79,11 @@ export function parsePolicy(text: string, file: string): PermissionPolicy {
     throw new PolicyError(file, [`not valid JSON: ${(error as Error).message}`]);
   }
   const parsed = policyFileSchema.safeParse(json);
-  if (!parsed.success) throw new PolicyError(file, parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`));
+  if (!parsed.success)
+    throw new PolicyError(
+      file,
+      parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`),
+    );
   const unknownGroups = Object.entries(parsed.data.roles).flatMap(([role, groups]) =>
     groups.filter((group) => !(group in parsed.data.groups)).map((group) => `roles.${role}: no group named "${group}"`),
   );

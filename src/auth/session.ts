@@ -68,8 +68,7 @@ function refused(message: string): GatewayError {
   return new GatewayError('UNAUTHENTICATED', message);
 }
 
-const object = (value: unknown): Record<string, unknown> | undefined =>
-  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+const object = (value: unknown): Record<string, unknown> | undefined => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
 
 /**
  * The user a session document names: `user`, passport's `passport.user`, or the document itself,
@@ -119,7 +118,10 @@ export interface SessionVerifier {
 export function createSessionVerifier(settings: SessionSettings, pool: pg.Pool): SessionVerifier {
   const cache = new TtlCache<string, Caller>(settings.cacheTtlMs);
   // The configured name, checked by the configuration's pattern, quoted part by part.
-  const table = (settings.table ?? 'session').split('.').map((part) => `"${part}"`).join('.');
+  const table = (settings.table ?? 'session')
+    .split('.')
+    .map((part) => `"${part}"`)
+    .join('.');
   return {
     async verify(cookieHeader) {
       const value = cookieValue(cookieHeader, settings.cookieName);

@@ -6,10 +6,7 @@ import { isDatabaseUnavailable, isUnstorableText } from '../platform/database/er
 
 export const DATABASE_UNAVAILABLE_MESSAGE = 'The database is unavailable at the moment; try again shortly.';
 
-export type ClassifiedError =
-  | { kind: 'gateway'; error: GatewayError }
-  | { kind: 'input'; message: string }
-  | { kind: 'unexpected'; error: Error };
+export type ClassifiedError = { kind: 'gateway'; error: GatewayError } | { kind: 'input'; message: string } | { kind: 'unexpected'; error: Error };
 
 export function classifyGraphQLError(error: GraphQLError): ClassifiedError {
   const original = error.originalError;

@@ -6,7 +6,35 @@
 // run fixed documents and are not limited here.
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { NextFunction, Request, Response } from 'express';
-import { type ASTNode, BREAK, type DocumentNode, type FragmentDefinitionNode, getIntrospectionQuery, getLocation, getNamedType, getNullableType, type GraphQLCompositeType, GraphQLError, type GraphQLField, type GraphQLSchema, isCompositeType, isInterfaceType, isListType, isObjectType, Kind, type OperationDefinitionNode, OperationTypeNode, parse, SchemaMetaFieldDef, type SelectionSetNode, TypeMetaFieldDef, type ValidationContext, type ValidationRule, type ValueNode, visit } from 'graphql';
+import {
+  type ASTNode,
+  BREAK,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  getIntrospectionQuery,
+  getLocation,
+  getNamedType,
+  getNullableType,
+  type GraphQLCompositeType,
+  GraphQLError,
+  type GraphQLField,
+  type GraphQLSchema,
+  isCompositeType,
+  isInterfaceType,
+  isListType,
+  isObjectType,
+  Kind,
+  type OperationDefinitionNode,
+  OperationTypeNode,
+  parse,
+  SchemaMetaFieldDef,
+  type SelectionSetNode,
+  TypeMetaFieldDef,
+  type ValidationContext,
+  type ValidationRule,
+  type ValueNode,
+  visit,
+} from 'graphql';
 import { GatewayError } from '../errors.js';
 import { characterCount, describeJsonLimitViolation, findJsonLimitViolation, JSON_LIMIT_SETTINGS, type JsonLimits } from '../validation/json-limits.js';
 
@@ -36,13 +64,7 @@ export interface WorkCounter {
  * Depth of a selection set. Each fragment's depth is computed once and remembered, so a chain of
  * fragments that each spread the next twice costs one visit per fragment, not 2^n.
  */
-function depthOf(
-  selectionSet: SelectionSetNode,
-  fragments: Map<string, FragmentDefinitionNode>,
-  memo: Map<string, number>,
-  visiting: Set<string>,
-  work: WorkCounter,
-): number {
+function depthOf(selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, memo: Map<string, number>, visiting: Set<string>, work: WorkCounter): number {
   let deepest = 0;
   for (const selection of selectionSet.selections) {
     work.visited += 1;

@@ -84,7 +84,11 @@ export function buildManifest(schema: GraphQLSchema, dir = OPERATIONS_DIR, rules
   const problems: string[] = [];
   const operations: ManifestOperation[] = [];
   const seen = new Map<string, string>();
-  const files = existsSync(dir) ? readdirSync(dir).filter((file) => file.endsWith('.graphql')).sort() : [];
+  const files = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((file) => file.endsWith('.graphql'))
+        .sort()
+    : [];
   for (const file of files) {
     let document: DocumentNode;
     try {

@@ -69,7 +69,20 @@ export const ROOT_FIELD_PERMISSIONS: FieldPermissions = {
 export function buildSchema(version: string): GraphQLSchema {
   return makeExecutableSchema({
     typeDefs: readTypeDefs(),
-    resolvers: [rootResolvers(version), templateResolvers, datasetResolvers, dataAccessResolvers, ingestionResolvers, schemaInferenceResolvers, connectorResolvers, fileResolvers, alertResolvers, piiResolvers, metricsResolvers, auditResolvers],
+    resolvers: [
+      rootResolvers(version),
+      templateResolvers,
+      datasetResolvers,
+      dataAccessResolvers,
+      ingestionResolvers,
+      schemaInferenceResolvers,
+      connectorResolvers,
+      fileResolvers,
+      alertResolvers,
+      piiResolvers,
+      metricsResolvers,
+      auditResolvers,
+    ],
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
   });
 }

@@ -33,8 +33,6 @@ export function answerClientErrors(server: http.Server, options: ClientErrorOpti
       const message = status === 400 ? 'The request is not valid HTTP.' : `The request's ${status === 431 ? 'headers (URL included)' : 'URL'} are larger than this server accepts.`;
       body = JSON.stringify(failureEnvelope('api', undefined, 'BAD_REQUEST', 'INVALID_INPUT', message));
     }
-    socket.end(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   });
 }

@@ -20,6 +20,10 @@ export function limitAnonymousGraphQL(options: LimitAnonymousOptions) {
     res
       .status(429)
       .set('retry-after', String(taken.retryAfterSeconds))
-      .json({ errors: [{ message: `Too many calls from this address without credentials; retry after ${taken.retryAfterSeconds} s.`, extensions: { code: 'RATE_LIMITED', responseCode: 'TOO_MANY_REQUESTS' } }] });
+      .json({
+        errors: [
+          { message: `Too many calls from this address without credentials; retry after ${taken.retryAfterSeconds} s.`, extensions: { code: 'RATE_LIMITED', responseCode: 'TOO_MANY_REQUESTS' } },
+        ],
+      });
   };
 }

@@ -44,9 +44,7 @@ function describe(req: Request, res: Response, scope: RequestScope): { transport
   if (path === '/graphql' || path.startsWith('/graphql/')) {
     // GET /graphql from a browser is the GraphiQL page, not an operation.
     if (scope.graphqlOperation) return { transport: 'graphql', operation: scope.graphqlOperation };
-    return req.method === 'GET' && res.getHeader('content-type')?.toString().startsWith('text/html')
-      ? { transport: 'http', operation: 'graphiql' }
-      : { transport: 'graphql', operation: 'unresolved' };
+    return req.method === 'GET' && res.getHeader('content-type')?.toString().startsWith('text/html') ? { transport: 'http', operation: 'graphiql' } : { transport: 'graphql', operation: 'unresolved' };
   }
   return { transport: 'http', operation: routeName(path) };
 }
@@ -97,7 +95,15 @@ export function operationLabel(metrics: GatewayMetrics, operationName: string | 
 }
 
 /** Error codes GraphQL itself answers with (parse, validation, variables); anything else is ours or masked. */
-const GRAPHQL_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'OPERATION_RESOLUTION_FAILURE', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED']);
+const GRAPHQL_CODES = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  'OPERATION_RESOLUTION_FAILURE',
+  'BAD_REQUEST',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+]);
 
 /** Names the operation for the request log and metrics; counts the errors of each response by code. */
 export function graphqlObservabilityPlugin(metrics: GatewayMetrics): ApolloServerPlugin<GatewayContext> {

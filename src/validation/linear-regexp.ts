@@ -19,7 +19,9 @@ export function compileLinearPattern(pattern: string): LinearPattern {
   try {
     compiled = RE2JS.compile(RE2JS.translateRegExp(pattern));
   } catch (error) {
-    throw new SyntaxError(`the pattern ${JSON.stringify(pattern.slice(0, 200))} cannot run on a linear-time engine (${(error as Error).message}); lookaround and backreferences are not supported`, { cause: error });
+    throw new SyntaxError(`the pattern ${JSON.stringify(pattern.slice(0, 200))} cannot run on a linear-time engine (${(error as Error).message}); lookaround and backreferences are not supported`, {
+      cause: error,
+    });
   }
   return { test: (input) => compiled.matcher(input).find(), toString: () => `re2:${pattern}` };
 }

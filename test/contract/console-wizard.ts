@@ -50,11 +50,24 @@ export function consoleWizardScenarios(ctx: SuiteContext<WizardDriver>): void {
       // Connector step.
       await step({
         connectors_config: [
-          { value: { id: `${id}-kafka-connector-1.0.0`, connector_id: 'kafka-connector-1.0.0', connector_config: { 'source_kafka_broker_servers': 'kafka:9092', 'source_kafka_topic': 'pumps' }, operations_config: {}, version: 'v2' }, action: 'upsert' },
+          {
+            value: {
+              id: `${id}-kafka-connector-1.0.0`,
+              connector_id: 'kafka-connector-1.0.0',
+              connector_config: { source_kafka_broker_servers: 'kafka:9092', source_kafka_topic: 'pumps' },
+              operations_config: {},
+              version: 'v2',
+            },
+            action: 'upsert',
+          },
         ],
       });
       // Processing step: a transformation, validation, dedup.
-      await step({ transformations_config: [{ value: { field_key: 'device', transformation_function: { type: 'jsonata', expr: '$uppercase(device)', category: 'transform', datatype: 'string' }, mode: 'Strict' }, action: 'upsert' }] });
+      await step({
+        transformations_config: [
+          { value: { field_key: 'device', transformation_function: { type: 'jsonata', expr: '$uppercase(device)', category: 'transform', datatype: 'string' }, mode: 'Strict' }, action: 'upsert' },
+        ],
+      });
       // (The validation section sends back the draft's schema as it read it.)
       const current = expectOk(await d.draft(id));
       await step({ validation_config: { validate: true, mode: 'Strict' }, data_schema: current.data_schema });

@@ -43,7 +43,9 @@ export function dataAccessScenarios(ctx: SuiteContext<DataAccessDriver>): void {
   let before: string;
   /** What must stay the same whatever a query tries: the counts of the tables that matter. */
   const snapshot = async () =>
-    JSON.stringify((await ctx.gw.sql("SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM datasets) AS datasets, (SELECT string_agg(name, ',' ORDER BY name) FROM datasets) AS names")).rows);
+    JSON.stringify(
+      (await ctx.gw.sql("SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM datasets) AS datasets, (SELECT string_agg(name, ',' ORDER BY name) FROM datasets) AS names")).rows,
+    );
 
   beforeAll(async () => {
     await seedDataset(ctx.gw, id, 'Live');
@@ -55,7 +57,10 @@ export function dataAccessScenarios(ctx: SuiteContext<DataAccessDriver>): void {
   describe('ad-hoc queries of one dataset', () => {
     it('run SQL naming the dataset as {{DATASET}}, by id or by alias, and answer its rows', async () => {
       const sql = 'SELECT userid, COUNT(*) AS n FROM {{DATASET}} GROUP BY userid ORDER BY userid';
-      expect(expectOk(await ctx.driver.query(id, sql))).toEqual([{ userid: 'even', n: 3 }, { userid: 'odd', n: 3 }]);
+      expect(expectOk(await ctx.driver.query(id, sql))).toEqual([
+        { userid: 'even', n: 3 },
+        { userid: 'odd', n: 3 },
+      ]);
       expect(expectOk(await ctx.driver.query(`${id}.alias`, `SELECT COUNT(*) AS n FROM "${id}"`))).toEqual([{ n: 6 }]);
       expect(expectOk(await ctx.driver.query(id, `SELECT COUNT(*) AS n FROM ${id}.alias WHERE amount > 3`))).toEqual([{ n: 3 }]);
     });

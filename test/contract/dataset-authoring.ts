@@ -100,11 +100,7 @@ export function datasetAuthoringScenarios(ctx: SuiteContext<AuthoringDriver>): v
     });
 
     it('refuses a dataset_config the defaults cannot complete, naming the field', async () => {
-      expectFailure(
-        await ctx.driver.create(wizardCreate('author-bad-config', { dataset_config: { indexing_config: { olap_store_enabled: 'yes' } } })),
-        'DATASET_INVALID_INPUT',
-        /olap_store_enabled/,
-      );
+      expectFailure(await ctx.driver.create(wizardCreate('author-bad-config', { dataset_config: { indexing_config: { olap_store_enabled: 'yes' } } })), 'DATASET_INVALID_INPUT', /olap_store_enabled/);
       expectFailure(await ctx.driver.draft('author-bad-config'), 'DATASET_NOT_FOUND');
     });
 
@@ -147,10 +143,25 @@ export function datasetAuthoringScenarios(ctx: SuiteContext<AuthoringDriver>): v
         key = answer.version_key;
       };
       await step({ name: 'Renamed', dataset_config: { keys_config: { data_key: 'id', timestamp_key: 'obsrv_meta.syncts' } } });
-      await step({ tags: [{ value: 'iot', action: 'upsert' }, { value: 'raw', action: 'upsert' }] });
+      await step({
+        tags: [
+          { value: 'iot', action: 'upsert' },
+          { value: 'raw', action: 'upsert' },
+        ],
+      });
       await step({ tags: [{ value: 'raw', action: 'remove' }] });
-      await step({ transformations_config: [{ value: transformation('device'), action: 'upsert' }, { value: transformation('id', 'id'), action: 'upsert' }] });
-      await step({ transformations_config: [{ value: transformation('device', 'upper(device)', 'Lenient'), action: 'upsert' }, { value: { field_key: 'id' }, action: 'remove' }] });
+      await step({
+        transformations_config: [
+          { value: transformation('device'), action: 'upsert' },
+          { value: transformation('id', 'id'), action: 'upsert' },
+        ],
+      });
+      await step({
+        transformations_config: [
+          { value: transformation('device', 'upper(device)', 'Lenient'), action: 'upsert' },
+          { value: { field_key: 'id' }, action: 'remove' },
+        ],
+      });
       await step({ denorm_config: { denorm_fields: [{ value: { denorm_key: 'device', dataset_id: 'devices', denorm_out_field: 'device_meta' }, action: 'upsert' }] } });
       await step({ dedup_config: { drop_duplicates: true, dedup_key: 'id', dedup_period: 3600 } });
 
@@ -191,7 +202,9 @@ export function datasetAuthoringScenarios(ctx: SuiteContext<AuthoringDriver>): v
         transformations_config: [transformation('device'), transformation('reading.unit', 'unit'), transformation('id', 'id')],
         denorm_config: { denorm_fields: [{ denorm_key: 'device', dataset_id: 'devices', denorm_out_field: 'device_meta' }] },
       });
-      key = expectOk(await ctx.driver.update({ dataset_id: 'author-cascade', version_key: key, dataset_config: { keys_config: { data_key: 'device', partition_key: 'reading.unit', timestamp_key: '' } } })).version_key;
+      key = expectOk(
+        await ctx.driver.update({ dataset_id: 'author-cascade', version_key: key, dataset_config: { keys_config: { data_key: 'device', partition_key: 'reading.unit', timestamp_key: '' } } }),
+      ).version_key;
       const { device: _device, reading: _reading, ...kept } = SCHEMA.properties;
       expectOk(await ctx.driver.update({ dataset_id: 'author-cascade', version_key: key, data_schema: { ...SCHEMA, properties: kept } }));
       const draft = expectOk(await ctx.driver.draft('author-cascade'));
@@ -204,7 +217,13 @@ export function datasetAuthoringScenarios(ctx: SuiteContext<AuthoringDriver>): v
 
     it('upserts a connector by its id, sealing the new configuration', async () => {
       const key = await created('author-connector', { connectors_config: [{ id: 'c1', connector_id: 'kafka-connector-1.0.0', connector_config: { topic: 'old' } }] });
-      expectOk(await ctx.driver.update({ dataset_id: 'author-connector', version_key: key, connectors_config: [{ value: { id: 'c1', connector_id: 'kafka-connector-1.0.0', connector_config: { topic: 'new' }, version: 'v2' }, action: 'upsert' }] }));
+      expectOk(
+        await ctx.driver.update({
+          dataset_id: 'author-connector',
+          version_key: key,
+          connectors_config: [{ value: { id: 'c1', connector_id: 'kafka-connector-1.0.0', connector_config: { topic: 'new' }, version: 'v2' }, action: 'upsert' }],
+        }),
+      );
       const connectors = expectOk(await ctx.driver.draft('author-connector')).connectors_config as Json[];
       expect(connectors).toHaveLength(1);
       const secrets = createConnectorSecrets(async () => Buffer.from(CONNECTOR_KEY, 'hex'));
@@ -227,11 +246,7 @@ export function datasetAuthoringScenarios(ctx: SuiteContext<AuthoringDriver>): v
         'DATASET_UPDATE_INPUT_INVALID',
         /transformations_config\[0\]/,
       );
-      expectFailure(
-        await ctx.driver.update({ dataset_id: 'author-refusals', version_key: key, validation_config: { validate: true, mode: 'Sometimes' } }),
-        'DATASET_UPDATE_INPUT_INVALID',
-        /mode/,
-      );
+      expectFailure(await ctx.driver.update({ dataset_id: 'author-refusals', version_key: key, validation_config: { validate: true, mode: 'Sometimes' } }), 'DATASET_UPDATE_INPUT_INVALID', /mode/);
       // None of these changed the draft.
       expect(expectOk(await ctx.driver.draft('author-refusals')).version_key).toBe(key);
     });

@@ -27,10 +27,12 @@ export function datasourceScenarios(ctx: SuiteContext<DatasourcesDriver>): void 
       await seedDataset(ctx.gw, 'alias-one', 'Live');
       expectOk(await ctx.driver.setAlias('alias-one', 'first.alias'));
       expect(expectOk(await ctx.driver.aliasOf('alias-one'))).toBe('first.alias');
-      expect(expectOk(await ctx.driver.datasources())).toContainEqual(expect.objectContaining({ datasource: 'first.alias', dataset_id: 'alias-one', alias: 'first.alias', status: 'Live', type: 'embedded' }));
+      expect(expectOk(await ctx.driver.datasources())).toContainEqual(
+        expect.objectContaining({ datasource: 'first.alias', dataset_id: 'alias-one', alias: 'first.alias', status: 'Live', type: 'embedded' }),
+      );
     });
 
-    it('refuses a name outside the rule, one already taken, another dataset\'s id, a table it lacks, a dataset without a Live version', async () => {
+    it("refuses a name outside the rule, one already taken, another dataset's id, a table it lacks, a dataset without a Live version", async () => {
       await seedDataset(ctx.gw, 'alias-two', 'Live');
       await seedDataset(ctx.gw, 'alias-three', 'Live');
       await seedDataset(ctx.gw, 'alias-draft', 'Draft');

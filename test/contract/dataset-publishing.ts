@@ -14,7 +14,19 @@ export interface PublishingDriver {
 
 /** What an export says about a dataset besides who and when: what must survive a round trip. */
 function substance(definition: Record<string, unknown>): Record<string, unknown> {
-  const { id: _id, dataset_id: _datasetId, status: _status, version: _version, version_key: _key, created_by: _cb, updated_by: _ub, created_date: _cd, updated_date: _ud, published_date: _pd, ...rest } = definition;
+  const {
+    id: _id,
+    dataset_id: _datasetId,
+    status: _status,
+    version: _version,
+    version_key: _key,
+    created_by: _cb,
+    updated_by: _ub,
+    created_date: _cd,
+    updated_date: _ud,
+    published_date: _pd,
+    ...rest
+  } = definition;
   return rest;
 }
 

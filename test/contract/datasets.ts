@@ -156,13 +156,10 @@ export function datasetsScenarios(ctx: SuiteContext<DatasetsDriver>): void {
       expect(await storedVersions(ctx.gw, 'draft-to-live')).toEqual(before);
     });
 
-    it.each<TransitionTarget>(['ReadyToPublish', 'Live', 'Retired', 'Delete'])(
-      'answers DATASET_NOT_FOUND naming the id when asked to move a dataset that does not exist to %s',
-      async (to) => {
-        expectFailure(await ctx.driver.transition('never-imported', to), 'DATASET_NOT_FOUND', /never-imported/);
-        expect(await storedVersions(ctx.gw, 'never-imported')).toEqual([]);
-      },
-    );
+    it.each<TransitionTarget>(['ReadyToPublish', 'Live', 'Retired', 'Delete'])('answers DATASET_NOT_FOUND naming the id when asked to move a dataset that does not exist to %s', async (to) => {
+      expectFailure(await ctx.driver.transition('never-imported', to), 'DATASET_NOT_FOUND', /never-imported/);
+      expect(await storedVersions(ctx.gw, 'never-imported')).toEqual([]);
+    });
 
     it.each<[string, string, SeedState, TransitionTarget, string]>([
       ['ReadyToPublish twice', 'DATASET_READYTOPUBLISH_FAILURE', 'ReadyToPublish', 'ReadyToPublish', 'ReadyToPublish'],
@@ -332,7 +329,10 @@ export function datasetsScenarios(ctx: SuiteContext<DatasetsDriver>): void {
       expect(await read('life', { fields: ['status', 'version'] })).toEqual({ status: 'Live', version: 2 });
       await move('life', 'Retired');
       expect((await edit('life')).version).toBe(3);
-      expect(await storedStatuses(ctx.gw, 'life')).toEqual([['live', 'Retired'], ['draft', 'Draft']]);
+      expect(await storedStatuses(ctx.gw, 'life')).toEqual([
+        ['live', 'Retired'],
+        ['draft', 'Draft'],
+      ]);
       await move('life', 'Delete');
       expect(await storedVersions(ctx.gw, 'life')).toEqual([]);
     });
@@ -390,7 +390,10 @@ export function datasetsScenarios(ctx: SuiteContext<DatasetsDriver>): void {
       await seedDataset(ctx.gw, 'import-over-live', 'Live');
       const live = await storedVersion(ctx.gw, 'import-over-live', 'live');
       expectOk(await ctx.driver.importDataset(definition('import-over-live', { name: 'Edited By Import' }), false));
-      expect(await storedStatuses(ctx.gw, 'import-over-live')).toEqual([['live', 'Live'], ['draft', 'Draft']]);
+      expect(await storedStatuses(ctx.gw, 'import-over-live')).toEqual([
+        ['live', 'Live'],
+        ['draft', 'Draft'],
+      ]);
       expect(await storedVersion(ctx.gw, 'import-over-live', 'live')).toEqual(live);
       expect(await edit('import-over-live')).toMatchObject({ name: 'Edited By Import', status: 'Draft', version: 2 });
       expect(await read('import-over-live')).toMatchObject({ status: 'Live', version: 1 });
@@ -501,10 +504,21 @@ export function datasetsScenarios(ctx: SuiteContext<DatasetsDriver>): void {
     it.each<[string, (id: string) => Json, RegExp]>([
       ['name is a number', (id) => definition(id, { name: 5 }), /\/name\b/],
       ['type is "stream"', (id) => definition(id, { type: 'stream' }), /\/type\b/],
-      ['data_schema has no properties', (id) => ({ ...definition(id), data_schema: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' } }), /data_schema.*properties|properties.*data_schema/],
+      [
+        'data_schema has no properties',
+        (id) => ({ ...definition(id), data_schema: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' } }),
+        /data_schema.*properties|properties.*data_schema/,
+      ],
       ['tags is a string', (id) => definition(id, { tags: 'one' }), /\/tags\b/],
       ['dataset_config lacks keys_config', (id) => ({ ...definition(id), dataset_config: { indexing_config: { olap_store_enabled: true } } }), /keys_config/],
-      ['dataset_id is missing', (id) => { const { dataset_id: _, ...rest } = definition(id); return rest; }, /dataset_id/],
+      [
+        'dataset_id is missing',
+        (id) => {
+          const { dataset_id: _, ...rest } = definition(id);
+          return rest;
+        },
+        /dataset_id/,
+      ],
     ])('refuses a definition whose %s with DATASET_IMPORT_INVALID_CONFIGS naming the path, storing nothing', async (label, build, message) => {
       const id = `bad-${label.replace(/[^a-z]+/gi, '-').toLowerCase()}`.replace(/-$/, '');
       expectFailure(await ctx.driver.importDataset(build(id)), 'DATASET_IMPORT_INVALID_CONFIGS', message);
@@ -597,7 +611,8 @@ export function datasetsScenarios(ctx: SuiteContext<DatasetsDriver>): void {
     });
 
     it('gives a flat config with a dotted timestamp key and an unusual key order exactly as stored', async () => {
-      const configText = '{"timestamp_key":"data.event.ts","cache_db":12,"data_key":"","index_data":false,"entry_topic":"t.in","cache_db_port":null,"cache_db_host":"","exclude_fields":[],"file_upload_path":[]}';
+      const configText =
+        '{"timestamp_key":"data.event.ts","cache_db":12,"data_key":"","index_data":false,"entry_topic":"t.in","cache_db_port":null,"cache_db_host":"","exclude_fields":[],"file_upload_path":[]}';
       await insertV1Live(ctx.gw, 'read-v1-order', { datasetConfigText: configText });
       expect(JSON.stringify((await read('read-v1-order', { fields: ['dataset_config'] })).dataset_config)).toBe(configText);
     });
@@ -606,9 +621,7 @@ export function datasetsScenarios(ctx: SuiteContext<DatasetsDriver>): void {
       const stored = { data_key: '', timestamp_key: 'ts', redis_db_host: 'old.cache', redis_db_port: 6379, index_data: true, redis_db: 2 };
       await insertV1Live(ctx.gw, 'read-v1-redis', { datasetConfig: stored });
       const record = await read('read-v1-redis', { fields: ['dataset_config'] });
-      expect(JSON.stringify(record.dataset_config)).toBe(
-        JSON.stringify({ data_key: '', timestamp_key: 'ts', cache_db_host: 'old.cache', cache_db_port: 6379, index_data: true, cache_db: 2 }),
-      );
+      expect(JSON.stringify(record.dataset_config)).toBe(JSON.stringify({ data_key: '', timestamp_key: 'ts', cache_db_host: 'old.cache', cache_db_port: 6379, index_data: true, cache_db: 2 }));
     });
   });
 
@@ -619,7 +632,10 @@ export function datasetsScenarios(ctx: SuiteContext<DatasetsDriver>): void {
       const draft = await edit('read-edit');
       expect(draft).toMatchObject({ dataset_id: 'read-edit', status: 'Draft', version: 2, api_version: 'v2', dataset_config: definition('read-edit').dataset_config });
       expect(draft.version_key).toMatch(NUMERIC_TEXT);
-      expect(await storedStatuses(ctx.gw, 'read-edit')).toEqual([['live', 'Live'], ['draft', 'Draft']]);
+      expect(await storedStatuses(ctx.gw, 'read-edit')).toEqual([
+        ['live', 'Live'],
+        ['draft', 'Draft'],
+      ]);
       expect(await storedVersion(ctx.gw, 'read-edit', 'live')).toEqual(live);
     });
 

@@ -25,7 +25,10 @@ async function download(url: string): Promise<Json[]> {
   const response = await fetch(url);
   expect(response.status).toBe(200);
   const text = gunzipSync(Buffer.from(await response.arrayBuffer())).toString('utf8');
-  return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Json);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Json);
 }
 
 export function exhaustScenarios(ctx: SuiteContext<ExhaustDriver, StoreGateway>): void {
@@ -35,7 +38,7 @@ export function exhaustScenarios(ctx: SuiteContext<ExhaustDriver, StoreGateway>)
     await ctx.driver.ingest(id, [event('d1', '01'), event('d2a', '02', '01'), event('d2b', '02', '23'), event('d3', '03'), event('d4', '04')]);
   });
 
-  it('gives one link per day of the range that had events, each downloading exactly that day\'s events', async () => {
+  it("gives one link per day of the range that had events, each downloading exactly that day's events", async () => {
     const answer = expectOk(await ctx.driver.exhaust(id, { from: '2026-03-02', to: '2026-03-04' }));
     expect(Object.keys(answer.periodWiseFiles)).toEqual(['2026-03-02', '2026-03-03', '2026-03-04']);
     expect(answer.files).toEqual(Object.values(answer.periodWiseFiles).flat());

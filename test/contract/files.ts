@@ -87,7 +87,11 @@ export function fileScenarios(ctx: SuiteContext<FilesDriver, StoreGateway>): voi
     it('accepts 20 files and refuses 21 with FILES_URL_GENERATION_LIMIT_EXCEED', async () => {
       const twenty = Array.from({ length: 20 }, (_, n) => `file-${n}.json`);
       expect(await generateOk(twenty)).toHaveLength(20);
-      expectFailure(await ctx.driver.generate([...twenty, 'one-more.json']), 'FILES_URL_GENERATION_LIMIT_EXCEED', /^Pre-signed URL generation failed: limit exceeded\. At most 20 files per call \(got 21\)\.$/);
+      expectFailure(
+        await ctx.driver.generate([...twenty, 'one-more.json']),
+        'FILES_URL_GENERATION_LIMIT_EXCEED',
+        /^Pre-signed URL generation failed: limit exceeded\. At most 20 files per call \(got 21\)\.$/,
+      );
     });
 
     it.each([

@@ -111,7 +111,7 @@ export function restOutcome<T = unknown>(response: Response): Outcome<T> {
 export function graphqlOutcome<T = unknown>(response: GraphQLResponse, field: string): Outcome<T> {
   const error = response.errors?.[0];
   if (error) return { ok: false, code: error.extensions?.code ?? 'GRAPHQL_ERROR', message: error.message };
-  return { ok: true, value: (response.data)?.[field] as T };
+  return { ok: true, value: response.data?.[field] as T };
 }
 
 /**

@@ -13,7 +13,11 @@ const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
 
 /** Instructions of the Dockerfile (continuation lines joined, comments dropped), by stage. */
 function stages(): { from: string; instructions: string[] }[] {
-  const lines = dockerfile.replace(/\\\n/g, ' ').split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'));
+  const lines = dockerfile
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('#'));
   const result: { from: string; instructions: string[] }[] = [];
   for (const line of lines) {
     if (/^FROM\s/i.test(line)) result.push({ from: line, instructions: [] });
@@ -40,7 +44,13 @@ describe('Dockerfile', () => {
 
   it('ships no tests, benchmarks, sources or scripts, and leaves the app files to root', () => {
     const copies = runtime.instructions.filter((line) => line.startsWith('COPY'));
-    const sources = copies.map((line) => line.split(/\s+/).filter((part) => !part.startsWith('--')).slice(1, -1).join(' '));
+    const sources = copies.map((line) =>
+      line
+        .split(/\s+/)
+        .filter((part) => !part.startsWith('--'))
+        .slice(1, -1)
+        .join(' '),
+    );
     for (const source of sources) expect(source).not.toMatch(/\/app\/(test|bench|src|rest|scripts)\b|^\/app\/?$|^\.$/);
     for (const copy of copies) expect(copy).not.toMatch(/--chown/);
     expect(runtime.instructions).toContain('USER node');

@@ -69,29 +69,79 @@ const createSilence = (input: unknown, target: TestGateway = gw) =>
   graphql(target, `mutation($input: CreateSilenceInput!) { createSilence(input: $input) { message silence { ${SILENCE} } } }`, { input });
 const updateSilence = (id: string, input: unknown) =>
   graphql(gw, `mutation($id: ID!, $input: UpdateSilenceInput!) { updateSilence(id: $id, input: $input) { silence { ${SILENCE} } } }`, { id, input });
-const deleteSilence = (id: string) => graphql(gw, `mutation($id: ID!) { deleteSilence(id: $id) { id message } }`, { id });
+const deleteSilence = (id: string) =>
+  graphql(
+    gw,
+    `
+      mutation ($id: ID!) {
+        deleteSilence(id: $id) {
+          id
+          message
+        }
+      }
+    `,
+    { id },
+  );
 const readSilence = (id: string) => graphql(gw, `query($id: ID!) { silence(id: $id) { ${SILENCE} } }`, { id });
 const listSilences = (variables: Record<string, unknown>) =>
-  graphql(gw, `query($filter: SilenceFilter, $first: Int, $after: String) { silences(filter: $filter, first: $first, after: $after) { totalCount nodes { ${SILENCE} } pageInfo { hasNextPage endCursor } } }`, variables);
+  graphql(
+    gw,
+    `query($filter: SilenceFilter, $first: Int, $after: String) { silences(filter: $filter, first: $first, after: $after) { totalCount nodes { ${SILENCE} } pageInfo { hasNextPage endCursor } } }`,
+    variables,
+  );
 
 const createAlias = (input: unknown) => graphql(gw, `mutation($input: CreateMetricAliasInput!) { createMetricAlias(input: $input) { message metricAlias { ${ALIAS} } } }`, { input });
 const updateAlias = (id: string, input: unknown) =>
   graphql(gw, `mutation($id: ID!, $input: UpdateMetricAliasInput!) { updateMetricAlias(id: $id, input: $input) { metricAlias { ${ALIAS} } } }`, { id, input });
-const deleteAlias = (id: string) => graphql(gw, `mutation($id: ID!) { deleteMetricAlias(id: $id) { id } }`, { id });
+const deleteAlias = (id: string) =>
+  graphql(
+    gw,
+    `
+      mutation ($id: ID!) {
+        deleteMetricAlias(id: $id) {
+          id
+        }
+      }
+    `,
+    { id },
+  );
 const readAlias = (id: string) => graphql(gw, `query($id: ID!) { metricAlias(id: $id) { ${ALIAS} } }`, { id });
 const listAliases = (variables: Record<string, unknown>) =>
   graphql(gw, `query($filter: MetricAliasFilter, $first: Int) { metricAliases(filter: $filter, first: $first) { totalCount nodes { ${ALIAS} } } }`, variables);
 
-const createChannel = (input: unknown) =>
-  graphql(gw, `mutation($input: CreateNotificationChannelInput!) { createNotificationChannel(input: $input) { message channel { ${CHANNEL} } } }`, { input });
+const createChannel = (input: unknown) => graphql(gw, `mutation($input: CreateNotificationChannelInput!) { createNotificationChannel(input: $input) { message channel { ${CHANNEL} } } }`, { input });
 const updateChannel = (id: string, input: unknown) =>
   graphql(gw, `mutation($id: ID!, $input: UpdateNotificationChannelInput!) { updateNotificationChannel(id: $id, input: $input) { channel { ${CHANNEL} } } }`, { id, input });
-const deleteChannel = (id: string) => graphql(gw, `mutation($id: ID!) { deleteNotificationChannel(id: $id) { id } }`, { id });
+const deleteChannel = (id: string) =>
+  graphql(
+    gw,
+    `
+      mutation ($id: ID!) {
+        deleteNotificationChannel(id: $id) {
+          id
+        }
+      }
+    `,
+    { id },
+  );
 const readChannel = (id: string) => graphql(gw, `query($id: ID!) { notificationChannel(id: $id) { ${CHANNEL} } }`, { id });
 const listChannels = (variables: Record<string, unknown>) =>
   graphql(gw, `query($filter: NotificationChannelFilter) { notificationChannels(filter: $filter) { totalCount nodes { ${CHANNEL} } } }`, variables);
 const testChannel = (input: unknown) =>
-  graphql(gw, `mutation($input: TestNotificationChannelInput!) { testNotificationChannel(input: $input) { status transport response channelId } }`, { input });
+  graphql(
+    gw,
+    `
+      mutation ($input: TestNotificationChannelInput!) {
+        testNotificationChannel(input: $input) {
+          status
+          transport
+          response
+          channelId
+        }
+      }
+    `,
+    { input },
+  );
 
 /** The data of a response that must have succeeded. */
 function ok(response: GraphQLResponse): Record<string, any> {
@@ -145,7 +195,15 @@ describe('createSilence', () => {
     const input = silenceInput();
     const created = ok(await createSilence(input)).createSilence;
     expect(created.message).toBe(`Alert ${input.alertId} is silenced`);
-    expect(created.silence).toMatchObject({ alertId: input.alertId, manager: 'EMBEDDED', managerSilenceId: null, startDate: input.startDate, endDate: input.endDate, state: 'ACTIVE', createdBy: 'SYSTEM' });
+    expect(created.silence).toMatchObject({
+      alertId: input.alertId,
+      manager: 'EMBEDDED',
+      managerSilenceId: null,
+      startDate: input.startDate,
+      endDate: input.endDate,
+      state: 'ACTIVE',
+      createdBy: 'SYSTEM',
+    });
     expect(created.silence.id).toMatch(UUID_PATTERN);
     const [stored] = await silencesOf(input.alertId);
     expect(stored).toMatchObject({ id: created.silence.id, manager: 'embedded', comment: `Silence for alert: ${input.alertId}` });
@@ -225,7 +283,7 @@ describe('createSilence', () => {
     expect(response.body.errors[0].message).toMatch(/not valid JSON/);
   });
 
-  it('fails with ALERT_MANAGER_FAILED and the manager\'s answer when it refuses, and stores nothing', async () => {
+  it("fails with ALERT_MANAGER_FAILED and the manager's answer when it refuses, and stores nothing", async () => {
     fx.alertmanager.respond = () => ({ status: 400, body: "Failed to create silence: end time can't be in the past" });
     const input = silenceInput({ manager: 'ALERTMANAGER' });
     expectFailure(await createSilence(input), 'ALERT_MANAGER_FAILED', /Alertmanager at http:\/\/127\.0\.0\.1:\d+ answered HTTP 400: Failed to create silence: end time can't be in the past/);
@@ -258,7 +316,11 @@ describe('createSilence on a gateway without Alertmanager or Grafana', () => {
   });
 
   it('refuses a manager that is not configured with SILENCE_INVALID_INPUT naming the setting, and stores nothing', async () => {
-    expectFailure(await createSilence(silenceInput({ manager: 'GRAFANA' }), bare), 'SILENCE_INVALID_INPUT', /manager "grafana" is not configured on this gateway \(configured: embedded\); set GRAFANA_URL/);
+    expectFailure(
+      await createSilence(silenceInput({ manager: 'GRAFANA' }), bare),
+      'SILENCE_INVALID_INPUT',
+      /manager "grafana" is not configured on this gateway \(configured: embedded\); set GRAFANA_URL/,
+    );
     expect((await bare.sql('SELECT count(*)::int AS n FROM alert_silences')).rows[0]!.n).toBe(0);
   });
 });
@@ -310,7 +372,9 @@ describe('updateSilence', () => {
     const [before] = await silencesOf(input.alertId);
     const endDate = hoursFromNow(12);
     expect(ok(await updateSilence(id, { endDate })).updateSilence.silence).toMatchObject({ id, endDate });
-    const sent = calls(fx.alertmanager, 'POST', '/api/v2/silences').filter((request) => request.body.matchers[0].value === input.alertId).at(-1)!;
+    const sent = calls(fx.alertmanager, 'POST', '/api/v2/silences')
+      .filter((request) => request.body.matchers[0].value === input.alertId)
+      .at(-1)!;
     expect(sent.body).toMatchObject({ id: before.manager_silence_id, startsAt: input.startDate, endsAt: endDate });
     expect((await silencesOf(input.alertId))[0].end_time.toISOString()).toBe(endDate);
   });
@@ -627,7 +691,12 @@ describe('testNotificationChannel', () => {
   it('sends an e-mail over SMTP to every address and answers "Notification Sent" with the server\'s reply', async () => {
     const received = fx.smtp.messages.length;
     const input = { message: 'Disk almost full on node-3', channel: { manager: 'EMBEDDED', name: 'Ops mail', type: 'EMAIL', config: { recipientAddresses: 'ops@example.com;oncall@example.com' } } };
-    expect(ok(await testChannel(input)).testNotificationChannel).toEqual({ status: 'Notification Sent', transport: 'smtp', response: expect.stringMatching(/^250 OK: message queued as /), channelId: null });
+    expect(ok(await testChannel(input)).testNotificationChannel).toEqual({
+      status: 'Notification Sent',
+      transport: 'smtp',
+      response: expect.stringMatching(/^250 OK: message queued as /),
+      channelId: null,
+    });
     const mail = fx.smtp.messages[received]!;
     expect(mail.to).toEqual(['ops@example.com', 'oncall@example.com']);
     expect(mail.from).toBe('alerts@localhost');
@@ -643,7 +712,7 @@ describe('testNotificationChannel', () => {
     expect(header(fx.smtp.messages[received]!, 'Subject')).toBe('Stored subject');
   });
 
-  it('posts {text} to a Slack webhook and reports the webhook\'s answer', async () => {
+  it("posts {text} to a Slack webhook and reports the webhook's answer", async () => {
     expect(ok(await testChannel({ message: 'Ingestion lag above 5 minutes', channel: slackChannel() })).testNotificationChannel).toEqual({
       status: 'Notification Sent',
       transport: 'webhook',
@@ -654,12 +723,12 @@ describe('testNotificationChannel', () => {
     expect(sent!.path).toBe('/hooks/T000/B000');
   });
 
-  it('fails with NOTIFICATION_FAILED and the webhook\'s answer when it refuses the message', async () => {
+  it("fails with NOTIFICATION_FAILED and the webhook's answer when it refuses the message", async () => {
     fx.webhook.respond = () => ({ status: 404, body: 'no_service' });
     expectFailure(await testChannel({ message: 'x', channel: slackChannel() }), 'NOTIFICATION_FAILED', /the webhook at 127\.0\.0\.1:\d+ answered HTTP 404: no_service/);
   });
 
-  it('does not follow a webhook\'s redirect (it could lead to a host that is not allowed)', async () => {
+  it("does not follow a webhook's redirect (it could lead to a host that is not allowed)", async () => {
     const target = `/redirected-${randomUUID()}`;
     fx.webhook.respond = (request) => (request.path === target ? { status: 200, body: 'ok' } : { status: 302, headers: { location: `${fx.webhook.url}${target}` } });
     expectFailure(await testChannel({ message: 'x', channel: slackChannel() }), 'NOTIFICATION_FAILED', /redirect \(HTTP 302\), which the gateway does not follow/);
@@ -672,14 +741,18 @@ describe('testNotificationChannel', () => {
     expectFailure(await testChannel({ message: 'x', channel }), 'NOTIFICATION_FAILED', /SMTP at smtp:\/\/127\.0\.0\.1:\d+\/? refused gone@example\.com/);
   });
 
-  it('tests a Grafana channel through Grafana\'s receiver test and reports its result', async () => {
+  it("tests a Grafana channel through Grafana's receiver test and reports its result", async () => {
     const id = await createChannelOk(emailChannel({ manager: 'GRAFANA' }));
-    expect(ok(await testChannel({ message: 'via grafana', channelId: id })).testNotificationChannel).toMatchObject({ channelId: id, transport: 'grafana', response: expect.stringMatching(/^HTTP 200: .* ok$/) });
+    expect(ok(await testChannel({ message: 'via grafana', channelId: id })).testNotificationChannel).toMatchObject({
+      channelId: id,
+      transport: 'grafana',
+      response: expect.stringMatching(/^HTTP 200: .* ok$/),
+    });
     const [sent] = calls(fx.grafana, 'POST', '/api/alertmanager/grafana/config/api/v1/receivers/test').filter((request) => request.body.receivers[0].grafana_managed_receiver_configs[0].uid === id);
     expect(sent!.body.alert.annotations.description).toBe('via grafana');
   });
 
-  it('fails with NOTIFICATION_FAILED and Grafana\'s reason when its receiver test fails', async () => {
+  it("fails with NOTIFICATION_FAILED and Grafana's reason when its receiver test fails", async () => {
     const id = await createChannelOk(emailChannel({ manager: 'GRAFANA' }));
     fx.grafana.respond = () => ({ status: 207, body: { receivers: [{ name: 'x', grafana_managed_receiver_configs: [{ name: 'x', uid: id, status: 'failed', error: 'SMTP not configured' }] }] } });
     expectFailure(await testChannel({ channelId: id }), 'NOTIFICATION_FAILED', /could not deliver the test message: SMTP not configured/);
@@ -687,7 +760,11 @@ describe('testNotificationChannel', () => {
 
   it('refuses a webhook that is not allowed with NOTIFICATION_CHANNEL_INVALID_INPUT before calling anything', async () => {
     const before = fx.webhook.requests.length;
-    expectFailure(await testChannel({ message: 'x', channel: slackChannel({ config: { webhookUrl: 'http://10.0.0.5/internal-admin' } }) }), 'NOTIFICATION_CHANNEL_INVALID_INPUT', /names host 10\.0\.0\.5/);
+    expectFailure(
+      await testChannel({ message: 'x', channel: slackChannel({ config: { webhookUrl: 'http://10.0.0.5/internal-admin' } }) }),
+      'NOTIFICATION_CHANNEL_INVALID_INPUT',
+      /names host 10\.0\.0\.5/,
+    );
     expect(fx.webhook.requests.length).toBe(before);
   });
 

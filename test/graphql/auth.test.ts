@@ -71,11 +71,7 @@ describe.each(guarded.map((field) => [`${field.coordinate} (${field.apiIds.join(
   });
 
   it('answers UNAUTHENTICATED to an expired token, a token without roles and a forged one', async () => {
-    for (const bearer of [
-      await token({ roles: ['admin'], expiresIn: -3600 }),
-      await token({ roles: null }),
-      await token({ roles: ['admin'], secret: 'another-secret-of-at-least-32-characters!' }),
-    ]) {
+    for (const bearer of [await token({ roles: ['admin'], expiresIn: -3600 }), await token({ roles: null }), await token({ roles: ['admin'], secret: 'another-secret-of-at-least-32-characters!' })]) {
       expectRefused(await callField(jwtGateway, field, { authorization: `Bearer ${bearer}` }), field, 'UNAUTHENTICATED');
     }
   });

@@ -44,7 +44,9 @@ function listConnectors(variables: Record<string, unknown> = {}): Promise<GraphQ
   );
 }
 
-async function listOk(variables: Record<string, unknown> = {}): Promise<{ totalCount: number; nodes: Connector[]; edges: { cursor: string; node: { id: string } }[]; pageInfo: Record<string, unknown> }> {
+async function listOk(
+  variables: Record<string, unknown> = {},
+): Promise<{ totalCount: number; nodes: Connector[]; edges: { cursor: string; node: { id: string } }[]; pageInfo: Record<string, unknown> }> {
   const response = await listConnectors({ first: 1000, ...variables });
   expect(response.errors).toBeUndefined();
   return response.data!.connectors;
@@ -102,7 +104,16 @@ describe('connectors(filter, first, after)', () => {
   it('gives every field with enums in GraphQL spelling and dates in ISO 8601 UTC', async () => {
     const { nodes } = await listOk();
     const postgres = nodes.find((connector) => connector.id === 'postgres-connector-1.0.0')!;
-    expect(postgres).toMatchObject({ connectorId: 'postgres-connector', version: '1.0.0', category: 'DATABASE', type: 'source', status: 'LIVE', technology: 'scala', runtime: 'spark', sourceUrl: null });
+    expect(postgres).toMatchObject({
+      connectorId: 'postgres-connector',
+      version: '1.0.0',
+      category: 'DATABASE',
+      type: 'source',
+      status: 'LIVE',
+      technology: 'scala',
+      runtime: 'spark',
+      sourceUrl: null,
+    });
     expect(postgres.createdAt).toMatch(ISO_UTC);
     expect(postgres.liveAt).toMatch(ISO_UTC);
   });
@@ -284,12 +295,31 @@ describe('registerConnector(file)', () => {
       ['garbage bytes named .tgz', () => garbage(), 'junk.tgz', /Failed to extract the file: the archive could not be read/],
       ['garbage bytes named .zip', () => garbage(), 'junk.zip', /Failed to extract the file: the archive could not be read/],
       ['a file that is not a .tar.gz, .tgz or .zip', () => distributionTarGz({ id: 'gql-bad-ext' }), 'dist.rar', /is not a \.tar\.gz, \.tgz or \.zip archive/],
-      ['an archive without metadata.json', () => tarGz([{ path: 'gql-no-meta-1.0.0/main.py', body: 'x' }, { path: 'ui-config.json', body: '{}' }]), 'nometa.tar.gz', /unable to locate the metadata file/],
+      [
+        'an archive without metadata.json',
+        () =>
+          tarGz([
+            { path: 'gql-no-meta-1.0.0/main.py', body: 'x' },
+            { path: 'ui-config.json', body: '{}' },
+          ]),
+        'nometa.tar.gz',
+        /unable to locate the metadata file/,
+      ],
       ['an empty archive', () => tarGz([]), 'empty.tar.gz', /the archive could not be read: TAR_BAD_ARCHIVE: Unrecognized archive format/],
       ['metadata.json that is not JSON', () => distributionTarGz({ id: 'gql-bad-json', metadataText: '{"metadata": ' }), 'bad.tar.gz', /metadata\.json is not valid JSON/],
-      ['metadata without a version', () => distributionTarGz({ id: 'gql-no-version', metadata: { version: undefined } }), 'nov.tar.gz', /metadata\.json is invalid: #properties\/metadata\/required must have required property 'version'/],
+      [
+        'metadata without a version',
+        () => distributionTarGz({ id: 'gql-no-version', metadata: { version: undefined } }),
+        'nov.tar.gz',
+        /metadata\.json is invalid: #properties\/metadata\/required must have required property 'version'/,
+      ],
       ['metadata with an unknown category', () => distributionTarGz({ id: 'gql-bad-category', category: 'Spreadsheet' }), 'cat.tar.gz', /metadata\.json is invalid: .*category/],
-      ['no <id>-<version> source folder', () => distributionTarGz({ id: 'gql-no-folder', withoutSourceFolder: true }), 'nofolder.tar.gz', /connector source folder not found; expecting gql-no-folder-1\.0\.0 folder inside the archive/],
+      [
+        'no <id>-<version> source folder',
+        () => distributionTarGz({ id: 'gql-no-folder', withoutSourceFolder: true }),
+        'nofolder.tar.gz',
+        /connector source folder not found; expecting gql-no-folder-1\.0\.0 folder inside the archive/,
+      ],
       ['no ui-config.json', () => distributionTarGz({ id: 'gql-no-ui', uiConfig: null }), 'noui.tar.gz', /unable to locate the ui configuration file/],
       ['a ui spec without a schema', () => distributionTarGz({ id: 'gql-ui-no-schema', uiConfig: { properties: {} } }), 'noschema.tar.gz', /"schema" object/],
       ['an icon file missing from the archive', () => distributionTarGz({ id: 'gql-no-icon', metadata: { icon: 'missing.png' } }), 'noicon.tar.gz', /icon file "missing\.png" is not in the archive/],

@@ -43,23 +43,45 @@ interface Connection {
 }
 
 function readDataset(id: string, args: { version?: string; status?: string; fields?: string[] } = {}): Promise<GraphQLResponse<Json>> {
-  return graphql(gw, `query Read($id: ID!, $version: DatasetVersion, $status: DatasetStatus, $fields: [String!]) { dataset(id: $id, version: $version, status: $status) { ${FIELDS} definition(fields: $fields) } }`, {
-    id,
-    ...args,
-  });
+  return graphql(
+    gw,
+    `query Read($id: ID!, $version: DatasetVersion, $status: DatasetStatus, $fields: [String!]) { dataset(id: $id, version: $version, status: $status) { ${FIELDS} definition(fields: $fields) } }`,
+    {
+      id,
+      ...args,
+    },
+  );
 }
 
 function listDatasets(variables: Json = {}): Promise<GraphQLResponse<Json>> {
   return graphql(
     gw,
-    `query List($filter: DatasetFilter, $first: Int, $after: String) {
-      datasets(filter: $filter, first: $first, after: $after) {
-        edges { cursor node { id status stage } }
-        nodes { id status stage }
-        pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
-        totalCount
+    `
+      query List($filter: DatasetFilter, $first: Int, $after: String) {
+        datasets(filter: $filter, first: $first, after: $after) {
+          edges {
+            cursor
+            node {
+              id
+              status
+              stage
+            }
+          }
+          nodes {
+            id
+            status
+            stage
+          }
+          pageInfo {
+            hasNextPage
+            hasPreviousPage
+            startCursor
+            endCursor
+          }
+          totalCount
+        }
       }
-    }`,
+    `,
     variables,
   );
 }
@@ -158,7 +180,16 @@ describe('importDataset(definition, overwrite)', () => {
     );
     expect(imported.ignoredFields).toBeNull();
     expect(imported.versionKey).toMatch(NUMERIC_TEXT);
-    expect(imported.dataset).toMatchObject({ id: 'import-answer', name: 'Dataset import-answer', type: 'EVENT', status: 'DRAFT', stage: 'DRAFT', version: 1, versionKey: imported.versionKey, apiVersion: 'v2' });
+    expect(imported.dataset).toMatchObject({
+      id: 'import-answer',
+      name: 'Dataset import-answer',
+      type: 'EVENT',
+      status: 'DRAFT',
+      stage: 'DRAFT',
+      version: 1,
+      versionKey: imported.versionKey,
+      apiVersion: 'v2',
+    });
     expect(imported.dataset.datasetConfig).toEqual(imported.dataset.definition.dataset_config);
     expect((await readOk('import-answer', { version: 'DRAFT' })).definition).toEqual(imported.dataset.definition);
   });
@@ -216,9 +247,7 @@ describe('dataset(id, version, status)', () => {
   ])('writes the stored dataset_config text of an api_version %s Live record into datasetConfig and definition byte for byte', async (label, apiVersion) => {
     const id = `read-v1-text-${label}`;
     const configText = await insertV1Live(gw, id, { apiVersion });
-    const response = await gw.http
-      .post('/graphql')
-      .send({ query: 'query($id: ID!) { dataset(id: $id) { datasetConfig definition(fields: ["dataset_config"]) } }', variables: { id } });
+    const response = await gw.http.post('/graphql').send({ query: 'query($id: ID!) { dataset(id: $id) { datasetConfig definition(fields: ["dataset_config"]) } }', variables: { id } });
     expect(response.status).toBe(200);
     expect(response.body.errors).toBeUndefined();
     expect(response.text).toContain(`"datasetConfig":${configText}`);
@@ -258,7 +287,12 @@ describe('datasets(filter, first, after)', () => {
     const page = await listOk();
     expect(page.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: false });
     expect(page.edges.map((edge) => edge.node)).toEqual(page.nodes);
-    expect(page.nodes).toEqual(expect.arrayContaining([{ id: 'list-both', status: 'LIVE', stage: 'LIVE' }, { id: 'list-both', status: 'DRAFT', stage: 'DRAFT' }]));
+    expect(page.nodes).toEqual(
+      expect.arrayContaining([
+        { id: 'list-both', status: 'LIVE', stage: 'LIVE' },
+        { id: 'list-both', status: 'DRAFT', stage: 'DRAFT' },
+      ]),
+    );
   });
 
   it('pages with first and after: the pages together are the whole list in order, totalCount on every page', async () => {

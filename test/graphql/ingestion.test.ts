@@ -15,10 +15,7 @@ const EVENTS = 'gql_ingest_events';
 const SMALL = 'gql_ingest_small';
 
 beforeAll(async () => {
-  [gw, small] = await Promise.all([
-    startTestGateway(),
-    startTestGateway({ INGEST_MAX_BATCH: '5', INGEST_BODY_LIMIT: '64kb', REQUEST_BODY_LIMIT: '16kb' }),
-  ]);
+  [gw, small] = await Promise.all([startTestGateway(), startTestGateway({ INGEST_MAX_BATCH: '5', INGEST_BODY_LIMIT: '64kb', REQUEST_BODY_LIMIT: '16kb' })]);
   await Promise.all([seedDataset(gw, EVENTS, 'Live'), seedDataset(small, SMALL, 'Live')]);
 }, 60_000);
 afterAll(async () => {
@@ -215,7 +212,12 @@ describe('ingest with invalid data', () => {
 
   it('refuses a batch over INGEST_MAX_BATCH (6 events where 5 fit) naming data and the limit, and writes none of it', async () => {
     const before = await storeCounts(small);
-    const response = await ingest(SMALL, [1, 2, 3, 4, 5, 6].map((n) => ({ id: unique(`o${n}`) })), unique('over'), small);
+    const response = await ingest(
+      SMALL,
+      [1, 2, 3, 4, 5, 6].map((n) => ({ id: unique(`o${n}`) })),
+      unique('over'),
+      small,
+    );
     expectFailure(response, 'DATA_INGESTION_INVALID_INPUT', 'BAD_REQUEST', /data.*\b5\b/);
     expect(await storeCounts(small)).toEqual(before);
   });
@@ -336,7 +338,17 @@ describe('processing: dedup', () => {
   it('keeps the repeats of a key inside one batch as duplicates and stores the first', async () => {
     const [a, b] = [unique('a'), unique('b')];
     const msgid = unique('inbatch');
-    expect(await ingestOk(dedup, [{ id: a, amount: 1 }, { id: b, amount: 2 }, { id: a, amount: 3 }], msgid)).toEqual({
+    expect(
+      await ingestOk(
+        dedup,
+        [
+          { id: a, amount: 1 },
+          { id: b, amount: 2 },
+          { id: a, amount: 3 },
+        ],
+        msgid,
+      ),
+    ).toEqual({
       message: MESSAGE,
       accepted: 3,
       processed: 2,
@@ -366,7 +378,15 @@ describe('processing: dedup', () => {
     const id = await liveDataset('dedup_dotted', { dedup_config: { drop_duplicates: true, dedup_key: 'meta.key', dedup_period: 3600 } });
     const key = unique('k');
     const msgid = unique('dotted');
-    await ingestOk(id, [{ id: unique('e'), meta: { key } }, { id: unique('e'), meta: { key } }, { id: unique('e'), meta: { key: unique('other') } }], msgid);
+    await ingestOk(
+      id,
+      [
+        { id: unique('e'), meta: { key } },
+        { id: unique('e'), meta: { key } },
+        { id: unique('e'), meta: { key: unique('other') } },
+      ],
+      msgid,
+    );
     expect(await storedEvents(msgid)).toHaveLength(2);
     expect((await failedEvents(msgid)).map((row) => row.stage)).toEqual(['dedup']);
   });
@@ -513,7 +533,15 @@ describe('processing: master datasets and denormalisation', () => {
     await ingestOk(MASTER, { userid: u1, name: 'Ann' }, unique('m1'));
     expect(await masterRecord(u1)).toEqual({ userid: u1, name: 'Ann' });
 
-    await ingestOk(MASTER, [{ userid: u1, name: 'Ann B' }, { userid: u2, name: 'Bob' }, { userid: u1, name: 'Ann C' }], unique('m2'));
+    await ingestOk(
+      MASTER,
+      [
+        { userid: u1, name: 'Ann B' },
+        { userid: u2, name: 'Bob' },
+        { userid: u1, name: 'Ann C' },
+      ],
+      unique('m2'),
+    );
     expect(await masterRecord(u1)).toEqual({ userid: u1, name: 'Ann C' });
     expect(await masterRecord(u2)).toEqual({ userid: u2, name: 'Bob' });
     const count = await gw.sql<{ n: number }>('SELECT count(*)::int AS n FROM master_records WHERE dataset_id = $1 AND record_key IN ($2, $3)', [MASTER, u1, u2]);

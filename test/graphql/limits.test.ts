@@ -28,7 +28,10 @@ afterAll(async () => {
 });
 
 function post(target: TestGateway, body: unknown) {
-  return target.http.post('/graphql').set('content-type', 'application/json').send(body as object);
+  return target.http
+    .post('/graphql')
+    .set('content-type', 'application/json')
+    .send(body as object);
 }
 
 describe('depth', () => {
@@ -193,10 +196,7 @@ describe('string and array lengths (JSON_MAX_STRING_LENGTH, JSON_MAX_ARRAY_LENGT
   });
 
   it('checks each operation of a batch on its own', async () => {
-    const response = await post(bounded, [
-      { query: '{ version }' },
-      { query: INGEST, variables: { msgid: 'gql-limits-batch', data: [{ id: 'b1', text: 'x'.repeat(MAX_STRING + 1) }] } },
-    ]);
+    const response = await post(bounded, [{ query: '{ version }' }, { query: INGEST, variables: { msgid: 'gql-limits-batch', data: [{ id: 'b1', text: 'x'.repeat(MAX_STRING + 1) }] } }]);
     expect(response.body).toHaveLength(2);
     expect(response.body[0].data.version).toEqual(expect.any(String));
     expect(response.body[1].errors[0]).toMatchObject({ message: expect.stringMatching(/^the string at \/variables\/data\/0\/text is 1001 characters long/), extensions: { code: 'INVALID_INPUT' } });

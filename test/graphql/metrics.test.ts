@@ -6,20 +6,7 @@ import { errorCode, graphql, type GraphQLResponse } from '../support/api.js';
 import { seedDataset } from '../support/datasets.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startHttpStub, type HttpStub } from '../support/http-stub.js';
-import {
-  CLEAN,
-  CLEAN_OFFSETS_MIN,
-  cleanFigures,
-  DRAFT,
-  EMPTY,
-  emptyFreshness,
-  expectFreshness,
-  MESSY,
-  MESSY_OFFSETS_MIN,
-  messyFigures,
-  RETIRED,
-  seedMetrics,
-} from '../support/metrics.js';
+import { CLEAN, CLEAN_OFFSETS_MIN, cleanFigures, DRAFT, EMPTY, emptyFreshness, expectFreshness, MESSY, MESSY_OFFSETS_MIN, messyFigures, RETIRED, seedMetrics } from '../support/metrics.js';
 
 let gw: TestGateway;
 let failing: TestGateway;
@@ -139,7 +126,24 @@ describe('Dataset.metrics', () => {
   });
 
   it('is available on every dataset of a list, each with its own figures', async () => {
-    const response = await graphql(gw, `query { datasets(filter: { status: [LIVE] }) { nodes { id metrics(categories: [DATA_QUALITY]) { components { type value } } } } }`);
+    const response = await graphql(
+      gw,
+      `
+        query {
+          datasets(filter: { status: [LIVE] }) {
+            nodes {
+              id
+              metrics(categories: [DATA_QUALITY]) {
+                components {
+                  type
+                  value
+                }
+              }
+            }
+          }
+        }
+      `,
+    );
     expect(response.errors).toBeUndefined();
     const totals = Object.fromEntries(
       (response.data!.datasets.nodes as { id: string; metrics: { components: { type: string; value: number }[] }[] }[]).map((node) => [node.id, node.metrics[0]!.components[2]!.value]),

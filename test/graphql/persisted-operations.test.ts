@@ -33,10 +33,7 @@ let open: TestGateway;
 let bound: TestGateway;
 
 beforeAll(async () => {
-  [open, bound] = await Promise.all([
-    startTestGateway(),
-    startTestGateway({ ...JWT_ENV, PERSISTED_OPERATIONS_REQUIRED_FOR: `role:${BOUND_ROLE}, caller:dashboard-bot` }),
-  ]);
+  [open, bound] = await Promise.all([startTestGateway(), startTestGateway({ ...JWT_ENV, PERSISTED_OPERATIONS_REQUIRED_FOR: `role:${BOUND_ROLE}, caller:dashboard-bot` })]);
 }, 60_000);
 afterAll(async () => {
   await Promise.all([open?.stop(), bound?.stop()]);

@@ -13,10 +13,7 @@ let presidio: HttpStub;
 
 beforeAll(async () => {
   presidio = await startHttpStub();
-  [gw, downstream] = await Promise.all([
-    startTestGateway({ PII_MAX_RECORDS: '50', PII_MAX_BYTES: '16kb' }),
-    startTestGateway({ PII_SERVICE_URL: presidio.url, PII_SERVICE_TIMEOUT_MS: '500' }),
-  ]);
+  [gw, downstream] = await Promise.all([startTestGateway({ PII_MAX_RECORDS: '50', PII_MAX_BYTES: '16kb' }), startTestGateway({ PII_SERVICE_URL: presidio.url, PII_SERVICE_TIMEOUT_MS: '500' })]);
 }, 60_000);
 afterAll(async () => {
   await Promise.all([gw?.stop(), downstream?.stop()]);
@@ -102,7 +99,15 @@ describe('analyzePii with the built-in detectors', () => {
   });
 
   it('refuses more records than PII_MAX_RECORDS (50 here), and records larger than PII_MAX_BYTES (16 kB here)', async () => {
-    expectFailure(await analyze('d', Array.from({ length: 51 }, (_, i) => ({ n: i }))), 'DATA_ANALYZE_PII_INVALID_INPUT', 'BAD_REQUEST', /^data holds 51 records; at most 50 fit in one call$/);
+    expectFailure(
+      await analyze(
+        'd',
+        Array.from({ length: 51 }, (_, i) => ({ n: i })),
+      ),
+      'DATA_ANALYZE_PII_INVALID_INPUT',
+      'BAD_REQUEST',
+      /^data holds 51 records; at most 50 fit in one call$/,
+    );
     expectFailure(await analyze('d', [{ text: 'x'.repeat(17 * 1024) }]), 'DATA_ANALYZE_PII_INVALID_INPUT', 'BAD_REQUEST', /^the records take \d+ bytes; at most 16384 fit in one call$/);
   });
 

@@ -45,9 +45,15 @@ describe('published query answers', () => {
 
   it('still refuses a caller without the right to a kept answer', async () => {
     const query = '{ dataset(id: "kept-secure") { id name } }';
-    const admin = await secured.http.post('/graphql').set('authorization', `Bearer ${await token({ roles: ['admin'] })}`).send({ query });
+    const admin = await secured.http
+      .post('/graphql')
+      .set('authorization', `Bearer ${await token({ roles: ['admin'] })}`)
+      .send({ query });
     expect(admin.body.data.dataset.id).toBe('kept-secure');
-    const ingestor = await secured.http.post('/graphql').set('authorization', `Bearer ${await token({ roles: ['ingestor'] })}`).send({ query });
+    const ingestor = await secured.http
+      .post('/graphql')
+      .set('authorization', `Bearer ${await token({ roles: ['ingestor'] })}`)
+      .send({ query });
     expect(ingestor.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     expect(ingestor.body.data?.dataset ?? null).toBeNull();
     const anonymous = await secured.http.post('/graphql').send({ query });

@@ -76,9 +76,7 @@ describe('inferSchema: suggestions, typed in the list and as the original spells
     const found = listed.find((suggestion) => expected.message.test(suggestion.message!));
     expect(found ?? listed).toMatchObject({ severity: SEVERITY[expected.severity], resolutionType: expected.resolutionType ?? null });
     if (expected.advice) expect(found!.advice).toMatch(expected.advice);
-    expect(propertyAt(schema, at)?.suggestions).toContainEqual(
-      expect.objectContaining({ message: found!.message, severity: expected.severity, path }),
-    );
+    expect(propertyAt(schema, at)?.suggestions).toContainEqual(expect.objectContaining({ message: found!.message, severity: expected.severity, path }));
   });
 });
 

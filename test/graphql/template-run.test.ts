@@ -99,12 +99,7 @@ function idOf(key: TemplateKey): string {
 
 beforeAll(async () => {
   gw = await startTestGateway();
-  await Promise.all([
-    seedDataset(gw, SALES, 'Live', SALES_SCHEMA_OVERRIDES),
-    seedDataset(gw, OTHER, 'Live'),
-    seedDataset(gw, DRAFT, 'Draft'),
-    seedDataset(gw, RETIRED, 'Retired'),
-  ]);
+  await Promise.all([seedDataset(gw, SALES, 'Live', SALES_SCHEMA_OVERRIDES), seedDataset(gw, OTHER, 'Live'), seedDataset(gw, DRAFT, 'Draft'), seedDataset(gw, RETIRED, 'Retired')]);
   await ingestOk(SALES, EVENTS, 'gql-run-sales-1');
   await ingestOk(OTHER, OTHER_EVENTS, 'gql-run-other-1');
   for (const key of Object.keys(NAMES) as TemplateKey[]) await createTemplateOk(NAMES[key], TEMPLATES[key].type, TEMPLATES[key].query);

@@ -48,11 +48,7 @@ function idFor(name: string): string {
 }
 
 function createTemplate(input: Record<string, unknown>): Promise<GraphQLResponse> {
-  return graphql(
-    gw,
-    `mutation Create($input: CreateQueryTemplateInput!) { createTemplate(input: $input) { message template { ${FIELDS} } } }`,
-    { input },
-  );
+  return graphql(gw, `mutation Create($input: CreateQueryTemplateInput!) { createTemplate(input: $input) { message template { ${FIELDS} } } }`, { input });
 }
 
 function readTemplate(id: string): Promise<GraphQLResponse> {
@@ -75,15 +71,22 @@ function listTemplates(variables: Record<string, unknown> = {}): Promise<GraphQL
 }
 
 function updateTemplate(id: string, input: Record<string, unknown>): Promise<GraphQLResponse> {
-  return graphql(
-    gw,
-    `mutation Update($id: ID!, $input: UpdateQueryTemplateInput!) { updateTemplate(id: $id, input: $input) { message template { ${FIELDS} } } }`,
-    { id, input },
-  );
+  return graphql(gw, `mutation Update($id: ID!, $input: UpdateQueryTemplateInput!) { updateTemplate(id: $id, input: $input) { message template { ${FIELDS} } } }`, { id, input });
 }
 
 function deleteTemplate(id: string): Promise<GraphQLResponse> {
-  return graphql(gw, `mutation Delete($id: ID!) { deleteTemplate(id: $id) { id message } }`, { id });
+  return graphql(
+    gw,
+    `
+      mutation Delete($id: ID!) {
+        deleteTemplate(id: $id) {
+          id
+          message
+        }
+      }
+    `,
+    { id },
+  );
 }
 
 /** Creates a template that must succeed and returns its id. */

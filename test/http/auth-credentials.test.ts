@@ -109,10 +109,22 @@ describe('the claims of a token', () => {
   });
 
   it('refuses a token not valid yet, a roles claim that is not a list, and a token without a subject', async () => {
-    const future = await new SignJWT({ roles: ['viewer'] }).setProtectedHeader({ alg: 'HS256' }).setSubject('u').setIssuer(ISSUER).setAudience(AUDIENCE).setNotBefore(now() + 3600).setExpirationTime(now() + 7200).sign(secret);
+    const future = await new SignJWT({ roles: ['viewer'] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('u')
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setNotBefore(now() + 3600)
+      .setExpirationTime(now() + 7200)
+      .sign(secret);
     expect((await listDatasets(hs, bearer(future))).body.error.message).toMatch(/not valid yet/);
     expect((await listDatasets(hs, bearer(await token({ claims: { roles: 'admin' }, roles: null })))).body.error.message).toMatch(/array of role names/);
-    const anonymous = await new SignJWT({ roles: ['viewer'] }).setProtectedHeader({ alg: 'HS256' }).setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime(now() + 600).sign(secret);
+    const anonymous = await new SignJWT({ roles: ['viewer'] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setExpirationTime(now() + 600)
+      .sign(secret);
     expect((await listDatasets(hs, bearer(anonymous))).body.error.message).toMatch(/no subject/);
   });
 
@@ -125,7 +137,10 @@ describe('the claims of a token', () => {
 
   it('records the token subject as the author of what the caller creates', async () => {
     const jwt = await token({ sub: 'alice@example.com', roles: ['dataset_creator'] });
-    const created = await hs.http.post('/v2/template/create').set(bearer(jwt)).send(envelope('api.query.template.create', { template_name: 'By Alice', query_type: 'sql', query: SQL_QUERY }));
+    const created = await hs.http
+      .post('/v2/template/create')
+      .set(bearer(jwt))
+      .send(envelope('api.query.template.create', { template_name: 'By Alice', query_type: 'sql', query: SQL_QUERY }));
     expect(created.status).toBe(200);
     const read = await hs.http.get('/v2/template/read/by_alice').set(bearer(jwt));
     expect(read.body.result.created_by).toBe('alice@example.com');
@@ -194,7 +209,10 @@ describe('API keys', () => {
   it('act as apikey:<name> in what they create', async () => {
     const store = createApiKeyStore(hs.gateway.database.prisma);
     const { key } = await store.create({ name: 'etl-job', roles: ['dataset_creator'], createdBy: 'test' });
-    await hs.http.post('/v2/template/create').set('x-api-key', key).send(envelope('api.query.template.create', { template_name: 'By Key', query_type: 'sql', query: SQL_QUERY }));
+    await hs.http
+      .post('/v2/template/create')
+      .set('x-api-key', key)
+      .send(envelope('api.query.template.create', { template_name: 'By Key', query_type: 'sql', query: SQL_QUERY }));
     const read = await hs.http.get('/v2/template/read/by_key').set('x-api-key', key);
     expect(read.body.result.created_by).toBe('apikey:etl-job');
   });
@@ -204,7 +222,10 @@ describe('AUTH_MODE=none', () => {
   it('acts as SYSTEM with every permission, whatever credentials come along', async () => {
     const open = await startTestGateway();
     try {
-      const response = await open.http.post('/v2/template/create').set('authorization', 'Bearer garbage').send(envelope('api.query.template.create', { template_name: 'By System', query_type: 'sql', query: SQL_QUERY }));
+      const response = await open.http
+        .post('/v2/template/create')
+        .set('authorization', 'Bearer garbage')
+        .send(envelope('api.query.template.create', { template_name: 'By System', query_type: 'sql', query: SQL_QUERY }));
       expect(response.status).toBe(200);
       expect((await open.http.get('/v2/template/read/by_system')).body.result.created_by).toBe('SYSTEM');
     } finally {

@@ -4,19 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Response } from 'supertest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import {
-  apiKey,
-  callEndpoint,
-  endpointName,
-  endpoints,
-  JWT_ENV,
-  roleAllowed,
-  roleDenied,
-  SESSION_ENV,
-  sessionCookie,
-  tamper,
-  token,
-} from '../support/auth.js';
+import { apiKey, callEndpoint, endpointName, endpoints, JWT_ENV, roleAllowed, roleDenied, SESSION_ENV, sessionCookie, tamper, token } from '../support/auth.js';
 
 let jwtGateway: TestGateway;
 let sessionGateway: TestGateway;

@@ -17,7 +17,6 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
 const run = promisify(execFile);
 
-
 /** Runs headless Chromium on `url` offline (loopback only); `mode` dumps the DOM or writes a screenshot. */
 async function chromium(url: string, mode: { dumpDom: true } | { screenshot: string }): Promise<string> {
   const profile = await mkdtemp(path.join(os.tmpdir(), 'gateway-chromium-'));

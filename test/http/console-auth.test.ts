@@ -37,7 +37,14 @@ beforeAll(async () => {
   const capture = { write: (line: string) => void warnings.push(line) };
   [consoleJwt, keycloak, consoleSession] = await Promise.all([
     startTestGateway({ AUTH_MODE: 'jwt', JWT_PUBLIC_KEY_FILE: publicKeyFile, JWT_VERIFY_ISSUER: 'false', JWT_VERIFY_AUDIENCE: 'false', ...limits }, { logStream: capture, logLevel: 'warn' }),
-    startTestGateway({ AUTH_MODE: 'jwt', JWT_PUBLIC_KEY_FILE: publicKeyFile, JWT_ISSUER: 'https://keycloak.test/realms/obsrv', JWT_AUDIENCE: 'account', JWT_ROLES_CLAIM: 'realm_access.roles', ...limits }),
+    startTestGateway({
+      AUTH_MODE: 'jwt',
+      JWT_PUBLIC_KEY_FILE: publicKeyFile,
+      JWT_ISSUER: 'https://keycloak.test/realms/obsrv',
+      JWT_AUDIENCE: 'account',
+      JWT_ROLES_CLAIM: 'realm_access.roles',
+      ...limits,
+    }),
     startTestGateway({
       AUTH_MODE: 'session',
       SESSION_SECRET,
@@ -97,7 +104,10 @@ describe("the console's own tokens (JWT_VERIFY_ISSUER/AUDIENCE=false)", () => {
   it('admits a token with a role that grants the call, and names the caller by its id claim', async () => {
     const bearer = `Bearer ${await consoleToken(['dataset_manager'])}`;
     expect(outcome(await list(consoleJwt).set('authorization', bearer))).toEqual({ status: 200, code: undefined });
-    const created = await consoleJwt.http.post('/v2/datasets/create').set('authorization', bearer).send(envelope('api.datasets.create', { dataset_id: 'console-made', name: 'Console made' }));
+    const created = await consoleJwt.http
+      .post('/v2/datasets/create')
+      .set('authorization', bearer)
+      .send(envelope('api.datasets.create', { dataset_id: 'console-made', name: 'Console made' }));
     expect(outcome(created)).toEqual({ status: 200, code: undefined });
     const draft = await consoleJwt.http.get('/v2/datasets/read/console-made?status=Draft&fields=created_by').set('authorization', bearer);
     expect(draft.body.result).toEqual({ created_by: 'console-user-1' });
@@ -169,7 +179,12 @@ describe("the browser's direct upload to a link (OBJECT_STORE_CORS_ORIGINS)", ()
   it('answers the preflight and the PUT from the allowed origin, with the CORS headers a browser needs', async () => {
     const link = await writeLink('from-browser.json');
     const answer = await preflight(link.url, CONSOLE_ORIGIN);
-    expect({ status: answer.status, origin: answer.headers.get('access-control-allow-origin'), methods: answer.headers.get('access-control-allow-methods'), headers: answer.headers.get('access-control-allow-headers') }).toEqual({
+    expect({
+      status: answer.status,
+      origin: answer.headers.get('access-control-allow-origin'),
+      methods: answer.headers.get('access-control-allow-methods'),
+      headers: answer.headers.get('access-control-allow-headers'),
+    }).toEqual({
       status: 204,
       origin: CONSOLE_ORIGIN,
       methods: expect.stringContaining('PUT'),
@@ -190,7 +205,7 @@ describe("the browser's direct upload to a link (OBJECT_STORE_CORS_ORIGINS)", ()
   });
 });
 
-describe("the connector form (CONNECTOR_UI_SPEC_FORMAT=console)", () => {
+describe('the connector form (CONNECTOR_UI_SPEC_FORMAT=console)', () => {
   it("answers each built-in connector's ui_spec as the console's form: title, fields with titles and help, required", async () => {
     const list = await uploads.http.post('/v2/connectors/list').send(envelope('api.connectors.list', {}));
     const ids = (list.body.result.data as { id: string }[]).map((connector) => connector.id);

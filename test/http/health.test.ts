@@ -49,9 +49,7 @@ beforeAll(async () => {
   gw = await startTestGateway();
   databaseName = new URL(gw.databaseUrl).pathname.slice(1);
   expect(databaseName).toMatch(/^[a-z0-9_]+$/);
-  const created = await gw.http
-    .post('/v2/template/create')
-    .send(envelope('api.query.template.create', { template_name: 'Health Probe', query_type: 'sql', query: SQL_QUERY }));
+  const created = await gw.http.post('/v2/template/create').send(envelope('api.query.template.create', { template_name: 'Health Probe', query_type: 'sql', query: SQL_QUERY }));
   expect(created.status).toBe(200);
 });
 afterAll(async () => {
@@ -92,7 +90,13 @@ describe('with the database up', () => {
     ]);
     for (const response of answers) {
       const { req } = response as unknown as { req: { path: string } };
-      expect({ path: req.path, status: response.status < 500, nosniff: response.headers['x-content-type-options'], frame: response.headers['x-frame-options'], referrer: response.headers['referrer-policy'] }).toEqual({
+      expect({
+        path: req.path,
+        status: response.status < 500,
+        nosniff: response.headers['x-content-type-options'],
+        frame: response.headers['x-frame-options'],
+        referrer: response.headers['referrer-policy'],
+      }).toEqual({
         path: req.path,
         status: true,
         nosniff: 'nosniff',

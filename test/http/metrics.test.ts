@@ -47,7 +47,10 @@ describe('GET /metrics', () => {
   beforeAll(async () => {
     await seedDataset(gw, DATASET, 'Live');
     // REST: a success, a 404 and a 400.
-    await gw.http.post('/v2/template/create').set('x-request-id', REQUEST_ID).send(envelope('api.query.template.create', { template_name: 'Metrics probe', query_type: 'sql', query: SQL_QUERY }));
+    await gw.http
+      .post('/v2/template/create')
+      .set('x-request-id', REQUEST_ID)
+      .send(envelope('api.query.template.create', { template_name: 'Metrics probe', query_type: 'sql', query: SQL_QUERY }));
     await gw.http.get(`/v2/template/read/${MISSING_TEMPLATE}`);
     await gw.http.post('/v2/template/list').send({ request: { limit: -1 } });
     // GraphQL: a named operation, an anonymous one, one that fails.

@@ -57,7 +57,10 @@ describe('a caller over its budget', () => {
 
   it('counts each root field of a GraphQL request', async () => {
     const dave = await bearer('dave');
-    const response = await gw.http.post('/graphql').set('authorization', dave).send({ query: '{ a: template(id: "x") { id } b: template(id: "x") { id } c: template(id: "x") { id } d: template(id: "x") { id } }' });
+    const response = await gw.http
+      .post('/graphql')
+      .set('authorization', dave)
+      .send({ query: '{ a: template(id: "x") { id } b: template(id: "x") { id } c: template(id: "x") { id } d: template(id: "x") { id } }' });
     expect(response.status).toBe(429);
     const limited = response.body.errors.filter((error: { extensions: { code: string } }) => error.extensions.code === 'RATE_LIMITED');
     expect(limited.map((error: { path: string[] }) => error.path)).toEqual([['d']]);

@@ -34,7 +34,11 @@ describe('request logs', () => {
     [
       'a REST call',
       'log-rest-ok',
-      (id) => gw.http.post('/v2/template/create').set('x-request-id', id).send(envelope('api.query.template.create', { template_name: 'Log probe', query_type: 'sql', query: SQL_QUERY })),
+      (id) =>
+        gw.http
+          .post('/v2/template/create')
+          .set('x-request-id', id)
+          .send(envelope('api.query.template.create', { template_name: 'Log probe', query_type: 'sql', query: SQL_QUERY })),
       { method: 'POST', path: '/v2/template/create', transport: 'rest', operation: 'api.query.template.create', status: 200 },
     ],
     ['a REST failure', 'log-rest-404', (id) => gw.http.get('/v2/template/read/nothing_here').set('x-request-id', id), { transport: 'rest', operation: 'api.query.template.read', status: 404 }],
@@ -50,7 +54,12 @@ describe('request logs', () => {
       (id) => gw.http.post('/graphql').set('x-request-id', id).send({ query: 'mutation LogDelete { deleteTemplate(id: "nothing_here") { message } }' }),
       { transport: 'graphql', operation: 'LogDelete', status: 200 },
     ],
-    ['an unmatched route', 'log-unmatched', (id) => gw.http.get('/v2/nowhere?token=secret-value').set('x-request-id', id), { transport: 'http', operation: 'unmatched', status: 404, path: '/v2/nowhere' }],
+    [
+      'an unmatched route',
+      'log-unmatched',
+      (id) => gw.http.get('/v2/nowhere?token=secret-value').set('x-request-id', id),
+      { transport: 'http', operation: 'unmatched', status: 404, path: '/v2/nowhere' },
+    ],
   ];
 
   it.each(cases)('writes one line for %s with its id, method, route, status and duration', async (_label, requestId, send, expected) => {

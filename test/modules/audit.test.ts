@@ -38,8 +38,16 @@ async function recordsOf(requestId: string): Promise<AuditRow[]> {
 
 function rest(requestId: string) {
   return {
-    post: (path: string, body: unknown) => gw.http.post(path).set('x-request-id', requestId).send(body as object),
-    patch: (path: string, body: unknown) => gw.http.patch(path).set('x-request-id', requestId).send(body as object),
+    post: (path: string, body: unknown) =>
+      gw.http
+        .post(path)
+        .set('x-request-id', requestId)
+        .send(body as object),
+    patch: (path: string, body: unknown) =>
+      gw.http
+        .patch(path)
+        .set('x-request-id', requestId)
+        .send(body as object),
     get: (path: string) => gw.http.get(path).set('x-request-id', requestId),
     delete: (path: string) => gw.http.delete(path).set('x-request-id', requestId),
   };
@@ -64,7 +72,10 @@ const CASES: Case[] = [
   {
     operation: 'createTemplate',
     target: null, // set per transport below
-    rest: { apiId: 'api.query.template.create', send: (id) => rest(id).post('/v2/template/create', envelope('api.query.template.create', { template_name: 'Audit rest', query_type: 'sql', query: SQL_QUERY })) },
+    rest: {
+      apiId: 'api.query.template.create',
+      send: (id) => rest(id).post('/v2/template/create', envelope('api.query.template.create', { template_name: 'Audit rest', query_type: 'sql', query: SQL_QUERY })),
+    },
     graphql: (id) => gql(id, 'mutation($q: String!) { createTemplate(input: { name: "Audit gql", queryType: SQL, query: $q }) { template { id } } }', { q: SQL_QUERY }),
   },
   {
@@ -142,21 +153,41 @@ describe('an audit record for each mutation', () => {
       const response = await testCase.rest!.send(restId);
       expect([response.status, response.body.error]).toEqual([200, undefined]);
       expect(await recordsOf(restId)).toEqual([
-        { request_id: restId, actor: 'SYSTEM', transport: 'rest', api_id: testCase.rest!.apiId, operation: testCase.operation, target_id: EXPECTED_TARGETS[testCase.operation]!.rest, outcome: 'success', error_code: null },
+        {
+          request_id: restId,
+          actor: 'SYSTEM',
+          transport: 'rest',
+          api_id: testCase.rest!.apiId,
+          operation: testCase.operation,
+          target_id: EXPECTED_TARGETS[testCase.operation]!.rest,
+          outcome: 'success',
+          error_code: null,
+        },
       ]);
 
       const gqlId = `audit-gql-${testCase.operation}`;
       const answer = await testCase.graphql(gqlId);
       expect(answer.errors).toBeUndefined();
       expect(await recordsOf(gqlId)).toEqual([
-        { request_id: gqlId, actor: 'SYSTEM', transport: 'graphql', api_id: null, operation: testCase.operation, target_id: EXPECTED_TARGETS[testCase.operation]!.graphql, outcome: 'success', error_code: null },
+        {
+          request_id: gqlId,
+          actor: 'SYSTEM',
+          transport: 'graphql',
+          api_id: null,
+          operation: testCase.operation,
+          target_id: EXPECTED_TARGETS[testCase.operation]!.graphql,
+          outcome: 'success',
+          error_code: null,
+        },
       ]);
     });
   }
 
   it('records a failed call with its error code', async () => {
     await rest('audit-fail-rest').delete('/v2/template/delete/no_such_template');
-    expect(await recordsOf('audit-fail-rest')).toMatchObject([{ operation: 'deleteTemplate', target_id: 'no_such_template', outcome: 'failure', error_code: 'QUERY_TEMPLATE_NOT_EXISTS', transport: 'rest' }]);
+    expect(await recordsOf('audit-fail-rest')).toMatchObject([
+      { operation: 'deleteTemplate', target_id: 'no_such_template', outcome: 'failure', error_code: 'QUERY_TEMPLATE_NOT_EXISTS', transport: 'rest' },
+    ]);
     await gql('audit-fail-gql', 'mutation { transitionDataset(id: "no-such-dataset", to: LIVE) { id } }');
     expect(await recordsOf('audit-fail-gql')).toMatchObject([{ operation: 'transitionDataset', target_id: 'no-such-dataset', outcome: 'failure', transport: 'graphql' }]);
   });
@@ -190,7 +221,9 @@ describe('auditRecords', () => {
     const first = await graphql(gw, query, { filter: { operation: 'createTemplate' }, first: 1 });
     expect(first.errors).toBeUndefined();
     const page1 = first.data!.auditRecords;
-    expect(page1.nodes).toEqual([expect.objectContaining({ operation: 'createTemplate', transport: 'GRAPHQL', targetId: 'audit_gql', outcome: 'SUCCESS', actor: 'SYSTEM', requestId: 'audit-gql-createTemplate' })]);
+    expect(page1.nodes).toEqual([
+      expect.objectContaining({ operation: 'createTemplate', transport: 'GRAPHQL', targetId: 'audit_gql', outcome: 'SUCCESS', actor: 'SYSTEM', requestId: 'audit-gql-createTemplate' }),
+    ]);
     expect(page1.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
 
     // A new record arriving between pages does not shift the next page.

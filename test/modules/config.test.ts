@@ -40,7 +40,9 @@ describe('configuration', () => {
   });
 
   it('reads who is bound to the persisted operations, and refuses selectors it does not know', () => {
-    expect(loadConfig({ PERSISTED_OPERATIONS_REQUIRED_FOR: ' role:viewer , caller:apikey:grafana,*' }).graphql.persistedOperations).toEqual({ requiredFor: ['role:viewer', 'caller:apikey:grafana', '*'] });
+    expect(loadConfig({ PERSISTED_OPERATIONS_REQUIRED_FOR: ' role:viewer , caller:apikey:grafana,*' }).graphql.persistedOperations).toEqual({
+      requiredFor: ['role:viewer', 'caller:apikey:grafana', '*'],
+    });
     expect(loadConfig({ PERSISTED_OPERATIONS_FILE: '/etc/gw/ops.json' }).graphql.persistedOperations).toEqual({ file: '/etc/gw/ops.json', requiredFor: [] });
     for (const bad of ['viewer', 'role:', 'group:x', 'role:a;caller:b']) {
       expect(() => loadConfig({ PERSISTED_OPERATIONS_REQUIRED_FOR: bad })).toThrow(/PERSISTED_OPERATIONS_REQUIRED_FOR: must be \* or a comma-separated list/);

@@ -47,7 +47,10 @@ describe('type detection', () => {
   });
 
   it('leaves out a key whose samples are all null and lists it in removedKeys', () => {
-    const result = infer([{ a: 1, gone: null }, { a: 2, gone: null }]);
+    const result = infer([
+      { a: 1, gone: null },
+      { a: 2, gone: null },
+    ]);
     expect(Object.keys(result.schema.properties)).toEqual(['a']);
     expect(result.removedKeys).toEqual([{ key: 'gone', value: null }]);
   });
@@ -382,9 +385,7 @@ function valueArbitrary(spec: Spec): fc.Arbitrary<unknown> {
 
 // Objects are built with fromEntries, which defines keys: `__proto__` becomes a key, as JSON.parse makes it.
 function objectArbitrary(fields: FieldSpec[]): fc.Arbitrary<Record<string, unknown>> {
-  const entries = fields.map((field) =>
-    fc.tuple(field.optional ? fc.boolean() : fc.constant(true), valueArbitrary(field.spec)).map(([present, value]) => (present ? [[field.key, value]] : [])),
-  );
+  const entries = fields.map((field) => fc.tuple(field.optional ? fc.boolean() : fc.constant(true), valueArbitrary(field.spec)).map(([present, value]) => (present ? [[field.key, value]] : [])));
   return fc.tuple(...entries).map((chosen) => Object.fromEntries(chosen.flat() as [string, unknown][]));
 }
 

@@ -197,7 +197,11 @@ describe('value detectors', () => {
     expect(detectValue(' DE89370400440532013000 ')).toEqual([{ type: 'iban', code: 'iban', region: 'DE', confidence: 0.97 }]);
     expect(detectValue('2341 2341 2346')).toEqual([{ type: 'aadhaar', code: 'aadhaar', region: 'IN', confidence: 0.85 }]);
     // Nine bare digits: an SSN or a US passport as far as the value can tell (both weak), never a phone.
-    expect(detectValue('536228079').map((hit) => hit.type).sort()).toEqual(['passport', 'ssn']);
+    expect(
+      detectValue('536228079')
+        .map((hit) => hit.type)
+        .sort(),
+    ).toEqual(['passport', 'ssn']);
     expect(detectValue('')).toEqual([]);
     expect(detectValue('x'.repeat(300))).toEqual([]);
   });

@@ -121,7 +121,7 @@ maybe(`Prometheus Alertmanager (${binary ?? 'not installed: apt-get install -y p
     await expect(manager.expireSilence(randomUUID())).resolves.toBeUndefined();
   });
 
-  it('fails with ALERT_MANAGER_FAILED carrying Alertmanager\'s own reason when it refuses a silence', async () => {
+  it("fails with ALERT_MANAGER_FAILED carrying Alertmanager's own reason when it refuses a silence", async () => {
     const error = await failureOf(manager.upsertSilence({ alertId: randomUUID(), startsAt: hoursFromNow(-3), endsAt: hoursFromNow(-2), comment: 'c', createdBy: 'SYSTEM' }));
     expect(error).toBeInstanceOf(GatewayError);
     expect(error.code).toBe('ALERT_MANAGER_FAILED');
@@ -160,7 +160,7 @@ maybe(`Prometheus Alertmanager (${binary ?? 'not installed: apt-get install -y p
       const running = (await silencesOfAlert(alertId)).filter((silence) => silence.status.state !== 'expired');
       expect(running).toHaveLength(1);
       const [stored] = (await gw.sql<{ end_time: Date }>('SELECT end_time FROM alert_silences WHERE alert_id = $1', [alertId])).rows;
-    expect(Date.parse(running[0]!.endsAt)).toBe(stored!.end_time.getTime());
+      expect(Date.parse(running[0]!.endsAt)).toBe(stored!.end_time.getTime());
     });
   });
 });

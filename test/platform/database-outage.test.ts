@@ -135,10 +135,11 @@ describe('the database stopping and coming back under load', () => {
       await client.end();
     }
     // The figures, on request (TEST_VERBOSE=1): a green run prints its summary alone.
-    if (process.env.TEST_VERBOSE) console.log(
-      `outage: ${outcomes.length} calls; before ${byPhase('before').length} (all 200); down ${down.length} ` +
-        `(${down.filter((o) => o.status === 503).length} × 503, ${down.filter((o) => o.status === 200).length} × 200); after ${after.length} (all 200); ` +
-        `slowest answer ${Math.max(...outcomes.map((o) => o.ms))} ms; ${acknowledged.length} acknowledged ingests, all stored`,
-    );
+    if (process.env.TEST_VERBOSE)
+      console.log(
+        `outage: ${outcomes.length} calls; before ${byPhase('before').length} (all 200); down ${down.length} ` +
+          `(${down.filter((o) => o.status === 503).length} × 503, ${down.filter((o) => o.status === 200).length} × 200); after ${after.length} (all 200); ` +
+          `slowest answer ${Math.max(...outcomes.map((o) => o.ms))} ms; ${acknowledged.length} acknowledged ingests, all stored`,
+      );
   }, 90_000);
 });

@@ -415,7 +415,7 @@ describe("DruidQueryEngine: Druid's errors", () => {
       expect(error.message).toContain('timed out');
     });
 
-    it("turns an older Druid's 500 \"Query timeout\" into DATA_OUT_QUERY_TIMEOUT", async () => {
+    it('turns an older Druid\'s 500 "Query timeout" into DATA_OUT_QUERY_TIMEOUT', async () => {
       fake.answer = () => ({ status: 500, body: druidError('Query timeout', 'Query [abc] timed out!', 'java.util.concurrent.TimeoutException') });
       expect((await caught(call())).code).toBe('DATA_OUT_QUERY_TIMEOUT');
     });
@@ -570,9 +570,7 @@ describe('the gateway with DRUID_URL', () => {
 
   it("answers Druid's 400 as a 400 DATA_OUT_INVALID_INPUT envelope quoting Druid's message", async () => {
     fake.answer = (request) =>
-      request.path === '/druid/v2/sql'
-        ? { status: 400, body: druidError('Plan validation failed', "Column 'nope' not found", 'org.apache.calcite.tools.ValidationException') }
-        : liveDruid(request);
+      request.path === '/druid/v2/sql' ? { status: 400, body: druidError('Plan validation failed', "Column 'nope' not found", 'org.apache.calcite.tools.ValidationException') } : liveDruid(request);
     const response = await run('druid_sql', REQUEST);
     expect({ status: response.status, code: response.body.error?.code, responseCode: response.body.responseCode }).toEqual({
       status: 400,
@@ -607,11 +605,15 @@ maybe('DruidQueryEngine against the Druid at DRUID_URL', () => {
   const real = () => new DruidQueryEngine({ url: process.env.DRUID_URL!, timeoutMs: 30_000 });
 
   it('runs SQL with INTEGER, VARCHAR and TIMESTAMP parameters', async () => {
-    const rows = await real().runSql(`SELECT CAST(? AS INTEGER) + 1 AS "n", UPPER(?) AS "s", TIME_FLOOR(?, 'PT1H') AS "t"`, [
-      { type: 'integer', value: 41 },
-      { type: 'varchar', value: "abc'; --" },
-      { type: 'timestamp', value: '2026-03-02T10:35:00.000Z' },
-    ], ROW_BOUND);
+    const rows = await real().runSql(
+      `SELECT CAST(? AS INTEGER) + 1 AS "n", UPPER(?) AS "s", TIME_FLOOR(?, 'PT1H') AS "t"`,
+      [
+        { type: 'integer', value: 41 },
+        { type: 'varchar', value: "abc'; --" },
+        { type: 'timestamp', value: '2026-03-02T10:35:00.000Z' },
+      ],
+      ROW_BOUND,
+    );
     expect(rows).toEqual([{ n: 42, s: "ABC'; --", t: '2026-03-02T10:00:00.000Z' }]);
   });
 

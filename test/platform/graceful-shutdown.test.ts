@@ -49,7 +49,10 @@ describe('SIGTERM', () => {
     child.process.kill('SIGTERM');
     await sleep(200);
     // Closed for new connections while the two requests are still running.
-    const late = await analyze('too-late').then((response) => response.status, (error: Error) => (error.cause as NodeJS.ErrnoException | undefined)?.code ?? error.message);
+    const late = await analyze('too-late').then(
+      (response) => response.status,
+      (error: Error) => (error.cause as NodeJS.ErrnoException | undefined)?.code ?? error.message,
+    );
     expect(late).toBe('ECONNREFUSED');
 
     const [rest, graphql] = await Promise.all([viaRest, viaGraphql]).catch((error: unknown) => {

@@ -38,7 +38,7 @@ async function failureOf(promise: Promise<unknown>): Promise<GatewayError> {
 }
 
 describe('Grafana silences', () => {
-  it('posts the silence to Grafana\'s Alertmanager with the service-account token and returns Grafana\'s id', async () => {
+  it("posts the silence to Grafana's Alertmanager with the service-account token and returns Grafana's id", async () => {
     const alertId = randomUUID();
     const startsAt = new Date('2030-01-01T00:00:00.000Z');
     const endsAt = new Date('2030-01-01T02:00:00.000Z');
@@ -80,7 +80,7 @@ describe('Grafana silences', () => {
     await expect(client.expireSilence(null)).resolves.toBeUndefined();
   });
 
-  it('fails with ALERT_MANAGER_FAILED carrying Grafana\'s message for any other refusal, and for an answer without an id', async () => {
+  it("fails with ALERT_MANAGER_FAILED carrying Grafana's message for any other refusal, and for an answer without an id", async () => {
     grafana.respond = () => ({ status: 401, body: { message: 'invalid API key' } });
     const refused = await failureOf(client.upsertSilence({ alertId: randomUUID(), startsAt: new Date(), endsAt: new Date(Date.now() + 60_000), comment: 'c', createdBy: 'SYSTEM' }));
     expect(refused.code).toBe('ALERT_MANAGER_FAILED');
@@ -135,7 +135,7 @@ describe('Grafana contact points', () => {
 });
 
 describe('Grafana receiver test', () => {
-  it('sends the message as the alert\'s summary and description to a receiver built from the channel', async () => {
+  it("sends the message as the alert's summary and description to a receiver built from the channel", async () => {
     const report = await client.channels.test!({ ...EMAIL, id: 'cp-3' }, 'hello');
     expect(report).toEqual({ transport: 'grafana', response: 'HTTP 200: Ops ok' });
     const [sent] = grafana.requests;

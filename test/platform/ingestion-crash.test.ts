@@ -87,7 +87,9 @@ describe('the gateway killed in the middle of a stream of batch ingests', () => 
 
     // The restarted gateway takes events again.
     const msgid = `after-${randomUUID()}`;
-    const again = await supertest(second.url).post(`/v2/data/in/${DATASET}`).send({ ...envelope('api.data.in', undefined, msgid), data: batchFor(msgid) });
+    const again = await supertest(second.url)
+      .post(`/v2/data/in/${DATASET}`)
+      .send({ ...envelope('api.data.in', undefined, msgid), data: batchFor(msgid) });
     expect(again.status).toBe(200);
     expect((await fetchCounts()).get(msgid)).toBe(BATCH);
 

@@ -264,9 +264,7 @@ describe('the gateway with KAFKA_BROKERS pointing at a closed port', () => {
 
   it('answers POST /v2/data/in with a 503 failure envelope (SERVICE_UNAVAILABLE, EVENT_BUS_UNAVAILABLE) within a few seconds, writing nothing', async () => {
     const started = Date.now();
-    const response = await gw.http
-      .post(`/v2/data/in/${DATASET}`)
-      .send({ ...envelope('api.data.in', undefined, 'down-1'), data: [{ id: randomUUID() }, { id: randomUUID() }] });
+    const response = await gw.http.post(`/v2/data/in/${DATASET}`).send({ ...envelope('api.data.in', undefined, 'down-1'), data: [{ id: randomUUID() }, { id: randomUUID() }] });
     const elapsed = Date.now() - started;
     expect({ status: response.status, responseCode: response.body.responseCode, code: response.body.error?.code }).toEqual({
       status: 503,
@@ -325,7 +323,10 @@ maybe('against a real broker (KAFKA_BROKERS)', () => {
   });
 
   it('ingests through the gateway and the message can be consumed back in the original shape', async () => {
-    const events = [{ id: 'k1', amount: 1 }, { id: 'k2', amount: 2 }];
+    const events = [
+      { id: 'k1', amount: 1 },
+      { id: 'k2', amount: 2 },
+    ];
     const response = await gw.http.post(`/v2/data/in/${DATASET}`).send({ ...envelope('api.data.in', undefined, 'real-1'), data: events });
     expect(response.status).toBe(200);
     expect(response.body.result).toEqual({ message: 'Data ingested successfully' });

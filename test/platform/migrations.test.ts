@@ -43,9 +43,7 @@ describe('applyMigrations', () => {
     const tables = await pool.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`);
     expect(tables.rows.map((row) => row.table_name)).toEqual(expect.arrayContaining(['query_templates', '_prisma_migrations']));
     const recorded = await pool.query('SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" ORDER BY migration_name');
-    expect(recorded.rows.map((row) => [row.migration_name, row.checksum])).toEqual(
-      migrations.map((m) => [m.name, createHash('sha256').update(m.sql).digest('hex')]),
-    );
+    expect(recorded.rows.map((row) => [row.migration_name, row.checksum])).toEqual(migrations.map((m) => [m.name, createHash('sha256').update(m.sql).digest('hex')]));
     expect(recorded.rows.every((row) => row.finished_at instanceof Date)).toBe(true);
   });
 

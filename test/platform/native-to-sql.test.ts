@@ -226,7 +226,13 @@ describe('planNativeQuery: filters', () => {
       {
         type: 'and',
         fields: [
-          { type: 'or', fields: [{ type: 'selector', dimension: 'userid', value: 'a' }, { type: 'not', field: { type: 'selector', dimension: 'id', value: 'b' } }] },
+          {
+            type: 'or',
+            fields: [
+              { type: 'selector', dimension: 'userid', value: 'a' },
+              { type: 'not', field: { type: 'selector', dimension: 'id', value: 'b' } },
+            ],
+          },
           { type: 'bound', dimension: 'qty', lower: 1, ordering: 'numeric' },
         ],
       },
@@ -278,9 +284,7 @@ describe('planNativeQuery: groupBy', () => {
 
   it('shapes rows into [{timestamp, result}] with dimensions and aggregations, nulls kept', () => {
     const { shape } = plan(query);
-    expect(shape([{ timestamp: START, userid: 'u1', os: null, events: 1, qty: 6, extra: 'dropped' }])).toStrictEqual([
-      { timestamp: START, result: { userid: 'u1', os: null, events: 1, qty: 6 } },
-    ]);
+    expect(shape([{ timestamp: START, userid: 'u1', os: null, events: 1, qty: 6, extra: 'dropped' }])).toStrictEqual([{ timestamp: START, result: { userid: 'u1', os: null, events: 1, qty: 6 } }]);
   });
 
   it('refuses a limitSpec column that is neither a dimension nor an aggregation, naming it', () => {
@@ -408,19 +412,13 @@ describe('planNativeQuery: names are checked against the datasource', () => {
     expectRefused(query, /"nope" is not a column/);
   });
 
-  it.each([
-    'userid"; DROP TABLE events; --',
-    'userid" FROM pg_shadow --',
-    "userid' OR '1'='1",
-    'USERID',
-    'device',
-    'os',
-    ' userid',
-    'userid\u0000',
-  ])('refuses the name %j, which only looks like a column', (name) => {
-    expectRefused({ queryType: 'timeseries', aggregations: [COUNT], filter: { type: 'selector', dimension: name, value: 'x' } }, /is not a column/);
-    expectRefused({ queryType: 'scan', columns: [name] }, /is not a column/);
-  });
+  it.each(['userid"; DROP TABLE events; --', 'userid" FROM pg_shadow --', "userid' OR '1'='1", 'USERID', 'device', 'os', ' userid', 'userid\u0000'])(
+    'refuses the name %j, which only looks like a column',
+    (name) => {
+      expectRefused({ queryType: 'timeseries', aggregations: [COUNT], filter: { type: 'selector', dimension: name, value: 'x' } }, /is not a column/);
+      expectRefused({ queryType: 'scan', columns: [name] }, /is not a column/);
+    },
+  );
 
   it('refuses a dimension or field that is not a string', () => {
     expectRefused({ queryType: 'timeseries', aggregations: [COUNT], filter: { type: 'selector', dimension: ['userid'], value: 'x' } }, /is not a column/);
@@ -481,7 +479,13 @@ describe('planNativeQuery: literal values go to the parameters, never into the S
       { type: 'selector', dimension: 'userid', value: text },
       { type: 'in', dimension: 'userid', values: [text, `${text}2`] },
       { type: 'bound', dimension: 'userid', lower: text, upper: `${text}~` },
-      { type: 'and', fields: [{ type: 'not', field: { type: 'selector', dimension: 'id', value: text } }, { type: 'selector', dimension: 'device.os', value: text }] },
+      {
+        type: 'and',
+        fields: [
+          { type: 'not', field: { type: 'selector', dimension: 'id', value: text } },
+          { type: 'selector', dimension: 'device.os', value: text },
+        ],
+      },
     ];
   }
 
@@ -490,7 +494,12 @@ describe('planNativeQuery: literal values go to the parameters, never into the S
       fc.property(value, (text) => {
         for (const filter of filtersWith(text)) {
           for (const queryType of ['timeseries', 'groupBy', 'scan', 'timeBoundary']) {
-            const query: Json = { queryType, filter, ...(queryType === 'groupBy' ? { dimensions: ['userid'] } : {}), ...(queryType === 'timeseries' || queryType === 'groupBy' ? { aggregations: [COUNT] } : {}) };
+            const query: Json = {
+              queryType,
+              filter,
+              ...(queryType === 'groupBy' ? { dimensions: ['userid'] } : {}),
+              ...(queryType === 'timeseries' || queryType === 'groupBy' ? { aggregations: [COUNT] } : {}),
+            };
             const { sql, params } = plan(query);
             expect(sql).not.toContain(MARK);
             expect(JSON.stringify(params)).toContain(JSON.stringify(text).slice(1, -1).slice(0, 8));
@@ -514,7 +523,10 @@ describe('planNativeQuery: literal values go to the parameters, never into the S
     for (const query of samples) {
       const { sql, params } = plan(query);
       // Placeholders ($n) and the "1" / "1, 2, 3" of GROUP BY / ORDER BY positions are the only digits.
-      const digits = sql.replace(/\$\d+/g, '').replace(/(GROUP BY|ORDER BY) [\d, ]+/g, '$1 ').replace(/"[^"]*"/g, '""');
+      const digits = sql
+        .replace(/\$\d+/g, '')
+        .replace(/(GROUP BY|ORDER BY) [\d, ]+/g, '$1 ')
+        .replace(/"[^"]*"/g, '""');
       expect({ query: query.queryType, digits: digits.match(/\d/g) }).toEqual({ query: query.queryType, digits: null });
       expect(sql).not.toContain('2026');
       expect(params).toEqual(expect.arrayContaining([START, END]));

@@ -117,7 +117,7 @@ describe('SmtpEmailSender (nodemailer over SMTP)', () => {
     await sink?.stop();
   });
 
-  it('delivers the message to every recipient and reports the server\'s reply', async () => {
+  it("delivers the message to every recipient and reports the server's reply", async () => {
     const sender = new SmtpEmailSender({ url: sink.url, from: 'Gateway <gw@example.com>', timeoutMs: 2000 });
     const report = await sender.send(['a@example.com', 'b@example.com'], 'Subject line', 'Body text');
     expect(report.transport).toBe('smtp');

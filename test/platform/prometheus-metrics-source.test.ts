@@ -215,9 +215,20 @@ describe('the gateway reading Prometheus (PROMETHEUS_URL)', () => {
       figuresAfterFreshness({
         // 10 validation failures in 200 events: 5 %, not above the threshold.
         observability: { status: 'Healthy', failure_percentage: 5, importance_score: 25 },
-        volume: { events_per_hour: 40, events_per_day: 185, events_per_n_day: 185, volume_percentage_by_hour: 100, volume_percentage_by_day: 85, volume_percentage_by_week: 85, growth_rate_percentage: 85 },
+        volume: {
+          events_per_hour: 40,
+          events_per_day: 185,
+          events_per_n_day: 185,
+          volume_percentage_by_hour: 100,
+          volume_percentage_by_day: 85,
+          volume_percentage_by_week: 85,
+          growth_rate_percentage: 85,
+        },
         lineage: { transformation_success: 185, dedup_success: 185, denormalization_success: 185, total_success: 185, total_failed: 15, transformation_failed: 0, dedup_failed: 5, denorm_failed: 0 },
-        connectors: [['api', 185, 15], ['kafka-in-1', 0, 0]],
+        connectors: [
+          ['api', 185, 15],
+          ['kafka-in-1', 0, 0],
+        ],
         quality: { incidents_failed: 10, incidents_success: 190, total_incidents: 200 },
       }),
     );

@@ -44,7 +44,10 @@ async function open(pool: pg.Pool, explicitUrl?: string): Promise<QueryReader> {
 
 /** What a statement on the pool gives: its rows, or the error message. */
 async function attempt(pool: pg.Pool, sql: string): Promise<unknown> {
-  return pool.query(sql).then((result) => result.rows, (error: Error) => error.message);
+  return pool.query(sql).then(
+    (result) => result.rows,
+    (error: Error) => error.message,
+  );
 }
 
 describe('with a database user that may create roles', () => {

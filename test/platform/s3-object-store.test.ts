@@ -201,7 +201,10 @@ describe('a gateway whose object store is S3', () => {
   afterAll(async () => {
     await gw?.stop();
     await s3.stop();
-    for (const [name, value] of [['AWS_ACCESS_KEY_ID', saved.id], ['AWS_SECRET_ACCESS_KEY', saved.secret]] as const) {
+    for (const [name, value] of [
+      ['AWS_ACCESS_KEY_ID', saved.id],
+      ['AWS_SECRET_ACCESS_KEY', saved.secret],
+    ] as const) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
@@ -239,7 +242,7 @@ describe('a gateway whose object store is S3', () => {
     expect(await registrySnapshot(gw)).toEqual(registry);
   });
 
-  it('removes the stored archive when the registry then refuses the version (its id is another connector version\'s)', async () => {
+  it("removes the stored archive when the registry then refuses the version (its id is another connector version's)", async () => {
     s3.answer = (request) => (request.method === 'DELETE' ? { status: 204 } : { status: 200, headers: { etag: '"etag"' } });
     expect((await registerOverRest(gw, distributionTarGz({ id: 's3-clash-1', version: '0' }), 'a.tar.gz')).status).toBe(200);
     s3.requests.length = 0;
@@ -281,7 +284,13 @@ withS3rver('S3ObjectStore against s3rver', () => {
     const { default: S3rver } = (await import(moduleName)) as { default: new (options: Record<string, unknown>) => typeof server };
     server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: dir, configureBuckets: [{ name: 'uploads' }] });
     const { port } = await server.run();
-    store = new S3ObjectStore({ bucket: 'uploads', region: 'us-east-1', endpoint: `http://127.0.0.1:${port}`, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    store = new S3ObjectStore({
+      bucket: 'uploads',
+      region: 'us-east-1',
+      endpoint: `http://127.0.0.1:${port}`,
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    });
   });
   afterAll(async () => {
     await store?.close();

@@ -184,7 +184,7 @@ describe('POST /alerts/v1/silence/create', () => {
     expectFailure(response, 400, 'SILENCE_INVALID_INPUT', /not valid JSON/);
   });
 
-  it('answers 502 ALERT_MANAGER_FAILED with the manager\'s answer when it refuses, and stores nothing', async () => {
+  it("answers 502 ALERT_MANAGER_FAILED with the manager's answer when it refuses, and stores nothing", async () => {
     fx.alertmanager.respond = () => ({ status: 400, body: "Failed to create silence: end time can't be in the past" });
     const body = silenceBody({ manager: 'alertmanager' });
     const response = await post('/alerts/v1/silence/create', body);
@@ -227,13 +227,26 @@ describe('POST /alerts/v1/silence/create on a gateway without Alertmanager or Gr
 });
 
 describe('GET /alerts/v1/silence/get/:id and /silence/search', () => {
-  it('reads a silence with the original\'s field names, its manager and its state', async () => {
+  it("reads a silence with the original's field names, its manager and its state", async () => {
     const body = silenceBody({ manager: 'alertmanager', startDate: hoursFromNow(1), endDate: hoursFromNow(2) });
     const id = await createSilenceOk(body);
     const silence = expectOk(await gw.http.get(`/alerts/v1/silence/get/${id}`), 'api.alert.silence.get');
     expect(silence).toMatchObject({ id, alert_id: body.alertId, manager: 'alertmanager', start_time: body.startDate, end_time: body.endDate, state: 'pending', created_by: 'SYSTEM' });
     expect(silence.manager_silence_id).toMatch(UUID_PATTERN);
-    expect(Object.keys(silence).sort()).toEqual(['alert_id', 'comment', 'createdAt', 'created_by', 'end_time', 'id', 'manager', 'manager_silence_id', 'start_time', 'state', 'updatedAt', 'updated_by']);
+    expect(Object.keys(silence).sort()).toEqual([
+      'alert_id',
+      'comment',
+      'createdAt',
+      'created_by',
+      'end_time',
+      'id',
+      'manager',
+      'manager_silence_id',
+      'start_time',
+      'state',
+      'updatedAt',
+      'updated_by',
+    ]);
   });
 
   it('answers 404 SILENCE_NOT_FOUND for an unknown id, UUID or not', async () => {
@@ -273,12 +286,14 @@ describe('PATCH /alerts/v1/silence/update/:id', () => {
     const [before] = await silencesOf(body.alertId);
     const endDate = hoursFromNow(12);
     expect(expectOk(await gw.http.patch(`/alerts/v1/silence/update/${id}`).send({ endDate }), 'api.alert.silence.update')).toEqual({ id });
-    const sent = calls(fx.alertmanager, 'POST', '/api/v2/silences').filter((request) => request.body.matchers[0].value === body.alertId).at(-1)!;
+    const sent = calls(fx.alertmanager, 'POST', '/api/v2/silences')
+      .filter((request) => request.body.matchers[0].value === body.alertId)
+      .at(-1)!;
     expect(sent.body).toMatchObject({ id: before.manager_silence_id, startsAt: body.startDate, endsAt: endDate });
     expect((await silencesOf(body.alertId))[0].end_time.toISOString()).toBe(endDate);
   });
 
-  it('accepts the original\'s startTime/endTime names', async () => {
+  it("accepts the original's startTime/endTime names", async () => {
     const body = silenceBody();
     const id = await createSilenceOk(body);
     const endTime = hoursFromNow(7);
@@ -341,7 +356,7 @@ describe('POST /alerts/v1/metric/alias/create', () => {
     expect(stored).toMatchObject({ id: result.id, component: 'processing', metric: body.metric, sub_component: null, created_by: 'SYSTEM' });
   });
 
-  it('keeps the original\'s optional subComponent and context', async () => {
+  it("keeps the original's optional subComponent and context", async () => {
     const body = aliasBody({ subComponent: 'd1', context: { datasetId: 'd1' } });
     await createAliasOk(body);
     expect((await aliasesNamed(body.alias))[0]).toMatchObject({ sub_component: 'd1', context: { datasetId: 'd1' } });
@@ -383,7 +398,7 @@ describe('GET /alerts/v1/metric/alias/get/:id and POST /metric/alias/search', ()
     expectFailure(await gw.http.get(`/alerts/v1/metric/alias/get/${randomUUID()}`), 404, 'METRIC_ALIAS_NOT_FOUND', /does not exist/);
   });
 
-  it('lists aliases as {metrics, count}, filtered by component and sub-component, in the original\'s request wrapper or bare', async () => {
+  it("lists aliases as {metrics, count}, filtered by component and sub-component, in the original's request wrapper or bare", async () => {
     const subComponent = `ds-${randomUUID()}`;
     const id = await createAliasOk(aliasBody({ component: 'Storage', subComponent }));
     await createAliasOk(aliasBody({ component: 'query', subComponent }));
@@ -482,7 +497,12 @@ describe('POST /alerts/v1/notifications/create', () => {
     ['a URL with credentials', `http://user:secret@127.0.0.1:${0}/hook`],
   ])('refuses a webhook URL naming %s (SSRF guard) with 400, and stores nothing', async (_, url) => {
     const body = slackChannel({ config: { webhookUrl: url.replace(':0/', `:${fx.webhook.port}/`) } });
-    expectFailure(await post('/alerts/v1/notifications/create', body), 400, 'NOTIFICATION_CHANNEL_INVALID_INPUT', /config\.webhookUrl (names host .* which is not in WEBHOOK_ALLOWED_HOSTS|must not carry credentials)/);
+    expectFailure(
+      await post('/alerts/v1/notifications/create', body),
+      400,
+      'NOTIFICATION_CHANNEL_INVALID_INPUT',
+      /config\.webhookUrl (names host .* which is not in WEBHOOK_ALLOWED_HOSTS|must not carry credentials)/,
+    );
     expect(await channelsNamed(body.name)).toEqual([]);
   });
 
@@ -542,7 +562,12 @@ describe('PATCH /alerts/v1/notifications/update/:id and DELETE /notifications/de
   it('refuses a new type without a config for it, changing nothing', async () => {
     const body = emailChannel();
     const id = await createChannelOk(body);
-    expectFailure(await gw.http.patch(`/alerts/v1/notifications/update/${id}`).send({ type: 'slack' }), 400, 'NOTIFICATION_CHANNEL_INVALID_INPUT', /recipientAddresses does not apply to slack channels/);
+    expectFailure(
+      await gw.http.patch(`/alerts/v1/notifications/update/${id}`).send({ type: 'slack' }),
+      400,
+      'NOTIFICATION_CHANNEL_INVALID_INPUT',
+      /recipientAddresses does not apply to slack channels/,
+    );
     expect((await channelsNamed(body.name))[0].type).toBe('email');
   });
 
@@ -599,7 +624,7 @@ describe('POST /alerts/v1/notifications/test', () => {
     expect(header(fx.smtp.messages[received]!, 'Subject')).toBe('Stored subject');
   });
 
-  it('posts {text} to a Slack webhook and reports the webhook\'s answer', async () => {
+  it("posts {text} to a Slack webhook and reports the webhook's answer", async () => {
     const body = { message: 'Ingestion lag above 5 minutes', payload: slackChannel() };
     const result = expectOk(await post('/alerts/v1/notifications/test', body), 'api.alert.notification.test');
     expect(result).toEqual({ status: 'Notification Sent', transport: 'webhook', response: 'HTTP 200: ok' });
@@ -608,12 +633,12 @@ describe('POST /alerts/v1/notifications/test', () => {
     expect(sent!.headers['content-type']).toBe('application/json');
   });
 
-  it('answers 502 NOTIFICATION_FAILED with the webhook\'s answer when it refuses the message', async () => {
+  it("answers 502 NOTIFICATION_FAILED with the webhook's answer when it refuses the message", async () => {
     fx.webhook.respond = () => ({ status: 404, body: 'no_service' });
     expectFailure(await post('/alerts/v1/notifications/test', { message: 'x', payload: slackChannel() }), 502, 'NOTIFICATION_FAILED', /the webhook at 127\.0\.0\.1:\d+ answered HTTP 404: no_service/);
   });
 
-  it('does not follow a webhook\'s redirect (it could lead to a host that is not allowed)', async () => {
+  it("does not follow a webhook's redirect (it could lead to a host that is not allowed)", async () => {
     const target = `/redirected-${randomUUID()}`;
     fx.webhook.respond = (request) => (request.path === target ? { status: 200, body: 'ok' } : { status: 302, headers: { location: `${fx.webhook.url}${target}` } });
     expectFailure(await post('/alerts/v1/notifications/test', { message: 'x', payload: slackChannel() }), 502, 'NOTIFICATION_FAILED', /redirect \(HTTP 302\), which the gateway does not follow/);
@@ -626,7 +651,7 @@ describe('POST /alerts/v1/notifications/test', () => {
     expectFailure(await post('/alerts/v1/notifications/test', body), 502, 'NOTIFICATION_FAILED', /SMTP at smtp:\/\/127\.0\.0\.1:\d+\/? refused gone@example\.com/);
   });
 
-  it('tests a Grafana channel through Grafana\'s receiver test and reports its result', async () => {
+  it("tests a Grafana channel through Grafana's receiver test and reports its result", async () => {
     const id = await createChannelOk(emailChannel({ manager: 'grafana' }));
     const result = expectOk(await post('/alerts/v1/notifications/test', { message: 'via grafana', payload: { id } }), 'api.alert.notification.test');
     expect(result).toMatchObject({ status: 'Notification Sent', id, transport: 'grafana', response: expect.stringMatching(/^HTTP 200: .* ok$/) });
@@ -634,7 +659,7 @@ describe('POST /alerts/v1/notifications/test', () => {
     expect(sent!.body.alert.annotations.description).toBe('via grafana');
   });
 
-  it('answers 502 NOTIFICATION_FAILED with Grafana\'s reason when its receiver test fails', async () => {
+  it("answers 502 NOTIFICATION_FAILED with Grafana's reason when its receiver test fails", async () => {
     const id = await createChannelOk(emailChannel({ manager: 'grafana' }));
     fx.grafana.respond = () => ({ status: 207, body: { receivers: [{ name: 'x', grafana_managed_receiver_configs: [{ name: 'x', uid: id, status: 'failed', error: 'SMTP not configured' }] }] } });
     expectFailure(await post('/alerts/v1/notifications/test', { payload: { id } }), 502, 'NOTIFICATION_FAILED', /could not deliver the test message: SMTP not configured/);
@@ -649,7 +674,11 @@ describe('POST /alerts/v1/notifications/test', () => {
 
   it.each([
     ['no payload', { message: 'x' }, /#required must have required property 'payload'/],
-    ['a payload that is neither a stored channel nor a whole channel', { message: 'x', payload: { manager: 'embedded', type: 'email' } }, /#properties\/payload\/else\/required must have required property 'name'/],
+    [
+      'a payload that is neither a stored channel nor a whole channel',
+      { message: 'x', payload: { manager: 'embedded', type: 'email' } },
+      /#properties\/payload\/else\/required must have required property 'name'/,
+    ],
     ['an empty message', { message: '', payload: { id: randomUUID() } }, /#properties\/message\/minLength/],
     ['a bad address', { payload: { manager: 'embedded', name: 'n', type: 'email', config: { recipientAddresses: 'a@b@c' } } }, /"a@b@c" is not a valid e-mail address/],
   ])('refuses %s with 400 NOTIFICATION_CHANNEL_INVALID_INPUT, sending nothing', async (_, body, message) => {

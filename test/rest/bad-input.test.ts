@@ -10,14 +10,11 @@ let gw: TestGateway;
 let baseline: unknown[];
 
 const SEED_ID = 'seed_template';
-const TABLE_SNAPSHOT =
-  'SELECT template_id, template_name, query, query_type, created_by, updated_by, created_date::text, updated_date::text FROM query_templates ORDER BY template_id';
+const TABLE_SNAPSHOT = 'SELECT template_id, template_name, query, query_type, created_by, updated_by, created_date::text, updated_date::text FROM query_templates ORDER BY template_id';
 
 beforeAll(async () => {
   gw = await startTestGateway();
-  const seeded = await gw.http
-    .post('/v2/template/create')
-    .send(envelope('api.query.template.create', { template_name: 'Seed Template', query_type: 'sql', query: SQL_QUERY }));
+  const seeded = await gw.http.post('/v2/template/create').send(envelope('api.query.template.create', { template_name: 'Seed Template', query_type: 'sql', query: SQL_QUERY }));
   expect(seeded.status).toBe(200);
   baseline = (await gw.sql(TABLE_SNAPSHOT)).rows;
   expect(baseline).toHaveLength(1);
@@ -153,20 +150,21 @@ describe('a missing body', () => {
 
 describe('a required field left out', () => {
   it.each(['template_name', 'query_type', 'query'])('is refused by create, naming the missing %s', async (field) => {
-    const response = await sendJson(CREATE, validBody(CREATE, (body) => delete body.request[field]));
+    const response = await sendJson(
+      CREATE,
+      validBody(CREATE, (body) => delete body.request[field]),
+    );
     await expectRefused(response, CREATE, `#properties/request/required must have required property '${field}'`, 'test-msg-1');
   });
 });
 
 describe('a field of the wrong type', () => {
   it.each([CREATE, UPDATE])('is refused by $label when template_name is a number', async (endpoint) => {
-    const response = await sendJson(endpoint, validBody(endpoint, (body) => (body.request.template_name = 5)));
-    await expectRefused(
-      response,
+    const response = await sendJson(
       endpoint,
-      '#properties/request/properties/template_name/type must be string at /request/template_name',
-      'test-msg-1',
+      validBody(endpoint, (body) => (body.request.template_name = 5)),
     );
+    await expectRefused(response, endpoint, '#properties/request/properties/template_name/type must be string at /request/template_name', 'test-msg-1');
   });
 
   it.each([CREATE, UPDATE])('is refused by $label when query_type is a boolean', async (endpoint) => {
@@ -182,21 +180,22 @@ describe('a field of the wrong type', () => {
       endpoint,
       validBody(endpoint, (body) => Object.assign(body.request, { query_type: 'csv', query: SQL_QUERY })),
     );
-    await expectRefused(
-      response,
-      endpoint,
-      '#properties/request/properties/query_type/enum must be equal to one of the allowed values (sql, json) at /request/query_type',
-      'test-msg-1',
-    );
+    await expectRefused(response, endpoint, '#properties/request/properties/query_type/enum must be equal to one of the allowed values (sql, json) at /request/query_type', 'test-msg-1');
   });
 
   it('is refused by list when sortBy is a string', async () => {
-    const response = await sendJson(LIST, validBody(LIST, (body) => (body.request.sortBy = 'x')));
+    const response = await sendJson(
+      LIST,
+      validBody(LIST, (body) => (body.request.sortBy = 'x')),
+    );
     await expectRefused(response, LIST, '#properties/request/properties/sortBy/type must be array at /request/sortBy', 'test-msg-1');
   });
 
   it('is refused by list when a sortBy field is not a sortable column', async () => {
-    const response = await sendJson(LIST, validBody(LIST, (body) => (body.request.sortBy = [{ field: 'colour', order: 'asc' }])));
+    const response = await sendJson(
+      LIST,
+      validBody(LIST, (body) => (body.request.sortBy = [{ field: 'colour', order: 'asc' }])),
+    );
     await expectRefused(
       response,
       LIST,
@@ -206,56 +205,62 @@ describe('a field of the wrong type', () => {
   });
 
   it('is refused by list when the query_type filter is a boolean', async () => {
-    const response = await sendJson(LIST, validBody(LIST, (body) => (body.request.filters = { query_type: true })));
-    await expectRefused(
-      response,
+    const response = await sendJson(
       LIST,
-      '#properties/request/properties/filters/properties/query_type/type must be string at /request/filters/query_type',
-      'test-msg-1',
+      validBody(LIST, (body) => (body.request.filters = { query_type: true })),
     );
+    await expectRefused(response, LIST, '#properties/request/properties/filters/properties/query_type/type must be string at /request/filters/query_type', 'test-msg-1');
   });
 
   it.each(BODY_ENDPOINTS)('is refused by $label when request is a string', async (endpoint) => {
-    const response = await sendJson(endpoint, validBody(endpoint, (body) => (body.request = 'everything')));
+    const response = await sendJson(
+      endpoint,
+      validBody(endpoint, (body) => (body.request = 'everything')),
+    );
     await expectRefused(response, endpoint, '#properties/request/type must be object at /request', 'test-msg-1');
   });
 
   it.each(BODY_ENDPOINTS)('is refused by $label when msgid is a number, and no msgid is echoed', async (endpoint) => {
-    const response = await sendJson(endpoint, validBody(endpoint, (body) => (body.params.msgid = 42)));
+    const response = await sendJson(
+      endpoint,
+      validBody(endpoint, (body) => (body.params.msgid = 42)),
+    );
     await expectRefused(response, endpoint, '#properties/params/properties/msgid/type must be string at /params/msgid');
   });
 });
 
 describe('an unknown field', () => {
   it.each(BODY_ENDPOINTS)('is refused by $label at the top level of the envelope', async (endpoint) => {
-    const response = await sendJson(endpoint, validBody(endpoint, (body) => (body.extra = 1)));
+    const response = await sendJson(
+      endpoint,
+      validBody(endpoint, (body) => (body.extra = 1)),
+    );
     await expectRefused(response, endpoint, "#additionalProperties must NOT have additional properties: 'extra'", 'test-msg-1');
   });
 
   it.each(BODY_ENDPOINTS)('is refused by $label inside request', async (endpoint) => {
-    const response = await sendJson(endpoint, validBody(endpoint, (body) => (body.request.colour = 'blue')));
-    await expectRefused(
-      response,
+    const response = await sendJson(
       endpoint,
-      "#properties/request/additionalProperties must NOT have additional properties: 'colour'",
-      'test-msg-1',
+      validBody(endpoint, (body) => (body.request.colour = 'blue')),
     );
+    await expectRefused(response, endpoint, "#properties/request/additionalProperties must NOT have additional properties: 'colour'", 'test-msg-1');
   });
 
   it.each(BODY_ENDPOINTS)('is refused by $label inside params', async (endpoint) => {
-    const response = await sendJson(endpoint, validBody(endpoint, (body) => (body.params.status = 'SUCCESS')));
-    await expectRefused(
-      response,
+    const response = await sendJson(
       endpoint,
-      "#properties/params/additionalProperties must NOT have additional properties: 'status'",
-      'test-msg-1',
+      validBody(endpoint, (body) => (body.params.status = 'SUCCESS')),
     );
+    await expectRefused(response, endpoint, "#properties/params/additionalProperties must NOT have additional properties: 'status'", 'test-msg-1');
   });
 });
 
 describe('an envelope id of another API', () => {
   it.each(BODY_ENDPOINTS)('is refused by $label, which still answers with its own API id', async (endpoint) => {
-    const response = await sendJson(endpoint, validBody(endpoint, (body) => (body.id = 'api.dataset.create')));
+    const response = await sendJson(
+      endpoint,
+      validBody(endpoint, (body) => (body.id = 'api.dataset.create')),
+    );
     await expectRefused(response, endpoint, `#properties/id/const must be equal to constant ("${endpoint.apiId}") at /id`, 'test-msg-1');
   });
 });
@@ -268,23 +273,16 @@ describe('oversized input', () => {
   });
 
   it.each([CREATE, UPDATE])('a 200 kB template_name is refused by $label, naming maxLength', async (endpoint) => {
-    const response = await sendJson(endpoint, validBody(endpoint, (body) => (body.request.template_name = 'a'.repeat(200 * 1024))));
-    await expectRefused(
-      response,
+    const response = await sendJson(
       endpoint,
-      '#properties/request/properties/template_name/maxLength must NOT have more than 100 characters at /request/template_name',
-      'test-msg-1',
+      validBody(endpoint, (body) => (body.request.template_name = 'a'.repeat(200 * 1024))),
     );
+    await expectRefused(response, endpoint, '#properties/request/properties/template_name/maxLength must NOT have more than 100 characters at /request/template_name', 'test-msg-1');
   });
 
   it.each(PATH_ENDPOINTS)('a template id of 500 characters in the path is refused by $label, naming maxLength', async (endpoint) => {
     const response = await (endpoint === UPDATE ? sendJson(endpoint, validBody(endpoint), 'a'.repeat(500)) : call(endpoint, 'a'.repeat(500)));
-    await expectRefused(
-      response,
-      endpoint,
-      '#properties/template_id/maxLength must NOT have more than 120 characters at /template_id',
-      endpoint === UPDATE ? 'test-msg-1' : undefined,
-    );
+    await expectRefused(response, endpoint, '#properties/template_id/maxLength must NOT have more than 120 characters at /template_id', endpoint === UPDATE ? 'test-msg-1' : undefined);
   });
 });
 
@@ -292,7 +290,10 @@ describe('a template name with two spaces in a row', () => {
   const RULE = 'Template name should contain alphanumeric characters and single space between characters';
 
   it.each([CREATE, UPDATE])('is refused by $label with the template name rule', async (endpoint) => {
-    const response = await sendJson(endpoint, validBody(endpoint, (body) => (body.request.template_name = 'Two  Spaces')));
+    const response = await sendJson(
+      endpoint,
+      validBody(endpoint, (body) => (body.request.template_name = 'Two  Spaces')),
+    );
     await expectRefused(response, endpoint, RULE, 'test-msg-1');
   });
 });

@@ -46,9 +46,7 @@ describe('patterns a caller writes into a data_schema', () => {
   });
 
   it('refuses at import a pattern that needs a backtracking engine (lookahead), naming where it is', async () => {
-    const response = await gw.http
-      .post('/v2/datasets/import')
-      .send(envelope('api.datasets.import', definition('redos-lookahead', schemaWithPattern('^(?=.*\\d)\\w+$'))));
+    const response = await gw.http.post('/v2/datasets/import').send(envelope('api.datasets.import', definition('redos-lookahead', schemaWithPattern('^(?=.*\\d)\\w+$'))));
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe('DATASET_IMPORT_INVALID_CONFIGS');
     expect(response.body.error.message).toMatch(/data_schema\.properties\.code\.pattern: .*linear-time engine/);
@@ -62,7 +60,10 @@ describe('patterns a caller writes into a data_schema', () => {
       { id: 'good', code: '123-école' },
       { id: 'bad', code: '12-x' },
     ];
-    await gw.http.post('/v2/data/in/pattern-unicode').send({ ...envelope('api.data.in'), data: events }).expect(200);
+    await gw.http
+      .post('/v2/data/in/pattern-unicode')
+      .send({ ...envelope('api.data.in'), data: events })
+      .expect(200);
     const stored = await gw.sql<{ id: string }>(`SELECT payload->>'id' AS id FROM events WHERE dataset_id = 'pattern-unicode'`);
     expect(stored.rows.map((row) => row.id)).toEqual(['good']);
   });

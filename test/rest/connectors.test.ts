@@ -20,7 +20,24 @@ afterAll(async () => {
 
 const RESPONSE_CODE: Record<number, string> = { 400: 'BAD_REQUEST', 404: 'NOT_FOUND', 500: 'INTERNAL_SERVER_ERROR' };
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-const COMMON_KEYS = ['category', 'connector_id', 'created_by', 'created_date', 'description', 'iconurl', 'id', 'licence', 'live_date', 'name', 'owner', 'status', 'type', 'updated_by', 'updated_date', 'version'];
+const COMMON_KEYS = [
+  'category',
+  'connector_id',
+  'created_by',
+  'created_date',
+  'description',
+  'iconurl',
+  'id',
+  'licence',
+  'live_date',
+  'name',
+  'owner',
+  'status',
+  'type',
+  'updated_by',
+  'updated_date',
+  'version',
+];
 const LIST_KEYS = [...COMMON_KEYS, 'runtime', 'technology'].sort();
 const READ_KEYS = [...COMMON_KEYS, 'ui_spec'].sort();
 const BUILT_INS = ['kafka-connector-1.0.0', 'mysql-connector-1.0.0', 'object-store-connector-1.0.0', 'postgres-connector-1.0.0'];
@@ -284,12 +301,31 @@ describe('POST /v2/connector/register', () => {
       ['garbage bytes named .tgz', () => garbage(), 'junk.tgz', /Failed to extract the file: the archive could not be read/],
       ['garbage bytes named .zip', () => garbage(), 'junk.zip', /Failed to extract the file: the archive could not be read/],
       ['a file that is not a .tar.gz, .tgz or .zip', () => distributionTarGz({ id: 'rest-bad-ext' }), 'dist.rar', /is not a \.tar\.gz, \.tgz or \.zip archive/],
-      ['an archive without metadata.json', () => tarGz([{ path: 'rest-no-meta-1.0.0/main.py', body: 'x' }, { path: 'ui-config.json', body: '{}' }]), 'nometa.tar.gz', /unable to locate the metadata file/],
+      [
+        'an archive without metadata.json',
+        () =>
+          tarGz([
+            { path: 'rest-no-meta-1.0.0/main.py', body: 'x' },
+            { path: 'ui-config.json', body: '{}' },
+          ]),
+        'nometa.tar.gz',
+        /unable to locate the metadata file/,
+      ],
       ['an empty archive', () => tarGz([]), 'empty.tar.gz', /the archive could not be read: TAR_BAD_ARCHIVE: Unrecognized archive format/],
       ['metadata.json that is not JSON', () => distributionTarGz({ id: 'rest-bad-json', metadataText: '{"metadata": ' }), 'bad.tar.gz', /metadata\.json is not valid JSON/],
-      ['metadata without a version', () => distributionTarGz({ id: 'rest-no-version', metadata: { version: undefined } }), 'nov.tar.gz', /metadata\.json is invalid: #properties\/metadata\/required must have required property 'version'/],
+      [
+        'metadata without a version',
+        () => distributionTarGz({ id: 'rest-no-version', metadata: { version: undefined } }),
+        'nov.tar.gz',
+        /metadata\.json is invalid: #properties\/metadata\/required must have required property 'version'/,
+      ],
       ['metadata with an unknown category', () => distributionTarGz({ id: 'rest-bad-category', category: 'Spreadsheet' }), 'cat.tar.gz', /metadata\.json is invalid: .*category/],
-      ['no <id>-<version> source folder', () => distributionTarGz({ id: 'rest-no-folder', withoutSourceFolder: true }), 'nofolder.tar.gz', /connector source folder not found; expecting rest-no-folder-1\.0\.0 folder inside the archive/],
+      [
+        'no <id>-<version> source folder',
+        () => distributionTarGz({ id: 'rest-no-folder', withoutSourceFolder: true }),
+        'nofolder.tar.gz',
+        /connector source folder not found; expecting rest-no-folder-1\.0\.0 folder inside the archive/,
+      ],
       ['no ui-config.json', () => distributionTarGz({ id: 'rest-no-ui', uiConfig: null }), 'noui.tar.gz', /unable to locate the ui configuration file/],
       ['a ui spec without a schema', () => distributionTarGz({ id: 'rest-ui-no-schema', uiConfig: { properties: {} } }), 'noschema.tar.gz', /"schema" object/],
       ['an icon file missing from the archive', () => distributionTarGz({ id: 'rest-no-icon', metadata: { icon: 'missing.png' } }), 'noicon.tar.gz', /icon file "missing\.png" is not in the archive/],

@@ -18,7 +18,6 @@ afterAll(async () => {
   await gw?.stop();
 });
 
-
 function read(id: string, query = ''): Promise<Response> {
   return gw.http.get(`/v2/datasets/read/${encodeURIComponent(id)}${query}`);
 }
@@ -106,7 +105,8 @@ describe('GET /v2/datasets/read/:id', () => {
     expect((await read('read-v1-text')).text).toContain(`"dataset_config":${v1Text}`);
     const nullText = await insertV1Live(gw, 'read-v1-null-text', { apiVersion: null });
     expect((await read('read-v1-null-text')).text).toContain(`"dataset_config":${nullText}`);
-    const orderText = '{"timestamp_key":"data.event.ts","cache_db":12,"data_key":"","index_data":false,"entry_topic":"t.in","cache_db_port":null,"cache_db_host":"","exclude_fields":[],"file_upload_path":[]}';
+    const orderText =
+      '{"timestamp_key":"data.event.ts","cache_db":12,"data_key":"","index_data":false,"entry_topic":"t.in","cache_db_port":null,"cache_db_host":"","exclude_fields":[],"file_upload_path":[]}';
     await insertV1Live(gw, 'read-v1-order-text', { datasetConfigText: orderText });
     expect((await read('read-v1-order-text', '?fields=dataset_config')).text).toContain(`"result":{"dataset_config":${orderText}}`);
   });

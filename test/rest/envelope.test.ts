@@ -16,9 +16,7 @@ const keepAliveAgent = new http.Agent({ keepAlive: true });
 beforeAll(async () => {
   gw = await startTestGateway();
   // One template every read/update/delete below can find.
-  const seeded = await gw.http
-    .post('/v2/template/create')
-    .send(envelope('api.query.template.create', { template_name: 'Existing Template', query_type: 'sql', query: SQL_QUERY }));
+  const seeded = await gw.http.post('/v2/template/create').send(envelope('api.query.template.create', { template_name: 'Existing Template', query_type: 'sql', query: SQL_QUERY }));
   expect(seeded.status).toBe(200);
 });
 afterAll(async () => {
@@ -52,9 +50,7 @@ function expectFailureEnvelope(response: Response, apiId: string, status: number
 
 describe('the REST envelope', () => {
   it('answers a success with every envelope field, the msgid echoed and a fresh resmsgid', async () => {
-    const response = await gw.http
-      .post('/v2/template/create')
-      .send(envelope('api.query.template.create', { template_name: 'Envelope One', query_type: 'sql', query: SQL_QUERY }, 'msg-42'));
+    const response = await gw.http.post('/v2/template/create').send(envelope('api.query.template.create', { template_name: 'Envelope One', query_type: 'sql', query: SQL_QUERY }, 'msg-42'));
     expect(response.status).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(SUCCESS_KEYS);
     expect(response.body).toMatchObject({
@@ -78,13 +74,7 @@ describe('the REST envelope', () => {
     const calls: [string, () => Promise<Response>][] = [
       ['api.query.template.read', () => gw.http.get('/v2/template/read/existing_template')],
       ['api.query.template.list', () => gw.http.post('/v2/template/list').send({ request: {} })],
-      [
-        'api.query.template.update',
-        () =>
-          gw.http
-            .patch('/v2/template/update/existing_template')
-            .send({ ver: 'v2', params: { msgid: 'u1' }, request: { template_name: 'Existing Template' } }),
-      ],
+      ['api.query.template.update', () => gw.http.patch('/v2/template/update/existing_template').send({ ver: 'v2', params: { msgid: 'u1' }, request: { template_name: 'Existing Template' } })],
       ['api.query.template.create', () => create('Api Id Check')],
       ['api.query.template.delete', () => gw.http.delete('/v2/template/delete/api_id_check')],
     ];
@@ -153,18 +143,14 @@ describe('the REST envelope', () => {
     expect(list.body.result.map((t: { template_id: string }) => t.template_id)).toContain('existing_template');
 
     const read = await gw.http.get('/v2/template/read/existing_template');
-    expect(Object.keys(read.body.result).sort()).toEqual(
-      ['created_by', 'created_date', 'query', 'query_type', 'template_id', 'template_name', 'updated_by', 'updated_date'].sort(),
-    );
+    expect(Object.keys(read.body.result).sort()).toEqual(['created_by', 'created_date', 'query', 'query_type', 'template_id', 'template_name', 'updated_by', 'updated_date'].sort());
     expect(read.body.result).toMatchObject({ template_id: 'existing_template', template_name: 'Existing Template', query_type: 'sql', query: SQL_QUERY });
   });
 });
 
 describe('the REST failure envelope', () => {
   it('answers a validation failure with error {code, message, trace: ""}, result {} and the msgid echoed', async () => {
-    const response = await gw.http
-      .post('/v2/template/create')
-      .send(envelope('api.query.template.create', { template_name: 'No Query', query_type: 'sql' }, 'msg-fail-1'));
+    const response = await gw.http.post('/v2/template/create').send(envelope('api.query.template.create', { template_name: 'No Query', query_type: 'sql' }, 'msg-fail-1'));
     expectFailureEnvelope(response, 'api.query.template.create', 400, 'BAD_REQUEST', 'QUERY_TEMPLATE_INVALID');
     expect(response.body.error.message).toBe("#properties/request/required must have required property 'query'");
     expect(response.body.params.msgid).toBe('msg-fail-1');
@@ -178,9 +164,7 @@ describe('the REST failure envelope', () => {
   });
 
   it('answers a template that lacks its placeholders with 400 QUERY_TEMPLATE_INVALID', async () => {
-    const response = await gw.http
-      .post('/v2/template/create')
-      .send(envelope('api.query.template.create', { template_name: 'No Placeholders', query_type: 'sql', query: 'SELECT 1' }));
+    const response = await gw.http.post('/v2/template/create').send(envelope('api.query.template.create', { template_name: 'No Placeholders', query_type: 'sql', query: 'SELECT 1' }));
     expectFailureEnvelope(response, 'api.query.template.create', 400, 'BAD_REQUEST', 'QUERY_TEMPLATE_INVALID');
   });
 
@@ -202,9 +186,7 @@ describe('the REST failure envelope', () => {
   });
 
   it('answers an update with query but no query_type with 400 QUERY_TEMPLATE_INVALID_INPUT', async () => {
-    const response = await gw.http
-      .patch('/v2/template/update/existing_template')
-      .send(envelope('api.query.template.update', { query: SQL_QUERY }));
+    const response = await gw.http.patch('/v2/template/update/existing_template').send(envelope('api.query.template.update', { query: SQL_QUERY }));
     expectFailureEnvelope(response, 'api.query.template.update', 400, 'BAD_REQUEST', 'QUERY_TEMPLATE_INVALID_INPUT');
   });
 
@@ -274,7 +256,10 @@ describe('REST response headers', () => {
 
   it('counts Content-Length in bytes, not characters, when the body holds non-ASCII text', async () => {
     const msgid = 'nachricht-ü-✓-報告';
-    const response = await gw.http.post('/v2/template/list').agent(keepAliveAgent).send(envelope('api.query.template.list', {}, msgid));
+    const response = await gw.http
+      .post('/v2/template/list')
+      .agent(keepAliveAgent)
+      .send(envelope('api.query.template.list', {}, msgid));
     expect(response.status).toBe(200);
     expect(response.body.params.msgid).toBe(msgid);
     expect(Buffer.byteLength(response.text, 'utf8')).toBeGreaterThan(response.text.length);

@@ -33,7 +33,6 @@ function expectFailure(response: Response, code: string, message: RegExp): void 
   expect(response.body.error.message).toMatch(message);
 }
 
-
 // ---------------------------------------------------------------------------------------------
 
 describe('POST /v2/files/generate-url', () => {
@@ -53,7 +52,11 @@ describe('POST /v2/files/generate-url', () => {
   });
 
   it('returns 400 FILES_GENERATE_URL_INPUT_INVALID when access is neither read nor write, naming the path', async () => {
-    expectFailure(await generate({ files: ['a.json'], access: 'delete' }), 'FILES_GENERATE_URL_INPUT_INVALID', /#properties\/request\/properties\/access\/enum must be equal to one of the allowed values \(read, write\)/);
+    expectFailure(
+      await generate({ files: ['a.json'], access: 'delete' }),
+      'FILES_GENERATE_URL_INPUT_INVALID',
+      /#properties\/request\/properties\/access\/enum must be equal to one of the allowed values \(read, write\)/,
+    );
   });
 
   it.each([

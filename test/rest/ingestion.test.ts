@@ -16,10 +16,7 @@ const EVENTS = 'rest_ingest_events';
 const SMALL = 'rest_ingest_small';
 
 beforeAll(async () => {
-  [gw, small] = await Promise.all([
-    startTestGateway(),
-    startTestGateway({ INGEST_MAX_BATCH: '5', INGEST_BODY_LIMIT: '64kb', REQUEST_BODY_LIMIT: '16kb' }),
-  ]);
+  [gw, small] = await Promise.all([startTestGateway(), startTestGateway({ INGEST_MAX_BATCH: '5', INGEST_BODY_LIMIT: '64kb', REQUEST_BODY_LIMIT: '16kb' })]);
   await Promise.all([seedDataset(gw, EVENTS, 'Live'), seedDataset(small, SMALL, 'Live')]);
 }, 60_000);
 afterAll(async () => {
@@ -45,7 +42,10 @@ function body(data: unknown, msgid: string): Json {
 }
 
 function send(datasetId: string, payload: unknown, target: TestGateway = gw): Promise<Response> {
-  return target.http.post(`/v2/data/in/${encodeURIComponent(datasetId)}`).set('content-type', 'application/json').send(payload as object);
+  return target.http
+    .post(`/v2/data/in/${encodeURIComponent(datasetId)}`)
+    .set('content-type', 'application/json')
+    .send(payload as object);
 }
 
 function ingest(datasetId: string, data: unknown, msgid: string, target: TestGateway = gw): Promise<Response> {
@@ -216,7 +216,12 @@ describe('POST /v2/data/in/{dataset_id} with an invalid envelope or body', () =>
   it('refuses a batch over INGEST_MAX_BATCH (6 events where 5 fit) with 400 naming data and the limit, and writes none of it', async () => {
     const before = await storeCounts(small);
     const msgid = unique('over');
-    const response = await ingest(SMALL, [1, 2, 3, 4, 5, 6].map((n) => ({ id: unique(`o${n}`) })), msgid, small);
+    const response = await ingest(
+      SMALL,
+      [1, 2, 3, 4, 5, 6].map((n) => ({ id: unique(`o${n}`) })),
+      msgid,
+      small,
+    );
     expectFailure(response, 400, 'BAD_REQUEST', 'DATA_INGESTION_INVALID_INPUT', /data.*\b5\b/);
     expect(await storeCounts(small)).toEqual(before);
   });
@@ -353,7 +358,15 @@ describe('processing: dedup', () => {
   it('keeps the repeats of a key inside one batch as duplicates and stores the first', async () => {
     const [a, b] = [unique('a'), unique('b')];
     const msgid = unique('inbatch');
-    await ingestOk(dedup, [{ id: a, amount: 1 }, { id: b, amount: 2 }, { id: a, amount: 3 }], msgid);
+    await ingestOk(
+      dedup,
+      [
+        { id: a, amount: 1 },
+        { id: b, amount: 2 },
+        { id: a, amount: 3 },
+      ],
+      msgid,
+    );
     expect((await storedEvents(msgid)).map((row) => row.payload)).toEqual([
       { id: a, amount: 1 },
       { id: b, amount: 2 },
@@ -377,7 +390,15 @@ describe('processing: dedup', () => {
     const id = await liveDataset('dedup_dotted', { dedup_config: { drop_duplicates: true, dedup_key: 'meta.key', dedup_period: 3600 } });
     const key = unique('k');
     const msgid = unique('dotted');
-    await ingestOk(id, [{ id: unique('e'), meta: { key } }, { id: unique('e'), meta: { key } }, { id: unique('e'), meta: { key: unique('other') } }], msgid);
+    await ingestOk(
+      id,
+      [
+        { id: unique('e'), meta: { key } },
+        { id: unique('e'), meta: { key } },
+        { id: unique('e'), meta: { key: unique('other') } },
+      ],
+      msgid,
+    );
     expect(await storedEvents(msgid)).toHaveLength(2);
     expect((await failedEvents(msgid)).map((row) => row.stage)).toEqual(['dedup']);
   });
@@ -526,7 +547,15 @@ describe('processing: master datasets and denormalisation', () => {
     expect(await masterRecord(u1)).toEqual({ userid: u1, name: 'Ann' });
 
     const msgid = unique('m2');
-    await ingestOk(MASTER, [{ userid: u1, name: 'Ann B' }, { userid: u2, name: 'Bob' }, { userid: u1, name: 'Ann C' }], msgid);
+    await ingestOk(
+      MASTER,
+      [
+        { userid: u1, name: 'Ann B' },
+        { userid: u2, name: 'Bob' },
+        { userid: u1, name: 'Ann C' },
+      ],
+      msgid,
+    );
     expect(await masterRecord(u1)).toEqual({ userid: u1, name: 'Ann C' });
     expect(await masterRecord(u2)).toEqual({ userid: u2, name: 'Bob' });
     const count = await gw.sql<{ n: number }>('SELECT count(*)::int AS n FROM master_records WHERE dataset_id = $1 AND record_key IN ($2, $3)', [MASTER, u1, u2]);

@@ -65,8 +65,20 @@ describe('a string over JSON_MAX_STRING_LENGTH', () => {
 
   it('in an ingested event is refused with DATA_INGESTION_INVALID_INPUT, and no event of the batch is stored', async () => {
     const msgid = 'limits-long-event';
-    const response = await ingest([{ id: 'e1', amount: 1 }, { id: 'e2', payload: { text: 'y'.repeat(MAX_STRING + 1) } }], msgid);
-    expectRefused(response, 'api.data.in', 'DATA_INGESTION_INVALID_INPUT', `the string at /data/1/payload/text is ${MAX_STRING + 1} characters long; the limit is ${MAX_STRING} (JSON_MAX_STRING_LENGTH)`, msgid);
+    const response = await ingest(
+      [
+        { id: 'e1', amount: 1 },
+        { id: 'e2', payload: { text: 'y'.repeat(MAX_STRING + 1) } },
+      ],
+      msgid,
+    );
+    expectRefused(
+      response,
+      'api.data.in',
+      'DATA_INGESTION_INVALID_INPUT',
+      `the string at /data/1/payload/text is ${MAX_STRING + 1} characters long; the limit is ${MAX_STRING} (JSON_MAX_STRING_LENGTH)`,
+      msgid,
+    );
     expect(await eventRows(msgid)).toBe(0);
   });
 
@@ -122,14 +134,20 @@ describe('an array over JSON_MAX_ARRAY_LENGTH', () => {
 
   it('is checked on every entry with a body, before its own schema', async () => {
     const response = await gw.http.post('/v2/template/list').send(envelope('api.query.template.list', { filters: { nope: Array.from({ length: MAX_ARRAY + 1 }, () => 0) } }, 'limits-list'));
-    expectRefused(response, 'api.query.template.list', 'QUERY_TEMPLATE_INVALID_INPUT', `the array at /request/filters/nope has ${MAX_ARRAY + 1} items; the limit is ${MAX_ARRAY} (JSON_MAX_ARRAY_LENGTH)`, 'limits-list');
+    expectRefused(
+      response,
+      'api.query.template.list',
+      'QUERY_TEMPLATE_INVALID_INPUT',
+      `the array at /request/filters/nope has ${MAX_ARRAY + 1} items; the limit is ${MAX_ARRAY} (JSON_MAX_ARRAY_LENGTH)`,
+      'limits-list',
+    );
   });
 });
 
 describe('text that is not valid Unicode (an unpaired surrogate, which JSON can spell as \\ud800)', () => {
   const NOT_UNICODE = 'is not valid Unicode text: it holds an unpaired surrogate (such as \\ud800 without its pair)';
 
-  it('in a dataset id is refused with the entry\'s code instead of failing in the database layer (found by the fuzz suite)', async () => {
+  it("in a dataset id is refused with the entry's code instead of failing in the database layer (found by the fuzz suite)", async () => {
     const response = await gw.http
       .post('/v2/datasets/status-transition')
       .send(envelope('api.datasets.status-transition', { dataset_id: '\u202e\u0000💥\ud800', status: 'Retire' }, 'limits-surrogate'));
@@ -137,7 +155,13 @@ describe('text that is not valid Unicode (an unpaired surrogate, which JSON can 
   });
 
   it('in an event value or key is refused, and no event of the batch is stored; a surrogate pair (an emoji) is fine', async () => {
-    const inValue = await ingest([{ id: 's1', text: 'ok 💥' }, { id: 's2', text: 'half \udc00 of a pair' }], 'limits-surrogate-value');
+    const inValue = await ingest(
+      [
+        { id: 's1', text: 'ok 💥' },
+        { id: 's2', text: 'half \udc00 of a pair' },
+      ],
+      'limits-surrogate-value',
+    );
     expectRefused(inValue, 'api.data.in', 'DATA_INGESTION_INVALID_INPUT', `the string at /data/1/text ${NOT_UNICODE}`, 'limits-surrogate-value');
     const inKey = await ingest([{ id: 's3', ['key\ud83d']: 1 }], 'limits-surrogate-key');
     expectRefused(inKey, 'api.data.in', 'DATA_INGESTION_INVALID_INPUT', `the object key at /data/0/key\ud83d ${NOT_UNICODE}`, 'limits-surrogate-key');

@@ -7,20 +7,7 @@ import { envelope } from '../support/api.js';
 import { seedDataset } from '../support/datasets.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startHttpStub, type HttpStub } from '../support/http-stub.js';
-import {
-  CLEAN,
-  CLEAN_OFFSETS_MIN,
-  cleanFigures,
-  DRAFT,
-  EMPTY,
-  emptyFreshness,
-  expectFreshness,
-  MESSY,
-  MESSY_OFFSETS_MIN,
-  messyFigures,
-  RETIRED,
-  seedMetrics,
-} from '../support/metrics.js';
+import { CLEAN, CLEAN_OFFSETS_MIN, cleanFigures, DRAFT, EMPTY, emptyFreshness, expectFreshness, MESSY, MESSY_OFFSETS_MIN, messyFigures, RETIRED, seedMetrics } from '../support/metrics.js';
 
 let gw: TestGateway;
 /** A gateway reading Prometheus at a stub that answers 503. */
@@ -75,7 +62,7 @@ function expectFailure(response: Response, status: number, code: string, respons
 // ---------------------------------------------------------------------------------------------
 
 describe('POST /v2/dataset/metrics', () => {
-  it('reports every category, with exactly the contract\'s components, from the events ingested (duplicates and failures included)', async () => {
+  it("reports every category, with exactly the contract's components, from the events ingested (duplicates and failures included)", async () => {
     const response = await metrics({ dataset_id: MESSY });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ id: API_ID, ver: 'v2', responseCode: 'OK', params: { status: 'SUCCESS', msgid: 'test-msg-1' } });
@@ -99,7 +86,7 @@ describe('POST /v2/dataset/metrics', () => {
     expect(result.find((category) => category.category === 'data_observability')?.status).toBe('Healthy');
   });
 
-  it('reports the categories asked for, in the contract\'s order whatever the request\'s', async () => {
+  it("reports the categories asked for, in the contract's order whatever the request's", async () => {
     const result = await metricsOk({ dataset_id: MESSY, category: ['data_quality', 'data_volume', 'data_quality'] });
     expect(result.map((category) => category.category)).toEqual(['data_volume', 'data_quality']);
     expect(result).toEqual([messyFigures()[2], messyFigures()[5]]);
@@ -132,14 +119,26 @@ describe('POST /v2/dataset/metrics', () => {
   });
 
   it('answers 400 DATA_OUT_INVALID_INPUT for an unknown or empty category list', async () => {
-    expectFailure(await metrics({ dataset_id: MESSY, category: ['data_speed'] }), 400, 'DATA_OUT_INVALID_INPUT', 'BAD_REQUEST', /category\/items\/enum must be equal to one of the allowed values \(data_freshness, .*data_quality\) at \/request\/category\/0/);
+    expectFailure(
+      await metrics({ dataset_id: MESSY, category: ['data_speed'] }),
+      400,
+      'DATA_OUT_INVALID_INPUT',
+      'BAD_REQUEST',
+      /category\/items\/enum must be equal to one of the allowed values \(data_freshness, .*data_quality\) at \/request\/category\/0/,
+    );
     expectFailure(await metrics({ dataset_id: MESSY, category: [] }), 400, 'DATA_OUT_INVALID_INPUT', 'BAD_REQUEST', /category\/minItems/);
   });
 
   it('answers 400 DATA_OUT_INVALID_INPUT for a period that is not 1 to METRICS_MAX_PERIOD_DAYS (90) days', async () => {
     expectFailure(await metrics({ dataset_id: MESSY, query_time_period: 0 }), 400, 'DATA_OUT_INVALID_INPUT', 'BAD_REQUEST', /query_time_period\/minimum must be >= 1/);
     expectFailure(await metrics({ dataset_id: MESSY, query_time_period: 'seven' }), 400, 'DATA_OUT_INVALID_INPUT', 'BAD_REQUEST', /query_time_period\/type must be integer/);
-    expectFailure(await metrics({ dataset_id: MESSY, query_time_period: 91 }), 400, 'DATA_OUT_INVALID_INPUT', 'BAD_REQUEST', /^query_time_period must be a whole number of days from 1 to 90 \(got 91\)$/);
+    expectFailure(
+      await metrics({ dataset_id: MESSY, query_time_period: 91 }),
+      400,
+      'DATA_OUT_INVALID_INPUT',
+      'BAD_REQUEST',
+      /^query_time_period must be a whole number of days from 1 to 90 \(got 91\)$/,
+    );
   });
 
   it('answers 404 DATASET_NOT_FOUND for an unknown dataset and for one that only has a Draft', async () => {

@@ -127,10 +127,10 @@ describe('GET /openapi.json', () => {
     for (const endpoint of restEndpoints) {
       const operation = operationOf(endpoint.method, endpoint.path)!;
       const params = (operation.parameters ?? []) as Json[];
-      for (const name of Object.keys((endpoint.pathSchema?.properties ?? {}))) {
+      for (const name of Object.keys(endpoint.pathSchema?.properties ?? {})) {
         expect(params.find((param) => param.in === 'path' && param.name === name)).toMatchObject({ required: true, schema: (endpoint.pathSchema!.properties as Json)[name] });
       }
-      for (const name of Object.keys((endpoint.querySchema?.properties ?? {}))) {
+      for (const name of Object.keys(endpoint.querySchema?.properties ?? {})) {
         expect(params.find((param) => param.in === 'query' && param.name === name)?.schema).toEqual((endpoint.querySchema!.properties as Json)[name]);
       }
       if (endpoint.bodySchema) expect((operation.requestBody as Json).content['application/json'].schema).toEqual(endpoint.bodySchema);
@@ -279,7 +279,9 @@ type MediaTypes = { content: Record<string, { schema: Json } | undefined> };
 
 const OVERRIDES: Record<string, { body?: Json; path?: Json }> = {
   'api.datasets.import': { body: { id: 'api.datasets.import', ver: 'v2', ts: '2026-01-01T00:00:00Z', params: { msgid: 'm1' }, request: definition('openapi-import') } },
-  'api.datasets.status-transition': { body: { id: 'api.datasets.status-transition', ver: 'v2', ts: '2026-01-01T00:00:00Z', params: { msgid: 'm1' }, request: { dataset_id: DRAFT, status: 'ReadyToPublish' } } },
+  'api.datasets.status-transition': {
+    body: { id: 'api.datasets.status-transition', ver: 'v2', ts: '2026-01-01T00:00:00Z', params: { msgid: 'm1' }, request: { dataset_id: DRAFT, status: 'ReadyToPublish' } },
+  },
   // Its schema needs only the id and version_key, but an update must change something.
   'api.datasets.update': { body: { id: 'api.datasets.update', ver: 'v2', ts: '2026-01-01T00:00:00Z', params: { msgid: 'm1' }, request: { dataset_id: DRAFT, version_key: '1', name: 'probe' } } },
   // Ad-hoc SQL has no template placeholders but the dataset's.

@@ -15,10 +15,7 @@ let presidio: HttpStub;
 
 beforeAll(async () => {
   presidio = await startHttpStub();
-  [gw, downstream] = await Promise.all([
-    startTestGateway({ PII_MAX_RECORDS: '50', PII_MAX_BYTES: '16kb' }),
-    startTestGateway({ PII_SERVICE_URL: presidio.url, PII_SERVICE_TIMEOUT_MS: '500' }),
-  ]);
+  [gw, downstream] = await Promise.all([startTestGateway({ PII_MAX_RECORDS: '50', PII_MAX_BYTES: '16kb' }), startTestGateway({ PII_SERVICE_URL: presidio.url, PII_SERVICE_TIMEOUT_MS: '500' })]);
 }, 60_000);
 afterAll(async () => {
   await Promise.all([gw?.stop(), downstream?.stop()]);
@@ -132,7 +129,7 @@ describe('POST /v2/data/analyze/pii with the built-in detectors', () => {
 });
 
 describe('POST /v2/data/analyze/pii with a downstream detector (PII_SERVICE_URL)', () => {
-  it('sends each field\'s values to the analyzer and maps its entities to the same findings', async () => {
+  it("sends each field's values to the analyzer and maps its entities to the same findings", async () => {
     presidio.requests.length = 0;
     presidio.answer = fakePresidio;
     expect(await analyzeOk({ id: 'r1', dataset_id: 'users', data: DOWNSTREAM_RECORDS }, downstream)).toEqual(DOWNSTREAM_FINDINGS);
@@ -165,7 +162,13 @@ describe('POST /v2/data/analyze/pii with a downstream detector (PII_SERVICE_URL)
 
   it('answers 500 ERR_BAD_REQUEST when the analyzer answers something that is not a list of results', async () => {
     presidio.answer = () => ({ status: 200, body: { result: 'ok' } });
-    expectFailure(await analyze({ dataset_id: 'users', data: DOWNSTREAM_RECORDS }, downstream), 500, 'ERR_BAD_REQUEST', 'INTERNAL_SERVER_ERROR', /answered HTTP 200 with a body that is not a list of recognizer results/);
+    expectFailure(
+      await analyze({ dataset_id: 'users', data: DOWNSTREAM_RECORDS }, downstream),
+      500,
+      'ERR_BAD_REQUEST',
+      'INTERNAL_SERVER_ERROR',
+      /answered HTTP 200 with a body that is not a list of recognizer results/,
+    );
     presidio.answer = () => ({ status: 200, text: '<html>proxy</html>' });
     expectFailure(await analyze({ dataset_id: 'users', data: DOWNSTREAM_RECORDS }, downstream), 500, 'ERR_BAD_REQUEST', 'INTERNAL_SERVER_ERROR', /answered HTTP 200 with a body that is not JSON/);
   });

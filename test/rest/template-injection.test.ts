@@ -53,16 +53,12 @@ afterAll(async () => {
 // Helpers (local to this file)
 
 async function ingestOk(datasetId: string, data: Json[], msgid: string): Promise<void> {
-  const response = await gw.http
-    .post(`/v2/data/in/${encodeURIComponent(datasetId)}`)
-    .send({ id: 'api.data.in', ver: 'v2', ts: new Date().toISOString(), params: { msgid }, data });
+  const response = await gw.http.post(`/v2/data/in/${encodeURIComponent(datasetId)}`).send({ id: 'api.data.in', ver: 'v2', ts: new Date().toISOString(), params: { msgid }, data });
   if (response.status !== 200) throw new Error(`ingest into ${datasetId} failed with ${response.status}: ${JSON.stringify(response.body)}`);
 }
 
 async function createTemplateOk(name: string, queryType: 'sql' | 'json', query: string): Promise<string> {
-  const response = await gw.http
-    .post('/v2/template/create')
-    .send(envelope('api.query.template.create', { template_name: name, query_type: queryType, query }));
+  const response = await gw.http.post('/v2/template/create').send(envelope('api.query.template.create', { template_name: name, query_type: queryType, query }));
   if (response.status !== 200) throw new Error(`creating template "${name}" failed with ${response.status}: ${JSON.stringify(response.body)}`);
   return response.body.result.template_id as string;
 }
@@ -80,7 +76,10 @@ function run(templateId: string, request: unknown, over: Json = {}): Promise<Res
 
 /** Sends exact JSON text (for numbers JavaScript cannot hold, such as 2^63). */
 function runRaw(templateId: string, text: string): Promise<Response> {
-  return gw.http.post(`/v2/template/query/${encodeURIComponent(templateId)}`).set('content-type', 'application/json').send(text);
+  return gw.http
+    .post(`/v2/template/query/${encodeURIComponent(templateId)}`)
+    .set('content-type', 'application/json')
+    .send(text);
 }
 
 type Outcome = 'refused' | 'not found' | 'bound';
@@ -278,14 +277,11 @@ describe('hostile values in every field of a template run', () => {
       expectOutcome(await run(templateId, { ...cleanRequest(), limit: value }), 'refused', templateId, what);
     });
 
-    it.each(['9223372036854775808', '9223372036854775807', '18446744073709551616', '1' + '0'.repeat(400), '1e400'])(
-      'refuses limit %s (written as JSON text) with a 400 envelope',
-      async (text) => {
-        const body = JSON.stringify(envelope(API_ID, cleanRequest())).replace('"limit":100', `"limit":${text}`);
-        expect(body).toContain(`"limit":${text}`);
-        expectOutcome(await runRaw(templateId, body), 'refused', templateId, text.slice(0, 30));
-      },
-    );
+    it.each(['9223372036854775808', '9223372036854775807', '18446744073709551616', '1' + '0'.repeat(400), '1e400'])('refuses limit %s (written as JSON text) with a 400 envelope', async (text) => {
+      const body = JSON.stringify(envelope(API_ID, cleanRequest())).replace('"limit":100', `"limit":${text}`);
+      expect(body).toContain(`"limit":${text}`);
+      expectOutcome(await runRaw(templateId, body), 'refused', templateId, text.slice(0, 30));
+    });
 
     it('takes limit 1e2 (a JSON number that is the integer 100) as data', async () => {
       const body = JSON.stringify(envelope(API_ID, cleanRequest())).replace('"limit":100', '"limit":1e2');
@@ -385,27 +381,15 @@ describe('templates whose own SQL tries to write or escape', () => {
 
   it.each([
     ['a DELETE through the datasource', 'DELETE FROM {{DATASET}} WHERE "__time" >= {{STARTDATE}} AND "__time" < {{ENDDATE}}'],
-    [
-      'a DELETE from the event store',
-      'DELETE FROM public.events WHERE event_time >= {{STARTDATE}} AND event_time < {{ENDDATE}} AND EXISTS (SELECT 1 FROM {{DATASET}})',
-    ],
-    [
-      'an UPDATE of the dataset registry',
-      "UPDATE public.datasets SET name = 'pwned' WHERE {{STARTDATE}} < {{ENDDATE}} AND EXISTS (SELECT 1 FROM {{DATASET}})",
-    ],
+    ['a DELETE from the event store', 'DELETE FROM public.events WHERE event_time >= {{STARTDATE}} AND event_time < {{ENDDATE}} AND EXISTS (SELECT 1 FROM {{DATASET}})'],
+    ['an UPDATE of the dataset registry', "UPDATE public.datasets SET name = 'pwned' WHERE {{STARTDATE}} < {{ENDDATE}} AND EXISTS (SELECT 1 FROM {{DATASET}})"],
     [
       'an INSERT into the templates',
       "INSERT INTO public.query_templates (template_id, template_name, query, query_type, created_by, updated_by) SELECT 'pwned', 'pwned', 'x', 'sql', 'x', 'x' FROM {{DATASET}} WHERE {{STARTDATE}} < {{ENDDATE}} LIMIT 1",
     ],
-    [
-      'a DELETE inside a WITH',
-      'WITH gone AS (DELETE FROM public.events RETURNING 1) SELECT count(*) AS n FROM gone, {{DATASET}} WHERE "__time" >= {{STARTDATE}} AND "__time" < {{ENDDATE}}',
-    ],
+    ['a DELETE inside a WITH', 'WITH gone AS (DELETE FROM public.events RETURNING 1) SELECT count(*) AS n FROM gone, {{DATASET}} WHERE "__time" >= {{STARTDATE}} AND "__time" < {{ENDDATE}}'],
     ['a SELECT ... FOR UPDATE lock', 'SELECT "id" FROM {{DATASET}} WHERE "__time" >= {{STARTDATE}} AND "__time" < {{ENDDATE}} FOR UPDATE'],
-    [
-      'nextval on a sequence',
-      `SELECT nextval(pg_get_serial_sequence('public.events', 'id')) AS n FROM {{DATASET}} WHERE "__time" >= {{STARTDATE}} AND "__time" < {{ENDDATE}}`,
-    ],
+    ['nextval on a sequence', `SELECT nextval(pg_get_serial_sequence('public.events', 'id')) AS n FROM {{DATASET}} WHERE "__time" >= {{STARTDATE}} AND "__time" < {{ENDDATE}}`],
   ])('refuses %s as read-only and changes nothing', async (_, query) => {
     // Two layers refuse these: the read-only transaction, and before it the query role's rights
     // (it may only SELECT from the views), whichever PostgreSQL checks first.
@@ -415,10 +399,7 @@ describe('templates whose own SQL tries to write or escape', () => {
   it.each([
     ['SELECT; DELETE', 'SELECT * FROM {{DATASET}} WHERE "__time" >= {{STARTDATE}} AND "__time" < {{ENDDATE}}; DELETE FROM public.events'],
     ['SELECT; COMMIT; DROP', 'SELECT * FROM {{DATASET}} WHERE "__time" >= {{STARTDATE}} AND "__time" < {{ENDDATE}}; COMMIT; DROP TABLE public.events'],
-    [
-      'SELECT; SET read-write; DELETE',
-      "SELECT * FROM {{DATASET}} WHERE \"__time\" >= {{STARTDATE}} AND \"__time\" < {{ENDDATE}}; SET TRANSACTION READ WRITE; DELETE FROM public.events",
-    ],
+    ['SELECT; SET read-write; DELETE', 'SELECT * FROM {{DATASET}} WHERE "__time" >= {{STARTDATE}} AND "__time" < {{ENDDATE}}; SET TRANSACTION READ WRITE; DELETE FROM public.events'],
   ])('refuses a second statement (%s) and changes nothing', async (_, query) => {
     await expectRefusedAndUnchanged(await createAndRun(query), /multiple commands|statement/i);
   });
@@ -450,8 +431,7 @@ describe('templates whose own SQL tries to write or escape', () => {
   });
 
   it('refuses a template that tries to switch its transaction to read-write, and changes nothing', async () => {
-    const query =
-      "SELECT set_config('transaction_read_only', 'off', true) AS flag, * FROM {{DATASET}} WHERE \"__time\" >= {{STARTDATE}} AND \"__time\" < {{ENDDATE}}";
+    const query = 'SELECT set_config(\'transaction_read_only\', \'off\', true) AS flag, * FROM {{DATASET}} WHERE "__time" >= {{STARTDATE}} AND "__time" < {{ENDDATE}}';
     await expectRefusedAndUnchanged(await createAndRun(query), /./);
   });
 

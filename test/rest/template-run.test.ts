@@ -100,12 +100,7 @@ function idOf(key: TemplateKey): string {
 
 beforeAll(async () => {
   gw = await startTestGateway();
-  await Promise.all([
-    seedDataset(gw, SALES, 'Live', SALES_SCHEMA_OVERRIDES),
-    seedDataset(gw, OTHER, 'Live'),
-    seedDataset(gw, DRAFT, 'Draft'),
-    seedDataset(gw, RETIRED, 'Retired'),
-  ]);
+  await Promise.all([seedDataset(gw, SALES, 'Live', SALES_SCHEMA_OVERRIDES), seedDataset(gw, OTHER, 'Live'), seedDataset(gw, DRAFT, 'Draft'), seedDataset(gw, RETIRED, 'Retired')]);
   await ingestOk(SALES, EVENTS, 'rest-run-sales-1');
   await ingestOk(OTHER, OTHER_EVENTS, 'rest-run-other-1');
   for (const key of Object.keys(NAMES) as TemplateKey[]) await createTemplateOk(NAMES[key], TEMPLATES[key].type, TEMPLATES[key].query);
@@ -121,16 +116,12 @@ const API_ID = 'api.query.template.query';
 const RESPONSE_CODE: Record<number, string> = { 400: 'BAD_REQUEST', 404: 'NOT_FOUND' };
 
 async function ingestOk(datasetId: string, data: Json[], msgid: string): Promise<void> {
-  const response = await gw.http
-    .post(`/v2/data/in/${encodeURIComponent(datasetId)}`)
-    .send({ id: 'api.data.in', ver: 'v2', ts: new Date().toISOString(), params: { msgid }, data });
+  const response = await gw.http.post(`/v2/data/in/${encodeURIComponent(datasetId)}`).send({ id: 'api.data.in', ver: 'v2', ts: new Date().toISOString(), params: { msgid }, data });
   if (response.status !== 200) throw new Error(`ingest into ${datasetId} failed with ${response.status}: ${JSON.stringify(response.body)}`);
 }
 
 async function createTemplateOk(name: string, queryType: 'sql' | 'json', query: string): Promise<void> {
-  const response = await gw.http
-    .post('/v2/template/create')
-    .send(envelope('api.query.template.create', { template_name: name, query_type: queryType, query }));
+  const response = await gw.http.post('/v2/template/create').send(envelope('api.query.template.create', { template_name: name, query_type: queryType, query }));
   if (response.status !== 200) throw new Error(`creating template "${name}" failed with ${response.status}: ${JSON.stringify(response.body)}`);
 }
 
@@ -413,7 +404,7 @@ describe('POST /v2/template/query/:id: request validation', () => {
   });
 
   it.each(['startdate', 'enddate', 'dataset', 'aggregationLevel'])(
-    "returns 400 QUERY_TEMPLATE_INVALID_INPUT \"#properties/request/required must have required property '%s'\" when it is missing",
+    'returns 400 QUERY_TEMPLATE_INVALID_INPUT "#properties/request/required must have required property \'%s\'" when it is missing',
     async (field) => {
       const response = await run(idOf('sqlByHour'), request({ [field]: undefined }));
       expectFailure(response, 400, 'QUERY_TEMPLATE_INVALID_INPUT', /./);
@@ -439,22 +430,12 @@ describe('POST /v2/template/query/:id: request validation', () => {
     expectFailure(response, 400, 'QUERY_TEMPLATE_INVALID_INPUT', /aggregationLevel/);
   });
 
-  it.each([
-    'five_minute',
-    'ten_minute',
-    'fifteen_minute',
-    'thirty_minute',
-    'hour',
-    'six_hour',
-    'eight_hour',
-    'day',
-    'week',
-    'month',
-    'quarter',
-    'year',
-  ])('accepts aggregationLevel %s', async (aggregationLevel) => {
-    expect(await runOk('sqlByLevel', { aggregationLevel })).toEqual(expect.any(Array));
-  });
+  it.each(['five_minute', 'ten_minute', 'fifteen_minute', 'thirty_minute', 'hour', 'six_hour', 'eight_hour', 'day', 'week', 'month', 'quarter', 'year'])(
+    'accepts aggregationLevel %s',
+    async (aggregationLevel) => {
+      expect(await runOk('sqlByLevel', { aggregationLevel })).toEqual(expect.any(Array));
+    },
+  );
 
   it('returns 400 QUERY_TEMPLATE_INVALID_INPUT naming a field the request does not know', async () => {
     const response = await run(idOf('sqlByHour'), { ...request(), granularity: 'hour' });

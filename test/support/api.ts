@@ -15,11 +15,7 @@ export interface GraphQLResponse<T = Record<string, unknown>> {
   errors?: { message: string; path?: string[]; extensions?: { code?: string; responseCode?: string } }[];
 }
 
-export async function graphql<T = Record<string, any>>(
-  gw: TestGateway,
-  query: string,
-  variables?: Record<string, unknown>,
-): Promise<GraphQLResponse<T>> {
+export async function graphql<T = Record<string, any>>(gw: TestGateway, query: string, variables?: Record<string, unknown>): Promise<GraphQLResponse<T>> {
   const response = await gw.http.post('/graphql').set('content-type', 'application/json').send({ query, variables });
   return { status: response.status, data: response.body.data, errors: response.body.errors };
 }

@@ -18,7 +18,16 @@ export function tar(entries: readonly TarEntry[]): Buffer {
   for (const entry of entries) {
     const body = entry.body === undefined ? Buffer.alloc(0) : Buffer.from(entry.body);
     const type = entry.type ?? (entry.path.endsWith('/') ? 'Directory' : 'File');
-    const header = new Header({ path: entry.path, mode: type === 'Directory' ? 0o755 : 0o644, size: type === 'File' ? body.length : 0, type, linkpath: entry.linkpath, mtime: new Date('2026-01-01T00:00:00Z'), uid: 0, gid: 0 });
+    const header = new Header({
+      path: entry.path,
+      mode: type === 'Directory' ? 0o755 : 0o644,
+      size: type === 'File' ? body.length : 0,
+      type,
+      linkpath: entry.linkpath,
+      mtime: new Date('2026-01-01T00:00:00Z'),
+      uid: 0,
+      gid: 0,
+    });
     const block = Buffer.alloc(512);
     header.encode(block, 0);
     blocks.push(block);

@@ -3,18 +3,7 @@
 // the schema's root fields, so an endpoint or field added later is covered without a test edit.
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
-import {
-  getNamedType,
-  isCompositeType,
-  isEnumType,
-  isInputObjectType,
-  isListType,
-  isNonNullType,
-  isScalarType,
-  type GraphQLField,
-  type GraphQLInputType,
-  type GraphQLSchema,
-} from 'graphql';
+import { getNamedType, isCompositeType, isEnumType, isInputObjectType, isListType, isNonNullType, isScalarType, type GraphQLField, type GraphQLInputType, type GraphQLSchema } from 'graphql';
 import type { Response } from 'supertest';
 import { restEndpoints } from '../../rest/endpoints.js';
 import type { RestEndpoint } from '../../rest/table.js';

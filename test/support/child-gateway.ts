@@ -48,7 +48,10 @@ export async function startChildGateway(databaseUrl: string | null, env: Record<
   const deadline = Date.now() + 20_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the gateway exited with ${child.exitCode} before it was ready:\n${output}`);
-    const ready = await fetch(`${url}/readyz`).then((response) => response.status === 200, () => false);
+    const ready = await fetch(`${url}/readyz`).then(
+      (response) => response.status === 200,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');

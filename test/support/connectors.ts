@@ -34,7 +34,10 @@ export async function startStoreGateway(env: Record<string, string> = {}): Promi
 /** Every file under `dir`, as paths relative to it (empty when the folder does not exist). */
 export async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries.filter((entry) => !entry.isDirectory()).map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name))).sort();
+  return entries
+    .filter((entry) => !entry.isDirectory())
+    .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)))
+    .sort();
 }
 
 /** The registry rows as they stand, for "nothing changed" checks. */

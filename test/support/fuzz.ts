@@ -226,7 +226,7 @@ function queryString(value: Json): string {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return '';
   const params = new URLSearchParams();
   for (const [key, item] of Object.entries(value)) {
-    for (const one of Array.isArray(item) ? item : [item]) params.append(key, typeof one === 'string' ? one : JSON.stringify(one) ?? '');
+    for (const one of Array.isArray(item) ? item : [item]) params.append(key, typeof one === 'string' ? one : (JSON.stringify(one) ?? ''));
   }
   const text = params.toString();
   return text ? `?${text}` : '';
@@ -240,14 +240,23 @@ export function restRequest(endpoint: RestEndpoint): fc.Arbitrary<RestRequest> {
     return endpoint.path.replace(/:\w+/g, () => values[i++]!);
   });
   const query = endpoint.querySchema
-    ? fc.oneof(fromSchema(endpoint.querySchema), mutated(fromSchema(endpoint.querySchema)), fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.string(), fc.array(fc.string(), { maxLength: 3 })), { maxKeys: 3 }))
+    ? fc.oneof(
+        fromSchema(endpoint.querySchema),
+        mutated(fromSchema(endpoint.querySchema)),
+        fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.string(), fc.array(fc.string(), { maxLength: 3 })), { maxKeys: 3 }),
+      )
     : fc.constant(undefined);
   let body: fc.Arbitrary<RestBody>;
   if (endpoint.method === 'GET' || endpoint.method === 'DELETE') {
     body = fc.constant({ kind: 'none' });
   } else if (endpoint.multipart) {
     body = fc.oneof(
-      fc.record({ kind: fc.constant('file' as const), bytes: fc.uint8Array({ maxLength: 2048 }).map((bytes) => Buffer.from(bytes)), filename: fc.oneof(fc.string({ minLength: 1, maxLength: 30 }), fc.constantFrom('../../x.tar.gz', 'c.zip', 'c.tar.gz', '\u0000.jar')), part: fc.constantFrom('file', 'file3', 'x') }),
+      fc.record({
+        kind: fc.constant('file' as const),
+        bytes: fc.uint8Array({ maxLength: 2048 }).map((bytes) => Buffer.from(bytes)),
+        filename: fc.oneof(fc.string({ minLength: 1, maxLength: 30 }), fc.constantFrom('../../x.tar.gz', 'c.zip', 'c.tar.gz', '\u0000.jar')),
+        part: fc.constantFrom('file', 'file3', 'x'),
+      }),
       hostileValue.map((value) => ({ kind: 'json' as const, value })),
     );
   } else {
@@ -256,7 +265,12 @@ export function restRequest(endpoint: RestEndpoint): fc.Arbitrary<RestRequest> {
       { weight: 4, arbitrary: valid.map((value) => ({ kind: 'json' as const, value })) },
       { weight: 5, arbitrary: mutated(valid).map((value) => ({ kind: 'json' as const, value })) },
       { weight: 1, arbitrary: hostileValue.map((value) => ({ kind: 'json' as const, value })) },
-      { weight: 1, arbitrary: fc.tuple(rawBody, fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1')).map(([text, contentType]) => ({ kind: 'raw' as const, text, contentType })) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(rawBody, fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1'))
+          .map(([text, contentType]) => ({ kind: 'raw' as const, text, contentType })),
+      },
     );
   }
   return fc.record({ path, query, body }).map(({ path: p, query: q, body: b }) => ({ endpoint, url: `${p}${queryString(q)}`, body: b }));
@@ -281,7 +295,11 @@ function inputValue(type: GraphQLInputType, depth: number): fc.Arbitrary<Json> {
   if (isInputObjectType(type)) {
     if (depth > 5) return fc.constant(null);
     const fields = Object.values(type.getFields());
-    return nullable(fc.record(Object.fromEntries(fields.map((field) => [field.name, inputValue(field.type, depth + 1)])), { requiredKeys: fields.filter((field) => isNonNullType(field.type)).map((field) => field.name) }));
+    return nullable(
+      fc.record(Object.fromEntries(fields.map((field) => [field.name, inputValue(field.type, depth + 1)])), {
+        requiredKeys: fields.filter((field) => isNonNullType(field.type)).map((field) => field.name),
+      }),
+    );
   }
   if (isScalarType(type)) {
     switch (type.name) {
@@ -292,7 +310,12 @@ function inputValue(type: GraphQLInputType, depth: number): fc.Arbitrary<Json> {
       case 'Boolean':
         return nullable(fc.boolean());
       case 'DateTime':
-        return nullable(fc.oneof(fc.date({ noInvalidDate: true, min: new Date('1970-01-01'), max: new Date('2200-01-01') }).map((d) => d.toISOString()), fc.string({ maxLength: 30 })));
+        return nullable(
+          fc.oneof(
+            fc.date({ noInvalidDate: true, min: new Date('1970-01-01'), max: new Date('2200-01-01') }).map((d) => d.toISOString()),
+            fc.string({ maxLength: 30 }),
+          ),
+        );
       case 'JSON':
         return fc.oneof(fc.jsonValue({ maxDepth: 3 }), hostileValue);
       default:
@@ -325,7 +348,9 @@ export function graphqlRequests(schema: GraphQLSchema): fc.Arbitrary<GraphQLRequ
     }
   }
   options.push(...persistedOperationRequests(schema));
-  const garbage = fc.oneof(fc.string({ maxLength: 200 }), fc.constantFrom('{', '{ __schema { types { name } } }', `{ ${'version '.repeat(3000)} }`, 'query { version } mutation { _noop }', '{ a: b }')).map((query) => ({ field: '(document)', query, variables: {} }));
+  const garbage = fc
+    .oneof(fc.string({ maxLength: 200 }), fc.constantFrom('{', '{ __schema { types { name } } }', `{ ${'version '.repeat(3000)} }`, 'query { version } mutation { _noop }', '{ a: b }'))
+    .map((query) => ({ field: '(document)', query, variables: {} }));
   return fc.oneof({ weight: 20, arbitrary: fc.oneof(...options) }, { weight: 1, arbitrary: garbage });
 }
 
@@ -447,7 +472,13 @@ function describeRequest(request: RestRequest | GraphQLRequest): string {
   if ('endpoint' in request) {
     const body = request.body;
     const shown =
-      body.kind === 'json' ? JSON.stringify(body.value) : body.kind === 'raw' ? `raw(${body.contentType}) ${JSON.stringify(body.text)}` : body.kind === 'file' ? `file ${JSON.stringify(body.filename)} (${body.bytes.length} B)` : '';
+      body.kind === 'json'
+        ? JSON.stringify(body.value)
+        : body.kind === 'raw'
+          ? `raw(${body.contentType}) ${JSON.stringify(body.text)}`
+          : body.kind === 'file'
+            ? `file ${JSON.stringify(body.filename)} (${body.bytes.length} B)`
+            : '';
     return clip(`${request.endpoint.method} ${request.url} ${shown ?? ''}`);
   }
   return clip(`GraphQL ${request.field} ${JSON.stringify(request.variables)}`);
@@ -532,7 +563,8 @@ export async function runFuzz(options: FuzzOptions, progress?: (done: number) =>
       const codes: unknown[] = 'endpoint' in request ? [answer.body?.error?.code] : (answer.body?.errors ?? []).map((error: any) => error?.extensions?.code);
       for (const code of codes) if (typeof code === 'string') report.codes[code] = (report.codes[code] ?? 0) + 1;
       const problems = 'endpoint' in request ? restProblems(answer, request.endpoint) : graphqlProblems(answer);
-      if (problems.length > 0) report.failures.push({ request: describeRequest(request), status: answer.status, problems: answer.requestId ? [...problems, `request id ${answer.requestId}`] : problems });
+      if (problems.length > 0)
+        report.failures.push({ request: describeRequest(request), status: answer.status, problems: answer.requestId ? [...problems, `request id ${answer.requestId}`] : problems });
     }
   };
   await Promise.all(Array.from({ length: options.concurrency ?? 4 }, worker));
@@ -556,7 +588,9 @@ export function formatReport(report: FuzzReport): string {
     .join(', ');
   const lines = [
     `fuzz: ${report.runs} requests (${report.rest} REST, ${report.graphql} GraphQL) in ${(report.ms / 1000).toFixed(1)} s, seed ${report.seed}`,
-    `  statuses: ${Object.entries(report.statuses).map(([status, n]) => `${status}×${n}`).join(' ')}`,
+    `  statuses: ${Object.entries(report.statuses)
+      .map(([status, n]) => `${status}×${n}`)
+      .join(' ')}`,
     `  commonest codes: ${codes}`,
     `  failures: ${report.failures.length}; 500s: ${report.statuses['500'] ?? 0} (of which the contract's FAILED_TO_REGISTER_CONNECTOR for unreadable uploads: ${[...CONTRACT_500_CODES].reduce((n, code) => n + (report.codes[code] ?? 0), 0)}); prototype polluted: ${report.prototypePolluted}`,
     ...report.failures.slice(0, 10).map((failure) => `  ✗ ${failure.status} ${failure.problems.join('; ')} ← ${failure.request}`),

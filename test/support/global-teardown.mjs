@@ -13,11 +13,13 @@ async function undeclaredCodes(dir) {
   for (const file of await readdir(dir)) {
     for (const line of (await readFile(path.join(dir, file), 'utf8')).split('\n')) if (line) observed.add(line);
   }
-  return [...observed].filter((line) => {
-    const [apiId, code] = line.split('\t');
-    const codes = declared.get(apiId);
-    return codes !== undefined && !codes.has(code);
-  }).sort();
+  return [...observed]
+    .filter((line) => {
+      const [apiId, code] = line.split('\t');
+      const codes = declared.get(apiId);
+      return codes !== undefined && !codes.has(code);
+    })
+    .sort();
 }
 
 export default async function globalTeardown() {

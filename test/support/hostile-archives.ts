@@ -105,11 +105,7 @@ export const HOSTILE_CASES: HostileCase[] = [
     () => ({ bytes: zipCase('hostile-zip-link', [{ path: 'hostile-zip-link-1.0.0/out', body: os.tmpdir(), mode: 0o120777 }]), filename: 'link.zip', escapes: [] }),
     /links are not allowed/,
   ],
-  [
-    'a .tar.gz FIFO entry',
-    () => ({ bytes: tarCase('hostile-tar-fifo', [{ path: 'pipe', type: 'FIFO' }]), filename: 'fifo.tar.gz', escapes: [] }),
-    /entries of type FIFO are not allowed/,
-  ],
+  ['a .tar.gz FIFO entry', () => ({ bytes: tarCase('hostile-tar-fifo', [{ path: 'pipe', type: 'FIFO' }]), filename: 'fifo.tar.gz', escapes: [] }), /entries of type FIFO are not allowed/],
   [
     'a .tar.gz decompression bomb (32 MiB of zeros in a few kilobytes)',
     () => ({ bytes: tarCase('hostile-tar-bomb', [{ path: 'zeros.bin', body: Buffer.alloc(32 * 1024 * 1024) }]), filename: 'bomb.tar.gz', escapes: [] }),
@@ -181,12 +177,26 @@ export const HOSTILE_CASES: HostileCase[] = [
   ],
   [
     'a .tar.gz holding the same file twice',
-    () => ({ bytes: tarCase('hostile-tar-twice', [{ path: 'twice.txt', body: 'a' }, { path: 'twice.txt', body: 'b' }]), filename: 'twice.tar.gz', escapes: [] }),
+    () => ({
+      bytes: tarCase('hostile-tar-twice', [
+        { path: 'twice.txt', body: 'a' },
+        { path: 'twice.txt', body: 'b' },
+      ]),
+      filename: 'twice.tar.gz',
+      escapes: [],
+    }),
     /entry "twice\.txt": the archive holds this file twice/,
   ],
   [
     'a .tar.gz where a file and a folder have the same path',
-    () => ({ bytes: tarCase('hostile-tar-clash', [{ path: 'clash', body: 'a file' }, { path: 'clash/inner.txt', body: 'b' }]), filename: 'clash.tar.gz', escapes: [] }),
+    () => ({
+      bytes: tarCase('hostile-tar-clash', [
+        { path: 'clash', body: 'a file' },
+        { path: 'clash/inner.txt', body: 'b' },
+      ]),
+      filename: 'clash.tar.gz',
+      escapes: [],
+    }),
     /a file and a folder of the archive have the same path/,
   ],
   [

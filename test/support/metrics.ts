@@ -48,7 +48,12 @@ export async function seedMetrics(gw: TestGateway): Promise<void> {
   await ingest(gw, MESSY, [...messy, { ...messy[0] }, { id: 'm-bad-1', ts: at(5), amount: 'not a number' }], 'metrics-messy-1');
   await ingest(gw, MESSY, { ...messy[0] }, 'metrics-messy-2');
   await ingest(gw, MESSY, { id: 'm-bad-2', ts: at(5), amount: 'x' }, 'metrics-messy-3');
-  await ingest(gw, CLEAN, CLEAN_OFFSETS_MIN.map((minutes, i) => ({ id: `c-${i + 1}`, ts: at(minutes), amount: i })), 'metrics-clean-1');
+  await ingest(
+    gw,
+    CLEAN,
+    CLEAN_OFFSETS_MIN.map((minutes, i) => ({ id: `c-${i + 1}`, ts: at(minutes), amount: i })),
+    'metrics-clean-1',
+  );
 }
 
 type Health = 'Healthy' | 'Unhealthy';
@@ -104,10 +109,7 @@ export function figuresAfterFreshness(expected: {
     },
     {
       category: 'data_lineage',
-      components: valued(
-        ['transformation_success', 'dedup_success', 'denormalization_success', 'total_success', 'total_failed', 'transformation_failed', 'dedup_failed', 'denorm_failed'],
-        lineage,
-      ),
+      components: valued(['transformation_success', 'dedup_success', 'denormalization_success', 'total_success', 'total_failed', 'transformation_failed', 'dedup_failed', 'denorm_failed'], lineage),
     },
     {
       category: 'connectors',
@@ -127,9 +129,20 @@ export function messyFigures() {
     ...figuresAfterFreshness({
       // 2 validation failures of 17 events (duplicates do not count against health); 3 of the 4 accepted ingest calls
       observability: { status: 'Unhealthy', failure_percentage: 11.76, importance_score: 75 },
-      volume: { events_per_hour: 3, events_per_day: 7, events_per_n_day: 11, volume_percentage_by_hour: 50, volume_percentage_by_day: 250, volume_percentage_by_week: 450, growth_rate_percentage: 450 },
+      volume: {
+        events_per_hour: 3,
+        events_per_day: 7,
+        events_per_n_day: 11,
+        volume_percentage_by_hour: 50,
+        volume_percentage_by_day: 250,
+        volume_percentage_by_week: 450,
+        growth_rate_percentage: 450,
+      },
       lineage: { transformation_success: 13, dedup_success: 13, denormalization_success: 13, total_success: 13, total_failed: 4, transformation_failed: 0, dedup_failed: 2, denorm_failed: 0 },
-      connectors: [['api', 13, 4], ['kafka-in-1', 0, 0]],
+      connectors: [
+        ['api', 13, 4],
+        ['kafka-in-1', 0, 0],
+      ],
       quality: { incidents_failed: 2, incidents_success: 15, total_incidents: 17 },
     }),
   ];

@@ -13,7 +13,7 @@ export const PII_CORPUS: readonly CorpusEntry[] = [
   ['value', 'j.smith+news@mail.co.uk', 'email'],
   ['value', 'a_b-c@sub.domain.org', 'email'],
   ['value', 'rahul.k@company.in', 'email'],
-  ['value', 'o\'connor@example.ie', 'email'],
+  ['value', "o'connor@example.ie", 'email'],
   ['col_3', 'USER123@EXAMPLE.COM', 'email'],
   ['contact', 'support@xn--bcher-kva.example', 'email'],
   ['customer.email', 'maria@example.es', 'email'],

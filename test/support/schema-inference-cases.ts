@@ -47,11 +47,40 @@ export const DETECTION_CASES: DetectionCase[] = [
   { name: 'an object property is an object', samples: [{ user: { name: 'a' } }], at: ['user'], expected: { type: 'object', arrival_format: 'object', data_type: 'object' } },
   { name: 'arrays are arrays', samples: [{ tags: ['a', 'b'] }], at: ['tags'], expected: { type: 'array', arrival_format: 'array', data_type: 'array' } },
   { name: 'array items get a type from every item of every sample', samples: [{ tags: ['a'] }, { tags: ['b', 'c'] }], at: ['tags', '[*]'], expected: { ...text, data_type: 'string' } },
-  { name: 'objects inside arrays get properties', samples: [{ lines: [{ sku: 'a', qty: 1 }, { sku: 'b', qty: 2.5 }] }], at: ['lines', '[*]', 'qty'], expected: { type: 'number', ...number, data_type: 'number' } },
-  { name: 'arrays of key/value pairs get items with key and value', samples: [{ attrs: [{ key: 'k1', value: 'v1' }, { key: 'k2', value: 'v2' }] }], at: ['attrs', '[*]', 'value'], expected: { ...text, data_type: 'string' } },
+  {
+    name: 'objects inside arrays get properties',
+    samples: [
+      {
+        lines: [
+          { sku: 'a', qty: 1 },
+          { sku: 'b', qty: 2.5 },
+        ],
+      },
+    ],
+    at: ['lines', '[*]', 'qty'],
+    expected: { type: 'number', ...number, data_type: 'number' },
+  },
+  {
+    name: 'arrays of key/value pairs get items with key and value',
+    samples: [
+      {
+        attrs: [
+          { key: 'k1', value: 'v1' },
+          { key: 'k2', value: 'v2' },
+        ],
+      },
+    ],
+    at: ['attrs', '[*]', 'value'],
+    expected: { ...text, data_type: 'string' },
+  },
   { name: 'arrays of arrays nest items', samples: [{ grid: [[1, 2], [3]] }], at: ['grid', '[*]', '[*]'], expected: { type: 'integer', ...number, data_type: 'integer' } },
   { name: 'scalars of different types widen to string', samples: each([1, 'one', true]), at: ['v'], expected: { ...text, data_type: 'string' } },
-  { name: 'an object and a scalar give the more common type', samples: [{ v: { a: 1 } }, { v: { a: 2 } }, { v: 'x' }], at: ['v'], expected: { type: 'object', arrival_format: 'object', data_type: 'object' } },
+  {
+    name: 'an object and a scalar give the more common type',
+    samples: [{ v: { a: 1 } }, { v: { a: 2 } }, { v: 'x' }],
+    at: ['v'],
+    expected: { type: 'object', arrival_format: 'object', data_type: 'object' },
+  },
   { name: 'a key with a dot is kept as one key', samples: [{ 'a.b': 1 }], at: ['a.b'], expected: { type: 'integer', ...number, data_type: 'integer' } },
   { name: 'a key with a space is kept as it is', samples: [{ 'user name': 'x' }], at: ['user name'], expected: { ...text, data_type: 'string' } },
 ];

@@ -201,7 +201,17 @@ export const JSON_TEMPLATES = {
     queryType: 'timeseries',
     granularity: 'all',
     aggregations: [SUMS[0]],
-    postAggregations: [{ type: 'arithmetic', name: 'double', fn: '*', fields: [{ type: 'fieldAccess', fieldName: 'events' }, { type: 'constant', value: 2 }] }],
+    postAggregations: [
+      {
+        type: 'arithmetic',
+        name: 'double',
+        fn: '*',
+        fields: [
+          { type: 'fieldAccess', fieldName: 'events' },
+          { type: 'constant', value: 2 },
+        ],
+      },
+    ],
   }),
 } as const;
 
@@ -267,12 +277,8 @@ export const SCAN_EVENTS = [
   { __time: '2026-03-02T12:30:00.000Z', id: 'e6', amount: 1, 'device.os': null },
 ];
 
-export const TIME_BOUNDARY_ITEMS = [
-  { timestamp: '2026-03-02T10:05:00.000Z', result: { minTime: '2026-03-02T10:05:00.000Z', maxTime: '2026-03-02T12:30:00.000Z' } },
-];
-export const TIME_BOUNDARY_FILTERED_ITEMS = [
-  { timestamp: '2026-03-02T10:20:00.000Z', result: { minTime: '2026-03-02T10:20:00.000Z', maxTime: '2026-03-02T11:50:00.000Z' } },
-];
+export const TIME_BOUNDARY_ITEMS = [{ timestamp: '2026-03-02T10:05:00.000Z', result: { minTime: '2026-03-02T10:05:00.000Z', maxTime: '2026-03-02T12:30:00.000Z' } }];
+export const TIME_BOUNDARY_FILTERED_ITEMS = [{ timestamp: '2026-03-02T10:20:00.000Z', result: { minTime: '2026-03-02T10:20:00.000Z', maxTime: '2026-03-02T11:50:00.000Z' } }];
 
 /** Filters (timeseries, granularity all) and the {events, qty} of the events they keep. */
 export const FILTER_CASES: [string, Json, { events: number; qty: number }][] = [

@@ -58,14 +58,7 @@ if (!container) {
   document.body.append(container);
 }
 
-createRoot(container).render(
-  <GraphiQL
-    fetcher={fetcher}
-    defaultQuery={DEFAULT_QUERY}
-    initialQuery={initialQuery}
-    initialVariables={initialVariables}
-  />,
-);
+createRoot(container).render(<GraphiQL fetcher={fetcher} defaultQuery={DEFAULT_QUERY} initialQuery={initialQuery} initialVariables={initialVariables} />);
 
 // ?autorun=1 (used for screenshots): once the editors are mounted, press the
 // execute button exactly once.
@@ -74,9 +67,7 @@ if (autorun && autorun !== '0' && autorun !== 'false') {
   const started = Date.now();
   const timer = setInterval(() => {
     const button = document.querySelector('.graphiql-execute-button');
-    const editor = document.querySelector(
-      '.graphiql-query-editor .monaco-editor',
-    );
+    const editor = document.querySelector('.graphiql-query-editor .monaco-editor');
     if (button && editor) {
       clearInterval(timer);
       // Give the editor a moment to register itself with the GraphiQL store.

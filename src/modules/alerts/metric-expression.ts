@@ -80,10 +80,63 @@ const vectorOf = (...args: ValueType[]): Signature => ({ args, returns: v });
 
 const FUNCTIONS: Record<string, Signature> = {
   ...Object.fromEntries(
-    ['abs', 'ceil', 'exp', 'floor', 'ln', 'log2', 'log10', 'sgn', 'sqrt', 'sort', 'sort_desc', 'timestamp', 'absent', 'histogram_count', 'histogram_sum', 'histogram_avg', 'histogram_stddev', 'histogram_stdvar', 'acos', 'acosh', 'asin', 'asinh', 'atan', 'atanh', 'cos', 'cosh', 'sin', 'sinh', 'tan', 'tanh', 'deg', 'rad'].map((name) => [name, vectorOf(v)]),
+    [
+      'abs',
+      'ceil',
+      'exp',
+      'floor',
+      'ln',
+      'log2',
+      'log10',
+      'sgn',
+      'sqrt',
+      'sort',
+      'sort_desc',
+      'timestamp',
+      'absent',
+      'histogram_count',
+      'histogram_sum',
+      'histogram_avg',
+      'histogram_stddev',
+      'histogram_stdvar',
+      'acos',
+      'acosh',
+      'asin',
+      'asinh',
+      'atan',
+      'atanh',
+      'cos',
+      'cosh',
+      'sin',
+      'sinh',
+      'tan',
+      'tanh',
+      'deg',
+      'rad',
+    ].map((name) => [name, vectorOf(v)]),
   ),
   ...Object.fromEntries(
-    ['rate', 'irate', 'increase', 'delta', 'idelta', 'deriv', 'changes', 'resets', 'absent_over_time', 'present_over_time', 'avg_over_time', 'min_over_time', 'max_over_time', 'sum_over_time', 'count_over_time', 'stddev_over_time', 'stdvar_over_time', 'last_over_time', 'mad_over_time'].map((name) => [name, vectorOf(m)]),
+    [
+      'rate',
+      'irate',
+      'increase',
+      'delta',
+      'idelta',
+      'deriv',
+      'changes',
+      'resets',
+      'absent_over_time',
+      'present_over_time',
+      'avg_over_time',
+      'min_over_time',
+      'max_over_time',
+      'sum_over_time',
+      'count_over_time',
+      'stddev_over_time',
+      'stdvar_over_time',
+      'last_over_time',
+      'mad_over_time',
+    ].map((name) => [name, vectorOf(m)]),
   ),
   ...Object.fromEntries(['day_of_month', 'day_of_week', 'day_of_year', 'days_in_month', 'hour', 'minute', 'month', 'year'].map((name) => [name, { args: [v], optional: 1, returns: v }])),
   clamp: vectorOf(v, s, s),
@@ -355,7 +408,8 @@ class Parser {
       const label = this.next();
       if (label.kind !== 'ident') throw new ExpressionError(`expected a label name, found ${describe(label)}`, label.pos);
       const op = this.next();
-      if (op.kind !== 'op' || !['=', '!=', '=~', '!~'].includes(op.text)) throw new ExpressionError(`expected a label matching operator (=, !=, =~, !~) after ${label.text}, found ${describe(op)}`, op.pos);
+      if (op.kind !== 'op' || !['=', '!=', '=~', '!~'].includes(op.text))
+        throw new ExpressionError(`expected a label matching operator (=, !=, =~, !~) after ${label.text}, found ${describe(op)}`, op.pos);
       const value = this.next();
       if (value.kind !== 'string') throw new ExpressionError(`expected a quoted label value after ${label.text}${op.text}, found ${describe(value)}`, value.pos);
       const text = unquote(value);

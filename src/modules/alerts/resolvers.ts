@@ -23,14 +23,11 @@ function config(input: NotificationChannelConfigInput): ChannelConfig {
 export const alertResolvers: Resolvers = {
   Query: {
     silence: (_, { id }, { services }) => services.alerts.getSilence(id),
-    silences: (_, { filter, first, after }, { services }) =>
-      services.alerts.listSilences({ filter, limit: first, offset: offsetAfter(after, 'SILENCE_INVALID_INPUT') }),
+    silences: (_, { filter, first, after }, { services }) => services.alerts.listSilences({ filter, limit: first, offset: offsetAfter(after, 'SILENCE_INVALID_INPUT') }),
     metricAlias: (_, { id }, { services }) => services.alerts.getMetricAlias(id),
-    metricAliases: (_, { filter, first, after }, { services }) =>
-      services.alerts.listMetricAliases({ filter, limit: first, offset: offsetAfter(after, 'METRIC_ALIAS_INVALID_INPUT') }),
+    metricAliases: (_, { filter, first, after }, { services }) => services.alerts.listMetricAliases({ filter, limit: first, offset: offsetAfter(after, 'METRIC_ALIAS_INVALID_INPUT') }),
     notificationChannel: (_, { id }, { services }) => services.alerts.getChannel(id),
-    notificationChannels: (_, { filter, first, after }, { services }) =>
-      services.alerts.listChannels({ filter, limit: first, offset: offsetAfter(after, 'NOTIFICATION_CHANNEL_INVALID_INPUT') }),
+    notificationChannels: (_, { filter, first, after }, { services }) => services.alerts.listChannels({ filter, limit: first, offset: offsetAfter(after, 'NOTIFICATION_CHANNEL_INVALID_INPUT') }),
   },
   Mutation: {
     createSilence: async (_, { input }, { services, actor }) => ({

@@ -60,6 +60,9 @@ export function splitRecipients(text: string): { recipients: string[]; problem?:
   if (recipients.length === 0) return { problem: 'recipientAddresses must hold at least one e-mail address (several are joined by ";")' };
   if (recipients.length > RECIPIENTS_MAX) return { problem: `recipientAddresses may hold at most ${RECIPIENTS_MAX} addresses` };
   const bad = recipients.filter((address) => address.length > 254 || !EMAIL.test(address));
-  if (bad.length > 0) return { problem: `recipientAddresses: ${bad.map((address) => JSON.stringify(address.slice(0, 80))).join(', ')} ${bad.length === 1 ? 'is not a valid e-mail address' : 'are not valid e-mail addresses'}` };
+  if (bad.length > 0)
+    return {
+      problem: `recipientAddresses: ${bad.map((address) => JSON.stringify(address.slice(0, 80))).join(', ')} ${bad.length === 1 ? 'is not a valid e-mail address' : 'are not valid e-mail addresses'}`,
+    };
   return { recipients };
 }

@@ -83,7 +83,11 @@ export function createAlertService(store: AlertStore, managers: AlertManagers, n
   /** The manager holding an existing record; it may have been configured away since. */
   function holderOf(record: { manager: ManagerKind }): AlertManager {
     const manager = managers.get(record.manager);
-    if (!manager) throw new GatewayError('ALERT_MANAGER_FAILED', `this record is held by the ${record.manager} manager, which is no longer configured (set ${MANAGER_SETTING[record.manager]}); nothing was changed`);
+    if (!manager)
+      throw new GatewayError(
+        'ALERT_MANAGER_FAILED',
+        `this record is held by the ${record.manager} manager, which is no longer configured (set ${MANAGER_SETTING[record.manager]}); nothing was changed`,
+      );
     return manager;
   }
 
@@ -95,7 +99,6 @@ export function createAlertService(store: AlertStore, managers: AlertManagers, n
       logger.warn({ err: error }, `could not undo at the alert manager: ${what}`);
     }
   }
-
 
   // ------------------------------------------------------------------------------------------
   // Silences
@@ -173,7 +176,10 @@ export function createAlertService(store: AlertStore, managers: AlertManagers, n
     if (!manager.channels) {
       throw new GatewayError(
         'NOTIFICATION_CHANNEL_INVALID_INPUT',
-        `manager "${kind}" cannot hold notification channels: Alertmanager reads its receivers from its configuration file and has no API for them; use ${[...managers.values()].filter((m) => m.channels).map((m) => m.kind).join(' or ')}`,
+        `manager "${kind}" cannot hold notification channels: Alertmanager reads its receivers from its configuration file and has no API for them; use ${[...managers.values()]
+          .filter((m) => m.channels)
+          .map((m) => m.kind)
+          .join(' or ')}`,
       );
     }
     return manager as AlertManager & Required<Pick<AlertManager, 'channels'>>;
@@ -192,7 +198,11 @@ export function createAlertService(store: AlertStore, managers: AlertManagers, n
       if (split.problem !== undefined) throw new GatewayError(code, `config.${split.problem}`);
       if (present('subject') && config.subject!.length > SUBJECT_MAX_LENGTH) throw new GatewayError(code, `config.subject must be at most ${SUBJECT_MAX_LENGTH} characters`);
       if (present('message') && config.message!.length > MESSAGE_MAX_LENGTH) throw new GatewayError(code, `config.message must be at most ${MESSAGE_MAX_LENGTH} characters`);
-      const kept: ChannelConfig = { recipientAddresses: config.recipientAddresses, ...(present('subject') ? { subject: config.subject } : {}), ...(present('message') ? { message: config.message } : {}) };
+      const kept: ChannelConfig = {
+        recipientAddresses: config.recipientAddresses,
+        ...(present('subject') ? { subject: config.subject } : {}),
+        ...(present('message') ? { message: config.message } : {}),
+      };
       return { ...(id ? { id } : {}), name, type, config: kept, recipients: split.recipients };
     }
     for (const key of ['recipientAddresses', 'subject', 'message'] as const) {
@@ -252,7 +262,8 @@ export function createAlertService(store: AlertStore, managers: AlertManagers, n
         createdBy: actor.id,
         replaces: sameManager ? previous.managerSilenceId : null,
       });
-      const undoNew = () => (managerSilenceId !== null && managerSilenceId !== previous?.managerSilenceId ? undo(`expire silence ${managerSilenceId}`, () => manager.expireSilence(managerSilenceId)) : Promise.resolve());
+      const undoNew = () =>
+        managerSilenceId !== null && managerSilenceId !== previous?.managerSilenceId ? undo(`expire silence ${managerSilenceId}`, () => manager.expireSilence(managerSilenceId)) : Promise.resolve();
       // At another manager the old silence is ended once the new one stands.
       if (previous && !sameManager) {
         const oldManager = managers.get(previous.manager);
@@ -457,9 +468,7 @@ export function createAlertService(store: AlertStore, managers: AlertManagers, n
       } else {
         throw new GatewayError(code, 'give the id of a stored channel, or the channel to test (manager, name, type, config)');
       }
-      const report = manager.channels?.test
-        ? await manager.channels.test(target, message)
-        : await notifier.deliver(target, { subject: target.config.subject ?? DEFAULT_TEST_SUBJECT, text: message });
+      const report = manager.channels?.test ? await manager.channels.test(target, message) : await notifier.deliver(target, { subject: target.config.subject ?? DEFAULT_TEST_SUBJECT, text: message });
       return { ...report, channelId: input.channelId ?? null };
     },
   };

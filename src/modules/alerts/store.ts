@@ -2,18 +2,7 @@
 // the alerts module touches these tables.
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 export { isUniqueViolation } from '../../platform/database/errors.js';
-import type {
-  ChannelConfig,
-  ChannelFilter,
-  ChannelRecord,
-  ChannelType,
-  JsonObject,
-  ManagerKind,
-  MetricAliasFilter,
-  MetricAliasRecord,
-  SilenceFilter,
-  SilenceRecord,
-} from './types.js';
+import type { ChannelConfig, ChannelFilter, ChannelRecord, ChannelType, JsonObject, ManagerKind, MetricAliasFilter, MetricAliasRecord, SilenceFilter, SilenceRecord } from './types.js';
 
 type SilenceRow = Prisma.AlertSilenceGetPayload<object>;
 type AliasRow = Prisma.MetricAliasGetPayload<object>;
@@ -66,10 +55,7 @@ export function createAlertStore(prisma: PrismaClient) {
 
       /** Inserts a silence, removing the one it replaces in the same transaction. */
       async replace(replacedId: string | undefined, record: Omit<SilenceRecord, 'createdDate' | 'updatedDate'>): Promise<SilenceRecord> {
-        const [, row] = await prisma.$transaction([
-          prisma.alertSilence.deleteMany({ where: { id: replacedId ?? record.id } }),
-          prisma.alertSilence.create({ data: record }),
-        ]);
+        const [, row] = await prisma.$transaction([prisma.alertSilence.deleteMany({ where: { id: replacedId ?? record.id } }), prisma.alertSilence.create({ data: record })]);
         return silence(row);
       },
 

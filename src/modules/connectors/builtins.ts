@@ -177,9 +177,28 @@ function objectStoreUiSpec(): JsonObject {
           dependencies: {
             type: {
               oneOf: [
-                source('s3', { access_key: { title: 'Access Key', type: 'string', maxLength: 128 }, secret_key: { title: 'Secret Key', type: 'string', maxLength: 256, encrypt: true }, region: { title: 'Region', type: 'string', default: 'us-east-1' } }, ['access_key', 'secret_key', 'region']),
-                source('azure_blob', { account_name: { title: 'Account Name', type: 'string', pattern: '^[a-z0-9]{3,24}$' }, account_key: { title: 'Account Key', type: 'string', encrypt: true } }, ['account_name', 'account_key']),
-                source('gcs', { project_id: { title: 'Project', type: 'string' }, client_email: { title: 'Service Account E-mail', type: 'string', format: 'email' }, private_key: { title: 'Private Key', type: 'string', encrypt: true } }, ['project_id', 'client_email', 'private_key']),
+                source(
+                  's3',
+                  {
+                    access_key: { title: 'Access Key', type: 'string', maxLength: 128 },
+                    secret_key: { title: 'Secret Key', type: 'string', maxLength: 256, encrypt: true },
+                    region: { title: 'Region', type: 'string', default: 'us-east-1' },
+                  },
+                  ['access_key', 'secret_key', 'region'],
+                ),
+                source('azure_blob', { account_name: { title: 'Account Name', type: 'string', pattern: '^[a-z0-9]{3,24}$' }, account_key: { title: 'Account Key', type: 'string', encrypt: true } }, [
+                  'account_name',
+                  'account_key',
+                ]),
+                source(
+                  'gcs',
+                  {
+                    project_id: { title: 'Project', type: 'string' },
+                    client_email: { title: 'Service Account E-mail', type: 'string', format: 'email' },
+                    private_key: { title: 'Private Key', type: 'string', encrypt: true },
+                  },
+                  ['project_id', 'client_email', 'private_key'],
+                ),
               ],
             },
           },

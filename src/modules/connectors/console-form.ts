@@ -20,5 +20,12 @@ export function consoleForm(uiSpec: unknown): unknown {
   const config = isObject(uiSpec) && isObject(uiSpec.schema) && isObject(uiSpec.schema.properties) ? uiSpec.schema.properties.connector_config : undefined;
   if (!isObject(config)) return uiSpec;
   const form = withHelp(config) as JsonObject;
-  return { title: form.title, description: form.description ?? form.title, type: 'object', properties: form.properties ?? {}, required: form.required ?? [], ...(form.dependencies ? { dependencies: form.dependencies } : {}) };
+  return {
+    title: form.title,
+    description: form.description ?? form.title,
+    type: 'object',
+    properties: form.properties ?? {},
+    required: form.required ?? [],
+    ...(form.dependencies ? { dependencies: form.dependencies } : {}),
+  };
 }

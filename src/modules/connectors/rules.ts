@@ -145,4 +145,3 @@ export function registryValues(
     updatedBy: extras.updatedBy,
   };
 }
-

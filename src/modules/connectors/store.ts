@@ -19,7 +19,7 @@ function toRecord(row: Row): ConnectorRecord {
 
 function toData(values: ConnectorValues): Omit<Prisma.ConnectorRegistryUncheckedCreateInput, 'createdBy'> {
   const { iconUrl, uiSpec, source, ...rest } = values;
-  return { ...rest, iconurl: iconUrl, uiSpec: uiSpec as Prisma.InputJsonValue, source: source === null ? ('DbNull') : (source as Prisma.InputJsonValue) };
+  return { ...rest, iconurl: iconUrl, uiSpec: uiSpec as Prisma.InputJsonValue, source: source === null ? 'DbNull' : (source as Prisma.InputJsonValue) };
 }
 
 interface ListFilter {

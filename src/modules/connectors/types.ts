@@ -64,7 +64,6 @@ export interface RegisterOutcome {
   connectors: ConnectorRecord[];
 }
 
-
 /** GraphQL's ConnectorStatus values and what this domain calls each (resolvers, codegen and REST all read this). */
 export const CONNECTOR_STATUS_VALUES = { DRAFT: 'Draft', IN_VALIDATION: 'InValidation', LIVE: 'Live', RETIRED: 'Retired' } as const;
 

@@ -79,7 +79,7 @@ export function createExhaust(datasets: DatasetService, pool: pg.Pool, store: Ob
   const source = (type: ExhaustType) =>
     type === 'raw'
       ? { table: 'events', time: 'event_time', columns: 'id, payload' }
-      : { table: 'failed_events', time: 'arrival_time', columns: 'id, jsonb_build_object(\'stage\', stage, \'reason\', reason, \'event\', payload) AS payload' };
+      : { table: 'failed_events', time: 'arrival_time', columns: "id, jsonb_build_object('stage', stage, 'reason', reason, 'event', payload) AS payload" };
 
   /** Writes one day's file (JSON lines, gzipped) from the store, a page at a time. */
   async function writeDay(datasetId: string, type: ExhaustType, day: number, key: string): Promise<void> {
@@ -121,7 +121,7 @@ export function createExhaust(datasets: DatasetService, pool: pg.Pool, store: Ob
       );
       if (counts.length === 0) throw new GatewayError('DATA_EXHAUST_NO_FILES', 'Date range provided does not have any backup files');
       const { rows: written } = await pool.query<{ day: string; events: string }>(
-        'SELECT to_char(day, \'YYYY-MM-DD\') AS day, events FROM exhaust_files WHERE dataset_id = $1 AND kind = $2 AND day BETWEEN $3 AND $4',
+        "SELECT to_char(day, 'YYYY-MM-DD') AS day, events FROM exhaust_files WHERE dataset_id = $1 AND kind = $2 AND day BETWEEN $3 AND $4",
         [dataset.datasetId, type, new Date(first), new Date(last)],
       );
       const writtenCounts = new Map(written.map((row) => [row.day, row.events]));

@@ -72,7 +72,15 @@ export function createDatasourceService(store: DatasetStore, queryEngine: QueryE
         live.map(async (dataset) => {
           const source = await queryEngine.datasource(dataset.datasetId);
           if (!source) return undefined;
-          return { datasource: dataset.alias ?? dataset.datasetId, datasourceRef: source.name, datasetId: dataset.datasetId, status: dataset.status, type: engineType, alias: dataset.alias, isPrimary: true };
+          return {
+            datasource: dataset.alias ?? dataset.datasetId,
+            datasourceRef: source.name,
+            datasetId: dataset.datasetId,
+            status: dataset.status,
+            type: engineType,
+            alias: dataset.alias,
+            isPrimary: true,
+          };
         }),
       );
       return entries.filter((entry): entry is DatasourceEntry => entry !== undefined);

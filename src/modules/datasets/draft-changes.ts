@@ -74,10 +74,7 @@ function isRemoved(path: unknown, removed: ReadonlySet<string>): boolean {
  * What removing schema fields takes with it: transformations of those fields and denorm fields
  * keyed on them are dropped, keys (data, partition, timestamp) naming them are blanked.
  */
-export function cascadeRemovedFields(
-  definition: { transformations_config: unknown[]; denorm_config: JsonObject; dataset_config: JsonObject },
-  removed: ReadonlySet<string>,
-): void {
+export function cascadeRemovedFields(definition: { transformations_config: unknown[]; denorm_config: JsonObject; dataset_config: JsonObject }, removed: ReadonlySet<string>): void {
   if (removed.size === 0) return;
   definition.transformations_config = definition.transformations_config.filter((item) => !isObject(item) || !isRemoved(item.field_key, removed));
   const denormFields = Array.isArray(definition.denorm_config.denorm_fields) ? definition.denorm_config.denorm_fields : [];

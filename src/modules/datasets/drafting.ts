@@ -242,15 +242,34 @@ export function createDraftingService(store: DatasetStore, secrets: ConnectorSec
       for (const section of ['transformations_config', 'connectors_config'] as const) {
         const list = changes[section] as Change[] | undefined;
         if (!list) continue;
-        checkItems(section, list.filter((change) => change.action === 'upsert').map((change) => change.value), 'DATASET_UPDATE_INPUT_INVALID');
-        const upserts = section === 'connectors_config' ? await sealConnectors(list.map((change) => change.value), datasetId, secrets) : list.map((change) => change.value);
-        definition[section] = applyChanges(definition[section] as unknown[], list.map((change, index) => ({ ...change, value: upserts[index] })), ITEM_KEYS[section]);
+        checkItems(
+          section,
+          list.filter((change) => change.action === 'upsert').map((change) => change.value),
+          'DATASET_UPDATE_INPUT_INVALID',
+        );
+        const upserts =
+          section === 'connectors_config'
+            ? await sealConnectors(
+                list.map((change) => change.value),
+                datasetId,
+                secrets,
+              )
+            : list.map((change) => change.value);
+        definition[section] = applyChanges(
+          definition[section] as unknown[],
+          list.map((change, index) => ({ ...change, value: upserts[index] })),
+          ITEM_KEYS[section],
+        );
       }
       if (isObject(changes.denorm_config)) {
         const { denorm_fields: fieldChanges, ...settings } = changes.denorm_config as JsonObject & { denorm_fields?: Change[] };
         const denorm = { ...(definition.denorm_config as JsonObject), ...settings };
         if (fieldChanges) {
-          checkItems('denorm_fields', fieldChanges.filter((change) => change.action === 'upsert').map((change) => change.value), 'DATASET_UPDATE_INPUT_INVALID');
+          checkItems(
+            'denorm_fields',
+            fieldChanges.filter((change) => change.action === 'upsert').map((change) => change.value),
+            'DATASET_UPDATE_INPUT_INVALID',
+          );
           denorm.denorm_fields = applyChanges(Array.isArray(denorm.denorm_fields) ? denorm.denorm_fields : [], fieldChanges, ITEM_KEYS.denorm_fields);
         }
         checkDenormOutputs(denorm);

@@ -11,7 +11,6 @@ export const TRANSITION_RULES: Record<Exclude<Transition, 'Delete'>, { stage: St
   Retired: { stage: 'live', from: 'Live', to: 'Retired', failure: 'DATASET_RETIRE_FAILURE' },
 };
 
-
 function text(value: unknown): string {
   return typeof value === 'string' ? value.trim() : '';
 }

@@ -9,8 +9,7 @@ function given(entries: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined && value !== null));
 }
 
-const changes = <T>(list: readonly { action: string; value: T }[] | null | undefined) =>
-  list?.map((change) => ({ action: change.action, value: change.value }));
+const changes = <T>(list: readonly { action: string; value: T }[] | null | undefined) => list?.map((change) => ({ action: change.action, value: change.value }));
 
 /** The sections both inputs share, in the contract's names (the service speaks them for both transports). */
 function sections(input: CreateDatasetInput | UpdateDatasetInput): Record<string, unknown> {
@@ -46,8 +45,7 @@ function updateRequest(input: UpdateDatasetInput): Record<string, unknown> {
 
 export const datasetResolvers: Resolvers = {
   Query: {
-    dataset: (_, { id, version, status }, { services, loaders }) =>
-      services.datasets.get(id, { stage: version ?? 'live', status }, loaders.datasetVersions),
+    dataset: (_, { id, version, status }, { services, loaders }) => services.datasets.get(id, { stage: version ?? 'live', status }, loaders.datasetVersions),
     datasets: (_, { filter, first, after }, { services }) =>
       services.datasets.list({ statuses: filter?.status, type: filter?.type, limit: first, offset: offsetAfter(after, 'DATASET_LIST_INPUT_INVALID') }),
     exportDataset: (_, { id, status }, { services }) => services.datasets.export(id, status),
@@ -61,7 +59,13 @@ export const datasetResolvers: Resolvers = {
     updateDataset: (_, { input }, { services, actor }) => services.datasets.update(updateRequest(input), actor),
     importDataset: async (_, { definition, overwrite }, { services, actor, loaders }) => {
       const imported = await services.datasets.importDefinition(definition, { overwrite: overwrite ?? true }, actor);
-      return { id: imported.datasetId, versionKey: imported.versionKey, message: imported.message, ignoredFields: imported.ignoredFields, dataset: await services.datasets.get(imported.datasetId, { stage: 'draft' }, loaders.datasetVersions) };
+      return {
+        id: imported.datasetId,
+        versionKey: imported.versionKey,
+        message: imported.message,
+        ignoredFields: imported.ignoredFields,
+        dataset: await services.datasets.get(imported.datasetId, { stage: 'draft' }, loaders.datasetVersions),
+      };
     },
     copyDataset: async (_, { input }, { services, actor }) => ({
       dataset: await services.datasets.copy({ sourceId: input.sourceId, sourceStage: input.sourceVersion, destinationId: input.destinationId }, actor),

@@ -41,7 +41,6 @@ import type { ConnectorSecrets } from './connector-secrets.js';
 import { createDraftingService, draftValues, nextVersionKey } from './drafting.js';
 import { createDatasourceService } from './datasources.js';
 
-
 export interface DatasetVersions {
   live?: DatasetRecord;
   draft?: DatasetRecord;
@@ -221,9 +220,7 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
       const givenConfig = given.dataset_config as JsonObject;
       const { config: convertedConfig, dropped } = v2DatasetConfig({ datasetConfig: givenConfig, type });
       if (dropped.length > 0) {
-        (ignoredFields.dataset_config ??= []).push(
-          ...dropped.map((key) => ({ config: { [key]: givenConfig[key] }, details: 'has no place in the v2 dataset_config' })),
-        );
+        (ignoredFields.dataset_config ??= []).push(...dropped.map((key) => ({ config: { [key]: givenConfig[key] }, details: 'has no place in the v2 dataset_config' })));
       }
       const flatTopic = isNestedDatasetConfig(givenConfig) ? undefined : givenConfig.entry_topic;
       const definition = withDefaults(

@@ -9,7 +9,6 @@ import { linearRegExpEngine } from '../../validation/linear-regexp.js';
 import { batchKeys } from '../../platform/event-bus/event-bus.js';
 import { isObject, textOf } from '../../validation/json-object.js';
 
-
 /** The value at a dotted path (`a.b.c`); a key that itself contains the dots wins. Own keys only. */
 export function valueAt(event: JsonObject, path: string): unknown {
   if (!path) return undefined;

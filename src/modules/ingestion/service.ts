@@ -35,7 +35,6 @@ const MAX_EVENT_DEPTH = 32;
 /** Longest msgid, for both transports (REST's body schema says it too). */
 export const MAX_MSGID_LENGTH = 256;
 
-
 /** Path segments of the first string or key holding a NUL, which PostgreSQL text and jsonb cannot
  * hold; undefined when there is none. Called on depth-checked data only. Segments are built only
  * on the way out of a hit, so a clean batch costs one walk and no allocation per value. */

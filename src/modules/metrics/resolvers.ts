@@ -6,7 +6,6 @@ export const metricsResolvers: Resolvers = {
     datasetHealth: (_, { datasetId, categories }, { services }) => services.health.check(datasetId, categories),
   },
   Dataset: {
-    metrics: (dataset, { categories, period }, { services, loaders }) =>
-      services.metrics.forDataset(dataset.datasetId, { categories, period }, loaders.datasetVersions),
+    metrics: (dataset, { categories, period }, { services, loaders }) => services.metrics.forDataset(dataset.datasetId, { categories, period }, loaders.datasetVersions),
   },
 };

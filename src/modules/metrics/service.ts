@@ -170,7 +170,12 @@ export function createMetricsService(datasets: DatasetService, source: MetricsSo
     connectors(reported: readonly ConnectorFigures[], dataset: DatasetRecord): MetricCategoryResult {
       // Configured instances the source saw nothing from are listed too, with zeros.
       const seen = new Set(reported.map((connector) => connector.id));
-      const all = [...reported, ...configuredConnectors(dataset).filter((id) => !seen.has(id)).map((id) => ({ id, stored: 0, failed: 0 }))];
+      const all = [
+        ...reported,
+        ...configuredConnectors(dataset)
+          .filter((id) => !seen.has(id))
+          .map((id) => ({ id, stored: 0, failed: 0 })),
+      ];
       return {
         category: 'connectors',
         components: all.flatMap((connector): MetricComponent[] => [
@@ -241,7 +246,12 @@ export function createMetricsService(datasets: DatasetService, source: MetricsSo
         data_volume: async () => {
           const windows = volumeWindows(now, period);
           const names = Object.keys(windows) as (keyof VolumeWindows)[];
-          const counts = await fromSource(source.volume(dataset.datasetId, names.map((name) => windows[name])));
+          const counts = await fromSource(
+            source.volume(
+              dataset.datasetId,
+              names.map((name) => windows[name]),
+            ),
+          );
           return builders.volume(Object.fromEntries(names.map((name, index) => [name, counts[index] ?? 0])) as Record<keyof VolumeWindows, number>);
         },
         data_lineage: async () => builders.lineage(await sharedOutcomes()),

@@ -7,15 +7,7 @@ export type MetricCategory = (typeof METRIC_CATEGORIES)[number];
 export const COMPONENT_TYPES = {
   data_freshness: ['average_time_difference_in_min', 'freshness_query_time_in_min'],
   data_observability: ['data_observability_health', 'failure_percentage', 'threshold_percentage', 'importance_score'],
-  data_volume: [
-    'events_per_hour',
-    'events_per_day',
-    'events_per_n_day',
-    'volume_percentage_by_hour',
-    'volume_percentage_by_day',
-    'volume_percentage_by_week',
-    'growth_rate_percentage',
-  ],
+  data_volume: ['events_per_hour', 'events_per_day', 'events_per_n_day', 'volume_percentage_by_hour', 'volume_percentage_by_day', 'volume_percentage_by_week', 'growth_rate_percentage'],
   data_lineage: ['transformation_success', 'dedup_success', 'denormalization_success', 'total_success', 'total_failed', 'transformation_failed', 'dedup_failed', 'denorm_failed'],
   connectors: ['success', 'failed'],
   data_quality: ['incidents_failed', 'incidents_success', 'total_incidents'],

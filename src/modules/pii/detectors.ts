@@ -28,12 +28,7 @@ export function isEmail(value: string): boolean {
   const local = value.slice(0, at);
   const labels = value.slice(at + 1).split('.');
   const tld = labels[labels.length - 1]!;
-  return (
-    EMAIL_LOCAL.test(local) &&
-    labels.length >= 2 &&
-    labels.every((label) => DOMAIN_LABEL.test(label)) &&
-    (/^[A-Za-z]{2,24}$/.test(tld) || /^xn--[A-Za-z0-9-]{2,59}$/.test(tld))
-  );
+  return EMAIL_LOCAL.test(local) && labels.length >= 2 && labels.every((label) => DOMAIN_LABEL.test(label)) && (/^[A-Za-z]{2,24}$/.test(tld) || /^xn--[A-Za-z0-9-]{2,59}$/.test(tld));
 }
 
 /** Issuer prefixes (IIN ranges) of the card schemes in use, with their number lengths. */

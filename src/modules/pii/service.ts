@@ -48,7 +48,6 @@ function strongestFirst(a: PiiReason, b: PiiReason): number {
   return b.score - a.score || a.code.localeCompare(b.code) || a.region.localeCompare(b.region);
 }
 
-
 /** The finding for one field, or undefined when no kind reaches `minScore`. */
 export function scoreField(sample: FieldSample, evidence: readonly ValueEvidence[], minScore: number): PiiFinding | undefined {
   const count = sample.values.length;
@@ -118,9 +117,7 @@ export function createPiiService(detector: PiiDetector, options: PiiServiceOptio
       const byField = new Map<string, ValueEvidence[]>();
       for (const item of evidence) byField.set(item.field, [...(byField.get(item.field) ?? []), item]);
 
-      return examined
-        .flatMap((field) => scoreField(field, byField.get(field.path) ?? [], options.minScore) ?? [])
-        .sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
+      return examined.flatMap((field) => scoreField(field, byField.get(field.path) ?? [], options.minScore) ?? []).sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
     },
   };
 }

@@ -1,20 +1,7 @@
 // Domain types of PII analysis (contract 2.6, 4.2).
 
 /** Kinds of personal data the built-in detectors know; a downstream detector may report others. */
-export const PII_TYPES = [
-  'email',
-  'phone',
-  'credit_card',
-  'iban',
-  'ip_address',
-  'ssn',
-  'aadhaar',
-  'pan',
-  'passport',
-  'date_of_birth',
-  'name',
-  'address',
-] as const;
+export const PII_TYPES = ['email', 'phone', 'credit_card', 'iban', 'ip_address', 'ssn', 'aadhaar', 'pan', 'passport', 'date_of_birth', 'name', 'address'] as const;
 export type BuiltinPiiType = (typeof PII_TYPES)[number];
 /** Open: a downstream detector's entity types outside our list pass through in lower case. */
 export type PiiType = BuiltinPiiType | (string & {});

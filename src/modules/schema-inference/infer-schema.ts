@@ -140,15 +140,11 @@ class Walker {
 
   private create(node: FieldNode, sample: number): FieldNode {
     if (node.depth > this.limits.maxDepth) {
-      throw new InferenceInputError(
-        `${where(sample)}: '${node.target.field}' is nested ${node.depth} levels deep; at most ${this.limits.maxDepth} levels are inferred`,
-      );
+      throw new InferenceInputError(`${where(sample)}: '${node.target.field}' is nested ${node.depth} levels deep; at most ${this.limits.maxDepth} levels are inferred`);
     }
     this.#fields += 1;
     if (this.#fields > this.limits.maxFields) {
-      throw new InferenceInputError(
-        `the samples hold more than ${this.limits.maxFields} distinct fields (${where(sample)} adds '${node.target.field}'); infer from fewer or narrower samples`,
-      );
+      throw new InferenceInputError(`the samples hold more than ${this.limits.maxFields} distinct fields (${where(sample)} adds '${node.target.field}'); infer from fewer or narrower samples`);
     }
     return node;
   }
@@ -179,10 +175,7 @@ class Walker {
         if (Array.isArray(value)) {
           tallyIn(node.families, 'array', sample);
           if (value.length === 0) return;
-          node.items ??= this.create(
-            new FieldNode(undefined, { field: `${node.target.field}[*]`, path: `${node.target.path}.items` }, node.depth + 1, true, node.pathSafe),
-            sample,
-          );
+          node.items ??= this.create(new FieldNode(undefined, { field: `${node.target.field}[*]`, path: `${node.target.path}.items` }, node.depth + 1, true, node.pathSafe), sample);
           for (const item of value) this.observe(node.items, item, sample);
         } else {
           tallyIn(node.families, 'object', sample);
@@ -409,9 +402,7 @@ function epochKind(node: FieldNode): say.TemporalKind {
 function offerTimestamp(node: FieldNode, kind: say.TemporalKind, asText: boolean, own: SchemaSuggestion[], writer: Writer): void {
   // A timestamp key names one value per event, by a dotted path: not inside arrays, not through odd keys.
   if (node.inArray || !node.pathSafe) return;
-  const range = kind.startsWith('epoch')
-    ? { from: new Date(node.earliestEpochMs).toISOString(), to: new Date(node.latestEpochMs).toISOString() }
-    : { from: node.earliestText!, to: node.latestText! };
+  const range = kind.startsWith('epoch') ? { from: new Date(node.earliestEpochMs).toISOString(), to: new Date(node.latestEpochMs).toISOString() } : { from: node.earliestText!, to: node.latestText! };
   const temporalName = say.isTemporalName(node.key ?? '');
   own.push(say.timestampCandidate(node.target, kind, range, { asText, temporalName, key: node.key ?? '' }));
   writer.timestamps.push({ field: node.target.field, inEverySample: node.values === writer.sampleCount, temporalName, dateOnly: kind === 'date' });
@@ -517,11 +508,7 @@ export function inferSchema(samples: readonly unknown[], limits: InferenceLimits
   const { properties, required } = writeObject(root, writer);
 
   const timestamps = writer.timestamps.sort(
-    (a, b) =>
-      Number(b.inEverySample) - Number(a.inEverySample) ||
-      Number(b.temporalName) - Number(a.temporalName) ||
-      Number(a.dateOnly) - Number(b.dateOnly) ||
-      compareText(a.field, b.field),
+    (a, b) => Number(b.inEverySample) - Number(a.inEverySample) || Number(b.temporalName) - Number(a.temporalName) || Number(a.dateOnly) - Number(b.dateOnly) || compareText(a.field, b.field),
   );
   const dedupKeys = writer.dedup.sort((a, b) => Number(b.uuids) - Number(a.uuids) || a.depth - b.depth || compareText(a.field, b.field));
   return {

@@ -20,13 +20,7 @@ export interface SampleTally {
 
 export const ARRIVAL_TIME_INDEX = { label: 'Event Arrival Time', path: 'obsrv_meta.syncts' } as const;
 
-function suggestion(
-  target: SuggestionTarget,
-  severity: SuggestionSeverity,
-  message: string,
-  advice?: string,
-  resolutionType?: ResolutionType,
-): SchemaSuggestion {
+function suggestion(target: SuggestionTarget, severity: SuggestionSeverity, message: string, advice?: string, resolutionType?: ResolutionType): SchemaSuggestion {
   return {
     field: target.field,
     message,
@@ -127,14 +121,7 @@ export interface FamilyTally {
   tally: SampleTally;
 }
 
-export function typeConflict(
-  target: SuggestionTarget,
-  tallies: FamilyTally[],
-  majority: TypeFamily,
-  chosen: JsonType,
-  widened: boolean,
-  unit: 'sample' | 'value',
-): SchemaSuggestion {
+export function typeConflict(target: SuggestionTarget, tallies: FamilyTally[], majority: TypeFamily, chosen: JsonType, widened: boolean, unit: 'sample' | 'value'): SchemaSuggestion {
   const parts = tallies.map(({ family, name, tally }) => {
     const counted = `${name} in ${plural(tally.count, unit)}`;
     return family === majority ? counted : `${counted} (${samplesPhrase(tally)})`;
@@ -158,8 +145,7 @@ function article(type: JsonType): string {
 export function optionalField(target: SuggestionTarget, missing: number, whole: string, nulls: SampleTally, type: JsonType): SchemaSuggestion {
   const absent = nulls.count > 0 ? 'missing or null in' : 'missing from';
   const nullNote = nulls.count > 0 ? ` (null in ${listSamples(nulls)})` : '';
-  const nullAdvice =
-    nulls.count > 0 ? ` A null does not validate against the type ${type}: leave the field out of an event rather than sending null.` : '';
+  const nullAdvice = nulls.count > 0 ? ` A null does not validate against the type ${type}: leave the field out of an event rather than sending null.` : '';
   return suggestion(
     target,
     'MEDIUM',
@@ -193,24 +179,17 @@ const TEMPORAL_WORDING: Record<TemporalKind, string> = {
   'epoch-mixed': 'epoch times in seconds and milliseconds',
 };
 
-export function timestampCandidate(
-  target: SuggestionTarget,
-  kind: TemporalKind,
-  range: TimeRange,
-  options: { asText: boolean; temporalName: boolean; key: string },
-): SchemaSuggestion {
+export function timestampCandidate(target: SuggestionTarget, kind: TemporalKind, range: TimeRange, options: { asText: boolean; temporalName: boolean; key: string }): SchemaSuggestion {
   const text = options.asText ? ', written as text,' : '';
   const check =
     kind.startsWith('epoch') && !options.temporalName
-      ? ` Check first: identifiers and amounts can fall in the epoch range too; if '${options.key}' is not a time, ` +
-        `change its data_type to ${options.asText ? 'string' : 'integer'}.`
+      ? ` Check first: identifiers and amounts can fall in the epoch range too; if '${options.key}' is not a time, ` + `change its data_type to ${options.asText ? 'string' : 'integer'}.`
       : '';
   return suggestion(
     target,
     'LOW',
     `'${target.field}' holds ${TEMPORAL_WORDING[kind]}${text} from ${range.from} to ${range.to}. It can be the dataset's timestamp key.`,
-    'Choose it as the timestamp key to index events by the time they happened; without one, events are indexed by ' +
-      `their arrival time (${ARRIVAL_TIME_INDEX.path}).${check}`,
+    'Choose it as the timestamp key to index events by the time they happened; without one, events are indexed by ' + `their arrival time (${ARRIVAL_TIME_INDEX.path}).${check}`,
     'INDEX',
   );
 }
@@ -236,13 +215,7 @@ export function highCardinality(target: SuggestionTarget, distinct: number, valu
 }
 
 export function personalData(target: SuggestionTarget, what: 'email addresses' | 'IP addresses'): SchemaSuggestion {
-  return suggestion(
-    target,
-    'LOW',
-    `'${target.field}' holds ${what}, which are personal data.`,
-    'Mask or encrypt it with a transformation before it is stored.',
-    'TRANSFORMATION',
-  );
+  return suggestion(target, 'LOW', `'${target.field}' holds ${what}, which are personal data.`, 'Mask or encrypt it with a transformation before it is stored.', 'TRANSFORMATION');
 }
 
 export function formatNote(target: SuggestionTarget, what: 'UUIDs' | 'URLs'): SchemaSuggestion {
@@ -254,8 +227,7 @@ export function numbersAsText(target: SuggestionTarget): SchemaSuggestion {
     target,
     'LOW',
     `'${target.field}' arrives as text, but every value is a number.`,
-    'It is stored as text. If leading zeros and exact digits do not matter (it is a quantity, not a code), ' +
-      'store it as long or double instead: the text arrival format allows both.',
+    'It is stored as text. If leading zeros and exact digits do not matter (it is a quantity, not a code), ' + 'store it as long or double instead: the text arrival format allows both.',
   );
 }
 
@@ -304,21 +276,9 @@ export function keyName(target: SuggestionTarget, key: string, problem: KeyProbl
   const notOffered = ' Until then it is not offered as a timestamp or dedup key.';
   switch (problem) {
     case 'dot':
-      return suggestion(
-        target,
-        'LOW',
-        `The key ${shown} contains a dot, which the dataset configuration reads as a step into a nested object.`,
-        rename + notOffered,
-        'NAMING',
-      );
+      return suggestion(target, 'LOW', `The key ${shown} contains a dot, which the dataset configuration reads as a step into a nested object.`, rename + notOffered, 'NAMING');
     case 'space':
-      return suggestion(
-        target,
-        'LOW',
-        `The key ${shown} contains white space, which SQL and most query engines accept only when quoted.`,
-        rename + notOffered,
-        'NAMING',
-      );
+      return suggestion(target, 'LOW', `The key ${shown} contains white space, which SQL and most query engines accept only when quoted.`, rename + notOffered, 'NAMING');
     case 'empty':
       return suggestion(
         target,

@@ -5,11 +5,7 @@ import type { Resolvers } from '../../generated/graphql.js';
 export const templateResolvers: Resolvers = {
   Query: {
     runTemplate: (_, { id, input }, { services, loaders }) =>
-      services.templates.run(
-        id,
-        { startdate: input.startDate, enddate: input.endDate, dataset: input.dataset, aggregationLevel: input.aggregationLevel, limit: input.limit },
-        loaders.templateById,
-      ),
+      services.templates.run(id, { startdate: input.startDate, enddate: input.endDate, dataset: input.dataset, aggregationLevel: input.aggregationLevel, limit: input.limit }, loaders.templateById),
     template: (_, { id }, { services, loaders }) => services.templates.get(id, loaders.templateById),
     templates: (_, { filter, sort, first, after }, { services }) =>
       services.templates.list({

@@ -48,8 +48,7 @@ export function checkTemplateQuery(queryType: QueryType, text: string): QueryChe
   if (missing.length > 0) {
     return {
       problem:
-        `Invalid template provided, A template should consist of variables ${REQUIRED_PLACEHOLDERS.join(',')} and type of json,sql ` +
-        `(missing: ${missing.map((name) => `{{${name}}}`).join(', ')})`,
+        `Invalid template provided, A template should consist of variables ${REQUIRED_PLACEHOLDERS.join(',')} and type of json,sql ` + `(missing: ${missing.map((name) => `{{${name}}}`).join(', ')})`,
     };
   }
   if (queryType === 'json') {

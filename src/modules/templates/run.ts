@@ -9,13 +9,9 @@ import type { DatasetService } from '../datasets/service.js';
 import type { TemplateRecord } from './types.js';
 
 /** The original's aggregationLevel values; each is a Druid granularity with an ISO period. */
-export const AGGREGATION_LEVELS = [
-  'five_minute', 'ten_minute', 'fifteen_minute', 'thirty_minute', 'hour', 'six_hour', 'eight_hour', 'day', 'week', 'month', 'quarter', 'year',
-] as const;
+export const AGGREGATION_LEVELS = ['five_minute', 'ten_minute', 'fifteen_minute', 'thirty_minute', 'hour', 'six_hour', 'eight_hour', 'day', 'week', 'month', 'quarter', 'year'] as const;
 export type AggregationLevel = (typeof AGGREGATION_LEVELS)[number];
-export const AGGREGATION_PERIODS: Record<AggregationLevel, string> = Object.fromEntries(
-  AGGREGATION_LEVELS.map((level) => [level, GRANULARITY_PERIODS[level]]),
-) as Record<AggregationLevel, string>;
+export const AGGREGATION_PERIODS: Record<AggregationLevel, string> = Object.fromEntries(AGGREGATION_LEVELS.map((level) => [level, GRANULARITY_PERIODS[level]])) as Record<AggregationLevel, string>;
 
 export const MAX_RANGE_DAYS = 30;
 const DAY_MS = 86_400_000;
@@ -191,4 +187,3 @@ export function createTemplateRunner(datasets: DatasetService, engine: QueryEngi
     return engine.runNative(datasource, query);
   };
 }
-

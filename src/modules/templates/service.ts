@@ -6,15 +6,7 @@ import { GatewayError, type ErrorCode } from '../../errors.js';
 import { checkTemplateName, checkTemplateQuery, isQueryType, templateIdFromName } from './rules.js';
 import type { RunInput } from './run.js';
 import { isUniqueViolation, type TemplateStore } from './store.js';
-import type {
-  CreateTemplateInput,
-  QueryType,
-  TemplateListQuery,
-  TemplatePage,
-  TemplateRecord,
-  TemplateSort,
-  UpdateTemplateInput,
-} from './types.js';
+import type { CreateTemplateInput, QueryType, TemplateListQuery, TemplatePage, TemplateRecord, TemplateSort, UpdateTemplateInput } from './types.js';
 
 const DEFAULT_SORT: readonly TemplateSort[] = [{ field: 'createdDate', order: 'desc' }];
 

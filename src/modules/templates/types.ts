@@ -48,7 +48,6 @@ export interface UpdateTemplateInput {
   query?: string | null;
 }
 
-
 /** GraphQL's QueryType values and what this domain calls each (resolvers, codegen and REST all read this). */
 export const QUERY_TYPE_VALUES = { SQL: 'sql', JSON: 'json' } as const;
 

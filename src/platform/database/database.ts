@@ -82,7 +82,12 @@ export async function openDatabase(settings: Config['database'], logger: Logger)
     logger.info({ applied }, applied.length ? `applied ${applied.length} migration(s)` : 'database schema is up to date');
     queryReader = await openQueryReader(
       pool,
-      { url, hideCatalogs: settings.hideCatalogs, ...(settings.queryUrl ? { explicitUrl: settings.queryUrl } : {}), createPool: (readerUrl) => createPool(readerUrl, Math.max(2, Math.ceil(settings.poolMax / 2))) },
+      {
+        url,
+        hideCatalogs: settings.hideCatalogs,
+        ...(settings.queryUrl ? { explicitUrl: settings.queryUrl } : {}),
+        createPool: (readerUrl) => createPool(readerUrl, Math.max(2, Math.ceil(settings.poolMax / 2))),
+      },
       logger,
     );
     changes = await openChangeFeed(url, logger);
@@ -93,10 +98,7 @@ export async function openDatabase(settings: Config['database'], logger: Logger)
   }
 
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-  const description =
-    settings.mode === 'embedded'
-      ? `embedded PostgreSQL at 127.0.0.1:${embedded!.port} (data in ${embedded!.dataDir})`
-      : `external PostgreSQL at ${redactUrl(url)}`;
+  const description = settings.mode === 'embedded' ? `embedded PostgreSQL at 127.0.0.1:${embedded!.port} (data in ${embedded!.dataDir})` : `external PostgreSQL at ${redactUrl(url)}`;
 
   return {
     prisma,

@@ -131,8 +131,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     try {
       await cluster.initialise();
     } catch (error) {
-      const hint =
-        process.getuid?.() === 0 ? ' (running as root, PostgreSQL runs as the `postgres` user: every folder above the data folder must be enterable by it)' : '';
+      const hint = process.getuid?.() === 0 ? ' (running as root, PostgreSQL runs as the `postgres` user: every folder above the data folder must be enterable by it)' : '';
       throw new Error(`could not initialise embedded PostgreSQL in ${dataDir}${hint}: ${describe(error, recentOutput)}`, { cause: error });
     }
   }
@@ -140,11 +139,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   try {
     await cluster.start();
   } catch (error) {
-    throw new Error(
-      `could not start embedded PostgreSQL on 127.0.0.1:${port} with data in ${dataDir} ` +
-        `(is another gateway using this folder or port?): ${describe(error, recentOutput)}`,
-      { cause: error },
-    );
+    throw new Error(`could not start embedded PostgreSQL on 127.0.0.1:${port} with data in ${dataDir} ` + `(is another gateway using this folder or port?): ${describe(error, recentOutput)}`, {
+      cause: error,
+    });
   }
 
   const adminUrl = connectionUrl(port, 'postgres', password);
@@ -187,7 +184,9 @@ async function adoptPassword(port: number, password: string, log?: (message: str
   } catch (error) {
     if ((error as { code?: string }).code !== '28P01') throw error;
     client = await connect(LEGACY_PASSWORD).catch(() => {
-      throw new Error('the embedded PostgreSQL refuses the password in postgres.password next to its data folder (and the old default): restore that file, or remove the data folder to start afresh', { cause: error });
+      throw new Error('the embedded PostgreSQL refuses the password in postgres.password next to its data folder (and the old default): restore that file, or remove the data folder to start afresh', {
+        cause: error,
+      });
     });
   }
   try {

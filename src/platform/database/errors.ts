@@ -10,7 +10,8 @@ const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT
 const UNAVAILABLE_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1017', 'P2024']);
 // pg's "Client has encountered a connection error and is not queryable" / "Client was closed and is not
 // queryable": a pooled connection the server dropped (e.g. while it restarted).
-const UNAVAILABLE_MESSAGES = /not currently accepting connections|Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|the database system is (starting up|shutting down)|is not queryable/i;
+const UNAVAILABLE_MESSAGES =
+  /not currently accepting connections|Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|the database system is (starting up|shutting down)|is not queryable/i;
 
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 5) return false;

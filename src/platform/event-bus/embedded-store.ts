@@ -66,7 +66,12 @@ export class EmbeddedEventStore implements EventBus {
          SELECT 1`,
         [dataset.datasetId, arrival, msgid, JSON.stringify(rows), JSON.stringify(failed.map((f) => ({ ...f, payload: f.payload ?? null })))],
       );
-      return { accepted: accepted.length + failed.length, processed: accepted.length, duplicates: failed.filter((f) => f.stage === 'dedup').length, failed: failed.filter((f) => f.stage !== 'dedup').length };
+      return {
+        accepted: accepted.length + failed.length,
+        processed: accepted.length,
+        duplicates: failed.filter((f) => f.stage === 'dedup').length,
+        failed: failed.filter((f) => f.stage !== 'dedup').length,
+      };
     }
 
     const client = await this.pool.connect();
@@ -136,7 +141,7 @@ export class EmbeddedEventStore implements EventBus {
     for (const event of events) {
       const key = masterKeyOf(event, dataset);
       if (key === undefined) {
-        failed.push({ stage: 'master', reason: 'the event has no value at the dataset\'s data_key', payload: event });
+        failed.push({ stage: 'master', reason: "the event has no value at the dataset's data_key", payload: event });
         continue;
       }
       latest.set(key, event);

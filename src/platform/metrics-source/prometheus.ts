@@ -135,7 +135,9 @@ export class PrometheusMetricsSource implements MetricsSource {
       });
     } catch (error) {
       const e = error as { name?: string; message?: string; cause?: { code?: string } };
-      throw failure(e?.name === 'TimeoutError' ? `${this.name} did not answer within ${this.settings.timeoutMs} ms` : `${this.name} could not be reached (${e?.cause?.code ?? e?.message ?? String(error)})`);
+      throw failure(
+        e?.name === 'TimeoutError' ? `${this.name} did not answer within ${this.settings.timeoutMs} ms` : `${this.name} could not be reached (${e?.cause?.code ?? e?.message ?? String(error)})`,
+      );
     }
     const text = await response.text().catch(() => '');
     let body: { status?: string; error?: string; errorType?: string; data?: { resultType?: string; result?: unknown } } | undefined;

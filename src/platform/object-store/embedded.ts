@@ -168,7 +168,5 @@ export class EmbeddedObjectStore implements ObjectStore {
   }
 
   /** The configured key, else the one kept in secretFile (made on first use, so links survive restarts). */
-  private readonly signingKey = memoisedKey(async () =>
-    this.options.secret ? Buffer.from(this.options.secret) : keptSecret(this.options.secretFile, SECRET_BYTES),
-  );
+  private readonly signingKey = memoisedKey(async () => (this.options.secret ? Buffer.from(this.options.secret) : keptSecret(this.options.secretFile, SECRET_BYTES)));
 }

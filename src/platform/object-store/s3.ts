@@ -62,9 +62,7 @@ export class S3ObjectStore implements ObjectStore {
     assertObjectKey(key);
     // A file stream with its length: the SDK sends it in one PUT without buffering it in memory.
     const { size } = await stat(filePath);
-    await this.client.send(
-      new PutObjectCommand({ Bucket: this.settings.bucket, Key: key, Body: createReadStream(filePath), ContentLength: size, ContentType: contentType }),
-    );
+    await this.client.send(new PutObjectCommand({ Bucket: this.settings.bucket, Key: key, Body: createReadStream(filePath), ContentLength: size, ContentType: contentType }));
   }
 
   async delete(key: string): Promise<void> {

@@ -22,7 +22,6 @@ interface Column {
   dataType: string;
 }
 
-
 /** Leaf fields of a data schema (objects are walked; arrays stay whole as jsonb). */
 export function schemaColumns(schema: JsonObject): Column[] {
   const columns: Column[] = [];
@@ -131,10 +130,10 @@ export class EmbeddedQueryEngine implements QueryEngine {
 
   async datasource(datasetId: string): Promise<Datasource | undefined> {
     const name = pgIdentifierName(datasetId);
-    const result = await this.pool.query<{ column_name: string }>(
-      'SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position',
-      [SCHEMA, name],
-    );
+    const result = await this.pool.query<{ column_name: string }>('SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position', [
+      SCHEMA,
+      name,
+    ]);
     if (result.rowCount === 0) return undefined;
     return { name, columns: new Set(result.rows.map((row) => row.column_name).filter((column) => column !== '__time')) };
   }
@@ -148,7 +147,11 @@ export class EmbeddedQueryEngine implements QueryEngine {
   }
 
   async runSql(sql: string, parameters: QueryParameter[], options: { maxRows: number }): Promise<Record<string, unknown>[]> {
-    return this.readOnly(sql, parameters.map((parameter) => parameter.value), options.maxRows);
+    return this.readOnly(
+      sql,
+      parameters.map((parameter) => parameter.value),
+      options.maxRows,
+    );
   }
 
   async runNative(datasource: Datasource, query: Record<string, unknown>): Promise<unknown[]> {

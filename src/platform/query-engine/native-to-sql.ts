@@ -58,7 +58,6 @@ function unsupported(what: string): GatewayError {
   return new GatewayError('DATA_OUT_INVALID_INPUT', `the embedded query engine does not support ${what}`);
 }
 
-
 /** The one "start/end" interval of a native query (string, list, or {type: intervals} object). */
 export function queryInterval(intervals: unknown): { start: number; end: number } {
   const list = typeof intervals === 'string' ? [intervals] : Array.isArray(intervals) ? intervals : isObject(intervals) && Array.isArray(intervals.intervals) ? intervals.intervals : null;
@@ -97,7 +96,7 @@ class Builder {
   bucket(granularity: unknown): string | null {
     let period: string | null;
     if (typeof granularity === 'string' || granularity === undefined) {
-      const key = (granularity ?? 'all');
+      const key = granularity ?? 'all';
       if (!(key in GRANULARITY_PERIODS)) throw unsupported(`granularity ${JSON.stringify(key)}`);
       period = GRANULARITY_PERIODS[key as keyof typeof GRANULARITY_PERIODS];
     } else if (isObject(granularity) && granularity.type === 'period' && typeof granularity.period === 'string' && PERIOD_PATTERN.test(granularity.period)) {
@@ -132,8 +131,10 @@ class Builder {
         const numeric = filter.ordering === 'numeric';
         const cast = numeric ? '::double precision' : '::text';
         const parts: string[] = [];
-        if (filter.lower !== undefined && filter.lower !== null) parts.push(`${column}${cast} ${filter.lowerStrict ? '>' : '>='} ${this.bind(numeric ? Number(filter.lower) : textOf(filter.lower))}${cast}`);
-        if (filter.upper !== undefined && filter.upper !== null) parts.push(`${column}${cast} ${filter.upperStrict ? '<' : '<='} ${this.bind(numeric ? Number(filter.upper) : textOf(filter.upper))}${cast}`);
+        if (filter.lower !== undefined && filter.lower !== null)
+          parts.push(`${column}${cast} ${filter.lowerStrict ? '>' : '>='} ${this.bind(numeric ? Number(filter.lower) : textOf(filter.lower))}${cast}`);
+        if (filter.upper !== undefined && filter.upper !== null)
+          parts.push(`${column}${cast} ${filter.upperStrict ? '<' : '<='} ${this.bind(numeric ? Number(filter.upper) : textOf(filter.upper))}${cast}`);
         return parts.length > 0 ? `(${parts.join(' AND ')})` : 'TRUE';
       }
       case 'and':

@@ -17,8 +17,7 @@ export function restDatasourcesDriver(gw: TestGateway): DatasourcesDriver {
       return outcome.ok ? { ok: true, value: outcome.value.data } : outcome;
     },
     reset: async (datasetId, category) => restOutcome(await gw.http.post(`/v2/datasets/reset/${datasetId}`).send(envelope('api.datasets.reset', { category }))),
-    checkEvent: async (datasetId, isLive, event) =>
-      restOutcome(await gw.http.post('/v2/schema/validate').send(envelope('api.schema.validator', { datasetId, isLive, event }))),
+    checkEvent: async (datasetId, isLive, event) => restOutcome(await gw.http.post('/v2/schema/validate').send(envelope('api.schema.validator', { datasetId, isLive, event }))),
   };
 }
 
@@ -27,7 +26,10 @@ const STATUS = { LIVE: 'Live', DRAFT: 'Draft', READY_TO_PUBLISH: 'ReadyToPublish
 export function graphqlDatasourcesDriver(gw: TestGateway): DatasourcesDriver {
   return {
     setAlias: async (datasetId, alias, table) =>
-      graphqlOutcome(await graphql(gw, 'mutation($id: ID!, $alias: String!, $table: String) { setDatasetAlias(id: $id, alias: $alias, table: $table) { id } }', { id: datasetId, alias, table: table ?? null }), 'setDatasetAlias'),
+      graphqlOutcome(
+        await graphql(gw, 'mutation($id: ID!, $alias: String!, $table: String) { setDatasetAlias(id: $id, alias: $alias, table: $table) { id } }', { id: datasetId, alias, table: table ?? null }),
+        'setDatasetAlias',
+      ),
     aliasOf: async (datasetId) => {
       const outcome = graphqlOutcome<{ alias: string | null }>(await graphql(gw, 'query($id: ID!) { dataset(id: $id) { alias } }', { id: datasetId }), 'dataset');
       return outcome.ok ? { ok: true, value: outcome.value.alias } : outcome;
@@ -46,7 +48,11 @@ export function graphqlDatasourcesDriver(gw: TestGateway): DatasourcesDriver {
       graphqlOutcome(await graphql(gw, 'mutation($id: ID!, $c: ResetCategory!) { resetDataset(id: $id, category: $c) { status } }', { id: datasetId, c: category.toUpperCase() }), 'resetDataset'),
     checkEvent: async (datasetId, isLive, event) =>
       graphqlOutcome(
-        await graphql(gw, 'query($id: ID!, $v: DatasetVersion, $e: JSON!) { checkEvent(datasetId: $id, version: $v, event: $e) { isValid message } }', { id: datasetId, v: isLive ? 'LIVE' : 'DRAFT', e: event }),
+        await graphql(gw, 'query($id: ID!, $v: DatasetVersion, $e: JSON!) { checkEvent(datasetId: $id, version: $v, event: $e) { isValid message } }', {
+          id: datasetId,
+          v: isLive ? 'LIVE' : 'DRAFT',
+          e: event,
+        }),
         'checkEvent',
       ),
   };

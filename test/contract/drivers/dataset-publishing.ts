@@ -10,8 +10,7 @@ export function restPublishingDriver(gw: TestGateway): PublishingDriver {
       const outcome = restOutcome<{ ignoredFields?: unknown }>(await gw.http.post('/v2/datasets/import').send(envelope('api.datasets.import', definition)));
       return outcome.ok ? { ok: true, value: outcome.value.ignoredFields ?? null } : outcome;
     },
-    transition: async (datasetId, to) =>
-      restOutcome(await gw.http.post('/v2/datasets/status-transition').send(envelope('api.datasets.status-transition', { dataset_id: datasetId, status: to }))),
+    transition: async (datasetId, to) => restOutcome(await gw.http.post('/v2/datasets/status-transition').send(envelope('api.datasets.status-transition', { dataset_id: datasetId, status: to }))),
     ingest: async (datasetId, events) => restOutcome(await gw.http.post(`/v2/data/in/${datasetId}`).send({ ...envelope('api.data.in'), data: events })),
     exportDataset: async (datasetId, status) => restOutcome(await gw.http.get(`/v2/datasets/export/${datasetId}${status ? `?status=${status}` : ''}`)),
   };

@@ -15,8 +15,7 @@ export function restDatasetsDriver(gw: TestGateway): DatasetsDriver {
   const readPath = (id: string) => `/v2/datasets/read/${encodeURIComponent(id)}`;
   return {
     transition: async (id, to) => restOutcome(await gw.http.post('/v2/datasets/status-transition').send(envelope(API.transition, { dataset_id: id, status: to }))),
-    importDataset: async (definition, overwrite) =>
-      restOutcome(await gw.http.post(`/v2/datasets/import${query({ overwrite: overwrite?.toString() })}`).send(envelope(API.import, definition))),
+    importDataset: async (definition, overwrite) => restOutcome(await gw.http.post(`/v2/datasets/import${query({ overwrite: overwrite?.toString() })}`).send(envelope(API.import, definition))),
     read: async (id, { status, fields } = {}) => restOutcome(await gw.http.get(`${readPath(id)}${query({ status, fields: fields?.join(',') })}`)),
     edit: async (id, fields) => restOutcome(await gw.http.get(`${readPath(id)}${query({ mode: 'edit', fields: fields?.join(',') })}`)),
     list: async (filters) => restOutcome(await gw.http.post('/v2/datasets/list').send(envelope(API.list, filters ? { filters } : {}))),

@@ -17,9 +17,6 @@ const LINKS = `mutation Links($files: [String!]!, $access: FileAccess, $kind: Fi
 export function graphqlFilesDriver(gw: StoreGateway): FilesDriver {
   return {
     generate: async (files, options = {}) =>
-      graphqlOutcome<FileEntry[]>(
-        await graphql(gw, LINKS, { files, access: options.access?.toUpperCase() ?? null, kind: options.type?.toUpperCase() ?? null }),
-        'generateFileUrls',
-      ),
+      graphqlOutcome<FileEntry[]>(await graphql(gw, LINKS, { files, access: options.access?.toUpperCase() ?? null, kind: options.type?.toUpperCase() ?? null }), 'generateFileUrls'),
   };
 }
