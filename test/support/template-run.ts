@@ -1,10 +1,14 @@
 // Fixtures for running query templates (issue 6; contract 2.3, 4.3, 7, 8), shared by the REST and
-// GraphQL end-to-end suites so both transports check the very same rows and buckets.
+// GraphQL end-to-end suites so both transports check the very same rows and buckets, and the
+// helpers that arrange them in one line each (through the REST API, as a user would).
 //
 // The "sales" dataset has a nested field (device.os) and an integer field (qty); six events fall
 // on 2026-03-02 between 10:05 and 12:30 UTC, three more fall just outside that day. Every expected
 // value below was worked out by hand from EVENTS (not by running the code).
-import type { Json } from './datasets.js';
+import { envelope } from './api.js';
+import { seedDataset, type Json } from './datasets.js';
+import type { TestGateway } from './gateway.js';
+import { seedTemplate, templateIdFor } from './templates.js';
 
 /** Extra data-schema fields of the sales dataset (merged into `definition()`'s schema). */
 export const SALES_SCHEMA_OVERRIDES: Json = {
@@ -312,3 +316,58 @@ export const FILTER_CASES: [string, Json, { events: number; qty: number }][] = [
   ],
   ['not', { type: 'not', field: { type: 'in', dimension: 'userid', values: ['u1', 'u2'] } }, { events: 1, qty: 4 }],
 ];
+
+// ---------------------------------------------------------------------------------------------
+// Arranging a run: the datasets with their events, and the templates above under names of their own.
+
+/** The datasets of the run suites: sales and other are Live with their events. */
+export const RUN_DATASETS = { sales: 'run_sales', other: 'run_other', draft: 'run_draft', retired: 'run_retired' } as const;
+
+/** Ingests events into a Live dataset; throws when the gateway refuses them. */
+export async function ingestEvents(gw: TestGateway, datasetId: string, data: Json[], msgid: string): Promise<void> {
+  const response = await gw.http.post(`/v2/data/in/${encodeURIComponent(datasetId)}`).send({ ...envelope('api.data.in', undefined, msgid), data });
+  if (response.status !== 200) throw new Error(`ingest into ${datasetId} failed with ${response.status}: ${JSON.stringify(response.body)}`);
+}
+
+/** Live sales (EVENTS) and other (OTHER_EVENTS), a Draft-only and a Retired dataset. */
+export async function seedRunDatasets(gw: TestGateway): Promise<void> {
+  const { sales, other, draft, retired } = RUN_DATASETS;
+  await Promise.all([seedDataset(gw, sales, 'Live', SALES_SCHEMA_OVERRIDES), seedDataset(gw, other, 'Live'), seedDataset(gw, draft, 'Draft'), seedDataset(gw, retired, 'Retired')]);
+  await ingestEvents(gw, sales, EVENTS, 'run-sales-1');
+  await ingestEvents(gw, other, OTHER_EVENTS, 'run-other-1');
+}
+
+/** The templates of the run suites: a name each (the id derives from it), a type and a query. */
+export const RUN_TEMPLATES = {
+  sqlByHour: { name: 'Run Sql By Hour', type: 'sql', query: SQL.byHour },
+  sqlByOs: { name: 'Run Sql By Os', type: 'sql', query: SQL.byOs },
+  sqlRaw: { name: 'Run Sql Raw', type: 'sql', query: SQL.raw },
+  sqlByLevel: { name: 'Run Sql By Level', type: 'sql', query: SQL.byLevel },
+  sqlOriginalForms: { name: 'Run Sql Original Forms', type: 'sql', query: SQL.originalForms },
+  sqlPlaceholderInString: { name: 'Run Sql Placeholder In String', type: 'sql', query: SQL.placeholderInString },
+  timeseriesHour: { name: 'Run Json Timeseries Hour', type: 'json', query: JSON_TEMPLATES.timeseriesHour },
+  timeseriesAll: { name: 'Run Json Timeseries All', type: 'json', query: JSON_TEMPLATES.timeseriesAll },
+  timeseriesPeriod: { name: 'Run Json Timeseries Period', type: 'json', query: JSON_TEMPLATES.timeseriesPeriod },
+  timeseriesLevel: { name: 'Run Json Timeseries Level', type: 'json', query: JSON_TEMPLATES.timeseriesLevel },
+  groupBy: { name: 'Run Json Group By', type: 'json', query: JSON_TEMPLATES.groupBy },
+  groupByHour: { name: 'Run Json Group By Hour', type: 'json', query: JSON_TEMPLATES.groupByHour },
+  topN: { name: 'Run Json Top N', type: 'json', query: JSON_TEMPLATES.topN },
+  topNHour: { name: 'Run Json Top N Hour', type: 'json', query: JSON_TEMPLATES.topNHour },
+  scan: { name: 'Run Json Scan', type: 'json', query: JSON_TEMPLATES.scan },
+  timeBoundary: { name: 'Run Json Time Boundary', type: 'json', query: JSON_TEMPLATES.timeBoundary },
+  timeBoundaryFiltered: { name: 'Run Json Time Boundary Filtered', type: 'json', query: JSON_TEMPLATES.timeBoundaryFiltered },
+  wideIntervals: { name: 'Run Json Wide Intervals', type: 'json', query: JSON_TEMPLATES.wideIntervals },
+  javascriptFilter: { name: 'Run Json Javascript Filter', type: 'json', query: JSON_TEMPLATES.javascriptFilter },
+  hyperUnique: { name: 'Run Json Hyper Unique', type: 'json', query: JSON_TEMPLATES.hyperUnique },
+  postAggregations: { name: 'Run Json Post Aggregations', type: 'json', query: JSON_TEMPLATES.postAggregations },
+} as const;
+export type RunTemplateKey = keyof typeof RUN_TEMPLATES;
+
+export function runTemplateId(key: RunTemplateKey): string {
+  return templateIdFor(RUN_TEMPLATES[key].name);
+}
+
+/** Creates the run templates named by `keys` (all of them by default). */
+export async function seedRunTemplates(gw: TestGateway, keys = Object.keys(RUN_TEMPLATES) as RunTemplateKey[]): Promise<void> {
+  for (const key of keys) await seedTemplate(gw, RUN_TEMPLATES[key].name, RUN_TEMPLATES[key].type, RUN_TEMPLATES[key].query);
+}
