@@ -19,6 +19,7 @@ export interface DatasourcesDriver {
   datasources(statuses?: string[]): Promise<Outcome<DatasourceEntry[]>>;
   reset(datasetId: string, category: 'processing' | 'query'): Promise<Outcome<{ status: string }>>;
   checkEvent(datasetId: string, isLive: boolean, event: unknown): Promise<Outcome<{ isValid: boolean; message: string }>>;
+  retire(datasetId: string): Promise<Outcome<unknown>>;
 }
 
 export function datasourceScenarios(ctx: SuiteContext<DatasourcesDriver>): void {
@@ -30,6 +31,12 @@ export function datasourceScenarios(ctx: SuiteContext<DatasourcesDriver>): void 
       expect(expectOk(await ctx.driver.datasources())).toContainEqual(
         expect.objectContaining({ datasource: 'first.alias', dataset_id: 'alias-one', alias: 'first.alias', status: 'Live', type: 'embedded' }),
       );
+      // Retiring gives the alias up: the retired dataset shows none, and another may take it.
+      expectOk(await ctx.driver.retire('alias-one'));
+      expect(expectOk(await ctx.driver.aliasOf('alias-one'))).toBeNull();
+      await seedDataset(ctx.gw, 'alias-heir', 'Live');
+      expectOk(await ctx.driver.setAlias('alias-heir', 'first.alias'));
+      expect(expectOk(await ctx.driver.aliasOf('alias-heir'))).toBe('first.alias');
     });
 
     it("refuses a name outside the rule, one already taken, another dataset's id, a table it lacks, a dataset without a Live version", async () => {

@@ -17,7 +17,7 @@ import type { DatasetService } from '../datasets/service.js';
 import type { ExhaustType } from './types.js';
 
 /** Longest range one request may cover (the original's exhaust_query_range). */
-export const EXHAUST_MAX_DAYS = 31;
+const EXHAUST_MAX_DAYS = 31;
 const DAY_MS = 86_400_000;
 /** Rows read from the store per round trip while a day's file is written. */
 const PAGE_ROWS = 1000;
@@ -49,7 +49,7 @@ function dayOf(text: string, field: string): number {
 }
 
 /** First and last day (UTC midnights) of a request, checked. */
-export function exhaustDays(range: ExhaustRange, now: number): { first: number; last: number } {
+function exhaustDays(range: ExhaustRange, now: number): { first: number; last: number } {
   const today = Math.floor(now / DAY_MS) * DAY_MS;
   let first: number;
   let last: number;

@@ -16,7 +16,7 @@ export interface ConnectorSecrets {
   open(datasetId: string, sealed: string): Promise<unknown>;
 }
 
-export function isSealed(value: unknown): value is string {
+function isSealed(value: unknown): value is string {
   return typeof value === 'string' && value.startsWith(PREFIX);
 }
 

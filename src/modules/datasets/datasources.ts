@@ -7,7 +7,7 @@ import { isUniqueViolation, type DatasetStore } from './store.js';
 import type { DatasetRecord, DatasetStatus } from './types.js';
 
 /** The original's rule for alias names. */
-export const ALIAS_PATTERN = '^[a-z0-9.-]+$';
+const ALIAS_PATTERN = '^[a-z0-9.-]+$';
 const ALIAS = new RegExp(ALIAS_PATTERN);
 const ALIAS_MAX_LENGTH = 200;
 

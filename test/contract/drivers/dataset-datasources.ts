@@ -18,6 +18,7 @@ export function restDatasourcesDriver(gw: TestGateway): DatasourcesDriver {
     },
     reset: async (datasetId, category) => restOutcome(await gw.http.post(`/v2/datasets/reset/${datasetId}`).send(envelope('api.datasets.reset', { category }))),
     checkEvent: async (datasetId, isLive, event) => restOutcome(await gw.http.post('/v2/schema/validate').send(envelope('api.schema.validator', { datasetId, isLive, event }))),
+    retire: async (datasetId) => restOutcome(await gw.http.post('/v2/datasets/status-transition').send(envelope('api.datasets.status-transition', { dataset_id: datasetId, status: 'Retired' }))),
   };
 }
 
@@ -46,6 +47,7 @@ export function graphqlDatasourcesDriver(gw: TestGateway): DatasourcesDriver {
     },
     reset: async (datasetId, category) =>
       graphqlOutcome(await graphql(gw, 'mutation($id: ID!, $c: ResetCategory!) { resetDataset(id: $id, category: $c) { status } }', { id: datasetId, c: category.toUpperCase() }), 'resetDataset'),
+    retire: async (datasetId) => graphqlOutcome(await graphql(gw, 'mutation($id: ID!) { transitionDataset(id: $id, to: RETIRED) { id } }', { id: datasetId }), 'transitionDataset'),
     checkEvent: async (datasetId, isLive, event) =>
       graphqlOutcome(
         await graphql(gw, 'query($id: ID!, $v: DatasetVersion, $e: JSON!) { checkEvent(datasetId: $id, version: $v, event: $e) { isValid message } }', {
