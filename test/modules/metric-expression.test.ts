@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from '@jest/globals';
-import { checkMetricExpression, parsePromQL } from '../../src/modules/alerts/metric-expression.js';
+import { checkMetricExpression } from '../../src/modules/alerts/metric-expression.js';
+import { parsePromQL } from '../../src/platform/promql/parser.js';
 import { findBinary } from '../support/alerting.js';
 import { describeWhen } from '../support/skip.js';
 
