@@ -1,5 +1,11 @@
 // REST entries for ad-hoc data queries (the original's data-out API and its SQL endpoint for BI tools).
 import type {
+  RestDatasourceSizesQuery,
+  RestDatasourceSizesQueryVariables,
+  RestDruidNativeMetricsQuery,
+  RestDruidNativeMetricsQueryVariables,
+  RestPrometheusQuery,
+  RestPrometheusQueryVariables,
   RestDatasetExhaustQuery,
   RestDatasetExhaustQueryVariables,
   RestQueryDatasetQuery,
@@ -12,7 +18,7 @@ import { MAX_SQL_LENGTH } from '../src/modules/data-access/service.js';
 import { EXHAUST_TYPE_VALUES } from '../src/modules/data-access/types.js';
 import { AGGREGATION_LEVEL_VALUES } from '../src/modules/templates/types.js';
 import { domainValues, enumName } from './enum-names.js';
-import { defineEndpoint, pathParam } from './table.js';
+import { defineEndpoint, pathParam, type RestInput } from './table.js';
 
 export const dataAccessEndpoints = [
   defineEndpoint<RestQueryDatasetQuery, RestQueryDatasetQueryVariables>({
@@ -117,4 +123,94 @@ export const dataAccessEndpoints = [
       return { expiresAt: found.expiresAt, files: found.files, periodWiseFiles: Object.fromEntries(found.days.map((day) => [day.day, day.files])) };
     },
   }),
+
+  defineEndpoint<RestPrometheusQuery | RestDruidNativeMetricsQuery, RestPrometheusQueryVariables | RestDruidNativeMetricsQueryVariables>({
+    method: 'POST',
+    path: '/v2/data/metrics',
+    apiId: 'api.data.metrics',
+    summary:
+      "What the console's dashboards read, answered without an envelope: a query.url under /prom is one of Prometheus's read endpoints (query, query_range, series, labels, label values) with query.params, answered by PROMETHEUS_URL or the embedded metrics store; any other url runs query.body.query as a Druid native query",
+    invalidInputCode: 'DATA_METRICS_INVALID_INPUT',
+    errorCodes: [
+      'DATA_METRICS_UNAVAILABLE',
+      'DATASET_NOT_FOUND',
+      'DATA_OUT_SOURCE_NOT_FOUND',
+      'DATA_OUT_INVALID_INPUT',
+      'DATA_OUT_INVALID_DATE_RANGE',
+      'DATA_OUT_QUERY_FAILED',
+      'DATA_OUT_QUERY_TIMEOUT',
+    ],
+    // The original's request options (method, headers, ...) are taken and never forwarded: only the url picks what runs.
+    bodySchema: {
+      type: 'object',
+      properties: {
+        query: {
+          type: 'object',
+          properties: {
+            url: { type: 'string', minLength: 1, maxLength: 300 },
+            params: { type: 'object' },
+            body: { type: 'object', properties: { query: { type: 'object' } } },
+          },
+          required: ['url'],
+        },
+      },
+      required: ['query'],
+    },
+    bareResult: true,
+    operation: {
+      prometheus: /* GraphQL */ `
+        query RestPrometheus($path: String!, $params: JSON) {
+          prometheus(path: $path, params: $params)
+        }
+      `,
+      native: /* GraphQL */ `
+        query RestDruidNativeMetrics($query: JSON!) {
+          druidNativeQuery(query: $query)
+        }
+      `,
+    },
+    chooseOperation: (input) => (isPrometheusUrl(input) ? 'prometheus' : 'native'),
+    variables: (input) => {
+      const query = input.body.query as { url: string; params?: unknown; body?: { query?: unknown } };
+      return isPrometheusUrl(input) ? { path: query.url, params: query.params ?? null } : { query: query.body?.query ?? null };
+    },
+    result: (data) => ('prometheus' in data ? data.prometheus : data.druidNativeQuery),
+  }),
+
+  defineEndpoint<RestDatasourceSizesQuery, RestDatasourceSizesQueryVariables>({
+    method: 'GET',
+    path: '/druid/coordinator/v1/datasources',
+    apiId: 'api.druid.datasources',
+    summary: "Live datasets' datasources with their sizes, as Druid's coordinator lists them with ?simple (the console's dataset list reads properties.segments); answered without an envelope",
+    invalidInputCode: 'DATASOURCE_LIST_INPUT_INVALID',
+    errorCodes: ['DATA_OUT_QUERY_FAILED', 'DATA_OUT_QUERY_TIMEOUT'],
+    querySchema: { type: 'object', properties: { simple: { type: 'string', maxLength: 10 }, full: { type: 'string', maxLength: 10 } } },
+    bareResult: true,
+    operation: /* GraphQL */ `
+      query RestDatasourceSizes {
+        datasourceSizes {
+          name
+          rows
+          bytes
+          minTime
+          maxTime
+        }
+      }
+    `,
+    variables: () => ({}),
+    result: (data) =>
+      data.datasourceSizes.map((source) => ({
+        name: source.name,
+        properties: {
+          tiers: { _default_tier: { size: source.bytes, segmentCount: source.rows > 0 ? 1 : 0 } },
+          segments: { count: source.rows > 0 ? 1 : 0, size: source.bytes, replicatedSize: source.bytes, rows: source.rows, minTime: source.minTime, maxTime: source.maxTime },
+        },
+      })),
+  }),
 ];
+
+/** The console's Prometheus reads have urls under /prom (its proxy's prefix); anything else is a native query. */
+function isPrometheusUrl(input: RestInput): boolean {
+  const url = (input.body.query as { url?: unknown } | undefined)?.url;
+  return typeof url === 'string' && url.startsWith('/prom/');
+}

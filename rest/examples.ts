@@ -109,6 +109,19 @@ export function restExamples(now: Date = new Date()): Readonly<Record<string, re
     'api.obsrv.data.sql-query': [{ body: { query: 'SELECT COUNT(*) AS events FROM "telemetry"' } }],
     'api.schema.validator': [{ body: envelope('api.schema.validator', { datasetId: 'telemetry', isLive: true, event: EVENTS[0] }) }],
     'api.data.in': [{ path: { dataset_id: 'telemetry' }, body: { id: 'api.data.in', ver: 'v2', ts: TS, params: { msgid: 'docs-example' }, data: EVENTS } }],
+    'api.data.metrics': [
+      { name: 'Prometheus query', body: { query: { url: '/prom/api/v1/query', params: { query: 'sum by (dataset) (gateway_ingestion_events_total{stage="received"})' } } } },
+      {
+        name: 'Druid native query',
+        body: {
+          query: {
+            url: '/druid/v2',
+            body: { query: { queryType: 'timeseries', dataSource: 'telemetry', granularity: 'day', intervals: ['2026-01-01/2026-01-08'], aggregations: [{ type: 'count', name: 'events' }] } },
+          },
+        },
+      },
+    ],
+    'api.druid.datasources': [{ query: { simple: '' } }],
     'api.data.exhaust': [{ path: { dataset_id: 'telemetry' }, query: { from: '2026-01-01', to: '2026-01-02' } }],
     'api.dataset.health': [{ body: envelope('api.dataset.health', { dataset_id: 'telemetry', categories: ['infra', 'processing', 'query'] }) }],
     'api.dataset.metrics': [{ body: envelope('api.dataset.metrics', { dataset_id: 'telemetry', category: ['data_volume'] }) }],

@@ -13,6 +13,7 @@ import type { SchemaInferenceService } from './modules/schema-inference/service.
 import type { IngestionService } from './modules/ingestion/service.js';
 import type { HealthService } from './modules/metrics/health.js';
 import type { MetricsService } from './modules/metrics/service.js';
+import type { MetricsQueries } from './modules/data-access/metrics.js';
 import type { PiiService } from './modules/pii/service.js';
 import type { TemplateService } from './modules/templates/service.js';
 import type { Actor } from './auth/actor.js';
@@ -22,6 +23,7 @@ export interface Services {
   templates: TemplateService;
   datasets: DatasetService;
   dataAccess: DataAccessService;
+  metricsQueries: MetricsQueries;
   schemaInference: SchemaInferenceService;
   ingestion: IngestionService;
   connectors: ConnectorService;

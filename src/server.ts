@@ -1,6 +1,11 @@
+import os from 'node:os';
 // Composition: database, services, one executable schema, and the HTTP transports around it.
 import { CONNECTOR_KEY_BYTES, createConnectorSecrets } from './modules/datasets/connector-secrets.js';
 import { createDataAccessService } from './modules/data-access/service.js';
+import { createMetricsQueries } from './modules/data-access/metrics.js';
+import { createEmbeddedPrometheusApi, createRemotePrometheusApi, type PrometheusApi } from './platform/metrics-store/prometheus-api.js';
+import { MetricsSampler } from './platform/metrics-store/sampler.js';
+import { MetricsStore } from './platform/metrics-store/store.js';
 import { keptSecret, memoisedKey } from './platform/secrets/kept-secret.js';
 import http from 'node:http';
 import net from 'node:net';
@@ -93,7 +98,7 @@ export interface Gateway {
 function createServices(
   database: Database,
   config: Config,
-  platform: { queryEngine: QueryEngine; eventBus: EventBus; objectStore: ObjectStore; alertManagers: AlertManagers; notifier: Notifier; metrics: GatewayMetrics },
+  platform: { queryEngine: QueryEngine; eventBus: EventBus; objectStore: ObjectStore; alertManagers: AlertManagers; notifier: Notifier; metrics: GatewayMetrics; prometheus: PrometheusApi },
   logger: Logger,
 ): Services {
   const files = createFileService(platform.objectStore, config.files);
@@ -104,16 +109,18 @@ function createServices(
   // Ingestion counts; the embedded metrics source reads them for the importance score.
   const ingestionCounters = new IngestionCounters(platform.metrics.ingestion);
   const metrics = createMetricsService(datasets, createMetricsSource(config.metrics, database.pool, ingestionCounters), { ...config.metrics, logger });
+  const dataAccess = createDataAccessService(datasets, platform.queryEngine, {
+    maxRows: config.queryEngine.maxRows,
+    exhaust: { pool: database.pool, objectStore: platform.objectStore, expirySeconds: config.files.urlExpirySeconds },
+  });
   return {
     templates: createTemplateService(createTemplateStore(database.prisma, caches.templates), {
       listMax: config.templates.listMax,
       runner: createTemplateRunner(datasets, platform.queryEngine, { maxRows: config.queryEngine.maxRows }),
     }),
     datasets,
-    dataAccess: createDataAccessService(datasets, platform.queryEngine, {
-      maxRows: config.queryEngine.maxRows,
-      exhaust: { pool: database.pool, objectStore: platform.objectStore, expirySeconds: config.files.urlExpirySeconds },
-    }),
+    dataAccess,
+    metricsQueries: createMetricsQueries(platform.prometheus, datasets, platform.queryEngine, (dataset, query) => dataAccess.query(dataset, query)),
     schemaInference: createSchemaInferenceService(),
     ingestion: createIngestionService(datasets, platform.eventBus, ingestionCounters, { maxBatch: config.ingestion.maxBatch }),
     files,
@@ -251,7 +258,11 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   const metrics = new GatewayMetrics({ version: GATEWAY_VERSION });
   metrics.watchDatabasePool(database.pool);
   metrics.watchEventBus(eventBus);
-  const services = createServices(database, config, { queryEngine, eventBus, objectStore, alertManagers, notifier, metrics }, logger);
+  // The console's dashboards read Prometheus's API: a real Prometheus when configured, else the
+  // embedded store this gateway samples its own metrics into (started once the port is known).
+  const metricsStore = config.metrics.prometheus ? undefined : new MetricsStore(database.pool);
+  const prometheus = config.metrics.prometheus ? createRemotePrometheusApi(config.metrics.prometheus) : createEmbeddedPrometheusApi(metricsStore!, { retentionMs: config.metrics.retentionMs });
+  const services = createServices(database, config, { queryEngine, eventBus, objectStore, alertManagers, notifier, metrics, prometheus }, logger);
   logger.info(`PII detector: ${services.pii.detectorName}; metrics source: ${services.metrics.sourceName}`);
   const seeded = await services.connectors.seedBuiltIns();
   if (seeded > 0) logger.info(`connector registry: ${seeded} built-in connectors added`);
@@ -369,6 +380,19 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   const { port } = httpServer.address() as AddressInfo;
   const host = config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host;
   gatewayUrl = `http://${host}:${port}`;
+  const sampler =
+    metricsStore && config.metrics.sampleIntervalMs > 0
+      ? new MetricsSampler(metricsStore, () => metrics.snapshot(), {
+          intervalMs: config.metrics.sampleIntervalMs,
+          retentionMs: config.metrics.retentionMs,
+          instance: `${os.hostname()}:${port}`,
+          logger,
+        })
+      : undefined;
+  sampler?.start();
+  logger.info(
+    `dashboard metrics: ${prometheus.name}${sampler ? `, sampled every ${config.metrics.sampleIntervalMs / 1000} s, kept ${config.metrics.retentionMs / 86_400_000} days` : metricsStore ? ' (sampling off: METRICS_SAMPLE_INTERVAL_SECONDS=0)' : ''}`,
+  );
 
   let stopping: Promise<void> | undefined;
   return {
@@ -377,6 +401,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     stop() {
       stopping ??= (async () => {
         await apollo.stop();
+        await sampler?.stop();
         await eventBus.close();
         await objectStore.close();
         await database.close();

@@ -213,6 +213,11 @@ export class GatewayMetrics {
     return this.registry.contentType;
   }
 
+  /** Every series with its value (this gateway's and the process's): what the embedded metrics store samples. */
+  async snapshot() {
+    return Registry.merge([this.registry, processMetrics()]).getMetricsAsJSON();
+  }
+
   /** The exposition text: this gateway's series plus the process's. */
   async render(): Promise<string> {
     return Registry.merge([this.registry, processMetrics()]).metrics();

@@ -287,6 +287,7 @@ const OVERRIDES: Record<string, { body?: Json; path?: Json }> = {
   // Ad-hoc SQL has no template placeholders but the dataset's.
   'api.data.out': { body: { id: 'api.data.out', ver: 'v2', ts: '2026-01-01T00:00:00Z', params: { msgid: 'm1' }, query: 'SELECT COUNT(*) AS n FROM {{DATASET}}' } },
   'api.obsrv.data.sql-query': { body: { query: `SELECT COUNT(*) AS n FROM "${LIVE}"` } },
+  'api.data.metrics': { body: { query: { url: '/prom/api/v1/query', params: { query: 'sum(gateway_info)' } } } },
   'api.data.in': { body: { id: 'api.data.in', ver: 'v2', ts: '2026-01-01T00:00:00Z', params: { msgid: 'm1' }, data: { id: 'e1', amount: 3 } } },
 };
 
@@ -370,8 +371,11 @@ describe('a request built from each route’s documented schema', () => {
     const response = body === undefined ? await request : await request.send(body as object);
     expect([response.status, response.body?.error]).not.toEqual([400, expect.anything()]);
     expect(response.status).toBeLessThan(500);
-    // An entry answering bare rows (the SQL endpoint, as Druid answers) has no envelope on success.
-    if (endpoint.bareResult && response.status === 200) expect(Array.isArray(response.body)).toBe(true);
-    else expect(response.body.id).toBe(endpoint.apiId);
+    // An entry answering without an envelope on success: rows (the SQL endpoint and the datasource
+    // listing, as Druid answers) or Prometheus's JSON (the dashboards' metrics endpoint).
+    if (endpoint.bareResult && response.status === 200) {
+      if (endpoint.apiId === 'api.data.metrics') expect(response.body).toMatchObject({ status: 'success', data: { resultType: 'vector' } });
+      else expect(Array.isArray(response.body)).toBe(true);
+    } else expect(response.body.id).toBe(endpoint.apiId);
   });
 });

@@ -6,4 +6,8 @@ export const dataAccessFieldPermissions: FieldPermissions = {
   'Query.queryDataset': ['api.data.out'],
   'Query.sqlQuery': ['api.obsrv.data.sql-query'],
   'Query.datasetExhaust': ['api.data.exhaust'],
+  // The console's dashboards: Prometheus's read API, native queries and datasource sizes.
+  'Query.prometheus': ['api.data.metrics'],
+  'Query.druidNativeQuery': ['api.data.metrics'],
+  'Query.datasourceSizes': ['api.druid.datasources'],
 };

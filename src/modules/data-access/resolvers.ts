@@ -5,6 +5,9 @@ export const dataAccessResolvers: Resolvers = {
   Query: {
     queryDataset: (_, { dataset, query, aggregationLevel }, { services }) => services.dataAccess.query(dataset, query, aggregationLevel),
     sqlQuery: (_, { query }, { services }) => services.dataAccess.sql(query),
+    prometheus: (_, { path, params }, { services }) => services.metricsQueries.prometheus(path, params),
+    druidNativeQuery: (_, { query }, { services }) => services.metricsQueries.native(query),
+    datasourceSizes: (_, _args, { services }) => services.metricsQueries.datasourceSizes(),
     datasetExhaust: async (_, { datasetId, type, from, to, since }, { services }) => {
       const found = await services.dataAccess.exhaust(datasetId, { type, from, to, since });
       return { expiresAt: found.expiresAt, files: found.files, days: Object.entries(found.periodWiseFiles).map(([day, files]) => ({ day, files })) };

@@ -6,7 +6,7 @@ import { GatewayError } from '../../errors.js';
 import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js';
 import { describeFetchError } from '../alert-manager/http.js';
 import { schemaColumns } from './embedded.js';
-import type { Datasource, QueryEngine, QueryParameter } from './query-engine.js';
+import type { Datasource, DatasourceSize, QueryEngine, QueryParameter } from './query-engine.js';
 import { textOf } from '../../validation/json-object.js';
 
 export interface DruidSettings {
@@ -91,6 +91,22 @@ export class DruidQueryEngine implements QueryEngine {
     const names = (await this.call('/druid/v2/datasources', undefined, 'GET')) as string[];
     const name = druidDatasourceName(datasetId);
     return Array.isArray(names) && names.includes(name) ? { name, columns: new Set() } : undefined;
+  }
+
+  async datasourceSizes(): Promise<Map<string, DatasourceSize>> {
+    const listed = (await this.call('/druid/coordinator/v1/datasources?simple', undefined, 'GET')) as { name?: unknown; properties?: { segments?: Record<string, unknown> } }[];
+    const sizes = new Map<string, DatasourceSize>();
+    for (const entry of Array.isArray(listed) ? listed : []) {
+      const segments = entry.properties?.segments ?? {};
+      if (typeof entry.name !== 'string') continue;
+      sizes.set(entry.name, {
+        rows: Number(segments.count ?? 0),
+        bytes: Number(segments.size ?? 0),
+        minTime: typeof segments.minTime === 'string' ? segments.minTime : null,
+        maxTime: typeof segments.maxTime === 'string' ? segments.maxTime : null,
+      });
+    }
+    return sizes;
   }
 
   parameterMarker(): string {

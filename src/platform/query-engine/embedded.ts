@@ -9,7 +9,7 @@ import { withTransaction } from '../database/transaction.js';
 import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js';
 import { pgIdentifierName, quoteIdentifier, quoteLiteral } from './names.js';
 import { planNativeQuery } from './native-to-sql.js';
-import type { Datasource, ParameterType, QueryEngine, QueryParameter } from './query-engine.js';
+import type { Datasource, DatasourceSize, ParameterType, QueryEngine, QueryParameter } from './query-engine.js';
 import { isObject, textOf } from '../../validation/json-object.js';
 
 const SCHEMA = 'datasources';
@@ -136,6 +136,17 @@ export class EmbeddedQueryEngine implements QueryEngine {
     ]);
     if (result.rowCount === 0) return undefined;
     return { name, columns: new Set(result.rows.map((row) => row.column_name).filter((column) => column !== '__time')) };
+  }
+
+  async datasourceSizes(): Promise<Map<string, DatasourceSize>> {
+    // One pass over the event store: events and their stored size per dataset.
+    const result = await this.pool.query<{ dataset_id: string; rows: number; bytes: number; min_time: Date | null; max_time: Date | null }>(
+      `SELECT dataset_id, count(*)::float8 AS rows, coalesce(sum(pg_column_size(e.*)), 0)::float8 AS bytes, min(event_time) AS min_time, max(event_time) AS max_time
+         FROM public.events e GROUP BY dataset_id`,
+    );
+    return new Map(
+      result.rows.map((row) => [pgIdentifierName(row.dataset_id), { rows: row.rows, bytes: row.bytes, minTime: row.min_time?.toISOString() ?? null, maxTime: row.max_time?.toISOString() ?? null }]),
+    );
   }
 
   parameterMarker(n: number, type: ParameterType): string {

@@ -16,6 +16,14 @@ export interface QueryParameter {
   value: string | number;
 }
 
+/** How much a datasource holds (Druid's coordinator figures; the embedded engine's estimate). */
+export interface DatasourceSize {
+  rows: number;
+  bytes: number;
+  minTime: string | null;
+  maxTime: string | null;
+}
+
 export interface QueryEngine {
   /** A short name for logs. */
   readonly name: string;
@@ -38,6 +46,8 @@ export interface QueryEngine {
   runSql(sql: string, parameters: QueryParameter[], options: { maxRows: number }): Promise<Record<string, unknown>[]>;
   /** Rejects when the engine does not answer (health checks); absent where the engine is the database. */
   ping?(): Promise<void>;
+  /** Sizes of the engine's datasources, by the engine's name for each. */
+  datasourceSizes(): Promise<Map<string, DatasourceSize>>;
   /** Runs a Druid native query against a datasource; Druid's result format. */
   runNative(datasource: Datasource, query: Record<string, unknown>): Promise<unknown[]>;
 }

@@ -1,0 +1,70 @@
+// What the console's dashboards read (the original's POST /v2/data/metrics and its Druid
+// coordinator listing): Prometheus's read API, answered by the embedded metrics store or a real
+// Prometheus; Druid native queries on a Live dataset's datasource; and each datasource's size.
+import { GatewayError } from '../../errors.js';
+import { MetricsRequestError, readRequest, type MetricsParams, type PrometheusApi } from '../../platform/metrics-store/prometheus-api.js';
+import type { QueryEngine } from '../../platform/query-engine/query-engine.js';
+import { isObject } from '../../validation/json-object.js';
+import type { DatasetService } from '../datasets/service.js';
+
+export interface DatasourceSizeEntry {
+  name: string;
+  datasetId: string;
+  rows: number;
+  bytes: number;
+  minTime: Date | null;
+  maxTime: Date | null;
+}
+
+export function createMetricsQueries(prometheus: PrometheusApi, datasets: DatasetService, engine: QueryEngine, runNative: (dataset: string, query: unknown) => Promise<unknown[]>) {
+  return {
+    backendName: prometheus.name,
+
+    /** Prometheus's JSON body for one of its read endpoints (a leading /prom is accepted, as the console sends it). */
+    async prometheus(path: string, params: unknown): Promise<unknown> {
+      if (params !== null && params !== undefined && !isObject(params)) throw new GatewayError('DATA_METRICS_INVALID_INPUT', 'params must be an object of query parameters');
+      const given: MetricsParams = {};
+      for (const [name, value] of Object.entries(params ?? {})) {
+        if (typeof value === 'string' || typeof value === 'number') given[name] = String(value);
+        else if (Array.isArray(value) && value.every((item) => typeof item === 'string')) given[name] = value;
+        else throw new GatewayError('DATA_METRICS_INVALID_INPUT', `params.${name} must be text, a number or a list of texts`);
+      }
+      try {
+        const request = readRequest(path, given);
+        return await prometheus.get(request.path, request.params);
+      } catch (error) {
+        if (error instanceof MetricsRequestError) {
+          throw new GatewayError(error.kind === 'bad_data' ? 'DATA_METRICS_INVALID_INPUT' : 'DATA_METRICS_UNAVAILABLE', error.message);
+        }
+        throw error;
+      }
+    },
+
+    /** A Druid native query whose dataSource names a Live dataset (its id, alias or datasource). */
+    async native(query: unknown): Promise<unknown[]> {
+      if (!isObject(query)) throw new GatewayError('DATA_METRICS_INVALID_INPUT', 'query.body.query must be a Druid native query object');
+      const name = query.dataSource;
+      if (typeof name !== 'string' || name === '') throw new GatewayError('DATA_METRICS_INVALID_INPUT', 'the native query names no dataSource');
+      const entry = (await datasets.datasources({ statuses: ['Live'] })).find((candidate) => candidate.datasourceRef === name);
+      return runNative(entry?.datasetId ?? name, query);
+    },
+
+    /** Every Live dataset's datasource with its size (the console's dataset list shows it). */
+    async datasourceSizes(): Promise<DatasourceSizeEntry[]> {
+      const [entries, sizes] = await Promise.all([datasets.datasources({ statuses: ['Live'] }), engine.datasourceSizes()]);
+      return entries.map((entry) => {
+        const size = sizes.get(entry.datasourceRef);
+        return {
+          name: entry.datasourceRef,
+          datasetId: entry.datasetId,
+          rows: size?.rows ?? 0,
+          bytes: size?.bytes ?? 0,
+          minTime: size?.minTime ? new Date(size.minTime) : null,
+          maxTime: size?.maxTime ? new Date(size.maxTime) : null,
+        };
+      });
+    },
+  };
+}
+
+export type MetricsQueries = ReturnType<typeof createMetricsQueries>;

@@ -1,0 +1,99 @@
+// Samples the gateway's own metrics (what GET /metrics shows) into the embedded metrics store on
+// an interval, as a Prometheus scrape would: each series gets `job` and `instance` labels, and a
+// target label `endpoint` is kept as `exported_endpoint` (what the console's dashboards query).
+// Counters and histograms are born at zero: the first time a series is seen, a zero sample is
+// written at the previous sampling, so increase() over the first interval counts its first events.
+import type { MetricObjectWithValues, MetricValue } from 'prom-client';
+import type { Logger } from '../../logger.js';
+import type { Labels } from '../promql/evaluator.js';
+import type { MetricsStore } from './store.js';
+
+export interface SamplerOptions {
+  intervalMs: number;
+  retentionMs: number;
+  /** This gateway's `instance` label (host:port). */
+  instance: string;
+  logger: Logger;
+  /** The clock (tests inject one). */
+  now?: () => number;
+}
+
+export type MetricsSnapshot = () => Promise<MetricObjectWithValues<MetricValue<string>>[]>;
+
+const RETENTION_EVERY_MS = 3_600_000;
+const CUMULATIVE = new Set(['counter', 'histogram', 'summary']);
+
+export class MetricsSampler {
+  private readonly seen = new Set<string>();
+  private previousAtMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private lastRetentionMs = 0;
+  private running: Promise<unknown> | undefined;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly store: MetricsStore,
+    private readonly snapshot: MetricsSnapshot,
+    private readonly options: SamplerOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+    this.previousAtMs = this.now();
+  }
+
+  start(): void {
+    this.timer = setInterval(() => {
+      // A sampling still running (a slow database) is not overlapped: this tick is skipped.
+      this.running ??= this.tick().finally(() => (this.running = undefined));
+    }, this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      await this.sample();
+      const now = this.now();
+      if (now - this.lastRetentionMs >= RETENTION_EVERY_MS) {
+        this.lastRetentionMs = now;
+        const deleted = await this.store.deleteBefore(now - this.options.retentionMs);
+        if (deleted > 0) this.options.logger.info({ deleted }, 'metrics store: samples past retention deleted');
+      }
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'metrics store: sampling failed; the next interval tries again');
+    }
+  }
+
+  /** Takes one sample of every series at `atMs` (now by default); returns how many series were written. */
+  async sample(atMs = this.now()): Promise<number> {
+    const samples: { labels: Labels; value: number }[] = [];
+    const born: { labels: Labels; value: number }[] = [];
+    for (const metric of await this.snapshot()) {
+      for (const value of metric.values) {
+        const labels = this.labelsOf((value as { metricName?: string }).metricName ?? metric.name, value.labels);
+        samples.push({ labels, value: value.value });
+        const key = JSON.stringify(labels);
+        if (!this.seen.has(key)) {
+          this.seen.add(key);
+          if (CUMULATIVE.has(String(metric.type))) born.push({ labels, value: 0 });
+        }
+      }
+    }
+    if (born.length > 0 && this.previousAtMs < atMs) await this.store.write({ atMs: this.previousAtMs, samples: born });
+    await this.store.write({ atMs, samples });
+    this.previousAtMs = atMs;
+    return samples.length;
+  }
+
+  private labelsOf(name: string, labels: Partial<Record<string, string | number>>): Labels {
+    const out: Record<string, string> = { __name__: name, job: 'gateway', instance: this.options.instance };
+    for (const [label, value] of Object.entries(labels)) {
+      if (value === undefined || value === '') continue;
+      out[label === 'endpoint' || label === 'job' || label === 'instance' ? `exported_${label}` : label] = String(value);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,103 @@
+// The embedded metrics store: series (a name and labels) and their samples in PostgreSQL, read
+// back by the PromQL evaluator. Several gateways on one database write their own series (each
+// carries its `instance` label) and all read every series.
+import type pg from 'pg';
+import type { LabelMatcher } from '../promql/parser.js';
+import { matchesAll, signature, type Labels, type SampleSource, type StoredSeries } from '../promql/evaluator.js';
+
+export interface SampleBatch {
+  atMs: number;
+  samples: { labels: Labels; value: number }[];
+}
+
+/** Most series one selector may read: a query over more is refused instead of slowing every other. */
+export const MAX_SERIES_PER_SELECTOR = 20_000;
+
+export class MetricsStore implements SampleSource {
+  /** Series ids this process has written or read, by signature (ids never change once given). */
+  private readonly ids = new Map<string, number>();
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  /** Writes one sampling of many series in two statements: the series (new ones added), then the samples. */
+  async write(batch: SampleBatch): Promise<void> {
+    if (batch.samples.length === 0) return;
+    const keys = batch.samples.map((sample) => signature(sample.labels));
+    const unknown = keys.map((key, index) => ({ key, index })).filter(({ key }) => !this.ids.has(key));
+    if (unknown.length > 0) {
+      // DO UPDATE (not DO NOTHING) so RETURNING gives the id of a series another gateway added first.
+      const result = await this.pool.query<{ id: number; signature: string }>(
+        `INSERT INTO metric_series (name, labels, signature, last_sample_ms)
+         SELECT n, l::jsonb, s, $4 FROM unnest($1::text[], $2::text[], $3::text[]) AS t(n, l, s)
+         ON CONFLICT (signature) DO UPDATE SET last_sample_ms = EXCLUDED.last_sample_ms
+         RETURNING id, signature`,
+        [unknown.map(({ index }) => batch.samples[index]!.labels.__name__ ?? ''), unknown.map(({ index }) => JSON.stringify(batch.samples[index]!.labels)), unknown.map(({ key }) => key), batch.atMs],
+      );
+      for (const row of result.rows) this.ids.set(row.signature, row.id);
+    }
+    const seriesIds = keys.map((key) => this.ids.get(key)!);
+    await this.pool.query(
+      `WITH written AS (
+         INSERT INTO metric_samples (series_id, at_ms, value)
+         SELECT * FROM unnest($1::int[], array_fill($2::bigint, ARRAY[cardinality($1::int[])]), $3::float8[])
+         ON CONFLICT (series_id, at_ms) DO UPDATE SET value = EXCLUDED.value
+       )
+       UPDATE metric_series SET last_sample_ms = $2 WHERE id = ANY($1::int[]) AND last_sample_ms < $2 - 3600000`,
+      [seriesIds, batch.atMs, batch.samples.map((sample) => sample.value)],
+    );
+  }
+
+  async select(matchers: readonly LabelMatcher[], fromMs: number, toMs: number): Promise<StoredSeries[]> {
+    const name = matchers.find((matcher) => matcher.label === '__name__' && matcher.op === '=')?.value;
+    const candidates = await this.pool.query<{ id: number; labels: Record<string, string> }>(
+      name === undefined ? 'SELECT id, labels FROM metric_series WHERE last_sample_ms >= $1' : 'SELECT id, labels FROM metric_series WHERE name = $2 AND last_sample_ms >= $1',
+      // A series quiet since before the window (give or take the hourly refresh) has nothing in it.
+      name === undefined ? [fromMs - 3_600_000] : [fromMs - 3_600_000, name],
+    );
+    const patterns = new Map<string, RegExp>();
+    const matching = candidates.rows.filter((row) => matchesAll(row.labels, matchers, patterns));
+    if (matching.length === 0) return [];
+    if (matching.length > MAX_SERIES_PER_SELECTOR) throw new TooManySeriesError(matching.length);
+    // Samples come back as one text array per series: far cheaper to read than a row per sample.
+    const samples = await this.pool.query<{ series_id: number; times: string; values: string }>(
+      `SELECT series_id, array_agg(at_ms ORDER BY at_ms)::text AS times, array_agg(value ORDER BY at_ms)::text AS values
+         FROM metric_samples WHERE series_id = ANY($1::int[]) AND at_ms BETWEEN $2 AND $3 GROUP BY series_id`,
+      [matching.map((row) => row.id), fromMs, toMs],
+    );
+    const labelsById = new Map(matching.map((row) => [row.id, row.labels]));
+    return samples.rows.map((row) => ({ labels: labelsById.get(row.series_id)!, times: numbers(row.times), values: numbers(row.values) }));
+  }
+
+  /** Every series with a sample in [fromMs, toMs] that the matchers select (all, with none): for /api/v1/series and label listings. */
+  async series(matcherSets: readonly (readonly LabelMatcher[])[], fromMs: number, toMs: number): Promise<Labels[]> {
+    const rows = await this.pool.query<{ labels: Record<string, string> }>(
+      `SELECT labels FROM metric_series s WHERE s.last_sample_ms >= $1 - 3600000
+          AND EXISTS (SELECT 1 FROM metric_samples m WHERE m.series_id = s.id AND m.at_ms BETWEEN $1 AND $2)`,
+      [fromMs, toMs],
+    );
+    const patterns = new Map<string, RegExp>();
+    const all = rows.rows.map((row) => row.labels);
+    return matcherSets.length === 0 ? all : all.filter((labels) => matcherSets.some((matchers) => matchesAll(labels, matchers, patterns)));
+  }
+
+  /** Drops samples older than `cutoffMs`, then series with none left; returns how many samples went. */
+  async deleteBefore(cutoffMs: number): Promise<number> {
+    const deleted = await this.pool.query('DELETE FROM metric_samples WHERE at_ms < $1', [cutoffMs]);
+    await this.pool.query('DELETE FROM metric_series s WHERE s.last_sample_ms < $1 AND NOT EXISTS (SELECT 1 FROM metric_samples m WHERE m.series_id = s.id)', [cutoffMs]);
+    // Every gateway runs this hourly, so no process keeps the id of a series dropped here.
+    this.ids.clear();
+    return deleted.rowCount ?? 0;
+  }
+}
+
+export class TooManySeriesError extends Error {
+  constructor(readonly count: number) {
+    super(`the query selects ${count} series; at most ${MAX_SERIES_PER_SELECTOR} may be read by one selector: add label matchers`);
+  }
+}
+
+/** `{1,2.5,NaN,Infinity}` → numbers (PostgreSQL's array text; Number() reads NaN and ±Infinity as written). */
+function numbers(text: string): number[] {
+  if (text.length <= 2) return [];
+  return text.slice(1, -1).split(',').map(Number);
+}

@@ -1,0 +1,842 @@
+// A PromQL evaluator over stored samples, following Prometheus 2.x's engine: instant vector
+// selectors look back 5 minutes for their newest sample, range selectors take the samples in
+// [t - range, t], subqueries evaluate their expression at step-aligned times, rate/increase/delta
+// extrapolate as Prometheus does, and binary operators match vectors by their labels. It covers
+// what dashboards and alert rules use; anything else is refused by name (UnsupportedQueryError),
+// never answered with a wrong number.
+import { parsePromQL, TYPE_NAMES, type LabelMatcher, type PromNode, type TimeModifiers, type VectorMatching } from './parser.js';
+
+export type Labels = Readonly<Record<string, string>>;
+
+/** A stored series: its labels (with `__name__`) and its samples, oldest first, times in ms. */
+export interface StoredSeries {
+  labels: Labels;
+  times: readonly number[];
+  values: readonly number[];
+}
+
+/** Where samples come from: every series the matchers select, with its samples in [fromMs, toMs]. */
+export interface SampleSource {
+  select(matchers: readonly LabelMatcher[], fromMs: number, toMs: number): Promise<StoredSeries[]>;
+}
+
+export interface Sample {
+  labels: Labels;
+  value: number;
+}
+export interface RangeSeries {
+  labels: Labels;
+  times: number[];
+  values: number[];
+}
+
+/** A query's answer in Prometheus's terms (times in ms; the HTTP layer formats them). */
+export type QueryResult =
+  { resultType: 'vector'; result: Sample[] } | { resultType: 'scalar'; result: number } | { resultType: 'string'; result: string } | { resultType: 'matrix'; result: RangeSeries[] };
+
+/** The query cannot be parsed, or asks for something outside the evaluator: a 400 naming it. */
+export class UnsupportedQueryError extends Error {}
+
+/** How far an instant vector selector looks back for a sample (Prometheus's default lookback delta). */
+export const LOOKBACK_MS = 5 * 60_000;
+/** Subquery step when none is written (Prometheus's default global evaluation interval). */
+export const DEFAULT_SUBQUERY_STEP_MS = 60_000;
+/** Most points a range query may return per series (as Prometheus: 11,000). */
+export const MAX_POINTS_PER_SERIES = 11_000;
+
+type Value = { kind: 'scalar'; value: number } | { kind: 'string'; value: string } | { kind: 'vector'; samples: Sample[] } | { kind: 'matrix'; series: RangeSeries[] };
+
+const NAME = '__name__';
+
+/** Evaluates `query` at one time. */
+export async function instantQuery(source: SampleSource, query: string, timeMs: number): Promise<QueryResult> {
+  const tree = parse(query);
+  const evaluation = await Evaluation.prepare(source, tree, timeMs, timeMs);
+  const value = evaluation.at(tree, timeMs);
+  switch (value.kind) {
+    case 'scalar':
+      return { resultType: 'scalar', result: value.value };
+    case 'string':
+      return { resultType: 'string', result: value.value };
+    case 'vector':
+      return { resultType: 'vector', result: value.samples };
+    case 'matrix':
+      return { resultType: 'matrix', result: value.series };
+  }
+}
+
+/** Evaluates `query` at start, start + step, ... up to end; the result is one series per label set. */
+export async function rangeQuery(source: SampleSource, query: string, startMs: number, endMs: number, stepMs: number): Promise<QueryResult & { resultType: 'matrix' }> {
+  const tree = parse(query);
+  if (tree.type !== 'vector' && tree.type !== 'scalar') {
+    throw new UnsupportedQueryError(`invalid expression type "${TYPE_NAMES[tree.type]}" for range query, must be scalar or instant vector`);
+  }
+  if (endMs < startMs) throw new UnsupportedQueryError('end timestamp must not be before start time');
+  if (stepMs <= 0) throw new UnsupportedQueryError('zero or negative query resolution step widths are not accepted: try a positive integer');
+  if ((endMs - startMs) / stepMs > MAX_POINTS_PER_SERIES)
+    throw new UnsupportedQueryError(`exceeded maximum resolution of ${MAX_POINTS_PER_SERIES} points per timeseries: try decreasing the query resolution (?step=XX)`);
+  const evaluation = await Evaluation.prepare(source, tree, startMs, endMs);
+  const bySignature = new Map<string, RangeSeries>();
+  for (let t = startMs; t <= endMs; t += stepMs) {
+    const value = evaluation.at(tree, t);
+    const samples = value.kind === 'scalar' ? [{ labels: {}, value: value.value }] : value.kind === 'vector' ? value.samples : [];
+    for (const sample of samples) {
+      const key = signature(sample.labels);
+      let series = bySignature.get(key);
+      if (!series) bySignature.set(key, (series = { labels: sample.labels, times: [], values: [] }));
+      series.times.push(t);
+      series.values.push(sample.value);
+    }
+  }
+  const result = [...bySignature.values()].sort((a, b) => compareLabels(a.labels, b.labels));
+  return { resultType: 'matrix', result };
+}
+
+function parse(query: string): PromNode {
+  const parsed = parsePromQL(query);
+  if (parsed.problem !== undefined) throw new UnsupportedQueryError(`invalid PromQL: ${parsed.problem}`);
+  assertSupported(parsed.tree);
+  return parsed.tree;
+}
+
+function assertSupported(node: PromNode): void {
+  if (node.kind === 'call' && !(node.name in FUNCTIONS)) throw new UnsupportedQueryError(`the function "${node.name}" is not supported by the embedded metrics store`);
+  if (node.kind === 'aggregate' && !(node.op in AGGREGATIONS)) throw new UnsupportedQueryError(`the aggregation "${node.op}" is not supported by the embedded metrics store`);
+  for (const child of children(node)) assertSupported(child);
+}
+
+function children(node: PromNode): PromNode[] {
+  switch (node.kind) {
+    case 'call':
+      return node.args;
+    case 'aggregate':
+      return node.param ? [node.param, node.expr] : [node.expr];
+    case 'binary':
+      return [node.left, node.right];
+    case 'unary':
+    case 'paren':
+    case 'subquery':
+      return [node.expr];
+    default:
+      return [];
+  }
+}
+
+class Evaluation {
+  /** Samples of each selector, loaded once for the whole query. */
+  private readonly loaded = new Map<PromNode, StoredSeries[]>();
+  /** A subquery's inner results by time: outer steps share most of their inner steps. */
+  private readonly subqueryCache = new Map<PromNode, Map<number, Value>>();
+
+  private constructor(
+    private readonly startMs: number,
+    private readonly endMs: number,
+  ) {}
+
+  static async prepare(source: SampleSource, tree: PromNode, startMs: number, endMs: number): Promise<Evaluation> {
+    const evaluation = new Evaluation(startMs, endMs);
+    const windows: { node: PromNode & { kind: 'selector' }; from: number; to: number }[] = [];
+    evaluation.collect(tree, startMs, endMs, windows);
+    await Promise.all(
+      windows.map(async (window) => {
+        evaluation.loaded.set(window.node, await source.select(window.node.matchers, window.from, window.to));
+      }),
+    );
+    return evaluation;
+  }
+
+  /** The time a selector or subquery reads at, for an evaluation at `t`. */
+  private reference(modifiers: TimeModifiers, t: number): number {
+    const base = modifiers.at === 'start' ? this.startMs : modifiers.at === 'end' ? this.endMs : (modifiers.at ?? t);
+    return base - modifiers.offsetMs;
+  }
+
+  /** Which samples each selector needs when its expression is evaluated at times in [from, to]. */
+  private collect(node: PromNode, from: number, to: number, out: { node: PromNode & { kind: 'selector' }; from: number; to: number }[]): void {
+    if (node.kind === 'selector') {
+      const [low, high] = [this.reference(node, from), this.reference(node, to)];
+      out.push({ node, from: Math.min(low, high) - (node.rangeMs ?? LOOKBACK_MS), to: Math.max(low, high) });
+      return;
+    }
+    if (node.kind === 'subquery') {
+      const [low, high] = [this.reference(node, from), this.reference(node, to)];
+      this.collect(node.expr, Math.min(low, high) - node.rangeMs, Math.max(low, high), out);
+      return;
+    }
+    for (const child of children(node)) this.collect(child, from, to, out);
+  }
+
+  at(node: PromNode, t: number): Value {
+    switch (node.kind) {
+      case 'number':
+        return { kind: 'scalar', value: node.value };
+      case 'string':
+        return { kind: 'string', value: node.value };
+      case 'paren':
+        return this.at(node.expr, t);
+      case 'selector':
+        return node.rangeMs === undefined ? { kind: 'vector', samples: this.instantSelect(node, t) } : { kind: 'matrix', series: this.rangeSelect(node, node.rangeMs, t) };
+      case 'subquery':
+        return { kind: 'matrix', series: this.subquery(node, t) };
+      case 'unary': {
+        const value = this.at(node.expr, t);
+        if (node.op === '+') return value;
+        if (value.kind === 'scalar') return { kind: 'scalar', value: -value.value };
+        return { kind: 'vector', samples: vectorOf(value).map((sample) => ({ labels: withoutName(sample.labels), value: -sample.value })) };
+      }
+      case 'aggregate':
+        return { kind: 'vector', samples: this.aggregate(node, t) };
+      case 'binary':
+        return this.binary(node, t);
+      case 'call':
+        return FUNCTIONS[node.name]!(node.args, t, this);
+    }
+  }
+
+  /** The newest sample of each series within the lookback; its time (in seconds) instead of its value when `times` is set. */
+  instantSelect(node: PromNode & { kind: 'selector' }, t: number, times = false): Sample[] {
+    const ref = this.reference(node, t);
+    const samples: Sample[] = [];
+    for (const series of this.loaded.get(node) ?? []) {
+      const index = lastAtOrBefore(series.times, ref);
+      if (index >= 0 && series.times[index]! >= ref - LOOKBACK_MS) samples.push({ labels: series.labels, value: times ? series.times[index]! / 1000 : series.values[index]! });
+    }
+    return samples;
+  }
+
+  private rangeSelect(node: PromNode & { kind: 'selector' }, rangeMs: number, t: number): RangeSeries[] {
+    const ref = this.reference(node, t);
+    const out: RangeSeries[] = [];
+    for (const series of this.loaded.get(node) ?? []) {
+      const high = lastAtOrBefore(series.times, ref);
+      let low = high;
+      while (low >= 0 && series.times[low]! >= ref - rangeMs) low -= 1;
+      if (high > low) out.push({ labels: series.labels, times: series.times.slice(low + 1, high + 1), values: series.values.slice(low + 1, high + 1) });
+    }
+    return out;
+  }
+
+  private subquery(node: PromNode & { kind: 'subquery' }, t: number): RangeSeries[] {
+    const ref = this.reference(node, t);
+    const step = node.stepMs ?? DEFAULT_SUBQUERY_STEP_MS;
+    let cache = this.subqueryCache.get(node);
+    if (!cache) this.subqueryCache.set(node, (cache = new Map<number, Value>()));
+    const bySignature = new Map<string, RangeSeries>();
+    for (let inner = Math.ceil((ref - node.rangeMs) / step) * step; inner <= ref; inner += step) {
+      let value = cache.get(inner);
+      if (!value) cache.set(inner, (value = this.at(node.expr, inner)));
+      for (const sample of vectorOf(value)) {
+        const key = signature(sample.labels);
+        let series = bySignature.get(key);
+        if (!series) bySignature.set(key, (series = { labels: sample.labels, times: [], values: [] }));
+        series.times.push(inner);
+        series.values.push(sample.value);
+      }
+    }
+    return [...bySignature.values()];
+  }
+
+  private aggregate(node: PromNode & { kind: 'aggregate' }, t: number): Sample[] {
+    const input = vectorOf(this.at(node.expr, t));
+    const param = node.param ? this.at(node.param, t) : undefined;
+    const groups = new Map<string, { labels: Labels; samples: Sample[] }>();
+    for (const sample of input) {
+      const labels = node.without ? dropLabels(sample.labels, [NAME, ...node.grouping]) : keepLabels(sample.labels, node.grouping);
+      const key = signature(labels);
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = { labels, samples: [] }));
+      group.samples.push(sample);
+    }
+    return AGGREGATIONS[node.op]!([...groups.values()], param);
+  }
+
+  private binary(node: PromNode & { kind: 'binary' }, t: number): Value {
+    const left = this.at(node.left, t);
+    const right = this.at(node.right, t);
+    const comparison = COMPARISONS.has(node.op);
+    if (left.kind === 'scalar' && right.kind === 'scalar') {
+      const value = arithmetic(node.op, left.value, right.value);
+      return { kind: 'scalar', value: comparison ? (value ? 1 : 0) : value };
+    }
+    const dropName = !comparison || node.bool;
+    if (left.kind === 'scalar' || right.kind === 'scalar') {
+      const scalarOnLeft = left.kind === 'scalar';
+      const scalar = scalarOnLeft ? (left as { value: number }).value : (right as { value: number }).value;
+      const samples: Sample[] = [];
+      for (const sample of vectorOf(scalarOnLeft ? right : left)) {
+        const value = scalarOnLeft ? arithmetic(node.op, scalar, sample.value) : arithmetic(node.op, sample.value, scalar);
+        if (comparison && !node.bool && !value) continue;
+        const result = comparison ? (node.bool ? (value ? 1 : 0) : sample.value) : value;
+        samples.push({ labels: dropName ? withoutName(sample.labels) : sample.labels, value: result });
+      }
+      return { kind: 'vector', samples };
+    }
+    const matching = node.matching ?? { on: false, labels: [], card: 'one-to-one', include: [] };
+    const lhs = vectorOf(left);
+    const rhs = vectorOf(right);
+    if (node.op === 'and' || node.op === 'or' || node.op === 'unless') return { kind: 'vector', samples: setOperation(node.op, lhs, rhs, matching) };
+    return { kind: 'vector', samples: vectorBinary(node.op, lhs, rhs, matching, node.bool, dropName) };
+  }
+
+  // Helpers the function table reads.
+  vector(node: PromNode, t: number): Sample[] {
+    return vectorOf(this.at(node, t));
+  }
+  matrix(node: PromNode, t: number): { series: RangeSeries[]; rangeStart: number; rangeEnd: number } {
+    const value = this.at(node, t);
+    if (value.kind !== 'matrix') throw new UnsupportedQueryError('expected a range vector');
+    let inner = node;
+    while (inner.kind === 'paren') inner = inner.expr;
+    const ranged = inner.kind === 'selector' || inner.kind === 'subquery' ? inner : undefined;
+    const end = ranged ? this.reference(ranged, t) : t;
+    const range = ranged?.rangeMs ?? 0;
+    return { series: value.series, rangeStart: end - range, rangeEnd: end };
+  }
+  scalar(node: PromNode, t: number): number {
+    const value = this.at(node, t);
+    if (value.kind !== 'scalar') throw new UnsupportedQueryError('expected a scalar');
+    return value.value;
+  }
+  text(node: PromNode, t: number): string {
+    const value = this.at(node, t);
+    if (value.kind !== 'string') throw new UnsupportedQueryError('expected a string');
+    return value.value;
+  }
+}
+
+function vectorOf(value: Value): Sample[] {
+  if (value.kind !== 'vector') throw new UnsupportedQueryError(`expected an instant vector, got a ${value.kind}`);
+  return value.samples;
+}
+
+/** Index of the last time ≤ t, or -1. */
+function lastAtOrBefore(times: readonly number[], t: number): number {
+  let low = 0;
+  let high = times.length - 1;
+  let found = -1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    if (times[middle]! <= t) {
+      found = middle;
+      low = middle + 1;
+    } else {
+      high = middle - 1;
+    }
+  }
+  return found;
+}
+
+// --- labels -------------------------------------------------------------------------------------
+
+export function signature(labels: Labels): string {
+  return Object.keys(labels)
+    .sort()
+    .map((key) => `${key}\u0000${labels[key]}`)
+    .join('\u0001');
+}
+
+function compareLabels(a: Labels, b: Labels): number {
+  const left = signature(a);
+  const right = signature(b);
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+function withoutName(labels: Labels): Labels {
+  if (!(NAME in labels)) return labels;
+  const { [NAME]: _name, ...rest } = labels;
+  return rest;
+}
+
+function keepLabels(labels: Labels, keep: readonly string[]): Labels {
+  const out: Record<string, string> = {};
+  for (const key of keep) if (labels[key] !== undefined && labels[key] !== '') out[key] = labels[key];
+  return out;
+}
+
+function dropLabels(labels: Labels, drop: readonly string[]): Labels {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(labels)) if (!drop.includes(key)) out[key] = value;
+  return out;
+}
+
+function matchingKey(labels: Labels, matching: VectorMatching): string {
+  return signature(matching.on ? keepLabels(labels, matching.labels) : dropLabels(labels, [NAME, ...matching.labels]));
+}
+
+// --- operators ----------------------------------------------------------------------------------
+
+const COMPARISONS = new Set(['==', '!=', '>', '<', '>=', '<=']);
+
+/** An operator's value; comparisons give 1 (true) or 0 (false). */
+function arithmetic(op: string, a: number, b: number): number {
+  switch (op) {
+    case '+':
+      return a + b;
+    case '-':
+      return a - b;
+    case '*':
+      return a * b;
+    case '/':
+      return a / b;
+    case '%':
+      return a % b;
+    case '^':
+      return a ** b;
+    case 'atan2':
+      return Math.atan2(a, b);
+    case '==':
+      return a === b ? 1 : 0;
+    case '!=':
+      return a !== b ? 1 : 0;
+    case '>':
+      return a > b ? 1 : 0;
+    case '<':
+      return a < b ? 1 : 0;
+    case '>=':
+      return a >= b ? 1 : 0;
+    case '<=':
+      return a <= b ? 1 : 0;
+    default:
+      throw new UnsupportedQueryError(`the operator "${op}" is not supported here`);
+  }
+}
+
+function setOperation(op: 'and' | 'or' | 'unless', lhs: Sample[], rhs: Sample[], matching: VectorMatching): Sample[] {
+  const rightKeys = new Set(rhs.map((sample) => matchingKey(sample.labels, matching)));
+  if (op === 'and') return lhs.filter((sample) => rightKeys.has(matchingKey(sample.labels, matching)));
+  if (op === 'unless') return lhs.filter((sample) => !rightKeys.has(matchingKey(sample.labels, matching)));
+  const leftKeys = new Set(lhs.map((sample) => matchingKey(sample.labels, matching)));
+  return [...lhs, ...rhs.filter((sample) => !leftKeys.has(matchingKey(sample.labels, matching)))];
+}
+
+function vectorBinary(op: string, lhs: Sample[], rhs: Sample[], matching: VectorMatching, bool: boolean, dropName: boolean): Sample[] {
+  const comparison = COMPARISONS.has(op);
+  // The "one" side is indexed; group_right swaps the sides' roles.
+  const [many, one] = matching.card === 'one-to-many' ? [rhs, lhs] : [lhs, rhs];
+  const oneByKey = new Map<string, Sample>();
+  for (const sample of one) {
+    const key = matchingKey(sample.labels, matching);
+    if (oneByKey.has(key)) {
+      const side = matching.card === 'one-to-one' ? 'right' : matching.card === 'many-to-one' ? 'right' : 'left';
+      throw new UnsupportedQueryError(
+        `found duplicate series for the match group on the ${side} hand-side of the operation: many-to-many matching not allowed: matching labels must be unique on one side`,
+      );
+    }
+    oneByKey.set(key, sample);
+  }
+  const seen = new Set<string>();
+  const out: Sample[] = [];
+  for (const sample of many) {
+    const key = matchingKey(sample.labels, matching);
+    const partner = oneByKey.get(key);
+    if (!partner) continue;
+    if (matching.card === 'one-to-one') {
+      if (seen.has(key))
+        throw new UnsupportedQueryError(
+          'found duplicate series for the match group on the left hand-side of the operation: many-to-many matching not allowed: matching labels must be unique on one side',
+        );
+      seen.add(key);
+    }
+    const [left, right] = matching.card === 'one-to-many' ? [partner, sample] : [sample, partner];
+    const value = arithmetic(op, left.value, right.value);
+    if (comparison && !bool && !value) continue;
+    let labels = dropName ? withoutName(sample.labels) : sample.labels;
+    if (matching.card === 'one-to-one') {
+      labels = matching.on ? keepLabels(labels, matching.labels) : dropLabels(labels, matching.labels);
+    } else {
+      const copied: Record<string, string> = { ...labels };
+      for (const label of matching.include) {
+        if (partner.labels[label] !== undefined && partner.labels[label] !== '') copied[label] = partner.labels[label];
+        else delete copied[label];
+      }
+      labels = copied;
+    }
+    out.push({ labels, value: comparison ? (bool ? value : left.value) : value });
+  }
+  if (matching.card !== 'one-to-one') {
+    const keys = new Set<string>();
+    for (const sample of out) {
+      const key = signature(sample.labels);
+      if (keys.has(key)) throw new UnsupportedQueryError('multiple matches for labels: grouping labels must ensure unique matches');
+      keys.add(key);
+    }
+  }
+  return out;
+}
+
+// --- aggregations -------------------------------------------------------------------------------
+
+type Group = { labels: Labels; samples: Sample[] };
+type Aggregation = (groups: Group[], param: Value | undefined) => Sample[];
+
+const perGroup =
+  (reduce: (values: number[]) => number): Aggregation =>
+  (groups) =>
+    groups.map((group) => ({ labels: group.labels, value: reduce(group.samples.map((sample) => sample.value)) }));
+
+const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
+const mean = (values: readonly number[]) => sum(values) / values.length;
+const variance = (values: readonly number[]) => {
+  const average = mean(values);
+  return mean(values.map((value) => (value - average) ** 2));
+};
+const minimum = (values: readonly number[]) => values.reduce((low, value) => (Number.isNaN(low) || value < low ? value : low), NaN);
+const maximum = (values: readonly number[]) => values.reduce((high, value) => (Number.isNaN(high) || value > high ? value : high), NaN);
+
+/** Prometheus's quantile: linear interpolation between the closest ranks. */
+function quantile(q: number, values: readonly number[]): number {
+  if (values.length === 0 || Number.isNaN(q)) return NaN;
+  if (q < 0) return -Infinity;
+  if (q > 1) return Infinity;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = q * (sorted.length - 1);
+  const lower = Math.max(0, Math.floor(rank));
+  const upper = Math.min(sorted.length - 1, lower + 1);
+  const weight = rank - Math.floor(rank);
+  return sorted[lower]! * (1 - weight) + sorted[upper]! * weight;
+}
+
+function scalarParam(param: Value | undefined): number {
+  if (param?.kind !== 'scalar') throw new UnsupportedQueryError('expected a scalar parameter');
+  return param.value;
+}
+
+function topOrBottom(top: boolean): Aggregation {
+  return (groups, param) => {
+    const k = Math.floor(scalarParam(param));
+    const out: Sample[] = [];
+    for (const group of groups) {
+      const sorted = [...group.samples].sort((a, b) => (top ? b.value - a.value : a.value - b.value));
+      out.push(...sorted.slice(0, Math.max(0, k)));
+    }
+    return out;
+  };
+}
+
+const AGGREGATIONS: Record<string, Aggregation> = {
+  sum: perGroup(sum),
+  avg: perGroup(mean),
+  min: perGroup(minimum),
+  max: perGroup(maximum),
+  count: perGroup((values) => values.length),
+  group: perGroup(() => 1),
+  stddev: perGroup((values) => Math.sqrt(variance(values))),
+  stdvar: perGroup(variance),
+  quantile: (groups, param) =>
+    groups.map((group) => ({
+      labels: group.labels,
+      value: quantile(
+        scalarParam(param),
+        group.samples.map((sample) => sample.value),
+      ),
+    })),
+  topk: topOrBottom(true),
+  bottomk: topOrBottom(false),
+  count_values: (groups, param) => {
+    if (param?.kind !== 'string') throw new UnsupportedQueryError('count_values expects a label name');
+    const label = param.value;
+    const counts = new Map<string, Sample>();
+    for (const group of groups) {
+      for (const sample of group.samples) {
+        const labels = { ...group.labels, [label]: formatValue(sample.value) };
+        const key = signature(labels);
+        const entry = counts.get(key);
+        if (entry) entry.value += 1;
+        else counts.set(key, { labels, value: 1 });
+      }
+    }
+    return [...counts.values()];
+  },
+};
+
+// --- functions ----------------------------------------------------------------------------------
+
+type PromFunction = (args: PromNode[], t: number, ev: Evaluation) => Value;
+
+const vectorResult = (samples: Sample[]): Value => ({ kind: 'vector', samples });
+
+/** A function of each element's value; the metric name is dropped, as in Prometheus. */
+const elementwise =
+  (apply: (value: number, args: PromNode[], t: number, ev: Evaluation) => number): PromFunction =>
+  (args, t, ev) =>
+    vectorResult(ev.vector(args[0]!, t).map((sample) => ({ labels: withoutName(sample.labels), value: apply(sample.value, args, t, ev) })));
+
+/** A function over each series' samples in the range; series without samples are left out. */
+const overTime =
+  (reduce: (values: number[], times: number[]) => number, keepName = false): PromFunction =>
+  (args, t, ev) => {
+    const { series } = ev.matrix(args[args.length - 1]!, t);
+    return vectorResult(series.filter((s) => s.values.length > 0).map((s) => ({ labels: keepName ? s.labels : withoutName(s.labels), value: reduce(s.values, s.times) })));
+  };
+
+/** rate, increase and delta: the change over the range, extrapolated to its edges as Prometheus does. */
+function extrapolated(isCounter: boolean, isRate: boolean): PromFunction {
+  return (args, t, ev) => {
+    const { series, rangeStart, rangeEnd } = ev.matrix(args[0]!, t);
+    const out: Sample[] = [];
+    for (const s of series) {
+      if (s.values.length < 2) continue;
+      const first = s.values[0]!;
+      const last = s.values[s.values.length - 1]!;
+      let result = last - first;
+      if (isCounter) {
+        for (let i = 1; i < s.values.length; i += 1) if (s.values[i]! < s.values[i - 1]!) result += s.values[i - 1]!;
+      }
+      const firstT = s.times[0]!;
+      const lastT = s.times[s.times.length - 1]!;
+      const sampled = (lastT - firstT) / 1000;
+      const average = sampled / (s.values.length - 1);
+      let toStart = (firstT - rangeStart) / 1000;
+      const toEnd = (rangeEnd - lastT) / 1000;
+      if (isCounter && result > 0 && first >= 0) {
+        const toZero = sampled * (first / result);
+        if (toZero < toStart) toStart = toZero;
+      }
+      const threshold = average * 1.1;
+      let interval = sampled;
+      interval += toStart < threshold ? toStart : average / 2;
+      interval += toEnd < threshold ? toEnd : average / 2;
+      result *= interval / sampled;
+      if (isRate) result /= (rangeEnd - rangeStart) / 1000;
+      out.push({ labels: withoutName(s.labels), value: result });
+    }
+    return vectorResult(out);
+  };
+}
+
+/** irate and idelta: from the last two samples. */
+function instantChange(isRate: boolean): PromFunction {
+  return overTimePairs((values, times) => {
+    const n = values.length;
+    const last = values[n - 1]!;
+    const previous = values[n - 2]!;
+    const change = isRate && last < previous ? last : last - previous;
+    return isRate ? change / ((times[n - 1]! - times[n - 2]!) / 1000) : change;
+  });
+}
+
+function overTimePairs(reduce: (values: number[], times: number[]) => number): PromFunction {
+  return (args, t, ev) => {
+    const { series } = ev.matrix(args[0]!, t);
+    return vectorResult(series.filter((s) => s.values.length >= 2).map((s) => ({ labels: withoutName(s.labels), value: reduce(s.values, s.times) })));
+  };
+}
+
+/** Least-squares slope and intercept of the samples, time relative to `origin` (seconds). */
+function regression(values: number[], times: number[], origin: number): { slope: number; intercept: number } {
+  let n = 0;
+  let sumX = 0;
+  let sumY = 0;
+  let sumXY = 0;
+  let sumX2 = 0;
+  for (let i = 0; i < values.length; i += 1) {
+    const x = (times[i]! - origin) / 1000;
+    n += 1;
+    sumX += x;
+    sumY += values[i]!;
+    sumXY += x * values[i]!;
+    sumX2 += x * x;
+  }
+  const covariance = sumXY - (sumX * sumY) / n;
+  const varianceX = sumX2 - (sumX * sumX) / n;
+  const slope = covariance / varianceX;
+  return { slope, intercept: sumY / n - (slope * sumX) / n };
+}
+
+/** Prometheus's bucket interpolation for histogram_quantile. */
+function bucketQuantile(q: number, buckets: { upper: number; count: number }[]): number {
+  if (Number.isNaN(q)) return NaN;
+  if (q < 0) return -Infinity;
+  if (q > 1) return Infinity;
+  buckets.sort((a, b) => a.upper - b.upper);
+  if (buckets.length < 2 || buckets[buckets.length - 1]!.upper !== Infinity) return NaN;
+  // Counts must not fall as bounds rise (they may, from scraping between increments).
+  for (let i = 1; i < buckets.length; i += 1) if (buckets[i]!.count < buckets[i - 1]!.count) buckets[i]!.count = buckets[i - 1]!.count;
+  const total = buckets[buckets.length - 1]!.count;
+  if (total === 0) return NaN;
+  const rank = q * total;
+  let b = buckets.findIndex((bucket) => bucket.count >= rank);
+  if (b === buckets.length - 1) return buckets[buckets.length - 2]!.upper;
+  if (b === 0 && buckets[0]!.upper <= 0) return buckets[0]!.upper;
+  if (b < 0) b = buckets.length - 1;
+  const start = b === 0 ? 0 : buckets[b - 1]!.upper;
+  const end = buckets[b]!.upper;
+  const below = b === 0 ? 0 : buckets[b - 1]!.count;
+  const inBucket = buckets[b]!.count - below;
+  return start + (end - start) * ((rank - below) / inBucket);
+}
+
+const dateFunction = (read: (date: Date) => number): PromFunction => {
+  return (args, t, ev) => {
+    const samples = args.length === 0 ? [{ labels: {}, value: t / 1000 }] : ev.vector(args[0]!, t);
+    return vectorResult(samples.map((sample) => ({ labels: withoutName(sample.labels), value: read(new Date(sample.value * 1000)) })));
+  };
+};
+
+const FUNCTIONS: Record<string, PromFunction> = {
+  rate: extrapolated(true, true),
+  increase: extrapolated(true, false),
+  delta: extrapolated(false, false),
+  irate: instantChange(true),
+  idelta: instantChange(false),
+  changes: overTime((values) => values.slice(1).filter((value, i) => value !== values[i] && !(Number.isNaN(value) && Number.isNaN(values[i]!))).length),
+  resets: overTime((values) => values.slice(1).filter((value, i) => value < values[i]!).length),
+  deriv: overTimePairs((values, times) => regression(values, times, times[0]!).slope),
+  predict_linear: (args, t, ev) => {
+    const { series, rangeEnd } = ev.matrix(args[0]!, t);
+    const seconds = ev.scalar(args[1]!, t);
+    return vectorResult(
+      series
+        .filter((s) => s.values.length >= 2)
+        .map((s) => {
+          const { slope, intercept } = regression(s.values, s.times, rangeEnd);
+          return { labels: withoutName(s.labels), value: slope * seconds + intercept };
+        }),
+    );
+  },
+  avg_over_time: overTime(mean),
+  min_over_time: overTime(minimum),
+  max_over_time: overTime(maximum),
+  sum_over_time: overTime(sum),
+  count_over_time: overTime((values) => values.length),
+  last_over_time: overTime((values) => values[values.length - 1]!, true),
+  present_over_time: overTime(() => 1),
+  stddev_over_time: overTime((values) => Math.sqrt(variance(values))),
+  stdvar_over_time: overTime(variance),
+  quantile_over_time: (args, t, ev) => {
+    const q = ev.scalar(args[0]!, t);
+    return overTime((values) => quantile(q, values))(args, t, ev);
+  },
+  abs: elementwise(Math.abs),
+  ceil: elementwise(Math.ceil),
+  floor: elementwise(Math.floor),
+  exp: elementwise(Math.exp),
+  sqrt: elementwise(Math.sqrt),
+  ln: elementwise(Math.log),
+  log2: elementwise(Math.log2),
+  log10: elementwise(Math.log10),
+  sgn: elementwise(Math.sign),
+  round: elementwise((value, args, t, ev) => {
+    const inverse = 1 / (args[1] ? ev.scalar(args[1], t) : 1);
+    return Math.floor(value * inverse + 0.5) / inverse;
+  }),
+  clamp: elementwise((value, args, t, ev) => Math.max(ev.scalar(args[1]!, t), Math.min(ev.scalar(args[2]!, t), value))),
+  clamp_min: elementwise((value, args, t, ev) => Math.max(ev.scalar(args[1]!, t), value)),
+  clamp_max: elementwise((value, args, t, ev) => Math.min(ev.scalar(args[1]!, t), value)),
+  timestamp: (args, t, ev) => {
+    // Of a selector, each sample's own time; of any other expression, the evaluation time.
+    const node = args[0]!;
+    const samples = node.kind === 'selector' ? ev.instantSelect(node, t, true) : ev.vector(node, t).map((sample) => ({ labels: sample.labels, value: t / 1000 }));
+    return vectorResult(samples.map((sample) => ({ labels: withoutName(sample.labels), value: sample.value })));
+  },
+  time: (_args, t) => ({ kind: 'scalar', value: t / 1000 }),
+  pi: () => ({ kind: 'scalar', value: Math.PI }),
+  vector: (args, t, ev) => vectorResult([{ labels: {}, value: ev.scalar(args[0]!, t) }]),
+  scalar: (args, t, ev) => {
+    const samples = ev.vector(args[0]!, t);
+    return { kind: 'scalar', value: samples.length === 1 ? samples[0]!.value : NaN };
+  },
+  absent: (args, t, ev) => (ev.vector(args[0]!, t).length > 0 ? vectorResult([]) : vectorResult([{ labels: absentLabels(args[0]!), value: 1 }])),
+  absent_over_time: (args, t, ev) => (ev.matrix(args[0]!, t).series.some((s) => s.values.length > 0) ? vectorResult([]) : vectorResult([{ labels: absentLabels(args[0]!), value: 1 }])),
+  sort: (args, t, ev) => vectorResult([...ev.vector(args[0]!, t)].sort((a, b) => a.value - b.value)),
+  sort_desc: (args, t, ev) => vectorResult([...ev.vector(args[0]!, t)].sort((a, b) => b.value - a.value)),
+  histogram_quantile: (args, t, ev) => {
+    const q = ev.scalar(args[0]!, t);
+    const groups = new Map<string, { labels: Labels; buckets: { upper: number; count: number }[] }>();
+    for (const sample of ev.vector(args[1]!, t)) {
+      const upper = sample.labels.le;
+      if (upper === undefined) continue;
+      const labels = dropLabels(sample.labels, [NAME, 'le']);
+      const key = signature(labels);
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = { labels, buckets: [] }));
+      group.buckets.push({ upper: parseBound(upper), count: sample.value });
+    }
+    return vectorResult([...groups.values()].map((group) => ({ labels: group.labels, value: bucketQuantile(q, group.buckets) })));
+  },
+  label_replace: (args, t, ev) => {
+    const [destination, replacement, source, pattern] = args.slice(1).map((arg) => ev.text(arg, t)) as [string, string, string, string];
+    let regex: RegExp;
+    try {
+      regex = new RegExp(`^(?:${pattern})$`, 's');
+    } catch {
+      throw new UnsupportedQueryError(`invalid regular expression in label_replace(): ${pattern}`);
+    }
+    return vectorResult(
+      ev.vector(args[0]!, t).map((sample) => {
+        const match = regex.exec(sample.labels[source] ?? '');
+        if (!match) return sample;
+        const value = replacement.replace(/\$(\d+)|\$\{(\w+)\}/g, (_whole, index: string | undefined, name: string | undefined) =>
+          index ? (match[Number(index)] ?? '') : (match.groups?.[name!] ?? ''),
+        );
+        const labels: Record<string, string> = { ...sample.labels };
+        if (value === '') delete labels[destination];
+        else labels[destination] = value;
+        return { labels, value: sample.value };
+      }),
+    );
+  },
+  label_join: (args, t, ev) => {
+    const [destination, separator, ...sources] = args.slice(1).map((arg) => ev.text(arg, t)) as [string, string, ...string[]];
+    return vectorResult(
+      ev.vector(args[0]!, t).map((sample) => {
+        const value = sources.map((source) => sample.labels[source] ?? '').join(separator);
+        const labels: Record<string, string> = { ...sample.labels };
+        if (value === '') delete labels[destination];
+        else labels[destination] = value;
+        return { labels, value: sample.value };
+      }),
+    );
+  },
+  day_of_month: dateFunction((date) => date.getUTCDate()),
+  day_of_week: dateFunction((date) => date.getUTCDay()),
+  day_of_year: dateFunction((date) => Math.floor((Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()) - Date.UTC(date.getUTCFullYear(), 0, 1)) / 86_400_000) + 1),
+  days_in_month: dateFunction((date) => new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 0)).getUTCDate()),
+  hour: dateFunction((date) => date.getUTCHours()),
+  minute: dateFunction((date) => date.getUTCMinutes()),
+  month: dateFunction((date) => date.getUTCMonth() + 1),
+  year: dateFunction((date) => date.getUTCFullYear()),
+};
+
+/** absent()'s labels: the selector's equality matchers (other than the name). */
+function absentLabels(node: PromNode): Labels {
+  const inner = node.kind === 'paren' ? node.expr : node;
+  if (inner.kind !== 'selector') return {};
+  const labels: Record<string, string> = {};
+  for (const matcher of inner.matchers) if (matcher.op === '=' && matcher.label !== NAME) labels[matcher.label] = matcher.value;
+  return labels;
+}
+
+function parseBound(text: string): number {
+  if (text === '+Inf' || text === 'Inf') return Infinity;
+  return Number(text);
+}
+
+/** A value as Prometheus's JSON writes it: NaN, +Inf, -Inf, or the shortest decimal. */
+export function formatValue(value: number): string {
+  if (Number.isNaN(value)) return 'NaN';
+  if (value === Infinity) return '+Inf';
+  if (value === -Infinity) return '-Inf';
+  return String(value);
+}
+
+/** Whether a series' labels satisfy every matcher (a missing label reads as ""). */
+export function matchesAll(labels: Labels, matchers: readonly LabelMatcher[], patterns = new Map<string, RegExp>()): boolean {
+  for (const matcher of matchers) {
+    const value = labels[matcher.label] ?? '';
+    switch (matcher.op) {
+      case '=':
+        if (value !== matcher.value) return false;
+        break;
+      case '!=':
+        if (value === matcher.value) return false;
+        break;
+      default: {
+        let pattern = patterns.get(matcher.value);
+        if (!pattern) patterns.set(matcher.value, (pattern = new RegExp(`^(?:${matcher.value})$`, 's')));
+        if (pattern.test(value) !== (matcher.op === '=~')) return false;
+      }
+    }
+  }
+  return true;
+}
