@@ -174,8 +174,10 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
 
     const paths = [endpoint.path, ...(endpoint.aliases ?? [])];
     // Names the call for the request log and the metrics (src/http/use-observability.ts).
-    router[method](paths, (_req: Request, res: Response, next: NextFunction) => {
+    router[method](paths, (req: Request, res: Response, next: NextFunction) => {
       res.locals.apiId = endpoint.apiId;
+      res.locals.route = endpoint.path;
+      res.locals.datasetId = req.params.dataset_id;
       next();
     });
 

@@ -62,7 +62,15 @@ export function useObservability({ logger, metrics }: ObservabilityOptions) {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const aborted = !res.writableFinished;
       const { transport, operation } = describe(req, res, scope);
-      metrics.observeRequest({ transport, operation, method: req.method, status: res.statusCode, seconds });
+      metrics.observeRequest({
+        transport,
+        operation,
+        method: req.method,
+        status: res.statusCode,
+        seconds,
+        route: res.locals.route as string | undefined,
+        datasetId: res.locals.datasetId as string | undefined,
+      });
       const errorCode = res.locals.errorCode as string | undefined;
       if (transport === 'rest' && errorCode) metrics.restFailure(operation, errorCode);
       const line = {

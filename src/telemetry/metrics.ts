@@ -28,6 +28,8 @@ export class BoundedLabel {
 
 export type Transport = 'rest' | 'graphql' | 'http';
 
+type ApiCallLabel = 'entity' | 'id' | 'endpoint' | 'dataset_id' | 'status';
+
 export interface RequestObservation {
   transport: Transport;
   /** API id, GraphQL operation name, or a fixed route name. */
@@ -35,7 +37,20 @@ export interface RequestObservation {
   method: string;
   status: number;
   seconds: number;
+  /** A REST entry's path template (never the raw path). */
+  route?: string;
+  /** The dataset a REST call names in its path. */
+  datasetId?: string;
 }
+
+/** The original's API entities (its node_* series), by API id; any other REST call is management. */
+const ENTITIES: Record<string, string> = {
+  'api.data.in': 'data-in',
+  'api.data.out': 'data-out',
+  'api.query.template.query': 'data-out',
+  'api.obsrv.data.sql-query': 'data-out',
+  'api.data.exhaust': 'data-out',
+};
 
 export interface MetricsOptions {
   version: string;
@@ -77,6 +92,10 @@ export class GatewayMetrics {
 
   private readonly ingestionRequests: Counter<'dataset' | 'outcome'>;
 
+  // The original's series, which the console's dashboards query (see the constructor).
+  private readonly apiCalls: Record<'total' | 'failed' | 'success', Counter<ApiCallLabel>>;
+  private readonly apiResponseTime: Gauge<ApiCallLabel>;
+
   constructor(options: MetricsOptions) {
     processMetrics();
     this.operations = new BoundedLabel(options.maxOperationLabels ?? 200);
@@ -116,6 +135,22 @@ export class GatewayMetrics {
       labelNames: ['dataset', 'outcome'],
       registers,
     });
+    const apiLabelNames = ['entity', 'id', 'endpoint', 'dataset_id', 'status'] as const;
+    const apiCounter = (name: string, help: string) => new Counter({ name, help, labelNames: apiLabelNames, registers });
+    this.apiCalls = {
+      total: apiCounter(
+        'node_total_api_calls',
+        "REST calls, by entity (data-in, data-out, management), API id, route, dataset and HTTP status (the original service's series, which the console's dashboards read).",
+      ),
+      failed: apiCounter('node_failed_api_calls', 'REST calls answered with a failure, labelled as node_total_api_calls.'),
+      success: apiCounter('node_success_api_calls', 'REST calls answered with success, labelled as node_total_api_calls.'),
+    };
+    this.apiResponseTime = new Gauge({
+      name: 'node_query_response_time',
+      help: 'Milliseconds the last REST call of each label set took, labelled as node_total_api_calls.',
+      labelNames: apiLabelNames,
+      registers,
+    });
   }
 
   observeRequest(observation: RequestObservation): void {
@@ -127,6 +162,20 @@ export class GatewayMetrics {
     };
     this.requestDuration.observe(labels, observation.seconds);
     this.requests.inc(labels);
+    if (observation.transport === 'rest' && observation.route) {
+      const success = observation.status < 400;
+      // Unlike the original (raw URL, request and response sizes), every label here is bounded.
+      const apiLabels = {
+        entity: ENTITIES[observation.operation] ?? 'management',
+        id: observation.operation,
+        endpoint: observation.route,
+        dataset_id: observation.datasetId ? this.datasets.value(observation.datasetId, success) : '',
+        status: String(observation.status),
+      };
+      this.apiCalls.total.inc(apiLabels);
+      this.apiCalls[success ? 'success' : 'failed'].inc(apiLabels);
+      this.apiResponseTime.set(apiLabels, observation.seconds * 1000);
+    }
   }
 
   restFailure(apiId: string, code: string): void {

@@ -3,7 +3,7 @@
 // carries its `instance` label) and all read every series.
 import type pg from 'pg';
 import type { LabelMatcher } from '../promql/parser.js';
-import { matchesAll, signature, type Labels, type SampleSource, type StoredSeries } from '../promql/evaluator.js';
+import { matchesAll, type Labels, type SampleSource, type StoredSeries } from '../promql/evaluator.js';
 
 export interface SampleBatch {
   atMs: number;
@@ -22,7 +22,7 @@ export class MetricsStore implements SampleSource {
   /** Writes one sampling of many series in two statements: the series (new ones added), then the samples. */
   async write(batch: SampleBatch): Promise<void> {
     if (batch.samples.length === 0) return;
-    const keys = batch.samples.map((sample) => signature(sample.labels));
+    const keys = batch.samples.map((sample) => seriesKey(sample.labels));
     const unknown = keys.map((key, index) => ({ key, index })).filter(({ key }) => !this.ids.has(key));
     if (unknown.length > 0) {
       // DO UPDATE (not DO NOTHING) so RETURNING gives the id of a series another gateway added first.
@@ -71,8 +71,8 @@ export class MetricsStore implements SampleSource {
   /** Every series with a sample in [fromMs, toMs] that the matchers select (all, with none): for /api/v1/series and label listings. */
   async series(matcherSets: readonly (readonly LabelMatcher[])[], fromMs: number, toMs: number): Promise<Labels[]> {
     const rows = await this.pool.query<{ labels: Record<string, string> }>(
-      `SELECT labels FROM metric_series s WHERE s.last_sample_ms >= $1 - 3600000
-          AND EXISTS (SELECT 1 FROM metric_samples m WHERE m.series_id = s.id AND m.at_ms BETWEEN $1 AND $2)`,
+      `SELECT labels FROM metric_series s WHERE s.last_sample_ms >= $1::bigint - 3600000
+          AND EXISTS (SELECT 1 FROM metric_samples m WHERE m.series_id = s.id AND m.at_ms BETWEEN $1::bigint AND $2::bigint)`,
       [fromMs, toMs],
     );
     const patterns = new Map<string, RegExp>();
@@ -94,6 +94,11 @@ export class TooManySeriesError extends Error {
   constructor(readonly count: number) {
     super(`the query selects ${count} series; at most ${MAX_SERIES_PER_SELECTOR} may be read by one selector: add label matchers`);
   }
+}
+
+/** A series' identity in the table: its labels sorted, as JSON (text PostgreSQL can hold, whatever the values). */
+function seriesKey(labels: Labels): string {
+  return JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** `{1,2.5,NaN,Infinity}` → numbers (PostgreSQL's array text; Number() reads NaN and ±Infinity as written). */
