@@ -79,6 +79,11 @@ export function expectOk<T>(outcome: Outcome<T>): T {
   return outcome.value;
 }
 
+/** The outcome with its value made into another (a transport's spelling into the contract's). */
+export function mapOutcome<T, U>(outcome: Outcome<T>, map: (value: T) => U): Outcome<U> {
+  return outcome.ok ? { ok: true, value: map(outcome.value) } : outcome;
+}
+
 /** A failure with this code and a message matching `message`. */
 export function expectFailure(outcome: Outcome<unknown>, code: string, message?: RegExp): void {
   expect(outcome.ok ? { ok: true } : { ok: false, code: outcome.code }).toEqual({ ok: false, code });
