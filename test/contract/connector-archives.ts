@@ -9,7 +9,8 @@ import { HOSTILE_CASES, oversizedUpload } from '../support/hostile-archives.js';
 import { expectFailure, expectOk, type Outcome, type SuiteContext } from './harness.js';
 
 export interface ArchivesDriver {
-  register(bytes: Buffer, filename: string): Promise<Outcome<unknown>>;
+  /** Registers a distribution: the answer's message (GraphQL's payload also lists the versions; test/graphql/connectors.test.ts). */
+  register(bytes: Buffer, filename: string): Promise<Outcome<{ message: string }>>;
 }
 
 async function exists(file: string): Promise<boolean> {

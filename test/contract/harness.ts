@@ -79,6 +79,11 @@ export function expectOk<T>(outcome: Outcome<T>): T {
   return outcome.value;
 }
 
+/** The outcome with its value made into another (a transport's spelling into the contract's). */
+export function mapOutcome<T, U>(outcome: Outcome<T>, map: (value: T) => U): Outcome<U> {
+  return outcome.ok ? { ok: true, value: map(outcome.value) } : outcome;
+}
+
 /** A failure with this code and a message matching `message`. */
 export function expectFailure(outcome: Outcome<unknown>, code: string, message?: RegExp): void {
   expect(outcome.ok ? { ok: true } : { ok: false, code: outcome.code }).toEqual({ ok: false, code });
@@ -88,19 +93,27 @@ export function expectFailure(outcome: Outcome<unknown>, code: string, message?:
 const STATUS_OF_KIND: Record<string, number> = ERROR_KINDS;
 
 /**
+ * Codes an endpoint answers with another kind, and HTTP status, than the catalogue's: ingestion
+ * answers its lookups (DATASET_NOT_FOUND, TOPIC_NOT_FOUND) with responseCode BAD_REQUEST and HTTP 404.
+ */
+export type KindOverrides = Readonly<Record<string, { kind: string; status: number }>>;
+
+const kindOf = (code: string, overrides: KindOverrides): string | undefined => overrides[code]?.kind ?? (ERROR_CATALOGUE as Record<string, string>)[code];
+
+/**
  * Reads a REST answer: the envelope's `result` on success, else its error. Every answer's envelope
  * is checked on the way (status SUCCESS/FAILED, responseCode agreeing with the HTTP status).
  */
-export function restOutcome<T = unknown>(response: Response): Outcome<T> {
+export function restOutcome<T = unknown>(response: Response, overrides: KindOverrides = {}): Outcome<T> {
   const body = response.body as { params?: { status?: string }; responseCode?: string; result?: unknown; error?: { code?: string; message?: string } };
   if (response.status === 200) {
     expect({ status: body.params?.status, responseCode: body.responseCode }).toEqual({ status: 'SUCCESS', responseCode: 'OK' });
     return { ok: true, value: body.result as T };
   }
   const code = body.error?.code ?? `HTTP_${response.status}`;
-  const kind = (ERROR_CATALOGUE as Record<string, string>)[code];
+  const kind = kindOf(code, overrides);
   expect({ status: response.status, params: body.params?.status, responseCode: body.responseCode }).toEqual({
-    status: kind ? STATUS_OF_KIND[kind] : response.status,
+    status: overrides[code]?.status ?? (kind ? STATUS_OF_KIND[kind] : response.status),
     params: 'FAILED',
     responseCode: kind ?? body.responseCode,
   });
@@ -119,14 +132,14 @@ export function graphqlOutcome<T = unknown>(response: GraphQLResponse, field: st
  * does the envelope): HTTP 200, one error, its extensions.responseCode the kind of its code. A masked
  * unexpected error carries its code only (src/server.ts formatGraphQLError).
  */
-export function graphqlServiceOutcome<T>(response: GraphQLResponse, field: string): Outcome<T> {
+export function graphqlServiceOutcome<T>(response: GraphQLResponse, field: string, overrides: KindOverrides = {}): Outcome<T> {
   const outcome = graphqlOutcome<T>(response, field);
   if (!outcome.ok) {
     const masked = outcome.code === 'INTERNAL_SERVER_ERROR';
     expect({ status: response.status, errors: response.errors?.length, responseCode: response.errors?.[0]?.extensions?.responseCode }).toEqual({
       status: 200,
       errors: 1,
-      responseCode: masked ? undefined : (ERROR_CATALOGUE as Record<string, string>)[outcome.code],
+      responseCode: masked ? undefined : kindOf(outcome.code, overrides),
     });
   }
   return outcome;

@@ -4,6 +4,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Response } from 'supertest';
+import { distributionTarGz, uiSpec } from './archives.js';
 import { startTestGateway, type TestGateway } from './gateway.js';
 
 export interface StoreGateway extends TestGateway {
@@ -44,6 +45,49 @@ export async function filesUnder(dir: string): Promise<string[]> {
 export async function registrySnapshot(gw: TestGateway): Promise<unknown[]> {
   const rows = await gw.sql('SELECT * FROM connector_registry ORDER BY id');
   return rows.rows;
+}
+
+/** A registry row written with SQL, for states no registration makes (a Draft) or to arrange one quickly. */
+export async function insertConnector(gw: TestGateway, connectorId: string, version: string, status: 'Draft' | 'Retired'): Promise<string> {
+  const id = `${connectorId}-${version}`;
+  await gw.sql(
+    `INSERT INTO connector_registry (id, connector_id, name, type, category, version, technology, runtime, status, ui_spec, created_by, updated_by)
+     VALUES ($1, $2, $3, 'source', 'File', $4, 'python', 'spark', $5, $6, 'SYSTEM', 'SYSTEM')`,
+    [id, connectorId, `${status} One`, version, status, JSON.stringify(uiSpec(`${status} One`))],
+  );
+  return id;
+}
+
+/** The registry status of version `id` (undefined when there is no such row). */
+export async function registryStatus(gw: TestGateway, id: string): Promise<string | undefined> {
+  const rows = await gw.sql<{ status: string }>('SELECT status FROM connector_registry WHERE id = $1', [id]);
+  return rows.rows[0]?.status;
+}
+
+/** The ui specs of the two connectors a multiTenantDistribution() declares. */
+export const MULTI_TENANT_UI = { 'ms-s3': uiSpec('S3'), 'ms-gcs': uiSpec('GCS') };
+/** The versions a multiTenantDistribution() declares, in its order. */
+export const MULTI_TENANT_CONNECTORS = ['ms-s3-0.2.0', 'ms-gcs-0.2.0'];
+
+/**
+ * A multi-tenant distribution (tenant "multiple", id multi-store 0.2.0) declaring two connectors,
+ * AWS S3 (with a description) and Google Cloud Storage, each with its own ui spec; `withList: false`
+ * leaves the connectors list out, which makes its metadata invalid.
+ */
+export function multiTenantDistribution({ withList = true } = {}): Buffer {
+  if (!withList) return distributionTarGz({ id: 'multi-store', version: '0.2.0', category: 'File', metadata: { tenant: 'multiple' }, uiConfig: MULTI_TENANT_UI });
+  return distributionTarGz({
+    id: 'multi-store',
+    version: '0.2.0',
+    uiConfig: MULTI_TENANT_UI,
+    metadataText: JSON.stringify({
+      metadata: { id: 'multi-store', version: '0.2.0', name: 'Object Store', category: 'File', technology: 'python', runtime: 'spark', tenant: 'multiple' },
+      connectors: [
+        { id: 'ms-s3', name: 'AWS S3', description: 'S3 buckets' },
+        { id: 'ms-gcs', name: 'Google Cloud Storage' },
+      ],
+    }),
+  });
 }
 
 /** POST /v2/connector/register with the file in part `file3`, as the contract's clients send it. */

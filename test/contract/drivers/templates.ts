@@ -4,7 +4,7 @@
 import { envelope, graphql } from '../../support/api.js';
 import type { TestGateway } from '../../support/gateway.js';
 import { TEMPLATE_API } from '../../support/templates.js';
-import { graphqlServiceOutcome, restOutcome, type Outcome } from '../harness.js';
+import { graphqlServiceOutcome, mapOutcome, restOutcome } from '../harness.js';
 import type { QueryType, TemplateQuery, TemplateRecord, TemplatesDriver } from '../templates.js';
 
 export function restTemplatesDriver(gw: TestGateway): TemplatesDriver {
@@ -47,25 +47,20 @@ function asRecord(template: QueryTemplate): TemplateRecord {
 const queryText = (query: TemplateQuery | undefined) => (query === undefined || typeof query === 'string' ? query : JSON.stringify(query));
 const queryTypeEnum = (queryType: QueryType | undefined) => queryType?.toUpperCase();
 
-/** The outcome's value made into the contract's spelling. */
-function mapped<T, U>(outcome: Outcome<T>, map: (value: T) => U): Outcome<U> {
-  return outcome.ok ? { ok: true, value: map(outcome.value) } : outcome;
-}
-
 export function graphqlTemplatesDriver(gw: TestGateway): TemplatesDriver {
   return {
     async create({ template_name, query_type, query }) {
       const response = await graphql(gw, 'mutation($input: CreateQueryTemplateInput!) { createTemplate(input: $input) { message template { id name } } }', {
         input: { name: template_name, queryType: queryTypeEnum(query_type), query: queryText(query) },
       });
-      return mapped(graphqlServiceOutcome<{ message: string; template: { id: string; name: string } }>(response, 'createTemplate'), ({ message, template }) => ({
+      return mapOutcome(graphqlServiceOutcome<{ message: string; template: { id: string; name: string } }>(response, 'createTemplate'), ({ message, template }) => ({
         template_id: template.id,
         template_name: template.name,
         message,
       }));
     },
     async read(id) {
-      return mapped(graphqlServiceOutcome<QueryTemplate>(await graphql(gw, `query($id: ID!) { template(id: $id) { ${FIELDS} } }`, { id }), 'template'), asRecord);
+      return mapOutcome(graphqlServiceOutcome<QueryTemplate>(await graphql(gw, `query($id: ID!) { template(id: $id) { ${FIELDS} } }`, { id }), 'template'), asRecord);
     },
     async list({ filters, sortBy, limit } = {}) {
       const response = await graphql(
@@ -77,17 +72,17 @@ export function graphqlTemplatesDriver(gw: TestGateway): TemplatesDriver {
           first: limit ?? null,
         },
       );
-      return mapped(graphqlServiceOutcome<{ nodes: QueryTemplate[] }>(response, 'templates'), ({ nodes }) => nodes.map(asRecord));
+      return mapOutcome(graphqlServiceOutcome<{ nodes: QueryTemplate[] }>(response, 'templates'), ({ nodes }) => nodes.map(asRecord));
     },
     async update(id, { template_name, query_type, query }) {
       const response = await graphql(gw, 'mutation($id: ID!, $input: UpdateQueryTemplateInput!) { updateTemplate(id: $id, input: $input) { message template { id } } }', {
         id,
         input: { name: template_name, queryType: queryTypeEnum(query_type), query: queryText(query) },
       });
-      return mapped(graphqlServiceOutcome<{ message: string; template: { id: string } }>(response, 'updateTemplate'), ({ message, template }) => ({ message, templateId: template.id }));
+      return mapOutcome(graphqlServiceOutcome<{ message: string; template: { id: string } }>(response, 'updateTemplate'), ({ message, template }) => ({ message, templateId: template.id }));
     },
     async remove(id) {
-      return mapped(graphqlServiceOutcome<{ message: string }>(await graphql(gw, 'mutation($id: ID!) { deleteTemplate(id: $id) { message } }', { id }), 'deleteTemplate'), ({ message }) => ({
+      return mapOutcome(graphqlServiceOutcome<{ message: string }>(await graphql(gw, 'mutation($id: ID!) { deleteTemplate(id: $id) { message } }', { id }), 'deleteTemplate'), ({ message }) => ({
         message,
       }));
     },
