@@ -381,7 +381,15 @@ export interface Answer {
 }
 
 /** Upstream failures that are the right answer when a system behind the gateway is down or refuses. */
-export const UPSTREAM_CODES = new Set(['NOTIFICATION_FAILED', 'ALERT_MANAGER_FAILED', 'DATABASE_UNAVAILABLE', 'EVENT_BUS_UNAVAILABLE', 'DATA_OUT_QUERY_TIMEOUT', 'ERR_BAD_REQUEST']);
+export const UPSTREAM_CODES = new Set([
+  'NOTIFICATION_FAILED',
+  'ALERT_MANAGER_FAILED',
+  'DATABASE_UNAVAILABLE',
+  'EVENT_BUS_UNAVAILABLE',
+  'DATA_OUT_QUERY_TIMEOUT',
+  'ERR_BAD_REQUEST',
+  'DATA_METRICS_UNAVAILABLE',
+]);
 
 /**
  * Codes the contract itself gives responseCode INTERNAL_SERVER_ERROR (HTTP 500) for a caller's bad
@@ -394,6 +402,8 @@ export function restProblems(answer: Answer, endpoint: RestEndpoint): string[] {
   const problems: string[] = [];
   const body = answer.body;
   if (!answer.contentType.includes('application/json') || !body || typeof body !== 'object') return [`answer is not a JSON object (status ${answer.status}, ${answer.contentType})`];
+  // An entry answering without an envelope (rows for BI tools, Prometheus's JSON) does so on success only.
+  if (endpoint.bareResult && answer.status < 300) return body.params === undefined ? [] : ['a bare-result entry answered a 2xx in an envelope'];
   if (body.id !== endpoint.apiId && body.id !== 'api') problems.push(`envelope id ${JSON.stringify(body.id)}`);
   if (answer.status < 300) {
     if (body.params?.status !== 'SUCCESS' || body.responseCode !== 'OK') problems.push('a 2xx without the success envelope');

@@ -1,0 +1,130 @@
+// `npm run bench:metrics`: the embedded metrics store under the console's dashboard queries.
+//
+// Starts a gateway on an embedded PostgreSQL of its own (sampling off, so nothing else writes),
+// fills the store with 24 hours of samples at 15-second steps for BENCH_DATASETS datasets (default
+// 50): the ingestion counters of each (4 stages), a request-duration histogram per dataset
+// (12 buckets, sum, count) and the node_* API series, as the sampler writes them. Then runs each
+// query BENCH_RUNS times (default 20) through POST /v2/data/metrics and prints p50/p99 latency, the
+// answer's size, and the store's disk footprint per day. Target (issue 19): p99 < 200 ms for a
+// 24-hour range at 15 s steps over 50 datasets.
+import { log, logMachine, positiveIntegerSetting, printTable, runBench } from './support.js';
+import { startLocalGateway } from './local-gateway.js';
+
+const DAY_MS = 86_400_000;
+const STEP_MS = 15_000;
+const TARGET_P99_MS = 200;
+const BUCKETS = ['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '+Inf'];
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function main(): Promise<boolean> {
+  const datasets = positiveIntegerSetting('BENCH_DATASETS', 50);
+  const runs = positiveIntegerSetting('BENCH_RUNS', 20);
+  logMachine();
+  const local = await startLocalGateway({ METRICS_SAMPLE_INTERVAL_SECONDS: '0', AUTH_MODE: 'none' });
+  try {
+    const pool = local.gateway.database.pool;
+    const { MetricsStore } = await import('../src/platform/metrics-store/store.js');
+    const store = new MetricsStore(pool);
+    const end = Math.floor(Date.now() / STEP_MS) * STEP_MS;
+    const start = end - DAY_MS;
+
+    // The series, written once through the store (as the sampler does), then a day of samples in bulk.
+    const base = { job: 'gateway', instance: 'bench:1' };
+    const series: Record<string, string>[] = [];
+    for (let d = 0; d < datasets; d++) {
+      const dataset = `dataset-${String(d).padStart(3, '0')}`;
+      for (const stage of ['received', 'processed', 'duplicate', 'failed']) series.push({ __name__: 'gateway_ingestion_events_total', ...base, dataset, stage });
+      for (const le of BUCKETS) series.push({ __name__: 'gateway_ingest_duration_seconds_bucket', ...base, dataset, le });
+      series.push({ __name__: 'gateway_ingest_duration_seconds_sum', ...base, dataset });
+      series.push({ __name__: 'gateway_ingest_duration_seconds_count', ...base, dataset });
+      series.push({ __name__: 'node_total_api_calls', ...base, entity: 'data-in', id: 'api.data.in', exported_endpoint: '/v2/data/in/:dataset_id', dataset_id: dataset, status: '200' });
+      series.push({ __name__: 'node_query_response_time', ...base, entity: 'data-in', id: 'api.data.in', exported_endpoint: '/v2/data/in/:dataset_id', dataset_id: dataset, status: '200' });
+    }
+    log(`writing ${series.length} series × ${DAY_MS / STEP_MS} samples (24 h at 15 s)…`);
+    await store.write({ atMs: start, samples: series.map((labels) => ({ labels, value: 0 })) });
+    const loadStarted = Date.now();
+    // Counters grow by a per-series rate (buckets cumulative by their bound); gauges wander.
+    // An hour per statement (the pool's statement timeout holds for the bench's writes too).
+    for (let from = start + STEP_MS; from <= end; from += 3_600_000) {
+      const to = Math.min(end, from + 3_600_000 - STEP_MS);
+      await pool.query(
+        `INSERT INTO metric_samples (series_id, at_ms, value)
+       SELECT s.id, t, CASE
+           WHEN s.name = 'node_query_response_time' THEN 5 + (s.id * 7 + t / $3) % 40
+           WHEN s.labels->>'le' IS NOT NULL THEN ((t - $1) / $3) * (1 + s.id % 5) * least(1, (CASE WHEN s.labels->>'le' = '+Inf' THEN 'Infinity' ELSE s.labels->>'le' END)::float8 * 4)
+           ELSE ((t - $1) / $3) * (1 + s.id % 13) END
+         FROM metric_series s, generate_series($4::bigint, $2::bigint, $3::bigint) AS t
+       ON CONFLICT DO NOTHING`,
+        [start, to, STEP_MS, from],
+      );
+    }
+    await pool.query('UPDATE metric_series SET last_sample_ms = $1', [end]);
+    await pool.query('VACUUM ANALYZE metric_samples');
+    await pool.query('VACUUM ANALYZE metric_series');
+    const footprint = await pool.query<{ samples: string; rows: string; series: string }>(
+      `SELECT pg_total_relation_size('metric_samples') AS samples, (SELECT count(*) FROM metric_samples) AS rows, pg_total_relation_size('metric_series') AS series`,
+    );
+    const sampleBytes = Number(footprint.rows[0]!.samples);
+    const rows = Number(footprint.rows[0]!.rows);
+    log(`loaded ${rows.toLocaleString('en')} samples in ${((Date.now() - loadStarted) / 1000).toFixed(1)} s`);
+
+    const queries: [string, { url: string; query: string }][] = [
+      [
+        '24 h range: sum by (dataset) (increase(...received[5m])), 50 series',
+        { url: '/prom/api/v1/query_range', query: 'sum by (dataset) (increase(gateway_ingestion_events_total{stage="received"}[5m]))' },
+      ],
+      [
+        '24 h range: failure % by dataset (2 selectors, 200 series)',
+        { url: '/prom/api/v1/query_range', query: '100 * sum by (dataset) (rate(gateway_ingestion_events_total{stage="failed"}[5m])) / sum by (dataset) (rate(gateway_ingestion_events_total[5m]))' },
+      ],
+      [
+        '24 h range: p95 ingest latency (histogram_quantile, 600 series)',
+        { url: '/prom/api/v1/query_range', query: 'histogram_quantile(0.95, sum by (le) (rate(gateway_ingest_duration_seconds_bucket[5m])))' },
+      ],
+      ['instant: console API calls by endpoint (increase[5m])', { url: '/prom/api/v1/query', query: 'sum by (exported_endpoint) (increase(node_total_api_calls{entity="data-in"}[5m]))' }],
+      [
+        'instant: console max response time over the day (subquery 1440m:5m)',
+        { url: '/prom/api/v1/query', query: 'max_over_time(max by (job) (node_query_response_time{entity="data-in"})[1440m:5m])' },
+      ],
+    ];
+    const table: string[][] = [];
+    let met = true;
+    for (const [name, { url, query }] of queries) {
+      const params = url.endsWith('query_range') ? { query, start: String(start / 1000), end: String(end / 1000), step: '15s' } : { query, time: String(end / 1000) };
+      const times: number[] = [];
+      let bytes = 0;
+      let points = 0;
+      for (let run = 0; run < runs + 2; run++) {
+        const began = process.hrtime.bigint();
+        const response = await fetch(`${local.url}/v2/data/metrics`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: { url, params } }) });
+        const text = await response.text();
+        const elapsed = Number(process.hrtime.bigint() - began) / 1e6;
+        if (response.status !== 200) throw new Error(`${name}: ${response.status} ${text.slice(0, 300)}`);
+        if (run >= 2) times.push(elapsed); // two warm-up runs
+        bytes = text.length;
+        const data = (JSON.parse(text) as { data: { result: { values?: unknown[] }[] } }).data;
+        points = data.result.reduce((total, entry) => total + (entry.values?.length ?? 1), 0);
+      }
+      times.sort((a, b) => a - b);
+      const p99 = percentile(times, 99);
+      if (url.endsWith('query_range') && p99 > TARGET_P99_MS) met = false;
+      table.push([name, points.toLocaleString('en'), `${(bytes / 1024).toFixed(0)} KiB`, percentile(times, 50).toFixed(0), p99.toFixed(0)]);
+    }
+    printTable(['query (through POST /v2/data/metrics)', 'points', 'answer', 'p50 ms', 'p99 ms'], table);
+    const perSample = sampleBytes / rows;
+    const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
+    console.log(
+      `disk: ${mib(sampleBytes)} for ${rows.toLocaleString('en')} samples (${perSample.toFixed(0)} bytes each, index included) + ${mib(Number(footprint.rows[0]!.series))} of series;` +
+        ` ${series.length} series at 15 s = ${mib(sampleBytes)} per day, ${mib(sampleBytes * 7)} for the default 7-day retention`,
+    );
+    console.log(`target: 24-hour range queries p99 < ${TARGET_P99_MS} ms — ${met ? 'MET' : 'MISSED'}`);
+    return true;
+  } finally {
+    await local.stop();
+  }
+}
+
+runBench(main);
