@@ -6,7 +6,7 @@
 // test/rest/* and test/graphql/*; the REST driver also checks the envelope of every answer it reads.
 import { afterAll, beforeAll, describe, expect } from '@jest/globals';
 import type { Response } from 'supertest';
-import { ERROR_CATALOGUE, ERROR_KINDS } from '../../src/errors.js';
+import { ERROR_CATALOGUE, GatewayError, type ErrorCode } from '../../src/errors.js';
 import type { GraphQLResponse } from '../support/api.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
@@ -85,11 +85,10 @@ export function expectFailure(outcome: Outcome<unknown>, code: string, message?:
   if (message && !outcome.ok) expect(outcome.message).toMatch(message);
 }
 
-const STATUS_OF_KIND: Record<string, number> = ERROR_KINDS;
-
 /**
  * Reads a REST answer: the envelope's `result` on success, else its error. Every answer's envelope
- * is checked on the way (status SUCCESS/FAILED, responseCode agreeing with the HTTP status).
+ * is checked on the way (status SUCCESS/FAILED, responseCode agreeing with the HTTP status). A code's
+ * HTTP status is the one src/errors.ts gives it: its kind's, or its own (502 for a manager that failed).
  */
 export function restOutcome<T = unknown>(response: Response): Outcome<T> {
   const body = response.body as { params?: { status?: string }; responseCode?: string; result?: unknown; error?: { code?: string; message?: string } };
@@ -100,7 +99,7 @@ export function restOutcome<T = unknown>(response: Response): Outcome<T> {
   const code = body.error?.code ?? `HTTP_${response.status}`;
   const kind = (ERROR_CATALOGUE as Record<string, string>)[code];
   expect({ status: response.status, params: body.params?.status, responseCode: body.responseCode }).toEqual({
-    status: kind ? STATUS_OF_KIND[kind] : response.status,
+    status: kind ? new GatewayError(code as ErrorCode, '').httpStatus : response.status,
     params: 'FAILED',
     responseCode: kind ?? body.responseCode,
   });
