@@ -6,7 +6,7 @@
 // test/rest/* and test/graphql/*; the REST driver also checks the envelope of every answer it reads.
 import { afterAll, beforeAll, describe, expect } from '@jest/globals';
 import type { Response } from 'supertest';
-import { ERROR_CATALOGUE, ERROR_KINDS } from '../../src/errors.js';
+import { ERROR_CATALOGUE, GatewayError, type ErrorCode } from '../../src/errors.js';
 import type { GraphQLResponse } from '../support/api.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
@@ -90,8 +90,6 @@ export function expectFailure(outcome: Outcome<unknown>, code: string, message?:
   if (message && !outcome.ok) expect(outcome.message).toMatch(message);
 }
 
-const STATUS_OF_KIND: Record<string, number> = ERROR_KINDS;
-
 /**
  * Codes an endpoint answers with another kind, and HTTP status, than the catalogue's: ingestion
  * answers its lookups (DATASET_NOT_FOUND, TOPIC_NOT_FOUND) with responseCode BAD_REQUEST and HTTP 404.
@@ -102,7 +100,8 @@ const kindOf = (code: string, overrides: KindOverrides): string | undefined => o
 
 /**
  * Reads a REST answer: the envelope's `result` on success, else its error. Every answer's envelope
- * is checked on the way (status SUCCESS/FAILED, responseCode agreeing with the HTTP status).
+ * is checked on the way (status SUCCESS/FAILED, responseCode agreeing with the HTTP status). A code's
+ * HTTP status is the one src/errors.ts gives it: its kind's, or its own (502 for a manager that failed).
  */
 export function restOutcome<T = unknown>(response: Response, overrides: KindOverrides = {}): Outcome<T> {
   const body = response.body as { params?: { status?: string }; responseCode?: string; result?: unknown; error?: { code?: string; message?: string } };
@@ -113,7 +112,7 @@ export function restOutcome<T = unknown>(response: Response, overrides: KindOver
   const code = body.error?.code ?? `HTTP_${response.status}`;
   const kind = kindOf(code, overrides);
   expect({ status: response.status, params: body.params?.status, responseCode: body.responseCode }).toEqual({
-    status: overrides[code]?.status ?? (kind ? STATUS_OF_KIND[kind] : response.status),
+    status: overrides[code]?.status ?? (kind ? new GatewayError(code as ErrorCode, '').httpStatus : response.status),
     params: 'FAILED',
     responseCode: kind ?? body.responseCode,
   });

@@ -1,6 +1,8 @@
 // Real servers the alerting tests talk to: an SMTP sink, an HTTP recorder (a webhook receiver, or a
 // stand-in for Alertmanager's and Grafana's HTTP APIs that answers like them and records every
-// call), and the real Prometheus Alertmanager binary when Debian's package is installed.
+// call), a gateway started with them, and the real Prometheus Alertmanager binary when Debian's
+// package is installed. Also what the tests send (silences, aliases, channels), find stored and see
+// the managers asked.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -11,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { findFreePort } from '../../src/platform/database/embedded.js';
+import { startTestGateway, type TestGateway } from './gateway.js';
 
 // ---------------------------------------------------------------------------------------------
 // SMTP sink
@@ -201,6 +204,8 @@ export interface AlertingFixtures {
   dataDir: string;
   /** Gateway environment: both managers, SMTP, and the webhook receiver allowed by name. */
   env: Record<string, string>;
+  /** Puts back every recorder's default answer and lets SMTP accept every recipient (after each test). */
+  reset(): void;
   stop(): Promise<void>;
 }
 
@@ -226,11 +231,115 @@ export async function startAlertingFixtures(): Promise<AlertingFixtures> {
       NOTIFY_TIMEOUT_MS: '2000',
       DATA_DIR: dataDir,
     },
+    reset() {
+      alertmanager.reset();
+      grafana.reset();
+      webhook.reset();
+      smtp.refuse.clear();
+    },
     async stop() {
       await Promise.all([alertmanager.stop(), grafana.stop(), webhook.stop(), smtp.stop()]);
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A gateway with alerting fixtures of its own (started first, stopped after it). */
+export interface AlertingGateway extends TestGateway {
+  fx: AlertingFixtures;
+}
+
+export async function startAlertingGateway(env: Record<string, string> = {}): Promise<AlertingGateway> {
+  const fx = await startAlertingFixtures();
+  let gw: TestGateway;
+  try {
+    gw = await startTestGateway({ ...fx.env, ...env });
+  } catch (error) {
+    await fx.stop();
+    throw error;
+  }
+  return {
+    ...gw,
+    fx,
+    async stop() {
+      await gw.stop();
+      await fx.stop();
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the alerting tests send (the REST contract's spelling: managers and types in lower case),
+// what they find stored, and what the managers were asked. Every call makes ids and names of its own.
+
+export function hoursFromNow(hours: number): string {
+  return new Date(Date.now() + hours * 3_600_000).toISOString();
+}
+
+export interface SilenceBody {
+  alertId: string;
+  manager: string;
+  startDate: string;
+  endDate: string;
+  comment?: string;
+}
+
+/** A silence of a new alert at the embedded manager, from now for two hours. */
+export function silenceBody(overrides: Partial<SilenceBody> = {}): SilenceBody {
+  return { startDate: hoursFromNow(0), endDate: hoursFromNow(2), alertId: randomUUID(), manager: 'embedded', ...overrides };
+}
+
+export interface AliasBody {
+  alias: string;
+  component: string;
+  metric: string;
+  subComponent?: string;
+  context?: unknown;
+}
+
+export function aliasBody(overrides: Partial<AliasBody> = {}): AliasBody {
+  return { alias: `alias ${randomUUID()}`, component: 'Processing', metric: 'sum(rate(flink_failed_events_total{dataset="d1"}[5m]))', ...overrides };
+}
+
+export interface ChannelConfig {
+  recipientAddresses?: string;
+  subject?: string;
+  message?: string;
+  webhookUrl?: string;
+}
+
+export interface ChannelBody {
+  manager: string;
+  name: string;
+  type: string;
+  config: ChannelConfig;
+}
+
+export function emailChannel(overrides: Partial<ChannelBody> = {}): ChannelBody {
+  return { manager: 'embedded', name: `mail ${randomUUID()}`, type: 'email', config: { recipientAddresses: 'ops@example.com;oncall@example.com', subject: 'Gateway alert' }, ...overrides };
+}
+
+/** A Slack channel posting to the fixtures' webhook receiver (whose host the gateway allows). */
+export function slackChannel(webhook: HttpRecorder, overrides: Partial<ChannelBody> = {}): ChannelBody {
+  return { manager: 'embedded', name: `slack ${randomUUID()}`, type: 'slack', config: { webhookUrl: `${webhook.url}/hooks/T000/B000` }, ...overrides };
+}
+
+async function rows(gw: TestGateway, sql: string, values: unknown[]): Promise<any[]> {
+  return (await gw.sql(sql, values)).rows;
+}
+
+export const silencesOf = (gw: TestGateway, alertId: string) => rows(gw, 'SELECT * FROM alert_silences WHERE alert_id::text = $1', [alertId]);
+export const aliasesNamed = (gw: TestGateway, alias: string) => rows(gw, 'SELECT * FROM metric_aliases WHERE alias = $1', [alias]);
+export const channelsNamed = (gw: TestGateway, name: string) => rows(gw, 'SELECT * FROM notification_channels WHERE name = $1', [name]);
+
+/** The calls a manager received with this method and a path containing `pathPart`. */
+export function calls(recorder: { requests: RecordedRequest[] }, method: string, pathPart: string): RecordedRequest[] {
+  return recorder.requests.filter((request) => request.method === method && request.path.includes(pathPart));
+}
+
+/** The silences a manager was asked to create or replace for this alert, oldest first. */
+export function silencesSentFor(recorder: HttpRecorder, alertId: string): RecordedRequest[] {
+  return calls(recorder, 'POST', '/api/v2/silences').filter((request) => request.body.matchers[0].value === alertId);
 }
 
 // ---------------------------------------------------------------------------------------------
