@@ -62,11 +62,18 @@ async function main(): Promise<boolean> {
       );
     }
     await pool.query('UPDATE metric_series SET last_sample_ms = $1', [end]);
+    // As the sampler does every 10 minutes: completed hours become one chunk per series and hour.
+    const moved = await store.compact(Math.floor(end / 3_600_000) * 3_600_000);
+    log(`compacted ${moved.toLocaleString('en')} samples into hourly chunks`);
     await pool.query('VACUUM ANALYZE metric_samples');
+    await pool.query('VACUUM ANALYZE metric_chunks');
     await pool.query('VACUUM ANALYZE metric_series');
     const footprint = await pool.query<{ samples: string; rows: string; series: string }>(
-      `SELECT pg_total_relation_size('metric_samples') AS samples, (SELECT count(*) FROM metric_samples) AS rows, pg_total_relation_size('metric_series') AS series`,
+      `SELECT pg_total_relation_size('metric_samples') + pg_total_relation_size('metric_chunks') AS samples,
+              (SELECT count(*) FROM metric_samples) + (SELECT coalesce(sum(cardinality(times)), 0) FROM metric_chunks) AS rows,
+              pg_total_relation_size('metric_series') AS series`,
     );
+    // 24 h at 15 s from start: the day's figure is the whole store.
     const sampleBytes = Number(footprint.rows[0]!.samples);
     const rows = Number(footprint.rows[0]!.rows);
     log(`loaded ${rows.toLocaleString('en')} samples in ${((Date.now() - loadStarted) / 1000).toFixed(1)} s`);

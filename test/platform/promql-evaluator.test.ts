@@ -64,7 +64,7 @@ function memorySource(series: readonly StoredSeries[]): SampleSource {
       series
         .filter((s) => matchesAll(s.labels, matchers))
         .map((s) => {
-          const kept = s.times.map((t, i) => [t, s.values[i]!] as const).filter(([t]) => t >= from && t <= to);
+          const kept = Array.from(s.times, (t, i) => [t, s.values[i]!] as const).filter(([t]) => t >= from && t <= to);
           return { labels: s.labels, times: kept.map(([t]) => t), values: kept.map(([, v]) => v) };
         })
         .filter((s) => s.times.length > 0),

@@ -21,7 +21,7 @@ function openMetrics(series: readonly StoredSeries[]): string {
     const text = Object.entries(labels)
       .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
       .join(',');
-    s.times.forEach((t, i) => lines.push(`${name}{${text}} ${s.values[i]} ${t / 1000}`));
+    Array.from(s.times).forEach((t, i) => lines.push(`${name}{${text}} ${s.values[i]} ${t / 1000}`));
   }
   return `${lines.join('\n')}\n# EOF\n`;
 }

@@ -22,3 +22,17 @@ CREATE TABLE "metric_samples" (
 
 -- Retention deletes by time: a BRIN index is a few pages for days of samples written in time order.
 CREATE INDEX "metric_samples_at_ms_idx" ON "metric_samples" USING BRIN ("at_ms");
+
+-- Completed hours of samples, one row per series and hour: what range queries read (a day of one
+-- series is 24 rows instead of 5,760) and a sixth of the disk.
+CREATE TABLE "metric_chunks" (
+    "series_id" INTEGER NOT NULL,
+    "start_ms" BIGINT NOT NULL,
+    "end_ms" BIGINT NOT NULL,
+    "times" BIGINT[] NOT NULL,
+    "values" DOUBLE PRECISION[] NOT NULL,
+
+    CONSTRAINT "metric_chunks_pkey" PRIMARY KEY ("series_id","start_ms")
+);
+
+CREATE INDEX "metric_chunks_end_ms_idx" ON "metric_chunks" USING BRIN ("end_ms");

@@ -21,6 +21,8 @@ export interface SamplerOptions {
 export type MetricsSnapshot = () => Promise<MetricObjectWithValues<MetricValue<string>>[]>;
 
 const RETENTION_EVERY_MS = 3_600_000;
+const COMPACT_EVERY_MS = 600_000;
+const HOUR_MS = 3_600_000;
 const CUMULATIVE = new Set(['counter', 'histogram', 'summary']);
 
 export class MetricsSampler {
@@ -28,6 +30,7 @@ export class MetricsSampler {
   private previousAtMs: number;
   private timer: NodeJS.Timeout | undefined;
   private lastRetentionMs = 0;
+  private lastCompactionMs = 0;
   private running: Promise<unknown> | undefined;
   private readonly now: () => number;
 
@@ -57,6 +60,11 @@ export class MetricsSampler {
     try {
       await this.sample();
       const now = this.now();
+      if (now - this.lastCompactionMs >= COMPACT_EVERY_MS) {
+        this.lastCompactionMs = now;
+        // Whole hours that no sampling (this one's or a slower gateway's) still writes into.
+        await this.store.compact(Math.floor((now - 2 * this.options.intervalMs) / HOUR_MS) * HOUR_MS);
+      }
       if (now - this.lastRetentionMs >= RETENTION_EVERY_MS) {
         this.lastRetentionMs = now;
         const deleted = await this.store.deleteBefore(now - this.options.retentionMs);

@@ -58,21 +58,66 @@ export class MetricsStore implements SampleSource {
     const matching = candidates.rows.filter((row) => matchesAll(row.labels, matchers, patterns));
     if (matching.length === 0) return [];
     if (matching.length > MAX_SERIES_PER_SELECTOR) throw new TooManySeriesError(matching.length);
-    // Samples come back as one text array per series: far cheaper to read than a row per sample.
-    const samples = await this.pool.query<{ series_id: number; times: string; values: string }>(
-      `SELECT series_id, array_agg(at_ms ORDER BY at_ms)::text AS times, array_agg(value ORDER BY at_ms)::text AS values
+    // Completed hours come as one row per series and hour, the current hour as one text array per
+    // series: far cheaper to read than a row per sample. Chunks are trimmed to the window here.
+    const samples = await this.pool.query<{ series_id: number; start_ms: string; times: string; values: string }>(
+      `SELECT series_id, start_ms::text, times::text, values::text FROM metric_chunks
+        WHERE series_id = ANY($1::int[]) AND end_ms >= $2 AND start_ms <= $3
+       UNION ALL
+       SELECT series_id, min(at_ms)::text, array_agg(at_ms ORDER BY at_ms)::text, array_agg(value ORDER BY at_ms)::text
          FROM metric_samples WHERE series_id = ANY($1::int[]) AND at_ms BETWEEN $2 AND $3 GROUP BY series_id`,
       [matching.map((row) => row.id), fromMs, toMs],
     );
+    const parts = new Map<number, { start: number; times: number[]; values: number[] }[]>();
+    for (const row of samples.rows) {
+      let list = parts.get(row.series_id);
+      if (!list) parts.set(row.series_id, (list = []));
+      list.push({ start: Number(row.start_ms), times: numbers(row.times), values: numbers(row.values) });
+    }
     const labelsById = new Map(matching.map((row) => [row.id, row.labels]));
-    return samples.rows.map((row) => ({ labels: labelsById.get(row.series_id)!, times: numbers(row.times), values: numbers(row.values) }));
+    const out: StoredSeries[] = [];
+    for (const [id, list] of parts) {
+      list.sort((a, b) => a.start - b.start);
+      const times: number[] = [];
+      const values: number[] = [];
+      for (const part of list) {
+        for (let i = 0; i < part.times.length; i += 1) {
+          const t = part.times[i]!;
+          if (t < fromMs || t > toMs || (times.length > 0 && t <= times[times.length - 1]!)) continue;
+          times.push(t);
+          values.push(part.values[i]!);
+        }
+      }
+      if (times.length > 0) out.push({ labels: labelsById.get(id)!, times, values });
+    }
+    return out;
+  }
+
+  /**
+   * Moves the samples older than `beforeMs` into one chunk per series and hour (in one statement:
+   * rows another gateway moves at the same time are locked, so each sample moves once). Returns
+   * how many samples moved.
+   */
+  async compact(beforeMs: number): Promise<number> {
+    const result = await this.pool.query<{ moved: string }>(
+      `WITH moved AS (DELETE FROM metric_samples WHERE at_ms < $1 RETURNING series_id, at_ms, value),
+            chunked AS (
+              INSERT INTO metric_chunks (series_id, start_ms, end_ms, times, values)
+              SELECT series_id, min(at_ms), max(at_ms), array_agg(at_ms ORDER BY at_ms), array_agg(value ORDER BY at_ms)
+                FROM moved GROUP BY series_id, at_ms / 3600000
+              RETURNING cardinality(times) AS n)
+       SELECT coalesce(sum(n), 0)::text AS moved FROM chunked`,
+      [beforeMs],
+    );
+    return Number(result.rows[0]?.moved ?? 0);
   }
 
   /** Every series with a sample in [fromMs, toMs] that the matchers select (all, with none): for /api/v1/series and label listings. */
   async series(matcherSets: readonly (readonly LabelMatcher[])[], fromMs: number, toMs: number): Promise<Labels[]> {
     const rows = await this.pool.query<{ labels: Record<string, string> }>(
       `SELECT labels FROM metric_series s WHERE s.last_sample_ms >= $1::bigint - 3600000
-          AND EXISTS (SELECT 1 FROM metric_samples m WHERE m.series_id = s.id AND m.at_ms BETWEEN $1::bigint AND $2::bigint)`,
+          AND (EXISTS (SELECT 1 FROM metric_samples m WHERE m.series_id = s.id AND m.at_ms BETWEEN $1::bigint AND $2::bigint)
+               OR EXISTS (SELECT 1 FROM metric_chunks c WHERE c.series_id = s.id AND c.end_ms >= $1::bigint AND c.start_ms <= $2::bigint))`,
       [fromMs, toMs],
     );
     const patterns = new Map<string, RegExp>();
@@ -83,10 +128,19 @@ export class MetricsStore implements SampleSource {
   /** Drops samples older than `cutoffMs`, then series with none left; returns how many samples went. */
   async deleteBefore(cutoffMs: number): Promise<number> {
     const deleted = await this.pool.query('DELETE FROM metric_samples WHERE at_ms < $1', [cutoffMs]);
-    await this.pool.query('DELETE FROM metric_series s WHERE s.last_sample_ms < $1 AND NOT EXISTS (SELECT 1 FROM metric_samples m WHERE m.series_id = s.id)', [cutoffMs]);
+    const chunks = await this.pool.query<{ n: string }>(
+      'WITH gone AS (DELETE FROM metric_chunks WHERE end_ms < $1 RETURNING cardinality(times) AS n) SELECT coalesce(sum(n), 0)::text AS n FROM gone',
+      [cutoffMs],
+    );
+    await this.pool.query(
+      `DELETE FROM metric_series s WHERE s.last_sample_ms < $1
+          AND NOT EXISTS (SELECT 1 FROM metric_samples m WHERE m.series_id = s.id)
+          AND NOT EXISTS (SELECT 1 FROM metric_chunks c WHERE c.series_id = s.id)`,
+      [cutoffMs],
+    );
     // Every gateway runs this hourly, so no process keeps the id of a series dropped here.
     this.ids.clear();
-    return deleted.rowCount ?? 0;
+    return (deleted.rowCount ?? 0) + Number(chunks.rows[0]?.n ?? 0);
   }
 }
 

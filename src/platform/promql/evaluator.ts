@@ -11,8 +11,8 @@ export type Labels = Readonly<Record<string, string>>;
 /** A stored series: its labels (with `__name__`) and its samples, oldest first, times in ms. */
 export interface StoredSeries {
   labels: Labels;
-  times: readonly number[];
-  values: readonly number[];
+  times: ArrayLike<number>;
+  values: ArrayLike<number>;
 }
 
 /** Where samples come from: every series the matchers select, with its samples in [fromMs, toMs]. */
@@ -44,7 +44,21 @@ export const DEFAULT_SUBQUERY_STEP_MS = 60_000;
 /** Most points a range query may return per series (as Prometheus: 11,000). */
 export const MAX_POINTS_PER_SERIES = 11_000;
 
-type Value = { kind: 'scalar'; value: number } | { kind: 'string'; value: string } | { kind: 'vector'; samples: Sample[] } | { kind: 'matrix'; series: RangeSeries[] };
+/** Samples [start, end) of one series: indexes into the loaded arrays, so a step copies nothing. */
+interface Window {
+  labels: Labels;
+  times: Float64Array;
+  values: Float64Array;
+  start: number;
+  end: number;
+}
+
+/** A window's samples as arrays of their own length (views, not copies), for the less used functions. */
+function samplesOf(w: Window): { values: Float64Array; times: Float64Array } {
+  return { values: w.values.subarray(w.start, w.end), times: w.times.subarray(w.start, w.end) };
+}
+
+type Value = { kind: 'scalar'; value: number } | { kind: 'string'; value: string } | { kind: 'vector'; samples: Sample[] } | { kind: 'matrix'; series: Window[] };
 
 const NAME = '__name__';
 
@@ -61,7 +75,14 @@ export async function instantQuery(source: SampleSource, query: string, timeMs: 
     case 'vector':
       return { resultType: 'vector', result: value.samples };
     case 'matrix':
-      return { resultType: 'matrix', result: value.series };
+      return {
+        resultType: 'matrix',
+        result: value.series.map((series) => ({
+          labels: series.labels,
+          times: Array.from(series.times.subarray(series.start, series.end)),
+          values: Array.from(series.values.subarray(series.start, series.end)),
+        })),
+      };
   }
 }
 
@@ -124,7 +145,7 @@ function children(node: PromNode): PromNode[] {
 
 class Evaluation {
   /** Samples of each selector, loaded once for the whole query. */
-  private readonly loaded = new Map<PromNode, StoredSeries[]>();
+  private readonly loaded = new Map<PromNode, Window[]>();
   /** A subquery's inner results by time: outer steps share most of their inner steps. */
   private readonly subqueryCache = new Map<PromNode, Map<number, Value>>();
 
@@ -139,7 +160,11 @@ class Evaluation {
     evaluation.collect(tree, startMs, endMs, windows);
     await Promise.all(
       windows.map(async (window) => {
-        evaluation.loaded.set(window.node, await source.select(window.node.matchers, window.from, window.to));
+        const series = await source.select(window.node.matchers, window.from, window.to);
+        evaluation.loaded.set(
+          window.node,
+          series.map((s) => ({ labels: s.labels, times: Float64Array.from(s.times), values: Float64Array.from(s.values), start: 0, end: s.times.length })),
+        );
       }),
     );
     return evaluation;
@@ -204,19 +229,19 @@ class Evaluation {
     return samples;
   }
 
-  private rangeSelect(node: PromNode & { kind: 'selector' }, rangeMs: number, t: number): RangeSeries[] {
+  private rangeSelect(node: PromNode & { kind: 'selector' }, rangeMs: number, t: number): Window[] {
     const ref = this.reference(node, t);
-    const out: RangeSeries[] = [];
+    const out: Window[] = [];
     for (const series of this.loaded.get(node) ?? []) {
       const high = lastAtOrBefore(series.times, ref);
-      let low = high;
-      while (low >= 0 && series.times[low]! >= ref - rangeMs) low -= 1;
-      if (high > low) out.push({ labels: series.labels, times: series.times.slice(low + 1, high + 1), values: series.values.slice(low + 1, high + 1) });
+      // Samples at exactly t - range are in (Prometheus 2.x's closed range): times are whole milliseconds.
+      const low = lastAtOrBefore(series.times, ref - rangeMs - 1);
+      if (high > low) out.push({ labels: series.labels, times: series.times, values: series.values, start: low + 1, end: high + 1 });
     }
     return out;
   }
 
-  private subquery(node: PromNode & { kind: 'subquery' }, t: number): RangeSeries[] {
+  private subquery(node: PromNode & { kind: 'subquery' }, t: number): Window[] {
     const ref = this.reference(node, t);
     const step = node.stepMs ?? DEFAULT_SUBQUERY_STEP_MS;
     let cache = this.subqueryCache.get(node);
@@ -233,7 +258,7 @@ class Evaluation {
         series.values.push(sample.value);
       }
     }
-    return [...bySignature.values()];
+    return [...bySignature.values()].map((series) => ({ labels: series.labels, times: Float64Array.from(series.times), values: Float64Array.from(series.values), start: 0, end: series.times.length }));
   }
 
   private aggregate(node: PromNode & { kind: 'aggregate' }, t: number): Sample[] {
@@ -241,7 +266,7 @@ class Evaluation {
     const param = node.param ? this.at(node.param, t) : undefined;
     const groups = new Map<string, { labels: Labels; samples: Sample[] }>();
     for (const sample of input) {
-      const labels = node.without ? dropLabels(sample.labels, [NAME, ...node.grouping]) : keepLabels(sample.labels, node.grouping);
+      const labels = node.without ? dropLabels(sample.labels, node.grouping, true) : keepLabels(sample.labels, node.grouping);
       const key = signature(labels);
       let group = groups.get(key);
       if (!group) groups.set(key, (group = { labels, samples: [] }));
@@ -271,7 +296,7 @@ class Evaluation {
       }
       return { kind: 'vector', samples };
     }
-    const matching = node.matching ?? { on: false, labels: [], card: 'one-to-one', include: [] };
+    const matching = node.matching ?? DEFAULT_MATCHING;
     const lhs = vectorOf(left);
     const rhs = vectorOf(right);
     if (node.op === 'and' || node.op === 'or' || node.op === 'unless') return { kind: 'vector', samples: setOperation(node.op, lhs, rhs, matching) };
@@ -282,7 +307,7 @@ class Evaluation {
   vector(node: PromNode, t: number): Sample[] {
     return vectorOf(this.at(node, t));
   }
-  matrix(node: PromNode, t: number): { series: RangeSeries[]; rangeStart: number; rangeEnd: number } {
+  matrix(node: PromNode, t: number): { series: Window[]; rangeStart: number; rangeEnd: number } {
     const value = this.at(node, t);
     if (value.kind !== 'matrix') throw new UnsupportedQueryError('expected a range vector');
     let inner = node;
@@ -310,7 +335,7 @@ function vectorOf(value: Value): Sample[] {
 }
 
 /** Index of the last time ≤ t, or -1. */
-function lastAtOrBefore(times: readonly number[], t: number): number {
+function lastAtOrBefore(times: Float64Array, t: number): number {
   let low = 0;
   let high = times.length - 1;
   let found = -1;
@@ -328,11 +353,34 @@ function lastAtOrBefore(times: readonly number[], t: number): number {
 
 // --- labels -------------------------------------------------------------------------------------
 
+// Label sets are never changed once made, and a series keeps its label object from step to step,
+// so what is derived from one (its signature, its projections) is computed once per object.
+const signatures = new WeakMap<Labels, string>();
+
 export function signature(labels: Labels): string {
-  return Object.keys(labels)
-    .sort()
-    .map((key) => `${key}\u0000${labels[key]}`)
-    .join('\u0001');
+  let found = signatures.get(labels);
+  if (found === undefined) {
+    found = Object.keys(labels)
+      .sort()
+      .map((key) => `${key}\u0000${labels[key]}`)
+      .join('\u0001');
+    signatures.set(labels, found);
+  }
+  return found;
+}
+
+type Projections = WeakMap<readonly string[], WeakMap<Labels, Labels>>;
+const kept: Projections = new WeakMap();
+const dropped: Projections = new WeakMap();
+const droppedWithName: Projections = new WeakMap();
+const NO_LABELS: readonly string[] = [];
+
+function memoised(cache: Projections, labels: Labels, list: readonly string[], make: () => Labels): Labels {
+  let byLabels = cache.get(list);
+  if (!byLabels) cache.set(list, (byLabels = new WeakMap()));
+  let found = byLabels.get(labels);
+  if (!found) byLabels.set(labels, (found = make()));
+  return found;
 }
 
 function compareLabels(a: Labels, b: Labels): number {
@@ -343,27 +391,34 @@ function compareLabels(a: Labels, b: Labels): number {
 
 function withoutName(labels: Labels): Labels {
   if (!(NAME in labels)) return labels;
-  const { [NAME]: _name, ...rest } = labels;
-  return rest;
+  return dropLabels(labels, NO_LABELS, true);
 }
 
 function keepLabels(labels: Labels, keep: readonly string[]): Labels {
-  const out: Record<string, string> = {};
-  for (const key of keep) if (labels[key] !== undefined && labels[key] !== '') out[key] = labels[key];
-  return out;
+  return memoised(kept, labels, keep, () => {
+    const out: Record<string, string> = {};
+    for (const key of keep) if (labels[key] !== undefined && labels[key] !== '') out[key] = labels[key];
+    return out;
+  });
 }
 
-function dropLabels(labels: Labels, drop: readonly string[]): Labels {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(labels)) if (!drop.includes(key)) out[key] = value;
-  return out;
+/** The labels without those listed (and without the metric name, when `name` is set). */
+function dropLabels(labels: Labels, drop: readonly string[], name = false): Labels {
+  return memoised(name ? droppedWithName : dropped, labels, drop, () => {
+    const out: Record<string, string> = {};
+    for (const [key, value] of Object.entries(labels)) if (!drop.includes(key) && !(name && key === NAME)) out[key] = value;
+    return out;
+  });
 }
 
 function matchingKey(labels: Labels, matching: VectorMatching): string {
-  return signature(matching.on ? keepLabels(labels, matching.labels) : dropLabels(labels, [NAME, ...matching.labels]));
+  return signature(matching.on ? keepLabels(labels, matching.labels) : dropLabels(labels, matching.labels, true));
 }
 
 // --- operators ----------------------------------------------------------------------------------
+
+/** Matching on every label but the name, when no on/ignoring is written (one object: projections are memoised by it). */
+const DEFAULT_MATCHING: VectorMatching = { on: false, labels: [], card: 'one-to-one', include: [] };
 
 const COMPARISONS = new Set(['==', '!=', '>', '<', '>=', '<=']);
 
@@ -474,21 +529,37 @@ const perGroup =
   (groups) =>
     groups.map((group) => ({ labels: group.labels, value: reduce(group.samples.map((sample) => sample.value)) }));
 
-const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
-const mean = (values: readonly number[]) => sum(values) / values.length;
-const variance = (values: readonly number[]) => {
+type Numbers = ArrayLike<number>;
+
+function sum(values: Numbers): number {
+  let total = 0;
+  for (let i = 0; i < values.length; i += 1) total += values[i]!;
+  return total;
+}
+const mean = (values: Numbers) => sum(values) / values.length;
+function variance(values: Numbers): number {
   const average = mean(values);
-  return mean(values.map((value) => (value - average) ** 2));
-};
-const minimum = (values: readonly number[]) => values.reduce((low, value) => (Number.isNaN(low) || value < low ? value : low), NaN);
-const maximum = (values: readonly number[]) => values.reduce((high, value) => (Number.isNaN(high) || value > high ? value : high), NaN);
+  let total = 0;
+  for (let i = 0; i < values.length; i += 1) total += (values[i]! - average) ** 2;
+  return total / values.length;
+}
+function minimum(values: Numbers): number {
+  let low = NaN;
+  for (let i = 0; i < values.length; i += 1) if (Number.isNaN(low) || values[i]! < low) low = values[i]!;
+  return low;
+}
+function maximum(values: Numbers): number {
+  let high = NaN;
+  for (let i = 0; i < values.length; i += 1) if (Number.isNaN(high) || values[i]! > high) high = values[i]!;
+  return high;
+}
 
 /** Prometheus's quantile: linear interpolation between the closest ranks. */
-function quantile(q: number, values: readonly number[]): number {
+function quantile(q: number, values: Numbers): number {
   if (values.length === 0 || Number.isNaN(q)) return NaN;
   if (q < 0) return -Infinity;
   if (q > 1) return Infinity;
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = Array.from(values).sort((a, b) => a - b);
   const rank = q * (sorted.length - 1);
   const lower = Math.max(0, Math.floor(rank));
   const upper = Math.min(sorted.length - 1, lower + 1);
@@ -563,10 +634,16 @@ const elementwise =
 
 /** A function over each series' samples in the range; series without samples are left out. */
 const overTime =
-  (reduce: (values: number[], times: number[]) => number, keepName = false): PromFunction =>
+  (reduce: (values: Float64Array, times: Float64Array) => number, keepName = false): PromFunction =>
   (args, t, ev) => {
     const { series } = ev.matrix(args[args.length - 1]!, t);
-    return vectorResult(series.filter((s) => s.values.length > 0).map((s) => ({ labels: keepName ? s.labels : withoutName(s.labels), value: reduce(s.values, s.times) })));
+    const out: Sample[] = [];
+    for (const s of series) {
+      if (s.end <= s.start) continue;
+      const { values, times } = samplesOf(s);
+      out.push({ labels: keepName ? s.labels : withoutName(s.labels), value: reduce(values, times) });
+    }
+    return vectorResult(out);
   };
 
 /** rate, increase and delta: the change over the range, extrapolated to its edges as Prometheus does. */
@@ -575,17 +652,18 @@ function extrapolated(isCounter: boolean, isRate: boolean): PromFunction {
     const { series, rangeStart, rangeEnd } = ev.matrix(args[0]!, t);
     const out: Sample[] = [];
     for (const s of series) {
-      if (s.values.length < 2) continue;
-      const first = s.values[0]!;
-      const last = s.values[s.values.length - 1]!;
+      const count = s.end - s.start;
+      if (count < 2) continue;
+      const first = s.values[s.start]!;
+      const last = s.values[s.end - 1]!;
       let result = last - first;
       if (isCounter) {
-        for (let i = 1; i < s.values.length; i += 1) if (s.values[i]! < s.values[i - 1]!) result += s.values[i - 1]!;
+        for (let i = s.start + 1; i < s.end; i += 1) if (s.values[i]! < s.values[i - 1]!) result += s.values[i - 1]!;
       }
-      const firstT = s.times[0]!;
-      const lastT = s.times[s.times.length - 1]!;
+      const firstT = s.times[s.start]!;
+      const lastT = s.times[s.end - 1]!;
       const sampled = (lastT - firstT) / 1000;
-      const average = sampled / (s.values.length - 1);
+      const average = sampled / (count - 1);
       let toStart = (firstT - rangeStart) / 1000;
       const toEnd = (rangeEnd - lastT) / 1000;
       if (isCounter && result > 0 && first >= 0) {
@@ -615,15 +693,21 @@ function instantChange(isRate: boolean): PromFunction {
   });
 }
 
-function overTimePairs(reduce: (values: number[], times: number[]) => number): PromFunction {
+function overTimePairs(reduce: (values: Float64Array, times: Float64Array) => number): PromFunction {
   return (args, t, ev) => {
     const { series } = ev.matrix(args[0]!, t);
-    return vectorResult(series.filter((s) => s.values.length >= 2).map((s) => ({ labels: withoutName(s.labels), value: reduce(s.values, s.times) })));
+    const out: Sample[] = [];
+    for (const s of series) {
+      if (s.end - s.start < 2) continue;
+      const { values, times } = samplesOf(s);
+      out.push({ labels: withoutName(s.labels), value: reduce(values, times) });
+    }
+    return vectorResult(out);
   };
 }
 
 /** Least-squares slope and intercept of the samples, time relative to `origin` (seconds). */
-function regression(values: number[], times: number[], origin: number): { slope: number; intercept: number } {
+function regression(values: Float64Array, times: Float64Array, origin: number): { slope: number; intercept: number } {
   let n = 0;
   let sumX = 0;
   let sumY = 0;
@@ -687,9 +771,10 @@ const FUNCTIONS: Record<string, PromFunction> = {
     const seconds = ev.scalar(args[1]!, t);
     return vectorResult(
       series
-        .filter((s) => s.values.length >= 2)
+        .filter((s) => s.end - s.start >= 2)
         .map((s) => {
-          const { slope, intercept } = regression(s.values, s.times, rangeEnd);
+          const { values, times } = samplesOf(s);
+          const { slope, intercept } = regression(values, times, rangeEnd);
           return { labels: withoutName(s.labels), value: slope * seconds + intercept };
         }),
     );
@@ -737,7 +822,7 @@ const FUNCTIONS: Record<string, PromFunction> = {
     return { kind: 'scalar', value: samples.length === 1 ? samples[0]!.value : NaN };
   },
   absent: (args, t, ev) => (ev.vector(args[0]!, t).length > 0 ? vectorResult([]) : vectorResult([{ labels: absentLabels(args[0]!), value: 1 }])),
-  absent_over_time: (args, t, ev) => (ev.matrix(args[0]!, t).series.some((s) => s.values.length > 0) ? vectorResult([]) : vectorResult([{ labels: absentLabels(args[0]!), value: 1 }])),
+  absent_over_time: (args, t, ev) => (ev.matrix(args[0]!, t).series.some((s) => s.end > s.start) ? vectorResult([]) : vectorResult([{ labels: absentLabels(args[0]!), value: 1 }])),
   sort: (args, t, ev) => vectorResult([...ev.vector(args[0]!, t)].sort((a, b) => a.value - b.value)),
   sort_desc: (args, t, ev) => vectorResult([...ev.vector(args[0]!, t)].sort((a, b) => b.value - a.value)),
   histogram_quantile: (args, t, ev) => {
@@ -746,7 +831,7 @@ const FUNCTIONS: Record<string, PromFunction> = {
     for (const sample of ev.vector(args[1]!, t)) {
       const upper = sample.labels.le;
       if (upper === undefined) continue;
-      const labels = dropLabels(sample.labels, [NAME, 'le']);
+      const labels = dropLabels(sample.labels, LE, true);
       const key = signature(labels);
       let group = groups.get(key);
       if (!group) groups.set(key, (group = { labels, buckets: [] }));
@@ -806,6 +891,8 @@ function absentLabels(node: PromNode): Labels {
   for (const matcher of inner.matchers) if (matcher.op === '=' && matcher.label !== NAME) labels[matcher.label] = matcher.value;
   return labels;
 }
+
+const LE: readonly string[] = ['le'];
 
 function parseBound(text: string): number {
   if (text === '+Inf' || text === 'Inf') return Infinity;
