@@ -63,9 +63,10 @@ async function main(): Promise<boolean> {
     }
     await pool.query('UPDATE metric_series SET last_sample_ms = $1', [end]);
     // As the sampler does every 10 minutes: completed hours become one chunk per series and hour.
-    const moved = await store.compact(Math.floor(end / 3_600_000) * 3_600_000);
+    const moved = await store.compact(Math.floor(end / 3_600_000) * 3_600_000, start);
     log(`compacted ${moved.toLocaleString('en')} samples into hourly chunks`);
-    await pool.query('VACUUM ANALYZE metric_samples');
+    // The moved rows' space is reused by the next hours' samples; VACUUM FULL shows the steady state.
+    await pool.query('VACUUM FULL ANALYZE metric_samples');
     await pool.query('VACUUM ANALYZE metric_chunks');
     await pool.query('VACUUM ANALYZE metric_series');
     const footprint = await pool.query<{ samples: string; rows: string; series: string }>(

@@ -73,14 +73,14 @@ describe('the embedded metrics store', () => {
 
   it('answers the same after completed hours move into chunks, from chunks and raw samples together', async () => {
     const store = new MetricsStore(pool);
-    const moved = await store.compact(END - HOUR);
+    const moved = await store.compact(END - HOUR, START);
     expect(moved).toBeGreaterThan(0);
     const counts = await pool.query<{ raw: string; chunks: string }>('SELECT (SELECT count(*) FROM metric_samples) AS raw, (SELECT count(*) FROM metric_chunks) AS chunks');
     expect(Number(counts.rows[0]!.raw)).toBeGreaterThan(0);
     // One chunk per series and hour: g1's one series over the first hour (g2 had not started).
     expect(Number(counts.rows[0]!.chunks)).toBe(1);
     expect(await rangeQuery(store, query, START, END, 5 * 60_000)).toEqual(before);
-    await store.compact(END + 1);
+    await store.compact(END + 1, START);
     expect(await rangeQuery(store, query, START, END, 5 * 60_000)).toEqual(before);
     expect((await store.series([], START, END)).map((labels) => labels.instance).sort()).toEqual(['g1:1', 'g2:2']);
   });

@@ -31,6 +31,8 @@ export class MetricsSampler {
   private timer: NodeJS.Timeout | undefined;
   private lastRetentionMs = 0;
   private lastCompactionMs = 0;
+  /** Up to where this sampler has compacted; the whole retention the first time. */
+  private compactedToMs: number | undefined;
   private running: Promise<unknown> | undefined;
   private readonly now: () => number;
 
@@ -63,7 +65,9 @@ export class MetricsSampler {
       if (now - this.lastCompactionMs >= COMPACT_EVERY_MS) {
         this.lastCompactionMs = now;
         // Whole hours that no sampling (this one's or a slower gateway's) still writes into.
-        await this.store.compact(Math.floor((now - 2 * this.options.intervalMs) / HOUR_MS) * HOUR_MS);
+        const before = Math.floor((now - 2 * this.options.intervalMs) / HOUR_MS) * HOUR_MS;
+        await this.store.compact(before, this.compactedToMs ?? now - this.options.retentionMs);
+        this.compactedToMs = before;
       }
       if (now - this.lastRetentionMs >= RETENTION_EVERY_MS) {
         this.lastRetentionMs = now;

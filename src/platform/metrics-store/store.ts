@@ -10,6 +10,8 @@ export interface SampleBatch {
   samples: { labels: Labels; value: number }[];
 }
 
+const HOUR_MS = 3_600_000;
+
 /** Most series one selector may read: a query over more is refused instead of slowing every other. */
 export const MAX_SERIES_PER_SELECTOR = 20_000;
 
@@ -94,22 +96,26 @@ export class MetricsStore implements SampleSource {
   }
 
   /**
-   * Moves the samples older than `beforeMs` into one chunk per series and hour (in one statement:
-   * rows another gateway moves at the same time are locked, so each sample moves once). Returns
-   * how many samples moved.
+   * Moves the samples in [fromMs, beforeMs) into one chunk per series and hour, an hour per
+   * statement (a backlog never outgrows the statement timeout). Rows another gateway moves at the
+   * same time are locked, so each sample moves once. Returns how many samples moved.
    */
-  async compact(beforeMs: number): Promise<number> {
-    const result = await this.pool.query<{ moved: string }>(
-      `WITH moved AS (DELETE FROM metric_samples WHERE at_ms < $1 RETURNING series_id, at_ms, value),
-            chunked AS (
-              INSERT INTO metric_chunks (series_id, start_ms, end_ms, times, values)
-              SELECT series_id, min(at_ms), max(at_ms), array_agg(at_ms ORDER BY at_ms), array_agg(value ORDER BY at_ms)
-                FROM moved GROUP BY series_id, at_ms / 3600000
-              RETURNING cardinality(times) AS n)
-       SELECT coalesce(sum(n), 0)::text AS moved FROM chunked`,
-      [beforeMs],
-    );
-    return Number(result.rows[0]?.moved ?? 0);
+  async compact(beforeMs: number, fromMs: number): Promise<number> {
+    let moved = 0;
+    for (let hour = Math.floor(fromMs / HOUR_MS) * HOUR_MS; hour < beforeMs; hour += HOUR_MS) {
+      const result = await this.pool.query<{ moved: string }>(
+        `WITH moved AS (DELETE FROM metric_samples WHERE at_ms >= $1 AND at_ms < $2 RETURNING series_id, at_ms, value),
+              chunked AS (
+                INSERT INTO metric_chunks (series_id, start_ms, end_ms, times, values)
+                SELECT series_id, min(at_ms), max(at_ms), array_agg(at_ms ORDER BY at_ms), array_agg(value ORDER BY at_ms)
+                  FROM moved GROUP BY series_id
+                RETURNING cardinality(times) AS n)
+         SELECT coalesce(sum(n), 0)::text AS moved FROM chunked`,
+        [Math.max(hour, fromMs), Math.min(hour + HOUR_MS, beforeMs)],
+      );
+      moved += Number(result.rows[0]?.moved ?? 0);
+    }
+    return moved;
   }
 
   /** Every series with a sample in [fromMs, toMs] that the matchers select (all, with none): for /api/v1/series and label listings. */
