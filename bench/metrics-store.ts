@@ -4,7 +4,7 @@
 // fills the store with 24 hours of samples at 15-second steps for BENCH_DATASETS datasets (default
 // 50): the ingestion counters of each (4 stages), a request-duration histogram per dataset
 // (12 buckets, sum, count) and the node_* API series, as the sampler writes them. Then runs each
-// query BENCH_RUNS times (default 20) through POST /v2/data/metrics and prints p50/p99 latency, the
+// query BENCH_RUNS times (default 10) through POST /v2/data/metrics and prints p50/p99 latency, the
 // answer's size, and the store's disk footprint per day. Target (issue 19): p99 < 200 ms for a
 // 24-hour range at 15 s steps over 50 datasets.
 import { log, logMachine, positiveIntegerSetting, printTable, runBench } from './support.js';
@@ -21,7 +21,7 @@ function percentile(sorted: number[], p: number): number {
 
 async function main(): Promise<boolean> {
   const datasets = positiveIntegerSetting('BENCH_DATASETS', 50);
-  const runs = positiveIntegerSetting('BENCH_RUNS', 20);
+  const runs = positiveIntegerSetting('BENCH_RUNS', 10);
   logMachine();
   const local = await startLocalGateway({ METRICS_SAMPLE_INTERVAL_SECONDS: '0', AUTH_MODE: 'none' });
   try {
