@@ -18,8 +18,6 @@ export interface DatasourceSizeEntry {
 
 export function createMetricsQueries(prometheus: PrometheusApi, datasets: DatasetService, engine: QueryEngine, runNative: (dataset: string, query: unknown) => Promise<unknown[]>) {
   return {
-    backendName: prometheus.name,
-
     /** Prometheus's JSON body for one of its read endpoints (a leading /prom is accepted, as the console sends it). */
     async prometheus(path: string, params: unknown): Promise<unknown> {
       if (params !== null && params !== undefined && !isObject(params)) throw new GatewayError('DATA_METRICS_INVALID_INPUT', 'params must be an object of query parameters');
