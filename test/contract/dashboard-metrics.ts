@@ -89,6 +89,13 @@ export function dashboardMetricsScenarios(ctx: SuiteContext<DashboardMetricsDriv
       expect(Number(slowest[0]!.value[1])).toBeGreaterThan(0);
     });
 
+    it('takes parameters written in the url as well as in params', async () => {
+      const body = expectOk(await ctx.driver.prometheus(`/api/v1/query?query=${encodeURIComponent(`sum(gateway_ingestion_events_total{dataset="${small}", stage="received"})`)}`, {}));
+      expect((body.data as { result: VectorSample[] }).result.map((sample) => sample.value[1])).toEqual(['3']);
+      // Given twice, a single-valued parameter is refused rather than one of them picked.
+      expectFailure(await ctx.driver.prometheus('/api/v1/query?query=up', { query: 'gateway_info' }), 'DATA_METRICS_INVALID_INPUT', /query is given 2 times/);
+    });
+
     it('answers a range query with one point per step, from the first sample on', async () => {
       // Rounded up: the last step is not before the newest sampling (the one that saw every ingest).
       const end = Math.ceil(Date.now() / 1000);

@@ -35,8 +35,15 @@ export interface PrometheusApi {
 }
 
 /** The read endpoint `path` names (a leading /prom, as the console writes it, is dropped), with only its own parameters. */
-export function readRequest(path: string, params: MetricsParams): { path: string; params: MetricsParams } {
-  const bare = path.replace(/^\/prom(?=\/)/, '').split('?')[0]!;
+export function readRequest(path: string, given: MetricsParams): { path: string; params: MetricsParams } {
+  const [withPrefix, search] = path.split('?', 2) as [string, string | undefined];
+  const bare = withPrefix.replace(/^\/prom(?=\/)/, '');
+  // Parameters written in the url count as given, beside `params`; a name in both is given twice.
+  const params: MetricsParams = { ...given };
+  for (const [name, value] of new URLSearchParams(search ?? '')) {
+    const before = params[name];
+    params[name] = before === undefined ? value : [...(Array.isArray(before) ? before : [before]), value];
+  }
   const endpoint = ENDPOINTS.find((candidate) => candidate.pattern.test(bare));
   if (!endpoint)
     throw new MetricsRequestError(`${path} is not one of Prometheus's read endpoints (/api/v1/query, /api/v1/query_range, /api/v1/series, /api/v1/labels, /api/v1/label/<name>/values)`, 'bad_data');
