@@ -114,6 +114,14 @@ export function dashboardMetricsScenarios(ctx: SuiteContext<DashboardMetricsDriv
       expect(values.every((value, i) => i === 0 || value >= values[i - 1]!)).toBe(true);
     });
 
+    it('answers nothing, not a failure, for times an offset or @ puts beyond any sample', async () => {
+      for (const query of ['gateway_info @ 99999999999999999', 'gateway_info offset 99999999999y', 'rate(gateway_info[5m] @ -99999999999999999)']) {
+        expect(await vector(query)).toEqual([]);
+      }
+      // The same selector at an ordinary time does answer (the empty answers above are about time).
+      expect(await vector('gateway_info')).not.toEqual([]);
+    });
+
     it('lists series, label names and label values', async () => {
       const series = expectOk(await ctx.driver.prometheus('/api/v1/series', { 'match[]': [`gateway_ingestion_events_total{dataset="${small}"}`] }));
       expect((series.data as Record<string, string>[]).map((labels) => labels.stage).sort()).toEqual(['duplicate', 'failed', 'processed', 'received']);
@@ -129,6 +137,8 @@ export function dashboardMetricsScenarios(ctx: SuiteContext<DashboardMetricsDriv
       ['/api/v1/query', { query: 'sum(gateway_info' }, /invalid PromQL/],
       ['/api/v1/query', {}, /query: a PromQL expression is required/],
       ['/api/v1/query', { query: 'gateway_info', time: 'yesterday' }, /time: cannot parse "yesterday"/],
+      ['/api/v1/query', { query: 'gateway_info', time: '99999999999999999999' }, /time: 99999999999999999999 is outside the times/],
+      ['/api/v1/query_range', { query: 'gateway_info', start: '1', end: '2', step: '1', time: '1' }, /does not take "time"/],
       ['/api/v1/query_range', { query: 'gateway_info', start: '1', end: '2' }, /step/],
       ['/api/v1/query_range', { query: 'gateway_info', start: '100', end: '50', step: '1' }, /end timestamp must not be before start time/],
       ['/api/v1/series', {}, /match\[\]: at least one series selector is required/],

@@ -361,13 +361,18 @@ export async function startAlertmanager(binary: string): Promise<RunningAlertman
   const dir = await mkdtemp(path.join(os.tmpdir(), 'gateway-am-'));
   await writeFile(path.join(dir, 'alertmanager.yml'), 'route:\n  receiver: default\nreceivers:\n  - name: default\n');
   const port = await findFreePort();
-  const url = `http://127.0.0.1:${port}`;
   // An empty cluster address turns gossip off (otherwise it binds 0.0.0.0:9094).
-  const child: ChildProcess = spawn(
-    binary,
-    [`--config.file=${path.join(dir, 'alertmanager.yml')}`, `--storage.path=${path.join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address='],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  const args = [`--config.file=${path.join(dir, 'alertmanager.yml')}`, `--storage.path=${path.join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address='];
+  return spawnUntilReady('Alertmanager', binary, args, { port, dir, timeoutMs: 15_000 });
+}
+
+/**
+ * Starts a daemon of the Prometheus family listening on 127.0.0.1:`port` and waits for its
+ * /-/ready; stop() ends it and removes `dir`. Its last stderr lines are in the error when it fails.
+ */
+export async function spawnUntilReady(name: string, binary: string, args: string[], options: { port: number; dir: string; timeoutMs: number }): Promise<{ url: string; stop(): Promise<void> }> {
+  const url = `http://127.0.0.1:${options.port}`;
+  const child: ChildProcess = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     log = (log + chunk.toString('utf8')).slice(-4000);
@@ -376,9 +381,9 @@ export async function startAlertmanager(binary: string): Promise<RunningAlertman
   const stop = async () => {
     if (child.exitCode === null) child.kill('SIGTERM');
     await exited;
-    await rm(dir, { recursive: true, force: true });
+    await rm(options.dir, { recursive: true, force: true });
   };
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + options.timeoutMs;
   for (;;) {
     try {
       if ((await fetch(`${url}/-/ready`)).ok) return { url, stop };
@@ -387,7 +392,7 @@ export async function startAlertmanager(binary: string): Promise<RunningAlertman
     }
     if (child.exitCode !== null || Date.now() > deadline) {
       await stop();
-      throw new Error(`Alertmanager did not become ready: ${log}`);
+      throw new Error(`${name} did not become ready: ${log}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -1,13 +1,14 @@
 // A real Prometheus (Debian package prometheus) loaded with given samples, to compare the embedded
 // PromQL evaluator with: promtool turns the samples (OpenMetrics text) into TSDB blocks, and
 // Prometheus serves them with no scrape targets.
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { findFreePort } from '../../src/platform/database/embedded.js';
 import type { StoredSeries } from '../../src/platform/promql/evaluator.js';
+import { spawnUntilReady } from './alerting.js';
 
 export interface RunningPrometheus {
   url: string;
@@ -33,33 +34,6 @@ export async function startPrometheusWith(prometheus: string, promtool: string, 
   await promisify(execFile)(promtool, ['tsdb', 'create-blocks-from', 'openmetrics', path.join(dir, 'samples.om'), data]);
   await writeFile(path.join(dir, 'prometheus.yml'), 'global:\n  scrape_interval: 15s\n');
   const port = await findFreePort();
-  const url = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(
-    prometheus,
-    [`--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${data}`, `--web.listen-address=127.0.0.1:${port}`, '--storage.tsdb.retention.time=100y'],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let log = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    log = (log + chunk.toString('utf8')).slice(-4000);
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode === null) child.kill('SIGTERM');
-    await exited;
-    await rm(dir, { recursive: true, force: true });
-  };
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${url}/-/ready`)).ok) return { url, stop };
-    } catch {
-      // not listening yet
-    }
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new Error(`Prometheus did not become ready: ${log}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const args = [`--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${data}`, `--web.listen-address=127.0.0.1:${port}`, '--storage.tsdb.retention.time=100y'];
+  return spawnUntilReady('Prometheus', prometheus, args, { port, dir, timeoutMs: 30_000 });
 }

@@ -5,7 +5,7 @@
 // outgoing call: a server-side request forgery we do not copy).
 import { formatValue, instantQuery, rangeQuery, UnsupportedQueryError, type Labels, type QueryResult } from '../promql/evaluator.js';
 import { durationMs, parsePromQL, type LabelMatcher } from '../promql/parser.js';
-import { TooManySeriesError, type MetricsStore } from './store.js';
+import { MAX_TIME_MS, TooManySeriesError, type MetricsStore } from './store.js';
 
 /** The read endpoints a caller may reach, with the parameters each takes. */
 const ENDPOINTS: { pattern: RegExp; params: string[] }[] = [
@@ -69,9 +69,10 @@ function list(params: MetricsParams, name: string): string[] {
 /** A time as Prometheus takes it: Unix seconds (with a fraction) or RFC 3339. */
 export function parseTime(text: string | undefined, name: string, fallback: number): number {
   if (text === undefined || text === '') return fallback;
-  if (/^-?\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
-  const parsed = Date.parse(text);
-  if (Number.isNaN(parsed) || !/^\d{4}-\d{2}-\d{2}T/.test(text)) throw new MetricsRequestError(`${name}: cannot parse "${text}" to a valid timestamp`, 'bad_data');
+  const seconds = /^-?\d+(\.\d+)?$/.test(text);
+  const parsed = seconds ? Math.round(Number(text) * 1000) : /^\d{4}-\d{2}-\d{2}T/.test(text) ? Date.parse(text) : NaN;
+  if (Number.isNaN(parsed)) throw new MetricsRequestError(`${name}: cannot parse "${text}" to a valid timestamp`, 'bad_data');
+  if (Math.abs(parsed) > MAX_TIME_MS) throw new MetricsRequestError(`${name}: ${text} is outside the times a timestamp may have`, 'bad_data');
   return parsed;
 }
 

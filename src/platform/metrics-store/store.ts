@@ -49,7 +49,9 @@ export class MetricsStore implements SampleSource {
     );
   }
 
-  async select(matchers: readonly LabelMatcher[], fromMs: number, toMs: number): Promise<StoredSeries[]> {
+  async select(matchers: readonly LabelMatcher[], windowFromMs: number, windowToMs: number): Promise<StoredSeries[]> {
+    const [fromMs, toMs] = [storable(windowFromMs), storable(windowToMs)];
+    if (fromMs > toMs) return [];
     const name = matchers.find((matcher) => matcher.label === '__name__' && matcher.op === '=')?.value;
     const candidates = await this.pool.query<{ id: number; labels: Record<string, string> }>(
       name === undefined ? 'SELECT id, labels FROM metric_series WHERE last_sample_ms >= $1' : 'SELECT id, labels FROM metric_series WHERE name = $2 AND last_sample_ms >= $1',
@@ -119,7 +121,8 @@ export class MetricsStore implements SampleSource {
   }
 
   /** Every series with a sample in [fromMs, toMs] that the matchers select (all, with none): for /api/v1/series and label listings. */
-  async series(matcherSets: readonly (readonly LabelMatcher[])[], fromMs: number, toMs: number): Promise<Labels[]> {
+  async series(matcherSets: readonly (readonly LabelMatcher[])[], windowFromMs: number, windowToMs: number): Promise<Labels[]> {
+    const [fromMs, toMs] = [storable(windowFromMs), storable(windowToMs)];
     const rows = await this.pool.query<{ labels: Record<string, string> }>(
       `SELECT labels FROM metric_series s WHERE s.last_sample_ms >= $1::bigint - 3600000
           AND (EXISTS (SELECT 1 FROM metric_samples m WHERE m.series_id = s.id AND m.at_ms BETWEEN $1::bigint AND $2::bigint)
@@ -154,6 +157,13 @@ export class TooManySeriesError extends Error {
   constructor(readonly count: number) {
     super(`the query selects ${count} series; at most ${MAX_SERIES_PER_SELECTOR} may be read by one selector: add label matchers`);
   }
+}
+
+/** Furthest from 1970 a time may be (JavaScript's Date range): an `@` or offset beyond it selects nothing, instead of overflowing a bigint. */
+export const MAX_TIME_MS = 8.64e15;
+
+function storable(ms: number): number {
+  return Number.isNaN(ms) ? 0 : Math.round(Math.min(MAX_TIME_MS, Math.max(-MAX_TIME_MS, ms)));
 }
 
 /** A series' identity in the table: its labels sorted, as JSON (text PostgreSQL can hold, whatever the values). */

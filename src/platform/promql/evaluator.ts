@@ -97,19 +97,12 @@ export async function rangeQuery(source: SampleSource, query: string, startMs: n
   if ((endMs - startMs) / stepMs > MAX_POINTS_PER_SERIES)
     throw new UnsupportedQueryError(`exceeded maximum resolution of ${MAX_POINTS_PER_SERIES} points per timeseries: try decreasing the query resolution (?step=XX)`);
   const evaluation = await Evaluation.prepare(source, tree, startMs, endMs);
-  const bySignature = new Map<string, RangeSeries>();
+  const series = new SeriesBuilder();
   for (let t = startMs; t <= endMs; t += stepMs) {
     const value = evaluation.at(tree, t);
-    const samples = value.kind === 'scalar' ? [{ labels: {}, value: value.value }] : value.kind === 'vector' ? value.samples : [];
-    for (const sample of samples) {
-      const key = signature(sample.labels);
-      let series = bySignature.get(key);
-      if (!series) bySignature.set(key, (series = { labels: sample.labels, times: [], values: [] }));
-      series.times.push(t);
-      series.values.push(sample.value);
-    }
+    series.add(t, value.kind === 'scalar' ? [{ labels: {}, value: value.value }] : value.kind === 'vector' ? value.samples : []);
   }
-  const result = [...bySignature.values()].sort((a, b) => compareLabels(a.labels, b.labels));
+  const result = series.build().sort((a, b) => compareLabels(a.labels, b.labels));
   return { resultType: 'matrix', result };
 }
 
@@ -140,6 +133,25 @@ function children(node: PromNode): PromNode[] {
       return [node.expr];
     default:
       return [];
+  }
+}
+
+/** Gathers the samples of successive evaluations into one series per label set. */
+class SeriesBuilder {
+  private readonly bySignature = new Map<string, RangeSeries>();
+
+  add(t: number, samples: readonly Sample[]): void {
+    for (const sample of samples) {
+      const key = signature(sample.labels);
+      let series = this.bySignature.get(key);
+      if (!series) this.bySignature.set(key, (series = { labels: sample.labels, times: [], values: [] }));
+      series.times.push(t);
+      series.values.push(sample.value);
+    }
+  }
+
+  build(): RangeSeries[] {
+    return [...this.bySignature.values()];
   }
 }
 
@@ -246,19 +258,13 @@ class Evaluation {
     const step = node.stepMs ?? DEFAULT_SUBQUERY_STEP_MS;
     let cache = this.subqueryCache.get(node);
     if (!cache) this.subqueryCache.set(node, (cache = new Map<number, Value>()));
-    const bySignature = new Map<string, RangeSeries>();
+    const series = new SeriesBuilder();
     for (let inner = Math.ceil((ref - node.rangeMs) / step) * step; inner <= ref; inner += step) {
       let value = cache.get(inner);
       if (!value) cache.set(inner, (value = this.at(node.expr, inner)));
-      for (const sample of vectorOf(value)) {
-        const key = signature(sample.labels);
-        let series = bySignature.get(key);
-        if (!series) bySignature.set(key, (series = { labels: sample.labels, times: [], values: [] }));
-        series.times.push(inner);
-        series.values.push(sample.value);
-      }
+      series.add(inner, vectorOf(value));
     }
-    return [...bySignature.values()].map((series) => ({ labels: series.labels, times: Float64Array.from(series.times), values: Float64Array.from(series.values), start: 0, end: series.times.length }));
+    return series.build().map((series) => ({ labels: series.labels, times: Float64Array.from(series.times), values: Float64Array.from(series.values), start: 0, end: series.times.length }));
   }
 
   private aggregate(node: PromNode & { kind: 'aggregate' }, t: number): Sample[] {
