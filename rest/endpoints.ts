@@ -1,6 +1,7 @@
 // Every REST endpoint the gateway serves, one table.
 import type { RestEndpoint } from './table.js';
 import { alertEndpoints } from './alerts.js';
+import { alertRuleEndpoints } from './alert-rules.js';
 import { connectorEndpoints } from './connectors.js';
 import { dataAccessEndpoints } from './data-access.js';
 import { datasetEndpoints } from './datasets.js';
@@ -20,6 +21,7 @@ export const restEndpoints: readonly RestEndpoint[] = [
   ...connectorEndpoints,
   ...fileEndpoints,
   ...alertEndpoints,
+  ...alertRuleEndpoints,
   ...piiEndpoints,
   ...metricsEndpoints,
 ];

@@ -15,6 +15,19 @@ export interface RestExample {
   body?: unknown;
 }
 
+const ALERT_RULE = {
+  name: 'High API failure rate',
+  description: 'More than 5 failed API calls a minute',
+  category: 'api',
+  severity: 'critical',
+  frequency: '1m',
+  interval: '5m',
+  labels: { team: 'data-platform' },
+  metadata: { queryBuilderContext: { metric: 'sum(rate(node_failed_api_calls[5m])) * 60', operator: 'gt', threshold: [5] } },
+  notification: { channels: [] },
+  context: { alertType: 'CUSTOM' },
+};
+
 /** Stands for the id a create answered, in the examples of operations on alert records. */
 export const CREATED_ID = '00000000-0000-4000-8000-000000000000';
 
@@ -170,6 +183,13 @@ export function restExamples(now: Date = new Date()): Readonly<Record<string, re
     'api.alert.notification.update': [{ path: { id: CREATED_ID }, body: { name: 'Ops mail (on call)' } }],
     'api.alert.notification.test': [{ body: { message: 'Test from the API reference', payload: EMAIL_CHANNEL } }],
     'api.alert.notification.delete': [{ path: { id: CREATED_ID } }],
+    'api.alert.create': [{ body: ALERT_RULE }],
+    'api.alert.list': [{ body: { request: { filters: { 'context.alertType': 'CUSTOM' }, options: { order: [['updatedAt', 'DESC']] }, limit: 10 } } }],
+    'api.alert.get': [{ path: { id: CREATED_ID } }],
+    'api.alert.update': [{ path: { id: CREATED_ID }, body: { severity: 'warning', interval: '10m' } }],
+    'api.alert.publish': [{ path: { id: CREATED_ID } }],
+    'api.alert.delete': [{ path: { id: CREATED_ID } }],
+    'api.alert.delete.bulk': [{ body: { filters: { status: 'retired', 'context.alertType': 'CUSTOM' } } }],
   };
 }
 

@@ -274,6 +274,20 @@ export const environmentSchema = z.object({
     .describe('Hosts Slack/Teams webhook URLs may name (SSRF guard). Loopback and private addresses only when listed.'),
   NOTIFY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000).describe('Longest sending one notification may take.'),
   ALERTING_LIST_MAX: z.coerce.number().int().min(1).max(10_000).default(1000).describe('Most silences, aliases or channels one list call returns.'),
+  ALERT_EVALUATION_TICK_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(3600)
+    .default(10)
+    .describe('How often the embedded rule evaluator looks for due alert rules and pending notifications (each rule runs on its own interval); 0 turns it off.'),
+  ALERT_REPEAT_INTERVAL_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10_080)
+    .default(240)
+    .describe("How often a rule that keeps firing notifies its channels again (as Alertmanager's repeat_interval)."),
   PII_SERVICE_URL: z
     .url({ protocol: /^https?$/ })
     .optional()
@@ -352,6 +366,9 @@ export interface Config {
     outboxDir: string;
     webhookAllowedHosts: string[];
     notifyTimeoutMs: number;
+    /** How often the embedded rule evaluator runs a cycle (0: never on its own). */
+    evaluationTickMs: number;
+    repeatIntervalMs: number;
   };
   pii: { maxRecords: number; maxBytes: number; minScore: number; service?: { url: string; timeoutMs: number; token?: string } };
   metrics: {
@@ -468,6 +485,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         .map((host) => host.trim())
         .filter(Boolean),
       notifyTimeoutMs: e.NOTIFY_TIMEOUT_MS,
+      evaluationTickMs: e.ALERT_EVALUATION_TICK_SECONDS * 1000,
+      repeatIntervalMs: e.ALERT_REPEAT_INTERVAL_MINUTES * 60_000,
     },
     pii: {
       maxRecords: e.PII_MAX_RECORDS,

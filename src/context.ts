@@ -4,6 +4,7 @@ import type DataLoader from 'dataloader';
 import { unrestrictedAccess, type AccessControl, type Authentication, type Caller, type RequestAccess } from './auth/access.js';
 import type { Logger } from './logger.js';
 import type { AlertService } from './modules/alerts/service.js';
+import type { AlertRuleService } from './modules/alert-rules/service.js';
 import type { AuditService } from './modules/audit/service.js';
 import type { ConnectorService } from './modules/connectors/service.js';
 import type { DataAccessService } from './modules/data-access/service.js';
@@ -29,6 +30,7 @@ export interface Services {
   connectors: ConnectorService;
   files: FileService;
   alerts: AlertService;
+  alertRules: AlertRuleService;
   audit: AuditService;
   pii: PiiService;
   metrics: MetricsService;

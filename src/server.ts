@@ -22,7 +22,7 @@ import { buildOpenApiDocument } from '../rest/openapi.js';
 import { restEndpoints } from '../rest/endpoints.js';
 import type { Config } from './config.js';
 import { createContextFactory, type GatewayContext, type Services } from './context.js';
-import { GENERIC_FAILURE_MESSAGE, StartupError } from './errors.js';
+import { GatewayError, GENERIC_FAILURE_MESSAGE, StartupError } from './errors.js';
 import { classifyGraphQLError } from './graphql/errors.js';
 import { buildSchema, ROOT_FIELD_PERMISSIONS } from './graphql/schema.js';
 import { AccessControl, type Authentication } from './auth/access.js';
@@ -56,6 +56,10 @@ import { useRequestTimeout } from './http/use-request-timeout.js';
 import type { Logger } from './logger.js';
 import { createAlertService } from './modules/alerts/service.js';
 import { createAlertStore } from './modules/alerts/store.js';
+import { isManagerKind } from './modules/alerts/rules.js';
+import { AlertEvaluator } from './modules/alert-rules/evaluator.js';
+import { createAlertRuleService } from './modules/alert-rules/service.js';
+import { createAlertRuleStore } from './modules/alert-rules/store.js';
 import { createConnectorService } from './modules/connectors/service.js';
 import { createConnectorStore } from './modules/connectors/store.js';
 import { createDatasetService } from './modules/datasets/service.js';
@@ -91,6 +95,10 @@ export interface Gateway {
   /** Base URL, e.g. http://127.0.0.1:3000 */
   url: string;
   database: Database;
+  /** Runs Live alert rules on its own tick; `cycle(atMs)` runs one cycle at a given time (tests inject time). */
+  alertEvaluator: AlertEvaluator;
+  /** Samples the gateway's metrics into the embedded store (absent with PROMETHEUS_URL); `sample(atMs)` takes one. */
+  metricsSampler: MetricsSampler | undefined;
   /** Stops taking requests, lets running ones finish, closes the database (and the embedded server). */
   stop(): Promise<void>;
 }
@@ -113,6 +121,7 @@ function createServices(
     maxRows: config.queryEngine.maxRows,
     exhaust: { pool: database.pool, objectStore: platform.objectStore, expirySeconds: config.files.urlExpirySeconds },
   });
+  const alerts = createAlertService(createAlertStore(database.prisma), platform.alertManagers, platform.notifier, logger, { listMax: config.alerting.listMax });
   return {
     templates: createTemplateService(createTemplateStore(database.prisma, caches.templates), {
       listMax: config.templates.listMax,
@@ -125,7 +134,16 @@ function createServices(
     ingestion: createIngestionService(datasets, platform.eventBus, ingestionCounters, { maxBatch: config.ingestion.maxBatch }),
     files,
     connectors: createConnectorService(createConnectorStore(database.prisma), files, config.connectors),
-    alerts: createAlertService(createAlertStore(database.prisma), platform.alertManagers, platform.notifier, logger, { listMax: config.alerting.listMax }),
+    alerts,
+    alertRules: createAlertRuleService(createAlertRuleStore(database.prisma), alerts, platform.alertManagers, {
+      listMax: config.alerting.listMax,
+      resolveManager: (name, code) => {
+        const kind = name ?? 'embedded';
+        if (!isManagerKind(kind) || !platform.alertManagers.has(kind))
+          throw new GatewayError(code, `manager must be one of ${[...platform.alertManagers.keys()].join(', ')} (got ${JSON.stringify(kind.slice(0, 40))})`);
+        return kind;
+      },
+    }),
     audit: createAuditService(createAuditStore(database.prisma), { listMax: AUDIT_LIST_MAX }),
     pii: createPiiService(createPiiDetector(config.pii), config.pii),
     metrics,
@@ -380,28 +398,43 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   const { port } = httpServer.address() as AddressInfo;
   const host = config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host;
   gatewayUrl = `http://${host}:${port}`;
-  const sampler =
-    metricsStore && config.metrics.sampleIntervalMs > 0
-      ? new MetricsSampler(metricsStore, () => metrics.snapshot(), {
-          intervalMs: config.metrics.sampleIntervalMs,
-          retentionMs: config.metrics.retentionMs,
-          instance: `${os.hostname()}:${port}`,
-          logger,
-        })
-      : undefined;
-  sampler?.start();
+  // The sampler exists whenever the store does (tests sample on demand); it runs on its own when an interval is set.
+  const sampler = metricsStore
+    ? new MetricsSampler(metricsStore, () => metrics.snapshot(), {
+        intervalMs: config.metrics.sampleIntervalMs,
+        retentionMs: config.metrics.retentionMs,
+        instance: `${os.hostname()}:${port}`,
+        logger,
+      })
+    : undefined;
+  const sampling = sampler !== undefined && config.metrics.sampleIntervalMs > 0;
+  if (sampling) sampler.start();
   logger.info(
-    `dashboard metrics: ${prometheus.name}${sampler ? `, sampled every ${config.metrics.sampleIntervalMs / 1000} s, kept ${config.metrics.retentionMs / 86_400_000} days` : metricsStore ? ' (sampling off: METRICS_SAMPLE_INTERVAL_SECONDS=0)' : ''}`,
+    `dashboard metrics: ${prometheus.name}${sampling ? `, sampled every ${config.metrics.sampleIntervalMs / 1000} s, kept ${config.metrics.retentionMs / 86_400_000} days` : metricsStore ? ' (sampling off: METRICS_SAMPLE_INTERVAL_SECONDS=0)' : ''}`,
+  );
+  const alertEvaluator = new AlertEvaluator(database.pool, prometheus, services.alerts, {
+    tickMs: config.alerting.evaluationTickMs,
+    repeatIntervalMs: config.alerting.repeatIntervalMs,
+    logger,
+  });
+  alertEvaluator.start();
+  logger.info(
+    config.alerting.evaluationTickMs > 0
+      ? `alert rules: Live rules of the embedded and alertmanager managers evaluated here (looking every ${config.alerting.evaluationTickMs / 1000} s) against the ${prometheus.name}; a rule that keeps firing notifies again every ${config.alerting.repeatIntervalMs / 60_000} min`
+      : 'alert rules: the embedded evaluator is off on this gateway (ALERT_EVALUATION_TICK_SECONDS=0)',
   );
 
   let stopping: Promise<void> | undefined;
   return {
     url: gatewayUrl,
     database,
+    alertEvaluator,
+    metricsSampler: sampler,
     stop() {
       stopping ??= (async () => {
         await apollo.stop();
-        await sampler?.stop();
+        await alertEvaluator.stop();
+        if (sampling) await sampler.stop();
         await eventBus.close();
         await objectStore.close();
         await database.close();

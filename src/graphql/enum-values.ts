@@ -1,6 +1,15 @@
 // Every GraphQL enum whose values the domain spells otherwise: the one table the schema's enum
 // resolvers (src/graphql/schema.ts) and the generated types' enumValues (codegen.ts) are built from.
 // Each domain keeps its own map beside its types; REST entries import the same maps.
+import {
+  ALERT_NOTIFICATION_KIND_VALUES,
+  ALERT_NOTIFICATION_OUTCOME_VALUES,
+  ALERT_RULE_OPERATOR_VALUES,
+  ALERT_RULE_ORDER_FIELD_VALUES,
+  ALERT_RULE_SEVERITY_VALUES,
+  ALERT_RULE_STATE_VALUES,
+  ALERT_RULE_STATUS_VALUES,
+} from '../modules/alert-rules/types.js';
 import { ALERT_MANAGER_KIND_VALUES, NOTIFICATION_CHANNEL_TYPE_VALUES, SILENCE_STATE_VALUES } from '../modules/alerts/types.js';
 import { EXHAUST_TYPE_VALUES } from '../modules/data-access/types.js';
 import { AUDIT_OUTCOME_VALUES, AUDIT_TRANSPORT_VALUES } from '../modules/audit/types.js';
@@ -17,6 +26,13 @@ export const SORT_ORDER_VALUES = { ASC: 'asc', DESC: 'desc' } as const;
 export const GRAPHQL_ENUM_VALUES = {
   AlertManagerKind: ALERT_MANAGER_KIND_VALUES,
   SilenceState: SILENCE_STATE_VALUES,
+  AlertRuleStatus: ALERT_RULE_STATUS_VALUES,
+  AlertRuleOperator: ALERT_RULE_OPERATOR_VALUES,
+  AlertRuleSeverity: ALERT_RULE_SEVERITY_VALUES,
+  AlertRuleState: ALERT_RULE_STATE_VALUES,
+  AlertRuleOrderField: ALERT_RULE_ORDER_FIELD_VALUES,
+  AlertNotificationKind: ALERT_NOTIFICATION_KIND_VALUES,
+  AlertNotificationOutcome: ALERT_NOTIFICATION_OUTCOME_VALUES,
   NotificationChannelType: NOTIFICATION_CHANNEL_TYPE_VALUES,
   AuditTransport: AUDIT_TRANSPORT_VALUES,
   AuditOutcome: AUDIT_OUTCOME_VALUES,

@@ -7,6 +7,7 @@ import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { GraphQLSchema } from 'graphql';
 import type { Resolvers } from '../generated/graphql.js';
 import { alertResolvers } from '../modules/alerts/resolvers.js';
+import { alertRuleResolvers } from '../modules/alert-rules/resolvers.js';
 import { GRAPHQL_ENUM_VALUES } from './enum-values.js';
 import { auditResolvers } from '../modules/audit/resolvers.js';
 import { connectorResolvers } from '../modules/connectors/resolvers.js';
@@ -20,6 +21,7 @@ import { schemaInferenceResolvers } from '../modules/schema-inference/resolvers.
 import { templateResolvers } from '../modules/templates/resolvers.js';
 import { PUBLIC_API_ID, type FieldPermissions } from '../auth/field-api-ids.js';
 import { alertsFieldPermissions } from '../modules/alerts/permissions.js';
+import { alertRulesFieldPermissions } from '../modules/alert-rules/permissions.js';
 import { auditFieldPermissions } from '../modules/audit/permissions.js';
 import { connectorsFieldPermissions } from '../modules/connectors/permissions.js';
 import { datasetsFieldPermissions } from '../modules/datasets/permissions.js';
@@ -54,6 +56,7 @@ export const ROOT_FIELD_PERMISSIONS: FieldPermissions = {
   'Query.version': [PUBLIC_API_ID],
   'Mutation._noop': [PUBLIC_API_ID],
   ...alertsFieldPermissions,
+  ...alertRulesFieldPermissions,
   ...auditFieldPermissions,
   ...connectorsFieldPermissions,
   ...dataAccessFieldPermissions,
@@ -79,6 +82,7 @@ export function buildSchema(version: string): GraphQLSchema {
       connectorResolvers,
       fileResolvers,
       alertResolvers,
+      alertRuleResolvers,
       piiResolvers,
       metricsResolvers,
       auditResolvers,

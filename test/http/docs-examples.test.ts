@@ -23,6 +23,8 @@ const CREATED_BY: Record<string, string> = {
   'api.alert.silence': 'api.alert.silence.create',
   'api.metric': 'api.metric.add',
   'api.alert.notification': 'api.alert.notification.create',
+  // Alert rules (api.alert.create, get, ...): after the longer prefixes above, which match first.
+  'api.alert': 'api.alert.create',
 };
 
 describe('the API reference examples', () => {

@@ -288,6 +288,8 @@ const OVERRIDES: Record<string, { body?: Json; path?: Json }> = {
   'api.data.out': { body: { id: 'api.data.out', ver: 'v2', ts: '2026-01-01T00:00:00Z', params: { msgid: 'm1' }, query: 'SELECT COUNT(*) AS n FROM {{DATASET}}' } },
   'api.obsrv.data.sql-query': { body: { query: `SELECT COUNT(*) AS n FROM "${LIVE}"` } },
   'api.data.metrics': { body: { query: { url: '/prom/api/v1/query', params: { query: 'sum(gateway_info)' } } } },
+  // A bulk delete must select something: an empty filter is refused by design.
+  'api.alert.delete.bulk': { body: { filters: { category: 'openapi-probe' } } },
   'api.data.in': { body: { id: 'api.data.in', ver: 'v2', ts: '2026-01-01T00:00:00Z', params: { msgid: 'm1' }, data: { id: 'e1', amount: 3 } } },
 };
 

@@ -36,6 +36,7 @@ import type {
   ChannelTarget,
   CreateMetricAliasInput,
   CreateSilenceInput,
+  DeliveryReport,
   JsonObject,
   ListQuery,
   ManagerKind,
@@ -229,6 +230,25 @@ export function createAlertService(store: AlertStore, managers: AlertManagers, n
     },
 
     getSilence,
+
+    /** The silence of each alert (rule) that has one, by alert id: what rule search and the evaluator show and obey. */
+    async silencesOf(alertIds: readonly string[]): Promise<Map<string, SilenceRecord>> {
+      return new Map((await store.silences.findByAlerts(alertIds)).map((record) => [record.alertId, record]));
+    },
+
+    /**
+     * Delivers an alert notification to a stored channel through the gateway's notifiers (what the
+     * embedded rule evaluator sends); fails with NOTIFICATION_FAILED or NOTIFICATION_CHANNEL_NOT_FOUND.
+     */
+    async deliver(channelId: string, message: { subject: string; text: string }): Promise<DeliveryReport> {
+      const record = await getChannel(channelId);
+      return notifier.deliver(targetOf(record), { subject: record.config.subject ? `${record.config.subject}: ${message.subject}` : message.subject, text: message.text });
+    },
+
+    /** A metric alias by its name (alert rules may name one instead of writing the PromQL). */
+    async findMetricAlias(alias: string): Promise<MetricAliasRecord | undefined> {
+      return store.aliases.findByAlias(alias);
+    },
 
     async listSilences(query: ListQuery<SilenceFilter>): Promise<Page<SilenceRecord>> {
       const window = pageWindow(query, options.listMax, 'SILENCE_INVALID_INPUT');

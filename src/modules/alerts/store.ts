@@ -45,6 +45,11 @@ export function createAlertStore(prisma: PrismaClient) {
         return row ? silence(row) : undefined;
       },
 
+      async findByAlerts(alertIds: readonly string[]): Promise<SilenceRecord[]> {
+        if (alertIds.length === 0) return [];
+        return (await prisma.alertSilence.findMany({ where: { alertId: { in: [...alertIds] } } })).map(silence);
+      },
+
       async list(filter: SilenceFilter, window: Window): Promise<SilenceRecord[]> {
         return (await prisma.alertSilence.findMany({ where: silenceWhere(filter), orderBy: NEWEST_FIRST, ...window })).map(silence);
       },

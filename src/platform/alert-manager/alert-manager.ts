@@ -31,6 +31,32 @@ export interface ChannelPort {
   test?(channel: ChannelTarget, message: string): Promise<DeliveryReport>;
 }
 
+/** An alert rule as a manager that evaluates rules itself (Grafana) receives it. */
+export interface RuleSpec {
+  id: string;
+  name: string;
+  /** Grafana: the folder and the rule group. */
+  category: string;
+  description: string;
+  /** The PromQL condition: the series it returns are alerting. */
+  expression: string;
+  evaluationIntervalMs: number;
+  pendingForMs: number;
+  /** The rule's labels, with `alertId` (what silences match) and `severity`. */
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  /** Names of the contact points to notify (our Live channels). */
+  contactPoints: string[];
+}
+
+/** Alert rules, for managers that evaluate them; without it the gateway's embedded evaluator runs the rules. */
+export interface RulePort {
+  /** Creates or replaces the rule (keyed by its id). */
+  publish(rule: RuleSpec): Promise<void>;
+  /** Removes it; a rule the manager does not hold counts as removed. */
+  unpublish(rule: Pick<RuleSpec, 'id' | 'name' | 'category'>): Promise<void>;
+}
+
 export interface AlertManager {
   readonly kind: ManagerKind;
   /** A short description for logs, e.g. `Alertmanager at http://127.0.0.1:9093`. */
@@ -41,6 +67,8 @@ export interface AlertManager {
   expireSilence(managerSilenceId: string | null): Promise<void>;
   /** Absent when the manager has no API for channels (Alertmanager reads receivers from its file). */
   readonly channels?: ChannelPort;
+  /** Absent when the manager does not evaluate rules (embedded, Alertmanager): the gateway evaluates them. */
+  readonly rules?: RulePort;
 }
 
 /** The configured managers by kind; the embedded one is always there. */

@@ -1,0 +1,63 @@
+// GraphQL resolvers for alert rules: arguments in, service call, result out.
+import { connectionFields, offsetAfter } from '../../graphql/cursor.js';
+import type { Resolvers } from '../../generated/graphql.js';
+import { formatDuration } from './rules.js';
+import type { AlertRuleChanges, AlertRuleView } from './types.js';
+
+const NOTIFICATIONS_MAX = 200;
+
+/** GraphQL gives absent optional fields as null; the service reads only what was given. */
+function given<T extends object>(input: T): Partial<T> {
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null && value !== undefined)) as Partial<T>;
+}
+
+export const alertRuleResolvers: Resolvers = {
+  Query: {
+    alertRule: (_, { id }, { services }) => services.alertRules.getRule(id),
+    alertRules: (_, { filter, orderBy, first, after }, { services }) =>
+      services.alertRules.searchRules({
+        filter: filter ? given(filter) : null,
+        order: orderBy?.map((order) => ({ field: order.field, direction: order.direction ?? 'asc' })) ?? null,
+        limit: first,
+        offset: offsetAfter(after, 'ALERT_RULE_INVALID_INPUT'),
+      }),
+  },
+  Mutation: {
+    createAlertRule: async (_, { input }, { services, actor }) => {
+      const rule = await services.alertRules.createRule(input, actor);
+      return { alertRule: await services.alertRules.getRule(rule.id), message: `Alert rule ${rule.name} created as a draft` };
+    },
+    updateAlertRule: async (_, { id, input }, { services, actor }) => {
+      const rule = await services.alertRules.updateRule(id, given(input) as AlertRuleChanges, actor);
+      return { alertRule: await services.alertRules.getRule(rule.id), message: `Alert rule ${rule.name} updated; it is a draft until published` };
+    },
+    publishAlertRule: async (_, { id }, { services, actor }) => {
+      const rule = await services.alertRules.publishRule(id, actor);
+      return { alertRule: await services.alertRules.getRule(rule.id), message: `Alert rule ${rule.name} is live` };
+    },
+    deleteAlertRule: async (_, { id, hardDelete }, { services, actor }) => {
+      await services.alertRules.deleteRule(id, hardDelete ?? false, actor);
+      return { id, message: hardDelete ? `Alert rule ${id} deleted` : `Alert rule ${id} retired` };
+    },
+    deleteAlertRules: async (_, { filter }, { services }) => {
+      const deleted = await services.alertRules.deleteRules(given(filter));
+      return { ids: deleted.map((rule) => rule.id), count: deleted.length, message: `${deleted.length} alert rule${deleted.length === 1 ? '' : 's'} deleted` };
+    },
+  },
+  AlertRule: {
+    evaluationInterval: (rule: AlertRuleView) => formatDuration(rule.evaluationIntervalMs),
+    pendingPeriod: (rule: AlertRuleView) => formatDuration(rule.pendingForMs),
+    notifications: (rule: AlertRuleView, { last }, { services }) => services.alertRules.notificationsOf(rule.id, Math.min(Math.max(last ?? 20, 0), NOTIFICATIONS_MAX)),
+    createdAt: (rule: AlertRuleView) => rule.createdDate,
+    updatedAt: (rule: AlertRuleView) => rule.updatedDate,
+  },
+  AlertNotification: {
+    deliveredAt: (notification) => notification.deliveredDate,
+  },
+  AlertRuleConnection: {
+    edges: (page) => connectionFields(page).edges,
+    nodes: (page) => page.items,
+    pageInfo: (page) => connectionFields(page).pageInfo,
+    totalCount: (page) => page.countAll(),
+  },
+};

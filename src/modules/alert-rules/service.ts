@@ -1,0 +1,302 @@
+// Every business rule of alert rules; both transports call these functions.
+//
+// A rule is written as a draft, published (Live: evaluated by the gateway's embedded evaluator, or
+// handed to a manager that evaluates rules itself, Grafana), changed (a Live rule is unpublished and
+// goes back to draft, as the original), retired or deleted. As in the alerts module, a manager is
+// asked first and our record changes only once it said yes.
+import { randomUUID } from 'node:crypto';
+import { GatewayError } from '../../errors.js';
+import type { AlertManagers, RuleSpec } from '../../platform/alert-manager/alert-manager.js';
+import { pathDeeperThan } from '../../validation/json-depth.js';
+import { pageOf, pageWindow } from '../../validation/page-window.js';
+import type { AlertService } from '../alerts/service.js';
+import { isUuid } from '../alerts/rules.js';
+import type { ManagerKind } from '../alerts/types.js';
+import {
+  CATEGORY_MAX_LENGTH,
+  CHANNELS_MAX,
+  checkMetric,
+  checkStringMap,
+  checkText,
+  checkThresholds,
+  conditionExpression,
+  DEFAULT_EVALUATION_INTERVAL,
+  DEFAULT_PENDING_PERIOD,
+  DESCRIPTION_MAX_LENGTH,
+  isRuleOperator,
+  isRuleSeverity,
+  isRuleStatus,
+  MIN_EVALUATION_INTERVAL_MS,
+  parseDuration,
+  RULE_NAME_MAX_LENGTH,
+} from './rules.js';
+import { isUniqueViolation, type AlertRuleStore, type RuleRowInput } from './store.js';
+import type { Actor, AlertNotificationRecord, AlertRuleChanges, AlertRuleFilter, AlertRuleInput, AlertRulePage, AlertRuleQuery, AlertRuleRecord, AlertRuleView, JsonObject } from './types.js';
+
+const CODE = 'ALERT_RULE_INVALID_INPUT';
+const MAX_JSON_DEPTH = 32;
+
+export interface AlertRuleServiceOptions {
+  listMax: number;
+  /** What a `manager` name (or its absence) stands for; unknown or unconfigured names throw with `code`. */
+  resolveManager(name: string | null | undefined, code: 'ALERT_RULE_INVALID_INPUT'): ManagerKind;
+  now?: () => Date;
+}
+
+function invalid(problem: string | undefined): void {
+  if (problem !== undefined) throw new GatewayError(CODE, problem);
+}
+
+function notFound(id: string): GatewayError {
+  return new GatewayError('ALERT_RULE_NOT_FOUND', `Alert rule ${id} does not exist`);
+}
+
+function exists(name: string): GatewayError {
+  return new GatewayError('ALERT_RULE_ALREADY_EXISTS', `Alert rule "${name}" already exists`);
+}
+
+function jsonObject(what: string, value: unknown): JsonObject {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) throw new GatewayError(CODE, `${what} must be a JSON object`);
+  const tooDeep = pathDeeperThan(value, MAX_JSON_DEPTH);
+  if (tooDeep !== undefined) throw new GatewayError(CODE, `${what} is nested deeper than ${MAX_JSON_DEPTH} levels (at ${tooDeep.slice(0, 200)})`);
+  return value as JsonObject;
+}
+
+function stringMap(what: string, value: unknown) {
+  const checked = checkStringMap(what, value);
+  if ('problem' in checked) throw new GatewayError(CODE, checked.problem);
+  return checked.map;
+}
+
+function duration(what: string, text: string, minMs: number): number {
+  const parsed = parseDuration(what, text, minMs);
+  if ('problem' in parsed) throw new GatewayError(CODE, parsed.problem);
+  return parsed.ms;
+}
+
+/** The filter of a search or bulk delete, checked: statuses known, ids UUIDs. */
+function checkFilter(filter: AlertRuleFilter): AlertRuleFilter {
+  for (const status of filter.status ?? []) if (!isRuleStatus(status)) throw new GatewayError(CODE, `filters.status: ${JSON.stringify(status.slice(0, 40))} is not one of draft, live, retired`);
+  if (filter.severity && !isRuleSeverity(filter.severity)) throw new GatewayError(CODE, 'filters.severity must be one of warning, critical');
+  return filter;
+}
+
+function isEmptyFilter(filter: AlertRuleFilter): boolean {
+  return Object.values(filter).every((value) => value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0));
+}
+
+export function createAlertRuleService(store: AlertRuleStore, alerts: AlertService, managers: AlertManagers, options: AlertRuleServiceOptions) {
+  const now = options.now ?? (() => new Date());
+
+  async function getRecord(id: string): Promise<AlertRuleRecord> {
+    const record = isUuid(id) ? await store.findById(id) : undefined;
+    if (!record) throw notFound(id);
+    return record;
+  }
+
+  async function views(records: AlertRuleRecord[]): Promise<AlertRuleView[]> {
+    const ids = records.map((record) => record.id);
+    const [evaluations, silences] = await Promise.all([store.evaluations(ids), alerts.silencesOf(ids)]);
+    return records.map((record) => ({ ...record, evaluation: evaluations.get(record.id) ?? null, silence: silences.get(record.id) ?? null }));
+  }
+
+  async function channelsExist(ids: readonly string[]): Promise<string[]> {
+    if (ids.length > CHANNELS_MAX) throw new GatewayError(CODE, `a rule may notify at most ${CHANNELS_MAX} channels`);
+    const unique = [...new Set(ids)];
+    for (const id of unique) {
+      if (!isUuid(id)) throw new GatewayError(CODE, `notification channel ids must be UUIDs (got ${JSON.stringify(id.slice(0, 60))})`);
+      try {
+        await alerts.getChannel(id);
+      } catch (error) {
+        if (error instanceof GatewayError && error.code === 'NOTIFICATION_CHANNEL_NOT_FOUND') throw new GatewayError(CODE, `notification channel ${id} does not exist`);
+        throw error;
+      }
+    }
+    return unique;
+  }
+
+  /** The metric a rule compares: written out, or the expression of the alias it names. */
+  async function metricOf(input: Pick<AlertRuleInput, 'metric' | 'metricAlias'>): Promise<string> {
+    if (input.metric !== undefined && input.metric !== null && input.metric.trim() !== '') {
+      invalid(checkMetric(input.metric));
+      return input.metric.trim();
+    }
+    if (input.metricAlias) {
+      const alias = await alerts.findMetricAlias(input.metricAlias);
+      if (!alias) throw new GatewayError(CODE, `metric alias "${input.metricAlias.slice(0, 200)}" does not exist`);
+      return alias.metric;
+    }
+    throw new GatewayError(CODE, 'give the metric (PromQL) or the name of a metric alias');
+  }
+
+  /** A whole rule from a complete input (create, or an update merged over the stored rule). */
+  async function validRule(input: AlertRuleInput): Promise<Omit<RuleRowInput, 'id' | 'status' | 'createdBy' | 'updatedBy'>> {
+    invalid(checkText('name', input.name, RULE_NAME_MAX_LENGTH, true));
+    invalid(checkText('category', input.category, CATEGORY_MAX_LENGTH, true));
+    const description = input.description ?? '';
+    invalid(checkText('description', description, DESCRIPTION_MAX_LENGTH, false));
+    const severity = input.severity ?? 'warning';
+    if (!isRuleSeverity(severity)) throw new GatewayError(CODE, `severity must be one of warning, critical (got ${JSON.stringify(severity.slice(0, 40))})`);
+    if (!isRuleOperator(input.operator)) throw new GatewayError(CODE, `operator must be one of gt, lt, within_range, outside_range (got ${JSON.stringify(String(input.operator).slice(0, 40))})`);
+    invalid(checkThresholds(input.operator, input.thresholds));
+    const metric = await metricOf(input);
+    return {
+      name: input.name.trim(),
+      manager: options.resolveManager(input.manager, CODE),
+      description,
+      metric,
+      operator: input.operator,
+      thresholds: [...input.thresholds],
+      expression: conditionExpression(metric, input.operator, input.thresholds),
+      severity,
+      category: input.category.trim(),
+      evaluationIntervalMs: duration('frequency', input.evaluationInterval ?? DEFAULT_EVALUATION_INTERVAL, MIN_EVALUATION_INTERVAL_MS),
+      pendingForMs: duration('interval', input.pendingPeriod ?? DEFAULT_PENDING_PERIOD, 0),
+      labels: stringMap('labels', input.labels),
+      annotations: stringMap('annotations', input.annotations),
+      metadata: jsonObject('metadata', input.metadata),
+      channelIds: await channelsExist(input.channelIds ?? []),
+      context: jsonObject('context', input.context),
+    };
+  }
+
+  /** The rule as a manager that evaluates rules receives it. */
+  async function ruleSpec(record: AlertRuleRecord): Promise<RuleSpec> {
+    const contactPoints: string[] = [];
+    for (const id of record.channelIds) contactPoints.push((await alerts.getChannel(id)).name);
+    return {
+      id: record.id,
+      name: record.name,
+      category: record.category,
+      description: record.description,
+      expression: record.expression,
+      evaluationIntervalMs: record.evaluationIntervalMs,
+      pendingForMs: record.pendingForMs,
+      labels: { ...record.labels, alertId: record.id, severity: record.severity },
+      annotations: { ...record.annotations, ...(record.description ? { description: record.description } : {}) },
+      contactPoints,
+    };
+  }
+
+  /** Takes a Live rule off its manager (the embedded evaluator stops with the status change). */
+  async function unpublish(record: AlertRuleRecord): Promise<void> {
+    if (record.status !== 'live') return;
+    const manager = managers.get(record.manager);
+    if (manager?.rules) await manager.rules.unpublish(record);
+  }
+
+  return {
+    async getRule(id: string): Promise<AlertRuleView> {
+      const [view] = await views([await getRecord(id)]);
+      return view!;
+    },
+
+    async searchRules(query: AlertRuleQuery): Promise<AlertRulePage> {
+      const window = pageWindow(query, options.listMax, CODE);
+      const filter = checkFilter(query.filter ?? {});
+      if (filter.id && !isUuid(filter.id)) return pageOf([], window, async () => 0);
+      const records = await store.list(filter, query.order ?? [], { take: window.take, skip: window.offset });
+      return pageOf(await views(records), window, () => store.count(filter));
+    },
+
+    async createRule(input: AlertRuleInput, actor: Actor): Promise<AlertRuleRecord> {
+      const rule = await validRule(input);
+      if (await store.findByName(rule.name)) throw exists(rule.name);
+      try {
+        return await store.insert({ ...rule, id: randomUUID(), status: 'draft', createdBy: actor.id, updatedBy: actor.id });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw exists(rule.name);
+        throw error;
+      }
+    },
+
+    /** Changes a rule; a Live one is unpublished first and, like any changed rule, is a draft again. */
+    async updateRule(id: string, changes: AlertRuleChanges, actor: Actor): Promise<AlertRuleRecord> {
+      const given = Object.entries(changes).filter(([, value]) => value !== undefined);
+      if (given.length === 0) throw new GatewayError(CODE, 'nothing to update: give at least one field of the rule');
+      const existing = await getRecord(id);
+      // A new metric replaces the alias it came from, and the other way round.
+      const metricGiven = changes.metric !== undefined || changes.metricAlias !== undefined;
+      const merged: AlertRuleInput = {
+        name: changes.name ?? existing.name,
+        manager: changes.manager ?? existing.manager,
+        description: changes.description ?? existing.description,
+        category: changes.category ?? existing.category,
+        severity: changes.severity ?? existing.severity,
+        evaluationInterval: changes.evaluationInterval ?? `${existing.evaluationIntervalMs}ms`,
+        pendingPeriod: changes.pendingPeriod ?? `${existing.pendingForMs}ms`,
+        metric: metricGiven ? changes.metric : existing.metric,
+        metricAlias: metricGiven ? changes.metricAlias : null,
+        operator: changes.operator ?? existing.operator,
+        thresholds: changes.thresholds ?? existing.thresholds,
+        labels: changes.labels ?? existing.labels,
+        annotations: changes.annotations ?? existing.annotations,
+        metadata: changes.metadata ?? existing.metadata,
+        channelIds: changes.channelIds ?? existing.channelIds,
+        context: changes.context ?? existing.context,
+      };
+      const rule = await validRule(merged);
+      if (rule.name !== existing.name && (await store.findByName(rule.name, id))) throw exists(rule.name);
+      await unpublish(existing);
+      let updated: AlertRuleRecord | undefined;
+      try {
+        updated = await store.update(id, { ...rule, status: 'draft', updatedBy: actor.id });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw exists(rule.name);
+        throw error;
+      }
+      if (!updated) throw notFound(id);
+      return updated;
+    },
+
+    /**
+     * Makes a rule Live. Its channels must be usable; a manager that evaluates rules (Grafana) gets
+     * the rule, otherwise the embedded evaluator runs it from its first interval on. Publishing a
+     * Live rule again republishes it (its changes reach the manager, its evaluation starts over).
+     */
+    async publishRule(id: string, actor: Actor): Promise<AlertRuleRecord> {
+      const existing = await getRecord(id);
+      if (existing.status === 'retired') throw new GatewayError(CODE, `alert rule ${id} is retired; update it to bring it back as a draft, then publish it`);
+      const manager = managers.get(existing.manager);
+      if (!manager) throw new GatewayError('ALERT_MANAGER_FAILED', `this rule is held by the ${existing.manager} manager, which is not configured on this gateway; nothing was changed`);
+      const spec = await ruleSpec(existing);
+      if (manager.rules) await manager.rules.publish(spec);
+      const published = await store.publish(id, actor.id, manager.rules ? null : now());
+      if (!published) throw notFound(id);
+      return published;
+    },
+
+    /** Retires a rule (kept, no longer evaluated) or, with `hard`, deletes it; a Live one is unpublished first. */
+    async deleteRule(id: string, hard: boolean, actor: Actor): Promise<void> {
+      const existing = await getRecord(id);
+      await unpublish(existing);
+      const done = hard ? await store.delete(id) : (await store.update(id, { status: 'retired', updatedBy: actor.id })) !== undefined;
+      if (!done) throw notFound(id);
+    },
+
+    /**
+     * Deletes every rule the filter selects. An empty filter is refused: the original deleted every
+     * rule when given `{}`, which no caller means.
+     */
+    async deleteRules(filter: AlertRuleFilter): Promise<AlertRuleRecord[]> {
+      if (isEmptyFilter(filter)) throw new GatewayError(CODE, 'filters must select something: an empty filter would delete every rule');
+      const checked = checkFilter(filter);
+      const deleted: AlertRuleRecord[] = [];
+      // In pages, so a large match never loads every rule at once; each page is unpublished, then deleted.
+      for (;;) {
+        const page = await store.list(checked, [], { take: options.listMax, skip: 0 });
+        for (const record of page) await unpublish(record);
+        if (page.length === 0 || (await store.deleteByIds(page.map((record) => record.id))) === 0) return deleted;
+        deleted.push(...page);
+      }
+    },
+
+    /** The notifications decided for a rule, newest first. */
+    async notificationsOf(ruleId: string, take: number): Promise<AlertNotificationRecord[]> {
+      return store.notifications(ruleId, take);
+    },
+  };
+}
+
+export type AlertRuleService = ReturnType<typeof createAlertRuleService>;

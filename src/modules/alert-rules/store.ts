@@ -1,0 +1,150 @@
+// Prisma access for alert rules, their evaluation states and their notifications. Nothing outside
+// this module touches these tables. The evaluator's claims (FOR UPDATE SKIP LOCKED) are in
+// evaluator-store.ts, on plain connections.
+import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
+import type { ManagerKind } from '../alerts/types.js';
+import type {
+  ActiveAlert,
+  AlertNotificationRecord,
+  AlertRuleFilter,
+  AlertRuleRecord,
+  JsonObject,
+  NotificationKind,
+  NotificationOutcome,
+  RuleEvaluation,
+  RuleOperator,
+  RuleOrder,
+  RuleSeverity,
+  RuleState,
+  RuleStatus,
+  StringMap,
+} from './types.js';
+export { isUniqueViolation } from '../../platform/database/errors.js';
+
+type RuleRow = Prisma.AlertRuleGetPayload<object>;
+type StateRow = Prisma.AlertRuleStateGetPayload<object>;
+type NotificationRow = Prisma.AlertNotificationGetPayload<object>;
+
+const rule = (row: RuleRow): AlertRuleRecord => ({
+  ...row,
+  manager: row.manager as ManagerKind,
+  status: row.status as RuleStatus,
+  operator: row.operator as RuleOperator,
+  severity: row.severity as RuleSeverity,
+  labels: row.labels as StringMap,
+  annotations: row.annotations as StringMap,
+  metadata: row.metadata as JsonObject,
+  context: row.context as JsonObject,
+});
+
+export const evaluation = (row: StateRow): RuleEvaluation => ({
+  state: row.state as RuleState,
+  activeSince: row.activeSince,
+  firingSince: row.firingSince,
+  lastEvaluatedAt: row.lastEvaluatedAt,
+  nextEvaluationAt: row.nextEvaluationAt,
+  lastError: row.lastError,
+  alerts: row.alerts as unknown as ActiveAlert[],
+});
+
+const notification = (row: NotificationRow): AlertNotificationRecord => ({ ...row, kind: row.kind as NotificationKind, outcome: row.outcome as NotificationOutcome });
+
+const ORDER_COLUMNS = { createdAt: 'createdDate', updatedAt: 'updatedDate', name: 'name', status: 'status', severity: 'severity', category: 'category' } as const;
+
+function ruleWhere(filter: AlertRuleFilter): Prisma.AlertRuleWhereInput {
+  return {
+    ...(filter.status?.length ? { status: { in: filter.status } } : {}),
+    ...(filter.id ? { id: filter.id } : {}),
+    ...(filter.name ? { name: filter.name } : {}),
+    ...(filter.category ? { category: filter.category } : {}),
+    ...(filter.severity ? { severity: filter.severity } : {}),
+    ...(filter.manager ? { manager: filter.manager } : {}),
+    ...(filter.alertType ? { context: { path: ['alertType'], equals: filter.alertType } } : {}),
+  };
+}
+
+function ruleOrder(order: readonly RuleOrder[]): Prisma.AlertRuleOrderByWithRelationInput[] {
+  // Newest first unless told otherwise; the id breaks ties so pages never overlap.
+  const given = order.map((o) => ({ [ORDER_COLUMNS[o.field]]: o.direction }));
+  return [...(given.length > 0 ? given : [{ createdDate: 'desc' as const }]), { id: 'asc' as const }];
+}
+
+export type RuleRowInput = Omit<AlertRuleRecord, 'createdDate' | 'updatedDate'>;
+
+export function createAlertRuleStore(prisma: PrismaClient) {
+  const toData = (record: Partial<RuleRowInput>) => ({
+    ...record,
+    ...(record.labels ? { labels: record.labels } : {}),
+    ...(record.metadata ? { metadata: record.metadata as Prisma.InputJsonObject } : {}),
+    ...(record.context ? { context: record.context as Prisma.InputJsonObject } : {}),
+  });
+
+  return {
+    async findById(id: string): Promise<AlertRuleRecord | undefined> {
+      const row = await prisma.alertRule.findUnique({ where: { id } });
+      return row ? rule(row) : undefined;
+    },
+
+    async findByName(name: string, exceptId?: string): Promise<AlertRuleRecord | undefined> {
+      const row = await prisma.alertRule.findFirst({ where: { name, ...(exceptId ? { NOT: { id: exceptId } } : {}) } });
+      return row ? rule(row) : undefined;
+    },
+
+    async list(filter: AlertRuleFilter, order: readonly RuleOrder[], window: { take: number; skip: number }): Promise<AlertRuleRecord[]> {
+      return (await prisma.alertRule.findMany({ where: ruleWhere(filter), orderBy: ruleOrder(order), ...window })).map(rule);
+    },
+
+    count(filter: AlertRuleFilter): Promise<number> {
+      return prisma.alertRule.count({ where: ruleWhere(filter) });
+    },
+
+    async insert(record: RuleRowInput): Promise<AlertRuleRecord> {
+      return rule(await prisma.alertRule.create({ data: toData(record) as Prisma.AlertRuleCreateInput }));
+    },
+
+    /**
+     * Changes a rule that is not (or no longer) Live, dropping its evaluation state in the same
+     * transaction so the evaluator stops at once; undefined when the rule is gone. Publishing is `publish`.
+     */
+    async update(id: string, changes: Partial<Omit<RuleRowInput, 'status'>> & { status?: 'draft' | 'retired' }): Promise<AlertRuleRecord | undefined> {
+      const [, rows] = await prisma.$transaction([
+        prisma.alertRuleState.deleteMany({ where: { ruleId: id } }),
+        prisma.alertRule.updateManyAndReturn({ where: { id }, data: toData(changes) as Prisma.AlertRuleUpdateManyMutationInput }),
+      ]);
+      return rows[0] ? rule(rows[0]) : undefined;
+    },
+
+    /** Makes a rule Live and, when the embedded evaluator runs it, schedules its first evaluation. */
+    async publish(id: string, updatedBy: string, firstEvaluationAt: Date | null): Promise<AlertRuleRecord | undefined> {
+      return prisma.$transaction(async (tx) => {
+        const rows = await tx.alertRule.updateManyAndReturn({ where: { id }, data: { status: 'live', updatedBy } });
+        if (!rows[0]) return undefined;
+        await tx.alertRuleState.deleteMany({ where: { ruleId: id } });
+        if (firstEvaluationAt) await tx.alertRuleState.create({ data: { ruleId: id, nextEvaluationAt: firstEvaluationAt } });
+        return rule(rows[0]);
+      });
+    },
+
+    async delete(id: string): Promise<boolean> {
+      return (await prisma.alertRule.deleteMany({ where: { id } })).count > 0;
+    },
+
+    async deleteByIds(ids: readonly string[]): Promise<number> {
+      return (await prisma.alertRule.deleteMany({ where: { id: { in: [...ids] } } })).count;
+    },
+
+    async evaluations(ids: readonly string[]): Promise<Map<string, RuleEvaluation>> {
+      if (ids.length === 0) return new Map();
+      const rows = await prisma.alertRuleState.findMany({ where: { ruleId: { in: [...ids] } } });
+      return new Map(rows.map((row) => [row.ruleId, evaluation(row)]));
+    },
+
+    /** The notifications decided for a rule, newest first. */
+    async notifications(ruleId: string, take: number): Promise<AlertNotificationRecord[]> {
+      const rows = await prisma.alertNotification.findMany({ where: { ruleId }, orderBy: [{ createdDate: 'desc' }, { id: 'asc' }], take });
+      return rows.map(notification);
+    },
+  };
+}
+
+export type AlertRuleStore = ReturnType<typeof createAlertRuleStore>;
