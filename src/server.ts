@@ -54,6 +54,7 @@ import { useRequestId } from './http/use-request-id.js';
 import { useSecurityHeaders } from './http/use-security-headers.js';
 import { useRequestTimeout } from './http/use-request-timeout.js';
 import type { Logger } from './logger.js';
+import { createManagerNames, type ManagerNames } from './modules/alerts/manager-names.js';
 import { createAlertService } from './modules/alerts/service.js';
 import { createAlertStore } from './modules/alerts/store.js';
 import { createConnectorService } from './modules/connectors/service.js';
@@ -98,7 +99,16 @@ export interface Gateway {
 function createServices(
   database: Database,
   config: Config,
-  platform: { queryEngine: QueryEngine; eventBus: EventBus; objectStore: ObjectStore; alertManagers: AlertManagers; notifier: Notifier; metrics: GatewayMetrics; prometheus: PrometheusApi },
+  platform: {
+    queryEngine: QueryEngine;
+    eventBus: EventBus;
+    objectStore: ObjectStore;
+    alertManagers: AlertManagers;
+    managerNames: ManagerNames;
+    notifier: Notifier;
+    metrics: GatewayMetrics;
+    prometheus: PrometheusApi;
+  },
   logger: Logger,
 ): Services {
   const files = createFileService(platform.objectStore, config.files);
@@ -125,7 +135,7 @@ function createServices(
     ingestion: createIngestionService(datasets, platform.eventBus, ingestionCounters, { maxBatch: config.ingestion.maxBatch }),
     files,
     connectors: createConnectorService(createConnectorStore(database.prisma), files, config.connectors),
-    alerts: createAlertService(createAlertStore(database.prisma), platform.alertManagers, platform.notifier, logger, { listMax: config.alerting.listMax }),
+    alerts: createAlertService(createAlertStore(database.prisma), platform.alertManagers, platform.managerNames, platform.notifier, logger, { listMax: config.alerting.listMax }),
     audit: createAuditService(createAuditStore(database.prisma), { listMax: AUDIT_LIST_MAX }),
     pii: createPiiService(createPiiDetector(config.pii), config.pii),
     metrics,
@@ -255,6 +265,8 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   const alertManagers = createAlertManagers(config.alerting);
   const notifier = createNotifier(config.alerting);
   logger.info(`alert managers: ${[...alertManagers.values()].map((manager) => manager.description).join('; ')}; notifications: ${notifier.description}`);
+  const managerNames = createManagerNames(config.alerting, alertManagers);
+  for (const note of managerNames.notes) logger.info(note);
   const metrics = new GatewayMetrics({ version: GATEWAY_VERSION });
   metrics.watchDatabasePool(database.pool);
   metrics.watchEventBus(eventBus);
@@ -262,7 +274,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   // embedded store this gateway samples its own metrics into (started once the port is known).
   const metricsStore = config.metrics.prometheus ? undefined : new MetricsStore(database.pool);
   const prometheus = config.metrics.prometheus ? createRemotePrometheusApi(config.metrics.prometheus) : createEmbeddedPrometheusApi(metricsStore!, { retentionMs: config.metrics.retentionMs });
-  const services = createServices(database, config, { queryEngine, eventBus, objectStore, alertManagers, notifier, metrics, prometheus }, logger);
+  const services = createServices(database, config, { queryEngine, eventBus, objectStore, alertManagers, managerNames, notifier, metrics, prometheus }, logger);
   logger.info(`PII detector: ${services.pii.detectorName}; metrics source: ${services.metrics.sourceName}`);
   const seeded = await services.connectors.seedBuiltIns();
   if (seeded > 0) logger.info(`connector registry: ${seeded} built-in connectors added`);

@@ -1,7 +1,13 @@
 // Every GraphQL enum whose values the domain spells otherwise: the one table the schema's enum
 // resolvers (src/graphql/schema.ts) and the generated types' enumValues (codegen.ts) are built from.
 // Each domain keeps its own map beside its types; REST entries import the same maps.
-import { ALERT_MANAGER_KIND_VALUES, NOTIFICATION_CHANNEL_TYPE_VALUES, SILENCE_STATE_VALUES } from '../modules/alerts/types.js';
+import {
+  ALERT_MANAGER_KIND_VALUES,
+  NOTIFICATION_CHANNEL_ORDER_FIELD_VALUES,
+  NOTIFICATION_CHANNEL_STATUS_VALUES,
+  NOTIFICATION_CHANNEL_TYPE_VALUES,
+  SILENCE_STATE_VALUES,
+} from '../modules/alerts/types.js';
 import { EXHAUST_TYPE_VALUES } from '../modules/data-access/types.js';
 import { AUDIT_OUTCOME_VALUES, AUDIT_TRANSPORT_VALUES } from '../modules/audit/types.js';
 import { CONNECTOR_CATEGORY_VALUES, CONNECTOR_STATUS_VALUES } from '../modules/connectors/types.js';
@@ -18,6 +24,8 @@ export const GRAPHQL_ENUM_VALUES = {
   AlertManagerKind: ALERT_MANAGER_KIND_VALUES,
   SilenceState: SILENCE_STATE_VALUES,
   NotificationChannelType: NOTIFICATION_CHANNEL_TYPE_VALUES,
+  NotificationChannelStatus: NOTIFICATION_CHANNEL_STATUS_VALUES,
+  NotificationChannelOrderField: NOTIFICATION_CHANNEL_ORDER_FIELD_VALUES,
   AuditTransport: AUDIT_TRANSPORT_VALUES,
   AuditOutcome: AUDIT_OUTCOME_VALUES,
   ConnectorStatus: CONNECTOR_STATUS_VALUES,
