@@ -68,7 +68,8 @@ function ruleSchema(required: string[]): JsonSchema {
     type: 'object',
     properties: {
       name: { type: 'string', minLength: 1, maxLength: RULE_NAME_MAX_LENGTH },
-      manager: { type: 'string', enum: [...MANAGER_KINDS] },
+      // A manager's name or an alias (the console always sends `grafana`); the service resolves it.
+      manager: { type: 'string', minLength: 1, maxLength: 40 },
       description: { type: 'string', maxLength: DESCRIPTION_MAX_LENGTH },
       category: { type: 'string', minLength: 1, maxLength: CATEGORY_MAX_LENGTH },
       severity: { type: 'string', enum: [...RULE_SEVERITIES] },
@@ -203,7 +204,7 @@ function ruleInput(body: RuleBody) {
   const condition = body.metadata?.queryBuilderContext;
   const entries = {
     name: body.name,
-    manager: body.manager === undefined ? undefined : enumName(ALERT_MANAGER_KIND_VALUES, body.manager),
+    manager: body.manager,
     description: body.description,
     category: body.category,
     severity: body.severity === undefined ? undefined : enumName(ALERT_RULE_SEVERITY_VALUES, body.severity),

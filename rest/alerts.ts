@@ -2,6 +2,7 @@
 // request envelope: the body is the object itself. Responses use the standard envelope. Each entry
 // runs a GraphQL operation; aliases in the selection give the original's field names.
 import type {
+  NotificationChannelOrder,
   RestCreateChannelMutation,
   RestCreateChannelMutationVariables,
   RestCreateMetricAliasMutation,
@@ -19,6 +20,8 @@ import type {
   RestListMetricAliasesQuery,
   RestListMetricAliasesQueryVariables,
   RestListSilencesQuery,
+  RestPublishChannelMutation,
+  RestPublishChannelMutationVariables,
   RestListSilencesQueryVariables,
   RestReadChannelQuery,
   RestReadChannelQueryVariables,
@@ -37,8 +40,12 @@ import type {
 } from '../src/generated/rest-operations.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
 import {
+  CHANNEL_NAME_MAX_LENGTH,
   COMMENT_MAX_LENGTH,
   COMPONENT_MAX_LENGTH,
+  LABEL_NAME_MAX_LENGTH,
+  LABEL_VALUE_MAX_LENGTH,
+  LABELS_MAX,
   MESSAGE_MAX_LENGTH,
   METRIC_MAX_LENGTH,
   NAME_MAX_LENGTH,
@@ -46,7 +53,17 @@ import {
   SUBJECT_MAX_LENGTH,
   URL_MAX_LENGTH,
 } from '../src/modules/alerts/rules.js';
-import { ALERT_MANAGER_KIND_VALUES, CHANNEL_TYPES, MANAGER_KINDS, NOTIFICATION_CHANNEL_TYPE_VALUES } from '../src/modules/alerts/types.js';
+import { GatewayError } from '../src/errors.js';
+import {
+  ALERT_MANAGER_KIND_VALUES,
+  CHANNEL_ORDER_FIELDS,
+  CHANNEL_STATUSES,
+  CHANNEL_TYPES,
+  MANAGER_KINDS,
+  NOTIFICATION_CHANNEL_ORDER_FIELD_VALUES,
+  NOTIFICATION_CHANNEL_STATUS_VALUES,
+  NOTIFICATION_CHANNEL_TYPE_VALUES,
+} from '../src/modules/alerts/types.js';
 import { enumName } from './enum-names.js';
 import { withFragment } from './fragments.js';
 import { defineEndpoint, pathParam, type RestInput } from './table.js';
@@ -55,7 +72,11 @@ import type { JsonSchema } from './validation.js';
 // ---------------------------------------------------------------------------------------------
 // Schemas
 
-const manager = { type: 'string', enum: [...MANAGER_KINDS] };
+/** A manager kind, as records and filters spell it. */
+const managerKind = { type: 'string', enum: [...MANAGER_KINDS] };
+/** A manager's name or an alias of one, as requests may give it (the service resolves it: manager-names.ts). */
+const manager = { type: 'string', minLength: 1, maxLength: 40 };
+const channelStatus = { type: 'string', enum: [...CHANNEL_STATUSES] };
 const channelType = { type: 'string', enum: [...CHANNEL_TYPES] };
 const dateTime = { type: 'string', format: 'date-time', maxLength: 64 };
 const name = { type: 'string', minLength: 1, maxLength: NAME_MAX_LENGTH };
@@ -69,6 +90,13 @@ const channelConfig = {
     subject: { type: 'string', maxLength: SUBJECT_MAX_LENGTH },
     message: { type: 'string', maxLength: MESSAGE_MAX_LENGTH },
     webhookUrl: { type: 'string', maxLength: URL_MAX_LENGTH },
+    channel: { type: 'string', minLength: 1, maxLength: CHANNEL_NAME_MAX_LENGTH },
+    labels: {
+      type: 'object',
+      maxProperties: LABELS_MAX,
+      propertyNames: { minLength: 1, maxLength: LABEL_NAME_MAX_LENGTH },
+      additionalProperties: { type: 'string', maxLength: LABEL_VALUE_MAX_LENGTH },
+    },
   },
   additionalProperties: false,
 };
@@ -76,9 +104,29 @@ const channelConfig = {
 const channel = {
   type: 'object',
   properties: { manager, name, type: channelType, config: channelConfig },
-  required: ['manager', 'name', 'type', 'config'],
+  required: ['name', 'type', 'config'],
   additionalProperties: false,
 };
+
+/** The console's channel search: typed filters, and `options.order` as `[field, direction]` pairs. */
+const channelSearch: JsonSchema = (() => {
+  const filters = {
+    type: 'object',
+    properties: {
+      id: { type: 'string', minLength: 1, maxLength: 64 },
+      name: { type: 'string', minLength: 1, maxLength: NAME_MAX_LENGTH },
+      status: { anyOf: [channelStatus, { type: 'array', items: channelStatus, minItems: 1, maxItems: CHANNEL_STATUSES.length }] },
+      manager: managerKind,
+      type: channelType,
+    },
+    additionalProperties: false,
+  };
+  // Fields and directions are checked while making the variables, with a message naming the bad one.
+  const order = { type: 'array', maxItems: CHANNEL_ORDER_FIELDS.length, items: { type: 'array', minItems: 1, maxItems: 2, items: { type: 'string', maxLength: 64 } } };
+  const options = { type: 'object', properties: { order }, additionalProperties: false };
+  const criteria = { type: 'object', properties: { filters, options, ...page }, additionalProperties: false };
+  return { type: 'object', properties: { request: criteria, filters, options, ...page }, additionalProperties: false };
+})();
 
 /** A search body: the original wraps it in `request`; the bare form is accepted too. */
 function searchSchema(filters: JsonSchema): JsonSchema {
@@ -132,7 +180,13 @@ const CHANNEL_FIELDS = /* GraphQL */ `
       subject
       message
       webhookUrl
+      channel
+      labels {
+        name
+        value
+      }
     }
+    status
     created_by: createdBy
     updated_by: updatedBy
     createdAt
@@ -144,6 +198,7 @@ type Row = Record<string, unknown>;
 
 const managerName = (value: unknown) => (typeof value === 'string' ? enumName(ALERT_MANAGER_KIND_VALUES, value) : null);
 const channelTypeName = (value: unknown) => (typeof value === 'string' ? enumName(NOTIFICATION_CHANNEL_TYPE_VALUES, value) : null);
+const channelStatusName = (value: string) => enumName(NOTIFICATION_CHANNEL_STATUS_VALUES, value);
 
 /** GraphQL spells enum values in capitals; the original in lower case. */
 function lowerFields(row: Row, fields: string[]): Row {
@@ -152,9 +207,11 @@ function lowerFields(row: Row, fields: string[]): Row {
 
 const restSilence = (row: Row) => lowerFields(row, ['manager', 'state']);
 
+/** A channel as the original answers it: lower-case enums, a config without empty fields, labels as an object. */
 function restChannel(row: Row): Row {
-  const config = Object.fromEntries(Object.entries(row.config as Row).filter(([, value]) => value !== null));
-  return { ...lowerFields(row, ['manager', 'type']), config };
+  const { labels, ...rest } = row.config as Row & { labels: { name: string; value: string }[] | null };
+  const config = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== null));
+  return { ...lowerFields(row, ['manager', 'type', 'status']), config: labels ? { ...config, labels: Object.fromEntries(labels.map((label) => [label.name, label.value])) } : config };
 }
 
 /** The body, in the shape the entry's schema has already checked. */
@@ -173,17 +230,53 @@ function pageVariables(search: { limit?: number | string; offset?: number | stri
   return { first: search.limit === undefined ? null : Number(search.limit), after: offset > 0 ? cursorForOffset(offset - 1) : null };
 }
 
-interface ChannelBody {
-  manager: string;
-  name: string;
-  type: string;
-  config: Record<string, string>;
+interface ChannelConfigBody {
+  recipientAddresses?: string;
+  subject?: string;
+  message?: string;
+  webhookUrl?: string;
+  channel?: string;
+  labels?: Record<string, string>;
 }
 
-/** The channel of a create or test body, as GraphQL takes it. */
-function channelInput(value: ChannelBody) {
-  return { manager: managerName(value.manager)!, name: value.name, type: channelTypeName(value.type)!, config: value.config };
+interface ChannelBody {
+  manager?: string;
+  name: string;
+  type: string;
+  config: ChannelConfigBody;
 }
+
+/** A config as GraphQL takes it: labels as name/value pairs. */
+function configInput({ labels, ...config }: ChannelConfigBody) {
+  return { ...config, ...(labels ? { labels: Object.entries(labels).map(([name, value]) => ({ name, value })) } : {}) };
+}
+
+/** The channel of a create or test body, as GraphQL takes it (the manager's name as given: the service resolves it). */
+function channelInput(value: ChannelBody) {
+  return { manager: value.manager ?? null, name: value.name, type: channelTypeName(value.type)!, config: configInput(value.config) };
+}
+
+/** `[["createdAt", "DESC"]]` as GraphQL takes it; a field or direction it does not know is refused, named. */
+function channelOrder(order: string[][] | undefined): NotificationChannelOrder[] {
+  return (order ?? []).map(([field = '', direction = 'ASC'], index) => {
+    if (!(CHANNEL_ORDER_FIELDS as readonly string[]).includes(field)) {
+      throw new GatewayError('NOTIFICATION_CHANNEL_INVALID_INPUT', `options.order[${index}]: ${JSON.stringify(field)} is not a field channels can be ordered by (${CHANNEL_ORDER_FIELDS.join(', ')})`);
+    }
+    const upper = direction.toUpperCase();
+    const way = upper === 'ASC' ? 'ASC' : upper === 'DESC' ? 'DESC' : undefined;
+    if (!way) throw new GatewayError('NOTIFICATION_CHANNEL_INVALID_INPUT', `options.order[${index}]: ${JSON.stringify(direction)} is not a direction (ASC or DESC)`);
+    return { field: enumName(NOTIFICATION_CHANNEL_ORDER_FIELD_VALUES, field), order: way };
+  });
+}
+
+const CHANNEL_ERRORS = [
+  'NOTIFICATION_CHANNEL_ALREADY_EXISTS',
+  'NOTIFICATION_CHANNEL_NOT_FOUND',
+  'NOTIFICATION_CHANNEL_CONFLICT',
+  'NOTIFICATION_CHANNEL_RETIRED',
+  'ALERT_MANAGER_FAILED',
+  'NOTIFICATION_FAILED',
+] as const;
 
 /** `{id}` of the record a mutation payload carries, e.g. data.createSilence.silence.id. */
 const idResult = (field: string, record: string) => (data: Row) => ({ id: ((data[field] as Row)[record] as Row).id });
@@ -203,7 +296,7 @@ export const alertEndpoints = [
     bodySchema: {
       type: 'object',
       properties: { startDate: dateTime, endDate: dateTime, alertId: { type: 'string', format: 'uuid' }, manager, comment: { type: 'string', maxLength: COMMENT_MAX_LENGTH } },
-      required: ['startDate', 'endDate', 'alertId', 'manager'],
+      required: ['startDate', 'endDate', 'alertId'],
       additionalProperties: false,
     },
     operation: /* GraphQL */ `
@@ -216,8 +309,8 @@ export const alertEndpoints = [
       }
     `,
     variables: (input) => {
-      const b = body<{ alertId: string; manager: string; startDate: string; endDate: string; comment?: string }>(input);
-      return { input: { alertId: b.alertId, manager: managerName(b.manager)!, startDate: b.startDate, endDate: b.endDate, comment: b.comment ?? null } };
+      const b = body<{ alertId: string; manager?: string; startDate: string; endDate: string; comment?: string }>(input);
+      return { input: { alertId: b.alertId, manager: b.manager ?? null, startDate: b.startDate, endDate: b.endDate, comment: b.comment ?? null } };
     },
     result: idResult('createSilence', 'silence'),
   }),
@@ -233,7 +326,7 @@ export const alertEndpoints = [
       type: 'object',
       properties: {
         alertId: { type: 'string', format: 'uuid' },
-        manager,
+        manager: managerKind,
         limit: { type: 'string', pattern: '^[0-9]{1,6}$' },
         offset: { type: 'string', pattern: '^[0-9]{1,9}$' },
       },
@@ -488,9 +581,9 @@ export const alertEndpoints = [
     method: 'POST',
     path: '/alerts/v1/notifications/create',
     apiId: 'api.alert.notification.create',
-    summary: 'Create a notification channel at its manager',
+    summary: 'Store a notification channel as a draft (publish creates it at its manager)',
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
-    errorCodes: ['NOTIFICATION_CHANNEL_ALREADY_EXISTS', 'NOTIFICATION_CHANNEL_NOT_FOUND', 'ALERT_MANAGER_FAILED', 'NOTIFICATION_FAILED'],
+    errorCodes: [...CHANNEL_ERRORS],
     bodySchema: channel,
     operation: /* GraphQL */ `
       mutation RestCreateChannel($input: CreateNotificationChannelInput!) {
@@ -505,18 +598,40 @@ export const alertEndpoints = [
     result: idResult('createNotificationChannel', 'channel'),
   }),
 
+  defineEndpoint<RestPublishChannelMutation, RestPublishChannelMutationVariables>({
+    method: 'GET',
+    path: '/alerts/v1/notifications/publish/:id',
+    apiId: 'api.alert.notification.publish',
+    summary: 'Publish a draft notification channel: create it at its manager and make it live',
+    invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
+    errorCodes: [...CHANNEL_ERRORS],
+    pathSchema: idPath,
+    operation: /* GraphQL */ `
+      mutation RestPublishChannel($id: ID!) {
+        publishNotificationChannel(id: $id) {
+          channel {
+            id
+          }
+        }
+      }
+    `,
+    variables: (input) => ({ id: pathParam(input, 'id') }),
+    // The original's answer: the id and the word "published".
+    result: (data) => ({ id: ((data.publishNotificationChannel as Row).channel as Row).id, status: 'published' }),
+  }),
+
   defineEndpoint<RestListChannelsQuery, RestListChannelsQueryVariables>({
     method: 'POST',
     path: '/alerts/v1/notifications/search',
     apiId: 'api.alert.notification.list',
-    summary: 'List notification channels, newest first',
+    summary: 'List notification channels, newest first unless options.order says otherwise',
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
-    errorCodes: ['NOTIFICATION_CHANNEL_ALREADY_EXISTS', 'NOTIFICATION_CHANNEL_NOT_FOUND', 'ALERT_MANAGER_FAILED', 'NOTIFICATION_FAILED'],
-    bodySchema: searchSchema({ type: 'object', properties: { manager, type: channelType }, additionalProperties: false }),
+    errorCodes: [...CHANNEL_ERRORS],
+    bodySchema: channelSearch,
     operation: withFragment(
       /* GraphQL */ `
-        query RestListChannels($filter: NotificationChannelFilter, $first: Int, $after: String) {
-          notificationChannels(filter: $filter, first: $first, after: $after) {
+        query RestListChannels($filter: NotificationChannelFilter, $orderBy: [NotificationChannelOrder!], $first: Int, $after: String) {
+          notificationChannels(filter: $filter, orderBy: $orderBy, first: $first, after: $after) {
             totalCount
             nodes {
               ...RestChannelFields
@@ -527,8 +642,19 @@ export const alertEndpoints = [
       CHANNEL_FIELDS,
     ),
     variables: (input) => {
-      const search = criteria(input);
-      return { filter: { manager: managerName(search.filters?.manager), type: channelTypeName(search.filters?.type) }, ...pageVariables(search) };
+      const search = (input.body.request ?? input.body) as {
+        filters?: { id?: string; name?: string; status?: string | string[]; manager?: string; type?: string };
+        options?: { order?: string[][] };
+        limit?: number;
+        offset?: number;
+      };
+      const filters = search.filters ?? {};
+      const status = filters.status === undefined ? null : (typeof filters.status === 'string' ? [filters.status] : filters.status).map(channelStatusName);
+      return {
+        filter: { id: filters.id ?? null, name: filters.name ?? null, status, manager: managerName(filters.manager), type: channelTypeName(filters.type) },
+        orderBy: channelOrder(search.options?.order),
+        ...pageVariables(search),
+      };
     },
     result: (data) => {
       const found = data.notificationChannels as { totalCount: number; nodes: Row[] };
@@ -542,7 +668,7 @@ export const alertEndpoints = [
     apiId: 'api.alert.notification.get',
     summary: 'Read a notification channel',
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
-    errorCodes: ['NOTIFICATION_CHANNEL_ALREADY_EXISTS', 'NOTIFICATION_CHANNEL_NOT_FOUND', 'ALERT_MANAGER_FAILED', 'NOTIFICATION_FAILED'],
+    errorCodes: [...CHANNEL_ERRORS],
     pathSchema: idPath,
     operation: withFragment(
       /* GraphQL */ `
@@ -562,11 +688,12 @@ export const alertEndpoints = [
     method: 'PATCH',
     path: '/alerts/v1/notifications/update/:id',
     apiId: 'api.alert.notification.update',
-    summary: 'Change a notification channel at its manager',
+    summary: 'Change a notification channel (a live one at its manager first; it stays live)',
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
-    errorCodes: ['NOTIFICATION_CHANNEL_ALREADY_EXISTS', 'NOTIFICATION_CHANNEL_NOT_FOUND', 'ALERT_MANAGER_FAILED', 'NOTIFICATION_FAILED'],
+    errorCodes: [...CHANNEL_ERRORS],
     pathSchema: idPath,
-    bodySchema: { type: 'object', properties: { name, type: channelType, config: channelConfig }, minProperties: 1, additionalProperties: false },
+    // The console sends the manager back with every update (see UpdateNotificationChannelInput.manager).
+    bodySchema: { type: 'object', properties: { name, type: channelType, config: channelConfig, manager }, minProperties: 1, additionalProperties: false },
     operation: /* GraphQL */ `
       mutation RestUpdateChannel($id: ID!, $input: UpdateNotificationChannelInput!) {
         updateNotificationChannel(id: $id, input: $input) {
@@ -577,8 +704,11 @@ export const alertEndpoints = [
       }
     `,
     variables: (input) => {
-      const b = body<{ name?: string; type?: string; config?: Record<string, string> }>(input);
-      return { id: pathParam(input, 'id'), input: { name: b.name ?? null, type: channelTypeName(b.type), config: b.config ?? null } };
+      const b = body<{ manager?: string; name?: string; type?: string; config?: ChannelConfigBody }>(input);
+      return {
+        id: pathParam(input, 'id'),
+        input: { manager: b.manager ?? null, name: b.name ?? null, type: channelTypeName(b.type), config: b.config ? configInput(b.config) : null },
+      };
     },
     result: idResult('updateNotificationChannel', 'channel'),
   }),
@@ -587,9 +717,9 @@ export const alertEndpoints = [
     method: 'DELETE',
     path: '/alerts/v1/notifications/delete/:id',
     apiId: 'api.alert.notification.delete',
-    summary: 'Remove a notification channel from its manager and delete it',
+    summary: 'Retire a notification channel: remove it from its manager (when live) and keep the record, retired',
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
-    errorCodes: ['NOTIFICATION_CHANNEL_ALREADY_EXISTS', 'NOTIFICATION_CHANNEL_NOT_FOUND', 'ALERT_MANAGER_FAILED', 'NOTIFICATION_FAILED'],
+    errorCodes: [...CHANNEL_ERRORS],
     pathSchema: idPath,
     operation: /* GraphQL */ `
       mutation RestDeleteChannel($id: ID!) {
@@ -608,7 +738,7 @@ export const alertEndpoints = [
     apiId: 'api.alert.notification.test',
     summary: 'Send a test message to a stored channel (payload.id) or to the channel described in payload',
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
-    errorCodes: ['NOTIFICATION_CHANNEL_ALREADY_EXISTS', 'NOTIFICATION_CHANNEL_NOT_FOUND', 'ALERT_MANAGER_FAILED', 'NOTIFICATION_FAILED'],
+    errorCodes: [...CHANNEL_ERRORS],
     bodySchema: {
       type: 'object',
       properties: {
@@ -623,6 +753,13 @@ export const alertEndpoints = [
               properties: { selectChannel: { type: 'boolean' }, configureChannel: { type: 'boolean' } },
               additionalProperties: false,
             },
+            // The console's channel page tests the channel record it read, with these fields beside
+            // its id; they are accepted and ignored (the stored channel is what is tested).
+            status: { type: 'string', maxLength: 16 },
+            created_by: { type: 'string', maxLength: 200 },
+            updated_by: { type: 'string', maxLength: 200 },
+            createdAt: { type: 'string', maxLength: 64 },
+            updatedAt: { type: 'string', maxLength: 64 },
             manager,
             name,
             type: channelType,

@@ -178,7 +178,11 @@ export function restExamples(now: Date = new Date()): Readonly<Record<string, re
     'api.metric.update': [{ path: { id: CREATED_ID }, body: { alias: 'Failed events (5m)' } }],
     'api.metric.remove': [{ path: { id: CREATED_ID } }],
     'api.alert.notification.create': [{ body: EMAIL_CHANNEL }],
-    'api.alert.notification.list': [{ body: { request: { limit: 10 } } }],
+    'api.alert.notification.publish': [{ path: { id: CREATED_ID } }],
+    'api.alert.notification.list': [
+      { name: 'Live channels', body: { request: { filters: { status: 'live' } } } },
+      { name: 'Newest first', body: { request: { options: { order: [['createdAt', 'DESC']] }, limit: 10 } } },
+    ],
     'api.alert.notification.get': [{ path: { id: CREATED_ID } }],
     'api.alert.notification.update': [{ path: { id: CREATED_ID }, body: { name: 'Ops mail (on call)' } }],
     'api.alert.notification.test': [{ body: { message: 'Test from the API reference', payload: EMAIL_CHANNEL } }],

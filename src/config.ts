@@ -257,6 +257,22 @@ export const environmentSchema = z.object({
     .optional()
     .describe('Grafana. When set, silences and channels (contact points) can be held there (manager "grafana").'),
   GRAFANA_TOKEN: z.string().min(1).optional().describe('Grafana service-account token, sent as `Authorization: Bearer <token>`.'),
+  ALERT_MANAGER_DEFAULT: z
+    .enum(['embedded', 'alertmanager', 'grafana'])
+    .optional()
+    .describe(
+      'Manager of a silence or channel whose request names none; it must be configured. Default: grafana when GRAFANA_URL is set, else alertmanager when ALERTMANAGER_URL is set, else embedded. Channels that would land on alertmanager (it holds no channels) are held by embedded.',
+    ),
+  ALERT_MANAGER_ALIASES: z
+    .string()
+    .default('')
+    .refine(
+      (value) => list(value).every((pair) => /^[a-z][a-z0-9_.-]{0,39}=(embedded|alertmanager|grafana)$/i.test(pair)),
+      'must be name=manager pairs separated by commas, e.g. grafana=alertmanager,prometheus=embedded (a manager is embedded, alertmanager or grafana)',
+    )
+    .describe(
+      "Other names requests may give as `manager`, each served by a configured manager (`name=manager`, comma-separated). Without GRAFANA_URL the name grafana (what legacy clients send) is served by alertmanager when ALERTMANAGER_URL is set, else by embedded, unless this says otherwise. A configured manager's own name cannot be an alias.",
+    ),
   ALERT_MANAGER_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000).describe('Longest one call to Alertmanager or Grafana may take.'),
   SMTP_URL: z
     .string()
@@ -361,6 +377,8 @@ export interface Config {
     timeoutMs: number;
     alertmanager?: { url: string };
     grafana?: { url: string; token?: string };
+    /** How `manager` names in requests resolve (src/modules/alerts/manager-names.ts); checked against the configured managers. */
+    managerNames: { default?: ManagerKindName; aliases: Readonly<Record<string, ManagerKindName>> };
     smtp?: { url: string };
     mailFrom: string;
     outboxDir: string;
@@ -399,7 +417,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
   const e = parsed.data;
-  const combined = [...accessProblems(e), ...limitProblems(e)];
+  const combined = [...accessProblems(e), ...limitProblems(e), ...managerNameProblems(e)];
   if (combined.length > 0) throw new ConfigError(combined);
   const production = e.NODE_ENV === 'production';
   const pool = { poolMax: e.DB_POOL_MAX, statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS, ...(e.QUERY_DATABASE_URL ? { queryUrl: e.QUERY_DATABASE_URL } : {}) };
@@ -478,6 +496,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: e.ALERT_MANAGER_TIMEOUT_MS,
       ...(e.ALERTMANAGER_URL ? { alertmanager: { url: e.ALERTMANAGER_URL } } : {}),
       ...(e.GRAFANA_URL ? { grafana: { url: e.GRAFANA_URL, ...(e.GRAFANA_TOKEN ? { token: e.GRAFANA_TOKEN } : {}) } } : {}),
+      managerNames: { ...(e.ALERT_MANAGER_DEFAULT ? { default: e.ALERT_MANAGER_DEFAULT } : {}), aliases: Object.fromEntries(managerAliases(e.ALERT_MANAGER_ALIASES)) },
       ...(e.SMTP_URL ? { smtp: { url: e.SMTP_URL } } : {}),
       mailFrom: e.SMTP_FROM,
       outboxDir: `${e.DATA_DIR}/outbox`,
@@ -554,6 +573,37 @@ function limitProblems(e: z.infer<typeof environmentSchema>): string[] {
       `INGEST_MAX_BATCH: ${e.INGEST_MAX_BATCH} is larger than JSON_MAX_ARRAY_LENGTH (${e.JSON_MAX_ARRAY_LENGTH}); an ingest batch is a JSON array, ` +
         'so no call could carry that many events. Lower INGEST_MAX_BATCH or raise JSON_MAX_ARRAY_LENGTH.',
     );
+  }
+  return problems;
+}
+
+/** The kinds of alert manager (src/modules/alerts/types.ts names them too). */
+type ManagerKindName = 'embedded' | 'alertmanager' | 'grafana';
+
+/** `grafana=alertmanager, Prometheus=embedded` -> [['grafana', 'alertmanager'], ['prometheus', 'embedded']] (names in lower case). */
+function managerAliases(value: string): [string, ManagerKindName][] {
+  return list(value).map((pair) => {
+    const [name, target] = pair.split('=') as [string, string];
+    return [name.trim().toLowerCase(), target.trim().toLowerCase() as ManagerKindName];
+  });
+}
+
+/** ALERT_MANAGER_DEFAULT and ALERT_MANAGER_ALIASES must name managers this configuration enables; every problem is reported at once. */
+function managerNameProblems(e: z.infer<typeof environmentSchema>): string[] {
+  const setting: Record<ManagerKindName, string | undefined> = { embedded: 'always', alertmanager: e.ALERTMANAGER_URL, grafana: e.GRAFANA_URL };
+  const variable: Record<ManagerKindName, string> = { embedded: '', alertmanager: 'ALERTMANAGER_URL', grafana: 'GRAFANA_URL' };
+  const problems: string[] = [];
+  if (e.ALERT_MANAGER_DEFAULT && !setting[e.ALERT_MANAGER_DEFAULT]) {
+    problems.push(`ALERT_MANAGER_DEFAULT: ${e.ALERT_MANAGER_DEFAULT} is not configured (${variable[e.ALERT_MANAGER_DEFAULT]} is not set)`);
+  }
+  const seen = new Set<string>();
+  for (const [name, target] of managerAliases(e.ALERT_MANAGER_ALIASES)) {
+    if (seen.has(name)) problems.push(`ALERT_MANAGER_ALIASES: ${name} is given more than once`);
+    seen.add(name);
+    if ((name === 'embedded' || name === 'alertmanager' || name === 'grafana') && setting[name]) {
+      problems.push(`ALERT_MANAGER_ALIASES: ${name} is a configured manager's own name and cannot be an alias`);
+    }
+    if (!setting[target]) problems.push(`ALERT_MANAGER_ALIASES: ${name}=${target} names a manager that is not configured (${variable[target]} is not set)`);
   }
   return problems;
 }

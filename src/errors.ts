@@ -119,6 +119,10 @@ export const ERROR_CATALOGUE = {
   ALERT_RULE_INVALID_INPUT: 'BAD_REQUEST',
   ALERT_RULE_ALREADY_EXISTS: 'CONFLICT',
   ALERT_RULE_NOT_FOUND: 'NOT_FOUND',
+  // Publishing a live channel, or a change that lost a race with another one
+  NOTIFICATION_CHANNEL_CONFLICT: 'CONFLICT',
+  // A retired channel is kept for the record; it cannot be published or changed again
+  NOTIFICATION_CHANNEL_RETIRED: 'BAD_REQUEST',
   ALERT_MANAGER_FAILED: 'FAILED',
   NOTIFICATION_FAILED: 'FAILED',
 } as const satisfies Record<string, ErrorKind>;

@@ -22,7 +22,7 @@ import { buildOpenApiDocument } from '../rest/openapi.js';
 import { restEndpoints } from '../rest/endpoints.js';
 import type { Config } from './config.js';
 import { createContextFactory, type GatewayContext, type Services } from './context.js';
-import { GatewayError, GENERIC_FAILURE_MESSAGE, StartupError } from './errors.js';
+import { GENERIC_FAILURE_MESSAGE, StartupError } from './errors.js';
 import { classifyGraphQLError } from './graphql/errors.js';
 import { buildSchema, ROOT_FIELD_PERMISSIONS } from './graphql/schema.js';
 import { AccessControl, type Authentication } from './auth/access.js';
@@ -54,9 +54,9 @@ import { useRequestId } from './http/use-request-id.js';
 import { useSecurityHeaders } from './http/use-security-headers.js';
 import { useRequestTimeout } from './http/use-request-timeout.js';
 import type { Logger } from './logger.js';
+import { createManagerNames, type ManagerNames } from './modules/alerts/manager-names.js';
 import { createAlertService } from './modules/alerts/service.js';
 import { createAlertStore } from './modules/alerts/store.js';
-import { isManagerKind } from './modules/alerts/rules.js';
 import { AlertEvaluator } from './modules/alert-rules/evaluator.js';
 import { createAlertRuleService } from './modules/alert-rules/service.js';
 import { createAlertRuleStore } from './modules/alert-rules/store.js';
@@ -106,7 +106,16 @@ export interface Gateway {
 function createServices(
   database: Database,
   config: Config,
-  platform: { queryEngine: QueryEngine; eventBus: EventBus; objectStore: ObjectStore; alertManagers: AlertManagers; notifier: Notifier; metrics: GatewayMetrics; prometheus: PrometheusApi },
+  platform: {
+    queryEngine: QueryEngine;
+    eventBus: EventBus;
+    objectStore: ObjectStore;
+    alertManagers: AlertManagers;
+    managerNames: ManagerNames;
+    notifier: Notifier;
+    metrics: GatewayMetrics;
+    prometheus: PrometheusApi;
+  },
   logger: Logger,
 ): Services {
   const files = createFileService(platform.objectStore, config.files);
@@ -121,7 +130,7 @@ function createServices(
     maxRows: config.queryEngine.maxRows,
     exhaust: { pool: database.pool, objectStore: platform.objectStore, expirySeconds: config.files.urlExpirySeconds },
   });
-  const alerts = createAlertService(createAlertStore(database.prisma), platform.alertManagers, platform.notifier, logger, { listMax: config.alerting.listMax });
+  const alerts = createAlertService(createAlertStore(database.prisma), platform.alertManagers, platform.managerNames, platform.notifier, logger, { listMax: config.alerting.listMax });
   return {
     templates: createTemplateService(createTemplateStore(database.prisma, caches.templates), {
       listMax: config.templates.listMax,
@@ -137,12 +146,7 @@ function createServices(
     alerts,
     alertRules: createAlertRuleService(createAlertRuleStore(database.prisma), alerts, platform.alertManagers, {
       listMax: config.alerting.listMax,
-      resolveManager: (name, code) => {
-        const kind = name ?? 'embedded';
-        if (!isManagerKind(kind) || !platform.alertManagers.has(kind))
-          throw new GatewayError(code, `manager must be one of ${[...platform.alertManagers.keys()].join(', ')} (got ${JSON.stringify(kind.slice(0, 40))})`);
-        return kind;
-      },
+      resolveManager: (name) => platform.managerNames.resolveManager(name, 'rule'),
     }),
     audit: createAuditService(createAuditStore(database.prisma), { listMax: AUDIT_LIST_MAX }),
     pii: createPiiService(createPiiDetector(config.pii), config.pii),
@@ -273,6 +277,8 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   const alertManagers = createAlertManagers(config.alerting);
   const notifier = createNotifier(config.alerting);
   logger.info(`alert managers: ${[...alertManagers.values()].map((manager) => manager.description).join('; ')}; notifications: ${notifier.description}`);
+  const managerNames = createManagerNames(config.alerting, alertManagers);
+  for (const note of managerNames.notes) logger.info(note);
   const metrics = new GatewayMetrics({ version: GATEWAY_VERSION });
   metrics.watchDatabasePool(database.pool);
   metrics.watchEventBus(eventBus);
@@ -280,7 +286,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   // embedded store this gateway samples its own metrics into (started once the port is known).
   const metricsStore = config.metrics.prometheus ? undefined : new MetricsStore(database.pool);
   const prometheus = config.metrics.prometheus ? createRemotePrometheusApi(config.metrics.prometheus) : createEmbeddedPrometheusApi(metricsStore!, { retentionMs: config.metrics.retentionMs });
-  const services = createServices(database, config, { queryEngine, eventBus, objectStore, alertManagers, notifier, metrics, prometheus }, logger);
+  const services = createServices(database, config, { queryEngine, eventBus, objectStore, alertManagers, managerNames, notifier, metrics, prometheus }, logger);
   logger.info(`PII detector: ${services.pii.detectorName}; metrics source: ${services.metrics.sourceName}`);
   const seeded = await services.connectors.seedBuiltIns();
   if (seeded > 0) logger.info(`connector registry: ${seeded} built-in connectors added`);

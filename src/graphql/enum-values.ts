@@ -10,7 +10,13 @@ import {
   ALERT_RULE_STATE_VALUES,
   ALERT_RULE_STATUS_VALUES,
 } from '../modules/alert-rules/types.js';
-import { ALERT_MANAGER_KIND_VALUES, NOTIFICATION_CHANNEL_TYPE_VALUES, SILENCE_STATE_VALUES } from '../modules/alerts/types.js';
+import {
+  ALERT_MANAGER_KIND_VALUES,
+  NOTIFICATION_CHANNEL_ORDER_FIELD_VALUES,
+  NOTIFICATION_CHANNEL_STATUS_VALUES,
+  NOTIFICATION_CHANNEL_TYPE_VALUES,
+  SILENCE_STATE_VALUES,
+} from '../modules/alerts/types.js';
 import { EXHAUST_TYPE_VALUES } from '../modules/data-access/types.js';
 import { AUDIT_OUTCOME_VALUES, AUDIT_TRANSPORT_VALUES } from '../modules/audit/types.js';
 import { CONNECTOR_CATEGORY_VALUES, CONNECTOR_STATUS_VALUES } from '../modules/connectors/types.js';
@@ -34,6 +40,8 @@ export const GRAPHQL_ENUM_VALUES = {
   AlertNotificationKind: ALERT_NOTIFICATION_KIND_VALUES,
   AlertNotificationOutcome: ALERT_NOTIFICATION_OUTCOME_VALUES,
   NotificationChannelType: NOTIFICATION_CHANNEL_TYPE_VALUES,
+  NotificationChannelStatus: NOTIFICATION_CHANNEL_STATUS_VALUES,
+  NotificationChannelOrderField: NOTIFICATION_CHANNEL_ORDER_FIELD_VALUES,
   AuditTransport: AUDIT_TRANSPORT_VALUES,
   AuditOutcome: AUDIT_OUTCOME_VALUES,
   ConnectorStatus: CONNECTOR_STATUS_VALUES,

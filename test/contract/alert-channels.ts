@@ -1,6 +1,7 @@
 // Notification channels and test messages (contract 4.6, reference §7), written once for both
 // transports: e-mail, Slack and Teams channels, embedded or held by Grafana as contact points, what
-// a channel must hold, the webhook allow-list (SSRF guard), read, list, update, delete, and test
+// a channel must hold, the webhook allow-list (SSRF guard), their lifecycle (created as a draft,
+// published to its manager: live, retired by delete and kept), read, search, update, and test
 // messages over a real SMTP conversation with a local sink, to a local webhook receiver and through
 // Grafana's receiver test. The scenarios of one transport share a database and the fixtures: every
 // scenario uses channel names of its own.
@@ -16,6 +17,7 @@ export interface Channel {
   manager: string;
   name: string;
   type: string;
+  status: string;
   config: ChannelConfig;
   created_by: string;
   updated_by: string;
@@ -34,7 +36,13 @@ export interface TestReport {
 export interface ChannelsDriver {
   createChannel(channel: ChannelBody): Promise<Outcome<{ id: string }>>;
   readChannel(id: string): Promise<Outcome<Channel>>;
-  listChannels(filters: { manager?: string; type?: string }): Promise<Outcome<{ notifications: Channel[]; count: number }>>;
+  /** The console's search: typed filters, and an order of `[field, direction]` pairs. */
+  listChannels(
+    filters: { manager?: string; type?: string; status?: string | string[]; id?: string; name?: string },
+    order?: [string, string][],
+  ): Promise<Outcome<{ notifications: Channel[]; count: number }>>;
+  /** Creates a draft at its manager and makes it live; answers the original's `{id, status: "published"}`. */
+  publishChannel(id: string): Promise<Outcome<{ id: string; status: string }>>;
   updateChannel(id: string, changes: Partial<ChannelBody>): Promise<Outcome<{ id: string }>>;
   deleteChannel(id: string): Promise<Outcome<{ id: string }>>;
   /** Sends a test message to a stored channel (`{id}`) or to the channel described. */
@@ -45,43 +53,79 @@ const SENT = 'Notification Sent';
 
 export function channelScenarios(ctx: SuiteContext<ChannelsDriver, AlertingGateway>): void {
   const createOk = async (channel: ChannelBody) => expectOk(await ctx.driver.createChannel(channel)).id;
+  /** Creates the channel and publishes it (live). */
+  const liveOk = async (channel: ChannelBody) => {
+    const id = await createOk(channel);
+    expect(expectOk(await ctx.driver.publishChannel(id))).toEqual({ id, status: 'published' });
+    return id;
+  };
+  const contactPointsSent = (id: string) => calls(ctx.gw.fx.grafana, 'POST', '/api/v1/provisioning/contact-points').filter((request) => request.body.uid === id);
   const readOk = async (id: string) => expectOk(await ctx.driver.readChannel(id));
   const stored = (name: string) => channelsNamed(ctx.gw, name);
   const slack = (overrides: Partial<ChannelBody> = {}) => slackChannel(ctx.gw.fx.webhook, overrides);
 
   describe('create', () => {
-    it('creates an email channel, answers {id}, stores it and reads it back with its config', async () => {
+    it('creates an email channel as a draft, answers {id}, stores it and reads it back with its config', async () => {
       const body = emailChannel();
       const created = expectOk(await ctx.driver.createChannel(body));
       expect(created).toEqual({ id: expect.stringMatching(UUID_PATTERN) });
       const [row] = await stored(body.name);
-      expect(row).toMatchObject({ id: created.id, manager: 'embedded', type: 'email', config: body.config, created_by: 'SYSTEM' });
+      expect(row).toMatchObject({ id: created.id, manager: 'embedded', type: 'email', status: 'draft', config: body.config, created_by: 'SYSTEM' });
       const channel = await readOk(created.id);
-      expect(channel).toMatchObject({ manager: 'embedded', name: body.name, type: 'email', created_by: 'SYSTEM' });
+      expect(channel).toMatchObject({ manager: 'embedded', name: body.name, type: 'email', status: 'draft', created_by: 'SYSTEM' });
       expect(channel.config).toEqual(body.config);
     });
 
-    it('creates a Grafana channel as a contact point whose uid is the channel id, with the token and provenance off', async () => {
+    it('does not call Grafana when it stores a Grafana channel: the draft reaches Grafana when published', async () => {
       const body = slack({ manager: 'grafana' });
       const id = await createOk(body);
-      const [sent] = calls(ctx.gw.fx.grafana, 'POST', '/api/v1/provisioning/contact-points').filter((request) => request.body.uid === id);
+      expect(contactPointsSent(id)).toEqual([]);
+      expect((await stored(body.name))[0]).toMatchObject({ manager: 'grafana', status: 'draft' });
+    });
+
+    it('publishes a Grafana channel as a contact point whose uid is the channel id, with the token and provenance off', async () => {
+      const body = slack({ manager: 'grafana' });
+      const id = await liveOk(body);
+      const [sent] = contactPointsSent(id);
       expect(sent!.body).toEqual({ uid: id, name: body.name, type: 'slack', settings: { url: body.config.webhookUrl }, disableResolveMessage: false });
       expect(sent!.headers.authorization).toBe(`Bearer ${GRAFANA_TOKEN}`);
       expect(sent!.headers['x-disable-provenance']).toBe('true');
-      expect((await stored(body.name))[0].manager).toBe('grafana');
+      expect((await stored(body.name))[0]).toMatchObject({ manager: 'grafana', status: 'live' });
     });
 
     it('sends Grafana an e-mail contact point with the addresses split and joined as Grafana wants them', async () => {
       const body = emailChannel({ manager: 'grafana', config: { recipientAddresses: ' ops@example.com ; dev@example.com; ', subject: 'Alert' } });
-      const id = await createOk(body);
-      const [sent] = calls(ctx.gw.fx.grafana, 'POST', '/api/v1/provisioning/contact-points').filter((request) => request.body.uid === id);
+      const id = await liveOk(body);
+      const [sent] = contactPointsSent(id);
       expect(sent!.body.settings).toEqual({ addresses: 'ops@example.com;dev@example.com', singleEmail: false, subject: 'Alert' });
+    });
+
+    it("stores a Slack channel's channel name (the console asks for it) and gives it to Grafana's Slack integration", async () => {
+      const body = slack({ manager: 'grafana', config: { channel: 'ops-alerts', webhookUrl: `${ctx.gw.fx.webhook.url}/hooks/T000/B000` } });
+      const id = await liveOk(body);
+      expect((await readOk(id)).config).toEqual(body.config);
+      expect(contactPointsSent(id)[0]!.body.settings).toEqual({ url: body.config.webhookUrl, recipient: 'ops-alerts' });
+    });
+
+    it('stores labels on a channel of any type', async () => {
+      const labels = { team: 'ops', severity: 'page' };
+      const email = emailChannel({ config: { recipientAddresses: 'ops@example.com', labels } });
+      const teams = slack({ type: 'teams', config: { webhookUrl: 'https://contoso.webhook.office.com/webhookb2/abc', channel: 'General', labels } });
+      expect((await readOk(await createOk(email))).config).toEqual(email.config);
+      expect((await readOk(await createOk(teams))).config).toEqual(teams.config);
+      expect((await stored(email.name))[0].config.labels).toEqual(labels);
     });
 
     it.each([
       ['an email channel without recipients', { config: { subject: 'x' } }, /config\.recipientAddresses is required for email channels/],
       ['a recipient that is not an e-mail address', { config: { recipientAddresses: 'ops@example.com;not-an-address' } }, /"not-an-address" is not a valid e-mail address/],
       ['a webhook URL on an email channel', { config: { recipientAddresses: 'ops@example.com', webhookUrl: 'https://hooks.slack.com/x' } }, /webhookUrl does not apply to email channels/],
+      ['a Slack channel name on an email channel', { config: { recipientAddresses: 'ops@example.com', channel: 'ops' } }, /config\.channel does not apply to email channels/],
+      [
+        'a Slack channel name with a control character',
+        { type: 'slack', config: { webhookUrl: 'https://hooks.slack.com/x', channel: 'ops\u0007' } },
+        /config\.channel must not contain control characters/,
+      ],
       ['Alertmanager as the manager (it has no API for receivers)', { manager: 'alertmanager' }, /manager "alertmanager" cannot hold notification channels/],
     ])('refuses %s with NOTIFICATION_CHANNEL_INVALID_INPUT, and stores nothing', async (_, overrides, message) => {
       const body = emailChannel(overrides);
@@ -115,11 +159,18 @@ export function channelScenarios(ctx: SuiteContext<ChannelsDriver, AlertingGatew
       expect((await stored(body.name)).map((row) => row.type)).toEqual(['email']);
     });
 
-    it('fails with ALERT_MANAGER_FAILED when Grafana refuses the contact point, and stores nothing', async () => {
-      ctx.gw.fx.grafana.respond = () => ({ status: 400, body: { message: 'invalid settings', traceID: '' } });
+    it('fails to publish with ALERT_MANAGER_FAILED when Grafana refuses the contact point, and the channel stays a draft', async () => {
       const body = emailChannel({ manager: 'grafana' });
-      expectFailure(await ctx.driver.createChannel(body), 'ALERT_MANAGER_FAILED', /Grafana at .* answered HTTP 400: .*invalid settings/);
-      expect(await stored(body.name)).toEqual([]);
+      const id = await createOk(body);
+      ctx.gw.fx.grafana.respond = () => ({ status: 400, body: { message: 'invalid settings', traceID: '' } });
+      expectFailure(await ctx.driver.publishChannel(id), 'ALERT_MANAGER_FAILED', /Grafana at .* answered HTTP 400: .*invalid settings/);
+      expect((await stored(body.name))[0].status).toBe('draft');
+    });
+
+    it('creates a channel without a manager (as the console does) at the default manager: Grafana, when it is configured', async () => {
+      const { manager: _, ...body } = emailChannel();
+      const id = await createOk(body);
+      expect(await readOk(id)).toMatchObject({ manager: 'grafana', status: 'draft' });
     });
   });
 
@@ -141,18 +192,110 @@ export function channelScenarios(ctx: SuiteContext<ChannelsDriver, AlertingGatew
       expect(found.notifications.every((channel) => channel.manager === 'grafana' && channel.type === 'teams')).toBe(true);
       expect(found.count).toBe(found.notifications.length);
     });
+
+    it('finds channels by status (one or several), by id and by name, as the console searches', async () => {
+      const draft = await createOk(emailChannel());
+      const live = await liveOk(emailChannel());
+      const ids = async (filters: Parameters<ChannelsDriver['listChannels']>[0]) => expectOk(await ctx.driver.listChannels(filters)).notifications.map((channel) => channel.id);
+      const liveOnes = expectOk(await ctx.driver.listChannels({ status: 'live' })).notifications;
+      expect(liveOnes.map((channel) => channel.id)).toContain(live);
+      expect(liveOnes.every((channel) => channel.status === 'live')).toBe(true);
+      expect(await ids({ status: ['draft', 'retired'] })).toContain(draft);
+      expect(await ids({ status: ['draft', 'retired'] })).not.toContain(live);
+      expect(await ids({ id: live })).toEqual([live]);
+      const name = (await readOk(draft)).name;
+      expect(await ids({ name })).toEqual([draft]);
+      expect(await ids({ id: 'not-a-channel-id' })).toEqual([]);
+    });
+
+    it('orders by name ascending or descending, and by creation time as the console asks ([["createdAt", "DESC"]])', async () => {
+      const prefix = `order ${randomUUID()}`;
+      const made = [];
+      for (const letter of ['b', 'c', 'a']) made.push(await createOk(emailChannel({ name: `${prefix} ${letter}` })));
+      const names = async (order: [string, string][]) =>
+        expectOk(await ctx.driver.listChannels({}, order))
+          .notifications.map((channel) => channel.name)
+          .filter((name) => name.startsWith(prefix))
+          .map((name) => name.slice(-1));
+      expect(await names([['name', 'ASC']])).toEqual(['a', 'b', 'c']);
+      expect(await names([['name', 'desc']])).toEqual(['c', 'b', 'a']);
+      expect(await names([['createdAt', 'DESC']])).toEqual(['a', 'c', 'b']);
+      expect(await names([['createdAt', 'ASC']])).toEqual(['b', 'c', 'a']);
+      expect(made).toHaveLength(3);
+    });
+  });
+
+  describe('lifecycle: draft, live, retired', () => {
+    it('goes draft -> live (publish) -> retired (delete), each readable, as the original', async () => {
+      const body = emailChannel({ manager: 'grafana' });
+      const id = await createOk(body);
+      expect((await readOk(id)).status).toBe('draft');
+      expect(expectOk(await ctx.driver.publishChannel(id))).toEqual({ id, status: 'published' });
+      expect((await readOk(id)).status).toBe('live');
+      expect(contactPointsSent(id)).toHaveLength(1);
+      expect(expectOk(await ctx.driver.deleteChannel(id))).toEqual({ id });
+      expect(await readOk(id)).toMatchObject({ id, name: body.name, status: 'retired', config: body.config });
+    });
+
+    it('refuses to publish a live channel with NOTIFICATION_CHANNEL_CONFLICT, asking Grafana nothing more', async () => {
+      const id = await liveOk(slack({ manager: 'grafana' }));
+      expectFailure(await ctx.driver.publishChannel(id), 'NOTIFICATION_CHANNEL_CONFLICT', /already live/);
+      expect(contactPointsSent(id)).toHaveLength(1);
+      expect((await readOk(id)).status).toBe('live');
+    });
+
+    it('refuses to publish a retired channel with NOTIFICATION_CHANNEL_RETIRED', async () => {
+      const id = await createOk(slack({ manager: 'grafana' }));
+      expectOk(await ctx.driver.deleteChannel(id));
+      expectFailure(await ctx.driver.publishChannel(id), 'NOTIFICATION_CHANNEL_RETIRED', /is retired and cannot be published/);
+      expect(contactPointsSent(id)).toEqual([]);
+      expect((await readOk(id)).status).toBe('retired');
+    });
+
+    it('fails to publish an unknown channel with NOTIFICATION_CHANNEL_NOT_FOUND', async () => {
+      expectFailure(await ctx.driver.publishChannel(randomUUID()), 'NOTIFICATION_CHANNEL_NOT_FOUND', /does not exist/);
+    });
+
+    it('retires a draft without calling its manager, and refuses to change a retired channel', async () => {
+      const body = emailChannel({ manager: 'grafana' });
+      const id = await createOk(body);
+      expectOk(await ctx.driver.deleteChannel(id));
+      expect(calls(ctx.gw.fx.grafana, 'DELETE', `/api/v1/provisioning/contact-points/${id}`)).toEqual([]);
+      expectFailure(await ctx.driver.updateChannel(id, { name: `${body.name} again` }), 'NOTIFICATION_CHANNEL_RETIRED', /is retired and cannot be changed/);
+      expect((await stored(body.name))[0].status).toBe('retired');
+    });
+
+    it('tests a channel whatever its status', async () => {
+      const { smtp } = ctx.gw.fx;
+      const id = await createOk(emailChannel({ config: { recipientAddresses: 'status@example.com' } }));
+      for (const step of ['draft', 'live', 'retired']) {
+        if (step === 'live') expectOk(await ctx.driver.publishChannel(id));
+        if (step === 'retired') expectOk(await ctx.driver.deleteChannel(id));
+        const received = smtp.messages.length;
+        expect(expectOk(await ctx.driver.testChannel({ message: `as ${step}`, payload: { id } }))).toMatchObject({ status: SENT, id });
+        expect(smtp.messages[received]!.data).toContain(`as ${step}`);
+      }
+    });
   });
 
   describe('update and delete', () => {
-    it('changes a Grafana channel at Grafana first (PUT of its contact point), then in the record', async () => {
+    it('changes a live Grafana channel at Grafana first (PUT of its contact point), then in the record, and it stays live', async () => {
       const body = emailChannel({ manager: 'grafana' });
-      const id = await createOk(body);
+      const id = await liveOk(body);
       const config = { recipientAddresses: 'new@example.com' };
       expect(expectOk(await ctx.driver.updateChannel(id, { config }))).toEqual({ id });
       const [sent] = calls(ctx.gw.fx.grafana, 'PUT', `/api/v1/provisioning/contact-points/${id}`);
       expect(sent!.body.settings).toEqual({ addresses: 'new@example.com', singleEmail: true });
       expect((await stored(body.name))[0].config).toEqual(config);
-      expect((await readOk(id)).config).toEqual(config);
+      expect(await readOk(id)).toMatchObject({ config, status: 'live' });
+    });
+
+    it('changes a draft only in the record, asking Grafana nothing', async () => {
+      const body = emailChannel({ manager: 'grafana' });
+      const id = await createOk(body);
+      expect(expectOk(await ctx.driver.updateChannel(id, { name: `${body.name} renamed` }))).toEqual({ id });
+      expect(calls(ctx.gw.fx.grafana, 'PUT', `/api/v1/provisioning/contact-points/${id}`)).toEqual([]);
+      expect(await readOk(id)).toMatchObject({ name: `${body.name} renamed`, status: 'draft' });
     });
 
     it('refuses a new type without a config for it, changing nothing', async () => {
@@ -164,27 +307,33 @@ export function channelScenarios(ctx: SuiteContext<ChannelsDriver, AlertingGatew
 
     it('leaves the record as it was when Grafana refuses the change', async () => {
       const body = emailChannel({ manager: 'grafana' });
-      const id = await createOk(body);
+      const id = await liveOk(body);
       ctx.gw.fx.grafana.respond = () => ({ status: 500, body: 'database is locked' });
       expectFailure(await ctx.driver.updateChannel(id, { name: `${body.name} renamed` }), 'ALERT_MANAGER_FAILED', /database is locked/);
       expect(await stored(body.name)).toHaveLength(1);
     });
 
-    it('removes a Grafana channel from Grafana, then deletes the record', async () => {
+    it('retires a live Grafana channel: removes it from Grafana and keeps the record, retired; retiring it again changes nothing', async () => {
       const body = slack({ manager: 'grafana' });
-      const id = await createOk(body);
+      const id = await liveOk(body);
       expect(expectOk(await ctx.driver.deleteChannel(id))).toEqual({ id });
       expect(calls(ctx.gw.fx.grafana, 'DELETE', `/api/v1/provisioning/contact-points/${id}`)).toHaveLength(1);
-      expect(await stored(body.name)).toEqual([]);
-      expectFailure(await ctx.driver.deleteChannel(id), 'NOTIFICATION_CHANNEL_NOT_FOUND', /does not exist/);
+      expect((await stored(body.name))[0]).toMatchObject({ id, status: 'retired' });
+      expect(expectOk(await ctx.driver.deleteChannel(id))).toEqual({ id });
+      expect(calls(ctx.gw.fx.grafana, 'DELETE', `/api/v1/provisioning/contact-points/${id}`)).toHaveLength(1);
+      expect((await readOk(id)).status).toBe('retired');
     });
 
-    it('keeps the record when Grafana cannot remove the contact point', async () => {
+    it('fails to delete an unknown channel with NOTIFICATION_CHANNEL_NOT_FOUND', async () => {
+      expectFailure(await ctx.driver.deleteChannel(randomUUID()), 'NOTIFICATION_CHANNEL_NOT_FOUND', /does not exist/);
+    });
+
+    it('keeps the channel live when Grafana cannot remove the contact point', async () => {
       const body = slack({ manager: 'grafana' });
-      const id = await createOk(body);
+      const id = await liveOk(body);
       ctx.gw.fx.grafana.respond = () => ({ status: 409, body: { message: 'contact point is in use by a notification policy' } });
       expectFailure(await ctx.driver.deleteChannel(id), 'ALERT_MANAGER_FAILED', /in use by a notification policy/);
-      expect(await stored(body.name)).toHaveLength(1);
+      expect((await stored(body.name))[0].status).toBe('live');
     });
   });
 

@@ -156,11 +156,17 @@ export function silenceScenarios(ctx: SuiteContext<SilencesDriver, AlertingGatew
 
       it('refuses a manager that is not configured with SILENCE_INVALID_INPUT naming the setting, and stores nothing', async () => {
         expectFailure(
-          await ctx.driver.createSilence(silenceBody({ manager: 'grafana' }), bare),
+          await ctx.driver.createSilence(silenceBody({ manager: 'alertmanager' }), bare),
           'SILENCE_INVALID_INPUT',
-          /manager "grafana" is not configured on this gateway \(configured: embedded\); set GRAFANA_URL/,
+          /manager "alertmanager" is not configured on this gateway \(configured: embedded\); set ALERTMANAGER_URL/,
         );
         expect((await bare.sql('SELECT count(*)::int AS n FROM alert_silences')).rows[0]!.n).toBe(0);
+      });
+
+      it('serves the name "grafana" (what legacy clients send) with the embedded manager there', async () => {
+        const body = silenceBody({ manager: 'grafana' });
+        expectOk(await ctx.driver.createSilence(body, bare));
+        expect((await bare.sql('SELECT manager FROM alert_silences WHERE alert_id::text = $1', [body.alertId])).rows).toEqual([{ manager: 'embedded' }]);
       });
     });
   });

@@ -46,7 +46,7 @@ function silenceInput(overrides: Record<string, unknown> = {}) {
 }
 
 function channelInput(channel: ChannelBody, overrides: Record<string, unknown> = {}) {
-  return { ...channel, manager: channel.manager.toUpperCase(), type: channel.type.toUpperCase(), ...overrides } as ChannelBody & Record<string, unknown>;
+  return { ...channel, manager: channel.manager?.toUpperCase(), type: channel.type.toUpperCase(), ...overrides } as ChannelBody & Record<string, unknown>;
 }
 
 const createSilence = (input: unknown) => graphql(gw, `mutation($input: CreateSilenceInput!) { createSilence(input: $input) { message silence { ${SILENCE} } } }`, { input });
@@ -105,7 +105,6 @@ describe('the types refuse before any resolver runs', () => {
     ['alertId is missing', { alertId: undefined }, /alertId/],
     ['startDate is not an ISO 8601 date-time', { startDate: '22/11/2026' }, /DateTime/],
     ['endDate is missing', { endDate: undefined }, /endDate/],
-    ['manager is not one the gateway knows', { manager: 'PROMETHEUS' }, /AlertManagerKind/],
     ['the input has a field the schema does not', { severity: 'high' }, /severity/],
   ])('refuses a createSilence input where %s, and stores nothing', async (_, overrides, message) => {
     const input = silenceInput(overrides);
@@ -131,12 +130,20 @@ describe('the types refuse before any resolver runs', () => {
 
   it.each([
     ['a type the gateway cannot deliver', { type: 'SMS' }, /NotificationChannelType/],
-    ['a config field nobody reads', { config: { recipientAddresses: 'ops@example.com', labels: {} } }, /labels/],
+    ['a config field nobody reads', { config: { recipientAddresses: 'ops@example.com', color: 'red' } }, /color/],
+    ['labels that are not name/value pairs', { config: { recipientAddresses: 'ops@example.com', labels: [{ team: 'ops' }] } }, /team/],
     ['no name', { name: undefined }, /name/],
   ])('refuses a createNotificationChannel input with %s, and stores nothing', async (_, overrides, message) => {
     const input = channelInput(emailChannel(), overrides);
     expectRefusedByGraphQL(await createChannel(input), message);
     expect(await channelsNamed(gw, input.name ?? '')).toEqual([]);
+  });
+
+  it.each([
+    ['a field channels cannot be ordered by', [{ field: 'CONFIG' }], /NotificationChannelOrderField/],
+    ['a direction that is not one', [{ field: 'NAME', order: 'SIDEWAYS' }], /SortOrder/],
+  ])('refuses a notificationChannels order with %s', async (_, orderBy, message) => {
+    expectRefusedByGraphQL(await graphql(gw, 'query($orderBy: [NotificationChannelOrder!]) { notificationChannels(orderBy: $orderBy) { totalCount } }', { orderBy }), message);
   });
 
   it('refuses a test of a channel missing its name, sending nothing', async () => {
@@ -150,6 +157,22 @@ describe("what the services refuse where REST's request schema refuses first", (
   it('refuses a createSilence alertId that is not a UUID with SILENCE_INVALID_INPUT, and stores nothing', async () => {
     expectFailure(await createSilence(silenceInput({ alertId: 'alert-1' })), 'createSilence', 'SILENCE_INVALID_INPUT', /alertId must be a UUID/);
     expect(await silencesOf(gw, 'alert-1')).toEqual([]);
+  });
+
+  it('refuses a createSilence manager the gateway does not know with SILENCE_INVALID_INPUT naming the accepted ones, and stores nothing', async () => {
+    const input = silenceInput({ manager: 'PROMETHEUS' });
+    expectFailure(await createSilence(input), 'createSilence', 'SILENCE_INVALID_INPUT', /manager must be one of embedded, alertmanager, grafana \(got "PROMETHEUS"\)/);
+    expect(await silencesOf(gw, input.alertId)).toEqual([]);
+  });
+
+  it('refuses a config label given twice with NOTIFICATION_CHANNEL_INVALID_INPUT, and stores nothing', async () => {
+    const labels = [
+      { name: 'team', value: 'ops' },
+      { name: 'team', value: 'dev' },
+    ];
+    const input = channelInput(emailChannel(), { config: { recipientAddresses: 'ops@example.com', labels } });
+    expectFailure(await createChannel(input), 'createNotificationChannel', 'NOTIFICATION_CHANNEL_INVALID_INPUT', /config\.labels: "team" is given more than once/);
+    expect(await channelsNamed(gw, input.name)).toEqual([]);
   });
 
   it('refuses a silences filter whose alertId is not a UUID with SILENCE_INVALID_INPUT', async () => {

@@ -45,8 +45,8 @@ async function ok(response: supertest.Response): Promise<Record<string, any>> {
 
 async function createChannel(name: string): Promise<string> {
   const created = await ok(await gw.http.post('/alerts/v1/notifications/create').send({ manager: 'embedded', name, type: 'email', config: { recipientAddresses: 'oncall@example.com' } }));
-  // Channels become Live when published (the route answers 404 on gateways without channel lifecycles).
-  await gw.http.get(`/alerts/v1/notifications/publish/${created.id as string}`);
+  // A channel is a draft until published; rules notify Live channels only.
+  await ok(await gw.http.get(`/alerts/v1/notifications/publish/${created.id as string}`));
   return created.id as string;
 }
 

@@ -75,6 +75,7 @@ describe('the envelope', () => {
   it('answers each notification channel entry with its api id', async () => {
     const id = await createOk('notifications/create', 'api.alert.notification.create', emailChannel());
     expect(expectOk(await gw.http.get(`/alerts/v1/notifications/get/${id}`), 'api.alert.notification.get').id).toBe(id);
+    expect(expectOk(await gw.http.get(`/alerts/v1/notifications/publish/${id}`), 'api.alert.notification.publish')).toEqual({ id, status: 'published' });
     expect(expectOk(await post('/alerts/v1/notifications/search', {}), 'api.alert.notification.list').count).toBeGreaterThan(0);
     expect(expectOk(await gw.http.patch(`/alerts/v1/notifications/update/${id}`).send({ config: { recipientAddresses: 'new@example.com' } }), 'api.alert.notification.update')).toEqual({ id });
     expect(expectOk(await post('/alerts/v1/notifications/test', { payload: { id } }), 'api.alert.notification.test')).toMatchObject({ status: 'Notification Sent', id });
@@ -87,6 +88,26 @@ describe('the envelope', () => {
     ['NOTIFICATION_CHANNEL_NOT_FOUND', 404, /does not exist/, () => post('/alerts/v1/notifications/test', { payload: { id: randomUUID() } })],
     ['METRIC_ALIAS_ALREADY_EXISTS', 409, /already exists/, () => createTwice('metric/alias/create', 'api.metric.add', aliasBody())],
     ['NOTIFICATION_CHANNEL_ALREADY_EXISTS', 409, /already exists/, () => createTwice('notifications/create', 'api.alert.notification.create', emailChannel())],
+    [
+      'NOTIFICATION_CHANNEL_CONFLICT',
+      409,
+      /is already live/,
+      async () => {
+        const id = await createOk('notifications/create', 'api.alert.notification.create', emailChannel());
+        await gw.http.get(`/alerts/v1/notifications/publish/${id}`);
+        return gw.http.get(`/alerts/v1/notifications/publish/${id}`);
+      },
+    ],
+    [
+      'NOTIFICATION_CHANNEL_RETIRED',
+      400,
+      /is retired and cannot be published/,
+      async () => {
+        const id = await createOk('notifications/create', 'api.alert.notification.create', emailChannel());
+        await gw.http.delete(`/alerts/v1/notifications/delete/${id}`);
+        return gw.http.get(`/alerts/v1/notifications/publish/${id}`);
+      },
+    ],
     [
       'ALERT_MANAGER_FAILED',
       502,
@@ -116,7 +137,7 @@ describe('POST /alerts/v1/silence/create: the request', () => {
     ['alertId is not a UUID', { alertId: 'alert-1' }, /#properties\/alertId\/format must match format "uuid"/],
     ['startDate is not an ISO 8601 date-time', { startDate: '22/11/2026' }, /#properties\/startDate\/format must match format "date-time"/],
     ['endDate is missing', { endDate: undefined }, /#required must have required property 'endDate'/],
-    ['manager is not one the gateway knows', { manager: 'prometheus' }, /#properties\/manager\/enum .*\(embedded, alertmanager, grafana\)/],
+    ['manager is not one the gateway knows', { manager: 'prometheus' }, /manager must be one of embedded, alertmanager, grafana \(got "prometheus"\)/],
     ['the body has a field the contract does not', { severity: 'high' }, /#additionalProperties must NOT have additional properties: 'severity'/],
   ])('refuses a body where %s with 400 SILENCE_INVALID_INPUT naming the problem, and stores nothing', async (_, overrides, message) => {
     const body = { ...silenceBody(), ...overrides };
@@ -202,12 +223,56 @@ describe('metric aliases: the request', () => {
 describe('notification channels: the request', () => {
   it.each([
     ['a type the gateway cannot deliver', { type: 'sms' }, /#properties\/type\/enum .*\(email, slack, teams\)/],
-    ['a config field nobody reads', { config: { recipientAddresses: 'ops@example.com', labels: {} } }, /#properties\/config\/additionalProperties must NOT have additional properties: 'labels'/],
+    ['a config field nobody reads', { config: { recipientAddresses: 'ops@example.com', color: 'red' } }, /#properties\/config\/additionalProperties must NOT have additional properties: 'color'/],
+    [
+      'labels whose values are not strings',
+      { config: { recipientAddresses: 'ops@example.com', labels: { team: 1 } } },
+      /#properties\/config\/properties\/labels\/additionalProperties\/type must be string/,
+    ],
     ['no name', { name: undefined }, /#required must have required property 'name'/],
   ])('refuses %s with 400 NOTIFICATION_CHANNEL_INVALID_INPUT, and stores nothing', async (_, overrides, message) => {
     const body = { ...emailChannel(), ...overrides };
     expectFailure(await post('/alerts/v1/notifications/create', body), 400, 'NOTIFICATION_CHANNEL_INVALID_INPUT', message);
     expect(await channelsNamed(gw, body.name ?? '')).toEqual([]);
+  });
+
+  it.each([
+    ['a field channels cannot be ordered by', [['config', 'ASC']], /options\.order\[0\]: "config" is not a field channels can be ordered by \(createdAt, updatedAt, name, status, type\)/],
+    [
+      'a direction that is not one',
+      [
+        ['name', 'ASC'],
+        ['createdAt', 'sideways'],
+      ],
+      /options\.order\[1\]: "sideways" is not a direction \(ASC or DESC\)/,
+    ],
+  ])('refuses a search order with %s with 400 NOTIFICATION_CHANNEL_INVALID_INPUT naming it', async (_, order, message) => {
+    expectFailure(await post('/alerts/v1/notifications/search', { request: { options: { order } } }), 400, 'NOTIFICATION_CHANNEL_INVALID_INPUT', message);
+  });
+
+  it('refuses a search filter it does not know, or a status that is not one, with 400 NOTIFICATION_CHANNEL_INVALID_INPUT (no raw filters reach the database)', async () => {
+    expectFailure(await post('/alerts/v1/notifications/search', { request: { filters: { config: { $ne: null } } } }), 400, 'NOTIFICATION_CHANNEL_INVALID_INPUT', /additional properties: 'config'/);
+    expectFailure(await post('/alerts/v1/notifications/search', { request: { filters: { status: 'published' } } }), 400, 'NOTIFICATION_CHANNEL_INVALID_INPUT', /status/);
+  });
+
+  it('takes the status filter as one status or a list of them', async () => {
+    const draft = await createOk('notifications/create', 'api.alert.notification.create', emailChannel());
+    const live = await createOk('notifications/create', 'api.alert.notification.create', emailChannel());
+    expectOk(await gw.http.get(`/alerts/v1/notifications/publish/${live}`), 'api.alert.notification.publish');
+    const ids = async (status: unknown) =>
+      (expectOk(await post('/alerts/v1/notifications/search', { request: { filters: { status } } }), 'api.alert.notification.list').notifications as { id: string }[]).map((c) => c.id);
+    expect(await ids('live')).toEqual(expect.arrayContaining([live]));
+    expect(await ids('live')).not.toContain(draft);
+    expect(await ids(['draft', 'live'])).toEqual(expect.arrayContaining([draft, live]));
+  });
+
+  it("tests a stored channel the way the console's channel page sends it: the record it read, with its status and authors", async () => {
+    const id = await createOk('notifications/create', 'api.alert.notification.create', emailChannel({ config: { recipientAddresses: 'page@example.com' } }));
+    const record = expectOk(await gw.http.get(`/alerts/v1/notifications/get/${id}`), 'api.alert.notification.get');
+    const { manager: _manager, ...payload } = record;
+    const received = gw.fx.smtp.messages.length;
+    expect(expectOk(await post('/alerts/v1/notifications/test', { message: 'Testing Email integration', payload }), 'api.alert.notification.test')).toMatchObject({ status: 'Notification Sent', id });
+    expect(gw.fx.smtp.messages[received]!.to).toEqual(['page@example.com']);
   });
 
   it("accepts the console's UI flags beside a test message's channel (payload.error), and sends it", async () => {

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { findFreePort } from '../../src/platform/database/embedded.js';
-import { startTestGateway, type TestGateway } from './gateway.js';
+import { startTestGateway, type TestGateway, type TestGatewayOptions } from './gateway.js';
 
 // ---------------------------------------------------------------------------------------------
 // SMTP sink
@@ -249,11 +249,11 @@ export interface AlertingGateway extends TestGateway {
   fx: AlertingFixtures;
 }
 
-export async function startAlertingGateway(env: Record<string, string> = {}): Promise<AlertingGateway> {
+export async function startAlertingGateway(env: Record<string, string> = {}, options: TestGatewayOptions = {}): Promise<AlertingGateway> {
   const fx = await startAlertingFixtures();
   let gw: TestGateway;
   try {
-    gw = await startTestGateway({ ...fx.env, ...env });
+    gw = await startTestGateway({ ...fx.env, ...env }, options);
   } catch (error) {
     await fx.stop();
     throw error;
@@ -278,7 +278,7 @@ export function hoursFromNow(hours: number): string {
 
 export interface SilenceBody {
   alertId: string;
-  manager: string;
+  manager?: string;
   startDate: string;
   endDate: string;
   comment?: string;
@@ -306,10 +306,13 @@ export interface ChannelConfig {
   subject?: string;
   message?: string;
   webhookUrl?: string;
+  channel?: string;
+  labels?: Record<string, string>;
 }
 
 export interface ChannelBody {
-  manager: string;
+  /** Optional: absent, the gateway's default manager holds the channel. */
+  manager?: string;
   name: string;
   type: string;
   config: ChannelConfig;

@@ -210,22 +210,16 @@ export class AlertEvaluator {
     const silenced = silence !== undefined && silence.startTime.getTime() <= at.getTime() && at.getTime() < silence.endTime.getTime();
     const message = notificationMessage(rule, kind, alerts, at);
     for (const channelId of rule.channel_ids) {
+      // A channel retired (or deleted) since the rule was published gets nothing; the record says why.
+      const channel = await this.alerts.getChannel(channelId).catch(() => undefined);
+      const unusable = channel === undefined ? 'the notification channel no longer exists' : channel.status !== 'live' ? `the notification channel is ${channel.status}` : undefined;
+      const outcome = unusable ? 'failed' : silenced ? 'silenced' : 'pending';
+      const response = unusable ?? (silenced ? `silence ${silence.id} until ${silence.endTime.toISOString()}` : null);
       await client.query(
         `INSERT INTO alert_notifications (id, rule_id, channel_id, kind, evaluated_at, outcome, subject, text, response, delivered_date)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
          ON CONFLICT (rule_id, channel_id, kind, evaluated_at) DO NOTHING`,
-        [
-          randomUUID(),
-          rule.rule_id,
-          channelId,
-          kind,
-          at,
-          silenced ? 'silenced' : 'pending',
-          message.subject.slice(0, 500),
-          message.text,
-          silenced ? `silence ${silence.id} until ${silence.endTime.toISOString()}` : null,
-          null,
-        ],
+        [randomUUID(), rule.rule_id, channelId, kind, at, outcome, message.subject.slice(0, 500), message.text, response, null],
       );
     }
   }

@@ -38,8 +38,8 @@ const MAX_JSON_DEPTH = 32;
 
 export interface AlertRuleServiceOptions {
   listMax: number;
-  /** What a `manager` name (or its absence) stands for; unknown or unconfigured names throw with `code`. */
-  resolveManager(name: string | null | undefined, code: 'ALERT_RULE_INVALID_INPUT'): ManagerKind;
+  /** What a `manager` name (or its absence: the default manager) stands for; an unknown or unconfigured one throws ALERT_RULE_INVALID_INPUT. */
+  resolveManager(name: string | null | undefined): ManagerKind;
   now?: () => Date;
 }
 
@@ -143,7 +143,7 @@ export function createAlertRuleService(store: AlertRuleStore, alerts: AlertServi
     const metric = await metricOf(input);
     return {
       name: input.name.trim(),
-      manager: options.resolveManager(input.manager, CODE),
+      manager: options.resolveManager(input.manager),
       description,
       metric,
       operator: input.operator,
@@ -161,10 +161,18 @@ export function createAlertRuleService(store: AlertRuleStore, alerts: AlertServi
     };
   }
 
-  /** The rule as a manager that evaluates rules receives it. */
+  /** The rule as a manager that evaluates rules receives it; each of its channels must be Live (published) by now. */
   async function ruleSpec(record: AlertRuleRecord): Promise<RuleSpec> {
     const contactPoints: string[] = [];
-    for (const id of record.channelIds) contactPoints.push((await alerts.getChannel(id)).name);
+    for (const id of record.channelIds) {
+      const channel = await alerts.getChannel(id).catch((error: unknown) => {
+        if (error instanceof GatewayError && error.code === 'NOTIFICATION_CHANNEL_NOT_FOUND') throw new GatewayError(CODE, `notification channel ${id} no longer exists; update the rule's channels`);
+        throw error;
+      });
+      if (channel.status !== 'live')
+        throw new GatewayError(CODE, `notification channel "${channel.name}" is ${channel.status}: publish it first (GET /alerts/v1/notifications/publish/${id}) or take it off the rule`);
+      contactPoints.push(channel.name);
+    }
     return {
       id: record.id,
       name: record.name,

@@ -16,6 +16,7 @@ export const alertsFieldPermissions: FieldPermissions = {
   'Mutation.updateMetricAlias': ['api.metric.update'],
   'Mutation.deleteMetricAlias': ['api.metric.remove'],
   'Mutation.createNotificationChannel': ['api.alert.notification.create'],
+  'Mutation.publishNotificationChannel': ['api.alert.notification.publish'],
   'Mutation.updateNotificationChannel': ['api.alert.notification.update'],
   'Mutation.deleteNotificationChannel': ['api.alert.notification.delete'],
   'Mutation.testNotificationChannel': ['api.alert.notification.test'],

@@ -1,4 +1,5 @@
 // GraphQL resolvers for alerting: arguments in, service call, result out.
+import { GatewayError } from '../../errors.js';
 import { connectionFields, offsetAfter } from '../../graphql/cursor.js';
 import type { NotificationChannelConfigInput, Resolvers } from '../../generated/graphql.js';
 import { splitRecipients } from './rules.js';
@@ -15,9 +16,18 @@ function pageResolvers<T>() {
   };
 }
 
-/** GraphQL gives absent optional fields as null; the service reads only what was given. */
+/**
+ * GraphQL gives absent optional fields as null; the service reads only what was given. Labels come
+ * as a list of name/value pairs and are kept as an object (a name given twice is refused).
+ */
 function config(input: NotificationChannelConfigInput): ChannelConfig {
-  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null && value !== undefined));
+  const { labels, ...rest } = input;
+  const given: ChannelConfig = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== null && value !== undefined));
+  if (!labels) return given;
+  const names = labels.map((label) => label.name);
+  const twice = names.find((name, index) => names.indexOf(name) !== index);
+  if (twice !== undefined) throw new GatewayError('NOTIFICATION_CHANNEL_INVALID_INPUT', `config.labels: ${JSON.stringify(twice.slice(0, 40))} is given more than once`);
+  return { ...given, labels: Object.fromEntries(labels.map((label) => [label.name, label.value])) };
 }
 
 export const alertResolvers: Resolvers = {
@@ -27,7 +37,13 @@ export const alertResolvers: Resolvers = {
     metricAlias: (_, { id }, { services }) => services.alerts.getMetricAlias(id),
     metricAliases: (_, { filter, first, after }, { services }) => services.alerts.listMetricAliases({ filter, limit: first, offset: offsetAfter(after, 'METRIC_ALIAS_INVALID_INPUT') }),
     notificationChannel: (_, { id }, { services }) => services.alerts.getChannel(id),
-    notificationChannels: (_, { filter, first, after }, { services }) => services.alerts.listChannels({ filter, limit: first, offset: offsetAfter(after, 'NOTIFICATION_CHANNEL_INVALID_INPUT') }),
+    notificationChannels: (_, { filter, orderBy, first, after }, { services }) =>
+      services.alerts.listChannels({
+        filter,
+        orderBy: orderBy?.map((key) => ({ field: key.field, direction: key.order ?? 'asc' })),
+        limit: first,
+        offset: offsetAfter(after, 'NOTIFICATION_CHANNEL_INVALID_INPUT'),
+      }),
   },
   Mutation: {
     createSilence: async (_, { input }, { services, actor }) => ({
@@ -58,13 +74,17 @@ export const alertResolvers: Resolvers = {
       channel: await services.alerts.createChannel({ ...input, config: config(input.config) }, actor),
       message: `Notification channel ${input.name} created`,
     }),
+    publishNotificationChannel: async (_, { id }, { services, actor }) => ({
+      channel: await services.alerts.publishChannel(id, actor),
+      message: `Notification channel ${id} published`,
+    }),
     updateNotificationChannel: async (_, { id, input }, { services, actor }) => ({
       channel: await services.alerts.updateChannel(id, { ...input, config: input.config ? config(input.config) : null }, actor),
       message: `Notification channel ${id} updated`,
     }),
-    deleteNotificationChannel: async (_, { id }, { services }) => {
-      await services.alerts.deleteChannel(id);
-      return { id, message: `Notification channel ${id} deleted` };
+    deleteNotificationChannel: async (_, { id }, { services, actor }) => {
+      await services.alerts.retireChannel(id, actor);
+      return { id, message: `Notification channel ${id} retired` };
     },
     testNotificationChannel: async (_, { input }, { services }) => {
       const channel = input.channel ? { ...input.channel, config: config(input.channel.config) } : null;
@@ -87,6 +107,7 @@ export const alertResolvers: Resolvers = {
     updatedAt: (channel) => channel.updatedDate,
   },
   NotificationChannelConfig: {
+    labels: (channelConfig) => (channelConfig.labels ? Object.entries(channelConfig.labels).map(([name, value]) => ({ name, value })) : null),
     recipients: (channelConfig) => (channelConfig.recipientAddresses === undefined ? null : (splitRecipients(channelConfig.recipientAddresses).recipients ?? [])),
   },
   SilenceConnection: pageResolvers<SilenceRecord>(),

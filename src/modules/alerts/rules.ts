@@ -1,7 +1,7 @@
 // The rules alerting inputs must keep, as plain functions returning the reason a value is refused
 // (or undefined when it is fine). The service turns reasons into errors; the REST schemas reuse the
 // limits so both transports refuse the same things.
-import { CHANNEL_TYPES, MANAGER_KINDS, type ChannelType, type ManagerKind } from './types.js';
+import { CHANNEL_ORDER_FIELDS, CHANNEL_STATUSES, CHANNEL_TYPES, MANAGER_KINDS, type ChannelOrderField, type ChannelStatus, type ChannelType, type ManagerKind } from './types.js';
 
 export const NAME_MAX_LENGTH = 200;
 export const COMPONENT_MAX_LENGTH = 100;
@@ -12,6 +12,11 @@ export const SUBJECT_MAX_LENGTH = 500;
 export const URL_MAX_LENGTH = 2_000;
 export const RECIPIENTS_MAX_LENGTH = 5_000;
 export const RECIPIENTS_MAX = 50;
+/** A Slack or Teams channel's name, as the console limits it. */
+export const CHANNEL_NAME_MAX_LENGTH = 100;
+export const LABELS_MAX = 50;
+export const LABEL_NAME_MAX_LENGTH = 100;
+export const LABEL_VALUE_MAX_LENGTH = 500;
 /** A silence longer than a year is a mistake more often than an intention (Grafana caps its UI too). */
 export const SILENCE_MAX_DAYS = 366;
 
@@ -32,6 +37,29 @@ export function isManagerKind(value: string): value is ManagerKind {
 
 export function isChannelType(value: string): value is ChannelType {
   return (CHANNEL_TYPES as readonly string[]).includes(value);
+}
+
+export function isChannelStatus(value: string): value is ChannelStatus {
+  return (CHANNEL_STATUSES as readonly string[]).includes(value);
+}
+
+export function isChannelOrderField(value: string): value is ChannelOrderField {
+  return (CHANNEL_ORDER_FIELDS as readonly string[]).includes(value);
+}
+
+/** Labels: an object of at most LABELS_MAX names, each mapped to a string. */
+export function checkLabels(what: string, labels: unknown): string | undefined {
+  if (typeof labels !== 'object' || labels === null || Array.isArray(labels)) return `${what} must be an object of names to strings`;
+  const entries = Object.entries(labels);
+  if (entries.length > LABELS_MAX) return `${what} may hold at most ${LABELS_MAX} labels`;
+  for (const [name, value] of entries) {
+    const problem = checkName(`${what} name`, name, LABEL_NAME_MAX_LENGTH);
+    if (problem) return `${problem} (${JSON.stringify(name.slice(0, 40))})`;
+    if (typeof value !== 'string') return `${what}.${name} must be a string`;
+    if (value.length > LABEL_VALUE_MAX_LENGTH) return `${what}.${name} must be at most ${LABEL_VALUE_MAX_LENGTH} characters`;
+    if (value !== '' && !PRINTABLE.test(value)) return `${what}.${name} must not contain control characters`;
+  }
+  return undefined;
 }
 
 export function checkName(what: string, value: string, max = NAME_MAX_LENGTH): string | undefined {

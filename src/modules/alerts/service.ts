@@ -11,12 +11,17 @@ import { GatewayError, type ErrorCode } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { AlertManager, AlertManagers } from '../../platform/alert-manager/alert-manager.js';
 import type { Notifier } from '../../platform/notifier/notifier.js';
+import type { ManagerNames } from './manager-names.js';
 import { checkMetricExpression } from './metric-expression.js';
 import {
+  CHANNEL_NAME_MAX_LENGTH,
+  checkLabels,
   checkName,
   checkSilenceWindow,
   COMMENT_MAX_LENGTH,
   COMPONENT_MAX_LENGTH,
+  isChannelOrderField,
+  isChannelStatus,
   isChannelType,
   isManagerKind,
   isUuid,
@@ -26,13 +31,15 @@ import {
   SUBJECT_MAX_LENGTH,
   URL_MAX_LENGTH,
 } from './rules.js';
-import { isUniqueViolation, type AlertStore } from './store.js';
+import { isUniqueViolation, type AlertStore, type ChannelSort, type ChannelWhere } from './store.js';
 import type {
   Actor,
   ChannelConfig,
-  ChannelFilter,
   ChannelInput,
+  ChannelListQuery,
+  ChannelOrder,
   ChannelRecord,
+  ChannelStatus,
   ChannelTarget,
   CreateMetricAliasInput,
   CreateSilenceInput,
@@ -66,19 +73,16 @@ export interface AlertServiceOptions {
   now?: () => Date;
 }
 
-export function createAlertService(store: AlertStore, managers: AlertManagers, notifier: Notifier, logger: Logger, options: AlertServiceOptions) {
+export function createAlertService(store: AlertStore, managers: AlertManagers, names: ManagerNames, notifier: Notifier, logger: Logger, options: AlertServiceOptions) {
   const now = options.now ?? (() => new Date());
-  const configured = [...managers.keys()].join(', ');
 
   function invalid(code: ErrorCode, problem: string | undefined): void {
     if (problem !== undefined) throw new GatewayError(code, problem);
   }
 
-  function managerFor(kind: string, code: ErrorCode): AlertManager {
-    if (!isManagerKind(kind)) throw new GatewayError(code, `manager must be one of ${configured} (got ${JSON.stringify(kind.slice(0, 40))})`);
-    const manager = managers.get(kind);
-    if (!manager) throw new GatewayError(code, `manager "${kind}" is not configured on this gateway (configured: ${configured}); set ${MANAGER_SETTING[kind]} to use it`);
-    return manager;
+  /** The configured manager a request's `manager` (a name, an alias, or none) resolves to. */
+  function managerFor(name: string | null | undefined, purpose: 'silence' | 'channel'): AlertManager {
+    return managers.get(names.resolveManager(name, purpose))!;
   }
 
   /** The manager holding an existing record; it may have been configured away since. */
@@ -165,25 +169,29 @@ export function createAlertService(store: AlertStore, managers: AlertManagers, n
     return new GatewayError('NOTIFICATION_CHANNEL_ALREADY_EXISTS', `Notification channel "${name}" already exists`);
   }
 
+  function channelRetired(id: string, what: string): GatewayError {
+    return new GatewayError('NOTIFICATION_CHANNEL_RETIRED', `Notification channel ${id} is retired and cannot be ${what}; create a new channel instead`);
+  }
+
+  /** What to tell a caller whose change lost a race, from the channel as it stands now (undefined: deleted). */
+  async function raced(id: string, what: string): Promise<{ error: GatewayError; status: ChannelStatus | undefined }> {
+    const status = (await store.channels.findById(id))?.status;
+    if (!status) return { error: channelNotFound(id), status };
+    if (status === 'retired') return { error: channelRetired(id, what), status };
+    return { error: new GatewayError('NOTIFICATION_CHANNEL_CONFLICT', `Notification channel ${id} became ${status} while it was being ${what}; read it and retry`), status };
+  }
+
   async function getChannel(id: string): Promise<ChannelRecord> {
     const record = isUuid(id) ? await store.channels.findById(id) : undefined;
     if (!record) throw channelNotFound(id);
     return record;
   }
 
-  /** A manager that can hold channels, or why this one cannot. */
-  function channelManager(kind: string): AlertManager & Required<Pick<AlertManager, 'channels'>> {
-    const manager = managerFor(kind, 'NOTIFICATION_CHANNEL_INVALID_INPUT');
-    if (!manager.channels) {
-      throw new GatewayError(
-        'NOTIFICATION_CHANNEL_INVALID_INPUT',
-        `manager "${kind}" cannot hold notification channels: Alertmanager reads its receivers from its configuration file and has no API for them; use ${[...managers.values()]
-          .filter((m) => m.channels)
-          .map((m) => m.kind)
-          .join(' or ')}`,
-      );
-    }
-    return manager as AlertManager & Required<Pick<AlertManager, 'channels'>>;
+  /** The channel API of the manager holding a channel (resolveManager only ever stores one that has it). */
+  function channelsOf(record: ChannelRecord): NonNullable<AlertManager['channels']> {
+    const port = holderOf(record).channels;
+    if (!port) throw new GatewayError('ALERT_MANAGER_FAILED', `the ${record.manager} manager holds no notification channels; nothing was changed`);
+    return port;
   }
 
   /** Checks a channel's name, type and the config its type needs; returns what managers and notifiers take. */
@@ -192,8 +200,12 @@ export function createAlertService(store: AlertStore, managers: AlertManagers, n
     invalid(code, checkName('name', name));
     if (!isChannelType(type)) throw new GatewayError(code, `type must be one of email, slack, teams (got ${JSON.stringify(type.slice(0, 40))})`);
     const present = (key: keyof ChannelConfig) => config[key] !== undefined && config[key] !== null;
+    if (present('labels')) invalid(code, checkLabels('config.labels', config.labels));
+    const labels = present('labels') && Object.keys(config.labels!).length > 0 ? { labels: config.labels } : {};
     if (type === 'email') {
-      if (present('webhookUrl')) throw new GatewayError(code, 'config.webhookUrl does not apply to email channels');
+      for (const key of ['webhookUrl', 'channel'] as const) {
+        if (present(key)) throw new GatewayError(code, `config.${key} does not apply to email channels`);
+      }
       if (!present('recipientAddresses')) throw new GatewayError(code, 'config.recipientAddresses is required for email channels');
       const split = splitRecipients(config.recipientAddresses!);
       if (split.problem !== undefined) throw new GatewayError(code, `config.${split.problem}`);
@@ -203,6 +215,7 @@ export function createAlertService(store: AlertStore, managers: AlertManagers, n
         recipientAddresses: config.recipientAddresses,
         ...(present('subject') ? { subject: config.subject } : {}),
         ...(present('message') ? { message: config.message } : {}),
+        ...labels,
       };
       return { ...(id ? { id } : {}), name, type, config: kept, recipients: split.recipients };
     }
@@ -213,7 +226,19 @@ export function createAlertService(store: AlertStore, managers: AlertManagers, n
     if (config.webhookUrl!.length > URL_MAX_LENGTH) throw new GatewayError(code, `config.webhookUrl must be at most ${URL_MAX_LENGTH} characters`);
     const refused = notifier.checkWebhookUrl(config.webhookUrl!);
     if (refused) throw new GatewayError(code, `config.webhookUrl ${refused}`);
-    return { ...(id ? { id } : {}), name, type, config: { webhookUrl: config.webhookUrl }, recipients: [] };
+    if (present('channel')) invalid(code, checkName('config.channel', config.channel!, CHANNEL_NAME_MAX_LENGTH));
+    const kept: ChannelConfig = { webhookUrl: config.webhookUrl, ...(present('channel') ? { channel: config.channel } : {}), ...labels };
+    return { ...(id ? { id } : {}), name, type, config: kept, recipients: [] };
+  }
+
+  function channelSort(key: ChannelOrder, index: number): ChannelSort {
+    const code = 'NOTIFICATION_CHANNEL_INVALID_INPUT';
+    if (!isChannelOrderField(key.field)) {
+      throw new GatewayError(code, `order[${index}]: ${JSON.stringify(key.field.slice(0, 40))} is not a field channels can be ordered by (createdAt, updatedAt, name, status, type)`);
+    }
+    const direction = key.direction.toLowerCase();
+    if (direction !== 'asc' && direction !== 'desc') throw new GatewayError(code, `order[${index}]: ${JSON.stringify(key.direction.slice(0, 40))} is not a direction (ASC or DESC)`);
+    return { field: key.field, direction };
   }
 
   function targetOf(record: ChannelRecord): ChannelTarget {
@@ -222,6 +247,9 @@ export function createAlertService(store: AlertStore, managers: AlertManagers, n
   }
 
   return {
+    /** The one place `manager` names resolve (src/modules/alerts/manager-names.ts). */
+    resolveManager: names.resolveManager,
+
     /** Where a silence stands now: pending (not started), active, or expired. */
     silenceState(record: SilenceRecord): SilenceState {
       const at = now().getTime();
@@ -266,7 +294,7 @@ export function createAlertService(store: AlertStore, managers: AlertManagers, n
     async createSilence(input: CreateSilenceInput, actor: Actor): Promise<SilenceRecord> {
       const code = 'SILENCE_INVALID_INPUT';
       if (!isUuid(input.alertId)) throw new GatewayError(code, `alertId must be a UUID (got ${JSON.stringify(input.alertId.slice(0, 60))})`);
-      const manager = managerFor(input.manager, code);
+      const manager = managerFor(input.manager, 'silence');
       invalid(code, checkSilenceWindow(input.startDate, input.endDate, now()));
       const comment = input.comment ?? `Silence for alert: ${input.alertId}`;
       invalid(code, checkName('comment', comment, COMMENT_MAX_LENGTH));
@@ -411,58 +439,126 @@ export function createAlertService(store: AlertStore, managers: AlertManagers, n
 
     getChannel,
 
-    async listChannels(query: ListQuery<ChannelFilter>): Promise<Page<ChannelRecord>> {
-      const window = pageWindow(query, options.listMax, 'NOTIFICATION_CHANNEL_INVALID_INPUT');
-      const filter = { manager: query.filter?.manager ?? null, type: query.filter?.type ?? null };
-      if (filter.manager && !isManagerKind(filter.manager)) throw new GatewayError('NOTIFICATION_CHANNEL_INVALID_INPUT', 'the manager filter must be one of embedded, alertmanager, grafana');
-      if (filter.type && !isChannelType(filter.type)) throw new GatewayError('NOTIFICATION_CHANNEL_INVALID_INPUT', 'the type filter must be one of email, slack, teams');
-      const rows = await store.channels.list(filter, { take: window.take, skip: window.offset });
+    /** Channels matching the filter, in the order asked (newest first by default). */
+    async listChannels(query: ChannelListQuery): Promise<Page<ChannelRecord>> {
+      const code = 'NOTIFICATION_CHANNEL_INVALID_INPUT';
+      const window = pageWindow(query, options.listMax, code);
+      const given = query.filter ?? {};
+      const filter: ChannelWhere = {};
+      if (given.manager) {
+        if (!isManagerKind(given.manager)) throw new GatewayError(code, 'the manager filter must be one of embedded, alertmanager, grafana');
+        filter.manager = given.manager;
+      }
+      if (given.type) {
+        if (!isChannelType(given.type)) throw new GatewayError(code, 'the type filter must be one of email, slack, teams');
+        filter.type = given.type;
+      }
+      if (given.status !== undefined && given.status !== null) {
+        const statuses = typeof given.status === 'string' ? [given.status] : [...given.status];
+        const bad = statuses.find((status) => !isChannelStatus(status));
+        if (bad !== undefined) throw new GatewayError(code, `the status filter must be draft, live or retired, or a list of them (got ${JSON.stringify(String(bad).slice(0, 40))})`);
+        filter.statuses = statuses as ChannelStatus[];
+      }
+      if (given.name) filter.name = given.name;
+      if (given.id) {
+        // No channel has an id that is not a UUID; the column could not even hold one.
+        if (!isUuid(given.id)) return pageOf([], window, async () => 0);
+        filter.id = given.id;
+      }
+      const sort = (query.orderBy ?? []).map((key, index) => channelSort(key, index));
+      const rows = await store.channels.list(filter, sort, { take: window.take, skip: window.offset });
       return pageOf(rows, window, () => store.channels.count(filter));
     },
 
-    /** Stores a channel and creates it at its manager (Grafana: a contact point whose uid is the channel's id). */
+    /** Stores a new channel as a draft; publishing creates it at its manager (as the original). */
     async createChannel(input: ChannelInput, actor: Actor): Promise<ChannelRecord> {
-      const manager = channelManager(input.manager);
+      const manager = managerFor(input.manager, 'channel');
       const id = randomUUID();
       const target = validChannel(input.name, input.type, input.config, id);
       if (await store.channels.findByName(input.name)) throw channelExists(input.name);
-      await manager.channels.create(id, target);
       try {
-        return await store.channels.insert({ id, manager: manager.kind, name: target.name, type: target.type, config: target.config, createdBy: actor.id, updatedBy: actor.id });
+        return await store.channels.insert({
+          id,
+          manager: manager.kind,
+          name: target.name,
+          type: target.type,
+          status: 'draft',
+          config: target.config,
+          createdBy: actor.id,
+          updatedBy: actor.id,
+        });
       } catch (error) {
-        await undo(`remove channel ${id}`, () => manager.channels.remove(id));
         if (isUniqueViolation(error)) throw channelExists(input.name);
         throw error;
       }
     },
 
+    /**
+     * Creates a draft channel at its manager (Grafana: a contact point whose uid is the channel's
+     * id) and makes it live. A live channel is a conflict; a retired one cannot come back.
+     */
+    async publishChannel(id: string, actor: Actor): Promise<ChannelRecord> {
+      const existing = await getChannel(id);
+      if (existing.status === 'live') throw new GatewayError('NOTIFICATION_CHANNEL_CONFLICT', `Notification channel ${id} is already live: change it with an update, or retire it`);
+      if (existing.status === 'retired') throw channelRetired(id, 'published');
+      const port = channelsOf(existing);
+      await port.create(id, targetOf(existing));
+      const published = await store.channels.moveStatus(id, 'draft', 'live', actor.id);
+      if (published) return published;
+      // Someone else published, changed or retired it meanwhile. Published: what the manager holds
+      // is theirs as much as ours, so it stays; otherwise ours goes.
+      const { error, status } = await raced(id, 'published');
+      if (status !== 'live') await undo(`remove channel ${id}`, () => port.remove(id));
+      throw error;
+    },
+
+    /**
+     * Changes a channel. A live one is changed at its manager first and stays live (the original
+     * unpublished it on every update, so an edited channel silently stopped notifying until
+     * published again); a draft is only our record. A retired channel is not changed.
+     */
     async updateChannel(id: string, input: UpdateChannelInput, actor: Actor): Promise<ChannelRecord> {
       if (!input.name && !input.type && !input.config) throw new GatewayError('NOTIFICATION_CHANNEL_INVALID_INPUT', 'nothing to update: give name, type or config');
+      // The console sends the manager back with every update; a channel stays with its manager, so
+      // a name is only checked to be one this gateway accepts.
+      if (input.manager !== undefined && input.manager !== null) names.resolveManager(input.manager, 'channel');
       const existing = await getChannel(id);
+      if (existing.status === 'retired') throw channelRetired(id, 'changed');
       const target = validChannel(input.name ?? existing.name, input.type ?? existing.type, input.config ?? existing.config, id);
       if (target.name !== existing.name && (await store.channels.findByName(target.name, id))) throw channelExists(target.name);
-      const manager = holderOf(existing);
-      await manager.channels?.update(id, target);
-      const restore = () => undo(`restore channel ${id}`, async () => manager.channels?.update(id, targetOf(existing)));
+      const live = existing.status === 'live';
+      const port = live ? channelsOf(existing) : undefined;
+      await port?.update(id, target);
+      const restore = () => (port ? undo(`restore channel ${id}`, () => port.update(id, targetOf(existing))) : Promise.resolve());
       let updated: ChannelRecord | undefined;
       try {
-        updated = await store.channels.update(id, { name: target.name, type: target.type, config: target.config, updatedBy: actor.id });
+        updated = await store.channels.update(id, existing.status, { name: target.name, type: target.type, config: target.config, updatedBy: actor.id });
       } catch (error) {
         await restore();
         if (isUniqueViolation(error)) throw channelExists(target.name);
         throw error;
       }
       if (!updated) {
-        await undo(`remove channel ${id}`, async () => manager.channels?.remove(id));
-        throw channelNotFound(id);
+        const { error, status } = await raced(id, 'changed');
+        if (status === 'live') await restore();
+        throw error;
       }
       return updated;
     },
 
-    async deleteChannel(id: string): Promise<void> {
+    /**
+     * Retires a channel: removes it from its manager when live, and keeps the record with status
+     * retired (as the original). Retiring a retired channel changes nothing and succeeds.
+     */
+    async retireChannel(id: string, actor: Actor): Promise<ChannelRecord> {
       const existing = await getChannel(id);
-      await holderOf(existing).channels?.remove(id);
-      if (!(await store.channels.delete(id))) throw channelNotFound(id);
+      if (existing.status === 'retired') return existing;
+      if (existing.status === 'live') await channelsOf(existing).remove(id);
+      const retired = await store.channels.moveStatus(id, existing.status, 'retired', actor.id);
+      if (retired) return retired;
+      const now = await store.channels.findById(id);
+      if (now?.status === 'retired') return now;
+      throw (await raced(id, 'retired')).error;
     },
 
     /**
@@ -483,7 +579,7 @@ export function createAlertService(store: AlertStore, managers: AlertManagers, n
         target = targetOf(record);
         manager = holderOf(record);
       } else if (input.channel) {
-        manager = channelManager(input.channel.manager);
+        manager = managerFor(input.channel.manager, 'channel');
         target = validChannel(input.channel.name, input.channel.type, input.channel.config);
       } else {
         throw new GatewayError(code, 'give the id of a stored channel, or the channel to test (manager, name, type, config)');

@@ -2,7 +2,19 @@
 // the alerts module touches these tables.
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 export { isUniqueViolation } from '../../platform/database/errors.js';
-import type { ChannelConfig, ChannelFilter, ChannelRecord, ChannelType, JsonObject, ManagerKind, MetricAliasFilter, MetricAliasRecord, SilenceFilter, SilenceRecord } from './types.js';
+import type {
+  ChannelConfig,
+  ChannelOrderField,
+  ChannelRecord,
+  ChannelStatus,
+  ChannelType,
+  JsonObject,
+  ManagerKind,
+  MetricAliasFilter,
+  MetricAliasRecord,
+  SilenceFilter,
+  SilenceRecord,
+} from './types.js';
 
 type SilenceRow = Prisma.AlertSilenceGetPayload<object>;
 type AliasRow = Prisma.MetricAliasGetPayload<object>;
@@ -10,7 +22,30 @@ type ChannelRow = Prisma.NotificationChannelGetPayload<object>;
 
 const silence = (row: SilenceRow): SilenceRecord => ({ ...row, manager: row.manager as ManagerKind });
 const alias = (row: AliasRow): MetricAliasRecord => ({ ...row, context: row.context as JsonObject | null });
-const channel = (row: ChannelRow): ChannelRecord => ({ ...row, manager: row.manager as ManagerKind, type: row.type as ChannelType, config: row.config as ChannelConfig });
+const channel = (row: ChannelRow): ChannelRecord => ({
+  ...row,
+  manager: row.manager as ManagerKind,
+  type: row.type as ChannelType,
+  status: row.status as ChannelStatus,
+  config: row.config as ChannelConfig,
+});
+
+/** A channel list's filter as the service checked it: every value is one the columns can hold. */
+export interface ChannelWhere {
+  id?: string;
+  name?: string;
+  manager?: ManagerKind;
+  type?: ChannelType;
+  statuses?: ChannelStatus[];
+}
+
+/** One key of a channel list's order, as the service checked it. */
+export interface ChannelSort {
+  field: ChannelOrderField;
+  direction: 'asc' | 'desc';
+}
+
+const CHANNEL_COLUMN = { createdAt: 'createdDate', updatedAt: 'updatedDate', name: 'name', status: 'status', type: 'type' } as const satisfies Record<ChannelOrderField, keyof ChannelRow>;
 
 // Newest first; the id breaks ties so pages never overlap.
 const NEWEST_FIRST = [{ createdDate: 'desc' as const }, { id: 'asc' as const }];
@@ -28,8 +63,19 @@ function aliasWhere(filter: MetricAliasFilter): Prisma.MetricAliasWhereInput {
   return { ...(filter.component ? { component: filter.component } : {}), ...(filter.subComponent ? { subComponent: filter.subComponent } : {}) };
 }
 
-function channelWhere(filter: ChannelFilter): Prisma.NotificationChannelWhereInput {
-  return { ...(filter.manager ? { manager: filter.manager } : {}), ...(filter.type ? { type: filter.type } : {}) };
+function channelWhere(filter: ChannelWhere): Prisma.NotificationChannelWhereInput {
+  return {
+    ...(filter.id ? { id: filter.id } : {}),
+    ...(filter.name ? { name: filter.name } : {}),
+    ...(filter.manager ? { manager: filter.manager } : {}),
+    ...(filter.type ? { type: filter.type } : {}),
+    ...(filter.statuses ? { status: { in: filter.statuses } } : {}),
+  };
+}
+
+/** The keys asked for, then newest first and the id, so pages never overlap. */
+function channelOrder(sort: readonly ChannelSort[]): Prisma.NotificationChannelOrderByWithRelationInput[] {
+  return [...sort.map((key) => ({ [CHANNEL_COLUMN[key.field]]: key.direction })), ...NEWEST_FIRST];
 }
 
 export function createAlertStore(prisma: PrismaClient) {
@@ -121,11 +167,11 @@ export function createAlertStore(prisma: PrismaClient) {
         return row ? channel(row) : undefined;
       },
 
-      async list(filter: ChannelFilter, window: Window): Promise<ChannelRecord[]> {
-        return (await prisma.notificationChannel.findMany({ where: channelWhere(filter), orderBy: NEWEST_FIRST, ...window })).map(channel);
+      async list(filter: ChannelWhere, sort: readonly ChannelSort[], window: Window): Promise<ChannelRecord[]> {
+        return (await prisma.notificationChannel.findMany({ where: channelWhere(filter), orderBy: channelOrder(sort), ...window })).map(channel);
       },
 
-      count(filter: ChannelFilter): Promise<number> {
+      count(filter: ChannelWhere): Promise<number> {
         return prisma.notificationChannel.count({ where: channelWhere(filter) });
       },
 
@@ -133,13 +179,16 @@ export function createAlertStore(prisma: PrismaClient) {
         return channel(await prisma.notificationChannel.create({ data: { ...record, config: record.config as Prisma.InputJsonValue } }));
       },
 
-      async update(id: string, changes: Pick<ChannelRecord, 'name' | 'type' | 'config' | 'updatedBy'>): Promise<ChannelRecord | undefined> {
-        const rows = await prisma.notificationChannel.updateManyAndReturn({ where: { id }, data: { ...changes, config: changes.config as Prisma.InputJsonValue } });
+      /** Undefined when no such channel has status `status` (it was deleted, or its status changed meanwhile). */
+      async update(id: string, status: ChannelStatus, changes: Pick<ChannelRecord, 'name' | 'type' | 'config' | 'updatedBy'>): Promise<ChannelRecord | undefined> {
+        const rows = await prisma.notificationChannel.updateManyAndReturn({ where: { id, status }, data: { ...changes, config: changes.config as Prisma.InputJsonValue } });
         return rows[0] ? channel(rows[0]) : undefined;
       },
 
-      async delete(id: string): Promise<boolean> {
-        return (await prisma.notificationChannel.deleteMany({ where: { id } })).count > 0;
+      /** Moves a channel from status `from` to `to`; undefined when it is not (or no longer) at `from`. */
+      async moveStatus(id: string, from: ChannelStatus, to: ChannelStatus, updatedBy: string): Promise<ChannelRecord | undefined> {
+        const rows = await prisma.notificationChannel.updateManyAndReturn({ where: { id, status: from }, data: { status: to, updatedBy } });
+        return rows[0] ? channel(rows[0]) : undefined;
       },
     },
   };

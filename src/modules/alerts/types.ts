@@ -12,6 +12,17 @@ export type ManagerKind = (typeof MANAGER_KINDS)[number];
 export const CHANNEL_TYPES = ['email', 'slack', 'teams'] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
 
+/**
+ * Where a channel stands: a draft is only our record; publishing creates it at its manager (live);
+ * retiring removes it there and keeps the record (retired), as the original does.
+ */
+export const CHANNEL_STATUSES = ['draft', 'live', 'retired'] as const;
+export type ChannelStatus = (typeof CHANNEL_STATUSES)[number];
+
+/** Fields a channel list may be ordered by. */
+export const CHANNEL_ORDER_FIELDS = ['createdAt', 'updatedAt', 'name', 'status', 'type'] as const;
+export type ChannelOrderField = (typeof CHANNEL_ORDER_FIELDS)[number];
+
 /** Where a silence stands at a given instant (computed from its window, never stored). */
 export type SilenceState = 'pending' | 'active' | 'expired';
 
@@ -32,7 +43,8 @@ export interface SilenceRecord {
 
 export interface CreateSilenceInput {
   alertId: string;
-  manager: string;
+  /** A manager's name or an alias of one; absent: the default manager (manager-names.ts). */
+  manager?: string | null;
   startDate: Date;
   endDate: Date;
   comment?: string | null;
@@ -93,6 +105,10 @@ export interface ChannelConfig {
   message?: string;
   /** Slack and Teams: the incoming-webhook URL. */
   webhookUrl?: string;
+  /** Slack and Teams: the channel's name in Slack or Teams, as the console asks for it. */
+  channel?: string;
+  /** Any type: labels (string to string) the original let a channel carry. */
+  labels?: Record<string, string>;
 }
 
 export interface ChannelRecord {
@@ -100,6 +116,7 @@ export interface ChannelRecord {
   manager: ManagerKind;
   name: string;
   type: ChannelType;
+  status: ChannelStatus;
   config: ChannelConfig;
   createdBy: string;
   updatedBy: string;
@@ -108,21 +125,38 @@ export interface ChannelRecord {
 }
 
 export interface ChannelInput {
-  manager: string;
+  /** A manager's name or an alias of one; absent: the default manager for channels. */
+  manager?: string | null;
   name: string;
   type: string;
   config: ChannelConfig;
 }
 
 export interface UpdateChannelInput {
+  /** Accepted when it names the channel's own manager (the console sends it back); a channel never moves. */
+  manager?: string | null;
   name?: string | null;
   type?: string | null;
   config?: ChannelConfig | null;
 }
 
 export interface ChannelFilter {
+  id?: string | null;
+  name?: string | null;
   manager?: string | null;
   type?: string | null;
+  /** One status or any of several. */
+  status?: string | readonly string[] | null;
+}
+
+export interface ChannelOrder {
+  field: string;
+  direction: string;
+}
+
+export interface ChannelListQuery extends ListQuery<ChannelFilter> {
+  /** Applied in turn; newest first when empty. */
+  orderBy?: readonly ChannelOrder[] | null;
 }
 
 /** A channel as the service hands it to a manager or a notifier: validated, recipients split. */
@@ -175,6 +209,12 @@ export const ALERT_MANAGER_KIND_VALUES = { EMBEDDED: 'embedded', ALERTMANAGER: '
 
 /** GraphQL's SilenceState values and what this domain calls each (resolvers, codegen and REST all read this). */
 export const SILENCE_STATE_VALUES = { PENDING: 'pending', ACTIVE: 'active', EXPIRED: 'expired' } as const;
+
+/** GraphQL's NotificationChannelStatus values and what this domain calls each (resolvers, codegen and REST all read this). */
+export const NOTIFICATION_CHANNEL_STATUS_VALUES = { DRAFT: 'draft', LIVE: 'live', RETIRED: 'retired' } as const;
+
+/** GraphQL's NotificationChannelOrderField values and what this domain calls each. */
+export const NOTIFICATION_CHANNEL_ORDER_FIELD_VALUES = { CREATED_AT: 'createdAt', UPDATED_AT: 'updatedAt', NAME: 'name', STATUS: 'status', TYPE: 'type' } as const;
 
 /** GraphQL's NotificationChannelType values and what this domain calls each (resolvers, codegen and REST all read this). */
 export const NOTIFICATION_CHANNEL_TYPE_VALUES = { EMAIL: 'email', SLACK: 'slack', TEAMS: 'teams' } as const;

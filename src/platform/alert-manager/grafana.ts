@@ -26,7 +26,8 @@ export function contactPoint(id: string, channel: ChannelTarget) {
           ...(channel.config.subject ? { subject: channel.config.subject } : {}),
           ...(channel.config.message ? { message: channel.config.message } : {}),
         }
-      : { url: channel.config.webhookUrl };
+      : // Grafana's Slack integration posts to `recipient` (a channel) when given; Teams has no such setting.
+        { url: channel.config.webhookUrl, ...(channel.type === 'slack' && channel.config.channel ? { recipient: channel.config.channel } : {}) };
   return { uid: id, name: channel.name, type: channel.type, settings, disableResolveMessage: false };
 }
 

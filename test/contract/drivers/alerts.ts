@@ -29,7 +29,8 @@ export function restAlertsDriver(gw: TestGateway): AlertsDriver {
 
     createChannel: async (channel) => restOutcome(await gw.http.post('/alerts/v1/notifications/create').send(channel)),
     readChannel: async (id) => restOutcome(await gw.http.get(at('notifications/get', id))),
-    listChannels: async (filters) => restOutcome(await gw.http.post('/alerts/v1/notifications/search').send({ request: { filters } })),
+    listChannels: async (filters, order) => restOutcome(await gw.http.post('/alerts/v1/notifications/search').send({ request: { filters, ...(order ? { options: { order } } : {}) } })),
+    publishChannel: async (id) => restOutcome(await gw.http.get(at('notifications/publish', id))),
     updateChannel: async (id, changes) => restOutcome(await gw.http.patch(at('notifications/update', id)).send(changes)),
     deleteChannel: async (id) => restOutcome(await gw.http.delete(at('notifications/delete', id))),
     testChannel: async (request) => restOutcome(await gw.http.post('/alerts/v1/notifications/test').send(request)),
@@ -41,7 +42,7 @@ export function restAlertsDriver(gw: TestGateway): AlertsDriver {
 
 const SILENCE = 'id alertId manager managerSilenceId startDate endDate state comment createdBy updatedBy createdAt updatedAt';
 const ALIAS = 'id alias component subComponent metric context createdBy updatedBy createdAt updatedAt';
-const CHANNEL = 'id manager name type config { recipientAddresses subject message webhookUrl } createdBy updatedBy createdAt updatedAt';
+const CHANNEL = 'id manager name type status config { recipientAddresses subject message webhookUrl channel labels { name value } } createdBy updatedBy createdAt updatedAt';
 
 interface GraphQLRecord {
   createdBy: string;
@@ -68,8 +69,12 @@ interface GraphQLChannel extends GraphQLRecord {
   manager: string;
   name: string;
   type: string;
-  config: Record<keyof ChannelConfig, string | null>;
+  status: string;
+  config: Record<Exclude<keyof ChannelConfig, 'labels'>, string | null> & { labels: { name: string; value: string }[] | null };
 }
+
+/** The REST spelling of an order field, as GraphQL's enum names it. */
+const ORDER_FIELD: Record<string, string> = { createdAt: 'CREATED_AT', updatedAt: 'UPDATED_AT', name: 'NAME', status: 'STATUS', type: 'TYPE' };
 
 interface Connection<T> {
   nodes: T[];
@@ -102,19 +107,28 @@ function asAlias({ createdBy, updatedBy, createdAt, updatedAt, ...alias }: Graph
 }
 
 function asChannel(channel: GraphQLChannel): Channel {
+  const { labels, ...config } = channel.config;
   return {
     id: channel.id,
     manager: lower(channel.manager),
     name: channel.name,
     type: lower(channel.type),
-    config: Object.fromEntries(Object.entries(channel.config).filter(([, value]) => value !== null)),
+    status: lower(channel.status),
+    config: { ...Object.fromEntries(Object.entries(config).filter(([, value]) => value !== null)), ...(labels ? { labels: Object.fromEntries(labels.map((l) => [l.name, l.value])) } : {}) },
     ...authors(channel),
   };
 }
 
-/** A channel as GraphQL's input takes it. */
+/** A config as GraphQL's input takes it (labels as name/value pairs). */
+function configInput(config: ChannelConfig | undefined) {
+  if (!config?.labels) return config;
+  const { labels, ...rest } = config;
+  return { ...rest, labels: Object.entries(labels).map(([name, value]) => ({ name, value })) };
+}
+
+/** A channel as GraphQL's input takes it: the manager's name as given (the gateway resolves names in any case), the type's enum value. */
 function channelInput(channel: Partial<ChannelBody>) {
-  return { ...channel, manager: upper(channel.manager), type: upper(channel.type) };
+  return { ...channel, type: upper(channel.type), ...(channel.config ? { config: configInput(channel.config) } : {}) };
 }
 
 /** The outcome's value made into the contract's spelling. */
@@ -163,17 +177,27 @@ export function graphqlAlertsDriver(gw: TestGateway): AlertsDriver {
         input: channelInput(channel),
       }),
     readChannel: async (id) => mapped(await call<GraphQLChannel>('notificationChannel', `query($id: ID!) { notificationChannel(id: $id) { ${CHANNEL} } }`, { id }), asChannel),
-    listChannels: async ({ manager, type }) =>
+    listChannels: async ({ manager, type, status, id, name }, order) =>
       mapped(
-        await call<Connection<GraphQLChannel>>('notificationChannels', `query($filter: NotificationChannelFilter) { notificationChannels(filter: $filter) { totalCount nodes { ${CHANNEL} } } }`, {
-          filter: { manager: upper(manager), type: upper(type) },
-        }),
+        await call<Connection<GraphQLChannel>>(
+          'notificationChannels',
+          `query($filter: NotificationChannelFilter, $orderBy: [NotificationChannelOrder!]) { notificationChannels(filter: $filter, orderBy: $orderBy) { totalCount nodes { ${CHANNEL} } } }`,
+          {
+            filter: { manager: upper(manager), type: upper(type), id, name, status: status === undefined ? undefined : (typeof status === 'string' ? [status] : status).map(upper) },
+            orderBy: order?.map(([field, direction]) => ({ field: ORDER_FIELD[field] ?? field, order: direction.toUpperCase() })),
+          },
+        ),
         ({ nodes, totalCount }) => ({ notifications: nodes.map(asChannel), count: totalCount }),
       ),
+    publishChannel: async (id) =>
+      mapped(await call<{ channel: { id: string } }>('publishNotificationChannel', 'mutation($id: ID!) { publishNotificationChannel(id: $id) { channel { id } } }', { id }), ({ channel }) => ({
+        id: channel.id,
+        status: 'published',
+      })),
     updateChannel: async (id, changes) =>
       idOf('updateNotificationChannel', 'channel', 'mutation($id: ID!, $input: UpdateNotificationChannelInput!) { updateNotificationChannel(id: $id, input: $input) { channel { id } } }', {
         id,
-        input: { ...changes, type: upper(changes.type) },
+        input: { ...changes, type: upper(changes.type), ...(changes.config ? { config: configInput(changes.config) } : {}) },
       }),
     deleteChannel: async (id) => deleted('deleteNotificationChannel', id),
     testChannel: async ({ message, payload }) => {
