@@ -255,7 +255,11 @@ export const environmentSchema = z.object({
   GRAFANA_URL: z
     .url({ protocol: /^https?$/ })
     .optional()
-    .describe('Grafana. When set, silences and channels (contact points) can be held there (manager "grafana").'),
+    .describe(
+      'Grafana. When set, silences, channels (contact points) and alert rules can be held there (manager "grafana"). ' +
+        "Rules go to its ruler (folder and group = the rule's category, evaluated with its first Prometheus data source, notifying the rule's first channel by simplified routing): " +
+        'Grafana 11.5.2 or newer, with evaluation intervals that are multiples of 10s.',
+    ),
   GRAFANA_TOKEN: z.string().min(1).optional().describe('Grafana service-account token, sent as `Authorization: Bearer <token>`.'),
   ALERT_MANAGER_DEFAULT: z
     .enum(['embedded', 'alertmanager', 'grafana'])

@@ -193,12 +193,74 @@ export function managerApi(request: RecordedRequest): Answer {
   return { status: 404, body: { message: 'not found' } };
 }
 
+/** The data sources the fake Grafana holds: a Loki first, so the adapter must pick by type. */
+export const GRAFANA_DATASOURCES = [
+  { uid: 'loki-uid', name: 'Loki', type: 'loki' },
+  { uid: 'prometheus-uid', name: 'Prometheus', type: 'prometheus' },
+];
+
+export interface FakeGrafanaGroup {
+  name: string;
+  interval: string;
+  rules: Array<{ grafana_alert: { uid: string; title: string } & Record<string, unknown> } & Record<string, any>>;
+}
+
+/**
+ * Answers like Grafana: managerApi's parts plus folders (a title is unique), data sources and the
+ * ruler, which holds what it is given. The ruler reads a group with 202 (as Grafana does) or 404,
+ * replaces a group whole on POST (refusing two rules with one uid, as Grafana does) and deletes one.
+ * `groups` is keyed `<folder uid>/<group name>`.
+ */
+export function grafanaApi(): ((request: RecordedRequest) => Answer) & { folders: { uid: string; title: string }[]; groups: Map<string, FakeGrafanaGroup> } {
+  const folders: { uid: string; title: string }[] = [];
+  const groups = new Map<string, FakeGrafanaGroup>();
+  const answer = (request: RecordedRequest): Answer => {
+    const { method, path: url, body } = request;
+    if (method === 'GET' && url === '/api/datasources') return { status: 200, body: GRAFANA_DATASOURCES };
+    if (method === 'GET' && url.split('?')[0] === '/api/folders') return { status: 200, body: folders.map((folder, id) => ({ id: id + 1, ...folder })) };
+    if (method === 'POST' && url === '/api/folders') {
+      if (folders.some((folder) => folder.title === body?.title)) return { status: 409, body: { message: 'a folder with the same name already exists' } };
+      const folder = { uid: `f${randomUUID().slice(0, 8)}`, title: body.title as string };
+      folders.push(folder);
+      return { status: 200, body: { id: folders.length, ...folder, url: `/dashboards/f/${folder.uid}/`, version: 1 } };
+    }
+    const ruler = /^\/api\/ruler\/grafana\/api\/v1\/rules\/([^/?]+)(?:\/([^/?]+))?$/.exec(url);
+    if (ruler) {
+      const folderUid = decodeURIComponent(ruler[1]!);
+      const group = ruler[2] === undefined ? undefined : decodeURIComponent(ruler[2]);
+      if (!folders.some((folder) => folder.uid === folderUid)) return { status: 404, body: { message: 'folder not found' } };
+      const key = `${folderUid}/${group ?? body?.name}`;
+      if (method === 'GET' && group !== undefined) return groups.has(key) ? { status: 202, body: groups.get(key) } : { status: 404, body: { message: 'rule group does not exist' } };
+      if (method === 'DELETE' && group !== undefined) {
+        groups.delete(key);
+        return { status: 202, body: { message: 'rules deleted' } };
+      }
+      if (method === 'POST' && group === undefined) {
+        const uids = (body.rules as { grafana_alert: { uid?: string } }[]).map((rule) => rule.grafana_alert.uid);
+        const twice = uids.find((uid, index) => uid !== undefined && uids.indexOf(uid) !== index);
+        if (twice) return { status: 400, body: { message: `rule has UID ${twice} that is already assigned to another rule` } };
+        // What a GET answers: the rules as posted, with what Grafana adds to each.
+        const rules: FakeGrafanaGroup['rules'] = (body.rules as FakeGrafanaGroup['rules']).map((rule) => ({
+          ...rule,
+          grafana_alert: { ...rule.grafana_alert, uid: rule.grafana_alert.uid ?? randomUUID(), namespace_uid: folderUid, rule_group: body.name, version: 1 },
+        }));
+        groups.set(key, { name: body.name, interval: body.interval, rules });
+        return { status: 202, body: { message: 'rule group updated successfully' } };
+      }
+    }
+    return managerApi(request);
+  };
+  return Object.assign(answer, { folders, groups });
+}
+
 // ---------------------------------------------------------------------------------------------
 // Everything an alerting test gateway needs
 
 export interface AlertingFixtures {
   alertmanager: HttpRecorder;
+  /** Answers with grafanaApi(), whose state `grafanaState` shows. */
   grafana: HttpRecorder;
+  grafanaState: ReturnType<typeof grafanaApi>;
   webhook: HttpRecorder;
   smtp: SmtpSink;
   dataDir: string;
@@ -212,11 +274,13 @@ export interface AlertingFixtures {
 export const GRAFANA_TOKEN = 'glsa_test_token';
 
 export async function startAlertingFixtures(): Promise<AlertingFixtures> {
-  const [alertmanager, grafana, webhook, smtp] = await Promise.all([startRecorder(managerApi), startRecorder(managerApi), startRecorder(), startSmtpSink()]);
+  const grafanaState = grafanaApi();
+  const [alertmanager, grafana, webhook, smtp] = await Promise.all([startRecorder(managerApi), startRecorder(grafanaState), startRecorder(), startSmtpSink()]);
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'gateway-alerting-'));
   return {
     alertmanager,
     grafana,
+    grafanaState,
     webhook,
     smtp,
     dataDir,

@@ -1,12 +1,15 @@
 // Grafana alerting over its HTTP API: silences in Grafana's own Alertmanager
 // (/api/alertmanager/grafana/api/v2), notification channels as provisioned contact points whose
 // uid is our channel id (/api/v1/provisioning/contact-points), and test messages through Grafana's
-// receiver test, so a test proves that Grafana itself can deliver. Routing policies are left to
-// Grafana's users: rewriting the whole policy tree (as the original did) races with every other writer.
+// receiver test, so a test proves that Grafana itself can deliver; alert rules in Grafana's ruler
+// (grafana-rules.ts), which evaluates them. Routing policies are left to Grafana's users: rewriting
+// the whole policy tree (as the original did) races with every other writer, so a rule names its
+// contact point itself (simplified routing).
 import { GatewayError } from '../../errors.js';
 import type { ChannelTarget, DeliveryReport } from '../../modules/alerts/types.js';
-import type { AlertManager, ChannelPort, SilenceSpec } from './alert-manager.js';
+import type { AlertManager, ChannelPort, RulePort, SilenceSpec } from './alert-manager.js';
 import { SilenceApi } from './alertmanager.js';
+import { GrafanaRules } from './grafana-rules.js';
 import { baseUrl, callManager, ok, unexpectedAnswer, type ManagerRequest } from './http.js';
 
 export interface GrafanaSettings {
@@ -41,6 +44,7 @@ export class GrafanaAlertManager implements AlertManager {
   private readonly base: string;
   private readonly headers: Record<string, string>;
   private readonly silences: SilenceApi;
+  readonly rules: RulePort;
 
   readonly channels: ChannelPort = {
     create: async (id, channel) => {
@@ -64,6 +68,7 @@ export class GrafanaAlertManager implements AlertManager {
     // Provenance off keeps contact points editable in Grafana's UI (provisioned ones are locked otherwise).
     this.headers = { 'x-disable-provenance': 'true', ...(settings.token ? { authorization: `Bearer ${settings.token}` } : {}) };
     this.silences = new SilenceApi(this.description, `${this.base}/api/alertmanager/grafana/api/v2`, settings.timeoutMs, this.headers);
+    this.rules = new GrafanaRules(this.description, (request) => this.call({ ...request, url: `${this.base}${request.url}` }));
   }
 
   upsertSilence(spec: SilenceSpec): Promise<string> {
