@@ -10,6 +10,8 @@ import type {
   RestDeleteAlertRuleMutationVariables,
   RestDeleteAlertRulesMutation,
   RestDeleteAlertRulesMutationVariables,
+  RestPrometheusRulesQuery,
+  RestPrometheusRulesQueryVariables,
   RestPublishAlertRuleMutation,
   RestPublishAlertRuleMutationVariables,
   RestReadAlertRuleQuery,
@@ -408,6 +410,25 @@ export const alertRuleEndpoints = [
     `,
     variables: (input) => ({ id: pathParam(input, 'id') }),
     result: idOf('publishAlertRule'),
+  }),
+
+  defineEndpoint<RestPrometheusRulesQuery, RestPrometheusRulesQueryVariables>({
+    method: 'GET',
+    path: '/alerts/v1/rules/prometheus',
+    apiId: 'api.alert.rules.export',
+    summary: 'The Live alert rules as a Prometheus rule file (YAML), for Prometheus with Alertmanager',
+    invalidInputCode: 'ALERT_RULE_INVALID_INPUT',
+    errorCodes: [],
+    querySchema: { type: 'object', properties: { manager: { type: 'string', enum: [...MANAGER_KINDS] } }, additionalProperties: false },
+    operation: /* GraphQL */ `
+      query RestPrometheusRules($manager: AlertManagerKind) {
+        prometheusRules(manager: $manager)
+      }
+    `,
+    variables: (input) => ({ manager: typeof input.query.manager === 'string' ? enumName(ALERT_MANAGER_KIND_VALUES, input.query.manager) : null }),
+    // The file itself, to save as a rule file (`rule_files` of prometheus.yml).
+    contentType: 'application/yaml',
+    result: (data) => data.prometheusRules,
   }),
 
   defineEndpoint<RestDeleteAlertRuleMutation, RestDeleteAlertRuleMutationVariables>({

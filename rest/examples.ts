@@ -192,6 +192,7 @@ export function restExamples(now: Date = new Date()): Readonly<Record<string, re
     'api.alert.get': [{ path: { id: CREATED_ID } }],
     'api.alert.update': [{ path: { id: CREATED_ID }, body: { severity: 'warning', interval: '10m' } }],
     'api.alert.publish': [{ path: { id: CREATED_ID } }],
+    'api.alert.rules.export': [{ query: { manager: 'embedded' } }],
     'api.alert.delete': [{ path: { id: CREATED_ID } }],
     'api.alert.delete.bulk': [{ body: { filters: { status: 'retired', 'context.alertType': 'CUSTOM' } } }],
   };

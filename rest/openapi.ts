@@ -234,15 +234,20 @@ function sharedResponseFor(codes: readonly ErrorCode[]): string | undefined {
 
 function responses(endpoint: RestEndpoint, codes: ErrorCode[]): Record<string, unknown> {
   const out: Record<string, unknown> = {
-    '200': endpoint.bareResult
+    '200': endpoint.contentType
       ? {
-          description: 'Success: the rows as a JSON array, without an envelope (failures keep the failure envelope).',
-          content: { 'application/json': { schema: { type: 'array', items: { type: 'object' } } } },
+          description: `Success: the document as ${endpoint.contentType}, without an envelope (failures keep the failure envelope).`,
+          content: { [endpoint.contentType]: { schema: { type: 'string' } } },
         }
-      : {
-          description: `Success: the envelope with \`id\` ${endpoint.apiId} and the operation's \`result\`.`,
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/SuccessEnvelope' } } },
-        },
+      : endpoint.bareResult
+        ? {
+            description: 'Success: the rows as a JSON array, without an envelope (failures keep the failure envelope).',
+            content: { 'application/json': { schema: { type: 'array', items: { type: 'object' } } } },
+          }
+        : {
+            description: `Success: the envelope with \`id\` ${endpoint.apiId} and the operation's \`result\`.`,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/SuccessEnvelope' } } },
+          },
   };
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code]);

@@ -167,6 +167,11 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
         context.logger.error({ err: classified.error, apiId: endpoint.apiId }, 'unexpected error in REST call');
         return fail(new GatewayError('INTERNAL_SERVER_ERROR', GENERIC_FAILURE_MESSAGE));
       }
+      if (endpoint.contentType)
+        return void res
+          .status(200)
+          .type(endpoint.contentType)
+          .send(String(endpoint.result(outcome.data ?? {})));
       const json = JSON.stringify(endpoint.result(outcome.data ?? {}) ?? {});
       if (endpoint.bareResult) return void res.status(200).type('json').send(json);
       sendSuccess(req, res, endpoint.apiId, msgid, cache && cacheKey !== undefined ? cache.set(cacheKey, json, since!) : json);

@@ -69,6 +69,11 @@ export interface RestEndpoint<TData = Record<string, unknown>, TVariables = Reco
    * does, for BI tools); failures keep the failure envelope.
    */
   bareResult?: boolean;
+  /**
+   * Answers success with the result, which must be a string, as the body with this media type (e.g.
+   * `application/yaml` for a rule file), no envelope; failures keep the failure envelope.
+   */
+  contentType?: string;
   /** Turns the operation's `data` into the envelope's `result`. */
   result: (data: TData) => unknown;
 }

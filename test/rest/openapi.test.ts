@@ -103,7 +103,7 @@ describe('GET /openapi.json', () => {
       for (const operation of Object.values(operations)) {
         for (const param of (operation.parameters ?? []) as Json[]) schemas.push(param.schema);
         for (const media of Object.values((operation.requestBody as MediaTypes | undefined)?.content ?? {})) if (media) schemas.push(media.schema);
-        for (const response of Object.values(operation.responses)) schemas.push(resolved(response).content['application/json'].schema);
+        for (const response of Object.values(operation.responses)) for (const media of Object.values<Json>(resolved(response).content)) schemas.push(media.schema);
       }
     }
     for (const response of Object.values<Json>((doc.components as Json).responses)) schemas.push(response.content['application/json'].schema);
@@ -145,8 +145,11 @@ describe('GET /openapi.json', () => {
       expect(codes).toContain(endpoint.invalidInputCode);
       expect(codes).toContain('INTERNAL_SERVER_ERROR');
       for (const code of codes) expect(ERROR_CATALOGUE).toHaveProperty(code);
-      const success = endpoint.bareResult ? { type: 'array', items: { type: 'object' } } : { $ref: '#/components/schemas/SuccessEnvelope' };
-      expect((operation.responses['200'] as Json).content['application/json'].schema).toEqual(success);
+      // A document of its own media type (a rule file), rows without an envelope, or the envelope.
+      const success = endpoint.contentType
+        ? { [endpoint.contentType]: { schema: { type: 'string' } } }
+        : { 'application/json': { schema: endpoint.bareResult ? { type: 'array', items: { type: 'object' } } : { $ref: '#/components/schemas/SuccessEnvelope' } } };
+      expect((operation.responses['200'] as Json).content).toEqual(success);
       expect(codesOf(operation.responses['400'])).toContain(endpoint.invalidInputCode);
       const listed = Object.entries(operation.responses)
         .filter(([status]) => status !== '200')
@@ -375,7 +378,8 @@ describe('a request built from each route’s documented schema', () => {
     expect(response.status).toBeLessThan(500);
     // An entry answering without an envelope on success: rows (the SQL endpoint and the datasource
     // listing, as Druid answers) or Prometheus's JSON (the dashboards' metrics endpoint).
-    if (endpoint.bareResult && response.status === 200) {
+    if (endpoint.contentType && response.status === 200) expect(response.headers['content-type']).toContain(endpoint.contentType);
+    else if (endpoint.bareResult && response.status === 200) {
       if (endpoint.apiId === 'api.data.metrics') expect(response.body).toMatchObject({ status: 'success', data: { resultType: 'vector' } });
       else expect(Array.isArray(response.body)).toBe(true);
     } else expect(response.body.id).toBe(endpoint.apiId);

@@ -1,6 +1,7 @@
 // A real Prometheus (Debian package prometheus) loaded with given samples, to compare the embedded
 // PromQL evaluator with: promtool turns the samples (OpenMetrics text) into TSDB blocks, and
-// Prometheus serves them with no scrape targets.
+// Prometheus serves them with no scrape targets. Or a Prometheus evaluating a rule file and sending
+// its alerts to an Alertmanager.
 import { execFile } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -35,5 +36,33 @@ export async function startPrometheusWith(prometheus: string, promtool: string, 
   await writeFile(path.join(dir, 'prometheus.yml'), 'global:\n  scrape_interval: 15s\n');
   const port = await findFreePort();
   const args = [`--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${data}`, `--web.listen-address=127.0.0.1:${port}`, '--storage.tsdb.retention.time=100y'];
+  return spawnUntilReady('Prometheus', prometheus, args, { port, dir, timeoutMs: 30_000 });
+}
+
+/**
+ * A Prometheus evaluating `ruleFile` (its text) and sending the alerts to `alertmanagerUrl`, with no
+ * scrape targets. The global evaluation interval is 1s; a group's own `interval` overrides it.
+ */
+export async function startPrometheusWithRules(prometheus: string, ruleFile: string, alertmanagerUrl: string): Promise<RunningPrometheus> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'gateway-prom-rules-'));
+  await writeFile(path.join(dir, 'rules.yml'), ruleFile);
+  const alertmanager = new URL(alertmanagerUrl);
+  await writeFile(
+    path.join(dir, 'prometheus.yml'),
+    [
+      'global:',
+      '  scrape_interval: 15s',
+      '  evaluation_interval: 1s',
+      'rule_files:',
+      `  - ${JSON.stringify(path.join(dir, 'rules.yml'))}`,
+      'alerting:',
+      '  alertmanagers:',
+      '    - static_configs:',
+      `        - targets: [${JSON.stringify(alertmanager.host)}]`,
+      '',
+    ].join('\n'),
+  );
+  const port = await findFreePort();
+  const args = [`--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`];
   return spawnUntilReady('Prometheus', prometheus, args, { port, dir, timeoutMs: 30_000 });
 }

@@ -5,6 +5,7 @@ import type { FieldPermissions } from '../../auth/field-api-ids.js';
 export const alertRulesFieldPermissions: FieldPermissions = {
   'Query.alertRule': ['api.alert.get'],
   'Query.alertRules': ['api.alert.list'],
+  'Query.prometheusRules': ['api.alert.rules.export'],
   'Mutation.createAlertRule': ['api.alert.create'],
   'Mutation.updateAlertRule': ['api.alert.update'],
   'Mutation.publishAlertRule': ['api.alert.publish'],

@@ -21,6 +21,7 @@ export const alertRuleResolvers: Resolvers = {
         limit: first,
         offset: offsetAfter(after, 'ALERT_RULE_INVALID_INPUT'),
       }),
+    prometheusRules: (_, { manager }, { services }) => services.alertRules.prometheusRules(manager),
   },
   Mutation: {
     createAlertRule: async (_, { input }, { services, actor }) => {

@@ -2,7 +2,7 @@
 // (or the value made whole). The service turns reasons into errors; REST schemas reuse the limits.
 import { parsePromQL } from '../../platform/promql/parser.js';
 import { checkMetricExpression } from '../alerts/metric-expression.js';
-import { RULE_OPERATORS, RULE_SEVERITIES, RULE_STATUSES, type RuleOperator, type RuleSeverity, type RuleStatus, type StringMap } from './types.js';
+import { RULE_OPERATORS, RULE_SEVERITIES, RULE_STATUSES, type AlertRuleRecord, type RuleOperator, type RuleSeverity, type RuleStatus, type StringMap } from './types.js';
 
 export const RULE_NAME_MAX_LENGTH = 200;
 export const CATEGORY_MAX_LENGTH = 100;
@@ -123,4 +123,14 @@ export function checkText(what: string, value: string, max: number, required: bo
   if (value.length > max) return `${what} must be at most ${max} characters`;
   if (value !== '' && !PRINTABLE.test(value.replace(/[\n\r\t]/g, ' '))) return `${what} must not contain control characters`;
   return undefined;
+}
+
+/** The labels of a rule's alerts, wherever it is evaluated: its own, `alertId` (what silences match) and `severity`. */
+export function alertLabels(rule: Pick<AlertRuleRecord, 'id' | 'labels' | 'severity'>): StringMap {
+  return { ...rule.labels, alertId: rule.id, severity: rule.severity };
+}
+
+/** The annotations of a rule's alerts: its own and its description. */
+export function alertAnnotations(rule: Pick<AlertRuleRecord, 'annotations' | 'description'>): StringMap {
+  return { ...rule.annotations, ...(rule.description ? { description: rule.description } : {}) };
 }

@@ -12,7 +12,10 @@ import { pageOf, pageWindow } from '../../validation/page-window.js';
 import type { AlertService } from '../alerts/service.js';
 import { isUuid } from '../alerts/rules.js';
 import type { ManagerKind } from '../alerts/types.js';
+import { prometheusRuleFile } from './prometheus-rules.js';
 import {
+  alertAnnotations,
+  alertLabels,
   CATEGORY_MAX_LENGTH,
   CHANNELS_MAX,
   checkMetric,
@@ -181,8 +184,8 @@ export function createAlertRuleService(store: AlertRuleStore, alerts: AlertServi
       expression: record.expression,
       evaluationIntervalMs: record.evaluationIntervalMs,
       pendingForMs: record.pendingForMs,
-      labels: { ...record.labels, alertId: record.id, severity: record.severity },
-      annotations: { ...record.annotations, ...(record.description ? { description: record.description } : {}) },
+      labels: alertLabels(record),
+      annotations: alertAnnotations(record),
       contactPoints,
     };
   }
@@ -297,6 +300,24 @@ export function createAlertRuleService(store: AlertRuleStore, alerts: AlertServi
         for (const record of page) await unpublish(record);
         if (page.length === 0 || (await store.deleteByIds(page.map((record) => record.id))) === 0) return deleted;
         deleted.push(...page);
+      }
+    },
+
+    /**
+     * The Live rules (of one manager, or all) as a Prometheus rule file, for running them in
+     * Prometheus with Alertmanager; read a page at a time, in category then name order.
+     */
+    async prometheusRules(manager: string | null | undefined): Promise<string> {
+      const filter: AlertRuleFilter = { status: ['live'], ...(manager ? { manager } : {}) };
+      const order = [
+        { field: 'category', direction: 'asc' },
+        { field: 'name', direction: 'asc' },
+      ] as const;
+      const rules: AlertRuleRecord[] = [];
+      for (;;) {
+        const page = await store.list(filter, [...order], { take: options.listMax, skip: rules.length });
+        rules.push(...page);
+        if (page.length < options.listMax) return prometheusRuleFile(rules);
       }
     },
 
