@@ -17,6 +17,8 @@ beforeAll(async () => {
   const channel = slackChannel(gw.fx.webhook, { manager: 'grafana' });
   channelName = channel.name;
   channelId = (await ok(await gw.http.post('/alerts/v1/notifications/create').send(channel))).id as string;
+  // A rule may be published only with Live channels: publishing this one makes it a Grafana contact point.
+  await ok(await gw.http.get(`/alerts/v1/notifications/publish/${channelId}`));
 });
 
 afterAll(async () => {
