@@ -21,6 +21,7 @@ import type {
   RestUpdateAlertRuleMutation,
   RestUpdateAlertRuleMutationVariables,
 } from '../src/generated/rest-operations.js';
+import { GatewayError } from '../src/errors.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
 import { CATEGORY_MAX_LENGTH, CHANNELS_MAX, DESCRIPTION_MAX_LENGTH, RULE_NAME_MAX_LENGTH } from '../src/modules/alert-rules/rules.js';
 import {
@@ -195,10 +196,17 @@ interface RuleBody {
   context?: Row;
 }
 
-/** A threshold as a number; text that is not one stays NaN, which the service refuses by name. */
+/**
+ * A threshold as a number. Text that holds no number is refused here, naming the field: as NaN it
+ * would reach GraphQL's Float, which refuses it as "invalid value NaN at input.thresholds[0]".
+ */
 function thresholds(value: number | string | (number | string)[] | undefined): number[] | undefined {
   if (value === undefined) return undefined;
-  return (Array.isArray(value) ? value : [value]).map((item) => (typeof item === 'number' ? item : item.trim() === '' ? NaN : Number(item)));
+  return (Array.isArray(value) ? value : [value]).map((item) => {
+    const number = typeof item === 'number' ? item : item.trim() === '' ? NaN : Number(item);
+    if (!Number.isFinite(number)) throw new GatewayError('ALERT_RULE_INVALID_INPUT', `metadata.queryBuilderContext.threshold must be a number (got ${JSON.stringify(item)})`);
+    return number;
+  });
 }
 
 /** The original's payload as GraphQL's rule input; only what the body gives (an update changes only that). */
@@ -239,6 +247,7 @@ function ruleFilter(given: Record<string, unknown> = {}) {
   };
 }
 
+const epochMs = (value: unknown) => new Date(value as Date | string).getTime();
 const lower = (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value);
 
 /**
@@ -248,8 +257,10 @@ const lower = (value: unknown) => (typeof value === 'string' ? value.toLowerCase
 function restRule(row: Row, now = Date.now()): Row {
   const { evaluation, silence, channelIds, ...rest } = row as Row & { evaluation: Row | null; silence: Row | null; channelIds: string[] };
   const state = lower(evaluation?.state);
-  const silenceEnd = silence ? Date.parse(silence.endDate as string) : undefined;
-  const muted = silence !== null && silenceEnd !== undefined && Date.parse(silence.startDate as string) <= now && now < silenceEnd;
+  // DateTime values come as Date objects here (the schema runs in process); Date.parse would read
+  // their text, which has no milliseconds.
+  const silenceEnd = silence ? epochMs(silence.endDate) : undefined;
+  const muted = silence !== null && silenceEnd !== undefined && epochMs(silence.startDate) <= now && now < silenceEnd;
   return {
     ...rest,
     manager: lower(rest.manager),

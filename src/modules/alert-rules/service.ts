@@ -293,6 +293,8 @@ export function createAlertRuleService(store: AlertRuleStore, alerts: AlertServi
     async deleteRules(filter: AlertRuleFilter): Promise<AlertRuleRecord[]> {
       if (isEmptyFilter(filter)) throw new GatewayError(CODE, 'filters must select something: an empty filter would delete every rule');
       const checked = checkFilter(filter);
+      // As in search: an id that is no UUID selects nothing (the uuid column would refuse it with a 500).
+      if (checked.id && !isUuid(checked.id)) return [];
       const deleted: AlertRuleRecord[] = [];
       // In pages, so a large match never loads every rule at once; each page is unpublished, then deleted.
       for (;;) {
