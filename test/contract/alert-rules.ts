@@ -163,25 +163,32 @@ export function alertRuleScenarios(ctx: SuiteContext<AlertRulesDriver>): void {
   const evaluate = () => ctx.gw.gateway.alertEvaluator.cycle(Date.now());
 
   /** Arranged over REST, whatever the transport under test. */
-  async function rest(method: 'post', path: string, body: unknown): Promise<Record<string, any>> {
-    const response = await ctx.gw.http[method](path).send(body as object);
+  async function rest(method: 'post' | 'get', path: string, body?: unknown): Promise<Record<string, any>> {
+    const response = body === undefined ? await ctx.gw.http[method](path) : await ctx.gw.http[method](path).send(body as object);
     expect([response.status, response.body.error]).toEqual([200, undefined]);
     return response.body.result as Record<string, any>;
   }
-  const channel = async () => (await rest('post', '/alerts/v1/notifications/create', emailChannel())).id as string;
+  /** An e-mail channel as a draft (created, not published). */
+  const draftChannel = async () => (await rest('post', '/alerts/v1/notifications/create', emailChannel())).id as string;
+  /** A Live e-mail channel: what a rule may be published with. */
+  const channel = async () => {
+    const id = await draftChannel();
+    await rest('get', `/alerts/v1/notifications/publish/${id}`);
+    return id;
+  };
   const metricAlias = async (metric: string) => {
     const body = aliasBody({ metric });
     return { alias: body.alias, id: (await rest('post', '/alerts/v1/metric/alias/create', body)).id as string };
   };
 
   describe('create and read', () => {
-    // A plain gateway holds rules at the embedded manager only, so the console's `manager: "grafana"`
-    // is refused, naming it. When "grafana" comes to mean the embedded evaluator on such gateways,
-    // this scenario flips: expectOk, then the read below with manager "embedded".
-    it("refuses the console's exact body with ALERT_RULE_INVALID_INPUT naming the grafana manager, which this gateway lacks", async () => {
+    // The console always writes `manager: "grafana"`; with no Grafana configured, that name is served
+    // by the platform's own manager (embedded here), so its exact body works as it is.
+    it("takes the console's exact body on a gateway without Grafana: the rule is held by the embedded manager", async () => {
       const body = consoleBody(await channel(), randomUUID());
-      expectFailure(await ctx.driver.createRule(body), 'ALERT_RULE_INVALID_INPUT', /manager must be one of embedded \(got "grafana"\)/);
-      expect(await stored(body.name!)).toEqual([]);
+      const created = expectOk(await ctx.driver.createRule(body));
+      expect(await stored(body.name!)).toEqual([{ id: created.id, status: 'draft' }]);
+      expect(await readOk(created.id)).toMatchObject({ id: created.id, manager: 'embedded', status: 'draft' });
     });
 
     it("creates the console's body held by the embedded manager: answers {id} and reads back a draft in the original's shape", async () => {
@@ -471,6 +478,13 @@ export function alertRuleScenarios(ctx: SuiteContext<AlertRulesDriver>): void {
   });
 
   describe('lifecycle', () => {
+    it('refuses to publish a rule whose channel is still a draft, naming the channel; it stays a draft', async () => {
+      const channelId = await draftChannel();
+      const id = await createOk(ruleBody({ notification: { channels: [channelId] } }));
+      expectFailure(await ctx.driver.publishRule(id), 'ALERT_RULE_INVALID_INPUT', new RegExp(`is draft: publish it first \\(GET /alerts/v1/notifications/publish/${channelId}\\)`));
+      expect((await readOk(id)).status).toBe('draft');
+    });
+
     it("publishes a draft: live, with the evaluator's state as alertData (inactive, its next evaluation), then evaluated", async () => {
       const id = await createOk(ruleBody({ notification: { channels: [await channel()] } }));
       expect(expectOk(await ctx.driver.publishRule(id))).toEqual({ id });
