@@ -24,12 +24,14 @@ export interface Authenticator {
 
 /**
  * A browser sends Origin on cross-origin requests; one that names another site than the one it
- * calls is a cross-site request, which must not ride on the session cookie (CSRF). Server-side
- * callers (the web console's backend) send no Origin.
+ * calls is a cross-site request, which must not ride on the session cookie (CSRF). Browsers send no
+ * Origin on a GET they navigate to or embed (a link, a redirect, an <img>), but they do send
+ * `Sec-Fetch-Site`: `cross-site` there is refused too, since some GET routes change state (the
+ * original's publish routes). Server-side callers (the web console's backend) send neither.
  */
 export function isCrossSite(headers: IncomingHttpHeaders, trustedOrigins: ReadonlySet<string> = new Set()): boolean {
   const origin = single(headers.origin);
-  if (origin === undefined) return false;
+  if (origin === undefined) return single(headers['sec-fetch-site'])?.toLowerCase() === 'cross-site';
   // An operator-named origin (a console whose proxy rewrites Host but forwards the browser's Origin).
   if (trustedOrigins.has(origin.toLowerCase())) return false;
   const host = single(headers['x-forwarded-host'])?.split(',')[0]?.trim() ?? headers.host;

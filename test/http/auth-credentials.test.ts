@@ -177,6 +177,22 @@ describe('session cookies', () => {
     expect((await listDatasets(session, { cookie })).status).toBe(200);
   });
 
+  it('refuse a cross-site GET a page makes the browser send without an Origin (a link, a redirect, an <img>), as the publish routes change state', async () => {
+    const cookie = await sessionCookie(session, ['admin']);
+    const channel = await session.http
+      .post('/alerts/v1/notifications/create')
+      .set('cookie', cookie)
+      .send({ manager: 'embedded', name: `csrf ${randomUUID()}`, type: 'email', config: { recipientAddresses: 'ops@example.com' } });
+    expect(channel.status).toBe(200);
+    const publish = `/alerts/v1/notifications/publish/${channel.body.result.id as string}`;
+    const crossSite = await session.http.get(publish).set('cookie', cookie).set('sec-fetch-site', 'cross-site').set('sec-fetch-mode', 'no-cors');
+    expect({ status: crossSite.status, code: crossSite.body.error?.code }).toEqual({ status: 403, code: 'FORBIDDEN' });
+    const stillDraft = await session.sql<{ status: string }>('SELECT status FROM notification_channels WHERE id = $1', [channel.body.result.id]);
+    expect(stillDraft.rows[0]?.status).toBe('draft');
+    // The same request from the gateway's own pages, or typed in the address bar, goes through.
+    expect((await session.http.get(publish).set('cookie', cookie).set('sec-fetch-site', 'same-origin')).status).toBe(200);
+  });
+
   it('do not take bearer tokens', async () => {
     const response = await listDatasets(session, bearer(await token()));
     expect(response.status).toBe(401);

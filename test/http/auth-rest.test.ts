@@ -36,6 +36,8 @@ function expectAdmitted(response: Response, endpoint: RestEndpoint) {
   expect(response.status).toBeLessThan(500);
   // Entries answering without an envelope (rows, Prometheus's JSON) do so on success.
   if (endpoint.bareResult && response.status === 200) expect((response.body as { params?: unknown }).params).toBeUndefined();
+  // Entries answering another media type (the Prometheus rule file's YAML) answer it on success.
+  else if (endpoint.contentType && response.status === 200) expect(response.headers['content-type']).toContain(endpoint.contentType);
   else expect(response.body.id).toBe(endpoint.apiId);
 }
 
