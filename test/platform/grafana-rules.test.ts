@@ -132,6 +132,18 @@ describe('publishing a rule held by Grafana', () => {
     expect(gw.fx.grafanaState.folders.filter((folder) => folder.title === category)).toHaveLength(1);
   });
 
+  it('refuses a channel Grafana does not hold (it notifies through its own contact points), naming it, and asks Grafana nothing', async () => {
+    const embedded = await ok(await gw.http.post('/alerts/v1/notifications/create').send(slackChannel(gw.fx.webhook, { manager: 'embedded' })));
+    await ok(await gw.http.get(`/alerts/v1/notifications/publish/${embedded.id as string}`));
+    const id = await createRule(grafanaRule(`foreign channel ${randomUUID().slice(0, 8)}`, { notification: { channels: [embedded.id] } }));
+    const from = gw.fx.grafana.requests.length;
+    const response = await gw.http.get(`/alerts/v1/publish/${id}`);
+    expect({ status: response.status, code: response.body.error?.code }).toEqual({ status: 400, code: 'ALERT_RULE_INVALID_INPUT' });
+    expect(response.body.error.message).toMatch(/is held by the embedded manager; a rule held by grafana can notify only grafana's channels/);
+    expect(asked(from)).toEqual([]);
+    expect(await statusOf(id)).toBe('draft');
+  });
+
   it('omits notification_settings when the rule notifies no channel', async () => {
     const category = `quiet ${randomUUID().slice(0, 8)}`;
     const id = await createRule(grafanaRule(category, { notification: { channels: [] } }));

@@ -401,6 +401,8 @@ export const CONTRACT_500_CODES = new Set(['FAILED_TO_REGISTER_CONNECTOR']);
 export function restProblems(answer: Answer, endpoint: RestEndpoint): string[] {
   const problems: string[] = [];
   const body = answer.body;
+  // An entry answering another media type (the Prometheus rule file's YAML) does so on success only.
+  if (endpoint.contentType && answer.status < 300) return answer.contentType.includes(endpoint.contentType) ? [] : [`a ${endpoint.contentType} entry answered ${answer.contentType}`];
   if (!answer.contentType.includes('application/json') || !body || typeof body !== 'object') return [`answer is not a JSON object (status ${answer.status}, ${answer.contentType})`];
   // An entry answering without an envelope (rows for BI tools, Prometheus's JSON) does so on success only.
   if (endpoint.bareResult && answer.status < 300) return body.params === undefined ? [] : ['a bare-result entry answered a 2xx in an envelope'];

@@ -174,6 +174,9 @@ export function createAlertRuleService(store: AlertRuleStore, alerts: AlertServi
       });
       if (channel.status !== 'live')
         throw new GatewayError(CODE, `notification channel "${channel.name}" is ${channel.status}: publish it first (GET /alerts/v1/notifications/publish/${id}) or take it off the rule`);
+      // A manager that evaluates rules notifies through its own contact points: it knows only its channels.
+      if (managers.get(record.manager)?.rules && channel.manager !== record.manager)
+        throw new GatewayError(CODE, `notification channel "${channel.name}" is held by the ${channel.manager} manager; a rule held by ${record.manager} can notify only ${record.manager}'s channels`);
       contactPoints.push(channel.name);
     }
     return {
