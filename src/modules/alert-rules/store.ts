@@ -1,6 +1,6 @@
 // Prisma access for alert rules, their evaluation states and their notifications. Nothing outside
-// this module touches these tables. The evaluator's claims (FOR UPDATE SKIP LOCKED) are in
-// evaluator-store.ts, on plain connections.
+// this module touches these tables. The evaluator's claims (FOR UPDATE SKIP LOCKED) are SQL of its
+// own, in evaluator.ts.
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import type { ManagerKind } from '../alerts/types.js';
 import type {
@@ -37,7 +37,7 @@ const rule = (row: RuleRow): AlertRuleRecord => ({
   context: row.context as JsonObject,
 });
 
-export const evaluation = (row: StateRow): RuleEvaluation => ({
+const evaluation = (row: StateRow): RuleEvaluation => ({
   state: row.state as RuleState,
   activeSince: row.activeSince,
   firingSince: row.firingSince,
