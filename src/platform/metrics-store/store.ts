@@ -62,37 +62,43 @@ export class MetricsStore implements SampleSource {
     const matching = candidates.rows.filter((row) => matchesAll(row.labels, matchers, patterns));
     if (matching.length === 0) return [];
     if (matching.length > MAX_SERIES_PER_SELECTOR) throw new TooManySeriesError(matching.length);
-    // Completed hours come as one row per series and hour, the current hour as one text array per
-    // series: far cheaper to read than a row per sample. Chunks are trimmed to the window here.
-    const samples = await this.pool.query<{ series_id: number; start_ms: string; times: string; values: string }>(
-      `SELECT series_id, start_ms::text, times::text, values::text FROM metric_chunks
+    // Completed hours come as one row per series and hour, the current hour as one array per
+    // series: far cheaper to read than a row per sample. Each array comes in PostgreSQL's binary
+    // form (array_send, as bytea): 8 bytes a number, none printed by the server nor parsed here as
+    // text (node-postgres cannot take a binary result itself: it decodes every field as UTF-8).
+    // Chunks are trimmed to the window below.
+    const samples = await this.pool.query<{ series_id: number; start_ms: string; times: Buffer; values: Buffer }>(
+      `SELECT series_id, start_ms::text, array_send(times) AS times, array_send(values) AS values FROM metric_chunks
         WHERE series_id = ANY($1::int[]) AND end_ms >= $2 AND start_ms <= $3
        UNION ALL
-       SELECT series_id, min(at_ms)::text, array_agg(at_ms ORDER BY at_ms)::text, array_agg(value ORDER BY at_ms)::text
+       SELECT series_id, min(at_ms)::text, array_send(array_agg(at_ms ORDER BY at_ms)), array_send(array_agg(value ORDER BY at_ms))
          FROM metric_samples WHERE series_id = ANY($1::int[]) AND at_ms BETWEEN $2 AND $3 GROUP BY series_id`,
       [matching.map((row) => row.id), fromMs, toMs],
     );
-    const parts = new Map<number, { start: number; times: number[]; values: number[] }[]>();
+    const parts = new Map<number, { start: number; times: Float64Array; values: Float64Array }[]>();
     for (const row of samples.rows) {
       let list = parts.get(row.series_id);
       if (!list) parts.set(row.series_id, (list = []));
-      list.push({ start: Number(row.start_ms), times: numbers(row.times), values: numbers(row.values) });
+      list.push({ start: Number(row.start_ms), times: binaryArray(row.times, int8At), values: binaryArray(row.values, readDouble) });
     }
     const labelsById = new Map(matching.map((row) => [row.id, row.labels]));
     const out: StoredSeries[] = [];
     for (const [id, list] of parts) {
       list.sort((a, b) => a.start - b.start);
-      const times: number[] = [];
-      const values: number[] = [];
+      const capacity = list.reduce((total, part) => total + part.times.length, 0);
+      const times = new Float64Array(capacity);
+      const values = new Float64Array(capacity);
+      let n = 0;
       for (const part of list) {
         for (let i = 0; i < part.times.length; i += 1) {
           const t = part.times[i]!;
-          if (t < fromMs || t > toMs || (times.length > 0 && t <= times[times.length - 1]!)) continue;
-          times.push(t);
-          values.push(part.values[i]!);
+          if (t < fromMs || t > toMs || (n > 0 && t <= times[n - 1]!)) continue;
+          times[n] = t;
+          values[n] = part.values[i]!;
+          n += 1;
         }
       }
-      if (times.length > 0) out.push({ labels: labelsById.get(id)!, times, values });
+      if (n > 0) out.push({ labels: labelsById.get(id)!, times: times.subarray(0, n), values: values.subarray(0, n) });
     }
     return out;
   }
@@ -172,7 +178,25 @@ function seriesKey(labels: Labels): string {
 }
 
 /** `{1,2.5,NaN,Infinity}` → numbers (PostgreSQL's array text; Number() reads NaN and ±Infinity as written). */
-function numbers(text: string): number[] {
-  if (text.length <= 2) return [];
-  return text.slice(1, -1).split(',').map(Number);
+/** A bigint that fits a double exactly (times in ms do), read from 8 big-endian bytes. */
+function int8At(buffer: Buffer, at: number): number {
+  return buffer.readInt32BE(at) * 4_294_967_296 + buffer.readUInt32BE(at + 4);
 }
+
+/** A one-dimensional array in PostgreSQL's binary format (ndim, flags, element type, size, lower bound, then length + bytes each), as doubles. */
+function binaryArray(buffer: Buffer, read: (buffer: Buffer, at: number) => number): Float64Array {
+  if (buffer.readInt32BE(0) === 0) return new Float64Array(0);
+  const size = buffer.readInt32BE(12);
+  const out = new Float64Array(size);
+  let at = 20;
+  for (let i = 0; i < size; i += 1) {
+    const length = buffer.readInt32BE(at);
+    at += 4;
+    out[i] = length < 0 ? NaN : read(buffer, at);
+    at += Math.max(length, 0);
+  }
+  return out;
+}
+
+const readDouble = (buffer: Buffer, at: number) => buffer.readDoubleBE(at);
+
