@@ -33,6 +33,34 @@ afterAll(async () => {
   await admin.end();
 });
 
+describe('the packing of metric chunks (20261127200000)', () => {
+  it('turns chunks written as arrays into packed doubles the store reads back sample for sample', async () => {
+    const pool = await emptyDatabase();
+    pools.push(pool);
+    const migrations = await readMigrations();
+    const packing = migrations.findIndex((m) => m.name === '20261127200000_metric_chunks_packed');
+    expect(packing).toBeGreaterThan(0);
+    await applyMigrations(pool, migrations.slice(0, packing));
+    const hour = 1_795_600_800_000;
+    await pool.query(`INSERT INTO metric_series (id, name, labels, signature, last_sample_ms) VALUES (1, 'm', '{"__name__": "m", "job": "j"}', 'm{job=j}', $1)`, [hour + 30_000]);
+    await pool.query('INSERT INTO metric_chunks (series_id, start_ms, end_ms, times, values) VALUES (1, $1, $2, $3, $4)', [
+      hour,
+      hour + 30_000,
+      [hour, hour + 15_000, hour + 30_000],
+      [1.5, -2, 1e300],
+    ]);
+    await applyMigrations(pool, migrations);
+    const { MetricsStore } = await import('../../src/platform/metrics-store/store.js');
+    const [series] = await new MetricsStore(pool).select([{ label: '__name__', op: '=', value: 'm' }], hour, hour + 60_000);
+    expect({ labels: series!.labels, times: Array.from(series!.times), values: Array.from(series!.values) }).toEqual({
+      labels: { __name__: 'm', job: 'j' },
+      times: [hour, hour + 15_000, hour + 30_000],
+      values: [1.5, -2, 1e300],
+    });
+    expect((await pool.query('SELECT samples FROM metric_chunks')).rows).toEqual([{ samples: 3 }]);
+  });
+});
+
 describe('applyMigrations', () => {
   it('creates the tables on an empty database and records each migration with its sha256 checksum', async () => {
     const pool = await emptyDatabase();

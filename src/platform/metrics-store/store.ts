@@ -1,6 +1,7 @@
 // The embedded metrics store: series (a name and labels) and their samples in PostgreSQL, read
 // back by the PromQL evaluator. Several gateways on one database write their own series (each
 // carries its `instance` label) and all read every series.
+import os from 'node:os';
 import type pg from 'pg';
 import type { LabelMatcher } from '../promql/parser.js';
 import { matchesAll, type Labels, type SampleSource, type StoredSeries } from '../promql/evaluator.js';
@@ -11,6 +12,13 @@ export interface SampleBatch {
 }
 
 const HOUR_MS = 3_600_000;
+
+/**
+ * SQL packing the samples of a group, oldest first, as chunks store them: the times (ms, exact as
+ * doubles) and the values as big-endian doubles, 8 bytes each.
+ */
+const PACKED_TIMES = "string_agg(float8send(at_ms::float8), ''::bytea ORDER BY at_ms)";
+const PACKED_VALUES = "string_agg(float8send(value), ''::bytea ORDER BY at_ms)";
 
 /** Most series one selector may read: a query over more is refused instead of slowing every other. */
 export const MAX_SERIES_PER_SELECTOR = 20_000;
@@ -62,16 +70,15 @@ export class MetricsStore implements SampleSource {
     const matching = candidates.rows.filter((row) => matchesAll(row.labels, matchers, patterns));
     if (matching.length === 0) return [];
     if (matching.length > MAX_SERIES_PER_SELECTOR) throw new TooManySeriesError(matching.length);
-    // Completed hours come as one row per series and hour, the current hour as one array per
-    // series: far cheaper to read than a row per sample. Each array comes in PostgreSQL's binary
-    // form (array_send, as bytea): 8 bytes a number, none printed by the server nor parsed here as
-    // text (node-postgres cannot take a binary result itself: it decodes every field as UTF-8).
+    // Completed hours come as one row per series and hour, the current hour as one row per series
+    // too: far cheaper to read than a row per sample. Samples come packed, 8 bytes a number (as
+    // chunks store them), so nothing is printed by the server nor parsed here as text.
     // Chunks are trimmed to the window below.
     const samples = await this.pool.query<{ series_id: number; start_ms: string; times: Buffer; values: Buffer }>(
-      `SELECT series_id, start_ms::text, array_send(times) AS times, array_send(values) AS values FROM metric_chunks
+      `SELECT series_id, start_ms::text, times, values FROM metric_chunks
         WHERE series_id = ANY($1::int[]) AND end_ms >= $2 AND start_ms <= $3
        UNION ALL
-       SELECT series_id, min(at_ms)::text, array_send(array_agg(at_ms ORDER BY at_ms)), array_send(array_agg(value ORDER BY at_ms))
+       SELECT series_id, min(at_ms)::text, ${PACKED_TIMES}, ${PACKED_VALUES}
          FROM metric_samples WHERE series_id = ANY($1::int[]) AND at_ms BETWEEN $2 AND $3 GROUP BY series_id`,
       [matching.map((row) => row.id), fromMs, toMs],
     );
@@ -79,7 +86,7 @@ export class MetricsStore implements SampleSource {
     for (const row of samples.rows) {
       let list = parts.get(row.series_id);
       if (!list) parts.set(row.series_id, (list = []));
-      list.push({ start: Number(row.start_ms), times: binaryArray(row.times, int8At), values: binaryArray(row.values, readDouble) });
+      list.push({ start: Number(row.start_ms), times: doubles(row.times), values: doubles(row.values) });
     }
     const labelsById = new Map(matching.map((row) => [row.id, row.labels]));
     const out: StoredSeries[] = [];
@@ -114,10 +121,10 @@ export class MetricsStore implements SampleSource {
       const result = await this.pool.query<{ moved: string }>(
         `WITH moved AS (DELETE FROM metric_samples WHERE at_ms >= $1 AND at_ms < $2 RETURNING series_id, at_ms, value),
               chunked AS (
-                INSERT INTO metric_chunks (series_id, start_ms, end_ms, times, values)
-                SELECT series_id, min(at_ms), max(at_ms), array_agg(at_ms ORDER BY at_ms), array_agg(value ORDER BY at_ms)
+                INSERT INTO metric_chunks (series_id, start_ms, end_ms, samples, times, values)
+                SELECT series_id, min(at_ms), max(at_ms), count(*), ${PACKED_TIMES}, ${PACKED_VALUES}
                   FROM moved GROUP BY series_id
-                RETURNING cardinality(times) AS n)
+                RETURNING samples AS n)
          SELECT coalesce(sum(n), 0)::text AS moved FROM chunked`,
         [Math.max(hour, fromMs), Math.min(hour + HOUR_MS, beforeMs)],
       );
@@ -143,10 +150,9 @@ export class MetricsStore implements SampleSource {
   /** Drops samples older than `cutoffMs`, then series with none left; returns how many samples went. */
   async deleteBefore(cutoffMs: number): Promise<number> {
     const deleted = await this.pool.query('DELETE FROM metric_samples WHERE at_ms < $1', [cutoffMs]);
-    const chunks = await this.pool.query<{ n: string }>(
-      'WITH gone AS (DELETE FROM metric_chunks WHERE end_ms < $1 RETURNING cardinality(times) AS n) SELECT coalesce(sum(n), 0)::text AS n FROM gone',
-      [cutoffMs],
-    );
+    const chunks = await this.pool.query<{ n: string }>('WITH gone AS (DELETE FROM metric_chunks WHERE end_ms < $1 RETURNING samples AS n) SELECT coalesce(sum(n), 0)::text AS n FROM gone', [
+      cutoffMs,
+    ]);
     await this.pool.query(
       `DELETE FROM metric_series s WHERE s.last_sample_ms < $1
           AND NOT EXISTS (SELECT 1 FROM metric_samples m WHERE m.series_id = s.id)
@@ -177,26 +183,16 @@ function seriesKey(labels: Labels): string {
   return JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-/** `{1,2.5,NaN,Infinity}` → numbers (PostgreSQL's array text; Number() reads NaN and ±Infinity as written). */
-/** A bigint that fits a double exactly (times in ms do), read from 8 big-endian bytes. */
-function int8At(buffer: Buffer, at: number): number {
-  return buffer.readInt32BE(at) * 4_294_967_296 + buffer.readUInt32BE(at + 4);
+/**
+ * Big-endian doubles packed 8 bytes each, as a Float64Array: the bytes are swapped in place (the
+ * buffer is ours, fresh from the driver) and viewed, with no per-number work in JavaScript.
+ */
+const LITTLE_ENDIAN = os.endianness() === 'LE';
+
+function doubles(buffer: Buffer): Float64Array {
+  const count = buffer.length >> 3;
+  if (LITTLE_ENDIAN) buffer.swap64();
+  // A view needs 8-byte alignment; a small buffer may sit unaligned in Node's pool, then it is copied.
+  if (buffer.byteOffset % 8 === 0) return new Float64Array(buffer.buffer, buffer.byteOffset, count);
+  return new Float64Array(Uint8Array.prototype.slice.call(buffer, 0, count * 8).buffer);
 }
-
-/** A one-dimensional array in PostgreSQL's binary format (ndim, flags, element type, size, lower bound, then length + bytes each), as doubles. */
-function binaryArray(buffer: Buffer, read: (buffer: Buffer, at: number) => number): Float64Array {
-  if (buffer.readInt32BE(0) === 0) return new Float64Array(0);
-  const size = buffer.readInt32BE(12);
-  const out = new Float64Array(size);
-  let at = 20;
-  for (let i = 0; i < size; i += 1) {
-    const length = buffer.readInt32BE(at);
-    at += 4;
-    out[i] = length < 0 ? NaN : read(buffer, at);
-    at += Math.max(length, 0);
-  }
-  return out;
-}
-
-const readDouble = (buffer: Buffer, at: number) => buffer.readDoubleBE(at);
-
