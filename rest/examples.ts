@@ -139,6 +139,7 @@ export function restExamples(now: Date = new Date()): Readonly<Record<string, re
     'api.dataset.health': [{ body: envelope('api.dataset.health', { dataset_id: 'telemetry', categories: ['infra', 'processing', 'query'] }) }],
     'api.dataset.metrics': [{ body: envelope('api.dataset.metrics', { dataset_id: 'telemetry', category: ['data_volume'] }) }],
     'api.data.analyze.pii': [{ body: envelope('api.data.analyze.pii', { dataset_id: 'telemetry', data: [{ id: 'u1', email: 'ada@example.com' }] }) }],
+    'api.system.data.analyze.pii': [{ body: { id: 'c0ffee00-0000-4000-8000-000000000001', dataset_id: 'telemetry', data: [{ id: 'u1', email: 'ada@example.com' }] } }],
     'api.datasets.copy': [{ body: envelope('api.datasets.copy', { source: { datasetId: 'telemetry', isLive: true }, destination: { datasetId: 'telemetry-copy' } }) }],
     'api.query.template.create': [{ body: envelope('api.query.template.create', { template_name: 'Readings by device', query_type: 'sql', query: TEMPLATE_QUERY }) }],
     'api.query.template.read': [{ path: { template_id: 'readings_by_device' } }],

@@ -114,7 +114,8 @@ export const metricsEndpoints = [
         required: ['dataset_id', 'categories'],
         additionalProperties: false,
       },
-      { requestRequired: true },
+      // The original's console sends api.datasets.health (the original never checked the id).
+      { requestRequired: true, otherIds: ['api.datasets.health'] },
     ),
     operation: /* GraphQL */ `
       query RestDatasetHealth($id: ID!, $categories: [HealthCategory!]!) {

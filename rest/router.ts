@@ -17,7 +17,7 @@ import type { RestEndpoint } from './table.js';
 import { compileValidator, type Validator } from './validation.js';
 
 /** Paths the REST layer answers for, matched or not. */
-export const REST_PREFIXES = ['/v2', '/alerts/v1', '/druid/coordinator'];
+export const REST_PREFIXES = ['/v2', '/alerts/v1', '/druid/coordinator', '/system/data/v1'];
 
 interface CompiledEndpoint {
   endpoint: RestEndpoint;

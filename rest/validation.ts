@@ -4,11 +4,12 @@ import type { JsonSchema } from '../src/validation/json-schema.js';
 export { compileValidator, type JsonSchema, type Validator } from '../src/validation/json-schema.js';
 
 /** The common request envelope (seed section 1) around an operation's `request` schema. */
-export function envelopeSchema(apiId: string, request: JsonSchema | undefined, options: { requestRequired: boolean }): JsonSchema {
+export function envelopeSchema(apiId: string, request: JsonSchema | undefined, options: { requestRequired: boolean; otherIds?: readonly string[] }): JsonSchema {
   return {
     type: 'object',
     properties: {
-      id: { const: apiId },
+      // Some clients send another spelling of an id (the original's console: api.datasets.health).
+      id: options.otherIds?.length ? { enum: [apiId, ...options.otherIds] } : { const: apiId },
       ver: { type: 'string', maxLength: 16 },
       // ISO 8601 and epoch-millisecond text both occur in the wild; only the type is checked.
       ts: { type: 'string', maxLength: 64 },

@@ -9,8 +9,11 @@ function refuse(res: Response, status: number, code: string, message: string): v
   if (!res.headersSent) res.status(status).json({ error: { code, message } });
 }
 
-/** Headers a browser may send with a link (the console's direct upload sends x-ms-blob-type). */
-const LINK_HEADERS = 'content-type, x-ms-blob-type';
+/**
+ * Headers a browser may send with a link: the console's direct upload sends x-ms-blob-type, and its
+ * HTTP client adds Cache-Control and Pragma to every request.
+ */
+const LINK_HEADERS = 'content-type, x-ms-blob-type, cache-control, pragma';
 
 export function embeddedObjectStoreRouter(store: EmbeddedObjectStore, logger: Logger, options: { corsOrigins?: readonly string[] } = {}): express.Router {
   const router = express.Router();

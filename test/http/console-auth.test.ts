@@ -174,7 +174,8 @@ describe("the browser's direct upload to a link (OBJECT_STORE_CORS_ORIGINS)", ()
     return { url: entry!.preSignedUrl, filePath: entry!.filePath };
   }
   const preflight = (url: string, origin: string) =>
-    fetch(url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type,x-ms-blob-type' } });
+    // As the console's browser asks it: its HTTP client adds Cache-Control and Pragma to every request.
+    fetch(url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'cache-control,content-type,pragma,x-ms-blob-type' } });
 
   it('answers the preflight and the PUT from the allowed origin, with the CORS headers a browser needs', async () => {
     const link = await writeLink('from-browser.json');
@@ -188,9 +189,13 @@ describe("the browser's direct upload to a link (OBJECT_STORE_CORS_ORIGINS)", ()
       status: 204,
       origin: CONSOLE_ORIGIN,
       methods: expect.stringContaining('PUT'),
-      headers: expect.stringContaining('x-ms-blob-type'),
+      headers: 'content-type, x-ms-blob-type, cache-control, pragma',
     });
-    const put = await fetch(link.url, { method: 'PUT', headers: { origin: CONSOLE_ORIGIN, 'x-ms-blob-type': 'BlockBlob', 'content-type': 'application/json' }, body: '{"a":1}' });
+    const put = await fetch(link.url, {
+      method: 'PUT',
+      headers: { origin: CONSOLE_ORIGIN, 'x-ms-blob-type': 'BlockBlob', 'content-type': 'application/json', 'cache-control': 'no-cache', pragma: 'no-cache' },
+      body: '{"a":1}',
+    });
     expect({ status: put.status, origin: put.headers.get('access-control-allow-origin') }).toEqual({ status: 200, origin: CONSOLE_ORIGIN });
     expect(await filesUnder(`${uploads.dataDir}/objects`)).toContain(link.filePath);
   });
@@ -202,6 +207,25 @@ describe("the browser's direct upload to a link (OBJECT_STORE_CORS_ORIGINS)", ()
     const put = await fetch(link.url, { method: 'PUT', headers: { origin: 'https://evil.example' }, body: 'x' });
     expect(put.status).toBe(403);
     expect(await filesUnder(`${uploads.dataDir}/objects`)).not.toContain(link.filePath);
+  });
+});
+
+describe("the console's other spellings", () => {
+  it("answers dataset health asked as api.datasets.health (the console's id), as it answers api.dataset.health", async () => {
+    const ask = (id: string) => uploads.http.post('/v2/datasets/health').send({ ...envelope(id, { dataset_id: '*', categories: ['infra'] }), id });
+    const [console, contract] = [await ask('api.datasets.health'), await ask('api.dataset.health')];
+    expect([console.status, console.body.result?.details?.[0]?.category]).toEqual([200, 'infra']);
+    expect(console.body.result).toEqual(contract.body.result);
+    expect(outcome(await ask('api.datasets.healthz'))).toEqual({ status: 400, code: 'DATASET_HEALTH_INVALID_INPUT' });
+  });
+
+  it('finds personal data through the system API route the console calls, with the request as the body itself', async () => {
+    const response = await uploads.http
+      .post('/system/data/v1/analyze/pii')
+      .send({ id: 'c0ffee00-0000-4000-8000-000000000001', dataset_id: 'telemetry', data: [{ id: 'u1', email: 'ada@example.com' }] });
+    expect(response.status).toBe(200);
+    expect((response.body.result as { field: string; type: string }[]).map((finding) => [finding.field, finding.type])).toContainEqual(['email', 'email']);
+    expect(outcome(await uploads.http.post('/system/data/v1/analyze/pii').send({ dataset_id: 'telemetry' }))).toEqual({ status: 400, code: 'DATA_ANALYZE_PII_INVALID_INPUT' });
   });
 });
 

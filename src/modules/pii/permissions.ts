@@ -3,5 +3,5 @@
 import type { FieldPermissions } from '../../auth/field-api-ids.js';
 
 export const piiFieldPermissions: FieldPermissions = {
-  'Query.analyzePii': ['api.data.analyze.pii'],
+  'Query.analyzePii': ['api.data.analyze.pii', 'api.system.data.analyze.pii'],
 };
