@@ -137,14 +137,32 @@ function children(node: PromNode): PromNode[] {
 }
 
 /** Gathers the samples of successive evaluations into one series per label set. */
+/** The groups of an aggregation's input: their labels, and the group of each input sample. */
+interface Grouping {
+  inputs: Labels[];
+  labels: Labels[];
+  groupOf: Int32Array;
+}
+
+/** The numbers as a Float64Array: the store's own when it answered one, else a copy. */
+function asDoubles(numbers: ArrayLike<number>): Float64Array {
+  return numbers instanceof Float64Array ? numbers : Float64Array.from(numbers);
+}
+
 class SeriesBuilder {
   private readonly bySignature = new Map<string, RangeSeries>();
+  /** The same label object comes back at every step: found by identity first. */
+  private readonly byLabels = new Map<Labels, RangeSeries>();
 
   add(t: number, samples: readonly Sample[]): void {
     for (const sample of samples) {
-      const key = signature(sample.labels);
-      let series = this.bySignature.get(key);
-      if (!series) this.bySignature.set(key, (series = { labels: sample.labels, times: [], values: [] }));
+      let series = this.byLabels.get(sample.labels);
+      if (!series) {
+        const key = signature(sample.labels);
+        series = this.bySignature.get(key);
+        if (!series) this.bySignature.set(key, (series = { labels: sample.labels, times: [], values: [] }));
+        this.byLabels.set(sample.labels, series);
+      }
       series.times.push(t);
       series.values.push(sample.value);
     }
@@ -160,6 +178,10 @@ class Evaluation {
   private readonly loaded = new Map<PromNode, Window[]>();
   /** A subquery's inner results by time: outer steps share most of their inner steps. */
   private readonly subqueryCache = new Map<PromNode, Map<number, Value>>();
+  /** Where each range selector's windows ended at the last step (see rangeSelect). */
+  private readonly cursors = new Map<PromNode, { lows: Int32Array; highs: Int32Array; ref: number }>();
+  /** The last grouping of each aggregation (see groupingOf). */
+  private readonly groupings = new Map<PromNode, Grouping>();
 
   private constructor(
     private readonly startMs: number,
@@ -175,7 +197,7 @@ class Evaluation {
         const series = await source.select(window.node.matchers, window.from, window.to);
         evaluation.loaded.set(
           window.node,
-          series.map((s) => ({ labels: s.labels, times: Float64Array.from(s.times), values: Float64Array.from(s.values), start: 0, end: s.times.length })),
+          series.map((s) => ({ labels: s.labels, times: asDoubles(s.times), values: asDoubles(s.values), start: 0, end: s.times.length })),
         );
       }),
     );
@@ -243,11 +265,21 @@ class Evaluation {
 
   private rangeSelect(node: PromNode & { kind: 'selector' }, rangeMs: number, t: number): Window[] {
     const ref = this.reference(node, t);
+    const loaded = this.loaded.get(node) ?? [];
+    // A range query's steps go forward in time, so each series' window bounds only move forward:
+    // they are kept between steps and advanced, not searched for again.
+    let cursors = this.cursors.get(node);
+    if (!cursors) this.cursors.set(node, (cursors = { lows: new Int32Array(loaded.length).fill(-1), highs: new Int32Array(loaded.length).fill(-1), ref: -Infinity }));
+    const forward = ref >= cursors.ref;
+    cursors.ref = ref;
     const out: Window[] = [];
-    for (const series of this.loaded.get(node) ?? []) {
-      const high = lastAtOrBefore(series.times, ref);
+    for (let i = 0; i < loaded.length; i += 1) {
+      const series = loaded[i]!;
       // Samples at exactly t - range are in (Prometheus 2.x's closed range): times are whole milliseconds.
-      const low = lastAtOrBefore(series.times, ref - rangeMs - 1);
+      const high = forward ? advance(series.times, ref, cursors.highs[i]!) : lastAtOrBefore(series.times, ref);
+      const low = forward ? advance(series.times, ref - rangeMs - 1, cursors.lows[i]!) : lastAtOrBefore(series.times, ref - rangeMs - 1);
+      cursors.highs[i] = high;
+      cursors.lows[i] = low;
       if (high > low) out.push({ labels: series.labels, times: series.times, values: series.values, start: low + 1, end: high + 1 });
     }
     return out;
@@ -270,15 +302,37 @@ class Evaluation {
   private aggregate(node: PromNode & { kind: 'aggregate' }, t: number): Sample[] {
     const input = vectorOf(this.at(node.expr, t));
     const param = node.param ? this.at(node.param, t) : undefined;
-    const groups = new Map<string, { labels: Labels; samples: Sample[] }>();
-    for (const sample of input) {
-      const labels = node.without ? dropLabels(sample.labels, node.grouping, true) : keepLabels(sample.labels, node.grouping);
-      const key = signature(labels);
-      let group = groups.get(key);
-      if (!group) groups.set(key, (group = { labels, samples: [] }));
-      group.samples.push(sample);
-    }
-    return AGGREGATIONS[node.op]!([...groups.values()], param);
+    const plan = this.groupingOf(node, input);
+    const groups = plan.labels.map((labels) => ({ labels, samples: [] as Sample[] }));
+    for (let i = 0; i < input.length; i += 1) groups[plan.groupOf[i]!]!.samples.push(input[i]!);
+    return AGGREGATIONS[node.op]!(groups, param);
+  }
+
+  /**
+   * Which group each input sample falls in. From step to step an aggregation's input is usually
+   * the same series (the same label objects, in the same order), so the grouping is worked out
+   * once and reused until the input changes.
+   */
+  private groupingOf(node: PromNode & { kind: 'aggregate' }, input: readonly Sample[]): Grouping {
+    const last = this.groupings.get(node);
+    if (last && last.inputs.length === input.length && last.inputs.every((labels, i) => labels === input[i]!.labels)) return last;
+    const index = new Map<string, number>();
+    const labels: Labels[] = [];
+    const groupOf = new Int32Array(input.length);
+    input.forEach((sample, i) => {
+      const grouped = node.without ? dropLabels(sample.labels, node.grouping, true) : keepLabels(sample.labels, node.grouping);
+      const key = signature(grouped);
+      let group = index.get(key);
+      if (group === undefined) {
+        group = labels.length;
+        index.set(key, group);
+        labels.push(grouped);
+      }
+      groupOf[i] = group;
+    });
+    const plan = { inputs: input.map((sample) => sample.labels), labels, groupOf };
+    this.groupings.set(node, plan);
+    return plan;
   }
 
   private binary(node: PromNode & { kind: 'binary' }, t: number): Value {
@@ -338,6 +392,13 @@ class Evaluation {
 function vectorOf(value: Value): Sample[] {
   if (value.kind !== 'vector') throw new UnsupportedQueryError(`expected an instant vector, got a ${value.kind}`);
   return value.samples;
+}
+
+/** Index of the last time ≤ t, or -1, moving forward from `from` (an index whose time is ≤ t, or -1). */
+function advance(times: Float64Array, t: number, from: number): number {
+  let index = from;
+  while (index + 1 < times.length && times[index + 1]! <= t) index += 1;
+  return index;
 }
 
 /** Index of the last time ≤ t, or -1. */
@@ -653,6 +714,20 @@ const overTime =
   };
 
 /** rate, increase and delta: the change over the range, extrapolated to its edges as Prometheus does. */
+/** For each loaded series, how many counter resets its samples hold up to each index. */
+const resetCounts = new WeakMap<Float64Array, Int32Array>();
+
+/** Whether a counter drops somewhere in the window (most windows hold no reset: their sum is skipped). */
+function hasReset(w: Window): boolean {
+  let counts = resetCounts.get(w.values);
+  if (!counts) {
+    counts = new Int32Array(w.values.length);
+    for (let i = 1; i < w.values.length; i += 1) counts[i] = counts[i - 1]! + (w.values[i]! < w.values[i - 1]! ? 1 : 0);
+    resetCounts.set(w.values, counts);
+  }
+  return counts[w.end - 1]! - counts[w.start]! > 0;
+}
+
 function extrapolated(isCounter: boolean, isRate: boolean): PromFunction {
   return (args, t, ev) => {
     const { series, rangeStart, rangeEnd } = ev.matrix(args[0]!, t);
@@ -663,7 +738,7 @@ function extrapolated(isCounter: boolean, isRate: boolean): PromFunction {
       const first = s.values[s.start]!;
       const last = s.values[s.end - 1]!;
       let result = last - first;
-      if (isCounter) {
+      if (isCounter && hasReset(s)) {
         for (let i = s.start + 1; i < s.end; i += 1) if (s.values[i]! < s.values[i - 1]!) result += s.values[i - 1]!;
       }
       const firstT = s.times[s.start]!;
