@@ -168,13 +168,15 @@ describeWhen(prometheusBinary && alertmanagerBinary, 'prometheus and prometheus-
       await alertmanager?.stop();
     });
 
-    it('fires an always-true rule, whose alert reaches Alertmanager with its alertId, within 30 seconds', async () => {
+    it('fires an always-true rule, whose alert reaches Alertmanager with its alertId (waiting at most 90 seconds)', async () => {
       const id = await createRule({ name: 'always firing', category: 'integration', metric: 'vector(1)', operator: 'gt', threshold: [0], frequency: '10s', interval: '0s' }, true);
       const response = await exported('?manager=embedded');
       alertmanager = await startAlertmanager(alertmanagerBinary!);
       prometheus = await startPrometheusWithRules(prometheusBinary!, response.text, alertmanager.url);
 
-      const deadline = Date.now() + 30_000;
+      // Evaluated every 10 s from a moment Prometheus picks, then sent on; a loaded machine (the whole
+      // suite on two cores) has needed more than 30 s for the daemons to start and get there.
+      const deadline = Date.now() + 90_000;
       let alerts: { labels: Record<string, string> }[] = [];
       while (Date.now() < deadline) {
         alerts = (await (await fetch(`${alertmanager.url}/api/v2/alerts`)).json()) as typeof alerts;
@@ -182,6 +184,6 @@ describeWhen(prometheusBinary && alertmanagerBinary, 'prometheus and prometheus-
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
       expect(alerts.find((alert) => alert.labels.alertId === id)?.labels).toEqual({ alertname: 'always firing', alertId: id, severity: 'warning' });
-    }, 60_000);
+    }, 150_000);
   },
 );
