@@ -303,6 +303,17 @@ class Evaluation {
     const input = vectorOf(this.at(node.expr, t));
     const param = node.param ? this.at(node.param, t) : undefined;
     const plan = this.groupingOf(node, input);
+    // sum and count, the dashboards' usual aggregations, add up in place: the same additions in
+    // the same order as the general path, without a list of samples per group at every step.
+    if (node.op === 'sum' || node.op === 'count') {
+      // Every group holds at least one sample: the grouping was made from this very input.
+      const totals = new Float64Array(plan.labels.length);
+      for (let i = 0; i < input.length; i += 1) {
+        const group = plan.groupOf[i]!;
+        totals[group] = totals[group]! + (node.op === 'sum' ? input[i]!.value : 1);
+      }
+      return plan.labels.map((labels, group) => ({ labels, value: totals[group]! }));
+    }
     const groups = plan.labels.map((labels) => ({ labels, samples: [] as Sample[] }));
     for (let i = 0; i < input.length; i += 1) groups[plan.groupOf[i]!]!.samples.push(input[i]!);
     return AGGREGATIONS[node.op]!(groups, param);
