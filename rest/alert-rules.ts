@@ -35,7 +35,7 @@ import {
   RULE_STATUSES,
 } from '../src/modules/alert-rules/types.js';
 import { METRIC_MAX_LENGTH } from '../src/modules/alerts/rules.js';
-import { ALERT_MANAGER_KIND_VALUES, MANAGER_KINDS } from '../src/modules/alerts/types.js';
+import { ALERT_MANAGER_KIND_VALUES, MANAGER_KINDS, SILENCE_STATE_VALUES } from '../src/modules/alerts/types.js';
 import { enumName } from './enum-names.js';
 import { withFragment } from './fragments.js';
 import { defineEndpoint, pathParam, type RestInput } from './table.js';
@@ -169,7 +169,7 @@ const RULE_FIELDS = /* GraphQL */ `
     }
     silence {
       id
-      startDate
+      state
       endDate
     }
     created_by: createdBy
@@ -247,20 +247,17 @@ function ruleFilter(given: Record<string, unknown> = {}) {
   };
 }
 
-const epochMs = (value: unknown) => new Date(value as Date | string).getTime();
 const lower = (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value);
 
 /**
  * A rule as the original's console reads it: lower-case enums, `notification.channels`,
  * `alertData` (the evaluator's state, with Grafana's words for its alerts) and `silenceState`.
  */
-function restRule(row: Row, now = Date.now()): Row {
+function restRule(row: Row): Row {
   const { evaluation, silence, channelIds, ...rest } = row as Row & { evaluation: Row | null; silence: Row | null; channelIds: string[] };
   const state = lower(evaluation?.state);
-  // DateTime values come as Date objects here (the schema runs in process); Date.parse would read
-  // their text, which has no milliseconds.
-  const silenceEnd = silence ? epochMs(silence.endDate) : undefined;
-  const muted = silence !== null && silenceEnd !== undefined && epochMs(silence.startDate) <= now && now < silenceEnd;
+  // Muted while the rule's silence is active (the alerts service says when it is).
+  const muted = silence?.state === enumName(SILENCE_STATE_VALUES, 'active');
   return {
     ...rest,
     manager: lower(rest.manager),
@@ -286,7 +283,10 @@ function restRule(row: Row, now = Date.now()): Row {
           },
         }
       : {}),
-    silenceState: silence ? { state: muted ? 'muted' : 'unmuted', silenceId: silence.id, ...(muted ? { endTime: silenceEnd } : {}) } : { state: 'unmuted', silenceId: '' },
+    // endTime in epoch ms, as the original; DateTime values come here as Date objects (the schema runs in process).
+    silenceState: silence
+      ? { state: muted ? 'muted' : 'unmuted', silenceId: silence.id, ...(muted ? { endTime: new Date(silence.endDate as Date | string).getTime() } : {}) }
+      : { state: 'unmuted', silenceId: '' },
   };
 }
 
@@ -348,7 +348,7 @@ export const alertRuleEndpoints = [
         filter: ruleFilter(search.filters),
         orderBy: search.options?.order?.map(([field, direction]) => ({
           field: enumName(ALERT_RULE_ORDER_FIELD_VALUES, field) as 'NAME',
-          direction: direction.toUpperCase() as 'ASC' | 'DESC',
+          order: direction.toUpperCase() as 'ASC' | 'DESC',
         })),
         first: search.limit ?? null,
         after: offset > 0 ? cursorForOffset(offset - 1) : null,

@@ -63,6 +63,7 @@ import {
   NOTIFICATION_CHANNEL_ORDER_FIELD_VALUES,
   NOTIFICATION_CHANNEL_STATUS_VALUES,
   NOTIFICATION_CHANNEL_TYPE_VALUES,
+  type ChannelConfig,
 } from '../src/modules/alerts/types.js';
 import { enumName } from './enum-names.js';
 import { withFragment } from './fragments.js';
@@ -230,24 +231,15 @@ function pageVariables(search: { limit?: number | string; offset?: number | stri
   return { first: search.limit === undefined ? null : Number(search.limit), after: offset > 0 ? cursorForOffset(offset - 1) : null };
 }
 
-interface ChannelConfigBody {
-  recipientAddresses?: string;
-  subject?: string;
-  message?: string;
-  webhookUrl?: string;
-  channel?: string;
-  labels?: Record<string, string>;
-}
-
 interface ChannelBody {
   manager?: string;
   name: string;
   type: string;
-  config: ChannelConfigBody;
+  config: ChannelConfig;
 }
 
 /** A config as GraphQL takes it: labels as name/value pairs. */
-function configInput({ labels, ...config }: ChannelConfigBody) {
+function configInput({ labels, ...config }: ChannelConfig) {
   return { ...config, ...(labels ? { labels: Object.entries(labels).map(([name, value]) => ({ name, value })) } : {}) };
 }
 
@@ -704,7 +696,7 @@ export const alertEndpoints = [
       }
     `,
     variables: (input) => {
-      const b = body<{ manager?: string; name?: string; type?: string; config?: ChannelConfigBody }>(input);
+      const b = body<{ manager?: string; name?: string; type?: string; config?: ChannelConfig }>(input);
       return {
         id: pathParam(input, 'id'),
         input: { manager: b.manager ?? null, name: b.name ?? null, type: channelTypeName(b.type), config: b.config ? configInput(b.config) : null },

@@ -1,6 +1,7 @@
 // Opaque cursors for connection pagination. A cursor is the item's position in the sorted list;
 // the base64 wrapping keeps clients from building them by hand.
 import { GatewayError, type ErrorCode } from '../errors.js';
+import type { Page } from '../validation/page-window.js';
 
 const PREFIX = 'offset:';
 
@@ -37,5 +38,15 @@ export function connectionFields<T>(page: PageLike<T>) {
       startCursor: edges[0]?.cursor ?? null,
       endCursor: edges.at(-1)?.cursor ?? null,
     },
+  };
+}
+
+/** The resolvers of a connection type (edges, nodes, pageInfo, and totalCount only when asked for) over a page. */
+export function connectionResolvers<T>() {
+  return {
+    edges: (page: Page<T>) => connectionFields(page).edges,
+    nodes: (page: Page<T>) => page.items,
+    pageInfo: (page: Page<T>) => connectionFields(page).pageInfo,
+    totalCount: (page: Page<T>) => page.countAll(),
   };
 }

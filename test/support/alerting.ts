@@ -14,6 +14,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { findFreePort } from '../../src/platform/database/embedded.js';
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from './gateway.js';
+import type { ChannelConfig } from '../../src/modules/alerts/types.js';
 
 // ---------------------------------------------------------------------------------------------
 // SMTP sink
@@ -365,14 +366,8 @@ export function aliasBody(overrides: Partial<AliasBody> = {}): AliasBody {
   return { alias: `alias ${randomUUID()}`, component: 'Processing', metric: 'sum(rate(flink_failed_events_total{dataset="d1"}[5m]))', ...overrides };
 }
 
-export interface ChannelConfig {
-  recipientAddresses?: string;
-  subject?: string;
-  message?: string;
-  webhookUrl?: string;
-  channel?: string;
-  labels?: Record<string, string>;
-}
+/** A channel's config as requests send it: the domain's own shape. */
+export type { ChannelConfig };
 
 export interface ChannelBody {
   /** Optional: absent, the gateway's default manager holds the channel. */

@@ -16,7 +16,7 @@ import type { Logger } from '../../logger.js';
 import { withTransaction } from '../../platform/database/transaction.js';
 import { MetricsRequestError, type PrometheusApi } from '../../platform/metrics-store/prometheus-api.js';
 import type { AlertService } from '../alerts/service.js';
-import { formatDuration } from './rules.js';
+import { formatDuration } from '../../platform/promql/parser.js';
 import type { ActiveAlert, NotificationKind, RuleState, StringMap } from './types.js';
 
 export interface AlertEvaluatorOptions {
@@ -207,7 +207,7 @@ export class AlertEvaluator {
   private async recordNotifications(client: pg.PoolClient, rule: ClaimedRule, kind: NotificationKind, alerts: ActiveAlert[], at: Date): Promise<void> {
     if (rule.channel_ids.length === 0) return;
     const silence = (await this.alerts.silencesOf([rule.rule_id])).get(rule.rule_id);
-    const silenced = silence !== undefined && silence.startTime.getTime() <= at.getTime() && at.getTime() < silence.endTime.getTime();
+    const silenced = silence !== undefined && this.alerts.silenceState(silence, at.getTime()) === 'active';
     const message = notificationMessage(rule, kind, alerts, at);
     for (const channelId of rule.channel_ids) {
       // A channel retired (or deleted) since the rule was published gets nothing; the record says why.

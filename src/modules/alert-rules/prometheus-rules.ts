@@ -7,7 +7,8 @@
 // key and value is a double-quoted scalar written as a JSON string, which YAML reads as the same
 // text, once the characters YAML treats as breaks or forbids unescaped (DEL, C1 controls, U+2028,
 // U+2029, BOM) are escaped too. So no name, label or expression can change the file's structure.
-import { alertAnnotations, alertLabels, formatDuration } from './rules.js';
+import { formatDuration } from '../../platform/promql/parser.js';
+import { alertAnnotations, alertLabels } from './rules.js';
 import type { AlertRuleRecord } from './types.js';
 
 /** A YAML double-quoted scalar holding exactly `text`. */

@@ -1,23 +1,19 @@
 // GraphQL resolvers for alert rules: arguments in, service call, result out.
-import { connectionFields, offsetAfter } from '../../graphql/cursor.js';
+import { connectionResolvers, offsetAfter } from '../../graphql/cursor.js';
+import { givenFields } from '../../graphql/inputs.js';
 import type { Resolvers } from '../../generated/graphql.js';
-import { formatDuration } from './rules.js';
-import type { AlertRuleChanges, AlertRuleView } from './types.js';
+import { formatDuration } from '../../platform/promql/parser.js';
+import type { AlertRuleView } from './types.js';
 
 const NOTIFICATIONS_MAX = 200;
-
-/** GraphQL gives absent optional fields as null; the service reads only what was given. */
-function given<T extends object>(input: T): Partial<T> {
-  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null && value !== undefined)) as Partial<T>;
-}
 
 export const alertRuleResolvers: Resolvers = {
   Query: {
     alertRule: (_, { id }, { services }) => services.alertRules.getRule(id),
     alertRules: (_, { filter, orderBy, first, after }, { services }) =>
       services.alertRules.searchRules({
-        filter: filter ? given(filter) : null,
-        order: orderBy?.map((order) => ({ field: order.field, direction: order.direction ?? 'asc' })) ?? null,
+        filter: filter ? givenFields(filter) : null,
+        order: orderBy?.map((key) => ({ field: key.field, direction: key.order ?? 'asc' })) ?? null,
         limit: first,
         offset: offsetAfter(after, 'ALERT_RULE_INVALID_INPUT'),
       }),
@@ -29,7 +25,7 @@ export const alertRuleResolvers: Resolvers = {
       return { alertRule: await services.alertRules.getRule(rule.id), message: `Alert rule ${rule.name} created as a draft` };
     },
     updateAlertRule: async (_, { id, input }, { services, actor }) => {
-      const rule = await services.alertRules.updateRule(id, given(input) as AlertRuleChanges, actor);
+      const rule = await services.alertRules.updateRule(id, givenFields(input), actor);
       return { alertRule: await services.alertRules.getRule(rule.id), message: `Alert rule ${rule.name} updated; it is a draft until published` };
     },
     publishAlertRule: async (_, { id }, { services, actor }) => {
@@ -41,7 +37,7 @@ export const alertRuleResolvers: Resolvers = {
       return { id, message: hardDelete ? `Alert rule ${id} deleted` : `Alert rule ${id} retired` };
     },
     deleteAlertRules: async (_, { filter }, { services }) => {
-      const deleted = await services.alertRules.deleteRules(given(filter));
+      const deleted = await services.alertRules.deleteRules(givenFields(filter));
       return { ids: deleted.map((rule) => rule.id), count: deleted.length, message: `${deleted.length} alert rule${deleted.length === 1 ? '' : 's'} deleted` };
     },
   },
@@ -55,10 +51,5 @@ export const alertRuleResolvers: Resolvers = {
   AlertNotification: {
     deliveredAt: (notification) => notification.deliveredDate,
   },
-  AlertRuleConnection: {
-    edges: (page) => connectionFields(page).edges,
-    nodes: (page) => page.items,
-    pageInfo: (page) => connectionFields(page).pageInfo,
-    totalCount: (page) => page.countAll(),
-  },
+  AlertRuleConnection: connectionResolvers<AlertRuleView>(),
 };

@@ -1,7 +1,7 @@
 // The rules an alert rule's fields must keep, as functions returning the reason a value is refused
 // (or the value made whole). The service turns reasons into errors; REST schemas reuse the limits.
-import { parsePromQL } from '../../platform/promql/parser.js';
-import { checkMetricExpression } from '../alerts/metric-expression.js';
+import { durationMs, formatDuration, parsePromQL } from '../../platform/promql/parser.js';
+import { checkName } from '../alerts/rules.js';
 import { RULE_OPERATORS, RULE_SEVERITIES, RULE_STATUSES, type AlertRuleRecord, type RuleOperator, type RuleSeverity, type RuleStatus, type StringMap } from './types.js';
 
 export const RULE_NAME_MAX_LENGTH = 200;
@@ -19,8 +19,6 @@ export const DEFAULT_PENDING_PERIOD = '1m';
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 // A Prometheus duration: one or more amount+unit pieces, largest unit first (`1h30m`, `90s`, `0s`).
 const DURATION = /^(?:\d+y)?(?:\d+w)?(?:\d+d)?(?:\d+h)?(?:\d+m)?(?:\d+s)?(?:\d+ms)?$/;
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000, y: 31_536_000_000 };
-const PRINTABLE = /^[^\p{Cc}]+$/u;
 
 export function isRuleStatus(value: string): value is RuleStatus {
   return (RULE_STATUSES as readonly string[]).includes(value);
@@ -38,30 +36,10 @@ export function isRuleSeverity(value: string): value is RuleSeverity {
 export function parseDuration(what: string, text: string, minMs: number): { ms: number } | { problem: string } {
   const trimmed = text.trim();
   if (trimmed === '' || !DURATION.test(trimmed)) return { problem: `${what} must be a duration such as 30s, 1m or 1h30m (got ${JSON.stringify(text.slice(0, 40))})` };
-  let ms = 0;
-  for (const [, amount, unit] of trimmed.matchAll(/(\d+)(ms|[smhdwy])/g)) ms += Number(amount) * UNITS[unit!]!;
+  const ms = durationMs(trimmed);
   if (ms < minMs) return { problem: `${what} must be at least ${formatDuration(minMs)} (got ${trimmed})` };
   if (ms > MAX_DURATION_MS) return { problem: `${what} must be at most ${formatDuration(MAX_DURATION_MS)} (got ${trimmed})` };
   return { ms };
-}
-
-/** 90,000 → `1m30s`; 0 → `0s`. */
-export function formatDuration(ms: number): string {
-  if (ms === 0) return '0s';
-  let rest = ms;
-  let text = '';
-  for (const [unit, size] of [
-    ['h', 3_600_000],
-    ['m', 60_000],
-    ['s', 1000],
-    ['ms', 1],
-  ] as const) {
-    if (rest >= size) {
-      text += `${Math.floor(rest / size)}${unit}`;
-      rest %= size;
-    }
-  }
-  return text;
 }
 
 /** The thresholds an operator takes: one for gt/lt, a low and a high for the ranges. */
@@ -72,11 +50,6 @@ export function checkThresholds(operator: RuleOperator, thresholds: readonly num
   if (thresholds.some((value) => typeof value !== 'number' || !Number.isFinite(value))) return 'thresholds must be finite numbers';
   if (ranged && !(thresholds[0]! < thresholds[1]!)) return `the low threshold (${thresholds[0]}) must be below the high one (${thresholds[1]})`;
   return undefined;
-}
-
-/** The metric as PromQL, or why an alert cannot compare it with a threshold. */
-export function checkMetric(metric: string): string | undefined {
-  return checkMetricExpression(metric);
 }
 
 /**
@@ -118,11 +91,10 @@ export function checkStringMap(what: string, value: unknown): { map: StringMap }
   return { map };
 }
 
-export function checkText(what: string, value: string, max: number, required: boolean): string | undefined {
-  if (required && value.trim() === '') return `${what} must not be empty`;
-  if (value.length > max) return `${what} must be at most ${max} characters`;
-  if (value !== '' && !PRINTABLE.test(value.replace(/[\n\r\t]/g, ' '))) return `${what} must not contain control characters`;
-  return undefined;
+/** A description: free text over several lines, within its length (other control characters refused). */
+export function checkDescription(value: string): string | undefined {
+  if (value.trim() === '') return undefined;
+  return checkName('description', value.replace(/[\n\r\t]/g, ' '), DESCRIPTION_MAX_LENGTH);
 }
 
 /** The labels of a rule's alerts, wherever it is evaluated: its own, `alertId` (what silences match) and `severity`. */

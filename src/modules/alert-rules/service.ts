@@ -10,7 +10,8 @@ import type { AlertManagers, RuleSpec } from '../../platform/alert-manager/alert
 import { pathDeeperThan } from '../../validation/json-depth.js';
 import { pageOf, pageWindow } from '../../validation/page-window.js';
 import type { AlertService } from '../alerts/service.js';
-import { isUuid } from '../alerts/rules.js';
+import { checkMetricExpression } from '../alerts/metric-expression.js';
+import { checkName, isUuid } from '../alerts/rules.js';
 import type { ManagerKind } from '../alerts/types.js';
 import { prometheusRuleFile } from './prometheus-rules.js';
 import {
@@ -18,14 +19,12 @@ import {
   alertLabels,
   CATEGORY_MAX_LENGTH,
   CHANNELS_MAX,
-  checkMetric,
   checkStringMap,
-  checkText,
+  checkDescription,
   checkThresholds,
   conditionExpression,
   DEFAULT_EVALUATION_INTERVAL,
   DEFAULT_PENDING_PERIOD,
-  DESCRIPTION_MAX_LENGTH,
   isRuleOperator,
   isRuleSeverity,
   isRuleStatus,
@@ -122,7 +121,7 @@ export function createAlertRuleService(store: AlertRuleStore, alerts: AlertServi
   /** The metric a rule compares: written out, or the expression of the alias it names. */
   async function metricOf(input: Pick<AlertRuleInput, 'metric' | 'metricAlias'>): Promise<string> {
     if (input.metric !== undefined && input.metric !== null && input.metric.trim() !== '') {
-      invalid(checkMetric(input.metric));
+      invalid(checkMetricExpression(input.metric));
       return input.metric.trim();
     }
     if (input.metricAlias) {
@@ -135,10 +134,10 @@ export function createAlertRuleService(store: AlertRuleStore, alerts: AlertServi
 
   /** A whole rule from a complete input (create, or an update merged over the stored rule). */
   async function validRule(input: AlertRuleInput): Promise<Omit<RuleRowInput, 'id' | 'status' | 'createdBy' | 'updatedBy'>> {
-    invalid(checkText('name', input.name, RULE_NAME_MAX_LENGTH, true));
-    invalid(checkText('category', input.category, CATEGORY_MAX_LENGTH, true));
+    invalid(checkName('name', input.name, RULE_NAME_MAX_LENGTH));
+    invalid(checkName('category', input.category, CATEGORY_MAX_LENGTH));
     const description = input.description ?? '';
-    invalid(checkText('description', description, DESCRIPTION_MAX_LENGTH, false));
+    invalid(checkDescription(description));
     const severity = input.severity ?? 'warning';
     if (!isRuleSeverity(severity)) throw new GatewayError(CODE, `severity must be one of warning, critical (got ${JSON.stringify(severity.slice(0, 40))})`);
     if (!isRuleOperator(input.operator)) throw new GatewayError(CODE, `operator must be one of gt, lt, within_range, outside_range (got ${JSON.stringify(String(input.operator).slice(0, 40))})`);

@@ -1,20 +1,11 @@
 // GraphQL resolvers for alerting: arguments in, service call, result out.
 import { GatewayError } from '../../errors.js';
-import { connectionFields, offsetAfter } from '../../graphql/cursor.js';
+import { connectionResolvers, offsetAfter } from '../../graphql/cursor.js';
+import { givenFields } from '../../graphql/inputs.js';
 import type { NotificationChannelConfigInput, Resolvers } from '../../generated/graphql.js';
 import { splitRecipients } from './rules.js';
 import { NOTIFICATION_SENT } from './service.js';
-import type { ChannelConfig, ChannelRecord, MetricAliasRecord, Page, SilenceRecord } from './types.js';
-
-/** Edges, nodes, pageInfo and (only when asked for) totalCount of a page. */
-function pageResolvers<T>() {
-  return {
-    edges: (page: Page<T>) => connectionFields(page).edges,
-    nodes: (page: Page<T>) => page.items,
-    pageInfo: (page: Page<T>) => connectionFields(page).pageInfo,
-    totalCount: (page: Page<T>) => page.countAll(),
-  };
-}
+import type { ChannelConfig, ChannelRecord, MetricAliasRecord, SilenceRecord } from './types.js';
 
 /**
  * GraphQL gives absent optional fields as null; the service reads only what was given. Labels come
@@ -22,7 +13,7 @@ function pageResolvers<T>() {
  */
 function config(input: NotificationChannelConfigInput): ChannelConfig {
   const { labels, ...rest } = input;
-  const given: ChannelConfig = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== null && value !== undefined));
+  const given: ChannelConfig = givenFields(rest);
   if (!labels) return given;
   const names = labels.map((label) => label.name);
   const twice = names.find((name, index) => names.indexOf(name) !== index);
@@ -110,7 +101,7 @@ export const alertResolvers: Resolvers = {
     labels: (channelConfig) => (channelConfig.labels ? Object.entries(channelConfig.labels).map(([name, value]) => ({ name, value })) : null),
     recipients: (channelConfig) => (channelConfig.recipientAddresses === undefined ? null : (splitRecipients(channelConfig.recipientAddresses).recipients ?? [])),
   },
-  SilenceConnection: pageResolvers<SilenceRecord>(),
-  MetricAliasConnection: pageResolvers<MetricAliasRecord>(),
-  NotificationChannelConnection: pageResolvers<ChannelRecord>(),
+  SilenceConnection: connectionResolvers<SilenceRecord>(),
+  MetricAliasConnection: connectionResolvers<MetricAliasRecord>(),
+  NotificationChannelConnection: connectionResolvers<ChannelRecord>(),
 };

@@ -247,12 +247,8 @@ export function createAlertService(store: AlertStore, managers: AlertManagers, n
   }
 
   return {
-    /** The one place `manager` names resolve (src/modules/alerts/manager-names.ts). */
-    resolveManager: names.resolveManager,
-
-    /** Where a silence stands now: pending (not started), active, or expired. */
-    silenceState(record: SilenceRecord): SilenceState {
-      const at = now().getTime();
+    /** Where a silence stands at `at` (now by default): pending (not started), active, or expired. */
+    silenceState(record: SilenceRecord, at = now().getTime()): SilenceState {
       if (at < record.startTime.getTime()) return 'pending';
       return at < record.endTime.getTime() ? 'active' : 'expired';
     },
@@ -556,8 +552,8 @@ export function createAlertService(store: AlertStore, managers: AlertManagers, n
       if (existing.status === 'live') await channelsOf(existing).remove(id);
       const retired = await store.channels.moveStatus(id, existing.status, 'retired', actor.id);
       if (retired) return retired;
-      const now = await store.channels.findById(id);
-      if (now?.status === 'retired') return now;
+      const current = await store.channels.findById(id);
+      if (current?.status === 'retired') return current;
       throw (await raced(id, 'retired')).error;
     },
 

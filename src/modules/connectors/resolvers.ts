@@ -1,7 +1,8 @@
 // GraphQL resolvers for the connector registry: arguments in, service call, result out.
 import { GraphQLUpload } from 'graphql-upload-minimal';
-import { connectionFields, offsetAfter } from '../../graphql/cursor.js';
+import { connectionResolvers, offsetAfter } from '../../graphql/cursor.js';
 import type { Resolvers } from '../../generated/graphql.js';
+import type { ConnectorRecord } from './types.js';
 
 export const connectorResolvers: Resolvers = {
   Upload: GraphQLUpload,
@@ -24,10 +25,5 @@ export const connectorResolvers: Resolvers = {
     updatedAt: (connector) => connector.updatedDate,
     liveAt: (connector) => connector.liveDate,
   },
-  ConnectorConnection: {
-    edges: (page) => connectionFields(page).edges,
-    nodes: (page) => page.items,
-    pageInfo: (page) => connectionFields(page).pageInfo,
-    totalCount: (page) => page.countAll(),
-  },
+  ConnectorConnection: connectionResolvers<ConnectorRecord>(),
 };

@@ -1,8 +1,9 @@
 // GraphQL resolvers for datasets: arguments in, service call, result out. Nested versions and
 // denorm sources go through the per-request DataLoader, so a list costs a constant number of queries.
-import { connectionFields, offsetAfter } from '../../graphql/cursor.js';
+import { connectionResolvers, offsetAfter } from '../../graphql/cursor.js';
 import type { CreateDatasetInput, Resolvers, UpdateDatasetInput } from '../../generated/graphql.js';
 import { listRecord, withCacheNames } from './definition.js';
+import type { DatasetRecord } from './types.js';
 
 /** Keeps what was given: a GraphQL null or absent field means "not part of this request". */
 function given(entries: Record<string, unknown>): Record<string, unknown> {
@@ -95,10 +96,5 @@ export const datasetResolvers: Resolvers = {
     definition: (dataset, { fields }, { services }) => services.datasets.document(dataset, fields),
     listRecord: (dataset) => listRecord(dataset),
   },
-  DatasetConnection: {
-    edges: (page) => connectionFields(page).edges,
-    nodes: (page) => page.items,
-    pageInfo: (page) => connectionFields(page).pageInfo,
-    totalCount: (page) => page.countAll(),
-  },
+  DatasetConnection: connectionResolvers<DatasetRecord>(),
 };

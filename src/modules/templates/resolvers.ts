@@ -1,6 +1,7 @@
 // GraphQL resolvers for query templates: arguments in, service call, result out.
-import { connectionFields, offsetAfter } from '../../graphql/cursor.js';
+import { connectionResolvers, offsetAfter } from '../../graphql/cursor.js';
 import type { Resolvers } from '../../generated/graphql.js';
+import type { TemplateRecord } from './types.js';
 
 export const templateResolvers: Resolvers = {
   Query: {
@@ -35,10 +36,5 @@ export const templateResolvers: Resolvers = {
     createdAt: (template) => template.createdDate,
     updatedAt: (template) => template.updatedDate,
   },
-  QueryTemplateConnection: {
-    edges: (page) => connectionFields(page).edges,
-    nodes: (page) => page.items,
-    pageInfo: (page) => connectionFields(page).pageInfo,
-    totalCount: (page) => page.countAll(),
-  },
+  QueryTemplateConnection: connectionResolvers<TemplateRecord>(),
 };

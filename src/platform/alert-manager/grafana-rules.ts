@@ -10,7 +10,7 @@
 // ruler offers no version check to close it). Creating a rule under a uid of ours needs Grafana
 // 11.5.2 or newer (older ones answer 404 "could not find alert rule"), and `notification_settings`
 // (simplified routing) needs 10.4 or newer.
-import { formatDuration } from '../../modules/alert-rules/rules.js';
+import { formatDuration } from '../promql/parser.js';
 import type { RulePort, RuleSpec } from './alert-manager.js';
 import { managerFailure, ok, unexpectedAnswer, type ManagerRequest, type ManagerResponse } from './http.js';
 

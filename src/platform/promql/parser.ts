@@ -539,6 +539,25 @@ export function durationMs(text: string): number {
   return total;
 }
 
+/** 5,400,000 → `1h30m`; 0 → `0s` (the form durationMs reads back). */
+export function formatDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  let rest = ms;
+  let text = '';
+  for (const [unit, size] of [
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+    ['ms', 1],
+  ] as const) {
+    if (rest >= size) {
+      text += `${Math.floor(rest / size)}${unit}`;
+      rest %= size;
+    }
+  }
+  return text;
+}
+
 function parseNumber(text: string): number {
   return /^0x/i.test(text) ? parseInt(text, 16) : Number(text);
 }

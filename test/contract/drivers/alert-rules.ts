@@ -187,7 +187,7 @@ export function graphqlAlertRulesDriver(gw: TestGateway): AlertRulesDriver {
           }`,
           {
             filter: filters && ruleFilter(filters),
-            orderBy: options?.order?.map(([field, direction]) => ({ field: enumOfField(field), direction: upper(direction) })),
+            orderBy: options?.order?.map(([field, direction]) => ({ field: enumOfField(field), order: upper(direction) })),
             first: limit,
             after: offset ? cursorForOffset(offset - 1) : undefined,
           },
