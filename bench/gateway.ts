@@ -9,7 +9,9 @@
 // answered 200 with what was expected.
 //
 // Settings (environment): BENCH_DURATION seconds per scenario (default 5), BENCH_CONNECTIONS
-// concurrent connections (default 10). Each scenario is preceded by a 1 s warm-up.
+// concurrent connections (default 10), BENCH_ONLY a regular expression: only the scenarios whose
+// operation (e.g. "template read") it matches, each with its floor. Each scenario is preceded by a
+// 1 s warm-up.
 import type autocannon from 'autocannon';
 import express from 'express';
 import pg from 'pg';
@@ -533,6 +535,7 @@ function printTable(outcomes: Outcome[]): void {
 async function main(): Promise<boolean> {
   const durationSeconds = positiveIntegerSetting('BENCH_DURATION', 5);
   const connections = positiveIntegerSetting('BENCH_CONNECTIONS', 10);
+  const only = new RegExp(process.env.BENCH_ONLY ?? '');
 
   logMachine();
   log(
@@ -546,31 +549,31 @@ async function main(): Promise<boolean> {
   const cleanups = new Cleanups();
   let succeeded = false;
   try {
-    const { cluster, gateway } = await startBenchGateway(cleanups, POOL_MAX);
-    const serverVersion = await gateway.database.pool.query<{ server_version: string }>('SHOW server_version');
-    log(`  gateway at ${gateway.url}, PostgreSQL ${serverVersion.rows[0]?.server_version ?? '?'} on port ${cluster.port}`);
+    const { cluster, url: gatewayUrl } = await startBenchGateway(cleanups, POOL_MAX);
+    const registry = new pg.Client({ connectionString: cluster.url });
+    await registry.connect();
+    cleanups.push('bench database client', () => registry.end());
+    const serverVersion = await registry.query<{ server_version: string }>('SHOW server_version');
+    log(`  gateway at ${gatewayUrl}, PostgreSQL ${serverVersion.rows[0]?.server_version ?? '?'} on port ${cluster.port}`);
 
     log(`seeding ${TEMPLATE_COUNT} templates through POST /v2/template/create…`);
     const seeded = Date.now();
-    await seedTemplates(gateway.url);
+    await seedTemplates(gatewayUrl);
     log(`  seeded in ${Date.now() - seeded} ms`);
 
     log(`seeding ${DATASET_COUNT} datasets through POST /v2/datasets/import, then POST /v2/datasets/status-transition ` + `to ReadyToPublish and Live for ${liveDatasetIds.length} of them…`);
     const seededDatasets = Date.now();
-    await seedDatasets(gateway.url);
+    await seedDatasets(gatewayUrl);
     log(`  seeded in ${Date.now() - seededDatasets} ms`);
 
     log('starting the floor server (express 5 + pg.Pool)…');
     const floor = await startFloor(cluster.url);
     cleanups.push('floor server', () => floor.stop());
 
-    const registry = new pg.Client({ connectionString: cluster.url });
-    await registry.connect();
     const connectorIds = (await registry.query<{ id: string }>(`SELECT id FROM connector_registry WHERE status = 'Live' ORDER BY id`)).rows.map((row) => row.id);
-    await registry.end();
 
     const outcomes: Outcome[] = [];
-    for (const scenario of scenarios(gateway.url, floor.url, connectorIds)) {
+    for (const scenario of scenarios(gatewayUrl, floor.url, connectorIds).filter((each) => only.test(each.operation))) {
       const checked = await probe(scenario);
       log(
         `running ${scenario.name} for ${durationSeconds} s (${scenario.requests.length} distinct request(s), ` +

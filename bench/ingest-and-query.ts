@@ -660,29 +660,29 @@ async function main(): Promise<boolean> {
   const cleanups = new Cleanups();
   let succeeded = false;
   try {
-    const { cluster, config, gateway } = await startBenchGateway(cleanups, POOL_MAX);
+    const { cluster, config, url: gatewayUrl } = await startBenchGateway(cleanups, POOL_MAX);
     const pool = new pg.Pool({ connectionString: cluster.url, max: loadParts });
     pool.on('error', () => undefined);
     cleanups.push('bench database pool', () => pool.end());
     const serverVersion = await pool.query<{ server_version: string }>('SHOW server_version');
     log(
-      `  gateway at ${gateway.url}, PostgreSQL ${serverVersion.rows[0]?.server_version ?? '?'} on port ${cluster.port}, ` +
+      `  gateway at ${gatewayUrl}, PostgreSQL ${serverVersion.rows[0]?.server_version ?? '?'} on port ${cluster.port}, ` +
         `ingestion limits ${formatNumber(config.ingestion.maxBatch, 0)} events and ${formatNumber(config.ingestion.bodyLimitBytes / 2 ** 20, 0)} MiB per request`,
     );
 
     log(`publishing datasets ${PLAIN_DATASET} (no dedup, no validation), ${CHECKED_DATASET} (dedup by id, strict validation) and ${QUERY_DATASET} through the API…`);
-    await publishDataset(gateway.url, PLAIN_DATASET, false);
-    await publishDataset(gateway.url, CHECKED_DATASET, true);
-    await publishDataset(gateway.url, QUERY_DATASET, false);
+    await publishDataset(gatewayUrl, PLAIN_DATASET, false);
+    await publishDataset(gatewayUrl, CHECKED_DATASET, true);
+    await publishDataset(gatewayUrl, QUERY_DATASET, false);
     const templates = {
-      sql: await createTemplate(gateway.url, 'Bench hourly SQL', 'sql', SQL_TEMPLATE),
-      json: await createTemplate(gateway.url, 'Bench hourly timeseries', 'json', JSON_TEMPLATE),
+      sql: await createTemplate(gatewayUrl, 'Bench hourly SQL', 'sql', SQL_TEMPLATE),
+      json: await createTemplate(gatewayUrl, 'Bench hourly timeseries', 'json', JSON_TEMPLATE),
     };
 
     log('starting the floor server (express 5 + pg.Pool)…');
     const floor = await startFloor(cluster.url, config.ingestion.maxBatch);
     cleanups.push('floor server', () => floor.stop());
-    const servers: Servers = { gatewayUrl: gateway.url, floorUrl: floor.url, pool, connections, queryConnections };
+    const servers: Servers = { gatewayUrl, floorUrl: floor.url, pool, connections, queryConnections };
 
     const outcomes: Outcome[] = [];
     for (const size of BATCH_SIZES) {

@@ -1,6 +1,7 @@
 // `npm run bench:memory`: the gateway's memory under load, measured on the process users run.
 //
-// Builds dist/ and starts `node dist/src/main.js` as a child process on its embedded defaults (a
+// Builds dist/ and starts the gateway as `npm start` runs it (the node command of package.json's
+// start script, with its heap flags) as a child process on its embedded defaults (a
 // fresh DATA_DIR in a temporary folder, NODE_ENV=production, silent logs), seeds 200 datasets (160
 // Live) and 200 templates through the REST API, then drives reads and lists of both transports and
 // 1,000-event ingest batches with autocannon, BENCH_DURATION seconds each (default 5), while it
@@ -12,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import autocannon from 'autocannon';
 import { temporaryFolder } from './local-gateway.js';
-import { envelope, jsonHeaders, positiveIntegerSetting, postEnvelope, runBench } from './support.js';
+import { envelope, jsonHeaders, positiveIntegerSetting, postEnvelope, runBench, startCommandArgs } from './support.js';
 
 const TARGET_MIB = 250;
 const MIB = 2 ** 20;
@@ -25,13 +26,22 @@ function rssOf(pid: number): number {
 
 const mib = (bytes: number) => `${(bytes / MIB).toFixed(0)} MiB`;
 
+/** The V8 heap (used / total) and memory outside it, as the gateway's /metrics reports them: where the RSS goes. */
+async function heapOf(url: string): Promise<string> {
+  const text = await fetch(`${url}/metrics`).then((response) => response.text());
+  const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return `heap ${mib(gauge('nodejs_heap_size_used_bytes'))} used of ${mib(gauge('nodejs_heap_size_total_bytes'))}, external ${mib(gauge('nodejs_external_memory_bytes'))}`;
+}
+
 async function main(): Promise<boolean> {
   const duration = positiveIntegerSetting('BENCH_DURATION', 5);
   const folder = await temporaryFolder('gateway-memory-');
   const port = 30_000 + Math.floor(Math.random() * 20_000);
   // BENCH_NODE_FLAGS: extra node flags for the gateway (e.g. heap settings to compare).
   const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...flags, '--enable-source-maps', 'dist/src/main.js'], {
+  const startArgs = startCommandArgs();
+  console.log(`gateway: node ${[...flags, ...startArgs].join(' ')}`);
+  const child = spawn(process.execPath, [...flags, ...startArgs], {
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'silent', DATA_DIR: folder.path, PORT: String(port), HOST: '127.0.0.1', EMBEDDED_PG_PORT: '0', AUTH_MODE: 'none' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -47,6 +57,7 @@ async function main(): Promise<boolean> {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const started = rssOf(child.pid!);
+    const startedHeap = await heapOf(url);
 
     for (let n = 0; n < 200; n++) {
       const id = `mem-${n}`;
@@ -74,6 +85,7 @@ async function main(): Promise<boolean> {
       );
     }
     const seeded = rssOf(child.pid!);
+    const seededHeap = await heapOf(url);
 
     const batch = JSON.stringify(envelope('api.data.in', 'memory', { data: Array.from({ length: 1000 }, (_, i) => ({ id: `e${i}`, ts: '2026-03-02T10:00:00Z', city: 'Pune', amount: i })) }));
     const graphql = (query: string) => JSON.stringify({ query });
@@ -96,14 +108,14 @@ async function main(): Promise<boolean> {
         const before = peak;
         peak = rssOf(child.pid!);
         const result = await autocannon({ url, connections: 10, duration, requests });
-        rows.push(`${name.padEnd(34)} ${String(Math.round(result.requests.average)).padStart(6)} req/s  peak ${mib(peak).padStart(8)}  non-2xx ${result.non2xx}`);
+        rows.push(`${name.padEnd(34)} ${String(Math.round(result.requests.average)).padStart(6)} req/s  peak ${mib(peak).padStart(8)}  non-2xx ${result.non2xx}  after: ${await heapOf(url)}`);
         peak = Math.max(before, peak);
       }
     } finally {
       clearInterval(sampler);
     }
     const end = rssOf(child.pid!);
-    console.log(`gateway RSS: ${mib(started)} after start, ${mib(seeded)} after seeding 200 datasets and 200 templates`);
+    console.log(`gateway RSS: ${mib(started)} after start (${startedHeap}), ${mib(seeded)} after seeding 200 datasets and 200 templates (${seededHeap})`);
     for (const row of rows) console.log(`  ${row}`);
     console.log(`peak under load ${mib(peak)}, ${mib(end)} at the end; target (issue 17): at most ${TARGET_MIB} MiB: ${peak <= TARGET_MIB * MIB ? 'met' : 'MISSED'}`);
     return true;

@@ -3,8 +3,11 @@
 // PostgreSQL with cleanups in reverse order, the floor's HTTP server, autocannon runs and their
 // problems, the result table and the exit status.
 //
-// The gateway's modules are imported only inside startBenchGateway(), so a script can set
-// NODE_ENV before they load (libraries read it when they load).
+// The gateway runs as a child process, as `npm start` runs it; its configuration module is imported
+// only inside startBenchGateway(), so a script can set NODE_ENV before it loads.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -14,7 +17,6 @@ import type express from 'express';
 import type pg from 'pg';
 import type { Config } from '../src/config.js';
 import type { EmbeddedPostgresHandle } from '../src/platform/database/embedded.js';
-import type { Gateway } from '../src/server.js';
 import { temporaryFolder } from './local-gateway.js';
 
 /** autocannon sends from a worker thread, so the client does not share the servers' event loop. */
@@ -110,19 +112,28 @@ export class Cleanups {
 
 export interface BenchGateway {
   cluster: EmbeddedPostgresHandle;
+  /** The configuration the gateway runs with (read from the same settings in this process). */
   config: Config;
-  gateway: Gateway;
+  /** Base URL of the gateway. */
+  url: string;
+}
+
+/** The arguments `npm start` gives node (package.json: "start": "node <args>"): compiled JavaScript and the heap flags. */
+export function startCommandArgs(): string[] {
+  const start = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const [command, ...args] = start.split(/\s+/);
+  if (command !== 'node') throw new Error(`the start script does not run node directly: ${start}`);
+  return args;
 }
 
 /**
- * An embedded PostgreSQL in a fresh temporary folder and the gateway against it with production
- * settings, silent logs and a pool of `poolMax` connections; each is registered in `cleanups`.
+ * An embedded PostgreSQL in a fresh temporary folder, and the gateway against it run as `npm start`
+ * runs it (a child process on dist/, which the caller builds first) with production settings, silent
+ * logs and a pool of `poolMax` connections; each is registered in `cleanups`.
  */
 export async function startBenchGateway(cleanups: Cleanups, poolMax: number): Promise<BenchGateway> {
   const { loadConfig } = await import('../src/config.js');
-  const { createLogger } = await import('../src/logger.js');
   const { startEmbeddedPostgres } = await import('../src/platform/database/embedded.js');
-  const { startGateway } = await import('../src/server.js');
 
   log('starting embedded PostgreSQL…');
   const folder = await temporaryFolder('gateway-bench-');
@@ -130,18 +141,38 @@ export async function startBenchGateway(cleanups: Cleanups, poolMax: number): Pr
   const cluster = await startEmbeddedPostgres({ dataDir: path.join(folder.path, 'postgres'), port: 0, database: 'bench' });
   cleanups.push('PostgreSQL', () => cluster.stop());
 
-  log('starting the gateway…');
-  const config = loadConfig({
-    DATABASE_URL: cluster.url,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'silent',
-    DB_POOL_MAX: String(poolMax),
+  const port = await freePort();
+  const settings = { DATABASE_URL: cluster.url, HOST: '127.0.0.1', PORT: String(port), NODE_ENV: 'production', LOG_LEVEL: 'silent', DB_POOL_MAX: String(poolMax) };
+  const args = startCommandArgs();
+  log(`starting the gateway: node ${args.join(' ')}…`);
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...settings }, stdio: ['ignore', 'ignore', 'inherit'] });
+  cleanups.push('gateway', async () => {
+    if (child.exitCode !== null) return;
+    child.kill('SIGTERM');
+    await once(child, 'exit');
   });
-  const gateway = await startGateway(config, createLogger(config.logLevel));
-  cleanups.push('gateway', () => gateway.stop());
-  return { cluster, config, gateway };
+  const url = `http://127.0.0.1:${port}`;
+  for (const started = Date.now(); ;) {
+    const ready = await fetch(`${url}/readyz`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ready) break;
+    if (child.exitCode !== null) throw new Error(`the gateway exited with status ${child.exitCode} before it was ready`);
+    if (Date.now() - started > 60_000) throw new Error('the gateway was not ready within 60 s');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { cluster, config: loadConfig(settings), url };
+}
+
+/** A TCP port nothing listens on now (the kernel's choice). */
+async function freePort(): Promise<number> {
+  const server = http.createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 export interface Floor {

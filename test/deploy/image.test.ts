@@ -42,6 +42,14 @@ describe('Dockerfile', () => {
     expect(all[0]!.instructions.join('\n')).toMatch(/npm run build/);
   });
 
+  it("runs the gateway with npm start's node flags (the heap settings the memory target is measured with)", () => {
+    const cmd = runtime.instructions.find((line) => line.startsWith('CMD'))!;
+    const args = JSON.parse(cmd.slice('CMD'.length)) as string[];
+    const startScript = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+    expect(args.join(' ')).toBe(startScript);
+    expect(args).toContain('--heap-growing-percent=50');
+  });
+
   it('ships no tests, benchmarks, sources or scripts, and leaves the app files to root', () => {
     const copies = runtime.instructions.filter((line) => line.startsWith('COPY'));
     const sources = copies.map((line) =>
