@@ -55,14 +55,20 @@ export interface GatewayContext {
   };
 }
 
+/** A request's access alone (what serving a kept answer needs), as the context below makes it. */
+export function requestAccessFactory(accessControl?: AccessControl) {
+  return (authentication?: Authentication, clientAddress?: string): RequestAccess => (accessControl ? accessControl.forRequest(authentication ?? {}, clientAddress) : unrestrictedAccess());
+}
+
 /**
  * `access` is the gateway's access control; without it (tools, older call sites) every context is
  * SYSTEM with no limits, as before authentication existed. `authentication` is what use-auth found
  * for the request, `clientAddress` keys the rate limit of anonymous callers.
  */
 export function createContextFactory(services: Services, logger: Logger, accessControl?: AccessControl) {
+  const accessFor = requestAccessFactory(accessControl);
   return (requestId: string, authentication?: Authentication, clientAddress?: string): GatewayContext => {
-    const access = accessControl ? accessControl.forRequest(authentication ?? {}, clientAddress) : unrestrictedAccess();
+    const access = accessFor(authentication, clientAddress);
     return {
       requestId,
       caller: access.caller,

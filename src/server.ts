@@ -21,7 +21,7 @@ import { createRestRouter, REST_PREFIXES, restErrorHandler, routeNotFound } from
 import { buildOpenApiDocument } from '../rest/openapi.js';
 import { restEndpoints } from '../rest/endpoints.js';
 import type { Config } from './config.js';
-import { createContextFactory, type GatewayContext, type Services } from './context.js';
+import { createContextFactory, type GatewayContext, requestAccessFactory, type Services } from './context.js';
 import { GENERIC_FAILURE_MESSAGE, StartupError } from './errors.js';
 import { classifyGraphQLError } from './graphql/errors.js';
 import { buildSchema, ROOT_FIELD_PERMISSIONS } from './graphql/schema.js';
@@ -33,8 +33,8 @@ import { introspectionNeedsCaller } from './auth/introspection.js';
 import { loadPolicy } from './auth/policy.js';
 import { RateLimiter } from './auth/rate-limit.js';
 import { aliasLimitRule, costLimitPlugin, depthLimitRule, jsonLimitsPlugin, limitBatch } from './graphql/limits.js';
-import { loadPersistedOperations, persistedOperationsPlugin } from './graphql/persisted-operations.js';
-import { publishedResultsPlugin } from './graphql/published-results.js';
+import { loadPersistedOperations, persistedOnlyFor, persistedOperationsPlugin } from './graphql/persisted-operations.js';
+import { publishedResults } from './graphql/published-results.js';
 import { answerClientErrors } from './http/client-errors.js';
 import { limitAnonymousGraphQL } from './http/limit-anonymous.js';
 import { useCrossOrigin } from './http/use-cross-origin.js';
@@ -328,6 +328,14 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   httpServer.keepAliveTimeout = 5_000;
   answerClientErrors(httpServer, { bodyTimeoutMs: config.http.bodyTimeoutMs });
 
+  const keptResults = publishedResults<GatewayContext>(schema, {
+    changes: database.changes,
+    rootFields: PUBLISHED_QUERY_FIELDS,
+    uncacheableFields: new Set(['Dataset.metrics']),
+    permissions: ROOT_FIELD_PERMISSIONS,
+    maxEntries: 2_000,
+  });
+  const accessFor = requestAccessFactory(accessControl);
   const apollo = new ApolloServer<GatewayContext>({
     schema,
     introspection: config.graphql.introspection,
@@ -347,13 +355,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
       jsonLimitsPlugin(config.jsonLimits),
       introspectionNeedsCaller(),
       persistedOperationsPlugin(persistedOperations, persistedRequiredFor),
-      publishedResultsPlugin(schema, {
-        changes: database.changes,
-        rootFields: PUBLISHED_QUERY_FIELDS,
-        uncacheableFields: new Set(['Dataset.metrics']),
-        permissions: ROOT_FIELD_PERMISSIONS,
-        maxEntries: 2_000,
-      }),
+      keptResults.plugin,
     ],
   });
   await apollo.start();
@@ -379,6 +381,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     // GraphQL carries ingest batches too, so it takes bodies up to the larger of the two limits.
     express.json({ limit: Math.max(config.http.bodyLimitBytes, config.ingestion.bodyLimitBytes) }),
     limitBatch(config.graphqlLimits.maxBatch),
+    keptResults.keptAnswers((req, res) => accessFor(res.locals.auth as Authentication | undefined, req.ip), persistedOnlyFor(persistedRequiredFor)),
     expressMiddleware(apollo, { context: async ({ req, res }) => createContext(res.locals.requestId as string, res.locals.auth as Authentication | undefined, req.ip) }),
   );
   const rest = createRestRouter({

@@ -9,16 +9,25 @@ import supertest from 'supertest';
 
 let gw: TestGateway;
 let secured: TestGateway;
+/** Callers with role dataset_manager may run only the operations of the allow list. */
+let bound: TestGateway;
 
 beforeAll(async () => {
-  [gw, secured] = await Promise.all([startTestGateway(), startTestGateway(JWT_ENV)]);
+  [gw, secured, bound] = await Promise.all([startTestGateway(), startTestGateway(JWT_ENV), startTestGateway({ ...JWT_ENV, PERSISTED_OPERATIONS_REQUIRED_FOR: 'role:dataset_manager' })]);
   await seedDataset(gw, 'kept-1', 'Live');
   const admin = `Bearer ${await token({ roles: ['admin'] })}`;
   await seedDataset({ ...secured, http: supertest.agent(secured.url).set('authorization', admin) }, 'kept-secure', 'Live');
 });
 afterAll(async () => {
-  await Promise.all([gw?.stop(), secured?.stop()]);
+  await Promise.all([gw?.stop(), secured?.stop(), bound?.stop()]);
 });
+
+/** A counter of the gateway's request metrics for one GraphQL operation label (0 before its first request). */
+async function requestsCounted(target: TestGateway, operation: string): Promise<number> {
+  const text = (await target.http.get('/metrics')).text;
+  const line = text.split('\n').find((each) => each.startsWith('gateway_http_requests_total{') && each.includes(`operation="${operation}"`));
+  return line === undefined ? 0 : Number(line.split(' ').at(-1));
+}
 
 async function statements(target: TestGateway, work: () => Promise<unknown>): Promise<number> {
   const before = target.gateway.database.statementCount();
@@ -41,6 +50,44 @@ describe('published query answers', () => {
     const query = '{ dataset(id: "kept-1") { id metrics(categories: [DATA_VOLUME]) { category } } }';
     await graphql(gw, query);
     expect(await statements(gw, () => graphql(gw, query))).toBeGreaterThan(0);
+  });
+
+  it('serves a kept answer with the same bytes and headers as the executed one, counted under its operation', async () => {
+    const body = { query: 'query KeptRead($id: ID!) { dataset(id: $id) { id name status } }', operationName: 'KeptRead', variables: { id: 'kept-1' } };
+    const executed = await gw.http.post('/graphql').send(body);
+    expect(executed.body.data.dataset).toEqual({ id: 'kept-1', name: expect.any(String), status: 'LIVE' });
+    const counted = await requestsCounted(gw, 'KeptRead');
+    let kept = executed;
+    expect(await statements(gw, async () => (kept = await gw.http.post('/graphql').send(body)))).toBe(0);
+    expect(kept.text).toBe(executed.text);
+    const sameHeaders = ['content-type', 'content-length', 'etag', 'cache-control', 'x-content-type-options', 'content-security-policy'];
+    for (const header of sameHeaders) expect([header, kept.headers[header]]).toEqual([header, executed.headers[header]]);
+    expect(kept.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(await requestsCounted(gw, 'KeptRead')).toBe(counted + 1);
+  });
+
+  it("answers a kept query in the media type the client's Accept header prefers", async () => {
+    const query = '{ dataset(id: "kept-1") { id version } }';
+    await graphql(gw, query);
+    const preferred = await gw.http.post('/graphql').set('accept', 'application/graphql-response+json, application/json;q=0.9').send({ query });
+    expect(preferred.headers['content-type']).toBe('application/graphql-response+json; charset=utf-8');
+    expect(JSON.parse(preferred.text)).toEqual({ data: { dataset: { id: 'kept-1', version: 1 } } });
+    const refused = await gw.http.post('/graphql').set('accept', 'text/html').send({ query });
+    expect(refused.status).toBe(406);
+  });
+
+  it('never serves a kept answer of an unlisted operation to a caller bound to the allow list', async () => {
+    const query = '{ dataset(id: "kept-bound") { id name } }';
+    const admin = `Bearer ${await token({ roles: ['admin'] })}`;
+    await seedDataset({ ...bound, http: supertest.agent(bound.url).set('authorization', admin) }, 'kept-bound', 'Live');
+    const byAdmin = await bound.http.post('/graphql').set('authorization', admin).send({ query });
+    expect(byAdmin.body.data.dataset.id).toBe('kept-bound');
+    const byBound = await bound.http
+      .post('/graphql')
+      .set('authorization', `Bearer ${await token({ roles: ['dataset_manager'] })}`)
+      .send({ query });
+    expect(byBound.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_OPERATION_REQUIRED');
+    expect(byBound.body.data ?? null).toBeNull();
   });
 
   it('still refuses a caller without the right to a kept answer', async () => {
