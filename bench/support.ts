@@ -143,7 +143,8 @@ export async function startBenchGateway(cleanups: Cleanups, poolMax: number): Pr
 
   const port = await freePort();
   const settings = { DATABASE_URL: cluster.url, HOST: '127.0.0.1', PORT: String(port), NODE_ENV: 'production', LOG_LEVEL: 'silent', DB_POOL_MAX: String(poolMax) };
-  const args = startCommandArgs();
+  // BENCH_NODE_FLAGS: extra node flags for the gateway (e.g. --cpu-prof, or heap settings to compare).
+  const args = [...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), ...startCommandArgs()];
   log(`starting the gateway: node ${args.join(' ')}…`);
   const child = spawn(process.execPath, args, { env: { ...process.env, ...settings }, stdio: ['ignore', 'ignore', 'inherit'] });
   cleanups.push('gateway', async () => {
