@@ -8,6 +8,7 @@ import type { DatasetRecord, JsonObject } from '../datasets/types.js';
 import { linearRegExpEngine } from '../../validation/linear-regexp.js';
 import { batchKeys } from '../../platform/event-bus/event-bus.js';
 import { isObject, textOf } from '../../validation/json-object.js';
+import { parseTimestamp } from '../../validation/timestamp.js';
 
 /** The value at a dotted path (`a.b.c`); a key that itself contains the dots wins. Own keys only. */
 export function valueAt(event: JsonObject, path: string): unknown {
@@ -75,7 +76,7 @@ export function eventTime(event: JsonObject, dataset: DatasetRecord, fallback: n
   let ms: number;
   if (typeof raw === 'number') ms = raw < 1e11 ? raw * 1000 : raw;
   else if (typeof raw === 'string' && /^\d+$/.test(raw)) ms = Number(raw) < 1e11 ? Number(raw) * 1000 : Number(raw);
-  else if (typeof raw === 'string') ms = Date.parse(raw);
+  else if (typeof raw === 'string') ms = parseTimestamp(raw);
   else return fallback;
   return Number.isFinite(ms) && ms >= EARLIEST && ms < LATEST ? ms : fallback;
 }

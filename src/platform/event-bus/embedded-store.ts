@@ -7,6 +7,19 @@ import type { EventBus, IngestMessage, PublishOutcome } from './event-bus.js';
 import { dedupKeyOf, dedupPeriodSeconds, denormFields, eventTime, extractEvents, masterKeyOf, validationProblem, valueAt } from '../../modules/ingestion/pipeline.js';
 import { textOf } from '../../validation/json-object.js';
 
+/**
+ * The rows of events to store: $1 dataset, $2 arrival (epoch ms), $3 msgid, $4 the events as one JSON
+ * array, $5 their times (epoch ms, float8[]) in the same order, zipped by ROWS FROM. Event times
+ * travel as epoch milliseconds (converting each to ISO text cost more than the insert) and apart
+ * from the events, so the batch is serialised as it came, without a wrapper object per event.
+ */
+const SELECT_EVENT_ROWS = `SELECT $1, to_timestamp(r.ms / 1000.0), to_timestamp($2 / 1000.0), $3, r.payload
+  FROM ROWS FROM (jsonb_array_elements($4::jsonb), unnest($5::float8[])) AS r(payload, ms)`;
+
+function eventTimes(events: readonly JsonObject[], dataset: DatasetRecord, arrival: number): number[] {
+  return events.map((event) => eventTime(event, dataset, arrival));
+}
+
 interface Failed {
   stage: 'extraction' | 'validation' | 'dedup' | 'master';
   reason: string;
@@ -54,17 +67,16 @@ export class EmbeddedEventStore implements EventBus {
     if (dataset.type !== 'master' && candidates.every((candidate) => candidate.dedupKey === undefined)) {
       const accepted = candidates.map((candidate) => candidate.event);
       await this.denormalise(this.pool, dataset, accepted);
-      const rows = accepted.map((event) => ({ ms: eventTime(event, dataset, arrival), payload: event }));
       await this.pool.query(
         `WITH stored AS (
            INSERT INTO events (dataset_id, event_time, arrival_time, msgid, payload)
-           SELECT $1, to_timestamp(r.ms / 1000.0), to_timestamp($2 / 1000.0), $3, r.payload FROM jsonb_to_recordset($4::jsonb) AS r(ms float8, payload jsonb)
+           ${SELECT_EVENT_ROWS}
          ), refused AS (
            INSERT INTO failed_events (dataset_id, stage, reason, arrival_time, msgid, payload)
-           SELECT $1, r.stage, r.reason, to_timestamp($2 / 1000.0), $3, r.payload FROM jsonb_to_recordset($5::jsonb) AS r(stage text, reason text, payload jsonb)
+           SELECT $1, r.stage, r.reason, to_timestamp($2 / 1000.0), $3, r.payload FROM jsonb_to_recordset($6::jsonb) AS r(stage text, reason text, payload jsonb)
          )
          SELECT 1`,
-        [dataset.datasetId, arrival, msgid, JSON.stringify(rows), JSON.stringify(failed.map((f) => ({ ...f, payload: f.payload ?? null })))],
+        [dataset.datasetId, arrival, msgid, JSON.stringify(accepted), eventTimes(accepted, dataset, arrival), JSON.stringify(failed.map((f) => ({ ...f, payload: f.payload ?? null })))],
       );
       return {
         accepted: accepted.length + failed.length,
@@ -94,13 +106,13 @@ export class EmbeddedEventStore implements EventBus {
       else await this.denormalise(client, dataset, accepted);
 
       if (stored.length > 0) {
-        // Event times travel as epoch milliseconds: converting each to ISO text cost more than the insert.
-        const rows = stored.map((event) => ({ ms: eventTime(event, dataset, arrival), payload: event }));
-        await client.query(
-          `INSERT INTO events (dataset_id, event_time, arrival_time, msgid, payload)
-           SELECT $1, to_timestamp(r.ms / 1000.0), to_timestamp($2 / 1000.0), $3, r.payload FROM jsonb_to_recordset($4::jsonb) AS r(ms float8, payload jsonb)`,
-          [dataset.datasetId, arrival, msgid, JSON.stringify(rows)],
-        );
+        await client.query(`INSERT INTO events (dataset_id, event_time, arrival_time, msgid, payload) ${SELECT_EVENT_ROWS}`, [
+          dataset.datasetId,
+          arrival,
+          msgid,
+          JSON.stringify(stored),
+          eventTimes(stored, dataset, arrival),
+        ]);
       }
       if (failed.length > 0) {
         await client.query(
