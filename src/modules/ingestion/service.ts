@@ -86,11 +86,9 @@ export function createIngestionService(datasets: DatasetService, bus: EventBus, 
       // As REST's path schema: no dataset id is longer, and the counters keep every refused id.
       if (datasetId.length > DATASET_ID_MAX_LENGTH) throw invalid(`datasetId is ${datasetId.length} characters long; at most ${DATASET_ID_MAX_LENGTH} are allowed`);
       const key = datasetId.trim();
-      // Ingestion's lookups are 404s with responseCode BAD_REQUEST, as the contract shows them.
-      const asIngestionError = { kind: 'BAD_REQUEST', httpStatus: 404 } as const;
       const notFound = () => {
         counters.recordRejected(key);
-        return new GatewayError('DATASET_NOT_FOUND', `Dataset with id/alias name '${key.replaceAll('\u0000', '\\u0000')}' not found`, asIngestionError);
+        return new GatewayError('DATASET_NOT_FOUND', `Dataset with id/alias name '${key.replaceAll('\u0000', '\\u0000')}' not found`);
       };
       // No dataset id holds a NUL (the database cannot store one): not found, without asking it.
       if (key.includes('\u0000')) throw notFound();
@@ -99,7 +97,7 @@ export function createIngestionService(datasets: DatasetService, bus: EventBus, 
       });
       if (dataset.status !== 'Live') {
         counters.recordRejected(key);
-        throw new GatewayError('DATASET_NOT_FOUND', `Dataset '${key}' is ${dataset.status}; only a Live dataset accepts events`, asIngestionError);
+        throw new GatewayError('DATASET_NOT_FOUND', `Dataset '${key}' is ${dataset.status}; only a Live dataset accepts events`);
       }
       const flatTopic = dataset.datasetConfig.entry_topic;
       const topic = dataset.entryTopic || (typeof flatTopic === 'string' ? flatTopic : '');
