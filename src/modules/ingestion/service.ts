@@ -15,14 +15,7 @@ export interface IngestionServiceOptions {
   maxBatch: number;
 }
 
-export interface EventCheck {
-  isValid: boolean;
-  /** Why the event is refused, or that it is valid. */
-  message: string;
-}
-
 export interface IngestResult {
-  message: string;
   accepted: number;
   processed: number;
   duplicates: number;
@@ -110,7 +103,6 @@ export function createIngestionService(datasets: DatasetService, bus: EventBus, 
       const outcome = await bus.publish(message, dataset);
       counters.recordAccepted(dataset.datasetId, outcome);
       return {
-        message: 'Data ingested successfully',
         accepted: outcome.accepted,
         processed: outcome.processed ?? outcome.accepted,
         duplicates: outcome.duplicates ?? 0,
@@ -119,10 +111,11 @@ export function createIngestionService(datasets: DatasetService, bus: EventBus, 
     },
 
     /**
-     * Whether an event would pass a dataset's schema, its Live version or its draft (the original's
-     * schema check): the same validator ingestion runs, whether or not the dataset turns it on.
+     * Why an event would not pass a dataset's schema, its Live version or its draft (the original's
+     * schema check), or undefined when it would: the same validator ingestion runs, whether or not
+     * the dataset turns it on.
      */
-    async checkEvent(datasetId: string, stage: Stage, event: unknown): Promise<EventCheck> {
+    async checkEvent(datasetId: string, stage: Stage, event: unknown): Promise<string | undefined> {
       const invalid = (message: string) => new GatewayError('SCHEMA_VALIDATOR_INVALID_INPUT', message);
       if (!isObject(event)) throw invalid('event must be a JSON object');
       const tooDeep = pathDeeperThan(event, MAX_EVENT_DEPTH);
@@ -133,8 +126,7 @@ export function createIngestionService(datasets: DatasetService, bus: EventBus, 
         }
         throw error;
       });
-      const problem = validationProblem(event, { ...dataset, validationConfig: { ...dataset.validationConfig, validate: true } });
-      return problem ? { isValid: false, message: problem } : { isValid: true, message: 'The event is valid' };
+      return validationProblem(event, { ...dataset, validationConfig: { ...dataset.validationConfig, validate: true } });
     },
 
     counts: (datasetId: string) => counters.snapshot(datasetId),
