@@ -32,7 +32,6 @@ const config: CodegenConfig = {
           Datasource: '../modules/datasets/datasources.js#DatasourceEntry',
           Connector: '../modules/connectors/types.js#ConnectorRecord',
           ConnectorConnection: '../modules/connectors/types.js#ConnectorPage',
-          RegisterConnectorPayload: '../modules/connectors/types.js#RegisterOutcome',
           FileLink: '../modules/files/types.js#SignedFile',
           Silence: '../modules/alerts/types.js#SilenceRecord',
           SilenceConnection: '../modules/alerts/types.js#SilencePage',

@@ -13,6 +13,8 @@ export const ingestionEndpoints = [
     summary: 'Ingest one event or a batch of events into a Live dataset',
     invalidInputCode: 'DATA_INGESTION_INVALID_INPUT',
     errorCodes: ['DATASET_NOT_FOUND', 'TOPIC_NOT_FOUND', 'EVENT_BUS_UNAVAILABLE'],
+    // The contract gives ingestion's lookups responseCode BAD_REQUEST; they answer HTTP 404.
+    errorPresentation: { DATASET_NOT_FOUND: { kind: 'BAD_REQUEST', httpStatus: 404 }, TOPIC_NOT_FOUND: { kind: 'BAD_REQUEST', httpStatus: 404 } },
     largeBody: true,
     pathSchema: { type: 'object', properties: { dataset_id: { type: 'string', minLength: 1, maxLength: DATASET_ID_MAX_LENGTH } }, required: ['dataset_id'] },
     // As the original: the whole envelope is required here, with params.msgid.

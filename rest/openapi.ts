@@ -7,11 +7,11 @@
 // test fails when that copy differs from what the table generates.
 import { NO_CREDENTIALS_MESSAGE } from '../src/auth/access.js';
 import { PUBLIC_API_ID } from '../src/auth/field-api-ids.js';
-import { ERROR_CATALOGUE, GENERIC_FAILURE_MESSAGE, GatewayError, type ErrorCode } from '../src/errors.js';
+import { ERROR_CATALOGUE, GENERIC_FAILURE_MESSAGE, GatewayError, type ErrorCode, type ErrorKind } from '../src/errors.js';
 import { DATABASE_UNAVAILABLE_MESSAGE } from '../src/graphql/errors.js';
 import { requestTimeoutMessage } from '../src/http/use-request-timeout.js';
 import { CREATED_ID, examplesOf, type RestExample } from './examples.js';
-import type { RestEndpoint } from './table.js';
+import { presentationOf, type ErrorPresentation, type RestEndpoint } from './table.js';
 import type { JsonSchema } from './validation.js';
 
 export type OpenApiDocument = Record<string, unknown> & { openapi: string; paths: Record<string, Record<string, OpenApiOperation>> };
@@ -45,9 +45,9 @@ function isProtected(endpoint: RestEndpoint): boolean {
   return endpoint.apiId !== PUBLIC_API_ID;
 }
 
-/** HTTP status of a code, overrides included (e.g. TOPIC_NOT_FOUND is a 404 with responseCode BAD_REQUEST). */
-function statusOf(code: ErrorCode): number {
-  return new GatewayError(code, '').httpStatus;
+/** How the entry shows a code: its own presentation (ingestion's lookups: 404 with BAD_REQUEST), else the catalogue's. */
+function shownOn(endpoint: RestEndpoint, code: ErrorCode): ErrorPresentation {
+  return presentationOf(endpoint, new GatewayError(code, ''));
 }
 
 /** `/v2/template/read/:template_id` -> `/v2/template/read/{template_id}` */
@@ -139,13 +139,13 @@ const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = {
 const EXAMPLE_API_ID = 'api.datasets.import';
 
 /** A failure envelope as the gateway writes it, with fixed time and ids (the document is committed). */
-function exampleEnvelope(apiId: string, code: ErrorCode, message: string): Record<string, unknown> {
+function exampleEnvelope(apiId: string, code: ErrorCode, kind: ErrorKind, message: string): Record<string, unknown> {
   return {
     id: apiId,
     ver: 'v2',
     ts: '2026-01-01T12:00:00+00:00',
     params: { status: 'FAILED', msgid: '4a7f2d2e-9c1b-4e7a-8f4c-2b1d6c3e5a90', resmsgid: '0b6d8e7c-3f2a-4d1e-9b8c-7a6f5e4d3c2b' },
-    responseCode: ERROR_CATALOGUE[code],
+    responseCode: kind,
     error: { code, message, trace: '' },
     result: {},
   };
@@ -159,13 +159,14 @@ const RETRY_AFTER_HEADER = {
 
 /**
  * The failure response for `codes` (all of one HTTP status): the failure envelope narrowed to their
- * responseCode and error.code, an example per code whose wording is known, and Retry-After with RATE_LIMITED.
+ * responseCode (`kindOf` each, the catalogue's by default) and error.code, an example per code whose
+ * wording is known, and Retry-After with RATE_LIMITED.
  */
-function failureResponse(codes: readonly ErrorCode[], description: string, apiId = EXAMPLE_API_ID): Record<string, unknown> {
+function failureResponse(codes: readonly ErrorCode[], description: string, apiId = EXAMPLE_API_ID, kindOf = (code: ErrorCode): ErrorKind => ERROR_CATALOGUE[code]): Record<string, unknown> {
   const examples = Object.fromEntries(
     codes.flatMap((code) => {
       const message = EXAMPLE_MESSAGES[code];
-      return message === undefined ? [] : [[code, { summary: code, value: exampleEnvelope(apiId, code, message) }]];
+      return message === undefined ? [] : [[code, { summary: code, value: exampleEnvelope(apiId, code, kindOf(code), message) }]];
     }),
   );
   return {
@@ -179,7 +180,7 @@ function failureResponse(codes: readonly ErrorCode[], description: string, apiId
             {
               type: 'object',
               properties: {
-                responseCode: { enum: [...new Set(codes.map((code) => ERROR_CATALOGUE[code]))] },
+                responseCode: { enum: [...new Set(codes.map(kindOf))] },
                 error: { type: 'object', properties: { code: { enum: [...codes] } } },
               },
             },
@@ -250,10 +251,14 @@ function responses(endpoint: RestEndpoint, codes: ErrorCode[]): Record<string, u
           },
   };
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code]);
+  for (const code of codes) {
+    const status = shownOn(endpoint, code).httpStatus;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const kindOf = (code: ErrorCode) => shownOn(endpoint, code).kind;
   for (const [status, group] of [...byStatus.entries()].sort(([a], [b]) => a - b)) {
     const shared = sharedResponseFor(group);
-    out[String(status)] = shared ? { $ref: `#/components/responses/${shared}` } : failureResponse(group, `Failure envelope; error.code is one of ${group.join(', ')}.`, endpoint.apiId);
+    out[String(status)] = shared ? { $ref: `#/components/responses/${shared}` } : failureResponse(group, `Failure envelope; error.code is one of ${group.join(', ')}.`, endpoint.apiId, kindOf);
   }
   return out;
 }

@@ -13,7 +13,7 @@ import { describeJsonLimitViolation, findJsonLimitViolation, type JsonLimits } f
 import { failureEnvelope, requestMsgid, successEnvelopeJson } from './envelope.js';
 import { resultEtag, ResultCache, type CachedResult } from './result-cache.js';
 import { MultipartRefused, receiveSingleFile } from './multipart.js';
-import type { RestEndpoint } from './table.js';
+import { presentationOf, type ErrorPresentation, type RestEndpoint } from './table.js';
 import { compileValidator, type Validator } from './validation.js';
 
 /** Paths the REST layer answers for, matched or not. */
@@ -68,6 +68,9 @@ function compile(endpoint: RestEndpoint, schema: GraphQLSchema): CompiledEndpoin
   if (typeof endpoint.operation !== 'string' && !endpoint.chooseOperation) {
     throw new Error(`REST entry ${endpoint.method} ${endpoint.path}: several operations need chooseOperation`);
   }
+  const declared = new Set<ErrorCode>([endpoint.invalidInputCode, ...endpoint.errorCodes]);
+  const undeclared = Object.keys(endpoint.errorPresentation ?? {}).filter((code) => !declared.has(code as ErrorCode));
+  if (undeclared.length > 0) throw new Error(`REST entry ${endpoint.method} ${endpoint.path}: errorPresentation names codes it does not declare: ${undeclared.join(', ')}`);
   const documents = new Map<string, DocumentNode>();
   for (const [name, source] of Object.entries(sources)) {
     const document = parse(source);
@@ -94,12 +97,12 @@ function compile(endpoint: RestEndpoint, schema: GraphQLSchema): CompiledEndpoin
   };
 }
 
-/** Sends a failure envelope; the one place that writes REST failures. */
-export function sendFailure(res: Response, apiId: string, msgid: string | undefined, error: GatewayError): void {
+/** Sends a failure envelope, shown as `shown` says (an entry's presentation); the one place that writes REST failures. */
+export function sendFailure(res: Response, apiId: string, msgid: string | undefined, error: GatewayError, shown: ErrorPresentation = error): void {
   if (error.headers) res.set(error.headers);
   // Counted by API id and code (src/http/use-observability.ts, gateway_rest_failures_total).
   res.locals.errorCode = error.code;
-  res.status(error.httpStatus).json(failureEnvelope(apiId, msgid, error.kind, error.code, error.message));
+  res.status(shown.httpStatus).json(failureEnvelope(apiId, msgid, shown.kind, error.code, error.message));
 }
 
 /** Whether the request carries a body (a length above zero, or a chunked one). */
@@ -127,11 +130,12 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
     const { endpoint } = compiled;
     const method = endpoint.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
     const results = options.changes && endpoint.resultFrom ? new ResultCache(options.changes, endpoint.resultFrom, RESULT_CACHE_ENTRIES) : undefined;
+    const failEntry = (res: Response, msgid: string | undefined, error: GatewayError) => sendFailure(res, endpoint.apiId, msgid, error, presentationOf(endpoint, error));
 
     const handle = async (req: Request, res: Response, file?: unknown) => {
       const body: unknown = req.body === undefined ? {} : req.body;
       const msgid = requestMsgid(body);
-      const fail = (error: GatewayError) => sendFailure(res, endpoint.apiId, msgid, error);
+      const fail = (error: GatewayError) => failEntry(res, msgid, error);
       const invalid = compiled.validatePath?.(req.params) ?? compiled.validateQuery?.(req.query) ?? (compiled.validateBody ? compiled.validateBody(body) : undefined);
       if (invalid !== undefined) return fail(new GatewayError(endpoint.invalidInputCode, invalid));
 
@@ -194,7 +198,7 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       try {
         context.access.admit([endpoint.apiId], { prepay: true });
       } catch (error) {
-        if (error instanceof GatewayError) return sendFailure(res, endpoint.apiId, undefined, error);
+        if (error instanceof GatewayError) return failEntry(res, undefined, error);
         return next(error);
       }
       res.locals.context = context;
@@ -213,7 +217,7 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
               .finally(() => void received.discard());
           },
           (error: unknown) => {
-            if (error instanceof MultipartRefused) return sendFailure(res, endpoint.apiId, undefined, new GatewayError(endpoint.invalidInputCode, error.message));
+            if (error instanceof MultipartRefused) return failEntry(res, undefined, new GatewayError(endpoint.invalidInputCode, error.message));
             next(error);
           },
         );
@@ -227,16 +231,16 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       // without a preflight) is refused, not read as JSON.
       if (hasBody(req) && !req.is(['application/json', 'application/*+json'])) {
         const given = req.headers['content-type'] ?? 'none';
-        return sendFailure(res, endpoint.apiId, undefined, new GatewayError(endpoint.invalidInputCode, `The body must be JSON with Content-Type: application/json (got ${given.slice(0, 100)}).`));
+        return failEntry(res, undefined, new GatewayError(endpoint.invalidInputCode, `The body must be JSON with Content-Type: application/json (got ${given.slice(0, 100)}).`));
       }
       parse(req, res, (parseError?: unknown) => {
         if (parseError) {
           const failure = bodyParseFailure(parseError, endpoint.invalidInputCode, limit);
-          if (failure) return sendFailure(res, endpoint.apiId, undefined, failure);
+          if (failure) return failEntry(res, undefined, failure);
           return next(parseError);
         }
         const violation = findJsonLimitViolation(req.body, options.jsonLimits);
-        if (violation) return sendFailure(res, endpoint.apiId, requestMsgid(req.body), new GatewayError(endpoint.invalidInputCode, describeJsonLimitViolation(violation)));
+        if (violation) return failEntry(res, requestMsgid(req.body), new GatewayError(endpoint.invalidInputCode, describeJsonLimitViolation(violation)));
         handle(req, res).catch(next);
       });
     });

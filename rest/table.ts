@@ -1,9 +1,15 @@
 // The shape of one REST compatibility entry. Routing, validation, the envelope and (later) access
 // control and the OpenAPI document are all derived from these declarations.
-import type { ErrorCode } from '../src/errors.js';
+import type { ErrorCode, ErrorKind, GatewayError } from '../src/errors.js';
 import type { JsonSchema } from './validation.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/** How a failure is shown on the wire: the envelope's responseCode and the HTTP status. */
+export interface ErrorPresentation {
+  kind: ErrorKind;
+  httpStatus: number;
+}
 
 export interface RestInput {
   /** Path parameters, validated by `pathSchema`. */
@@ -34,6 +40,13 @@ export interface RestEndpoint<TData = Record<string, unknown>, TVariables = Reco
    * the test run fails when an entry answers a code it does not declare (test/support/global-teardown.mjs).
    */
   errorCodes: readonly ErrorCode[];
+  /**
+   * Codes this entry shows otherwise than the catalogue does, because the contract shows them so on
+   * this route (ingestion's lookups: HTTP 404 with responseCode BAD_REQUEST). Services raise the
+   * domain's code as it is; the router answers it this way and the API reference documents it so.
+   * Each code must be one the entry declares (checked at start-up).
+   */
+  errorPresentation?: Partial<Record<ErrorCode, ErrorPresentation>>;
   pathSchema?: JsonSchema;
   querySchema?: JsonSchema;
   /** Takes bodies up to the ingestion limit instead of the general one. */
@@ -76,6 +89,11 @@ export interface RestEndpoint<TData = Record<string, unknown>, TVariables = Reco
   contentType?: string;
   /** Turns the operation's `data` into the envelope's `result`. */
   result: (data: TData) => unknown;
+}
+
+/** How `error` is shown on `endpoint`: the entry's presentation of its code, else the catalogue's. */
+export function presentationOf(endpoint: Pick<RestEndpoint, 'errorPresentation'>, error: Pick<GatewayError, 'code' | 'kind' | 'httpStatus'>): ErrorPresentation {
+  return endpoint.errorPresentation?.[error.code] ?? error;
 }
 
 /** A read's `mode=edit` (any case, as the original's connector read takes it), which reads or makes the draft. */

@@ -129,16 +129,14 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
-/** Codes whose HTTP status is not their kind's: the contract gives ingestion's TOPIC_NOT_FOUND
- * HTTP 404 with responseCode BAD_REQUEST (and DATASET_NOT_FOUND the same, when ingestion raises it).
- * An alert manager, SMTP server or webhook that refused or did not answer is a 502 (bad gateway):
- * the request was fine and the gateway is up; the system behind it failed. */
-const STATUS_OVERRIDES: Partial<Record<ErrorCode, number>> = { TOPIC_NOT_FOUND: 404, ALERT_MANAGER_FAILED: 502, NOTIFICATION_FAILED: 502 };
+/** Codes whose HTTP status is not their kind's, wherever they are answered: an alert manager, SMTP
+ * server or webhook that refused or did not answer is a 502 (bad gateway): the request was fine and
+ * the gateway is up; the system behind it failed. A code one REST route shows otherwise (ingestion's
+ * lookups) says so in that route's entry (rest/table.ts errorPresentation), not here. */
+const STATUS_OVERRIDES: Partial<Record<ErrorCode, number>> = { ALERT_MANAGER_FAILED: 502, NOTIFICATION_FAILED: 502 };
 
 export interface GatewayErrorOptions {
-  /** A kind other than the catalogue's, where the contract says so for one endpoint. */
-  kind?: ErrorKind;
-  /** An HTTP status other than the kind's, likewise. */
+  /** An HTTP status other than the kind's, for a failure the transport itself met (e.g. a request express refused). */
   httpStatus?: number;
   /** Response headers that go with the failure (e.g. Retry-After of RATE_LIMITED). */
   headers?: Readonly<Record<string, string>>;
@@ -158,7 +156,7 @@ export class GatewayError extends Error {
   ) {
     super(message);
     this.name = 'GatewayError';
-    this.kind = options.kind ?? ERROR_CATALOGUE[code];
+    this.kind = ERROR_CATALOGUE[code];
     this.httpStatus = options.httpStatus ?? STATUS_OVERRIDES[code] ?? ERROR_KINDS[this.kind];
     if (options.headers) this.headers = options.headers;
   }

@@ -25,7 +25,10 @@ export interface IngestionDriver {
   ingest(datasetId: string, data: unknown, msgid: string): Promise<Outcome<{ message: string; counts?: IngestCounts }>>;
 }
 
-/** Ingestion's lookups are 404s with responseCode BAD_REQUEST, as the contract shows them (both transports' drivers). */
+/**
+ * Ingestion's lookups are 404s with responseCode BAD_REQUEST on REST, as the contract shows them
+ * (rest/ingestion.ts errorPresentation); GraphQL shows each code's own kind from the catalogue.
+ */
 export const INGESTION_KINDS = { DATASET_NOT_FOUND: { kind: 'BAD_REQUEST', status: 404 }, TOPIC_NOT_FOUND: { kind: 'BAD_REQUEST', status: 404 } };
 
 const EVENTS = 'ingest_events';

@@ -7,7 +7,7 @@
 // channel's recipients split), the cursor pages of silences and a body that is not JSON. Tests
 // share one database: every test uses ids and names of its own.
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { expectFailure as expectRefusal, graphqlServiceOutcome } from '../contract/harness.js';
 import { graphql, UUID_PATTERN, type GraphQLResponse } from '../support/api.js';
 import {
@@ -19,22 +19,12 @@ import {
   silenceBody,
   silencesOf,
   slackChannel,
-  startAlertingGateway,
-  type AlertingGateway,
+  useAlertingGateway,
   type ChannelBody,
   type SilenceBody,
 } from '../support/alerting.js';
 
-let gw: AlertingGateway;
-beforeAll(async () => {
-  gw = await startAlertingGateway();
-});
-afterAll(async () => {
-  await gw?.stop();
-});
-afterEach(() => {
-  gw.fx.reset();
-});
+const gw = useAlertingGateway();
 
 const SILENCE = 'id alertId manager managerSilenceId startDate endDate state comment createdBy updatedBy createdAt updatedAt';
 const ALIAS = 'id alias component subComponent metric context createdBy updatedBy createdAt updatedAt';
@@ -49,26 +39,26 @@ function channelInput(channel: ChannelBody, overrides: Record<string, unknown> =
   return { ...channel, manager: channel.manager?.toUpperCase(), type: channel.type.toUpperCase(), ...overrides } as ChannelBody & Record<string, unknown>;
 }
 
-const createSilence = (input: unknown) => graphql(gw, `mutation($input: CreateSilenceInput!) { createSilence(input: $input) { message silence { ${SILENCE} } } }`, { input });
+const createSilence = (input: unknown) => graphql(gw(), `mutation($input: CreateSilenceInput!) { createSilence(input: $input) { message silence { ${SILENCE} } } }`, { input });
 const updateSilence = (id: string, input: unknown) =>
-  graphql(gw, `mutation($id: ID!, $input: UpdateSilenceInput!) { updateSilence(id: $id, input: $input) { silence { ${SILENCE} } } }`, { id, input });
+  graphql(gw(), `mutation($id: ID!, $input: UpdateSilenceInput!) { updateSilence(id: $id, input: $input) { silence { ${SILENCE} } } }`, { id, input });
 const listSilences = (variables: Record<string, unknown>) =>
   graphql(
-    gw,
+    gw(),
     `query($filter: SilenceFilter, $first: Int, $after: String) { silences(filter: $filter, first: $first, after: $after) { totalCount nodes { ${SILENCE} } pageInfo { hasNextPage endCursor } } }`,
     variables,
   );
 
-const createAlias = (input: unknown) => graphql(gw, `mutation($input: CreateMetricAliasInput!) { createMetricAlias(input: $input) { message metricAlias { ${ALIAS} } } }`, { input });
+const createAlias = (input: unknown) => graphql(gw(), `mutation($input: CreateMetricAliasInput!) { createMetricAlias(input: $input) { message metricAlias { ${ALIAS} } } }`, { input });
 const updateAlias = (id: string, input: unknown) =>
-  graphql(gw, `mutation($id: ID!, $input: UpdateMetricAliasInput!) { updateMetricAlias(id: $id, input: $input) { metricAlias { ${ALIAS} } } }`, { id, input });
+  graphql(gw(), `mutation($id: ID!, $input: UpdateMetricAliasInput!) { updateMetricAlias(id: $id, input: $input) { metricAlias { ${ALIAS} } } }`, { id, input });
 const listAliases = (variables: Record<string, unknown>) =>
-  graphql(gw, `query($filter: MetricAliasFilter, $first: Int) { metricAliases(filter: $filter, first: $first) { totalCount nodes { ${ALIAS} } } }`, variables);
+  graphql(gw(), `query($filter: MetricAliasFilter, $first: Int) { metricAliases(filter: $filter, first: $first) { totalCount nodes { ${ALIAS} } } }`, variables);
 
-const createChannel = (input: unknown) => graphql(gw, `mutation($input: CreateNotificationChannelInput!) { createNotificationChannel(input: $input) { message channel { ${CHANNEL} } } }`, { input });
+const createChannel = (input: unknown) => graphql(gw(), `mutation($input: CreateNotificationChannelInput!) { createNotificationChannel(input: $input) { message channel { ${CHANNEL} } } }`, { input });
 const updateChannel = (id: string, input: unknown) =>
-  graphql(gw, `mutation($id: ID!, $input: UpdateNotificationChannelInput!) { updateNotificationChannel(id: $id, input: $input) { channel { ${CHANNEL} } } }`, { id, input });
-const testChannel = (input: unknown) => graphql(gw, 'mutation($input: TestNotificationChannelInput!) { testNotificationChannel(input: $input) { status transport response channelId } }', { input });
+  graphql(gw(), `mutation($id: ID!, $input: UpdateNotificationChannelInput!) { updateNotificationChannel(id: $id, input: $input) { channel { ${CHANNEL} } } }`, { id, input });
+const testChannel = (input: unknown) => graphql(gw(), 'mutation($input: TestNotificationChannelInput!) { testNotificationChannel(input: $input) { status transport response channelId } }', { input });
 
 /** The data of a response that must have succeeded. */
 function ok(response: GraphQLResponse): Record<string, any> {
@@ -108,10 +98,10 @@ describe('the types refuse before any resolver runs', () => {
     ['the input has a field the schema does not', { severity: 'high' }, /severity/],
   ])('refuses a createSilence input where %s, and stores nothing', async (_, overrides, message) => {
     const input = silenceInput(overrides);
-    const requestsBefore = gw.fx.alertmanager.requests.length;
+    const requestsBefore = gw().fx.alertmanager.requests.length;
     expectRefusedByGraphQL(await createSilence(input), message);
-    if (typeof input.alertId === 'string') expect(await silencesOf(gw, input.alertId)).toEqual([]);
-    expect(gw.fx.alertmanager.requests.length).toBe(requestsBefore);
+    if (typeof input.alertId === 'string') expect(await silencesOf(gw(), input.alertId)).toEqual([]);
+    expect(gw().fx.alertmanager.requests.length).toBe(requestsBefore);
   });
 
   it('refuses a silences filter naming an unknown manager', async () => {
@@ -121,7 +111,7 @@ describe('the types refuse before any resolver runs', () => {
   it('refuses a createMetricAlias input without a metric, and stores nothing', async () => {
     const input = aliasBody({ metric: undefined });
     expectRefusedByGraphQL(await createAlias(input), /metric/);
-    expect(await aliasesNamed(gw, input.alias)).toEqual([]);
+    expect(await aliasesNamed(gw(), input.alias)).toEqual([]);
   });
 
   it('refuses a metricAliases filter it does not know (no raw filters reach the database)', async () => {
@@ -136,33 +126,33 @@ describe('the types refuse before any resolver runs', () => {
   ])('refuses a createNotificationChannel input with %s, and stores nothing', async (_, overrides, message) => {
     const input = channelInput(emailChannel(), overrides);
     expectRefusedByGraphQL(await createChannel(input), message);
-    expect(await channelsNamed(gw, input.name ?? '')).toEqual([]);
+    expect(await channelsNamed(gw(), input.name ?? '')).toEqual([]);
   });
 
   it.each([
     ['a field channels cannot be ordered by', [{ field: 'CONFIG' }], /NotificationChannelOrderField/],
     ['a direction that is not one', [{ field: 'NAME', order: 'SIDEWAYS' }], /SortOrder/],
   ])('refuses a notificationChannels order with %s', async (_, orderBy, message) => {
-    expectRefusedByGraphQL(await graphql(gw, 'query($orderBy: [NotificationChannelOrder!]) { notificationChannels(orderBy: $orderBy) { totalCount } }', { orderBy }), message);
+    expectRefusedByGraphQL(await graphql(gw(), 'query($orderBy: [NotificationChannelOrder!]) { notificationChannels(orderBy: $orderBy) { totalCount } }', { orderBy }), message);
   });
 
   it('refuses a test of a channel missing its name, sending nothing', async () => {
-    const sent = gw.fx.smtp.messages.length;
+    const sent = gw().fx.smtp.messages.length;
     expectRefusedByGraphQL(await testChannel({ message: 'x', channel: { manager: 'EMBEDDED', type: 'EMAIL', config: {} } }), /name/);
-    expect(gw.fx.smtp.messages.length).toBe(sent);
+    expect(gw().fx.smtp.messages.length).toBe(sent);
   });
 });
 
 describe("what the services refuse where REST's request schema refuses first", () => {
   it('refuses a createSilence alertId that is not a UUID with SILENCE_INVALID_INPUT, and stores nothing', async () => {
     expectFailure(await createSilence(silenceInput({ alertId: 'alert-1' })), 'createSilence', 'SILENCE_INVALID_INPUT', /alertId must be a UUID/);
-    expect(await silencesOf(gw, 'alert-1')).toEqual([]);
+    expect(await silencesOf(gw(), 'alert-1')).toEqual([]);
   });
 
   it('refuses a createSilence manager the gateway does not know with SILENCE_INVALID_INPUT naming the accepted ones, and stores nothing', async () => {
     const input = silenceInput({ manager: 'PROMETHEUS' });
     expectFailure(await createSilence(input), 'createSilence', 'SILENCE_INVALID_INPUT', /manager must be one of embedded, alertmanager, grafana \(got "PROMETHEUS"\)/);
-    expect(await silencesOf(gw, input.alertId)).toEqual([]);
+    expect(await silencesOf(gw(), input.alertId)).toEqual([]);
   });
 
   it('refuses a config label given twice with NOTIFICATION_CHANNEL_INVALID_INPUT, and stores nothing', async () => {
@@ -172,7 +162,7 @@ describe("what the services refuse where REST's request schema refuses first", (
     ];
     const input = channelInput(emailChannel(), { config: { recipientAddresses: 'ops@example.com', labels } });
     expectFailure(await createChannel(input), 'createNotificationChannel', 'NOTIFICATION_CHANNEL_INVALID_INPUT', /config\.labels: "team" is given more than once/);
-    expect(await channelsNamed(gw, input.name)).toEqual([]);
+    expect(await channelsNamed(gw(), input.name)).toEqual([]);
   });
 
   it('refuses a silences filter whose alertId is not a UUID with SILENCE_INVALID_INPUT', async () => {
@@ -183,7 +173,7 @@ describe("what the services refuse where REST's request schema refuses first", (
     const input = silenceInput();
     const id = await createSilenceOk(input);
     expectFailure(await updateSilence(id, {}), 'updateSilence', 'SILENCE_INVALID_INPUT', /nothing to update/);
-    expect((await silencesOf(gw, input.alertId))[0].end_time.toISOString()).toBe(input.endDate);
+    expect((await silencesOf(gw(), input.alertId))[0].end_time.toISOString()).toBe(input.endDate);
   });
 
   it.each([
@@ -192,14 +182,14 @@ describe("what the services refuse where REST's request schema refuses first", (
   ])('refuses a metric alias with %s with METRIC_ALIAS_INVALID_INPUT, and stores nothing', async (_, overrides, message) => {
     const input = aliasBody(overrides);
     expectFailure(await createAlias(input), 'createMetricAlias', 'METRIC_ALIAS_INVALID_INPUT', message);
-    expect(await aliasesNamed(gw, input.alias)).toEqual([]);
+    expect(await aliasesNamed(gw(), input.alias)).toEqual([]);
   });
 
   it('refuses an updateMetricAlias with nothing to change with METRIC_ALIAS_INVALID_INPUT, changing nothing', async () => {
     const input = aliasBody();
     const id = await createAliasOk(input);
     expectFailure(await updateAlias(id, {}), 'updateMetricAlias', 'METRIC_ALIAS_INVALID_INPUT', /nothing to update/);
-    expect((await aliasesNamed(gw, input.alias))[0].metric).toBe(input.metric);
+    expect((await aliasesNamed(gw(), input.alias))[0].metric).toBe(input.metric);
   });
 
   it.each([
@@ -207,9 +197,9 @@ describe("what the services refuse where REST's request schema refuses first", (
     ['both a stored channel and a channel', { channelId: randomUUID(), channel: { manager: 'EMBEDDED', name: 'n', type: 'EMAIL', config: { recipientAddresses: 'a@b.c' } } }, /not both/],
     ['an empty message', { message: '', channelId: randomUUID() }, /message must not be empty/],
   ])('refuses a test of %s with NOTIFICATION_CHANNEL_INVALID_INPUT, sending nothing', async (_, input, message) => {
-    const sent = gw.fx.smtp.messages.length;
+    const sent = gw().fx.smtp.messages.length;
     expectFailure(await testChannel(input), 'testNotificationChannel', 'NOTIFICATION_CHANNEL_INVALID_INPUT', message);
-    expect(gw.fx.smtp.messages.length).toBe(sent);
+    expect(gw().fx.smtp.messages.length).toBe(sent);
   });
 });
 
@@ -228,12 +218,12 @@ describe('payloads', () => {
       createdBy: 'SYSTEM',
     });
     expect(created.silence.id).toMatch(UUID_PATTERN);
-    expect((await silencesOf(gw, input.alertId))[0].id).toBe(created.silence.id);
+    expect((await silencesOf(gw(), input.alertId))[0].id).toBe(created.silence.id);
 
     const atAlertmanager = silenceInput({ manager: 'ALERTMANAGER' });
     const silence = ok(await createSilence(atAlertmanager)).createSilence.silence;
     expect(silence.managerSilenceId).toMatch(UUID_PATTERN);
-    expect((await silencesOf(gw, atAlertmanager.alertId))[0].manager_silence_id).toBe(silence.managerSilenceId);
+    expect((await silencesOf(gw(), atAlertmanager.alertId))[0].manager_silence_id).toBe(silence.managerSilenceId);
   });
 
   it('updateSilence answers the silence with its new window and state', async () => {
@@ -246,7 +236,7 @@ describe('payloads', () => {
 
   it('deleteSilence answers the id and a message', async () => {
     const id = await createSilenceOk(silenceInput());
-    expect(ok(await graphql(gw, 'mutation($id: ID!) { deleteSilence(id: $id) { id message } }', { id })).deleteSilence).toEqual({ id, message: `Silence ${id} ended and deleted` });
+    expect(ok(await graphql(gw(), 'mutation($id: ID!) { deleteSilence(id: $id) { id message } }', { id })).deleteSilence).toEqual({ id, message: `Silence ${id} ended and deleted` });
   });
 
   it('createMetricAlias and updateMetricAlias answer the alias as stored', async () => {
@@ -254,7 +244,7 @@ describe('payloads', () => {
     const created = ok(await createAlias(input)).createMetricAlias;
     expect(created.message).toBe(`Metric alias ${input.alias} created`);
     expect(created.metricAlias).toMatchObject({ alias: input.alias, component: 'processing', metric: input.metric, subComponent: null, context: null, createdBy: 'SYSTEM' });
-    expect((await aliasesNamed(gw, input.alias))[0].id).toBe(created.metricAlias.id);
+    expect((await aliasesNamed(gw(), input.alias))[0].id).toBe(created.metricAlias.id);
     const id = created.metricAlias.id;
     expect(ok(await updateAlias(id, { metric: 'avg_over_time(up[10m]) < 1', component: 'API' })).updateMetricAlias.metricAlias).toMatchObject({ id, component: 'api' });
   });
@@ -269,7 +259,7 @@ describe('payloads', () => {
       config: { recipientAddresses: input.config.recipientAddresses, recipients: ['ops@example.com', 'oncall@example.com'], subject: 'Gateway alert', message: null, webhookUrl: null },
       createdBy: 'SYSTEM',
     });
-    expect((await channelsNamed(gw, input.name))[0]).toMatchObject({ id: created.channel.id, manager: 'embedded', type: 'email', config: input.config });
+    expect((await channelsNamed(gw(), input.name))[0]).toMatchObject({ id: created.channel.id, manager: 'embedded', type: 'email', config: input.config });
 
     const id = await createChannelOk(channelInput(emailChannel({ manager: 'grafana' })));
     const config = { recipientAddresses: 'new@example.com' };
@@ -279,7 +269,7 @@ describe('payloads', () => {
   it('testNotificationChannel answers channelId null for a channel that is not stored', async () => {
     const channel = { manager: 'EMBEDDED', name: 'Ops mail', type: 'EMAIL', config: { recipientAddresses: 'ops@example.com;oncall@example.com' } };
     expect(ok(await testChannel({ message: 'Disk almost full on node-3', channel })).testNotificationChannel).toMatchObject({ transport: 'smtp', channelId: null });
-    expect(ok(await testChannel({ message: 'Ingestion lag above 5 minutes', channel: channelInput(slackChannel(gw.fx.webhook)) })).testNotificationChannel).toEqual({
+    expect(ok(await testChannel({ message: 'Ingestion lag above 5 minutes', channel: channelInput(slackChannel(gw().fx.webhook)) })).testNotificationChannel).toEqual({
       status: 'Notification Sent',
       transport: 'webhook',
       response: 'HTTP 200: ok',
@@ -300,7 +290,7 @@ describe('silences: the connection', () => {
 });
 
 it('refuses a body that is not JSON with 400', async () => {
-  const response = await gw.http.post('/graphql').set('content-type', 'application/json').send('{"query": ');
+  const response = await gw().http.post('/graphql').set('content-type', 'application/json').send('{"query": ');
   expect(response.status).toBe(400);
   expect(response.body.errors[0].message).toMatch(/not valid JSON/);
 });

@@ -2,35 +2,10 @@
 // valid credentials or the right role, and runs for the right role: the same API ids as the REST
 // calls that run it. The fields come from the schema at run time, with sample arguments built from
 // their types, so a field added later is covered without touching this file.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import {
-  apiKey,
-  callField,
-  fieldErrorCodes,
-  isPublic,
-  JWT_ENV,
-  roleAllowed,
-  roleDenied,
-  rootFields,
-  SESSION_ENV,
-  sessionCookie,
-  tamper,
-  token,
-  type ProbeResult,
-  type RootField,
-} from '../support/auth.js';
+import { describe, expect, it } from '@jest/globals';
+import { apiKey, callField, fieldErrorCodes, isPublic, roleAllowed, roleDenied, rootFields, sessionCookie, tamper, token, useAuthGateways, type ProbeResult, type RootField } from '../support/auth.js';
 
-let jwtGateway: TestGateway;
-let sessionGateway: TestGateway;
-
-beforeAll(async () => {
-  [jwtGateway, sessionGateway] = await Promise.all([startTestGateway(JWT_ENV), startTestGateway(SESSION_ENV)]);
-}, 60_000);
-
-afterAll(async () => {
-  await Promise.all([jwtGateway?.stop(), sessionGateway?.stop()]);
-});
+const { jwtGateway, sessionGateway } = useAuthGateways();
 
 const fields = rootFields();
 const guarded = fields.filter((field) => !isPublic(field));
@@ -57,7 +32,7 @@ it('gives every root field an API id that some role of the default policy holds'
 });
 
 it('keeps version public', async () => {
-  const response = await jwtGateway.http.post('/graphql').send({ query: '{ version }' });
+  const response = await jwtGateway().http.post('/graphql').send({ query: '{ version }' });
   expect(response.body.data.version).toEqual(expect.any(String));
 });
 
@@ -66,32 +41,32 @@ describe.each(guarded.map((field) => [`${field.coordinate} (${field.apiIds.join(
   const denied = roleDenied(field.apiIds);
 
   it('answers UNAUTHENTICATED without credentials', async () => {
-    expectRefused(await callField(jwtGateway, field), field, 'UNAUTHENTICATED');
-    expectRefused(await callField(sessionGateway, field), field, 'UNAUTHENTICATED');
+    expectRefused(await callField(jwtGateway(), field), field, 'UNAUTHENTICATED');
+    expectRefused(await callField(sessionGateway(), field), field, 'UNAUTHENTICATED');
   });
 
   it('answers UNAUTHENTICATED to an expired token, a token without roles and a forged one', async () => {
     for (const bearer of [await token({ roles: ['admin'], expiresIn: -3600 }), await token({ roles: null }), await token({ roles: ['admin'], secret: 'another-secret-of-at-least-32-characters!' })]) {
-      expectRefused(await callField(jwtGateway, field, { authorization: `Bearer ${bearer}` }), field, 'UNAUTHENTICATED');
+      expectRefused(await callField(jwtGateway(), field, { authorization: `Bearer ${bearer}` }), field, 'UNAUTHENTICATED');
     }
   });
 
   it('answers UNAUTHENTICATED to a tampered session cookie', async () => {
-    const cookie = tamper(await sessionCookie(sessionGateway, ['admin']));
-    expectRefused(await callField(sessionGateway, field, { cookie }), field, 'UNAUTHENTICATED');
+    const cookie = tamper(await sessionCookie(sessionGateway(), ['admin']));
+    expectRefused(await callField(sessionGateway(), field, { cookie }), field, 'UNAUTHENTICATED');
   });
 
   it('answers FORBIDDEN to a role that does not hold its API id', async () => {
     const role = denied ?? 'no-such-role';
-    expectRefused(await callField(jwtGateway, field, { authorization: `Bearer ${await token({ roles: [role] })}` }), field, 'FORBIDDEN');
-    expectRefused(await callField(sessionGateway, field, { cookie: await sessionCookie(sessionGateway, [role]) }), field, 'FORBIDDEN');
-    expectRefused(await callField(jwtGateway, field, { 'x-api-key': await apiKey(jwtGateway, [role]) }), field, 'FORBIDDEN');
+    expectRefused(await callField(jwtGateway(), field, { authorization: `Bearer ${await token({ roles: [role] })}` }), field, 'FORBIDDEN');
+    expectRefused(await callField(sessionGateway(), field, { cookie: await sessionCookie(sessionGateway(), [role]) }), field, 'FORBIDDEN');
+    expectRefused(await callField(jwtGateway(), field, { 'x-api-key': await apiKey(jwtGateway(), [role]) }), field, 'FORBIDDEN');
   });
 
   it('runs for a role that holds its API id', async () => {
     const roles = [allowed ?? 'admin'];
-    expectAdmitted(await callField(jwtGateway, field, { authorization: `Bearer ${await token({ roles })}` }), field);
-    expectAdmitted(await callField(sessionGateway, field, { cookie: await sessionCookie(sessionGateway, roles) }), field);
+    expectAdmitted(await callField(jwtGateway(), field, { authorization: `Bearer ${await token({ roles })}` }), field);
+    expectAdmitted(await callField(sessionGateway(), field, { cookie: await sessionCookie(sessionGateway(), roles) }), field);
   });
 });
 
@@ -99,14 +74,14 @@ describe('introspection', () => {
   const query = '{ __schema { queryType { name } } }';
 
   it('answers 401 UNAUTHENTICATED to an anonymous client', async () => {
-    const response = await jwtGateway.http.post('/graphql').send({ query });
+    const response = await jwtGateway().http.post('/graphql').send({ query });
     expect(response.status).toBe(401);
     expect(response.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
   });
 
   it('answers any authenticated caller', async () => {
-    const response = await jwtGateway.http
-      .post('/graphql')
+    const response = await jwtGateway()
+      .http.post('/graphql')
       .set('authorization', `Bearer ${await token({ roles: ['viewer'] })}`)
       .send({ query });
     expect(response.status).toBe(200);

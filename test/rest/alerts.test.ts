@@ -6,24 +6,17 @@
 // limit/offset pages, the bare search body beside the original's `request` wrapper and the console's
 // UI flags in a test message. Tests share one database: every test uses ids and names of its own.
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { Response } from 'supertest';
 import { expectFailure as expectRefusal, restOutcome } from '../contract/harness.js';
-import { aliasBody, aliasesNamed, channelsNamed, emailChannel, hoursFromNow, silenceBody, silencesOf, slackChannel, startAlertingGateway, type AlertingGateway } from '../support/alerting.js';
+import { aliasBody, aliasesNamed, channelsNamed, emailChannel, hoursFromNow, silenceBody, silencesOf, slackChannel, useAlertingGateway } from '../support/alerting.js';
 
-let gw: AlertingGateway;
-beforeAll(async () => {
-  gw = await startAlertingGateway();
-});
-afterAll(async () => {
-  await gw?.stop();
-});
-afterEach(() => {
-  gw.fx.reset();
-});
+const gw = useAlertingGateway();
 
 function post(path: string, body: unknown): Promise<Response> {
-  return gw.http.post(path).send(body as object);
+  return gw()
+    .http.post(path)
+    .send(body as object);
 }
 
 /** A success envelope with this api id; returns its result. */
@@ -58,33 +51,47 @@ async function createTwice(path: string, apiId: string, body: unknown): Promise<
 describe('the envelope', () => {
   it('answers each silence entry with its api id', async () => {
     const id = await createOk('silence/create', 'api.alert.silence.create', silenceBody());
-    expect(expectOk(await gw.http.get(`/alerts/v1/silence/get/${id}`), 'api.alert.silence.get').id).toBe(id);
-    expect(expectOk(await gw.http.get('/alerts/v1/silence/search'), 'api.alert.silence.list').count).toBeGreaterThan(0);
-    expect(expectOk(await gw.http.patch(`/alerts/v1/silence/update/${id}`).send({ endDate: hoursFromNow(3) }), 'api.alert.silence.update')).toEqual({ id });
-    expect(expectOk(await gw.http.delete(`/alerts/v1/silence/delete/${id}`), 'api.alert.silence.delete')).toEqual({ id });
+    expect(expectOk(await gw().http.get(`/alerts/v1/silence/get/${id}`), 'api.alert.silence.get').id).toBe(id);
+    expect(expectOk(await gw().http.get('/alerts/v1/silence/search'), 'api.alert.silence.list').count).toBeGreaterThan(0);
+    expect(
+      expectOk(
+        await gw()
+          .http.patch(`/alerts/v1/silence/update/${id}`)
+          .send({ endDate: hoursFromNow(3) }),
+        'api.alert.silence.update',
+      ),
+    ).toEqual({ id });
+    expect(expectOk(await gw().http.delete(`/alerts/v1/silence/delete/${id}`), 'api.alert.silence.delete')).toEqual({ id });
   });
 
   it('answers each metric alias entry with its api id', async () => {
     const id = await createOk('metric/alias/create', 'api.metric.add', aliasBody());
-    expect(expectOk(await gw.http.get(`/alerts/v1/metric/alias/get/${id}`), 'api.metric.get').id).toBe(id);
+    expect(expectOk(await gw().http.get(`/alerts/v1/metric/alias/get/${id}`), 'api.metric.get').id).toBe(id);
     expect(expectOk(await post('/alerts/v1/metric/alias/search', {}), 'api.metric.list').count).toBeGreaterThan(0);
-    expect(expectOk(await gw.http.patch(`/alerts/v1/metric/alias/update/${id}`).send({ metric: 'up' }), 'api.metric.update')).toEqual({ id });
-    expect(expectOk(await gw.http.delete(`/alerts/v1/metric/alias/delete/${id}`), 'api.metric.remove')).toEqual({ id });
+    expect(expectOk(await gw().http.patch(`/alerts/v1/metric/alias/update/${id}`).send({ metric: 'up' }), 'api.metric.update')).toEqual({ id });
+    expect(expectOk(await gw().http.delete(`/alerts/v1/metric/alias/delete/${id}`), 'api.metric.remove')).toEqual({ id });
   });
 
   it('answers each notification channel entry with its api id', async () => {
     const id = await createOk('notifications/create', 'api.alert.notification.create', emailChannel());
-    expect(expectOk(await gw.http.get(`/alerts/v1/notifications/get/${id}`), 'api.alert.notification.get').id).toBe(id);
-    expect(expectOk(await gw.http.get(`/alerts/v1/notifications/publish/${id}`), 'api.alert.notification.publish')).toEqual({ id, status: 'published' });
+    expect(expectOk(await gw().http.get(`/alerts/v1/notifications/get/${id}`), 'api.alert.notification.get').id).toBe(id);
+    expect(expectOk(await gw().http.get(`/alerts/v1/notifications/publish/${id}`), 'api.alert.notification.publish')).toEqual({ id, status: 'published' });
     expect(expectOk(await post('/alerts/v1/notifications/search', {}), 'api.alert.notification.list').count).toBeGreaterThan(0);
-    expect(expectOk(await gw.http.patch(`/alerts/v1/notifications/update/${id}`).send({ config: { recipientAddresses: 'new@example.com' } }), 'api.alert.notification.update')).toEqual({ id });
+    expect(
+      expectOk(
+        await gw()
+          .http.patch(`/alerts/v1/notifications/update/${id}`)
+          .send({ config: { recipientAddresses: 'new@example.com' } }),
+        'api.alert.notification.update',
+      ),
+    ).toEqual({ id });
     expect(expectOk(await post('/alerts/v1/notifications/test', { payload: { id } }), 'api.alert.notification.test')).toMatchObject({ status: 'Notification Sent', id });
-    expect(expectOk(await gw.http.delete(`/alerts/v1/notifications/delete/${id}`), 'api.alert.notification.delete')).toEqual({ id });
+    expect(expectOk(await gw().http.delete(`/alerts/v1/notifications/delete/${id}`), 'api.alert.notification.delete')).toEqual({ id });
   });
 
   it.each<[string, number, RegExp, () => Promise<Response>]>([
-    ['SILENCE_NOT_FOUND', 404, /does not exist/, () => gw.http.delete(`/alerts/v1/silence/delete/${randomUUID()}`)],
-    ['METRIC_ALIAS_NOT_FOUND', 404, /does not exist/, () => gw.http.get(`/alerts/v1/metric/alias/get/${randomUUID()}`)],
+    ['SILENCE_NOT_FOUND', 404, /does not exist/, () => gw().http.delete(`/alerts/v1/silence/delete/${randomUUID()}`)],
+    ['METRIC_ALIAS_NOT_FOUND', 404, /does not exist/, () => gw().http.get(`/alerts/v1/metric/alias/get/${randomUUID()}`)],
     ['NOTIFICATION_CHANNEL_NOT_FOUND', 404, /does not exist/, () => post('/alerts/v1/notifications/test', { payload: { id: randomUUID() } })],
     ['METRIC_ALIAS_ALREADY_EXISTS', 409, /already exists/, () => createTwice('metric/alias/create', 'api.metric.add', aliasBody())],
     ['NOTIFICATION_CHANNEL_ALREADY_EXISTS', 409, /already exists/, () => createTwice('notifications/create', 'api.alert.notification.create', emailChannel())],
@@ -94,8 +101,8 @@ describe('the envelope', () => {
       /is already live/,
       async () => {
         const id = await createOk('notifications/create', 'api.alert.notification.create', emailChannel());
-        await gw.http.get(`/alerts/v1/notifications/publish/${id}`);
-        return gw.http.get(`/alerts/v1/notifications/publish/${id}`);
+        await gw().http.get(`/alerts/v1/notifications/publish/${id}`);
+        return gw().http.get(`/alerts/v1/notifications/publish/${id}`);
       },
     ],
     [
@@ -104,8 +111,8 @@ describe('the envelope', () => {
       /is retired and cannot be published/,
       async () => {
         const id = await createOk('notifications/create', 'api.alert.notification.create', emailChannel());
-        await gw.http.delete(`/alerts/v1/notifications/delete/${id}`);
-        return gw.http.get(`/alerts/v1/notifications/publish/${id}`);
+        await gw().http.delete(`/alerts/v1/notifications/delete/${id}`);
+        return gw().http.get(`/alerts/v1/notifications/publish/${id}`);
       },
     ],
     [
@@ -113,7 +120,7 @@ describe('the envelope', () => {
       502,
       /answered HTTP 500: storage failure/,
       () => {
-        gw.fx.alertmanager.respond = () => ({ status: 500, body: 'storage failure' });
+        gw().fx.alertmanager.respond = () => ({ status: 500, body: 'storage failure' });
         return post('/alerts/v1/silence/create', silenceBody({ manager: 'alertmanager' }));
       },
     ],
@@ -122,8 +129,8 @@ describe('the envelope', () => {
       502,
       /answered HTTP 404: no_service/,
       () => {
-        gw.fx.webhook.respond = () => ({ status: 404, body: 'no_service' });
-        return post('/alerts/v1/notifications/test', { message: 'x', payload: slackChannel(gw.fx.webhook) });
+        gw().fx.webhook.respond = () => ({ status: 404, body: 'no_service' });
+        return post('/alerts/v1/notifications/test', { message: 'x', payload: slackChannel(gw().fx.webhook) });
       },
     ],
   ])('answers %s with HTTP %d and the failure envelope', async (code, status, message, request) => {
@@ -141,14 +148,14 @@ describe('POST /alerts/v1/silence/create: the request', () => {
     ['the body has a field the contract does not', { severity: 'high' }, /#additionalProperties must NOT have additional properties: 'severity'/],
   ])('refuses a body where %s with 400 SILENCE_INVALID_INPUT naming the problem, and stores nothing', async (_, overrides, message) => {
     const body = { ...silenceBody(), ...overrides };
-    const requestsBefore = gw.fx.alertmanager.requests.length;
+    const requestsBefore = gw().fx.alertmanager.requests.length;
     expectFailure(await post('/alerts/v1/silence/create', body), 400, 'SILENCE_INVALID_INPUT', message);
-    if (typeof body.alertId === 'string') expect(await silencesOf(gw, body.alertId)).toEqual([]);
-    expect(gw.fx.alertmanager.requests.length).toBe(requestsBefore);
+    if (typeof body.alertId === 'string') expect(await silencesOf(gw(), body.alertId)).toEqual([]);
+    expect(gw().fx.alertmanager.requests.length).toBe(requestsBefore);
   });
 
   it('refuses a body that is not JSON with 400 SILENCE_INVALID_INPUT', async () => {
-    const response = await gw.http.post('/alerts/v1/silence/create').set('content-type', 'application/json').send('{"alertId": ');
+    const response = await gw().http.post('/alerts/v1/silence/create').set('content-type', 'application/json').send('{"alertId": ');
     expectFailure(response, 400, 'SILENCE_INVALID_INPUT', /not valid JSON/);
   });
 });
@@ -157,15 +164,15 @@ describe('GET /alerts/v1/silence/search: the query', () => {
   it('pages with limit and offset', async () => {
     await createOk('silence/create', 'api.alert.silence.create', silenceBody());
     await createOk('silence/create', 'api.alert.silence.create', silenceBody());
-    const all = expectOk(await gw.http.get('/alerts/v1/silence/search'), 'api.alert.silence.list');
-    const page = expectOk(await gw.http.get('/alerts/v1/silence/search?limit=1&offset=1'), 'api.alert.silence.list');
+    const all = expectOk(await gw().http.get('/alerts/v1/silence/search'), 'api.alert.silence.list');
+    const page = expectOk(await gw().http.get('/alerts/v1/silence/search?limit=1&offset=1'), 'api.alert.silence.list');
     expect(page.transformedSilences).toHaveLength(1);
     expect(page.transformedSilences[0].id).toBe(all.transformedSilences[1].id);
   });
 
   it('refuses a bad search filter with 400 SILENCE_INVALID_INPUT', async () => {
-    expectFailure(await gw.http.get('/alerts/v1/silence/search?manager=prometheus'), 400, 'SILENCE_INVALID_INPUT', /manager\/enum/);
-    expectFailure(await gw.http.get('/alerts/v1/silence/search?alertId=x'), 400, 'SILENCE_INVALID_INPUT', /alertId\/format/);
+    expectFailure(await gw().http.get('/alerts/v1/silence/search?manager=prometheus'), 400, 'SILENCE_INVALID_INPUT', /manager\/enum/);
+    expectFailure(await gw().http.get('/alerts/v1/silence/search?alertId=x'), 400, 'SILENCE_INVALID_INPUT', /alertId\/format/);
   });
 });
 
@@ -174,15 +181,15 @@ describe('PATCH /alerts/v1/silence/update/:id: the body', () => {
     const body = silenceBody();
     const id = await createOk('silence/create', 'api.alert.silence.create', body);
     const endTime = hoursFromNow(7);
-    expectOk(await gw.http.patch(`/alerts/v1/silence/update/${id}`).send({ endTime }), 'api.alert.silence.update');
-    expect((await silencesOf(gw, body.alertId))[0].end_time.toISOString()).toBe(endTime);
+    expectOk(await gw().http.patch(`/alerts/v1/silence/update/${id}`).send({ endTime }), 'api.alert.silence.update');
+    expect((await silencesOf(gw(), body.alertId))[0].end_time.toISOString()).toBe(endTime);
   });
 
   it('refuses an empty body with 400 SILENCE_INVALID_INPUT, changing nothing', async () => {
     const body = silenceBody();
     const id = await createOk('silence/create', 'api.alert.silence.create', body);
-    expectFailure(await gw.http.patch(`/alerts/v1/silence/update/${id}`).send({}), 400, 'SILENCE_INVALID_INPUT', /#minProperties/);
-    expect((await silencesOf(gw, body.alertId))[0].end_time.toISOString()).toBe(body.endDate);
+    expectFailure(await gw().http.patch(`/alerts/v1/silence/update/${id}`).send({}), 400, 'SILENCE_INVALID_INPUT', /#minProperties/);
+    expect((await silencesOf(gw(), body.alertId))[0].end_time.toISOString()).toBe(body.endDate);
   });
 });
 
@@ -194,7 +201,7 @@ describe('metric aliases: the request', () => {
   ])('refuses %s with 400 METRIC_ALIAS_INVALID_INPUT, and stores nothing', async (_, overrides, message) => {
     const body = { ...aliasBody(), ...overrides };
     expectFailure(await post('/alerts/v1/metric/alias/create', body), 400, 'METRIC_ALIAS_INVALID_INPUT', message);
-    expect(await aliasesNamed(gw, body.alias)).toEqual([]);
+    expect(await aliasesNamed(gw(), body.alias)).toEqual([]);
   });
 
   it("searches with the original's request wrapper or a bare body", async () => {
@@ -215,8 +222,8 @@ describe('metric aliases: the request', () => {
   it('refuses an update with nothing to change with 400 METRIC_ALIAS_INVALID_INPUT, changing nothing', async () => {
     const body = aliasBody();
     const id = await createOk('metric/alias/create', 'api.metric.add', body);
-    expectFailure(await gw.http.patch(`/alerts/v1/metric/alias/update/${id}`).send({}), 400, 'METRIC_ALIAS_INVALID_INPUT', /#minProperties/);
-    expect((await aliasesNamed(gw, body.alias))[0].metric).toBe(body.metric);
+    expectFailure(await gw().http.patch(`/alerts/v1/metric/alias/update/${id}`).send({}), 400, 'METRIC_ALIAS_INVALID_INPUT', /#minProperties/);
+    expect((await aliasesNamed(gw(), body.alias))[0].metric).toBe(body.metric);
   });
 });
 
@@ -233,7 +240,7 @@ describe('notification channels: the request', () => {
   ])('refuses %s with 400 NOTIFICATION_CHANNEL_INVALID_INPUT, and stores nothing', async (_, overrides, message) => {
     const body = { ...emailChannel(), ...overrides };
     expectFailure(await post('/alerts/v1/notifications/create', body), 400, 'NOTIFICATION_CHANNEL_INVALID_INPUT', message);
-    expect(await channelsNamed(gw, body.name ?? '')).toEqual([]);
+    expect(await channelsNamed(gw(), body.name ?? '')).toEqual([]);
   });
 
   it.each([
@@ -258,7 +265,7 @@ describe('notification channels: the request', () => {
   it('takes the status filter as one status or a list of them', async () => {
     const draft = await createOk('notifications/create', 'api.alert.notification.create', emailChannel());
     const live = await createOk('notifications/create', 'api.alert.notification.create', emailChannel());
-    expectOk(await gw.http.get(`/alerts/v1/notifications/publish/${live}`), 'api.alert.notification.publish');
+    expectOk(await gw().http.get(`/alerts/v1/notifications/publish/${live}`), 'api.alert.notification.publish');
     const ids = async (status: unknown) =>
       (expectOk(await post('/alerts/v1/notifications/search', { request: { filters: { status } } }), 'api.alert.notification.list').notifications as { id: string }[]).map((c) => c.id);
     expect(await ids('live')).toEqual(expect.arrayContaining([live]));
@@ -268,21 +275,21 @@ describe('notification channels: the request', () => {
 
   it("tests a stored channel the way the console's channel page sends it: the record it read, with its status and authors", async () => {
     const id = await createOk('notifications/create', 'api.alert.notification.create', emailChannel({ config: { recipientAddresses: 'page@example.com' } }));
-    const record = expectOk(await gw.http.get(`/alerts/v1/notifications/get/${id}`), 'api.alert.notification.get');
+    const record = expectOk(await gw().http.get(`/alerts/v1/notifications/get/${id}`), 'api.alert.notification.get');
     const { manager: _manager, ...payload } = record;
-    const received = gw.fx.smtp.messages.length;
+    const received = gw().fx.smtp.messages.length;
     expect(expectOk(await post('/alerts/v1/notifications/test', { message: 'Testing Email integration', payload }), 'api.alert.notification.test')).toMatchObject({ status: 'Notification Sent', id });
-    expect(gw.fx.smtp.messages[received]!.to).toEqual(['page@example.com']);
+    expect(gw().fx.smtp.messages[received]!.to).toEqual(['page@example.com']);
   });
 
   it("accepts the console's UI flags beside a test message's channel (payload.error), and sends it", async () => {
-    const received = gw.fx.smtp.messages.length;
+    const received = gw().fx.smtp.messages.length;
     const body = {
       message: 'Disk almost full on node-3',
       payload: { error: { selectChannel: false, configureChannel: false }, manager: 'embedded', name: 'Ops mail', type: 'email', config: { recipientAddresses: 'ops@example.com;oncall@example.com' } },
     };
     expect(expectOk(await post('/alerts/v1/notifications/test', body), 'api.alert.notification.test')).toMatchObject({ status: 'Notification Sent', transport: 'smtp' });
-    expect(gw.fx.smtp.messages[received]!.to).toEqual(['ops@example.com', 'oncall@example.com']);
+    expect(gw().fx.smtp.messages[received]!.to).toEqual(['ops@example.com', 'oncall@example.com']);
   });
 
   it.each([
@@ -294,8 +301,8 @@ describe('notification channels: the request', () => {
     ],
     ['an empty message', { message: '', payload: { id: randomUUID() } }, /#properties\/message\/minLength/],
   ])('refuses a test message with %s with 400 NOTIFICATION_CHANNEL_INVALID_INPUT, sending nothing', async (_, body, message) => {
-    const sent = gw.fx.smtp.messages.length;
+    const sent = gw().fx.smtp.messages.length;
     expectFailure(await post('/alerts/v1/notifications/test', body), 400, 'NOTIFICATION_CHANNEL_INVALID_INPUT', message);
-    expect(gw.fx.smtp.messages.length).toBe(sent);
+    expect(gw().fx.smtp.messages.length).toBe(sent);
   });
 });

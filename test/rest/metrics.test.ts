@@ -3,7 +3,7 @@
 // share is in test/contract/metrics.ts.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Response } from 'supertest';
-import { envelope } from '../support/api.js';
+import { envelope, expectRestFailure } from '../support/api.js';
 import { seedDataset } from '../support/datasets.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { MESSY } from '../support/metrics.js';
@@ -24,17 +24,6 @@ function metrics(request: unknown): Promise<Response> {
   return gw.http.post('/v2/dataset/metrics').send(envelope(API_ID, request));
 }
 
-function expectFailure(response: Response, status: number, code: string, responseCode: string, message: RegExp): void {
-  expect({ status: response.status, code: response.body.error?.code, responseCode: response.body.responseCode, state: response.body.params?.status }).toEqual({
-    status,
-    code,
-    responseCode,
-    state: 'FAILED',
-  });
-  expect(response.body.error.message).toMatch(message);
-  expect(response.body.result).toEqual({});
-}
-
 describe('POST /v2/dataset/metrics', () => {
   it('answers the contract envelope around the categories', async () => {
     const response = await metrics({ dataset_id: MESSY, category: ['data_volume'] });
@@ -44,25 +33,25 @@ describe('POST /v2/dataset/metrics', () => {
   });
 
   it('answers 400 DATA_OUT_INVALID_INPUT naming the path when dataset_id or the request is missing', async () => {
-    expectFailure(await metrics({ category: ['data_volume'] }), 400, 'DATA_OUT_INVALID_INPUT', 'BAD_REQUEST', /^#properties\/request\/required must have required property 'dataset_id'$/);
-    expectFailure(await metrics(undefined), 400, 'DATA_OUT_INVALID_INPUT', 'BAD_REQUEST', /^#required must have required property 'request'$/);
+    expectRestFailure(await metrics({ category: ['data_volume'] }), 400, 'DATA_OUT_INVALID_INPUT', 'BAD_REQUEST', /^#properties\/request\/required must have required property 'dataset_id'$/);
+    expectRestFailure(await metrics(undefined), 400, 'DATA_OUT_INVALID_INPUT', 'BAD_REQUEST', /^#required must have required property 'request'$/);
   });
 
   it('answers 400 DATA_OUT_INVALID_INPUT for an unknown or empty category list', async () => {
-    expectFailure(
+    expectRestFailure(
       await metrics({ dataset_id: MESSY, category: ['data_speed'] }),
       400,
       'DATA_OUT_INVALID_INPUT',
       'BAD_REQUEST',
       /category\/items\/enum must be equal to one of the allowed values \(data_freshness, .*data_quality\) at \/request\/category\/0/,
     );
-    expectFailure(await metrics({ dataset_id: MESSY, category: [] }), 400, 'DATA_OUT_INVALID_INPUT', 'BAD_REQUEST', /category\/minItems/);
+    expectRestFailure(await metrics({ dataset_id: MESSY, category: [] }), 400, 'DATA_OUT_INVALID_INPUT', 'BAD_REQUEST', /category\/minItems/);
   });
 
   it('answers 400 DATA_OUT_INVALID_INPUT for a period that is not 1 to METRICS_MAX_PERIOD_DAYS (90) days', async () => {
-    expectFailure(await metrics({ dataset_id: MESSY, query_time_period: 0 }), 400, 'DATA_OUT_INVALID_INPUT', 'BAD_REQUEST', /query_time_period\/minimum must be >= 1/);
-    expectFailure(await metrics({ dataset_id: MESSY, query_time_period: 'seven' }), 400, 'DATA_OUT_INVALID_INPUT', 'BAD_REQUEST', /query_time_period\/type must be integer/);
-    expectFailure(
+    expectRestFailure(await metrics({ dataset_id: MESSY, query_time_period: 0 }), 400, 'DATA_OUT_INVALID_INPUT', 'BAD_REQUEST', /query_time_period\/minimum must be >= 1/);
+    expectRestFailure(await metrics({ dataset_id: MESSY, query_time_period: 'seven' }), 400, 'DATA_OUT_INVALID_INPUT', 'BAD_REQUEST', /query_time_period\/type must be integer/);
+    expectRestFailure(
       await metrics({ dataset_id: MESSY, query_time_period: 91 }),
       400,
       'DATA_OUT_INVALID_INPUT',

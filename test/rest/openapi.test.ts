@@ -10,6 +10,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { restEndpoints } from '../../rest/endpoints.js';
 import { openApiPath, type OpenApiDocument, type OpenApiOperation } from '../../rest/openapi.js';
+import { presentationOf } from '../../rest/table.js';
 import { ERROR_CATALOGUE, GatewayError, type ErrorCode } from '../../src/errors.js';
 import { envelope, SQL_QUERY } from '../support/api.js';
 import { JWT_ENV, token } from '../support/auth.js';
@@ -60,6 +61,11 @@ function resolved(response: unknown): Json {
 /** The error codes a (resolved) failure response documents. */
 function codesOf(response: unknown): string[] {
   return resolved(response).content['application/json'].schema.allOf[1].properties.error.properties.code.enum as string[];
+}
+
+/** The responseCodes a (resolved) failure response documents. */
+function kindsOf(response: unknown): string[] {
+  return resolved(response).content['application/json'].schema.allOf[1].properties.responseCode.enum as string[];
 }
 
 const validators = new WeakMap<Json, ReturnType<Ajv2020['compile']>>();
@@ -155,11 +161,20 @@ describe('GET /openapi.json', () => {
         .filter(([status]) => status !== '200')
         .flatMap(([status, response]) => {
           const group = codesOf(response);
-          for (const code of group) expect([code, new GatewayError(code as ErrorCode, '').httpStatus]).toEqual([code, Number(status)]);
+          // The entry's own presentation of a code where it has one (ingestion's lookups), else the catalogue's.
+          const shown = group.map((code) => ({ code, ...presentationOf(endpoint, new GatewayError(code as ErrorCode, '')) }));
+          expect(shown.map(({ code, httpStatus }) => [code, httpStatus])).toEqual(group.map((code) => [code, Number(status)]));
+          expect(kindsOf(response).sort()).toEqual([...new Set(shown.map(({ kind }) => kind))].sort());
           return group;
         });
       expect(listed.sort()).toEqual([...codes].sort());
     }
+  });
+
+  it("documents ingestion's lookups as the contract shows them: HTTP 404 with responseCode BAD_REQUEST", () => {
+    const notFound = operationOf('POST', '/v2/data/in/:dataset_id')!.responses['404'];
+    expect(codesOf(notFound).sort()).toEqual(['DATASET_NOT_FOUND', 'TOPIC_NOT_FOUND']);
+    expect(kindsOf(notFound)).toEqual(['BAD_REQUEST']);
   });
 
   it('declares the three credentials the gateway takes, and says that AUTH_MODE decides which apply', () => {

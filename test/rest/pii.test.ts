@@ -3,7 +3,7 @@
 // built-in and a downstream detector, is in test/contract/pii.ts.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Response } from 'supertest';
-import { envelope } from '../support/api.js';
+import { envelope, expectRestFailure } from '../support/api.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 let gw: TestGateway;
@@ -24,18 +24,6 @@ function analyze(request: unknown, msgid?: string): Promise<Response> {
   return gw.http.post('/v2/data/analyze/pii').send(envelope(API_ID, request, msgid));
 }
 
-/** A failure envelope with this status, code, kind, and a message matching `message`. */
-function expectFailure(response: Response, status: number, code: string, responseCode: string, message: RegExp): void {
-  expect({ status: response.status, code: response.body.error?.code, responseCode: response.body.responseCode, state: response.body.params?.status }).toEqual({
-    status,
-    code,
-    responseCode,
-    state: 'FAILED',
-  });
-  expect(response.body.error.message).toMatch(message);
-  expect(response.body.error.trace).toBe('');
-}
-
 // ---------------------------------------------------------------------------------------------
 
 describe('POST /v2/data/analyze/pii', () => {
@@ -47,22 +35,22 @@ describe('POST /v2/data/analyze/pii', () => {
   });
 
   it('refuses a request without data with 400 DATA_ANALYZE_PII_INVALID_INPUT naming the path', async () => {
-    expectFailure(await analyze({ dataset_id: 'orders' }), 400, 'DATA_ANALYZE_PII_INVALID_INPUT', 'BAD_REQUEST', /^#properties\/request\/required must have required property 'data'$/);
+    expectRestFailure(await analyze({ dataset_id: 'orders' }), 400, 'DATA_ANALYZE_PII_INVALID_INPUT', 'BAD_REQUEST', /^#properties\/request\/required must have required property 'data'$/);
   });
 
   it('refuses a request without dataset_id', async () => {
-    expectFailure(await analyze({ data: [{ a: 1 }] }), 400, 'DATA_ANALYZE_PII_INVALID_INPUT', 'BAD_REQUEST', /required property 'dataset_id'/);
+    expectRestFailure(await analyze({ data: [{ a: 1 }] }), 400, 'DATA_ANALYZE_PII_INVALID_INPUT', 'BAD_REQUEST', /required property 'dataset_id'/);
   });
 
   it('refuses data that is not a non-empty array of objects, naming the failing record', async () => {
-    expectFailure(await analyze({ dataset_id: 'd', data: [] }), 400, 'DATA_ANALYZE_PII_INVALID_INPUT', 'BAD_REQUEST', /data\/minItems must NOT have fewer than 1 items/);
-    expectFailure(await analyze({ dataset_id: 'd', data: { a: 1 } }), 400, 'DATA_ANALYZE_PII_INVALID_INPUT', 'BAD_REQUEST', /data\/type must be array/);
-    expectFailure(await analyze({ dataset_id: 'd', data: [{ a: 1 }, 'text'] }), 400, 'DATA_ANALYZE_PII_INVALID_INPUT', 'BAD_REQUEST', /must be object at \/request\/data\/1$/);
+    expectRestFailure(await analyze({ dataset_id: 'd', data: [] }), 400, 'DATA_ANALYZE_PII_INVALID_INPUT', 'BAD_REQUEST', /data\/minItems must NOT have fewer than 1 items/);
+    expectRestFailure(await analyze({ dataset_id: 'd', data: { a: 1 } }), 400, 'DATA_ANALYZE_PII_INVALID_INPUT', 'BAD_REQUEST', /data\/type must be array/);
+    expectRestFailure(await analyze({ dataset_id: 'd', data: [{ a: 1 }, 'text'] }), 400, 'DATA_ANALYZE_PII_INVALID_INPUT', 'BAD_REQUEST', /must be object at \/request\/data\/1$/);
   });
 
   it('refuses unknown request fields and a wrong envelope id', async () => {
-    expectFailure(await analyze({ dataset_id: 'd', data: [{}], extra: 1 }), 400, 'DATA_ANALYZE_PII_INVALID_INPUT', 'BAD_REQUEST', /must NOT have additional properties: 'extra'/);
+    expectRestFailure(await analyze({ dataset_id: 'd', data: [{}], extra: 1 }), 400, 'DATA_ANALYZE_PII_INVALID_INPUT', 'BAD_REQUEST', /must NOT have additional properties: 'extra'/);
     const response = await gw.http.post('/v2/data/analyze/pii').send({ ...envelope(API_ID, { dataset_id: 'd', data: [{}] }), id: 'api.data.in' });
-    expectFailure(response, 400, 'DATA_ANALYZE_PII_INVALID_INPUT', 'BAD_REQUEST', /#properties\/id\/const must be equal to constant \("api.data.analyze.pii"\)/);
+    expectRestFailure(response, 400, 'DATA_ANALYZE_PII_INVALID_INPUT', 'BAD_REQUEST', /#properties\/id\/const must be equal to constant \("api.data.analyze.pii"\)/);
   });
 });

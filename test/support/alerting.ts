@@ -12,8 +12,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from '@jest/globals';
 import { findFreePort } from '../../src/platform/database/embedded.js';
-import { startTestGateway, type TestGateway, type TestGatewayOptions } from './gateway.js';
+import { startTestGateway, useForFile, type TestGateway, type TestGatewayOptions } from './gateway.js';
 import type { ChannelConfig } from '../../src/modules/alerts/types.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -312,6 +313,15 @@ export async function startAlertingFixtures(): Promise<AlertingFixtures> {
 /** A gateway with alerting fixtures of its own (started first, stopped after it). */
 export interface AlertingGateway extends TestGateway {
   fx: AlertingFixtures;
+}
+
+/** An alerting gateway for the whole test file (useForFile), its fixtures reset after each test. */
+export function useAlertingGateway(env: Record<string, string> = {}): () => AlertingGateway {
+  const gw = useForFile(() => startAlertingGateway(env));
+  afterEach(() => {
+    gw().fx.reset();
+  });
+  return gw;
 }
 
 export async function startAlertingGateway(env: Record<string, string> = {}, options: TestGatewayOptions = {}): Promise<AlertingGateway> {

@@ -1,4 +1,6 @@
-// Request builders for tests: the contract's envelope and GraphQL calls.
+// Request builders for tests: the contract's envelope and GraphQL calls, and the failure envelope's check.
+import { expect } from '@jest/globals';
+import type { Response } from 'supertest';
 import type { TestGateway } from './gateway.js';
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -7,6 +9,14 @@ export const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?[+-]
 
 export function envelope(apiId: string, request?: unknown, msgid = 'test-msg-1') {
   return { id: apiId, ver: 'v2', ts: new Date().toISOString(), params: { msgid }, ...(request === undefined ? {} : { request }) };
+}
+
+/** A REST failure envelope: this HTTP status, code and responseCode, a message matching `message`, an empty trace and result. */
+export function expectRestFailure(response: Response, status: number, code: string, responseCode: string, message: RegExp): void {
+  const body = response.body as { params?: { status?: string }; responseCode?: string; error?: { code?: string; message?: string; trace?: string }; result?: unknown };
+  expect({ status: response.status, code: body.error?.code, responseCode: body.responseCode, state: body.params?.status }).toEqual({ status, code, responseCode, state: 'FAILED' });
+  expect(body.error?.message).toMatch(message);
+  expect({ trace: body.error?.trace, result: body.result }).toEqual({ trace: '', result: {} });
 }
 
 export interface GraphQLResponse<T = Record<string, unknown>> {

@@ -13,7 +13,7 @@ import { loadPolicy, type PermissionPolicy } from '../../src/auth/policy.js';
 import { signSessionId } from '../../src/auth/session.js';
 import { buildSchema, ROOT_FIELD_PERMISSIONS } from '../../src/graphql/schema.js';
 import { envelope } from './api.js';
-import type { TestGateway } from './gateway.js';
+import { startTestGateway, useForFile, type TestGateway } from './gateway.js';
 
 export const JWT_SECRET = 'test-secret-that-is-at-least-32-characters-long';
 export const ISSUER = 'https://issuer.test';
@@ -31,6 +31,18 @@ export const JWT_ENV = {
 };
 
 export const SESSION_ENV = { AUTH_MODE: 'session', SESSION_SECRET, RATE_LIMIT_RPS: '100000', RATE_LIMIT_INGEST_RPS: '100000' };
+
+/**
+ * A gateway in each credential mode (JWT_ENV and SESSION_ENV) for the whole test file, started
+ * side by side (useForFile).
+ */
+export function useAuthGateways(): { jwtGateway: () => TestGateway; sessionGateway: () => TestGateway } {
+  const gateways = useForFile(async () => {
+    const [jwt, session] = await Promise.all([startTestGateway(JWT_ENV), startTestGateway(SESSION_ENV)]);
+    return { jwt, session, stop: () => Promise.all([jwt.stop(), session.stop()]) };
+  }, 60_000);
+  return { jwtGateway: () => gateways().jwt, sessionGateway: () => gateways().session };
+}
 
 export interface TokenOptions {
   sub?: string;

@@ -1,6 +1,7 @@
 // Starts the real gateway (HTTP on 127.0.0.1, a random port) on a fresh database of its own, so
-// test files can run in parallel. Use in beforeAll/afterAll.
+// test files can run in parallel. Use in beforeAll/afterAll, or through useForFile.
 import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll } from '@jest/globals';
 import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
@@ -72,6 +73,24 @@ async function recordFailureCodes(url: string, env: Record<string, string>): Pro
   if (!response?.ok) return;
   const lines = [...(await response.text()).matchAll(/^gateway_rest_failures_total\{api_id="([^"]+)",code="([^"]+)"\}/gm)].map((match) => `${match[1]}\t${match[2]}\n`);
   if (lines.length > 0) await appendFile(path.join(dir, `${process.pid}.txt`), lines.join(''));
+}
+
+/**
+ * Starts what `start` makes once for the test file (beforeAll) and stops it after the file (afterAll);
+ * answers an accessor to it, which fails when read before beforeAll has run.
+ */
+export function useForFile<T extends { stop(): Promise<unknown> }>(start: () => Promise<T>, timeoutMs?: number): () => T {
+  let started: T | undefined;
+  beforeAll(async () => {
+    started = await start();
+  }, timeoutMs);
+  afterAll(async () => {
+    await started?.stop();
+  });
+  return () => {
+    if (!started) throw new Error('what this file uses is started by beforeAll; read it inside tests and hooks');
+    return started;
+  };
 }
 
 export interface TestGatewayOptions {

@@ -17,7 +17,7 @@ import { DistributionRefused, readDistribution } from './distribution.js';
 import { registryValues } from './rules.js';
 import { isUniqueViolation, type ConnectorStore } from './store.js';
 import type { Actor } from '../../auth/actor.js';
-import type { ConnectorListQuery, ConnectorPage, ConnectorRecord, ConnectorStatus, RegisterOutcome, UploadedFile } from './types.js';
+import type { ConnectorListQuery, ConnectorPage, ConnectorRecord, ConnectorStatus, UploadedFile } from './types.js';
 
 export interface ConnectorServiceOptions {
   /** Most connectors one list call returns. */
@@ -30,9 +30,6 @@ export interface ConnectorServiceOptions {
   /** contract: ui_spec as contract 2.4 lays it out; console: the original console's form (console-form.ts). */
   uiSpecFormat?: 'contract' | 'console';
 }
-
-/** The original's success message, which its clients show as it is. */
-export const REGISTERED_MESSAGE = 'connector registered successfully.';
 
 class UploadTooLarge extends Error {}
 
@@ -122,10 +119,10 @@ export function createConnectorService(store: ConnectorStore, files: FileService
 
     /**
      * Registers the connector version(s) an uploaded distribution declares: stores the archive,
-     * makes each version Live and retires the connector's previous Live version. Any archive that
-     * cannot be read or does not describe a connector changes nothing.
+     * makes each version Live and retires the connector's previous Live version; answers the versions,
+     * now Live. Any archive that cannot be read or does not describe a connector changes nothing.
      */
-    async register(file: UploadedFile | Promise<UploadedFile>, actor: Actor): Promise<RegisterOutcome> {
+    async register(file: UploadedFile | Promise<UploadedFile>, actor: Actor): Promise<ConnectorRecord[]> {
       const { upload, stream } = await receive(file);
       const format = archiveFormatOf(upload.filename);
       if (!format) {
@@ -165,7 +162,7 @@ export function createConnectorService(store: ConnectorStore, files: FileService
           status: 'Live' as const,
         }));
         try {
-          return { message: REGISTERED_MESSAGE, connectors: await store.makeLive(entries, actor.id) };
+          return await store.makeLive(entries, actor.id);
         } catch (error) {
           await files.removeFile(key).catch(() => undefined);
           if (isUniqueViolation(error)) {

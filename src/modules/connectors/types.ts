@@ -58,12 +58,6 @@ export interface UploadedFile {
   createReadStream(): Readable;
 }
 
-export interface RegisterOutcome {
-  message: string;
-  /** Every version the distribution declared, now Live. */
-  connectors: ConnectorRecord[];
-}
-
 /** GraphQL's ConnectorStatus values and what this domain calls each (resolvers, codegen and REST all read this). */
 export const CONNECTOR_STATUS_VALUES = { DRAFT: 'Draft', IN_VALIDATION: 'InValidation', LIVE: 'Live', RETIRED: 'Retired' } as const;
 

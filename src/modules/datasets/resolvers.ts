@@ -63,7 +63,7 @@ export const datasetResolvers: Resolvers = {
       return {
         id: imported.datasetId,
         versionKey: imported.versionKey,
-        message: imported.message,
+        message: imported.partial ? 'Dataset is partially imported' : 'Dataset is imported successfully',
         ignoredFields: imported.ignoredFields,
         dataset: await services.datasets.get(imported.datasetId, { stage: 'draft' }, loaders.datasetVersions),
       };
@@ -72,10 +72,11 @@ export const datasetResolvers: Resolvers = {
       dataset: await services.datasets.copy({ sourceId: input.sourceId, sourceStage: input.sourceVersion, destinationId: input.destinationId }, actor),
       message: 'Dataset clone successful',
     }),
-    transitionDataset: async (_, { id, to }, { services, actor }) => {
-      const moved = await services.datasets.transition(id, to, actor);
-      return { id, message: moved.message, dataset: moved.record };
-    },
+    transitionDataset: async (_, { id, to }, { services, actor }) => ({
+      id,
+      dataset: await services.datasets.transition(id, to, actor),
+      message: `Dataset status transition to ${to} successful`,
+    }),
   },
   Dataset: {
     id: (dataset) => dataset.datasetId,

@@ -49,7 +49,8 @@ export interface DatasetVersions {
 export interface ImportResult {
   datasetId: string;
   versionKey: string;
-  message: string;
+  /** Whether fields were dropped beyond a converted dataset_config (the resolver words it). */
+  partial: boolean;
   ignoredFields: IgnoredFields | null;
 }
 
@@ -248,11 +249,10 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
         if (isUniqueViolation(error)) throw new GatewayError('DATASET_EXISTS', `Dataset with dataset_id: ${datasetId} already exists.`);
         throw error;
       }
-      const partial = Object.keys(ignoredFields).some((key) => key !== 'dataset_config');
       return {
         datasetId: stored.datasetId,
         versionKey: stored.versionKey,
-        message: partial ? 'Dataset is partially imported' : 'Dataset is imported successfully',
+        partial: Object.keys(ignoredFields).some((key) => key !== 'dataset_config'),
         ignoredFields: Object.keys(ignoredFields).length > 0 ? ignoredFields : null,
       };
     },
@@ -279,10 +279,11 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
       }
     },
 
-    /** Applies one move of the lifecycle (contract section 3) in one transaction. */
-    async transition(datasetId: string, transition: Transition, actor: Actor): Promise<{ message: string; record: DatasetRecord | null }> {
-      // Both transports hand over a member of the lifecycle (REST maps the original's `Retire`).
-      const message = `Dataset status transition to ${transition} successful`;
+    /**
+     * Applies one move of the lifecycle (contract section 3) in one transaction; the record it leaves,
+     * or null after Delete. Both transports hand over a member of the lifecycle (REST maps the original's `Retire`).
+     */
+    async transition(datasetId: string, transition: Transition, actor: Actor): Promise<DatasetRecord | null> {
       const versions = await store.findVersions([datasetId]);
       const byStage = Object.fromEntries(versions.map((record) => [record.stage, record])) as DatasetVersions;
       if (versions.length === 0) throw new GatewayError('DATASET_NOT_FOUND', `Dataset not found for dataset: ${datasetId}`);
@@ -294,7 +295,7 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
         }
         await store.remove(datasetId);
         await queryEngine.dropQueryable(datasetId);
-        return { message, record: null };
+        return null;
       }
 
       const rule = TRANSITION_RULES[transition];
@@ -311,7 +312,7 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
       }
 
       if (transition === 'ReadyToPublish') {
-        return { message, record: await store.setStatus(datasetId, 'draft', 'ReadyToPublish', actor.id) };
+        return store.setStatus(datasetId, 'draft', 'ReadyToPublish', actor.id);
       }
 
       if (transition === 'Live') {
@@ -333,7 +334,7 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
           return published;
         });
         await queryEngine.ensureQueryable(live);
-        return { message, record: live };
+        return live;
       }
 
       // Retired
@@ -348,7 +349,7 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
       await store.setAlias(datasetId, null);
       const retired = await store.setStatus(datasetId, 'live', 'Retired', actor.id);
       await queryEngine.dropQueryable(datasetId);
-      return { message, record: retired };
+      return retired;
     },
 
     /** The record in the contract's shape, narrowed to `fields` (unknown names refused). */

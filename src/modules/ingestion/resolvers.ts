@@ -3,10 +3,13 @@ import type { Resolvers } from '../../generated/graphql.js';
 
 export const ingestionResolvers: Resolvers = {
   Query: {
-    checkEvent: (_, { datasetId, version, event }, { services }) => services.ingestion.checkEvent(datasetId, version ?? 'live', event),
+    checkEvent: async (_, { datasetId, version, event }, { services }) => {
+      const problem = await services.ingestion.checkEvent(datasetId, version ?? 'live', event);
+      return problem ? { isValid: false, message: problem } : { isValid: true, message: 'The event is valid' };
+    },
     ingestionStats: (_, { datasetId }, { services }) => ({ datasetId, ...services.ingestion.counts(datasetId) }),
   },
   Mutation: {
-    ingest: (_, { datasetId, data, msgid }, { services }) => services.ingestion.ingest(datasetId, data, msgid),
+    ingest: async (_, { datasetId, data, msgid }, { services }) => ({ message: 'Data ingested successfully', ...(await services.ingestion.ingest(datasetId, data, msgid)) }),
   },
 };

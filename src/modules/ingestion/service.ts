@@ -15,14 +15,7 @@ export interface IngestionServiceOptions {
   maxBatch: number;
 }
 
-export interface EventCheck {
-  isValid: boolean;
-  /** Why the event is refused, or that it is valid. */
-  message: string;
-}
-
 export interface IngestResult {
-  message: string;
   accepted: number;
   processed: number;
   duplicates: number;
@@ -86,11 +79,9 @@ export function createIngestionService(datasets: DatasetService, bus: EventBus, 
       // As REST's path schema: no dataset id is longer, and the counters keep every refused id.
       if (datasetId.length > DATASET_ID_MAX_LENGTH) throw invalid(`datasetId is ${datasetId.length} characters long; at most ${DATASET_ID_MAX_LENGTH} are allowed`);
       const key = datasetId.trim();
-      // Ingestion's lookups are 404s with responseCode BAD_REQUEST, as the contract shows them.
-      const asIngestionError = { kind: 'BAD_REQUEST', httpStatus: 404 } as const;
       const notFound = () => {
         counters.recordRejected(key);
-        return new GatewayError('DATASET_NOT_FOUND', `Dataset with id/alias name '${key.replaceAll('\u0000', '\\u0000')}' not found`, asIngestionError);
+        return new GatewayError('DATASET_NOT_FOUND', `Dataset with id/alias name '${key.replaceAll('\u0000', '\\u0000')}' not found`);
       };
       // No dataset id holds a NUL (the database cannot store one): not found, without asking it.
       if (key.includes('\u0000')) throw notFound();
@@ -99,7 +90,7 @@ export function createIngestionService(datasets: DatasetService, bus: EventBus, 
       });
       if (dataset.status !== 'Live') {
         counters.recordRejected(key);
-        throw new GatewayError('DATASET_NOT_FOUND', `Dataset '${key}' is ${dataset.status}; only a Live dataset accepts events`, asIngestionError);
+        throw new GatewayError('DATASET_NOT_FOUND', `Dataset '${key}' is ${dataset.status}; only a Live dataset accepts events`);
       }
       const flatTopic = dataset.datasetConfig.entry_topic;
       const topic = dataset.entryTopic || (typeof flatTopic === 'string' ? flatTopic : '');
@@ -112,7 +103,6 @@ export function createIngestionService(datasets: DatasetService, bus: EventBus, 
       const outcome = await bus.publish(message, dataset);
       counters.recordAccepted(dataset.datasetId, outcome);
       return {
-        message: 'Data ingested successfully',
         accepted: outcome.accepted,
         processed: outcome.processed ?? outcome.accepted,
         duplicates: outcome.duplicates ?? 0,
@@ -121,10 +111,11 @@ export function createIngestionService(datasets: DatasetService, bus: EventBus, 
     },
 
     /**
-     * Whether an event would pass a dataset's schema, its Live version or its draft (the original's
-     * schema check): the same validator ingestion runs, whether or not the dataset turns it on.
+     * Why an event would not pass a dataset's schema, its Live version or its draft (the original's
+     * schema check), or undefined when it would: the same validator ingestion runs, whether or not
+     * the dataset turns it on.
      */
-    async checkEvent(datasetId: string, stage: Stage, event: unknown): Promise<EventCheck> {
+    async checkEvent(datasetId: string, stage: Stage, event: unknown): Promise<string | undefined> {
       const invalid = (message: string) => new GatewayError('SCHEMA_VALIDATOR_INVALID_INPUT', message);
       if (!isObject(event)) throw invalid('event must be a JSON object');
       const tooDeep = pathDeeperThan(event, MAX_EVENT_DEPTH);
@@ -135,8 +126,7 @@ export function createIngestionService(datasets: DatasetService, bus: EventBus, 
         }
         throw error;
       });
-      const problem = validationProblem(event, { ...dataset, validationConfig: { ...dataset.validationConfig, validate: true } });
-      return problem ? { isValid: false, message: problem } : { isValid: true, message: 'The event is valid' };
+      return validationProblem(event, { ...dataset, validationConfig: { ...dataset.validationConfig, validate: true } });
     },
 
     counts: (datasetId: string) => counters.snapshot(datasetId),

@@ -34,29 +34,17 @@ const RULE = `id name manager status description metric operator thresholds expr
   evaluation { state activeSince firingSince lastEvaluatedAt nextEvaluationAt lastError alerts { labels value } }
   silence { id startDate endDate }`;
 
-interface GraphQLRule {
-  id: string;
-  name: string;
-  manager: string;
-  status: string;
-  description: string;
-  metric: string;
-  operator: string;
+/** The fields GraphQL names as REST does (asRule passes them on; the enums' case aside), and its own. */
+interface GraphQLRule extends Pick<
+  AlertRule,
+  'id' | 'name' | 'manager' | 'status' | 'description' | 'metric' | 'operator' | 'expression' | 'severity' | 'category' | 'labels' | 'annotations' | 'metadata' | 'context' | 'createdAt' | 'updatedAt'
+> {
   thresholds: number[];
-  expression: string;
-  severity: string;
-  category: string;
   evaluationInterval: string;
   pendingPeriod: string;
-  labels: Record<string, string>;
-  annotations: Record<string, string>;
-  metadata: Record<string, unknown>;
   channelIds: string[];
-  context: Record<string, unknown>;
   createdBy: string;
   updatedBy: string;
-  createdAt: string;
-  updatedAt: string;
   evaluation: {
     state: string;
     activeSince: string | null;
