@@ -43,6 +43,7 @@ function answerKey(query: string, operationName: unknown, variables: unknown): s
 
 /** The one media type a kept answer is served as before Apollo; other Accept headers are left to Apollo's negotiation. */
 const JSON_MEDIA_TYPE = 'application/json; charset=utf-8';
+const isJsonRequest = (req: Request) => /^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '');
 const acceptsPlainJson = (accept: string | undefined) => accept === undefined || accept === '*/*' || accept === 'application/json';
 
 export interface PublishedResults<TContext extends { access: RequestAccess }> {
@@ -147,8 +148,11 @@ export function publishedResults<TContext extends { access: RequestAccess }>(sch
 
   const keptAnswers: PublishedResults<TContext>['keptAnswers'] = (callerAccess, persistedOnly) => (req, res, next) => {
     const body = req.body as { query?: unknown; operationName?: unknown; variables?: unknown; extensions?: unknown } | undefined;
-    // Batches, GET, persisted-query extensions and other media types take Apollo's way.
-    if (req.method !== 'POST' || typeof body !== 'object' || body === null || Array.isArray(body) || typeof body.query !== 'string' || body.extensions !== undefined) return next();
+    // Only a JSON POST, which no cross-site form can send: a multipart one (an upload, or a form
+    // forging a query) goes through Apollo's CSRF prevention. Batches, GET, persisted-query
+    // extensions and other media types take Apollo's way too.
+    if (req.method !== 'POST' || !isJsonRequest(req) || typeof body !== 'object' || body === null || Array.isArray(body) || typeof body.query !== 'string' || body.extensions !== undefined)
+      return next();
     if (!options.changes.listening || !acceptsPlainJson(req.headers.accept)) return next();
     const kept = entries.get(answerKey(body.query, body.operationName, body.variables));
     if (!kept) return next();

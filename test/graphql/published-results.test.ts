@@ -76,6 +76,14 @@ describe('published query answers', () => {
     expect(refused.status).toBe(406);
   });
 
+  it("leaves a kept query sent as a form (multipart) to Apollo's CSRF prevention", async () => {
+    const query = '{ dataset(id: "kept-1") { id name } }';
+    expect((await graphql(gw, query)).data?.dataset.id).toBe('kept-1');
+    const form = await gw.http.post('/graphql').field('operations', JSON.stringify({ query })).field('map', '{}');
+    expect(form.status).toBe(400);
+    expect(form.text).toMatch(/Cross-Site Request Forgery/);
+  });
+
   it('never serves a kept answer of an unlisted operation to a caller bound to the allow list', async () => {
     const query = '{ dataset(id: "kept-bound") { id name } }';
     const admin = `Bearer ${await token({ roles: ['admin'] })}`;
