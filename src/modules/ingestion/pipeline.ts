@@ -42,8 +42,15 @@ const validators = new Map<string, { key: string; validate: ValidateFunction | E
 
 /** Undefined when the event passes the dataset's validation (or validation is off), else the reason. */
 export function validationProblem(event: JsonObject, dataset: DatasetRecord): string | undefined {
+  return eventValidator(dataset)(event);
+}
+
+const NO_VALIDATION = (): undefined => undefined;
+
+/** validationProblem for many events of one dataset: the dataset's validator is looked up once. */
+export function eventValidator(dataset: DatasetRecord): (event: JsonObject) => string | undefined {
   const config = dataset.validationConfig ?? {};
-  if (config.validate !== true) return undefined;
+  if (config.validate !== true) return NO_VALIDATION;
   const cacheKey = `${dataset.versionKey}:${String(config.mode)}`;
   const cached = validators.get(dataset.datasetId);
   let validate = cached?.key === cacheKey ? cached.validate : undefined;
@@ -57,11 +64,17 @@ export function validationProblem(event: JsonObject, dataset: DatasetRecord): st
     }
     validators.set(dataset.datasetId, { key: cacheKey, validate });
   }
-  if (validate instanceof Error) return `the dataset's data_schema cannot be compiled: ${validate.message}`;
-  if (validate(event)) return undefined;
-  const first = validate.errors?.[0];
-  const extra = first?.keyword === 'additionalProperties' ? ` '${String(first.params.additionalProperty)}'` : '';
-  return `${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}${extra}`;
+  if (validate instanceof Error) {
+    const problem = `the dataset's data_schema cannot be compiled: ${validate.message}`;
+    return () => problem;
+  }
+  const compiled = validate;
+  return (event) => {
+    if (compiled(event)) return undefined;
+    const first = compiled.errors?.[0];
+    const extra = first?.keyword === 'additionalProperties' ? ` '${String(first.params.additionalProperty)}'` : '';
+    return `${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}${extra}`;
+  };
 }
 
 const EARLIEST = Date.UTC(1970, 0, 1);

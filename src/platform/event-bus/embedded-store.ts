@@ -4,7 +4,7 @@
 import type pg from 'pg';
 import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js';
 import type { EventBus, IngestMessage, PublishOutcome } from './event-bus.js';
-import { dedupKeyOf, dedupPeriodSeconds, denormFields, eventTime, extractEvents, masterKeyOf, validationProblem, valueAt } from '../../modules/ingestion/pipeline.js';
+import { dedupKeyOf, dedupPeriodSeconds, denormFields, eventTime, eventValidator, extractEvents, masterKeyOf, valueAt } from '../../modules/ingestion/pipeline.js';
 import { textOf } from '../../validation/json-object.js';
 
 /**
@@ -16,8 +16,9 @@ import { textOf } from '../../validation/json-object.js';
 const SELECT_EVENT_ROWS = `SELECT $1, to_timestamp(r.ms / 1000.0), to_timestamp($2 / 1000.0), $3, r.payload
   FROM ROWS FROM (jsonb_array_elements($4::jsonb), unnest($5::float8[])) AS r(payload, ms)`;
 
-function eventTimes(events: readonly JsonObject[], dataset: DatasetRecord, arrival: number): number[] {
-  return events.map((event) => eventTime(event, dataset, arrival));
+/** The events' times as a PostgreSQL array literal (finite numbers only), written at once: pg's own array conversion quotes each element. */
+function eventTimes(events: readonly JsonObject[], dataset: DatasetRecord, arrival: number): string {
+  return `{${events.map((event) => eventTime(event, dataset, arrival)).join(',')}}`;
 }
 
 interface Failed {
@@ -43,12 +44,13 @@ export class EmbeddedEventStore implements EventBus {
     const candidates: Candidate[] = [];
     const seenInRequest = new Set<string>();
 
+    const validationProblem = eventValidator(dataset);
     for (const event of extractEvents(message.value, dataset)) {
       if (event === null || typeof event !== 'object' || Array.isArray(event)) {
         failed.push({ stage: 'extraction', reason: 'the extracted item is not a JSON object', payload: event });
         continue;
       }
-      const problem = validationProblem(event as JsonObject, dataset);
+      const problem = validationProblem(event as JsonObject);
       if (problem) {
         failed.push({ stage: 'validation', reason: problem, payload: event });
         continue;
