@@ -85,6 +85,24 @@ describe('the embedded metrics store', () => {
     expect((await store.series([], START, END)).map((labels) => labels.instance).sort()).toEqual(['g1:1', 'g2:2']);
   });
 
+  it('reads a sample that is both in a chunk and written again as a row once, as the chunk holds it', async () => {
+    const store = new MetricsStore(pool);
+    await store.compact(END + 1, START);
+    // The first sample of g1's first chunk: the row and the chunk start at the same time.
+    const at = START;
+    const matchers = [{ label: 'instance', op: '=' as const, value: 'g1:1' }];
+    const [chunked] = await store.select(matchers, at, at + STEP);
+    await pool.query(`INSERT INTO metric_samples (series_id, at_ms, value) SELECT id, $1, -1 FROM metric_series WHERE labels->>'instance' = 'g1:1'`, [at]);
+    try {
+      const [read] = await store.select(matchers, at, at + STEP);
+      expect(Array.from(read!.times)).toEqual([at, at + STEP]);
+      expect(Array.from(read!.values)).toEqual(Array.from(chunked!.values));
+      expect(Array.from(read!.values)).not.toContain(-1);
+    } finally {
+      await pool.query('DELETE FROM metric_samples WHERE at_ms = $1', [at]);
+    }
+  });
+
   it('drops samples, chunks and then series past the retention', async () => {
     const store = new MetricsStore(pool);
     expect(await store.deleteBefore(START + HOUR + 1)).toBeGreaterThan(0);
