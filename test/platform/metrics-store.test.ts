@@ -85,6 +85,52 @@ describe('the embedded metrics store', () => {
     expect((await store.series([], START, END)).map((labels) => labels.instance).sort()).toEqual(['g1:1', 'g2:2']);
   });
 
+  it('reads a sample that is both in a chunk and written again as a row once, as the chunk holds it', async () => {
+    const store = new MetricsStore(pool);
+    await store.compact(END + 1, START);
+    // The first sample of g1's first chunk: the row and the chunk start at the same time.
+    const at = START;
+    const matchers = [{ label: 'instance', op: '=' as const, value: 'g1:1' }];
+    const [chunked] = await store.select(matchers, at, at + STEP);
+    await pool.query(`INSERT INTO metric_samples (series_id, at_ms, value) SELECT id, $1, -1 FROM metric_series WHERE labels->>'instance' = 'g1:1'`, [at]);
+    try {
+      const [read] = await store.select(matchers, at, at + STEP);
+      expect(Array.from(read!.times)).toEqual([at, at + STEP]);
+      expect(Array.from(read!.values)).toEqual(Array.from(chunked!.values));
+      expect(Array.from(read!.values)).not.toContain(-1);
+    } finally {
+      await pool.query('DELETE FROM metric_samples WHERE at_ms = $1', [at]);
+    }
+  });
+
+  it('reads chunks of evenly spaced samples, unevenly spaced ones and single samples back time for time', async () => {
+    const store = new MetricsStore(pool);
+    const labels = { __name__: 'spacing_probe', instance: 'g3:3' };
+    // An hour at 10 s, an hour with gaps of 10, 15 and 20 s, an hour with one sample; then raw rows of the hour after.
+    const even = Array.from({ length: 360 }, (_, i) => START + i * 10_000);
+    const uneven = Array.from({ length: 40 }, (_, i) => START + HOUR + i * 15_000 + (i % 3) * 5_000);
+    const times = [...even, ...uneven, END + 7_000, END + HOUR + 1_000, END + HOUR + 2_000];
+    const selector = [{ label: '__name__', op: '=' as const, value: labels.__name__ }];
+    try {
+      for (const [i, at] of times.entries()) await store.write({ atMs: at, samples: [{ labels, value: i * 1.5 }] });
+      await store.compact(END + HOUR, START);
+      const steps = await pool.query<{ step_ms: number | null }>('SELECT step_ms FROM metric_chunks c JOIN metric_series s ON s.id = c.series_id WHERE s.name = $1 ORDER BY start_ms', [
+        labels.__name__,
+      ]);
+      expect(steps.rows.map((row) => row.step_ms)).toEqual([10_000, null, null]);
+      const [read] = await store.select(selector, START, END + 2 * HOUR);
+      expect(Array.from(read!.times)).toEqual(times);
+      expect(Array.from(read!.values)).toEqual(times.map((_, i) => i * 1.5));
+      const [inside] = await store.select(selector, START + HOUR - 5_000, START + HOUR + 30_000);
+      expect(Array.from(inside!.times)).toEqual(times.filter((t) => t >= START + HOUR - 5_000 && t <= START + HOUR + 30_000));
+    } finally {
+      const probe = "(SELECT id FROM metric_series WHERE name = 'spacing_probe')";
+      await pool.query(`DELETE FROM metric_samples WHERE series_id = ${probe}`);
+      await pool.query(`DELETE FROM metric_chunks WHERE series_id = ${probe}`);
+      await pool.query("DELETE FROM metric_series WHERE name = 'spacing_probe'");
+    }
+  });
+
   it('drops samples, chunks and then series past the retention', async () => {
     const store = new MetricsStore(pool);
     expect(await store.deleteBefore(START + HOUR + 1)).toBeGreaterThan(0);

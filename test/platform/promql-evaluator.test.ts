@@ -2,7 +2,7 @@
 // prometheus package is installed, the same expressions over the same samples answered by a real
 // Prometheus 2.x, compared point by point.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { instantQuery, matchesAll, rangeQuery, UnsupportedQueryError, type SampleSource, type StoredSeries } from '../../src/platform/promql/evaluator.js';
+import { instantQuery, LOOKBACK_MS, matchesAll, rangeQuery, UnsupportedQueryError, type SampleSource, type StoredSeries } from '../../src/platform/promql/evaluator.js';
 import { findBinary } from '../support/alerting.js';
 import { startPrometheusWith, type RunningPrometheus } from '../support/prometheus.js';
 import { describeWhen } from '../support/skip.js';
@@ -199,6 +199,53 @@ const EXPRESSIONS = [
   'count_values("unit", dataset_info)',
   'sum(rate(events_total[5m])) > 1',
 ];
+
+/** Expressions that lead the column path to its edges: gaps, shared keys, groups whose order changes. */
+const COLUMN_EDGES = [
+  'avg by (dataset) (rate(events_total[5m]))',
+  'min by (stage) (increase(events_total[2m])) - max by (stage) (delta(events_total[2m]))',
+  'count by (job) (gauge_temp > 25) * 2',
+  'sum by (dataset) (gauge_temp) == bool on(dataset) sum by (dataset) (gauge_temp)',
+  'events_total{stage="failed"} > ignoring(stage) events_total{stage="received"} / 10',
+  'histogram_quantile(2 * 0.25, sum by (le, dataset) (rate(req_duration_bucket[1m] offset 10m)))',
+  'gauge_temp / on(job) gauge_temp',
+  'rate({__name__=~"events_total|gauge_temp", dataset="c"}[5m])',
+];
+
+/**
+ * Four series, three groups (g): "2" is b's first, d's later, so in the second half the groups come
+ * as 1, 3, 2. Added in that order the sum of the groups is 1 ((1e16 - 1e16) + 1), in the order of
+ * the first half 0 ((1e16 + 1) - 1e16 rounds away the 1).
+ */
+function groupsChangingOrder(): StoredSeries[] {
+  const times = Array.from({ length: 241 }, (_, i) => START + i * STEP);
+  const half = START + 30 * 60_000;
+  const series = (g: string, name: string, value: number, keep: (t: number) => boolean): StoredSeries => {
+    const kept = times.filter(keep);
+    return { labels: { __name__: 'x', g, name }, times: kept, values: kept.map(() => value) };
+  };
+  return [series('1', 'a', 1e16, () => true), series('2', 'b', 1, (t) => t < half), series('3', 'c', -1e16, () => true), series('2', 'd', 1, (t) => t >= half + LOOKBACK_MS)];
+}
+
+describe('range queries over every step at once (the column path)', () => {
+  it.each([...EXPRESSIONS, ...COLUMN_EDGES])('%s answers as evaluating each step in turn does', async (expression) => {
+    const stepped = rangeQuery(source, expression, START, END, STEP, { stepByStep: true });
+    const columns = rangeQuery(source, expression, START, END, STEP);
+    const [steppedOutcome, columnsOutcome] = await Promise.allSettled([stepped, columns]);
+    // The same series, times and values (toEqual tells 0 from -0, and NaN matches only NaN), or the same refusal.
+    expect(columnsOutcome).toEqual(steppedOutcome);
+  });
+
+  it('adds groups up in the order each step lists them, also when that order changes', async () => {
+    const groups = memorySource(groupsChangingOrder());
+    for (const expression of ['sum(sum by (g) (x))', 'sum(x / on(g, name) x * on(g, name) x) + sum(sum by (g) (x) / on(g) x)']) {
+      const stepped = await rangeQuery(groups, expression, START, END, STEP, { stepByStep: true });
+      expect(await rangeQuery(groups, expression, START, END, STEP)).toEqual(stepped);
+    }
+    const { result } = await rangeQuery(groups, 'sum(sum by (g) (x))', END - 60_000, END, STEP);
+    expect(result[0]!.values).toEqual([1, 1, 1, 1, 1]);
+  });
+});
 
 const prometheusBinary = findBinary('prometheus');
 const promtool = findBinary('promtool');

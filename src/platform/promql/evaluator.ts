@@ -86,8 +86,24 @@ export async function instantQuery(source: SampleSource, query: string, timeMs: 
   }
 }
 
-/** Evaluates `query` at start, start + step, ... up to end; the result is one series per label set. */
-export async function rangeQuery(source: SampleSource, query: string, startMs: number, endMs: number, stepMs: number): Promise<QueryResult & { resultType: 'matrix' }> {
+export interface RangeQueryOptions {
+  /** Evaluates the whole expression at each step in turn, never over all steps at once (the reference the column path is tested against). */
+  stepByStep?: boolean;
+}
+
+/**
+ * Evaluates `query` at start, start + step, ... up to end; the result is one series per label set.
+ * What dashboards chart is evaluated a node at a time over every step (see Evaluation.columnsOf),
+ * anything else a step at a time: the same numbers either way.
+ */
+export async function rangeQuery(
+  source: SampleSource,
+  query: string,
+  startMs: number,
+  endMs: number,
+  stepMs: number,
+  options: RangeQueryOptions = {},
+): Promise<QueryResult & { resultType: 'matrix' }> {
   const tree = parse(query);
   if (tree.type !== 'vector' && tree.type !== 'scalar') {
     throw new UnsupportedQueryError(`invalid expression type "${TYPE_NAMES[tree.type]}" for range query, must be scalar or instant vector`);
@@ -97,13 +113,19 @@ export async function rangeQuery(source: SampleSource, query: string, startMs: n
   if ((endMs - startMs) / stepMs > MAX_POINTS_PER_SERIES)
     throw new UnsupportedQueryError(`exceeded maximum resolution of ${MAX_POINTS_PER_SERIES} points per timeseries: try decreasing the query resolution (?step=XX)`);
   const evaluation = await Evaluation.prepare(source, tree, startMs, endMs);
-  const series = new SeriesBuilder();
-  for (let t = startMs; t <= endMs; t += stepMs) {
-    const value = evaluation.at(tree, t);
-    series.add(t, value.kind === 'scalar' ? [{ labels: {}, value: value.value }] : value.kind === 'vector' ? value.samples : []);
+  const steps: number[] = [];
+  for (let t = startMs; t <= endMs; t += stepMs) steps.push(t);
+  const columns = options.stepByStep ? undefined : evaluation.columnsOf(tree, Float64Array.from(steps));
+  let result = columns?.kind === 'vector' ? seriesOfColumns(columns.series, steps) : undefined;
+  if (!result) {
+    const series = new SeriesBuilder();
+    for (const t of steps) {
+      const value = evaluation.at(tree, t);
+      series.add(t, value.kind === 'scalar' ? [{ labels: {}, value: value.value }] : value.kind === 'vector' ? value.samples : []);
+    }
+    result = series.build();
   }
-  const result = series.build().sort((a, b) => compareLabels(a.labels, b.labels));
-  return { resultType: 'matrix', result };
+  return { resultType: 'matrix', result: result.sort((a, b) => compareLabels(a.labels, b.labels)) };
 }
 
 function parse(query: string): PromNode {
@@ -136,7 +158,6 @@ function children(node: PromNode): PromNode[] {
   }
 }
 
-/** Gathers the samples of successive evaluations into one series per label set. */
 /** The groups of an aggregation's input: their labels, and the group of each input sample. */
 interface Grouping {
   inputs: Labels[];
@@ -149,6 +170,7 @@ function asDoubles(numbers: ArrayLike<number>): Float64Array {
   return numbers instanceof Float64Array ? numbers : Float64Array.from(numbers);
 }
 
+/** Gathers the samples of successive evaluations into one series per label set. */
 class SeriesBuilder {
   private readonly bySignature = new Map<string, RangeSeries>();
   /** The same label object comes back at every step: found by identity first. */
@@ -374,6 +396,185 @@ class Evaluation {
     return { kind: 'vector', samples: vectorBinary(node.op, lhs, rhs, matching, node.bool, dropName) };
   }
 
+  // --- the column path: a range query's nodes over every step at once ---------------------------
+
+  /**
+   * `node` at every one of `steps`, a column of values per series; undefined where the column path
+   * does not answer exactly as the step path would (the query is then evaluated step by step).
+   * It covers what dashboards chart: selectors, rate/increase/delta, sum/count/avg/min/max,
+   * arithmetic and comparisons, histogram_quantile.
+   */
+  columnsOf(node: PromNode, steps: Float64Array): Columns | undefined {
+    switch (node.kind) {
+      case 'number':
+        return { kind: 'scalar', value: node.value };
+      case 'paren':
+        return this.columnsOf(node.expr, steps);
+      case 'selector':
+        return node.rangeMs === undefined ? this.selectorColumns(node, steps) : undefined;
+      case 'aggregate':
+        return this.aggregateColumns(node, steps);
+      case 'binary':
+        return this.binaryColumns(node, steps);
+      case 'call':
+        if (node.name === 'histogram_quantile') return this.quantileColumns(node, steps);
+        return node.name in EXTRAPOLATED ? this.changeColumns(node, steps, EXTRAPOLATED[node.name]!) : undefined;
+      default:
+        return undefined;
+    }
+  }
+
+  /** The loaded series of a selector, when their columns fit in MAX_COLUMN_CELLS. */
+  private columnInput(node: PromNode & { kind: 'selector' }, steps: Float64Array): Window[] | undefined {
+    const loaded = this.loaded.get(node) ?? [];
+    return loaded.length * steps.length <= MAX_COLUMN_CELLS ? loaded : undefined;
+  }
+
+  private selectorColumns(node: PromNode & { kind: 'selector' }, steps: Float64Array): Columns | undefined {
+    const loaded = this.columnInput(node, steps);
+    if (!loaded) return undefined;
+    const refs = steps.map((t) => this.reference(node, t));
+    const series = loaded.map((loadedSeries) => {
+      const column = emptyColumn(loadedSeries.labels, steps.length);
+      // References only move forward from step to step, and so does the newest sample at each.
+      let index = -1;
+      for (let s = 0; s < steps.length; s += 1) {
+        index = advance(loadedSeries.times, refs[s]!, index);
+        if (index >= 0 && loadedSeries.times[index]! >= refs[s]! - LOOKBACK_MS) {
+          column.values[s] = loadedSeries.values[index]!;
+          column.present[s] = 1;
+        }
+      }
+      return column;
+    });
+    return { kind: 'vector', series };
+  }
+
+  private changeColumns(node: PromNode & { kind: 'call' }, steps: Float64Array, kind: { isCounter: boolean; isRate: boolean }): Columns | undefined {
+    let selector = node.args[0]!;
+    while (selector.kind === 'paren') selector = selector.expr;
+    if (selector.kind !== 'selector' || selector.rangeMs === undefined) return undefined;
+    const loaded = this.columnInput(selector, steps);
+    if (!loaded) return undefined;
+    const rangeMs = selector.rangeMs;
+    const refs = steps.map((t) => this.reference(selector, t));
+    const series = loaded.map((loadedSeries) => {
+      const { times, values } = loadedSeries;
+      const column = emptyColumn(withoutName(loadedSeries.labels), steps.length);
+      const resets = kind.isCounter ? resetCountsOf(values) : undefined;
+      // The window (low, high] of each step, advanced from the last step's (as rangeSelect does).
+      let low = -1;
+      let high = -1;
+      for (let s = 0; s < steps.length; s += 1) {
+        const ref = refs[s]!;
+        high = advance(times, ref, high);
+        low = advance(times, ref - rangeMs - 1, low);
+        if (high - low < 2) continue;
+        column.values[s] = extrapolatedChange(times, values, low + 1, high + 1, ref - rangeMs, ref, resets, kind.isRate);
+        column.present[s] = 1;
+      }
+      return column;
+    });
+    return { kind: 'vector', series };
+  }
+
+  private aggregateColumns(node: PromNode & { kind: 'aggregate' }, steps: Float64Array): Columns | undefined {
+    const accumulate = COLUMN_AGGREGATIONS[node.op];
+    if (!accumulate || node.param) return undefined;
+    const input = this.columnsOf(node.expr, steps);
+    if (input?.kind !== 'vector') return undefined;
+    const grouping = groupColumns(input.series, (labels) => (node.without ? dropLabels(labels, node.grouping, true) : keepLabels(labels, node.grouping)), steps.length);
+    if (!grouping) return undefined;
+    const { groups, groupOf } = grouping;
+    const counts = groups.map(() => new Float64Array(steps.length));
+    if (node.op === 'min' || node.op === 'max') for (const group of groups) group.values.fill(NaN);
+    // Member by member, step by step: each group's additions in the step path's order.
+    input.series.forEach((member, i) => {
+      const group = groups[groupOf[i]!]!;
+      const count = counts[groupOf[i]!]!;
+      for (let s = 0; s < steps.length; s += 1) {
+        if (!member.present[s]) continue;
+        group.values[s] = accumulate(group.values[s]!, member.values[s]!);
+        count[s] = count[s]! + 1;
+        group.present[s] = 1;
+      }
+    });
+    if (node.op === 'count') groups.forEach((group, g) => group.values.set(counts[g]!));
+    if (node.op === 'avg') groups.forEach((group, g) => group.values.forEach((total, s) => (group.values[s] = total / counts[g]![s]!)));
+    return { kind: 'vector', series: groups };
+  }
+
+  private quantileColumns(node: PromNode & { kind: 'call' }, steps: Float64Array): Columns | undefined {
+    const q = this.columnsOf(node.args[0]!, steps);
+    const input = this.columnsOf(node.args[1]!, steps);
+    if (q?.kind !== 'scalar' || input?.kind !== 'vector') return undefined;
+    const buckets = input.series.filter((column) => column.labels.le !== undefined);
+    const grouping = groupColumns(buckets, (labels) => dropLabels(labels, LE, true), steps.length);
+    if (!grouping) return undefined;
+    const { groups, groupOf } = grouping;
+    const uppers = buckets.map((column) => parseBound(column.labels.le!));
+    const members = groups.map((_, g) => buckets.map((_column, i) => i).filter((i) => groupOf[i] === g));
+    for (let s = 0; s < steps.length; s += 1) {
+      groups.forEach((group, g) => {
+        const present = members[g]!.filter((i) => buckets[i]!.present[s]);
+        if (present.length === 0) return;
+        group.values[s] = bucketQuantile(
+          q.value,
+          present.map((i) => ({ upper: uppers[i]!, count: buckets[i]!.values[s]! })),
+        );
+        group.present[s] = 1;
+      });
+    }
+    return { kind: 'vector', series: groups };
+  }
+
+  private binaryColumns(node: PromNode & { kind: 'binary' }, steps: Float64Array): Columns | undefined {
+    if (node.op === 'and' || node.op === 'or' || node.op === 'unless') return undefined;
+    const left = this.columnsOf(node.left, steps);
+    const right = left && this.columnsOf(node.right, steps);
+    if (!left || !right) return undefined;
+    const comparison = COMPARISONS.has(node.op);
+    if (left.kind === 'scalar' && right.kind === 'scalar') {
+      const value = arithmetic(node.op, left.value, right.value);
+      return { kind: 'scalar', value: comparison ? (value ? 1 : 0) : value };
+    }
+    const dropName = !comparison || node.bool;
+    // Each output column pairs a vector column with its partner: a scalar, or the matching column.
+    const pairs: { labels: Labels; left: Column | number; right: Column | number }[] = [];
+    if (left.kind === 'scalar' || right.kind === 'scalar') {
+      const vector = left.kind === 'vector' ? left : (right as Columns & { kind: 'vector' });
+      for (const column of vector.series) {
+        const labels = dropName ? withoutName(column.labels) : column.labels;
+        pairs.push(left.kind === 'scalar' ? { labels, left: left.value, right: column } : { labels, left: column, right: (right as { value: number }).value });
+      }
+    } else {
+      const matching = node.matching ?? DEFAULT_MATCHING;
+      if (matching.card !== 'one-to-one') return undefined;
+      // Keys repeated on a side may meet at some step (an error) or not: the step path tells.
+      const rightByKey = uniqueByKey(right.series, matching);
+      if (!rightByKey || !uniqueByKey(left.series, matching)) return undefined;
+      for (const column of left.series) {
+        const partner = rightByKey.get(matchingKey(column.labels, matching));
+        if (!partner) continue;
+        const named = dropName ? withoutName(column.labels) : column.labels;
+        pairs.push({ labels: matching.on ? keepLabels(named, matching.labels) : dropLabels(named, matching.labels), left: column, right: partner });
+      }
+    }
+    const series = pairs.map((pair) => {
+      const column = emptyColumn(pair.labels, steps.length);
+      for (let s = 0; s < steps.length; s += 1) {
+        const [a, b] = [valueAt(pair.left, s), valueAt(pair.right, s)];
+        if (a === undefined || b === undefined) continue;
+        const value = arithmetic(node.op, a, b);
+        if (comparison && !node.bool && !value) continue;
+        column.values[s] = comparison ? (node.bool ? value : typeof pair.left === 'number' ? b : a) : value;
+        column.present[s] = 1;
+      }
+      return column;
+    });
+    return { kind: 'vector', series };
+  }
+
   // Helpers the function table reads.
   vector(node: PromNode, t: number): Sample[] {
     return vectorOf(this.at(node, t));
@@ -597,6 +798,114 @@ function vectorBinary(op: string, lhs: Sample[], rhs: Sample[], matching: Vector
   return out;
 }
 
+// --- the column path's parts --------------------------------------------------------------------
+
+/** One series of a range query at every step: its value at each, and whether it has one there. */
+interface Column {
+  labels: Labels;
+  values: Float64Array;
+  present: Uint8Array;
+}
+
+type Columns = { kind: 'scalar'; value: number } | { kind: 'vector'; series: Column[] };
+
+/** Most values (series × steps) the column path holds for one selector; beyond, steps go one at a time. */
+const MAX_COLUMN_CELLS = 16_000_000;
+
+const EXTRAPOLATED: Record<string, { isCounter: boolean; isRate: boolean }> = {
+  rate: { isCounter: true, isRate: true },
+  increase: { isCounter: true, isRate: false },
+  delta: { isCounter: false, isRate: false },
+};
+
+/** How each aggregation the column path covers folds a member's value into its group's (count and avg divide by the count after). */
+const COLUMN_AGGREGATIONS: Record<string, (total: number, value: number) => number> = {
+  sum: (total, value) => total + value,
+  avg: (total, value) => total + value,
+  count: (total) => total,
+  min: (low, value) => (Number.isNaN(low) || value < low ? value : low),
+  max: (high, value) => (Number.isNaN(high) || value > high ? value : high),
+};
+
+function emptyColumn(labels: Labels, stepCount: number): Column {
+  return { labels, values: new Float64Array(stepCount), present: new Uint8Array(stepCount) };
+}
+
+function valueAt(operand: Column | number, step: number): number | undefined {
+  if (typeof operand === 'number') return operand;
+  return operand.present[step] ? operand.values[step] : undefined;
+}
+
+/**
+ * The groups of some columns (labels as `project` makes them), in the order of their first member,
+ * and the group of each column. Undefined when at some step the groups' first present members come
+ * in another order: the step path lists a step's groups in that order, and what consumes them (a
+ * sum) adds them up in it.
+ */
+function groupColumns(members: readonly Column[], project: (labels: Labels) => Labels, stepCount: number): { groups: Column[]; groupOf: Int32Array } | undefined {
+  const index = new Map<string, number>();
+  const groups: Column[] = [];
+  const groupOf = new Int32Array(members.length);
+  members.forEach((member, i) => {
+    const labels = project(member.labels);
+    const key = signature(labels);
+    let group = index.get(key);
+    if (group === undefined) {
+      group = groups.length;
+      index.set(key, group);
+      groups.push(emptyColumn(labels, stepCount));
+    }
+    groupOf[i] = group;
+  });
+  // The first present member of each group at each step (-1: none), member by member.
+  const first = new Int32Array(groups.length * stepCount).fill(-1);
+  members.forEach((member, i) => {
+    const row = groupOf[i]! * stepCount;
+    for (let s = 0; s < stepCount; s += 1) if (member.present[s] && first[row + s] === -1) first[row + s] = i;
+  });
+  for (let s = 0; s < stepCount; s += 1) {
+    let last = -1;
+    for (let g = 0; g < groups.length; g += 1) {
+      const member = first[g * stepCount + s]!;
+      if (member === -1) continue;
+      if (member < last) return undefined;
+      last = member;
+    }
+  }
+  return { groups, groupOf };
+}
+
+/** The columns by their matching key; undefined when two share one. */
+function uniqueByKey(columns: readonly Column[], matching: VectorMatching): Map<string, Column> | undefined {
+  const byKey = new Map<string, Column>();
+  for (const column of columns) {
+    const key = matchingKey(column.labels, matching);
+    if (byKey.has(key)) return undefined;
+    byKey.set(key, column);
+  }
+  return byKey;
+}
+
+/** The columns with a value at some step, as a range query's series; undefined when two share their labels (the step path merges them). */
+function seriesOfColumns(columns: readonly Column[], steps: readonly number[]): RangeSeries[] | undefined {
+  const signatures = new Set<string>();
+  const out: RangeSeries[] = [];
+  for (const column of columns) {
+    const series: RangeSeries = { labels: column.labels, times: [], values: [] };
+    for (let s = 0; s < steps.length; s += 1) {
+      if (!column.present[s]) continue;
+      series.times.push(steps[s]!);
+      series.values.push(column.values[s]!);
+    }
+    if (series.times.length === 0) continue;
+    const key = signature(column.labels);
+    if (signatures.has(key)) return undefined;
+    signatures.add(key);
+    out.push(series);
+  }
+  return out;
+}
+
 // --- aggregations -------------------------------------------------------------------------------
 
 type Group = { labels: Labels; samples: Sample[] };
@@ -724,19 +1033,50 @@ const overTime =
     return vectorResult(out);
   };
 
-/** rate, increase and delta: the change over the range, extrapolated to its edges as Prometheus does. */
 /** For each loaded series, how many counter resets its samples hold up to each index. */
 const resetCounts = new WeakMap<Float64Array, Int32Array>();
 
-/** Whether a counter drops somewhere in the window (most windows hold no reset: their sum is skipped). */
-function hasReset(w: Window): boolean {
-  let counts = resetCounts.get(w.values);
+function resetCountsOf(values: Float64Array): Int32Array {
+  let counts = resetCounts.get(values);
   if (!counts) {
-    counts = new Int32Array(w.values.length);
-    for (let i = 1; i < w.values.length; i += 1) counts[i] = counts[i - 1]! + (w.values[i]! < w.values[i - 1]! ? 1 : 0);
-    resetCounts.set(w.values, counts);
+    counts = new Int32Array(values.length);
+    for (let i = 1; i < values.length; i += 1) counts[i] = counts[i - 1]! + (values[i]! < values[i - 1]! ? 1 : 0);
+    resetCounts.set(values, counts);
   }
-  return counts[w.end - 1]! - counts[w.start]! > 0;
+  return counts;
+}
+
+/**
+ * rate, increase or delta of samples [start, end) (at least two) in the range (rangeStart,
+ * rangeEnd]: the change, extrapolated to the range's edges as Prometheus does. A counter's resets
+ * (resetCountsOf) tell the windows that hold one: only theirs are summed.
+ */
+function extrapolatedChange(times: Float64Array, values: Float64Array, start: number, end: number, rangeStart: number, rangeEnd: number, resets: Int32Array | undefined, isRate: boolean): number {
+  const isCounter = resets !== undefined;
+  const count = end - start;
+  const first = values[start]!;
+  const last = values[end - 1]!;
+  let result = last - first;
+  if (isCounter && resets[end - 1]! - resets[start]! > 0) {
+    for (let i = start + 1; i < end; i += 1) if (values[i]! < values[i - 1]!) result += values[i - 1]!;
+  }
+  const firstT = times[start]!;
+  const lastT = times[end - 1]!;
+  const sampled = (lastT - firstT) / 1000;
+  const average = sampled / (count - 1);
+  let toStart = (firstT - rangeStart) / 1000;
+  const toEnd = (rangeEnd - lastT) / 1000;
+  if (isCounter && result > 0 && first >= 0) {
+    const toZero = sampled * (first / result);
+    if (toZero < toStart) toStart = toZero;
+  }
+  const threshold = average * 1.1;
+  let interval = sampled;
+  interval += toStart < threshold ? toStart : average / 2;
+  interval += toEnd < threshold ? toEnd : average / 2;
+  result *= interval / sampled;
+  if (isRate) result /= (rangeEnd - rangeStart) / 1000;
+  return result;
 }
 
 function extrapolated(isCounter: boolean, isRate: boolean): PromFunction {
@@ -744,31 +1084,8 @@ function extrapolated(isCounter: boolean, isRate: boolean): PromFunction {
     const { series, rangeStart, rangeEnd } = ev.matrix(args[0]!, t);
     const out: Sample[] = [];
     for (const s of series) {
-      const count = s.end - s.start;
-      if (count < 2) continue;
-      const first = s.values[s.start]!;
-      const last = s.values[s.end - 1]!;
-      let result = last - first;
-      if (isCounter && hasReset(s)) {
-        for (let i = s.start + 1; i < s.end; i += 1) if (s.values[i]! < s.values[i - 1]!) result += s.values[i - 1]!;
-      }
-      const firstT = s.times[s.start]!;
-      const lastT = s.times[s.end - 1]!;
-      const sampled = (lastT - firstT) / 1000;
-      const average = sampled / (count - 1);
-      let toStart = (firstT - rangeStart) / 1000;
-      const toEnd = (rangeEnd - lastT) / 1000;
-      if (isCounter && result > 0 && first >= 0) {
-        const toZero = sampled * (first / result);
-        if (toZero < toStart) toStart = toZero;
-      }
-      const threshold = average * 1.1;
-      let interval = sampled;
-      interval += toStart < threshold ? toStart : average / 2;
-      interval += toEnd < threshold ? toEnd : average / 2;
-      result *= interval / sampled;
-      if (isRate) result /= (rangeEnd - rangeStart) / 1000;
-      out.push({ labels: withoutName(s.labels), value: result });
+      if (s.end - s.start < 2) continue;
+      out.push({ labels: withoutName(s.labels), value: extrapolatedChange(s.times, s.values, s.start, s.end, rangeStart, rangeEnd, isCounter ? resetCountsOf(s.values) : undefined, isRate) });
     }
     return vectorResult(out);
   };
