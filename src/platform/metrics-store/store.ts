@@ -1,6 +1,7 @@
 // The embedded metrics store: series (a name and labels) and their samples in PostgreSQL, read
 // back by the PromQL evaluator. Several gateways on one database write their own series (each
 // carries its `instance` label) and all read every series.
+import type { LabelPattern } from '../promql/label-pattern.js';
 import os from 'node:os';
 import type pg from 'pg';
 import type { LabelMatcher } from '../promql/parser.js';
@@ -66,7 +67,7 @@ export class MetricsStore implements SampleSource {
       // A series quiet since before the window (give or take the hourly refresh) has nothing in it.
       name === undefined ? [fromMs - 3_600_000] : [fromMs - 3_600_000, name],
     );
-    const patterns = new Map<string, RegExp>();
+    const patterns = new Map<string, LabelPattern>();
     const matching = candidates.rows.filter((row) => matchesAll(row.labels, matchers, patterns));
     if (matching.length === 0) return [];
     if (matching.length > MAX_SERIES_PER_SELECTOR) throw new TooManySeriesError(matching.length);
@@ -142,7 +143,7 @@ export class MetricsStore implements SampleSource {
                OR EXISTS (SELECT 1 FROM metric_chunks c WHERE c.series_id = s.id AND c.end_ms >= $1::bigint AND c.start_ms <= $2::bigint))`,
       [fromMs, toMs],
     );
-    const patterns = new Map<string, RegExp>();
+    const patterns = new Map<string, LabelPattern>();
     const all = rows.rows.map((row) => row.labels);
     return matcherSets.length === 0 ? all : all.filter((labels) => matcherSets.some((matchers) => matchesAll(labels, matchers, patterns)));
   }

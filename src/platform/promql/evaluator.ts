@@ -4,6 +4,7 @@
 // extrapolate as Prometheus does, and binary operators match vectors by their labels. It covers
 // what dashboards and alert rules use; anything else is refused by name (UnsupportedQueryError),
 // never answered with a wrong number.
+import { compileLabelPattern, type LabelPattern } from './label-pattern.js';
 import { parsePromQL, TYPE_NAMES, type LabelMatcher, type PromNode, type TimeModifiers, type VectorMatching } from './parser.js';
 
 export type Labels = Readonly<Record<string, string>>;
@@ -1250,19 +1251,25 @@ const FUNCTIONS: Record<string, PromFunction> = {
   },
   label_replace: (args, t, ev) => {
     const [destination, replacement, source, pattern] = args.slice(1).map((arg) => ev.text(arg, t)) as [string, string, string, string];
-    let regex: RegExp;
+    let regex: LabelPattern;
     try {
-      regex = new RegExp(`^(?:${pattern})$`, 's');
+      regex = compileLabelPattern(pattern);
     } catch {
       throw new UnsupportedQueryError(`invalid regular expression in label_replace(): ${pattern}`);
     }
     return vectorResult(
       ev.vector(args[0]!, t).map((sample) => {
-        const match = regex.exec(sample.labels[source] ?? '');
-        if (!match) return sample;
-        const value = replacement.replace(/\$(\d+)|\$\{(\w+)\}/g, (_whole, index: string | undefined, name: string | undefined) =>
-          index ? (match[Number(index)] ?? '') : (match.groups?.[name!] ?? ''),
-        );
+        const match = regex.matcher(sample.labels[source] ?? '');
+        if (!match.matches()) return sample;
+        // A group that does not exist or did not take part reads as "" (Go's Expand does the same).
+        const group = (name: string | number) => {
+          try {
+            return match.group(name) ?? '';
+          } catch {
+            return '';
+          }
+        };
+        const value = replacement.replace(/\$(\d+)|\$\{(\w+)\}/g, (_whole, index: string | undefined, name: string | undefined) => (index ? group(Number(index)) : group(name!)));
         const labels: Record<string, string> = { ...sample.labels };
         if (value === '') delete labels[destination];
         else labels[destination] = value;
@@ -1317,7 +1324,7 @@ export function formatValue(value: number): string {
 }
 
 /** Whether a series' labels satisfy every matcher (a missing label reads as ""). */
-export function matchesAll(labels: Labels, matchers: readonly LabelMatcher[], patterns = new Map<string, RegExp>()): boolean {
+export function matchesAll(labels: Labels, matchers: readonly LabelMatcher[], patterns = new Map<string, LabelPattern>()): boolean {
   for (const matcher of matchers) {
     const value = labels[matcher.label] ?? '';
     switch (matcher.op) {
@@ -1329,8 +1336,8 @@ export function matchesAll(labels: Labels, matchers: readonly LabelMatcher[], pa
         break;
       default: {
         let pattern = patterns.get(matcher.value);
-        if (!pattern) patterns.set(matcher.value, (pattern = new RegExp(`^(?:${matcher.value})$`, 's')));
-        if (pattern.test(value) !== (matcher.op === '=~')) return false;
+        if (!pattern) patterns.set(matcher.value, (pattern = compileLabelPattern(matcher.value)));
+        if (pattern.matches(value) !== (matcher.op === '=~')) return false;
       }
     }
   }

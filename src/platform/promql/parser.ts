@@ -3,6 +3,7 @@
 // with argument types, binary operators with precedence, bool, on/ignoring and
 // group_left/group_right). It gives a typed tree (what the embedded metrics store evaluates) or
 // says what is wrong and where (what metric aliases and alert rules are checked with).
+import { compileLabelPattern, type LabelPattern } from './label-pattern.js';
 
 export type ValueType = 'scalar' | 'vector' | 'matrix' | 'string';
 
@@ -581,13 +582,13 @@ function binaryType(op: string, left: ValueType, right: ValueType, bool: boolean
 function matchesEmpty(op: string, value: string, pos: number): boolean {
   if (op === '=') return value === '';
   if (op === '!=') return value !== '';
-  let pattern: RegExp;
+  let pattern: LabelPattern;
   try {
-    pattern = new RegExp(`^(?:${value})$`);
+    pattern = compileLabelPattern(value);
   } catch (error) {
     throw new ExpressionError(`invalid regular expression ${JSON.stringify(value)}: ${(error as Error).message}`, pos);
   }
-  return op === '=~' ? pattern.test('') : !pattern.test('');
+  return op === '=~' ? pattern.matches('') : !pattern.matches('');
 }
 
 function describe(token: Token): string {
