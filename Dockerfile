@@ -40,6 +40,6 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node itself is PID 1 and handles SIGTERM: it stops taking requests, finishes running ones and
 # closes the database pool (src/main.ts; 10 s at most), within compose's stop_grace_period.
-# The heap flags are npm start's (package.json; README "Memory"): the heap grows by half its live
-# size between collections instead of V8's up-to-fourfold, and the young generation stays at 8 MiB.
-CMD ["node", "--heap-growing-percent=50", "--max-semi-space-size=8", "--enable-source-maps", "dist/src/main.js"]
+# The heap flag is npm start's (package.json; README "Memory"): the heap grows by half its live
+# size between collections instead of V8's up-to-fourfold.
+CMD ["node", "--heap-growing-percent=50", "--enable-source-maps", "dist/src/main.js"]
