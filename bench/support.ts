@@ -129,9 +129,9 @@ export function startCommandArgs(): string[] {
 /**
  * An embedded PostgreSQL in a fresh temporary folder, and the gateway against it run as `npm start`
  * runs it (a child process on dist/, which the caller builds first) with production settings, silent
- * logs and a pool of `poolMax` connections; each is registered in `cleanups`.
+ * logs and a pool of `poolMax` connections (and any `extraSettings`); each is registered in `cleanups`.
  */
-export async function startBenchGateway(cleanups: Cleanups, poolMax: number): Promise<BenchGateway> {
+export async function startBenchGateway(cleanups: Cleanups, poolMax: number, extraSettings: Record<string, string> = {}): Promise<BenchGateway> {
   const { loadConfig } = await import('../src/config.js');
   const { startEmbeddedPostgres } = await import('../src/platform/database/embedded.js');
 
@@ -142,7 +142,7 @@ export async function startBenchGateway(cleanups: Cleanups, poolMax: number): Pr
   cleanups.push('PostgreSQL', () => cluster.stop());
 
   const port = await freePort();
-  const settings = { DATABASE_URL: cluster.url, HOST: '127.0.0.1', PORT: String(port), NODE_ENV: 'production', LOG_LEVEL: 'silent', DB_POOL_MAX: String(poolMax) };
+  const settings = { DATABASE_URL: cluster.url, HOST: '127.0.0.1', PORT: String(port), NODE_ENV: 'production', LOG_LEVEL: 'silent', DB_POOL_MAX: String(poolMax), ...extraSettings };
   // BENCH_NODE_FLAGS: extra node flags for the gateway (e.g. --cpu-prof, or heap settings to compare).
   const args = [...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), ...startCommandArgs()];
   log(`starting the gateway: node ${args.join(' ')}…`);
