@@ -332,6 +332,15 @@ export const environmentSchema = z.object({
       "How often the gateway samples its own metrics into the embedded metrics store (what POST /v2/data/metrics and the console's dashboards read when PROMETHEUS_URL is unset). 0 turns sampling off. Ignored when PROMETHEUS_URL is set (Prometheus scrapes GET /metrics).",
     ),
   METRICS_RETENTION_DAYS: z.coerce.number().int().min(1).max(365).default(7).describe('Days the embedded metrics store keeps samples.'),
+  METRICS_CHUNK_CACHE_MB: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65_536)
+    .default(64)
+    .describe(
+      "MiB of decoded hourly chunks of the embedded metrics store each gateway keeps in memory, so a dashboard's repeated range queries are not read from PostgreSQL again (each query still lists the chunks from the database: a chunk compacted or dropped since is seen). 0 keeps none.",
+    ),
   METRICS_DEFAULT_PERIOD_DAYS: z.coerce.number().int().min(1).max(3650).default(7).describe('Days dataset metrics look back when a request names no query_time_period.'),
   METRICS_MAX_PERIOD_DAYS: z.coerce.number().int().min(1).max(3650).default(90).describe('Largest query_time_period (days) a metrics request may ask for.'),
   METRICS_FRESHNESS_THRESHOLD_MIN: z.coerce.number().positive().default(5).describe('Minutes of event-to-arrival lag under which freshness is Healthy.'),
@@ -399,6 +408,8 @@ export interface Config {
     /** How often the embedded metrics store samples this gateway's metrics (0: never). */
     sampleIntervalMs: number;
     retentionMs: number;
+    /** Bytes of decoded chunks the embedded metrics store keeps between queries (0: none). */
+    chunkCacheBytes: number;
     freshnessThresholdMin: number;
     queryTimeThresholdMin: number;
     failureThresholdPercent: number;
@@ -525,6 +536,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       failureThresholdPercent: e.METRICS_FAILURE_THRESHOLD_PERCENT,
       sampleIntervalMs: e.METRICS_SAMPLE_INTERVAL_SECONDS * 1000,
       retentionMs: e.METRICS_RETENTION_DAYS * 86_400_000,
+      chunkCacheBytes: e.METRICS_CHUNK_CACHE_MB * 2 ** 20,
       ...(e.PROMETHEUS_URL ? { prometheus: { url: e.PROMETHEUS_URL, timeoutMs: e.PROMETHEUS_TIMEOUT_MS } } : {}),
     },
   });

@@ -284,7 +284,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   metrics.watchEventBus(eventBus);
   // The console's dashboards read Prometheus's API: a real Prometheus when configured, else the
   // embedded store this gateway samples its own metrics into (started once the port is known).
-  const metricsStore = config.metrics.prometheus ? undefined : new MetricsStore(database.pool);
+  const metricsStore = config.metrics.prometheus ? undefined : new MetricsStore(database.pool, { chunkCacheBytes: config.metrics.chunkCacheBytes });
   const prometheus = config.metrics.prometheus ? createRemotePrometheusApi(config.metrics.prometheus) : createEmbeddedPrometheusApi(metricsStore!, { retentionMs: config.metrics.retentionMs });
   const services = createServices(database, config, { queryEngine, eventBus, objectStore, alertManagers, managerNames, notifier, metrics, prometheus }, logger);
   logger.info(`PII detector: ${services.pii.detectorName}; metrics source: ${services.metrics.sourceName}`);

@@ -142,3 +142,93 @@ describe('the embedded metrics store', () => {
     expect(Number(rows.rows[0]!.n)).toBe(0);
   });
 });
+
+describe('the chunk cache of the embedded metrics store', () => {
+  const name = 'cache_probe';
+  const selector = [{ label: '__name__', op: '=' as const, value: name }];
+  // Three hours at 1-minute steps: two to be compacted, the last left as rows.
+  const times = Array.from({ length: 180 }, (_, i) => START + i * 60_000);
+
+  afterAll(async () => {
+    await pool.query(`DELETE FROM metric_samples WHERE series_id IN (SELECT id FROM metric_series WHERE name = $1)`, [name]);
+    await pool.query(`DELETE FROM metric_chunks WHERE series_id IN (SELECT id FROM metric_series WHERE name = $1)`, [name]);
+    await pool.query('DELETE FROM metric_series WHERE name = $1', [name]);
+  });
+
+  it('keeps the chunks it read, and sees at its next query the chunks another gateway compacted or dropped since', async () => {
+    const reader = new MetricsStore(pool);
+    const other = new MetricsStore(pool);
+    for (const [i, at] of times.entries()) await other.write({ atMs: at, samples: [{ labels: { __name__: name, instance: 'g4:4' }, value: i }] });
+    const read = async () => {
+      const [series] = await reader.select(selector, START, START + 3 * HOUR);
+      return { times: Array.from(series!.times), values: Array.from(series!.values) };
+    };
+
+    await other.compact(START + HOUR, START);
+    expect(await read()).toEqual({ times, values: times.map((_, i) => i) });
+    expect(reader.chunkCache.chunks).toBe(1);
+
+    // The second hour becomes a chunk after the first read: read from its chunk now, not its rows.
+    await other.compact(START + 2 * HOUR, START);
+    expect(await read()).toEqual({ times, values: times.map((_, i) => i) });
+    expect(reader.chunkCache.chunks).toBe(2);
+
+    // Retention drops the first hour's chunk; the reader still holds it, and must not answer from it.
+    await other.deleteBefore(START + HOUR);
+    const kept = times.filter((t) => t >= START + HOUR);
+    expect(await read()).toEqual({ times: kept, values: kept.map((t) => (t - START) / 60_000) });
+  });
+
+  it('holds at most its size in bytes, dropping the chunks least recently read first', async () => {
+    const { ChunkCache } = await import('../../src/platform/metrics-store/chunk-cache.js');
+    const chunk = (startMs: number) => ({ startMs, count: 100, stepMs: 1_000, times: null, values: new Float64Array(100) });
+    // Room for two chunks of 100 values (800 bytes and the entry's overhead each), not three.
+    const cache = new ChunkCache(2_500);
+    cache.put(1, chunk(0));
+    cache.put(1, chunk(1_000));
+    expect(cache.get(1, 0, 100)).toBeDefined();
+    cache.put(2, chunk(0));
+    expect(cache.bytes).toBeLessThanOrEqual(2_500);
+    expect(cache.get(1, 1_000, 100)).toBeUndefined();
+    expect(cache.get(1, 0, 100)).toBeDefined();
+    expect(cache.get(2, 0, 100)).toBeDefined();
+    // A chunk listed with another count than the one cached is not the cached one.
+    expect(cache.get(2, 0, 101)).toBeUndefined();
+    expect(cache.size).toBe(1);
+  });
+});
+
+describe("a range query's answer written as JSON text", () => {
+  const name = 'answer_probe';
+  afterAll(async () => {
+    await pool.query(`DELETE FROM metric_samples WHERE series_id IN (SELECT id FROM metric_series WHERE name = $1)`, [name]);
+    await pool.query('DELETE FROM metric_series WHERE name = $1', [name]);
+  });
+
+  it('is the JSON of the answer GraphQL serialises, label values that need escaping and NaN and infinities included', async () => {
+    const { createEmbeddedPrometheusApi } = await import('../../src/platform/metrics-store/prometheus-api.js');
+    const { WrittenJson } = await import('../../src/platform/json/written-json.js');
+    const store = new MetricsStore(pool);
+    const values = [1.5, NaN, Infinity, -Infinity, 0.1 + 0.2, 42];
+    for (const [i, value] of values.entries()) {
+      await store.write({
+        atMs: START + i * STEP,
+        samples: [
+          { labels: { __name__: name, quote: 'say "hi"\n\\ \u2028 é' }, value },
+          { labels: { __name__: name, quote: 'plain' }, value: i },
+        ],
+      });
+    }
+    const api = createEmbeddedPrometheusApi(store, { retentionMs: 7 * 24 * HOUR });
+    const answer = await api.get('/api/v1/query_range', { query: name, start: String(START / 1000), end: String((START + 10 * STEP) / 1000), step: '7.5' });
+    expect(answer).toBeInstanceOf(WrittenJson);
+    const text = (answer as InstanceType<typeof WrittenJson>).text;
+    expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(answer)));
+    const parsed = JSON.parse(text) as { data: { result: { metric: Record<string, string>; values: [number, string][] }[] } };
+    const quoted = parsed.data.result.find((series) => series.metric.quote !== 'plain')!;
+    expect(quoted.metric.quote).toBe('say "hi"\n\\ \u2028 é');
+    // Every 7.5 s step over a sample's 5-minute lookback: the samples' values as Prometheus writes them.
+    expect(quoted.values.filter((_, i) => i % 2 === 0).map(([, value]) => value)).toEqual(['1.5', 'NaN', '+Inf', '-Inf', '0.30000000000000004', '42', '42', '42', '42', '42', '42']);
+    expect(quoted.values[1]).toEqual([(START + STEP / 2) / 1000, '1.5']);
+  });
+});

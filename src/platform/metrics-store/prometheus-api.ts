@@ -4,6 +4,7 @@
 // them, the method or the headers (the original spread the caller's request options into its
 // outgoing call: a server-side request forgery we do not copy).
 import { formatValue, instantQuery, rangeQuery, UnsupportedQueryError, type Labels, type QueryResult } from '../promql/evaluator.js';
+import { WrittenJson } from '../json/written-json.js';
 import { durationMs, parsePromQL, type LabelMatcher } from '../promql/parser.js';
 import { MAX_TIME_MS, TooManySeriesError, type MetricsStore } from './store.js';
 
@@ -118,6 +119,30 @@ function toJson(result: QueryResult, timeMs: number): unknown {
 
 const success = (data: unknown) => ({ status: 'success', data });
 
+/**
+ * A range query's answer, its JSON written series by series: the text before each step's value
+ * (`[<time>,"`) is made once for all the series that have a value there (a 24-hour dashboard
+ * answers hundreds of thousands of points, and building an array per point cost more than
+ * evaluating them). Pieces are joined, not appended: V8 joins an array of strings far faster.
+ */
+function matrixAnswer(result: QueryResult & { resultType: 'matrix' }, timeMs: number): WrittenJson {
+  const write = () => {
+    const openings = new Map<number, string>();
+    const series = result.result.map((entry) => {
+      const points = new Array<string>(entry.times.length);
+      for (let i = 0; i < entry.times.length; i += 1) {
+        const t = entry.times[i]!;
+        let opening = openings.get(t);
+        if (opening === undefined) openings.set(t, (opening = `[${JSON.stringify(t / 1000)},"`));
+        points[i] = opening + formatValue(entry.values[i]!) + '"]';
+      }
+      return `{"metric":${JSON.stringify(entry.labels)},"values":[${points.join(',')}]}`;
+    });
+    return `{"status":"success","data":{"resultType":"matrix","result":[${series.join(',')}]}}`;
+  };
+  return new WrittenJson(write, () => success(toJson(result, timeMs)));
+}
+
 export interface EmbeddedApiOptions {
   retentionMs: number;
   now?: () => number;
@@ -164,7 +189,7 @@ export function createEmbeddedPrometheusApi(store: MetricsStore, options: Embedd
         const end = parseTime(single(params, 'end'), 'end', NaN);
         if (Number.isNaN(start) || Number.isNaN(end)) throw new MetricsRequestError('start and end are required', 'bad_data');
         const step = parseStep(single(params, 'step'));
-        return success(toJson(await evaluate(() => rangeQuery(store, text, start, end, step)), end));
+        return matrixAnswer(await evaluate(() => rangeQuery(store, text, start, end, step)), end);
       }
       const limit = limitOf(params);
       if (path === '/api/v1/series') return success((await selected(params, true)).slice(0, limit));

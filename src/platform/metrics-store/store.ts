@@ -4,6 +4,7 @@
 import type { LabelPattern } from '../promql/label-pattern.js';
 import os from 'node:os';
 import type pg from 'pg';
+import { ChunkCache, type DecodedChunk } from './chunk-cache.js';
 import type { LabelMatcher } from '../promql/parser.js';
 import { matchesAll, type Labels, type SampleSource, type StoredSeries } from '../promql/evaluator.js';
 
@@ -13,6 +14,9 @@ export interface SampleBatch {
 }
 
 const HOUR_MS = 3_600_000;
+const DEFAULT_CHUNK_CACHE_BYTES = 64 * 2 ** 20;
+/** A listed chunk: its start (int8) and sample count (int4), big-endian. */
+const LISTED_CHUNK_BYTES = 12;
 
 /**
  * SQL packing the samples of a group, oldest first, as chunks store them: the times (ms, exact as
@@ -28,7 +32,20 @@ export class MetricsStore implements SampleSource {
   /** Series ids this process has written or read, by signature (ids never change once given). */
   private readonly ids = new Map<string, number>();
 
-  constructor(private readonly pool: pg.Pool) {}
+  /** Decoded chunks, kept between queries (`chunkCacheBytes`, 64 MiB unless told; 0 keeps none). */
+  private readonly chunks: ChunkCache;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    options: { chunkCacheBytes?: number } = {},
+  ) {
+    this.chunks = new ChunkCache(options.chunkCacheBytes ?? DEFAULT_CHUNK_CACHE_BYTES);
+  }
+
+  /** What the chunk cache holds: for the bench and the logs. */
+  get chunkCache(): { chunks: number; bytes: number } {
+    return { chunks: this.chunks.size, bytes: this.chunks.bytes };
+  }
 
   /** Writes one sampling of many series in two statements: the series (new ones added), then the samples. */
   async write(batch: SampleBatch): Promise<void> {
@@ -71,43 +88,87 @@ export class MetricsStore implements SampleSource {
     const matching = candidates.rows.filter((row) => matchesAll(row.labels, matchers, patterns));
     if (matching.length === 0) return [];
     if (matching.length > MAX_SERIES_PER_SELECTOR) throw new TooManySeriesError(matching.length);
-    // Completed hours are stored as one chunk per series and hour, the current hour as rows; the
-    // server joins each series' parts, oldest first (a chunk before rows starting with it), into
-    // one run of values and one of the times not evenly spaced, 8 bytes a number as chunks store
-    // them, sent as base64 (a third shorter than bytea's hex, and quicker to decode): nothing is
-    // printed as a number by the server nor parsed here. Each part's start, count and spacing
-    // (when even) lay out the times. The runs are trimmed to the window below.
-    const samples = await this.pool.query<{ series_id: number; times: string | null; values: string; starts: string[]; counts: number[]; steps: (number | null)[] }>(
-      `SELECT series_id, encode(string_agg(times, ''::bytea ORDER BY start_ms, part), 'base64') AS times,
-              encode(string_agg(values, ''::bytea ORDER BY start_ms, part), 'base64') AS values,
-              array_agg(start_ms ORDER BY start_ms, part) AS starts, array_agg(samples ORDER BY start_ms, part) AS counts,
-              array_agg(step_ms ORDER BY start_ms, part) AS steps
-         FROM (SELECT series_id, start_ms, 0 AS part, samples, step_ms, CASE WHEN step_ms IS NULL THEN times END AS times, values FROM metric_chunks
-                WHERE series_id = ANY($1::int[]) AND end_ms >= $2 AND start_ms <= $3
-               UNION ALL
-               SELECT series_id, min(at_ms), 1, count(*)::int, NULL, ${PACKED_TIMES}, ${PACKED_VALUES}
-                 FROM metric_samples WHERE series_id = ANY($1::int[]) AND at_ms BETWEEN $2 AND $3 GROUP BY series_id) AS parts
-        GROUP BY series_id`,
-      [matching.map((row) => row.id), fromMs, toMs],
-    );
+    const ids = matching.map((row) => row.id);
+    // Completed hours are stored as one chunk per series and hour, the current hour as rows. The
+    // chunks in the window are listed (their start and sample count, packed per series, read from
+    // an index alone), and only those not in the cache are fetched; the rows are packed per series
+    // as chunks are. Numbers travel as 8-byte doubles in base64 (a third shorter than bytea's hex,
+    // and quicker to decode): nothing is printed as a number by the server nor parsed here.
+    const [listed, recent] = await Promise.all([
+      this.pool.query<{ series_id: number; chunks: string }>(
+        `SELECT series_id, encode(string_agg(int8send(start_ms) || int4send(samples), ''::bytea ORDER BY start_ms), 'base64') AS chunks
+           FROM metric_chunks WHERE series_id = ANY($1::int[]) AND end_ms >= $2 AND start_ms <= $3 GROUP BY series_id`,
+        [ids, fromMs, toMs],
+      ),
+      this.pool.query<{ series_id: number; start_ms: string; samples: number; times: string; values: string }>(
+        `SELECT series_id, min(at_ms) AS start_ms, count(*)::int AS samples, encode(${PACKED_TIMES}, 'base64') AS times, encode(${PACKED_VALUES}, 'base64') AS values
+           FROM metric_samples WHERE series_id = ANY($1::int[]) AND at_ms BETWEEN $2 AND $3 GROUP BY series_id`,
+        [ids, fromMs, toMs],
+      ),
+    ]);
+    // Each series' chunks in order: the cached ones in place, the others fetched into their slots.
+    const partsById = new Map<number, (DecodedChunk | undefined)[]>();
+    const missing: { seriesId: number; startMs: number; slots: (DecodedChunk | undefined)[]; slot: number }[] = [];
+    for (const row of listed.rows) {
+      const packed = Buffer.from(row.chunks, 'base64');
+      const slots: (DecodedChunk | undefined)[] = [];
+      for (let at = 0; at + LISTED_CHUNK_BYTES <= packed.length; at += LISTED_CHUNK_BYTES) {
+        const [startMs, count] = [Number(packed.readBigInt64BE(at)), packed.readInt32BE(at + 8)];
+        const chunk = this.chunks.get(row.series_id, startMs, count);
+        if (chunk === undefined) missing.push({ seriesId: row.series_id, startMs, slots, slot: slots.length });
+        slots.push(chunk);
+      }
+      partsById.set(row.series_id, slots);
+    }
+    const fetched = await this.fetchChunks(missing);
+    // A chunk gone between the listing and the fetch (retention ran) leaves its slot empty: the window no longer has it.
+    for (const { seriesId, startMs, slots, slot } of missing) slots[slot] = fetched.get(`${seriesId}:${startMs}`);
+    // The rows come after the chunks of their series (a sample in both is kept once, from the chunk).
+    for (const row of recent.rows) {
+      let parts = partsById.get(row.series_id);
+      if (parts === undefined) partsById.set(row.series_id, (parts = []));
+      parts.push({
+        startMs: Number(row.start_ms),
+        count: row.samples,
+        stepMs: null,
+        times: doubles(Buffer.from(row.times, 'base64')),
+        values: doubles(Buffer.from(row.values, 'base64')),
+      });
+    }
     const labelsById = new Map(matching.map((row) => [row.id, row.labels]));
     const out: StoredSeries[] = [];
-    for (const row of samples.rows) {
-      const values = doubles(Buffer.from(row.values, 'base64'));
-      const times = layTimes(row, values.length);
-      // In place (the arrays are this row's own): samples in the window, each later than the one
-      // kept before it (a sample both in a chunk and in the rows is kept once, from the chunk).
-      let n = 0;
-      for (let i = 0; i < times.length; i += 1) {
-        const t = times[i]!;
-        if (t < fromMs || t > toMs || (n > 0 && t <= times[n - 1]!)) continue;
-        times[n] = t;
-        values[n] = values[i]!;
-        n += 1;
-      }
-      if (n > 0) out.push({ labels: labelsById.get(row.series_id)!, times: times.subarray(0, n), values: values.subarray(0, n) });
+    for (const [seriesId, slots] of partsById) {
+      const { times, values } = joined(
+        slots.filter((part) => part !== undefined),
+        fromMs,
+        toMs,
+      );
+      if (times.length > 0) out.push({ labels: labelsById.get(seriesId)!, times, values });
     }
     return out;
+  }
+
+  /** The chunks named, read and decoded (and cached), by `seriesId:startMs`; one missing was deleted since it was listed. */
+  private async fetchChunks(wanted: { seriesId: number; startMs: number }[]): Promise<Map<string, DecodedChunk>> {
+    const found = new Map<string, DecodedChunk>();
+    if (wanted.length === 0) return found;
+    const rows = await this.pool.query<{ series_id: number; start_ms: string; samples: number; step_ms: number | null; times: string | null; values: string }>(
+      `SELECT c.series_id, c.start_ms, c.samples, c.step_ms, CASE WHEN c.step_ms IS NULL THEN encode(c.times, 'base64') END AS times, encode(c.values, 'base64') AS values
+         FROM unnest($1::int[], $2::bigint[]) AS wanted(series_id, start_ms) JOIN metric_chunks c USING (series_id, start_ms)`,
+      [wanted.map((chunk) => chunk.seriesId), wanted.map((chunk) => chunk.startMs)],
+    );
+    for (const row of rows.rows) {
+      const chunk: DecodedChunk = {
+        startMs: Number(row.start_ms),
+        count: row.samples,
+        stepMs: row.step_ms,
+        times: row.times === null ? null : ownDoubles(row.times),
+        values: ownDoubles(row.values),
+      };
+      this.chunks.put(row.series_id, chunk);
+      found.set(`${row.series_id}:${chunk.startMs}`, chunk);
+    }
+    return found;
   }
 
   /**
@@ -184,25 +245,44 @@ function seriesKey(labels: Labels): string {
   return JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-/** A series' times, part after part: counted on from the start when evenly spaced, else the next of those sent. */
-function layTimes(parts: { times: string | null; starts: string[]; counts: number[]; steps: (number | null)[] }, length: number): Float64Array {
-  const sent = parts.times === null ? new Float64Array(0) : doubles(Buffer.from(parts.times, 'base64'));
+/**
+ * A series' parts end to end, trimmed to [fromMs, toMs]: the values copied, the times copied or
+ * counted on from each part's start by its spacing. A part's times rise, so each part gives one
+ * run: from its first time in the window and later than the time kept before it (a sample both in
+ * a chunk and in the rows after it is kept once, from the chunk) to its last in the window.
+ */
+function joined(parts: readonly DecodedChunk[], fromMs: number, toMs: number): { times: Float64Array; values: Float64Array } {
+  let length = 0;
+  for (const part of parts) length += part.count;
   const times = new Float64Array(length);
-  let at = 0;
-  let read = 0;
-  parts.starts.forEach((start, p) => {
-    const count = parts.counts[p]!;
-    const step = parts.steps[p];
-    if (step === null || step === undefined) {
-      times.set(sent.subarray(read, read + count), at);
-      read += count;
+  const values = new Float64Array(length);
+  let kept = 0;
+  for (const part of parts) {
+    const low = Math.max(countBelow(part, fromMs, false), kept === 0 ? 0 : countBelow(part, times[kept - 1]!, true));
+    const high = countBelow(part, toMs, true);
+    if (high <= low) continue;
+    values.set(part.values.subarray(low, high), kept);
+    if (part.times !== null) {
+      times.set(part.times.subarray(low, high), kept);
     } else {
-      const first = Number(start);
-      for (let i = 0; i < count; i += 1) times[at + i] = first + i * step;
+      const [start, step] = [part.startMs, part.stepMs!];
+      for (let i = low; i < high; i += 1) times[kept + i - low] = start + i * step;
     }
-    at += count;
-  });
-  return times;
+    kept += high - low;
+  }
+  return { times: times.subarray(0, kept), values: values.subarray(0, kept) };
+}
+
+/** How many of a part's times are below `t` (with `orAt`, at or below it). */
+function countBelow(part: DecodedChunk, t: number, orAt: boolean): number {
+  let [low, high] = [0, part.count];
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    const time = part.times === null ? part.startMs + middle * part.stepMs! : part.times[middle]!;
+    if (time < t || (orAt && time === t)) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /**
@@ -217,4 +297,13 @@ function doubles(buffer: Buffer): Float64Array {
   // A view needs 8-byte alignment; a small buffer may sit unaligned in Node's pool, then it is copied.
   if (buffer.byteOffset % 8 === 0) return new Float64Array(buffer.buffer, buffer.byteOffset, count);
   return new Float64Array(Uint8Array.prototype.slice.call(buffer, 0, count * 8).buffer);
+}
+
+/** Doubles in base64 (as `doubles`) in an array of their own: a cached chunk must not keep a shared buffer alive. */
+function ownDoubles(base64: string): Float64Array {
+  const buffer = Buffer.from(base64, 'base64');
+  if (LITTLE_ENDIAN) buffer.swap64();
+  const own = new Float64Array(buffer.length >> 3);
+  new Uint8Array(own.buffer).set(buffer.subarray(0, own.length * 8));
+  return own;
 }

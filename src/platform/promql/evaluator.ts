@@ -432,26 +432,53 @@ class Evaluation {
   }
 
   private selectorColumns(node: PromNode & { kind: 'selector' }, steps: Float64Array): Columns | undefined {
-    const loaded = this.columnInput(node, steps);
-    if (!loaded) return undefined;
-    const refs = steps.map((t) => this.reference(node, t));
-    const series = loaded.map((loadedSeries) => {
-      const column = emptyColumn(loadedSeries.labels, steps.length);
-      // References only move forward from step to step, and so does the newest sample at each.
-      let index = -1;
-      for (let s = 0; s < steps.length; s += 1) {
-        index = advance(loadedSeries.times, refs[s]!, index);
-        if (index >= 0 && loadedSeries.times[index]! >= refs[s]! - LOOKBACK_MS) {
-          column.values[s] = loadedSeries.values[index]!;
-          column.present[s] = 1;
-        }
-      }
-      return column;
-    });
-    return { kind: 'vector', series };
+    const members = this.selectorMembers(node, steps);
+    return members && { kind: 'vector', series: members.labels.map((labels, i) => members.column(i, emptyColumn(labels, steps.length))) };
   }
 
   private changeColumns(node: PromNode & { kind: 'call' }, steps: Float64Array, kind: { isCounter: boolean; isRate: boolean }): Columns | undefined {
+    const members = this.changeMembers(node, steps, kind);
+    return members && { kind: 'vector', series: members.labels.map((labels, i) => members.column(i, emptyColumn(labels, steps.length))) };
+  }
+
+  /**
+   * The input of an aggregation one series at a time. A selector's or rate's columns are computed
+   * into one scratch column each in turn (hundreds of series are summed into a few groups: making
+   * a column for each cost more than the sums); anything else is computed whole first.
+   */
+  private members(node: PromNode, steps: Float64Array): Members | undefined {
+    let inner = node;
+    while (inner.kind === 'paren') inner = inner.expr;
+    if (inner.kind === 'selector' && inner.rangeMs === undefined) return this.selectorMembers(inner, steps);
+    if (inner.kind === 'call' && inner.name in EXTRAPOLATED) return this.changeMembers(inner, steps, EXTRAPOLATED[inner.name]!);
+    const columns = this.columnsOf(inner, steps);
+    return columns?.kind === 'vector' ? { labels: columns.series.map((column) => column.labels), column: (i) => columns.series[i]! } : undefined;
+  }
+
+  private selectorMembers(node: PromNode & { kind: 'selector' }, steps: Float64Array): Members | undefined {
+    const loaded = this.columnInput(node, steps);
+    if (!loaded) return undefined;
+    const refs = steps.map((t) => this.reference(node, t));
+    return {
+      labels: loaded.map((series) => series.labels),
+      column: (i, into) => {
+        const { times, values } = loaded[i]!;
+        into.present.fill(0);
+        // References only move forward from step to step, and so does the newest sample at each.
+        let index = -1;
+        for (let s = 0; s < refs.length; s += 1) {
+          index = advance(times, refs[s]!, index);
+          if (index >= 0 && times[index]! >= refs[s]! - LOOKBACK_MS) {
+            into.values[s] = values[index]!;
+            into.present[s] = 1;
+          }
+        }
+        return into;
+      },
+    };
+  }
+
+  private changeMembers(node: PromNode & { kind: 'call' }, steps: Float64Array, kind: { isCounter: boolean; isRate: boolean }): Members | undefined {
     let selector = node.args[0]!;
     while (selector.kind === 'paren') selector = selector.expr;
     if (selector.kind !== 'selector' || selector.rangeMs === undefined) return undefined;
@@ -459,47 +486,52 @@ class Evaluation {
     if (!loaded) return undefined;
     const rangeMs = selector.rangeMs;
     const refs = steps.map((t) => this.reference(selector, t));
-    const series = loaded.map((loadedSeries) => {
-      const { times, values } = loadedSeries;
-      const column = emptyColumn(withoutName(loadedSeries.labels), steps.length);
-      const resets = kind.isCounter ? resetCountsOf(values) : undefined;
-      // The window (low, high] of each step, advanced from the last step's (as rangeSelect does).
-      let low = -1;
-      let high = -1;
-      for (let s = 0; s < steps.length; s += 1) {
-        const ref = refs[s]!;
-        high = advance(times, ref, high);
-        low = advance(times, ref - rangeMs - 1, low);
-        if (high - low < 2) continue;
-        column.values[s] = extrapolatedChange(times, values, low + 1, high + 1, ref - rangeMs, ref, resets, kind.isRate);
-        column.present[s] = 1;
-      }
-      return column;
-    });
-    return { kind: 'vector', series };
+    return {
+      labels: loaded.map((series) => withoutName(series.labels)),
+      column: (i, into) => {
+        const { times, values } = loaded[i]!;
+        const resets = kind.isCounter ? resetCountsOf(values) : undefined;
+        into.present.fill(0);
+        // The window (low, high] of each step, advanced from the last step's (as rangeSelect does).
+        let low = -1;
+        let high = -1;
+        for (let s = 0; s < refs.length; s += 1) {
+          const ref = refs[s]!;
+          high = advance(times, ref, high);
+          low = advance(times, ref - rangeMs - 1, low);
+          if (high - low < 2) continue;
+          into.values[s] = extrapolatedChange(times, values, low + 1, high + 1, ref - rangeMs, ref, resets, kind.isRate);
+          into.present[s] = 1;
+        }
+        return into;
+      },
+    };
   }
 
   private aggregateColumns(node: PromNode & { kind: 'aggregate' }, steps: Float64Array): Columns | undefined {
     const accumulate = COLUMN_AGGREGATIONS[node.op];
     if (!accumulate || node.param) return undefined;
-    const input = this.columnsOf(node.expr, steps);
-    if (input?.kind !== 'vector') return undefined;
-    const grouping = groupColumns(input.series, (labels) => (node.without ? dropLabels(labels, node.grouping, true) : keepLabels(labels, node.grouping)), steps.length);
-    if (!grouping) return undefined;
-    const { groups, groupOf } = grouping;
+    const input = this.members(node.expr, steps);
+    if (!input) return undefined;
+    const { groups, groupOf } = groupsOf(input.labels, (labels) => (node.without ? dropLabels(labels, node.grouping, true) : keepLabels(labels, node.grouping)), steps.length);
+    const order = new FirstPresent(groups.length, steps.length);
     const counts = groups.map(() => new Float64Array(steps.length));
     if (node.op === 'min' || node.op === 'max') for (const group of groups) group.values.fill(NaN);
+    const scratch = emptyColumn({}, steps.length);
     // Member by member, step by step: each group's additions in the step path's order.
-    input.series.forEach((member, i) => {
+    for (let i = 0; i < input.labels.length; i += 1) {
+      const member = input.column(i, scratch);
       const group = groups[groupOf[i]!]!;
       const count = counts[groupOf[i]!]!;
+      order.note(groupOf[i]!, i, member.present);
       for (let s = 0; s < steps.length; s += 1) {
         if (!member.present[s]) continue;
         group.values[s] = accumulate(group.values[s]!, member.values[s]!);
         count[s] = count[s]! + 1;
         group.present[s] = 1;
       }
-    });
+    }
+    if (!order.inOrder()) return undefined;
     if (node.op === 'count') groups.forEach((group, g) => group.values.set(counts[g]!));
     if (node.op === 'avg') groups.forEach((group, g) => group.values.forEach((total, s) => (group.values[s] = total / counts[g]![s]!)));
     return { kind: 'vector', series: groups };
@@ -510,9 +542,14 @@ class Evaluation {
     const input = this.columnsOf(node.args[1]!, steps);
     if (q?.kind !== 'scalar' || input?.kind !== 'vector') return undefined;
     const buckets = input.series.filter((column) => column.labels.le !== undefined);
-    const grouping = groupColumns(buckets, (labels) => dropLabels(labels, LE, true), steps.length);
-    if (!grouping) return undefined;
-    const { groups, groupOf } = grouping;
+    const { groups, groupOf } = groupsOf(
+      buckets.map((column) => column.labels),
+      (labels) => dropLabels(labels, LE, true),
+      steps.length,
+    );
+    const order = new FirstPresent(groups.length, steps.length);
+    buckets.forEach((column, i) => order.note(groupOf[i]!, i, column.present));
+    if (!order.inOrder()) return undefined;
     const uppers = buckets.map((column) => parseBound(column.labels.le!));
     const members = groups.map((_, g) => buckets.map((_column, i) => i).filter((i) => groupOf[i] === g));
     for (let s = 0; s < steps.length; s += 1) {
@@ -837,18 +874,19 @@ function valueAt(operand: Column | number, step: number): number | undefined {
   return operand.present[step] ? operand.values[step] : undefined;
 }
 
-/**
- * The groups of some columns (labels as `project` makes them), in the order of their first member,
- * and the group of each column. Undefined when at some step the groups' first present members come
- * in another order: the step path lists a step's groups in that order, and what consumes them (a
- * sum) adds them up in it.
- */
-function groupColumns(members: readonly Column[], project: (labels: Labels) => Labels, stepCount: number): { groups: Column[]; groupOf: Int32Array } | undefined {
+/** An aggregation's input one series at a time: `column(i, scratch)` is series i's column, in `scratch` or its own. */
+interface Members {
+  labels: Labels[];
+  column: (index: number, scratch: Column) => Column;
+}
+
+/** The groups of some series (labels as `project` makes them), in the order of their first member, and the group of each series. */
+function groupsOf(members: readonly Labels[], project: (labels: Labels) => Labels, stepCount: number): { groups: Column[]; groupOf: Int32Array } {
   const index = new Map<string, number>();
   const groups: Column[] = [];
   const groupOf = new Int32Array(members.length);
   members.forEach((member, i) => {
-    const labels = project(member.labels);
+    const labels = project(member);
     const key = signature(labels);
     let group = index.get(key);
     if (group === undefined) {
@@ -858,22 +896,42 @@ function groupColumns(members: readonly Column[], project: (labels: Labels) => L
     }
     groupOf[i] = group;
   });
-  // The first present member of each group at each step (-1: none), member by member.
-  const first = new Int32Array(groups.length * stepCount).fill(-1);
-  members.forEach((member, i) => {
-    const row = groupOf[i]! * stepCount;
-    for (let s = 0; s < stepCount; s += 1) if (member.present[s] && first[row + s] === -1) first[row + s] = i;
-  });
-  for (let s = 0; s < stepCount; s += 1) {
-    let last = -1;
-    for (let g = 0; g < groups.length; g += 1) {
-      const member = first[g * stepCount + s]!;
-      if (member === -1) continue;
-      if (member < last) return undefined;
-      last = member;
-    }
-  }
   return { groups, groupOf };
+}
+
+/**
+ * The first present member of each group at each step, noted member by member. The column path
+ * answers only when at every step the groups' first present members come in the groups' order:
+ * the step path lists a step's groups in that order, and what consumes them (a sum) adds them up
+ * in it.
+ */
+class FirstPresent {
+  private readonly first: Int32Array;
+
+  constructor(
+    private readonly groupCount: number,
+    private readonly stepCount: number,
+  ) {
+    this.first = new Int32Array(groupCount * stepCount).fill(-1);
+  }
+
+  note(group: number, member: number, present: Uint8Array): void {
+    const row = group * this.stepCount;
+    for (let s = 0; s < this.stepCount; s += 1) if (present[s] && this.first[row + s] === -1) this.first[row + s] = member;
+  }
+
+  inOrder(): boolean {
+    for (let s = 0; s < this.stepCount; s += 1) {
+      let last = -1;
+      for (let g = 0; g < this.groupCount; g += 1) {
+        const member = this.first[g * this.stepCount + s]!;
+        if (member === -1) continue;
+        if (member < last) return false;
+        last = member;
+      }
+    }
+    return true;
+  }
 }
 
 /** The columns by their matching key; undefined when two share one. */
