@@ -232,3 +232,55 @@ describe("a range query's answer written as JSON text", () => {
     expect(quoted.values[1]).toEqual([(START + STEP / 2) / 1000, '1.5']);
   });
 });
+
+describe('compacting the current hour as it goes', () => {
+  const name = 'growing_probe';
+  const selector = [{ label: '__name__', op: '=' as const, value: name }];
+  const labels = { __name__: name, instance: 'g5:5' };
+  afterAll(async () => {
+    for (const table of ['metric_samples', 'metric_chunks']) await pool.query(`DELETE FROM ${table} WHERE series_id IN (SELECT id FROM metric_series WHERE name = $1)`, [name]);
+    await pool.query('DELETE FROM metric_series WHERE name = $1', [name]);
+  });
+  const chunks = async () =>
+    (
+      await pool.query<{ start_ms: string; end_ms: string; samples: number; step_ms: number | null }>(
+        'SELECT start_ms, end_ms, samples, step_ms FROM metric_chunks c JOIN metric_series s ON s.id = c.series_id WHERE s.name = $1 ORDER BY start_ms',
+        [name],
+      )
+    ).rows.map((row) => ({ start: Number(row.start_ms), end: Number(row.end_ms), samples: row.samples, step: row.step_ms }));
+
+  it("appends each compaction to the hour's chunk, evenly spaced while the samples are, and reads back every sample once", async () => {
+    const store = new MetricsStore(pool);
+    const reader = new MetricsStore(pool);
+    // 10 s apart for the hour's first 20 minutes, then a gap of 25 s, then 10 s again.
+    const times = [...Array.from({ length: 120 }, (_, i) => START + i * 10_000), ...Array.from({ length: 30 }, (_, i) => START + 1_215_000 + i * 10_000)];
+    for (const [i, at] of times.entries()) await store.write({ atMs: at, samples: [{ labels, value: i }] });
+    const read = async () => {
+      const [series] = await reader.select(selector, START, START + HOUR);
+      return { times: Array.from(series!.times), values: Array.from(series!.values) };
+    };
+    const everything = { times, values: times.map((_, i) => i) };
+
+    expect(await store.compact(START + 600_000, START)).toBe(60);
+    expect(await chunks()).toEqual([{ start: START, end: START + 590_000, samples: 60, step: 10_000 }]);
+    expect(await read()).toEqual(everything);
+    expect(await store.compact(START + 1_200_000, START + 600_000)).toBe(60);
+    expect(await chunks()).toEqual([{ start: START, end: START + 1_190_000, samples: 120, step: 10_000 }]);
+    // The reader cached the chunk at 60 samples: grown to 120, it is fetched again.
+    expect(await read()).toEqual(everything);
+    expect(await store.compact(START + HOUR, START + 1_200_000)).toBe(30);
+    expect(await chunks()).toEqual([{ start: START, end: times.at(-1), samples: 150, step: null }]);
+    expect(await read()).toEqual(everything);
+    expect(await pool.query('SELECT 1 FROM metric_samples m JOIN metric_series s ON s.id = m.series_id WHERE s.name = $1', [name])).toHaveProperty('rowCount', 0);
+  });
+
+  it("leaves a sample written again at or before the end of the hour's chunk as a row, and reads the chunk's value", async () => {
+    const store = new MetricsStore(pool);
+    const [before] = await store.select(selector, START, START + HOUR);
+    await store.write({ atMs: START + 100_000, samples: [{ labels, value: -1 }] });
+    expect(await store.compact(START + HOUR, START)).toBe(0);
+    expect((await chunks())[0]!.samples).toBe(150);
+    const [after] = await store.select(selector, START, START + HOUR);
+    expect(Array.from(after!.values)).toEqual(Array.from(before!.values));
+  });
+});

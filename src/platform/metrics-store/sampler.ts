@@ -21,8 +21,7 @@ export interface SamplerOptions {
 export type MetricsSnapshot = () => Promise<MetricObjectWithValues<MetricValue<string>>[]>;
 
 const RETENTION_EVERY_MS = 3_600_000;
-const COMPACT_EVERY_MS = 600_000;
-const HOUR_MS = 3_600_000;
+const COMPACT_EVERY_MS = 300_000;
 const CUMULATIVE = new Set(['counter', 'histogram', 'summary']);
 
 export class MetricsSampler {
@@ -64,8 +63,9 @@ export class MetricsSampler {
       const now = this.now();
       if (now - this.lastCompactionMs >= COMPACT_EVERY_MS) {
         this.lastCompactionMs = now;
-        // Whole hours that no sampling (this one's or a slower gateway's) still writes into.
-        const before = Math.floor((now - 2 * this.options.intervalMs) / HOUR_MS) * HOUR_MS;
+        // Up to two samplings ago (a slower gateway may still be writing the last), into the hours'
+        // chunks: what a query reads as rows is the last few minutes only.
+        const before = now - 2 * this.options.intervalMs;
         await this.store.compact(before, this.compactedToMs ?? now - this.options.retentionMs);
         this.compactedToMs = before;
       }

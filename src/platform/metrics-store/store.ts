@@ -89,27 +89,28 @@ export class MetricsStore implements SampleSource {
     if (matching.length === 0) return [];
     if (matching.length > MAX_SERIES_PER_SELECTOR) throw new TooManySeriesError(matching.length);
     const ids = matching.map((row) => row.id);
-    // Completed hours are stored as one chunk per series and hour, the current hour as rows. The
-    // chunks in the window are listed (their start and sample count, packed per series, read from
-    // an index alone), and only those not in the cache are fetched; the rows are packed per series
-    // as chunks are. Numbers travel as 8-byte doubles in base64 (a third shorter than bytea's hex,
-    // and quicker to decode): nothing is printed as a number by the server nor parsed here.
-    const [listed, recent] = await Promise.all([
-      this.pool.query<{ series_id: number; chunks: string }>(
-        `SELECT series_id, encode(string_agg(int8send(start_ms) || int4send(samples), ''::bytea ORDER BY start_ms), 'base64') AS chunks
-           FROM metric_chunks WHERE series_id = ANY($1::int[]) AND end_ms >= $2 AND start_ms <= $3 GROUP BY series_id`,
-        [ids, fromMs, toMs],
-      ),
-      this.pool.query<{ series_id: number; start_ms: string; samples: number; times: string; values: string }>(
-        `SELECT series_id, min(at_ms) AS start_ms, count(*)::int AS samples, encode(${PACKED_TIMES}, 'base64') AS times, encode(${PACKED_VALUES}, 'base64') AS values
-           FROM metric_samples WHERE series_id = ANY($1::int[]) AND at_ms BETWEEN $2 AND $3 GROUP BY series_id`,
-        [ids, fromMs, toMs],
-      ),
-    ]);
+    // Samples are stored as one chunk per series and hour (the current hour's grows every few
+    // minutes), the latest minutes as rows. The chunks in the window are listed (their start and
+    // sample count, packed per series, read from an index alone), and only those not in the cache
+    // are fetched; the rows are packed per series as chunks are. One statement lists both, so a
+    // compaction between them cannot hide samples. Numbers travel as 8-byte doubles in base64 (a
+    // third shorter than bytea's hex, and quicker to decode): nothing is printed as a number by
+    // the server nor parsed here.
+    const parts = await this.pool.query<{ series_id: number; chunks: string | null; start_ms: string | null; samples: number | null; times: string | null; values: string | null }>(
+      `SELECT series_id, encode(string_agg(int8send(start_ms) || int4send(samples), ''::bytea ORDER BY start_ms), 'base64') AS chunks,
+              NULL::bigint AS start_ms, NULL::int AS samples, NULL AS times, NULL AS values
+         FROM metric_chunks WHERE series_id = ANY($1::int[]) AND end_ms >= $2 AND start_ms <= $3 GROUP BY series_id
+       UNION ALL
+       SELECT series_id, NULL, min(at_ms), count(*)::int, encode(${PACKED_TIMES}, 'base64'), encode(${PACKED_VALUES}, 'base64')
+         FROM metric_samples WHERE series_id = ANY($1::int[]) AND at_ms BETWEEN $2 AND $3 GROUP BY series_id`,
+      [ids, fromMs, toMs],
+    );
+    const listed = parts.rows.filter((row): row is typeof row & { chunks: string } => row.chunks !== null);
+    const recent = parts.rows.filter((row): row is typeof row & { start_ms: string; samples: number; times: string; values: string } => row.chunks === null);
     // Each series' chunks in order: the cached ones in place, the others fetched into their slots.
     const partsById = new Map<number, (DecodedChunk | undefined)[]>();
     const missing: { seriesId: number; startMs: number; slots: (DecodedChunk | undefined)[]; slot: number }[] = [];
-    for (const row of listed.rows) {
+    for (const row of listed) {
       const packed = Buffer.from(row.chunks, 'base64');
       const slots: (DecodedChunk | undefined)[] = [];
       for (let at = 0; at + LISTED_CHUNK_BYTES <= packed.length; at += LISTED_CHUNK_BYTES) {
@@ -124,7 +125,7 @@ export class MetricsStore implements SampleSource {
     // A chunk gone between the listing and the fetch (retention ran) leaves its slot empty: the window no longer has it.
     for (const { seriesId, startMs, slots, slot } of missing) slots[slot] = fetched.get(`${seriesId}:${startMs}`);
     // The rows come after the chunks of their series (a sample in both is kept once, from the chunk).
-    for (const row of recent.rows) {
+    for (const row of recent) {
       let parts = partsById.get(row.series_id);
       if (parts === undefined) partsById.set(row.series_id, (parts = []));
       parts.push({
@@ -173,22 +174,45 @@ export class MetricsStore implements SampleSource {
 
   /**
    * Moves the samples in [fromMs, beforeMs) into one chunk per series and hour, an hour per
-   * statement (a backlog never outgrows the statement timeout). Rows another gateway moves at the
-   * same time are locked, so each sample moves once. Returns how many samples moved.
+   * statement (a backlog never outgrows the statement timeout). The hour need not be over: the
+   * sampler compacts every few minutes, appending to the hour's chunk, so the rows a query packs
+   * (the slow part of reading) are only the last minutes'. A chunk grows only at its end: a
+   * sample at or before its last one stays a row (a query keeps the chunk's). Rows another
+   * gateway moves at the same time are locked, so each sample moves once. Returns how many
+   * samples moved.
    */
   async compact(beforeMs: number, fromMs: number): Promise<number> {
     let moved = 0;
     for (let hour = Math.floor(fromMs / HOUR_MS) * HOUR_MS; hour < beforeMs; hour += HOUR_MS) {
       const result = await this.pool.query<{ moved: string }>(
-        `WITH moved AS (DELETE FROM metric_samples WHERE at_ms >= $1 AND at_ms < $2 RETURNING series_id, at_ms, value),
-              chunked AS (
-                INSERT INTO metric_chunks (series_id, start_ms, end_ms, samples, step_ms, times, values)
-                SELECT series_id, min(at_ms), max(at_ms), count(*), CASE WHEN min(gap) = max(gap) THEN min(gap) END, ${PACKED_TIMES}, ${PACKED_VALUES}
+        `WITH last AS (
+                SELECT DISTINCT ON (series_id) series_id, start_ms, end_ms, samples, step_ms FROM metric_chunks
+                 WHERE end_ms >= $3 AND start_ms >= $3 AND start_ms < $3::bigint + ${HOUR_MS} ORDER BY series_id, start_ms DESC),
+              moved AS (
+                DELETE FROM metric_samples m WHERE at_ms >= $1 AND at_ms < $2
+                   AND NOT EXISTS (SELECT 1 FROM last WHERE last.series_id = m.series_id AND last.end_ms >= m.at_ms)
+                RETURNING series_id, at_ms, value),
+              packed AS (
+                SELECT series_id, min(at_ms) AS start_ms, max(at_ms) AS end_ms, count(*)::int AS samples,
+                       CASE WHEN min(gap) = max(gap) THEN min(gap) END AS step_ms, ${PACKED_TIMES} AS times, ${PACKED_VALUES} AS values
                   FROM (SELECT series_id, at_ms, value, at_ms - lag(at_ms) OVER (PARTITION BY series_id ORDER BY at_ms) AS gap FROM moved) AS spaced
-                 GROUP BY series_id
+                 GROUP BY series_id),
+              -- Still evenly spaced when both parts are (or hold one sample) with the gap between them as their spacing.
+              appended AS (
+                UPDATE metric_chunks c
+                   SET end_ms = p.end_ms, samples = c.samples + p.samples, times = c.times || p.times, values = c.values || p.values,
+                       step_ms = CASE WHEN coalesce(last.step_ms, CASE WHEN last.samples = 1 THEN p.start_ms - last.end_ms END) = p.start_ms - last.end_ms
+                                       AND coalesce(p.step_ms, CASE WHEN p.samples = 1 THEN p.start_ms - last.end_ms END) = p.start_ms - last.end_ms
+                                      THEN p.start_ms - last.end_ms END
+                  FROM packed p JOIN last USING (series_id)
+                 WHERE c.series_id = last.series_id AND c.start_ms = last.start_ms
+                RETURNING p.samples AS n),
+              created AS (
+                INSERT INTO metric_chunks (series_id, start_ms, end_ms, samples, step_ms, times, values)
+                SELECT series_id, start_ms, end_ms, samples, step_ms, times, values FROM packed p WHERE NOT EXISTS (SELECT 1 FROM last WHERE last.series_id = p.series_id)
                 RETURNING samples AS n)
-         SELECT coalesce(sum(n), 0)::text AS moved FROM chunked`,
-        [Math.max(hour, fromMs), Math.min(hour + HOUR_MS, beforeMs)],
+         SELECT ((SELECT coalesce(sum(n), 0) FROM appended) + (SELECT coalesce(sum(n), 0) FROM created))::text AS moved`,
+        [Math.max(hour, fromMs), Math.min(hour + HOUR_MS, beforeMs), hour],
       );
       moved += Number(result.rows[0]?.moved ?? 0);
     }
