@@ -11,7 +11,7 @@ import type { Logger } from '../src/logger.js';
 import type { ChangeFeed } from '../src/platform/cache/change-feed.js';
 import { describeJsonLimitViolation, findJsonLimitViolation, type JsonLimits } from '../src/validation/json-limits.js';
 import { failureEnvelope, requestMsgid, successEnvelopeJson } from './envelope.js';
-import { jsonTextOf } from '../src/platform/json/written-json.js';
+import { jsonBodyOf } from '../src/platform/json/written-json.js';
 import { resultEtag, ResultCache, type CachedResult } from './result-cache.js';
 import { MultipartRefused, receiveSingleFile } from './multipart.js';
 import { presentationOf, type ErrorPresentation, type RestEndpoint } from './table.js';
@@ -177,8 +177,9 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
           .status(200)
           .type(endpoint.contentType)
           .send(String(endpoint.result(outcome.data ?? {})));
-      const json = jsonTextOf(endpoint.result(outcome.data ?? {}) ?? {});
-      if (endpoint.bareResult) return void res.status(200).type('json').send(json);
+      const result = endpoint.result(outcome.data ?? {}) ?? {};
+      if (endpoint.bareResult) return void res.status(200).type('json').send(jsonBodyOf(result));
+      const json = JSON.stringify(result);
       sendSuccess(req, res, endpoint.apiId, msgid, cache && cacheKey !== undefined ? cache.set(cacheKey, json, since!) : json);
     };
 

@@ -222,7 +222,7 @@ describe("a range query's answer written as JSON text", () => {
     const api = createEmbeddedPrometheusApi(store, { retentionMs: 7 * 24 * HOUR });
     const answer = await api.get('/api/v1/query_range', { query: name, start: String(START / 1000), end: String((START + 10 * STEP) / 1000), step: '7.5' });
     expect(answer).toBeInstanceOf(WrittenJson);
-    const text = (answer as InstanceType<typeof WrittenJson>).text;
+    const text = (answer as InstanceType<typeof WrittenJson>).bytes().toString('utf8');
     expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(answer)));
     const parsed = JSON.parse(text) as { data: { result: { metric: Record<string, string>; values: [number, string][] }[] } };
     const quoted = parsed.data.result.find((series) => series.metric.quote !== 'plain')!;
@@ -282,5 +282,23 @@ describe('compacting the current hour as it goes', () => {
     expect((await chunks())[0]!.samples).toBe(150);
     const [after] = await store.select(selector, START, START + HOUR);
     expect(Array.from(after!.values)).toEqual(Array.from(before!.values));
+  });
+});
+
+describe('JSON written as bytes', () => {
+  it('grows past its first buffer and keeps every byte, multi-byte characters included', async () => {
+    const { JsonBytes } = await import('../../src/platform/json/written-json.js');
+    const out = new JsonBytes();
+    const pieces: string[] = [];
+    for (let i = 0; i < 20_000; i += 1) {
+      const piece = i % 3 === 0 ? JSON.stringify({ label: `é ${i} \u2028 "q"` }) : String(i * 0.1);
+      pieces.push(piece);
+      if (i % 3 === 0) out.utf8(piece);
+      else if (i % 3 === 1) out.ascii(piece);
+      else out.raw(Buffer.from(piece));
+    }
+    const bytes = out.done();
+    expect(bytes.length).toBeGreaterThan(64 * 1024);
+    expect(bytes.toString('utf8')).toBe(pieces.join(''));
   });
 });

@@ -1,15 +1,17 @@
-// A large answer whose JSON text is written directly, without first building its objects (a
-// dashboard's range query answers hundreds of thousands of [time, "value"] pairs). The REST router
-// sends `text` as it is; anything else serialising it (GraphQL's response) gets the value from
-// toJSON, built only then.
+// A large answer whose JSON is written directly as bytes, without first building its objects or
+// strings (a dashboard's range query answers hundreds of thousands of [time, "value"] pairs). The
+// REST router sends `bytes()` as they are; anything else serialising it (GraphQL's response) gets
+// the value from toJSON, built only then.
 export class WrittenJson {
   constructor(
-    private readonly write: () => string,
+    private readonly write: (out: JsonBytes) => void,
     private readonly build: () => unknown,
   ) {}
 
-  get text(): string {
-    return this.write();
+  bytes(): Buffer {
+    const out = new JsonBytes();
+    this.write(out);
+    return out.done();
   }
 
   toJSON(): unknown {
@@ -17,7 +19,44 @@ export class WrittenJson {
   }
 }
 
-/** JSON text of `value`: as written when it is a WrittenJson, else JSON.stringify's. */
-export function jsonTextOf(value: unknown): string {
-  return value instanceof WrittenJson ? value.text : JSON.stringify(value);
+/** The body to send for `value`: a WrittenJson's bytes, else JSON.stringify's text. */
+export function jsonBodyOf(value: unknown): Buffer | string {
+  return value instanceof WrittenJson ? value.bytes() : JSON.stringify(value);
+}
+
+/** A growing buffer of JSON: ASCII text (numbers, punctuation) copied a character at a time, anything else as UTF-8. */
+export class JsonBytes {
+  private buffer = Buffer.allocUnsafe(64 * 1024);
+  private length = 0;
+
+  /** Text known to be ASCII (a number as JavaScript writes it, JSON punctuation). */
+  ascii(text: string): void {
+    this.reserve(text.length);
+    for (let i = 0; i < text.length; i += 1) this.buffer[this.length + i] = text.charCodeAt(i);
+    this.length += text.length;
+  }
+
+  /** Any text, as UTF-8 (label values may hold anything; JSON.stringify has escaped them). */
+  utf8(text: string): void {
+    this.reserve(Buffer.byteLength(text));
+    this.length += this.buffer.write(text, this.length, 'utf8');
+  }
+
+  /** Bytes made once and written many times (a step's `[time,"`). */
+  raw(bytes: Uint8Array): void {
+    this.reserve(bytes.length);
+    for (let i = 0; i < bytes.length; i += 1) this.buffer[this.length + i] = bytes[i]!;
+    this.length += bytes.length;
+  }
+
+  done(): Buffer {
+    return this.buffer.subarray(0, this.length);
+  }
+
+  private reserve(more: number): void {
+    if (this.length + more <= this.buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + more));
+    this.buffer.copy(grown, 0, 0, this.length);
+    this.buffer = grown;
+  }
 }

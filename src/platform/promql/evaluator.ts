@@ -515,19 +515,21 @@ class Evaluation {
     if (!input) return undefined;
     const { groups, groupOf } = groupsOf(input.labels, (labels) => (node.without ? dropLabels(labels, node.grouping, true) : keepLabels(labels, node.grouping)), steps.length);
     const order = new FirstPresent(groups.length, steps.length);
-    const counts = groups.map(() => new Float64Array(steps.length));
+    const counting = node.op === 'count' || node.op === 'avg';
+    const counts = groups.map(() => new Float64Array(counting ? steps.length : 0));
     if (node.op === 'min' || node.op === 'max') for (const group of groups) group.values.fill(NaN);
     const scratch = emptyColumn({}, steps.length);
     // Member by member, step by step: each group's additions in the step path's order.
     for (let i = 0; i < input.labels.length; i += 1) {
-      const member = input.column(i, scratch);
+      const { values, present } = input.column(i, scratch);
       const group = groups[groupOf[i]!]!;
       const count = counts[groupOf[i]!]!;
-      order.note(groupOf[i]!, i, member.present);
+      const first = order.rowOf(groupOf[i]!);
       for (let s = 0; s < steps.length; s += 1) {
-        if (!member.present[s]) continue;
-        group.values[s] = accumulate(group.values[s]!, member.values[s]!);
-        count[s] = count[s]! + 1;
+        if (!present[s]) continue;
+        if (first[s] === -1) first[s] = i;
+        group.values[s] = accumulate(group.values[s]!, values[s]!);
+        if (counting) count[s] = count[s]! + 1;
         group.present[s] = 1;
       }
     }
@@ -915,9 +917,14 @@ class FirstPresent {
     this.first = new Int32Array(groupCount * stepCount).fill(-1);
   }
 
+  /** A group's first present member at each step (-1: none yet), to be filled in member order. */
+  rowOf(group: number): Int32Array {
+    return this.first.subarray(group * this.stepCount, (group + 1) * this.stepCount);
+  }
+
   note(group: number, member: number, present: Uint8Array): void {
-    const row = group * this.stepCount;
-    for (let s = 0; s < this.stepCount; s += 1) if (present[s] && this.first[row + s] === -1) this.first[row + s] = member;
+    const first = this.rowOf(group);
+    for (let s = 0; s < this.stepCount; s += 1) if (present[s] && first[s] === -1) first[s] = member;
   }
 
   inOrder(): boolean {
@@ -1094,12 +1101,21 @@ const overTime =
 
 /** For each loaded series, how many counter resets its samples hold up to each index. */
 const resetCounts = new WeakMap<Float64Array, Int32Array>();
+/** The counts of a series without resets (most counters): zeros, shared and never written. */
+let noResets = new Int32Array(0);
 
 function resetCountsOf(values: Float64Array): Int32Array {
   let counts = resetCounts.get(values);
   if (!counts) {
-    counts = new Int32Array(values.length);
-    for (let i = 1; i < values.length; i += 1) counts[i] = counts[i - 1]! + (values[i]! < values[i - 1]! ? 1 : 0);
+    let first = 1;
+    while (first < values.length && !(values[first]! < values[first - 1]!)) first += 1;
+    if (first >= values.length) {
+      if (noResets.length < values.length) noResets = new Int32Array(values.length);
+      counts = noResets;
+    } else {
+      counts = new Int32Array(values.length);
+      for (let i = first; i < values.length; i += 1) counts[i] = counts[i - 1]! + (values[i]! < values[i - 1]! ? 1 : 0);
+    }
     resetCounts.set(values, counts);
   }
   return counts;
