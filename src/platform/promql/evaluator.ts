@@ -412,14 +412,14 @@ class Evaluation {
       case 'paren':
         return this.columnsOf(node.expr, steps);
       case 'selector':
-        return node.rangeMs === undefined ? this.selectorColumns(node, steps) : undefined;
+        return node.rangeMs === undefined ? wholeColumns(this.selectorMembers(node, steps), steps.length) : undefined;
       case 'aggregate':
         return this.aggregateColumns(node, steps);
       case 'binary':
         return this.binaryColumns(node, steps);
       case 'call':
         if (node.name === 'histogram_quantile') return this.quantileColumns(node, steps);
-        return node.name in EXTRAPOLATED ? this.changeColumns(node, steps, EXTRAPOLATED[node.name]!) : undefined;
+        return node.name in EXTRAPOLATED ? wholeColumns(this.changeMembers(node, steps, EXTRAPOLATED[node.name]!), steps.length) : undefined;
       default:
         return undefined;
     }
@@ -429,16 +429,6 @@ class Evaluation {
   private columnInput(node: PromNode & { kind: 'selector' }, steps: Float64Array): Window[] | undefined {
     const loaded = this.loaded.get(node) ?? [];
     return loaded.length * steps.length <= MAX_COLUMN_CELLS ? loaded : undefined;
-  }
-
-  private selectorColumns(node: PromNode & { kind: 'selector' }, steps: Float64Array): Columns | undefined {
-    const members = this.selectorMembers(node, steps);
-    return members && { kind: 'vector', series: members.labels.map((labels, i) => members.column(i, emptyColumn(labels, steps.length))) };
-  }
-
-  private changeColumns(node: PromNode & { kind: 'call' }, steps: Float64Array, kind: { isCounter: boolean; isRate: boolean }): Columns | undefined {
-    const members = this.changeMembers(node, steps, kind);
-    return members && { kind: 'vector', series: members.labels.map((labels, i) => members.column(i, emptyColumn(labels, steps.length))) };
   }
 
   /**
@@ -880,6 +870,11 @@ function valueAt(operand: Column | number, step: number): number | undefined {
 interface Members {
   labels: Labels[];
   column: (index: number, scratch: Column) => Column;
+}
+
+/** Every member's column, each its own. */
+function wholeColumns(members: Members | undefined, stepCount: number): Columns | undefined {
+  return members && { kind: 'vector', series: members.labels.map((labels, i) => members.column(i, emptyColumn(labels, stepCount))) };
 }
 
 /** The groups of some series (labels as `project` makes them), in the order of their first member, and the group of each series. */
