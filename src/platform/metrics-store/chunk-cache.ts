@@ -1,8 +1,9 @@
 // Decoded chunks kept in memory between queries. A dashboard asks for the same day of the same
 // series every refresh, and reading a chunk's bytes out of PostgreSQL and decoding them costs
-// far more than evaluating them. A chunk never changes once written (compaction inserts it,
-// retention deletes it), and every query still lists the chunks it needs from the database, so
-// the cache only saves the fetch: it can hold a chunk too many, never a wrong one.
+// far more than evaluating them. A chunk only changes by growing at its end (compaction appends
+// the current hour's samples) or by going (retention), and every query still lists the chunks it
+// needs from the database with their sample counts: a chunk cached with another count is fetched
+// again. The cache only saves the fetch: it can hold a chunk too many, never a wrong one.
 
 /** A chunk's samples: the values, and the times unless they are evenly spaced (then counted from the start). */
 export interface DecodedChunk {

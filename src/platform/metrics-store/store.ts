@@ -42,7 +42,7 @@ export class MetricsStore implements SampleSource {
     this.chunks = new ChunkCache(options.chunkCacheBytes ?? DEFAULT_CHUNK_CACHE_BYTES);
   }
 
-  /** What the chunk cache holds: for the bench and the logs. */
+  /** How many chunks the cache holds, and their bytes (what METRICS_CHUNK_CACHE_MB bounds). */
   get chunkCache(): { chunks: number; bytes: number } {
     return { chunks: this.chunks.size, bytes: this.chunks.bytes };
   }
@@ -323,11 +323,7 @@ function doubles(buffer: Buffer): Float64Array {
   return new Float64Array(Uint8Array.prototype.slice.call(buffer, 0, count * 8).buffer);
 }
 
-/** Doubles in base64 (as `doubles`) in an array of their own: a cached chunk must not keep a shared buffer alive. */
+/** Doubles in base64 in an array of their own: a cached chunk must not keep a shared buffer alive. */
 function ownDoubles(base64: string): Float64Array {
-  const buffer = Buffer.from(base64, 'base64');
-  if (LITTLE_ENDIAN) buffer.swap64();
-  const own = new Float64Array(buffer.length >> 3);
-  new Uint8Array(own.buffer).set(buffer.subarray(0, own.length * 8));
-  return own;
+  return doubles(Buffer.from(base64, 'base64')).slice();
 }
