@@ -123,6 +123,13 @@ describe('the embedded metrics store', () => {
       expect(Array.from(read!.values)).toEqual(times.map((_, i) => i * 1.5));
       const [inside] = await store.select(selector, START + HOUR - 5_000, START + HOUR + 30_000);
       expect(Array.from(inside!.times)).toEqual(times.filter((t) => t >= START + HOUR - 5_000 && t <= START + HOUR + 30_000));
+      // A range query reads each series' chunks and rows through buffers of its own (readInto),
+      // the step path joined into the series' arrays: the same answer either way.
+      for (const expression of ['rate(spacing_probe[1m])', 'sum(spacing_probe) * 2']) {
+        const stepped = await rangeQuery(store, expression, START, END + 2 * HOUR, 20_000, { stepByStep: true });
+        expect(stepped.result[0]!.values.length).toBeGreaterThan(200);
+        expect(await rangeQuery(store, expression, START, END + 2 * HOUR, 20_000)).toEqual(stepped);
+      }
     } finally {
       const probe = "(SELECT id FROM metric_series WHERE name = 'spacing_probe')";
       await pool.query(`DELETE FROM metric_samples WHERE series_id = ${probe}`);
@@ -216,6 +223,8 @@ describe("a range query's answer written as JSON text", () => {
         samples: [
           { labels: { __name__: name, quote: 'say "hi"\n\\ \u2028 é' }, value },
           { labels: { __name__: name, quote: 'plain' }, value: i },
+          // A value like the one before is written once and reused: a NaN first, repeats, zeros of both signs.
+          { labels: { __name__: name, quote: 'repeats' }, value: [NaN, NaN, 0, -0, 7, 7][i]! },
         ],
       });
     }
@@ -225,11 +234,13 @@ describe("a range query's answer written as JSON text", () => {
     const text = (answer as InstanceType<typeof WrittenJson>).bytes().toString('utf8');
     expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(answer)));
     const parsed = JSON.parse(text) as { data: { result: { metric: Record<string, string>; values: [number, string][] }[] } };
-    const quoted = parsed.data.result.find((series) => series.metric.quote !== 'plain')!;
+    const quoted = parsed.data.result.find((series) => series.metric.quote!.startsWith('say'))!;
     expect(quoted.metric.quote).toBe('say "hi"\n\\ \u2028 é');
     // Every 7.5 s step over a sample's 5-minute lookback: the samples' values as Prometheus writes them.
     expect(quoted.values.filter((_, i) => i % 2 === 0).map(([, value]) => value)).toEqual(['1.5', 'NaN', '+Inf', '-Inf', '0.30000000000000004', '42', '42', '42', '42', '42', '42']);
     expect(quoted.values[1]).toEqual([(START + STEP / 2) / 1000, '1.5']);
+    const repeats = parsed.data.result.find((series) => series.metric.quote === 'repeats')!;
+    expect(repeats.values.filter((_, i) => i % 2 === 0).map(([, value]) => value)).toEqual(['NaN', 'NaN', '0', '0', '7', '7', '7', '7', '7', '7', '7']);
   });
 });
 

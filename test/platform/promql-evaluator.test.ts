@@ -247,6 +247,32 @@ describe('range queries over every step at once (the column path)', () => {
     expect(columnsOutcome).toEqual(steppedOutcome);
   });
 
+  it('extrapolates as the step path where samples are unevenly spaced, counters start near zero or reset, and steps fall between milliseconds', async () => {
+    const next = random(7);
+    const series: StoredSeries[] = ['a', 'b', 'c', 'd'].map((k, n) => {
+      const times: number[] = [];
+      for (let t = START + Math.floor(next() * 5_000); t <= END; t += 5_000 + Math.floor(next() * 20_000)) times.push(t);
+      // a from 0, b from a value near what a window gains (the zero cut falls near the range's start), c resets, d is a gauge.
+      let value = n === 1 ? 40 : 0;
+      const values = times.map((_, i) => (n === 2 && i % 50 === 49 ? (value = 1) : n === 3 ? 10 - next() * 20 : (value += Math.floor(next() * 4))));
+      return { labels: { __name__: 'c', k }, times, values };
+    });
+    // e: minute after minute, samples 20 s and 50 s into it, with two more between every other
+    // minute: windows the same distances from their edges, extrapolated differently (the
+    // samples' average spacing differs).
+    const minutes = Array.from({ length: 60 }, (_, m) => START + m * 60_000);
+    const eTimes = minutes.flatMap((minute, m) => (m % 2 ? [20_000, 30_000, 40_000, 50_000] : [20_000, 50_000]).map((at) => minute + at));
+    series.push({ labels: { __name__: 'c', k: 'e' }, times: eTimes, values: eTimes.map((_, i) => i * 3) });
+    const uneven = memorySource(series);
+    for (const expression of ['sum(rate(c[1m]))', 'increase(c[90s])', 'sum by (k) (delta(c[2m]))', 'rate(c[45s] offset 10s)']) {
+      for (const step of [STEP, 7_777.5, 60_000]) {
+        const stepped = await rangeQuery(uneven, expression, START + 0.25, END, step, { stepByStep: true });
+        expect(stepped.result.length).toBeGreaterThan(0);
+        expect(await rangeQuery(uneven, expression, START + 0.25, END, step)).toEqual(stepped);
+      }
+    }
+  });
+
   it('adds groups up in the order each step lists them, also when that order changes', async () => {
     const groups = memorySource(groupsChangingOrder());
     for (const expression of ['sum(sum by (g) (x))', 'sum(x / on(g, name) x * on(g, name) x) + sum(sum by (g) (x) / on(g) x)']) {

@@ -14,6 +14,14 @@ export interface StoredSeries {
   labels: Labels;
   times: ArrayLike<number>;
   values: ArrayLike<number>;
+  /**
+   * A source that holds a series in parts (the metrics store's cached chunks) may offer its
+   * samples copied into arrays the caller reuses: the column path reads each series once, in
+   * turn, so it needs no arrays of the series' own (`times`/`values`, which such a source makes
+   * on first access). `sampleCount` is how many samples `readInto` writes.
+   */
+  sampleCount?: number;
+  readInto?(times: Float64Array, values: Float64Array): void;
 }
 
 /** Where samples come from: every series the matchers select, with its samples in [fromMs, toMs]. */
@@ -171,6 +179,46 @@ function asDoubles(numbers: ArrayLike<number>): Float64Array {
   return numbers instanceof Float64Array ? numbers : Float64Array.from(numbers);
 }
 
+/** Arrays an evaluation reuses to read one series at a time (see LoadedSeries.read); they grow to the longest. */
+class SampleBuffers {
+  times = new Float64Array(0);
+  values = new Float64Array(0);
+
+  holding(count: number): { times: Float64Array; values: Float64Array } {
+    if (this.times.length < count) [this.times, this.values] = [new Float64Array(count), new Float64Array(count)];
+    return { times: this.times.subarray(0, count), values: this.values.subarray(0, count) };
+  }
+}
+
+/** A selector's series as loaded: whole, in arrays of its own (the step path), or read through an evaluation's buffers (the column path). */
+class LoadedSeries {
+  private whole: Window | undefined;
+
+  constructor(private readonly stored: StoredSeries) {}
+
+  get labels(): Labels {
+    return this.stored.labels;
+  }
+
+  /** All the samples, made once (a source with parts joins them now). */
+  window(): Window {
+    if (!this.whole) {
+      const { labels, times, values } = this.stored;
+      this.whole = { labels, times: asDoubles(times), values: asDoubles(values), start: 0, end: times.length };
+    }
+    return this.whole;
+  }
+
+  /** The samples, valid until the buffers' next use: copied into them when the source offers it and the series is not whole yet. */
+  read(buffers: SampleBuffers): { times: Float64Array; values: Float64Array } {
+    const { stored } = this;
+    if (this.whole || stored.sampleCount === undefined || !stored.readInto) return this.window();
+    const into = buffers.holding(stored.sampleCount);
+    stored.readInto(into.times, into.values);
+    return into;
+  }
+}
+
 /** Gathers the samples of successive evaluations into one series per label set. */
 class SeriesBuilder {
   private readonly bySignature = new Map<string, RangeSeries>();
@@ -198,7 +246,9 @@ class SeriesBuilder {
 
 class Evaluation {
   /** Samples of each selector, loaded once for the whole query. */
-  private readonly loaded = new Map<PromNode, Window[]>();
+  private readonly loaded = new Map<PromNode, LoadedSeries[]>();
+  /** Where the column path reads a series, one at a time. */
+  private readonly buffers = new SampleBuffers();
   /** A subquery's inner results by time: outer steps share most of their inner steps. */
   private readonly subqueryCache = new Map<PromNode, Map<number, Value>>();
   /** Where each range selector's windows ended at the last step (see rangeSelect). */
@@ -220,7 +270,7 @@ class Evaluation {
         const series = await source.select(window.node.matchers, window.from, window.to);
         evaluation.loaded.set(
           window.node,
-          series.map((s) => ({ labels: s.labels, times: asDoubles(s.times), values: asDoubles(s.values), start: 0, end: s.times.length })),
+          series.map((s) => new LoadedSeries(s)),
         );
       }),
     );
@@ -279,7 +329,8 @@ class Evaluation {
   instantSelect(node: PromNode & { kind: 'selector' }, t: number, times = false): Sample[] {
     const ref = this.reference(node, t);
     const samples: Sample[] = [];
-    for (const series of this.loaded.get(node) ?? []) {
+    for (const loaded of this.loaded.get(node) ?? []) {
+      const series = loaded.window();
       const index = lastAtOrBefore(series.times, ref);
       if (index >= 0 && series.times[index]! >= ref - LOOKBACK_MS) samples.push({ labels: series.labels, value: times ? series.times[index]! / 1000 : series.values[index]! });
     }
@@ -297,7 +348,7 @@ class Evaluation {
     cursors.ref = ref;
     const out: Window[] = [];
     for (let i = 0; i < loaded.length; i += 1) {
-      const series = loaded[i]!;
+      const series = loaded[i]!.window();
       // Samples at exactly t - range are in (Prometheus 2.x's closed range): times are whole milliseconds.
       const high = forward ? advance(series.times, ref, cursors.highs[i]!) : lastAtOrBefore(series.times, ref);
       const low = forward ? advance(series.times, ref - rangeMs - 1, cursors.lows[i]!) : lastAtOrBefore(series.times, ref - rangeMs - 1);
@@ -426,7 +477,7 @@ class Evaluation {
   }
 
   /** The loaded series of a selector, when their columns fit in MAX_COLUMN_CELLS. */
-  private columnInput(node: PromNode & { kind: 'selector' }, steps: Float64Array): Window[] | undefined {
+  private columnInput(node: PromNode & { kind: 'selector' }, steps: Float64Array): LoadedSeries[] | undefined {
     const loaded = this.loaded.get(node) ?? [];
     return loaded.length * steps.length <= MAX_COLUMN_CELLS ? loaded : undefined;
   }
@@ -452,7 +503,7 @@ class Evaluation {
     return {
       labels: loaded.map((series) => series.labels),
       column: (i, into) => {
-        const { times, values } = loaded[i]!;
+        const { times, values } = loaded[i]!.read(this.buffers);
         into.present.fill(0);
         // References only move forward from step to step, and so does the newest sample at each.
         let index = -1;
@@ -475,56 +526,39 @@ class Evaluation {
     const loaded = this.columnInput(selector, steps);
     if (!loaded) return undefined;
     const rangeMs = selector.rangeMs;
+    const { isCounter, isRate } = kind;
     const refs = steps.map((t) => this.reference(selector, t));
     return {
       labels: loaded.map((series) => withoutName(series.labels)),
       column: (i, into) => {
-        const { times, values } = loaded[i]!;
-        const resets = kind.isCounter ? resetCountsOf(values) : undefined;
-        into.present.fill(0);
-        // The window (low, high] of each step, advanced from the last step's (as rangeSelect does).
-        let low = -1;
-        let high = -1;
-        for (let s = 0; s < refs.length; s += 1) {
-          const ref = refs[s]!;
-          high = advance(times, ref, high);
-          low = advance(times, ref - rangeMs - 1, low);
-          if (high - low < 2) continue;
-          into.values[s] = extrapolatedChange(times, values, low + 1, high + 1, ref - rangeMs, ref, resets, kind.isRate);
-          into.present[s] = 1;
-        }
+        const { times, values } = loaded[i]!.read(this.buffers);
+        // Not kept by `values` (resetCountsOf): the buffers hold the next series next time.
+        const resets = isCounter ? countResets(values) : undefined;
+        changeColumn(times, values, resets, refs, rangeMs, isRate, into);
         return into;
       },
     };
   }
 
   private aggregateColumns(node: PromNode & { kind: 'aggregate' }, steps: Float64Array): Columns | undefined {
-    const accumulate = COLUMN_AGGREGATIONS[node.op];
-    if (!accumulate || node.param) return undefined;
+    const fold = COLUMN_FOLDS[node.op];
+    if (!fold || node.param) return undefined;
     const input = this.members(node.expr, steps);
     if (!input) return undefined;
     const { groups, groupOf } = groupsOf(input.labels, (labels) => (node.without ? dropLabels(labels, node.grouping, true) : keepLabels(labels, node.grouping)), steps.length);
     const order = new FirstPresent(groups.length, steps.length);
-    const counting = node.op === 'count' || node.op === 'avg';
-    const counts = groups.map(() => new Float64Array(counting ? steps.length : 0));
+    const counts = groups.map(() => new Float64Array(node.op === 'avg' ? steps.length : 0));
     if (node.op === 'min' || node.op === 'max') for (const group of groups) group.values.fill(NaN);
     const scratch = emptyColumn({}, steps.length);
-    // Member by member, step by step: each group's additions in the step path's order.
+    // Member by member: each group's additions in the step path's order.
     for (let i = 0; i < input.labels.length; i += 1) {
       const { values, present } = input.column(i, scratch);
-      const group = groups[groupOf[i]!]!;
-      const count = counts[groupOf[i]!]!;
-      const first = order.rowOf(groupOf[i]!);
-      for (let s = 0; s < steps.length; s += 1) {
-        if (!present[s]) continue;
-        if (first[s] === -1) first[s] = i;
-        group.values[s] = accumulate(group.values[s]!, values[s]!);
-        if (counting) count[s] = count[s]! + 1;
-        group.present[s] = 1;
-      }
+      const group = groupOf[i]!;
+      fold(groups[group]!.values, counts[group]!, values, present);
+      order.note(group, i, present);
     }
     if (!order.inOrder()) return undefined;
-    if (node.op === 'count') groups.forEach((group, g) => group.values.set(counts[g]!));
+    groups.forEach((group, g) => order.presentIn(g, group.present));
     if (node.op === 'avg') groups.forEach((group, g) => group.values.forEach((total, s) => (group.values[s] = total / counts[g]![s]!)));
     return { kind: 'vector', series: groups };
   }
@@ -848,13 +882,32 @@ const EXTRAPOLATED: Record<string, { isCounter: boolean; isRate: boolean }> = {
   delta: { isCounter: false, isRate: false },
 };
 
-/** How each aggregation the column path covers folds a member's value into its group's (count and avg divide by the count after). */
-const COLUMN_AGGREGATIONS: Record<string, (total: number, value: number) => number> = {
-  sum: (total, value) => total + value,
-  avg: (total, value) => total + value,
-  count: (total) => total,
-  min: (low, value) => (Number.isNaN(low) || value < low ? value : low),
-  max: (high, value) => (Number.isNaN(high) || value > high ? value : high),
+/**
+ * How each aggregation the column path covers folds a member's column into its group's at the
+ * steps the member is present: a sum, a count, a minimum or maximum (NaN until a first value);
+ * avg sums and counts, and divides after.
+ */
+type Fold = (total: Float64Array, counts: Float64Array, values: Float64Array, present: Uint8Array) => void;
+const COLUMN_FOLDS: Record<string, Fold> = {
+  sum: (total, _counts, values, present) => {
+    for (let s = 0; s < present.length; s += 1) if (present[s]) total[s] = total[s]! + values[s]!;
+  },
+  count: (total, _counts, _values, present) => {
+    for (let s = 0; s < present.length; s += 1) total[s] = total[s]! + present[s]!;
+  },
+  avg: (total, counts, values, present) => {
+    for (let s = 0; s < present.length; s += 1) {
+      if (!present[s]) continue;
+      total[s] = total[s]! + values[s]!;
+      counts[s] = counts[s]! + 1;
+    }
+  },
+  min: (low, _counts, values, present) => {
+    for (let s = 0; s < present.length; s += 1) if (present[s] && (Number.isNaN(low[s]!) || values[s]! < low[s]!)) low[s] = values[s]!;
+  },
+  max: (high, _counts, values, present) => {
+    for (let s = 0; s < present.length; s += 1) if (present[s] && (Number.isNaN(high[s]!) || values[s]! > high[s]!)) high[s] = values[s]!;
+  },
 };
 
 function emptyColumn(labels: Labels, stepCount: number): Column {
@@ -920,6 +973,12 @@ class FirstPresent {
   note(group: number, member: number, present: Uint8Array): void {
     const first = this.rowOf(group);
     for (let s = 0; s < this.stepCount; s += 1) if (present[s] && first[s] === -1) first[s] = member;
+  }
+
+  /** Marks the steps where a group has a member present. */
+  presentIn(group: number, present: Uint8Array): void {
+    const first = this.rowOf(group);
+    for (let s = 0; s < this.stepCount; s += 1) present[s] = first[s] === -1 ? 0 : 1;
   }
 
   inOrder(): boolean {
@@ -1094,59 +1153,123 @@ const overTime =
     return vectorResult(out);
   };
 
-/** For each loaded series, how many counter resets its samples hold up to each index. */
+/** countResets of each loaded series, kept for the step path (it asks at every step). */
 const resetCounts = new WeakMap<Float64Array, Int32Array>();
 /** The counts of a series without resets (most counters): zeros, shared and never written. */
 let noResets = new Int32Array(0);
 
 function resetCountsOf(values: Float64Array): Int32Array {
   let counts = resetCounts.get(values);
-  if (!counts) {
-    let first = 1;
-    while (first < values.length && !(values[first]! < values[first - 1]!)) first += 1;
-    if (first >= values.length) {
-      if (noResets.length < values.length) noResets = new Int32Array(values.length);
-      counts = noResets;
-    } else {
-      counts = new Int32Array(values.length);
-      for (let i = first; i < values.length; i += 1) counts[i] = counts[i - 1]! + (values[i]! < values[i - 1]! ? 1 : 0);
-    }
-    resetCounts.set(values, counts);
+  if (!counts) resetCounts.set(values, (counts = countResets(values)));
+  return counts;
+}
+
+/** How many counter resets the samples hold up to each index. */
+function countResets(values: Float64Array): Int32Array {
+  let first = 1;
+  while (first < values.length && !(values[first]! < values[first - 1]!)) first += 1;
+  if (first >= values.length) {
+    if (noResets.length < values.length) noResets = new Int32Array(values.length);
+    return noResets;
   }
+  const counts = new Int32Array(values.length);
+  for (let i = first; i < values.length; i += 1) counts[i] = counts[i - 1]! + (values[i]! < values[i - 1]! ? 1 : 0);
   return counts;
 }
 
 /**
+ * rate, increase or delta at each of `refs` into `into`: extrapolatedChange of each window (ref -
+ * rangeMs, ref] with two samples or more. Evenly spaced samples put window after window at the
+ * same distances from the range's edges: what extrapolatedChange derives from those (four of its
+ * five divisions, most of a rate's cost) is kept while they stay, the same operations on the
+ * same operands giving the same numbers. A counter whose first value is above result × zeroBound
+ * cannot reach zero after the range's start (the margin covers rounding), so the factor kept
+ * holds; nearer, or with times where `ref - rangeStart` is not exactly the range, the window
+ * takes extrapolatedChange's own path.
+ */
+function changeColumn(times: Float64Array, values: Float64Array, resets: Int32Array | undefined, refs: Float64Array, rangeMs: number, isRate: boolean, into: Column): void {
+  const { values: out, present } = into;
+  const rangeSeconds = rangeMs / 1000;
+  present.fill(0);
+  let toStartMs = NaN;
+  let sampledMs = NaN;
+  let toEndMs = NaN;
+  let count = 0;
+  let factor = 0;
+  let zeroBound = 0;
+  // The window (low, high] of each step, advanced from the last step's (as rangeSelect does).
+  let low = -1;
+  let high = -1;
+  for (let s = 0; s < refs.length; s += 1) {
+    const ref = refs[s]!;
+    const rangeStart = ref - rangeMs;
+    high = advance(times, ref, high);
+    low = advance(times, rangeStart - 1, low);
+    if (high - low < 2) continue;
+    const start = low + 1;
+    const end = high + 1;
+    const firstT = times[start]!;
+    const lastT = times[end - 1]!;
+    if (firstT - rangeStart !== toStartMs || lastT - firstT !== sampledMs || ref - lastT !== toEndMs || end - start !== count) {
+      toStartMs = firstT - rangeStart;
+      sampledMs = lastT - firstT;
+      toEndMs = ref - lastT;
+      count = end - start;
+      factor = extrapolation(sampledMs / 1000, count, toStartMs / 1000, toEndMs / 1000);
+      zeroBound = (toStartMs / sampledMs) * (1 + 1e-9);
+    }
+    const result = changeIn(values, start, end, resets);
+    const first = values[start]!;
+    if (ref - rangeStart !== rangeMs || (resets && result > 0 && first >= 0 && !(first > result * zeroBound))) {
+      out[s] = extrapolatedChange(times, values, start, end, rangeStart, ref, resets, isRate);
+    } else {
+      const change = result * factor;
+      out[s] = isRate ? change / rangeSeconds : change;
+    }
+    present[s] = 1;
+  }
+}
+
+/**
  * rate, increase or delta of samples [start, end) (at least two) in the range (rangeStart,
- * rangeEnd]: the change, extrapolated to the range's edges as Prometheus does. A counter's resets
- * (resetCountsOf) tell the windows that hold one: only theirs are summed.
+ * rangeEnd]: the change, extrapolated to the range's edges as Prometheus does.
  */
 function extrapolatedChange(times: Float64Array, values: Float64Array, start: number, end: number, rangeStart: number, rangeEnd: number, resets: Int32Array | undefined, isRate: boolean): number {
-  const isCounter = resets !== undefined;
-  const count = end - start;
   const first = values[start]!;
-  const last = values[end - 1]!;
-  let result = last - first;
-  if (isCounter && resets[end - 1]! - resets[start]! > 0) {
-    for (let i = start + 1; i < end; i += 1) if (values[i]! < values[i - 1]!) result += values[i - 1]!;
-  }
+  const result = changeIn(values, start, end, resets);
   const firstT = times[start]!;
   const lastT = times[end - 1]!;
   const sampled = (lastT - firstT) / 1000;
-  const average = sampled / (count - 1);
   let toStart = (firstT - rangeStart) / 1000;
-  const toEnd = (rangeEnd - lastT) / 1000;
-  if (isCounter && result > 0 && first >= 0) {
+  if (resets && result > 0 && first >= 0) {
     const toZero = sampled * (first / result);
     if (toZero < toStart) toStart = toZero;
   }
+  const change = result * extrapolation(sampled, end - start, toStart, (rangeEnd - lastT) / 1000);
+  return isRate ? change / ((rangeEnd - rangeStart) / 1000) : change;
+}
+
+/** The change from the first sample to the last; with a counter's resets (resetCountsOf), the windows that hold one add what each reset dropped. */
+function changeIn(values: Float64Array, start: number, end: number, resets: Int32Array | undefined): number {
+  let result = values[end - 1]! - values[start]!;
+  if (resets && resets[end - 1]! - resets[start]! > 0) {
+    for (let i = start + 1; i < end; i += 1) if (values[i]! < values[i - 1]!) result += values[i - 1]!;
+  }
+  return result;
+}
+
+/**
+ * The factor a change over `sampled` seconds (`count` samples) is extrapolated by: to the range's
+ * edges (`toStart`/`toEnd` seconds away) when they are within 110% of the samples' average
+ * spacing, else by half of it.
+ */
+function extrapolation(sampled: number, count: number, toStart: number, toEnd: number): number {
+  const average = sampled / (count - 1);
   const threshold = average * 1.1;
   let interval = sampled;
   interval += toStart < threshold ? toStart : average / 2;
   interval += toEnd < threshold ? toEnd : average / 2;
-  result *= interval / sampled;
-  if (isRate) result /= (rangeEnd - rangeStart) / 1000;
-  return result;
+  return interval / sampled;
 }
 
 function extrapolated(isCounter: boolean, isRate: boolean): PromFunction {
