@@ -127,6 +127,7 @@ const success = (data: unknown) => ({ status: 'success', data });
  */
 function matrixAnswer(result: QueryResult & { resultType: 'matrix' }, start: number, step: number, timeMs: number): WrittenJson {
   const write = (out: JsonBytes) => {
+    /** `,[<time>,"` of each step (without its comma for a series' first point). */
     const openings: Buffer[] = [];
     out.ascii('{"status":"success","data":{"resultType":"matrix","result":[');
     result.result.forEach((series, s) => {
@@ -140,16 +141,14 @@ function matrixAnswer(result: QueryResult & { resultType: 'matrix' }, start: num
       for (let i = 0; i < series.times.length; i += 1) {
         const t = series.times[i]!;
         const index = Math.round((t - start) / step);
-        const opening = (openings[index] ??= Buffer.from(`[${JSON.stringify(t / 1000)},"`));
-        if (i > 0) out.ascii(',');
-        out.raw(opening);
+        const opening = (openings[index] ??= Buffer.from(`,[${JSON.stringify(t / 1000)},"`));
+        out.raw(i === 0 ? opening.subarray(1) : opening);
         const value = series.values[i]!;
         if (!Object.is(value, previous)) {
           previous = value;
-          text = formatValue(value);
+          text = `${formatValue(value)}"]`;
         }
         out.ascii(text);
-        out.ascii('"]');
       }
       out.ascii(']}');
     });

@@ -957,12 +957,15 @@ function groupsOf(members: readonly Labels[], project: (labels: Labels) => Label
  */
 class FirstPresent {
   private readonly first: Int32Array;
+  /** Steps of each group with no member present yet: a group with none left needs no more noting. */
+  private readonly missing: Int32Array;
 
   constructor(
     private readonly groupCount: number,
     private readonly stepCount: number,
   ) {
     this.first = new Int32Array(groupCount * stepCount).fill(-1);
+    this.missing = new Int32Array(groupCount).fill(stepCount);
   }
 
   /** A group's first present member at each step (-1: none yet), to be filled in member order. */
@@ -971,8 +974,16 @@ class FirstPresent {
   }
 
   note(group: number, member: number, present: Uint8Array): void {
+    if (this.missing[group] === 0) return;
     const first = this.rowOf(group);
-    for (let s = 0; s < this.stepCount; s += 1) if (present[s] && first[s] === -1) first[s] = member;
+    let noted = 0;
+    for (let s = 0; s < this.stepCount; s += 1) {
+      if (present[s] && first[s] === -1) {
+        first[s] = member;
+        noted += 1;
+      }
+    }
+    this.missing[group] = this.missing[group]! - noted;
   }
 
   /** Marks the steps where a group has a member present. */
