@@ -202,6 +202,14 @@ describe('the chunk cache of the embedded metrics store', () => {
     // A chunk listed with another count than the one cached is not the cached one.
     expect(cache.get(2, 0, 101)).toBeUndefined();
     expect(cache.size).toBe(1);
+    // Chunks are found by series and start: another series' chunk of the same start, or the series' chunk of another, is not it.
+    const keyed = new ChunkCache(10_000);
+    keyed.put(3, chunk(5_000));
+    expect(keyed.get(3, 6_000, 100)).toBeUndefined();
+    expect(keyed.get(4, 5_000, 100)).toBeUndefined();
+    keyed.put(3, chunk(6_000));
+    expect([keyed.get(3, 6_000, 100)?.startMs, keyed.get(3, 5_000, 100)?.startMs]).toEqual([6_000, 5_000]);
+    expect(keyed.size).toBe(2);
   });
 });
 

@@ -17,9 +17,16 @@ export interface DecodedChunk {
 /** Bytes a cached chunk costs beyond its numbers: the entry, its key and two typed-array headers. */
 const ENTRY_OVERHEAD_BYTES = 240;
 
+interface Entry {
+  seriesId: number;
+  chunk: DecodedChunk;
+}
+
 export class ChunkCache {
-  /** Least recently used first: a Map keeps insertion order, and a hit is moved to the end. */
-  private readonly entries = new Map<string, DecodedChunk>();
+  /** The entries by series, then start: numbers as keys (a query looks up thousands of chunks; building a string key for each cost more than the lookup). */
+  private readonly bySeries = new Map<number, Map<number, Entry>>();
+  /** Least recently used first: a Set keeps insertion order, and a hit is moved to the end. */
+  private readonly order = new Set<Entry>();
   private heldBytes = 0;
 
   constructor(readonly maxBytes: number) {}
@@ -29,44 +36,46 @@ export class ChunkCache {
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.order.size;
   }
 
   /** The chunk of `seriesId` starting at `startMs`, if cached with `count` samples (a different count is another chunk). */
   get(seriesId: number, startMs: number, count: number): DecodedChunk | undefined {
-    const key = keyOf(seriesId, startMs);
-    const chunk = this.entries.get(key);
-    if (chunk === undefined) return undefined;
-    this.entries.delete(key);
-    if (chunk.count !== count) {
-      this.heldBytes -= costOf(chunk);
+    const entry = this.bySeries.get(seriesId)?.get(startMs);
+    if (entry === undefined) return undefined;
+    if (entry.chunk.count !== count) {
+      this.remove(entry);
       return undefined;
     }
-    this.entries.set(key, chunk);
-    return chunk;
+    this.order.delete(entry);
+    this.order.add(entry);
+    return entry.chunk;
   }
 
   put(seriesId: number, chunk: DecodedChunk): void {
     const cost = costOf(chunk);
     if (cost > this.maxBytes) return;
-    const key = keyOf(seriesId, chunk.startMs);
-    const before = this.entries.get(key);
-    if (before !== undefined) {
-      this.entries.delete(key);
-      this.heldBytes -= costOf(before);
-    }
-    this.entries.set(key, chunk);
+    let starts = this.bySeries.get(seriesId);
+    const before = starts?.get(chunk.startMs);
+    if (before !== undefined) this.remove(before);
+    if (starts === undefined || starts.size === 0) this.bySeries.set(seriesId, (starts = new Map<number, Entry>()));
+    const entry = { seriesId, chunk };
+    starts.set(chunk.startMs, entry);
+    this.order.add(entry);
     this.heldBytes += cost;
-    for (const [oldest, evicted] of this.entries) {
+    for (const oldest of this.order) {
       if (this.heldBytes <= this.maxBytes) break;
-      this.entries.delete(oldest);
-      this.heldBytes -= costOf(evicted);
+      this.remove(oldest);
     }
   }
-}
 
-function keyOf(seriesId: number, startMs: number): string {
-  return `${seriesId}:${startMs}`;
+  private remove(entry: Entry): void {
+    const starts = this.bySeries.get(entry.seriesId)!;
+    starts.delete(entry.chunk.startMs);
+    if (starts.size === 0) this.bySeries.delete(entry.seriesId);
+    this.order.delete(entry);
+    this.heldBytes -= costOf(entry.chunk);
+  }
 }
 
 function costOf(chunk: DecodedChunk): number {
