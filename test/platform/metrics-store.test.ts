@@ -138,6 +138,33 @@ describe('the embedded metrics store', () => {
     }
   });
 
+  it('reads chunks that overlap (two gateways compacting one hour at once) in order of their start, the earlier kept where they meet', async () => {
+    const store = new MetricsStore(pool);
+    const labels = { __name__: 'overlap_probe', instance: 'g6:6' };
+    const selector = [{ label: '__name__', op: '=' as const, value: labels.__name__ }];
+    // An hour no other test writes; one chunk of four samples, then one inside it (listed first: it ends first).
+    const base = END + 5 * HOUR;
+    const packed = (numbers: number[]) => `decode('${Buffer.concat(numbers.map((n) => Buffer.from(new Float64Array([n]).buffer).reverse())).toString('hex')}', 'hex')`;
+    try {
+      for (const at of [0, 10_000, 20_000, 30_000]) await store.write({ atMs: base + at, samples: [{ labels, value: at / 1_000 }] });
+      await store.compact(base + HOUR, base);
+      const inside = [5_000, 15_000, 25_000].map((at) => base + at);
+      await pool.query(
+        `INSERT INTO metric_chunks (series_id, start_ms, end_ms, samples, step_ms, times, values)
+         SELECT id, $1, $2, 3, NULL, ${packed(inside)}, ${packed([-1, -1, -1])} FROM metric_series WHERE name = $3`,
+        [inside[0], inside[2], labels.__name__],
+      );
+      const [read] = await store.select(selector, base, base + HOUR);
+      expect(Array.from(read!.times)).toEqual([0, 10_000, 20_000, 30_000].map((at) => base + at));
+      expect(Array.from(read!.values)).toEqual([0, 10, 20, 30]);
+    } finally {
+      const probe = `(SELECT id FROM metric_series WHERE name = '${labels.__name__}')`;
+      await pool.query(`DELETE FROM metric_samples WHERE series_id = ${probe}`);
+      await pool.query(`DELETE FROM metric_chunks WHERE series_id = ${probe}`);
+      await pool.query(`DELETE FROM metric_series WHERE name = '${labels.__name__}'`);
+    }
+  });
+
   it('drops samples, chunks and then series past the retention', async () => {
     const store = new MetricsStore(pool);
     expect(await store.deleteBefore(START + HOUR + 1)).toBeGreaterThan(0);

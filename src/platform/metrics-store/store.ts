@@ -95,9 +95,11 @@ export class MetricsStore implements SampleSource {
     // are fetched; the rows are packed per series as chunks are. One statement lists both, so a
     // compaction between them cannot hide samples. Numbers travel as 8-byte doubles in base64 (a
     // third shorter than bytea's hex, and quicker to decode): nothing is printed as a number by
-    // the server nor parsed here.
+    // the server nor parsed here. A series' chunks are listed by their end, the index's order (by
+    // their start, PostgreSQL sorted 15,000 chunks of 600 series: 12 of its 19 ms): the same
+    // order for chunks that do not overlap, and put in order of start here when two do.
     const parts = await this.pool.query<{ series_id: number; chunks: string | null; start_ms: string | null; samples: number | null; times: string | null; values: string | null }>(
-      `SELECT series_id, encode(string_agg(int8send(start_ms) || int4send(samples), ''::bytea ORDER BY start_ms), 'base64') AS chunks,
+      `SELECT series_id, encode(string_agg(int8send(start_ms) || int4send(samples), ''::bytea ORDER BY end_ms), 'base64') AS chunks,
               NULL::bigint AS start_ms, NULL::int AS samples, NULL AS times, NULL AS values
          FROM metric_chunks WHERE series_id = ANY($1::int[]) AND end_ms >= $2 AND start_ms <= $3 GROUP BY series_id
        UNION ALL
@@ -107,14 +109,16 @@ export class MetricsStore implements SampleSource {
     );
     const listed = parts.rows.filter((row): row is typeof row & { chunks: string } => row.chunks !== null);
     const recent = parts.rows.filter((row): row is typeof row & { start_ms: string; samples: number; times: string; values: string } => row.chunks === null);
-    // Each series' chunks in order: the cached ones in place, the others fetched into their slots.
+    // Each series' chunks as listed: the cached ones in place, the others fetched into their slots.
     const partsById = new Map<number, (DecodedChunk | undefined)[]>();
     const missing: { seriesId: number; startMs: number; slots: (DecodedChunk | undefined)[]; slot: number }[] = [];
     for (const row of listed) {
       const packed = Buffer.from(row.chunks, 'base64');
       const slots: (DecodedChunk | undefined)[] = [];
       for (let at = 0; at + LISTED_CHUNK_BYTES <= packed.length; at += LISTED_CHUNK_BYTES) {
-        const [startMs, count] = [Number(packed.readBigInt64BE(at)), packed.readInt32BE(at + 8)];
+        // An int8 as its high and (unsigned) low halves: no BigInt made per chunk.
+        const startMs = packed.readInt32BE(at) * 2 ** 32 + packed.readUInt32BE(at + 4);
+        const count = packed.readInt32BE(at + 8);
         const chunk = this.chunks.get(row.series_id, startMs, count);
         if (chunk === undefined) missing.push({ seriesId: row.series_id, startMs, slots, slot: slots.length });
         slots.push(chunk);
@@ -124,10 +128,12 @@ export class MetricsStore implements SampleSource {
     const fetched = await this.fetchChunks(missing);
     // A chunk gone between the listing and the fetch (retention ran) leaves its slot empty: the window no longer has it.
     for (const { seriesId, startMs, slots, slot } of missing) slots[slot] = fetched.get(`${seriesId}:${startMs}`);
+    const seriesParts = new Map<number, DecodedChunk[]>();
+    for (const [seriesId, slots] of partsById) seriesParts.set(seriesId, inStartOrder(slots.filter((part) => part !== undefined)));
     // The rows come after the chunks of their series (a sample in both is kept once, from the chunk).
     for (const row of recent) {
-      let parts = partsById.get(row.series_id);
-      if (parts === undefined) partsById.set(row.series_id, (parts = []));
+      let parts = seriesParts.get(row.series_id);
+      if (parts === undefined) seriesParts.set(row.series_id, (parts = []));
       parts.push({
         startMs: Number(row.start_ms),
         count: row.samples,
@@ -138,13 +144,8 @@ export class MetricsStore implements SampleSource {
     }
     const labelsById = new Map(matching.map((row) => [row.id, row.labels]));
     const out: StoredSeries[] = [];
-    for (const [seriesId, slots] of partsById) {
-      const series = new PartedSeries(
-        labelsById.get(seriesId)!,
-        slots.filter((part) => part !== undefined),
-        fromMs,
-        toMs,
-      );
+    for (const [seriesId, parts] of seriesParts) {
+      const series = new PartedSeries(labelsById.get(seriesId)!, parts, fromMs, toMs);
       if (series.sampleCount > 0) out.push(series);
     }
     return out;
@@ -336,6 +337,12 @@ class PartedSeries implements StoredSeries {
 
 function timeAt(part: DecodedChunk, index: number): number {
   return part.times === null ? part.startMs + index * part.stepMs! : part.times[index]!;
+}
+
+/** Chunks by their start (listed by their end, they come in that order unless two overlap). */
+function inStartOrder(chunks: DecodedChunk[]): DecodedChunk[] {
+  for (let i = 1; i < chunks.length; i += 1) if (chunks[i]!.startMs < chunks[i - 1]!.startMs) return chunks.sort((a, b) => a.startMs - b.startMs);
+  return chunks;
 }
 
 /** How many of a part's times are below `t` (with `orAt`, at or below it). */

@@ -624,14 +624,16 @@ class Evaluation {
         pairs.push({ labels: matching.on ? keepLabels(named, matching.labels) : dropLabels(named, matching.labels), left: column, right: partner });
       }
     }
+    const { op, bool } = node;
     const series = pairs.map((pair) => {
       const column = emptyColumn(pair.labels, steps.length);
       for (let s = 0; s < steps.length; s += 1) {
-        const [a, b] = [valueAt(pair.left, s), valueAt(pair.right, s)];
+        const a = valueAt(pair.left, s);
+        const b = valueAt(pair.right, s);
         if (a === undefined || b === undefined) continue;
-        const value = arithmetic(node.op, a, b);
-        if (comparison && !node.bool && !value) continue;
-        column.values[s] = comparison ? (node.bool ? value : typeof pair.left === 'number' ? b : a) : value;
+        const value = arithmetic(op, a, b);
+        if (comparison && !bool && !value) continue;
+        column.values[s] = comparison ? (bool ? value : typeof pair.left === 'number' ? b : a) : value;
         column.present[s] = 1;
       }
       return column;
