@@ -154,7 +154,9 @@ function matrixAnswer(result: QueryResult & { resultType: 'matrix' }, start: num
     });
     out.ascii(']}}');
   };
-  return new WrittenJson(write, () => success(toJson(result, timeMs)));
+  // A point takes ~30 bytes (`,[1764201600,"12.5"]`), a series' labels a few hundred.
+  const points = result.result.reduce((total, series) => total + series.times.length, 0);
+  return new WrittenJson(write, () => success(toJson(result, timeMs)), 128 + result.result.length * 256 + points * 30);
 }
 
 export interface EmbeddedApiOptions {
