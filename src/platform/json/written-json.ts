@@ -48,7 +48,7 @@ export class JsonBytes {
     this.length += this.buffer.write(text, this.length, 'utf8');
   }
 
-  /** Bytes made once and written many times (a step's `[time,"`). */
+  /** Bytes made once and written many times (a step's `,[time,"`). */
   raw(bytes: Uint8Array): void {
     this.reserve(bytes.length);
     for (let i = 0; i < bytes.length; i += 1) this.buffer[this.length + i] = bytes[i]!;

@@ -14,7 +14,7 @@ export interface DecodedChunk {
   values: Float64Array;
 }
 
-/** Bytes a cached chunk costs beyond its numbers: the entry, its key and two typed-array headers. */
+/** Bytes a cached chunk costs beyond its numbers: its entry, its places in the maps and the order, and two typed-array headers. */
 const ENTRY_OVERHEAD_BYTES = 240;
 
 interface Entry {

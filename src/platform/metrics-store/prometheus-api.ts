@@ -120,10 +120,11 @@ function toJson(result: QueryResult, timeMs: number): unknown {
 const success = (data: unknown) => ({ status: 'success', data });
 
 /**
- * A range query's answer, its JSON written as bytes series by series: each step's `[<time>,"` is
+ * A range query's answer, its JSON written as bytes series by series: each step's `,[<time>,"` is
  * made once for all the series that have a value there, and nothing is built per point but its
- * value's text (a 24-hour dashboard answers hundreds of thousands of points: an array and a
- * string per point cost more than evaluating them).
+ * value's text, and that only when it differs from the point before (a 24-hour dashboard answers
+ * hundreds of thousands of points: an array and a string per point cost more than evaluating
+ * them).
  */
 function matrixAnswer(result: QueryResult & { resultType: 'matrix' }, start: number, step: number, timeMs: number): WrittenJson {
   const write = (out: JsonBytes) => {
