@@ -273,6 +273,35 @@ describe('range queries over every step at once (the column path)', () => {
     }
   });
 
+  it('moves windows sample by sample where samples are evenly spaced, and finds them again where the spacing breaks', async () => {
+    const grid = (from: number, every: number) => Array.from({ length: Math.floor((END - from) / every) + 1 }, (_, i) => from + i * every);
+    const counter = (times: number[], from: number) => times.map((_, i) => from + i * 3);
+    const missing = grid(START, STEP).filter((_, i) => i !== 100);
+    const late = grid(START, STEP).map((t, i) => (i === 150 ? t + 1 : t));
+    const lateStart = grid(START + 20 * 60_000, STEP);
+    const extra = [...grid(START, STEP), START + 120 * STEP + 3_000].sort((a, b) => a - b);
+    const series: StoredSeries[] = [
+      { labels: { __name__: 'x', k: 'missing' }, times: missing, values: counter(missing, 1_000) },
+      // A millisecond late at sample 150, a reset at 200.
+      { labels: { __name__: 'x', k: 'late' }, times: late, values: late.map((_, i) => (i < 200 ? 500 + i * 7 : (i - 200) * 7)) },
+      // From near zero: the range's start is cut where the counter would have been zero.
+      { labels: { __name__: 'x', k: 'from-zero' }, times: lateStart, values: counter(lateStart, 2) },
+      // One more 3 s after sample 120: in the window of a step 5 s after the grid.
+      { labels: { __name__: 'x', k: 'extra' }, times: extra, values: counter(extra, 100) },
+      { labels: { __name__: 'x', k: 'every-30s' }, times: grid(START + 5_000, 30_000), values: counter(grid(START + 5_000, 30_000), 10) },
+    ];
+    const even = memorySource(series);
+    for (const expression of ['rate(x[5m])', 'increase(x[1m])', 'delta(x[50s])', 'sum(rate(x[2m] offset 30s))']) {
+      for (const step of [STEP, 30_000, 45_000, 60_000]) {
+        for (const start of [START, START + 5_000]) {
+          const stepped = await rangeQuery(even, expression, start, END, step, { stepByStep: true });
+          expect(stepped.result.length).toBeGreaterThan(0);
+          expect(await rangeQuery(even, expression, start, END, step)).toEqual(stepped);
+        }
+      }
+    }
+  });
+
   it('adds groups up in the order each step lists them, also when that order changes', async () => {
     const groups = memorySource(groupsChangingOrder());
     for (const expression of ['sum(sum by (g) (x))', 'sum(x / on(g, name) x * on(g, name) x) + sum(sum by (g) (x) / on(g) x)']) {

@@ -528,13 +528,14 @@ class Evaluation {
     const rangeMs = selector.rangeMs;
     const { isCounter, isRate } = kind;
     const refs = steps.map((t) => this.reference(selector, t));
+    const refStep = evenSpacingOf(refs);
     return {
       labels: loaded.map((series) => withoutName(series.labels)),
       column: (i, into) => {
         const { times, values } = loaded[i]!.read(this.buffers);
         // Not kept by `values` (resetCountsOf): the buffers hold the next series next time.
         const resets = isCounter ? countResets(values) : undefined;
-        changeColumn(times, values, resets, refs, rangeMs, isRate, into);
+        changeColumn(times, values, resets, refs, refStep, rangeMs, isRate, into);
         return into;
       },
     };
@@ -1199,10 +1200,19 @@ function countResets(values: Float64Array): Int32Array {
  * cannot reach zero after the range's start (the margin covers rounding), so the factor kept
  * holds; nearer, or with times where `ref - rangeStart` is not exactly the range, the window
  * takes extrapolatedChange's own path.
+ *
+ * `refStep` is the references' spacing when they are whole milliseconds evenly spaced (else 0).
+ * Where the samples are evenly spaced too (the sampler writes on its interval's grid) by a
+ * divisor of it, each step's window is the last one moved by `stride` samples: a block of such
+ * steps is computed without looking for its window (half of a step's cost). Times, references
+ * and range are whole milliseconds there, so the distances are exact and the window found
+ * by moving is the one `advance` would find.
  */
-function changeColumn(times: Float64Array, values: Float64Array, resets: Int32Array | undefined, refs: Float64Array, rangeMs: number, isRate: boolean, into: Column): void {
+function changeColumn(times: Float64Array, values: Float64Array, resets: Int32Array | undefined, refs: Float64Array, refStep: number, rangeMs: number, isRate: boolean, into: Column): void {
   const { values: out, present } = into;
   const rangeSeconds = rangeMs / 1000;
+  const hasResets = resets !== undefined && times.length > 0 && resets[times.length - 1]! > 0;
+  const moving = refStep > 0 && Number.isInteger(rangeMs);
   present.fill(0);
   let toStartMs = NaN;
   let sampledMs = NaN;
@@ -1210,6 +1220,10 @@ function changeColumn(times: Float64Array, values: Float64Array, resets: Int32Ar
   let count = 0;
   let factor = 0;
   let zeroBound = 0;
+  // Samples [evenFrom, evenTo] are `evenSpacing` apart (found once per run of them).
+  let evenFrom = -1;
+  let evenTo = -1;
+  let evenSpacing = 0;
   // The window (low, high] of each step, advanced from the last step's (as rangeSelect does).
   let low = -1;
   let high = -1;
@@ -1220,27 +1234,66 @@ function changeColumn(times: Float64Array, values: Float64Array, resets: Int32Ar
     low = advance(times, rangeStart - 1, low);
     if (high - low < 2) continue;
     const start = low + 1;
-    const end = high + 1;
     const firstT = times[start]!;
-    const lastT = times[end - 1]!;
-    if (firstT - rangeStart !== toStartMs || lastT - firstT !== sampledMs || ref - lastT !== toEndMs || end - start !== count) {
+    const lastT = times[high]!;
+    if (firstT - rangeStart !== toStartMs || lastT - firstT !== sampledMs || ref - lastT !== toEndMs || high - low !== count) {
       toStartMs = firstT - rangeStart;
       sampledMs = lastT - firstT;
       toEndMs = ref - lastT;
-      count = end - start;
+      count = high - low;
       factor = extrapolation(sampledMs / 1000, count, toStartMs / 1000, toEndMs / 1000);
       zeroBound = (toStartMs / sampledMs) * (1 + 1e-9);
     }
-    const result = changeIn(values, start, end, resets);
-    const first = values[start]!;
-    if (ref - rangeStart !== rangeMs || (resets && result > 0 && first >= 0 && !(first > result * zeroBound))) {
-      out[s] = extrapolatedChange(times, values, start, end, rangeStart, ref, resets, isRate);
-    } else {
-      const change = result * factor;
-      out[s] = isRate ? change / rangeSeconds : change;
+    // How many steps after this one have its window moved by `stride` samples: the samples from
+    // the one before the window to the one after the last moved window are evenly spaced.
+    let more = 0;
+    let stride = 0;
+    if (moving && low >= 0 && Number.isInteger(times[low]!)) {
+      const spacing = times[start]! - times[low]!;
+      stride = refStep / spacing;
+      if (Number.isInteger(stride)) {
+        if (spacing !== evenSpacing || low < evenFrom || low > evenTo) {
+          evenFrom = low;
+          evenTo = evenUntil(times, low, spacing);
+          evenSpacing = spacing;
+        }
+        more = Math.max(0, Math.min(refs.length - 1 - s, Math.floor((evenTo - high - 1) / stride)));
+      }
     }
-    present[s] = 1;
+    for (let k = 0; k <= more; k += 1) {
+      const at = s + k;
+      const from = start + k * stride;
+      const to = high + k * stride;
+      const first = values[from]!;
+      const result = hasResets ? changeIn(values, from, to + 1, resets) : values[to]! - first;
+      if (refs[at]! - (refs[at]! - rangeMs) !== rangeMs || (resets && result > 0 && first >= 0 && !(first > result * zeroBound))) {
+        out[at] = extrapolatedChange(times, values, from, to + 1, refs[at]! - rangeMs, refs[at]!, resets, isRate);
+      } else {
+        const change = result * factor;
+        out[at] = isRate ? change / rangeSeconds : change;
+      }
+      present[at] = 1;
+    }
+    s += more;
+    low += more * stride;
+    high += more * stride;
   }
+}
+
+/** The last index j ≥ from with times[from..j] `spacing` apart. */
+function evenUntil(times: Float64Array, from: number, spacing: number): number {
+  let j = from;
+  while (j + 1 < times.length && times[j + 1]! - times[j]! === spacing) j += 1;
+  return j;
+}
+
+/** The spacing of references that are whole milliseconds `spacing` apart, exactly; else 0. */
+function evenSpacingOf(refs: Float64Array): number {
+  if (refs.length < 2) return 0;
+  const spacing = refs[1]! - refs[0]!;
+  if (!(spacing > 0) || !Number.isInteger(spacing) || !Number.isInteger(refs[0]!)) return 0;
+  for (let s = 2; s < refs.length; s += 1) if (refs[s] !== refs[0]! + s * spacing) return 0;
+  return spacing;
 }
 
 /**
