@@ -3,6 +3,8 @@
 // target label `endpoint` is kept as `exported_endpoint` (what the console's dashboards query).
 // Counters and histograms are born at zero: the first time a series is seen, a zero sample is
 // written at the previous sampling, so increase() over the first interval counts its first events.
+// Samplings fall on the interval's grid (as Prometheus aligns its scrapes' timestamps): evenly
+// spaced samples are stored without their times and read back a window a step (see changeColumn).
 import type { MetricObjectWithValues, MetricValue } from 'prom-client';
 import type { Logger } from '../../logger.js';
 import type { Labels } from '../promql/evaluator.js';
@@ -41,26 +43,40 @@ export class MetricsSampler {
     private readonly options: SamplerOptions,
   ) {
     this.now = options.now ?? Date.now;
-    this.previousAtMs = this.now();
+    const { intervalMs } = options;
+    this.previousAtMs = Math.floor(this.now() / intervalMs) * intervalMs;
   }
 
+  /** Samples at every multiple of the interval from now on (each tick timed to the next one: setInterval drifts off the grid). */
   start(): void {
-    this.timer = setInterval(() => {
-      // A sampling still running (a slow database) is not overlapped: this tick is skipped.
-      this.running ??= this.tick().finally(() => (this.running = undefined));
-    }, this.options.intervalMs);
+    const { intervalMs } = this.options;
+    this.timer = setTimeout(
+      () => {
+        // A sampling still running (a slow database) is not overlapped: this tick is skipped.
+        this.running ??= this.tick().finally(() => (this.running = undefined));
+        this.start();
+      },
+      intervalMs - (this.now() % intervalMs),
+    );
     this.timer.unref();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    clearTimeout(this.timer);
     await this.running;
+  }
+
+  /** The multiple of the interval nearest to `ms` (a tick runs a few milliseconds after its own). */
+  private onGrid(ms: number): number {
+    return Math.round(ms / this.options.intervalMs) * this.options.intervalMs;
   }
 
   private async tick(): Promise<void> {
     try {
-      await this.sample();
       const now = this.now();
+      // A tick late by half an interval or more takes the next one's time; that one then has nothing to sample.
+      const atMs = this.onGrid(now);
+      if (atMs > this.previousAtMs) await this.sample(atMs);
       if (now - this.lastCompactionMs >= COMPACT_EVERY_MS) {
         this.lastCompactionMs = now;
         // Up to two samplings ago (a slower gateway may still be writing the last), into the hours'
