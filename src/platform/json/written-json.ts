@@ -48,11 +48,24 @@ export class JsonBytes {
     this.length += this.buffer.write(text, this.length, 'utf8');
   }
 
-  /** Bytes made once and written many times (a step's `,[time,"`). */
-  raw(bytes: Uint8Array): void {
-    this.reserve(bytes.length);
-    for (let i = 0; i < bytes.length; i += 1) this.buffer[this.length + i] = bytes[i]!;
-    this.length += bytes.length;
+  /** Bytes [from, to) of ones made once and written many times (a step's `,[time,"`). */
+  raw(bytes: Uint8Array, from = 0, to = bytes.length): void {
+    this.reserve(to - from);
+    const { buffer } = this;
+    let at = this.length;
+    for (let i = from; i < to; i += 1) buffer[at++] = bytes[i]!;
+    this.length = at;
+  }
+
+  /** Bytes [from, to) written before, written again (a value's text repeated at the next step). */
+  again(from: number, to: number): void {
+    this.reserve(to - from);
+    this.raw(this.buffer, from, to);
+  }
+
+  /** How many bytes are written so far. */
+  get written(): number {
+    return this.length;
   }
 
   done(): Buffer {

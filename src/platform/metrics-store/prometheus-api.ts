@@ -135,21 +135,26 @@ function matrixAnswer(result: QueryResult & { resultType: 'matrix' }, start: num
       out.ascii(s === 0 ? '{"metric":' : ',{"metric":');
       out.utf8(JSON.stringify(series.labels));
       out.ascii(',"values":[');
-      // A value like the one before is written as it was (charts are full of flat lines: zeros,
-      // steady rates): writing a number's text costs more than anything else per point.
+      // A value like the one before is written again from the bytes written for it (charts are
+      // full of flat lines: zeros, steady rates): making a number's text costs more than
+      // anything else per point.
       let previous: number | undefined;
-      let text = '';
+      let [textFrom, textTo] = [0, 0];
       for (let i = 0; i < series.times.length; i += 1) {
         const t = series.times[i]!;
         const index = Math.round((t - start) / step);
         const opening = (openings[index] ??= Buffer.from(`,[${JSON.stringify(t / 1000)},"`));
-        out.raw(i === 0 ? opening.subarray(1) : opening);
+        out.raw(opening, i === 0 ? 1 : 0);
         const value = series.values[i]!;
-        if (!Object.is(value, previous)) {
+        if (Object.is(value, previous)) {
+          out.again(textFrom, textTo);
+        } else {
           previous = value;
-          text = `${formatValue(value)}"]`;
+          textFrom = out.written;
+          out.ascii(formatValue(value));
+          out.ascii('"]');
+          textTo = out.written;
         }
-        out.ascii(text);
       }
       out.ascii(']}');
     });
