@@ -3,7 +3,7 @@
 // chooses the endpoint among these five and their parameters, never the host, the path beyond
 // them, the method or the headers (the original spread the caller's request options into its
 // outgoing call: a server-side request forgery we do not copy).
-import { formatValue, instantQuery, rangeQuery, UnsupportedQueryError, type Labels, type QueryResult } from '../promql/evaluator.js';
+import { formatValue, instantQuery, rangeQuery, UnsupportedQueryError, type Labels, type QueryResult, type RangeSeries } from '../promql/evaluator.js';
 import { WrittenJson, type JsonBytes } from '../json/written-json.js';
 import { durationMs, parsePromQL, type LabelMatcher } from '../promql/parser.js';
 import { MAX_TIME_MS, TooManySeriesError, type MetricsStore } from './store.js';
@@ -127,42 +127,49 @@ const success = (data: unknown) => ({ status: 'success', data });
  * them).
  */
 function matrixAnswer(result: QueryResult & { resultType: 'matrix' }, start: number, step: number, timeMs: number): WrittenJson {
-  const write = (out: JsonBytes) => {
-    /** `,[<time>,"` of each step (without its comma for a series' first point). */
-    const openings: Buffer[] = [];
-    out.ascii('{"status":"success","data":{"resultType":"matrix","result":[');
-    result.result.forEach((series, s) => {
-      out.ascii(s === 0 ? '{"metric":' : ',{"metric":');
-      out.utf8(JSON.stringify(series.labels));
-      out.ascii(',"values":[');
-      // A value like the one before is written again from the bytes written for it (charts are
-      // full of flat lines: zeros, steady rates): making a number's text costs more than
-      // anything else per point.
-      let previous: number | undefined;
-      let [textFrom, textTo] = [0, 0];
-      for (let i = 0; i < series.times.length; i += 1) {
-        const t = series.times[i]!;
-        const index = Math.round((t - start) / step);
-        const opening = (openings[index] ??= Buffer.from(`,[${JSON.stringify(t / 1000)},"`));
-        out.raw(opening, i === 0 ? 1 : 0);
-        const value = series.values[i]!;
-        if (Object.is(value, previous)) {
-          out.again(textFrom, textTo);
-        } else {
-          previous = value;
-          textFrom = out.written;
-          out.ascii(formatValue(value));
-          out.ascii('"]');
-          textTo = out.written;
-        }
-      }
-      out.ascii(']}');
-    });
-    out.ascii(']}}');
-  };
   // A point takes ~30 bytes (`,[1764201600,"12.5"]`), a series' labels a few hundred.
   const points = result.result.reduce((total, series) => total + series.times.length, 0);
-  return new WrittenJson(write, () => success(toJson(result, timeMs)), 128 + result.result.length * 256 + points * 30);
+  return new WrittenJson(
+    (out) => writeMatrix(out, result.result, start, step),
+    () => success(toJson(result, timeMs)),
+    128 + result.result.length * 256 + points * 30,
+  );
+}
+
+function writeMatrix(out: JsonBytes, result: readonly RangeSeries[], start: number, step: number): void {
+  /** `,[<time>,"` of each step (without its comma for a series' first point). */
+  const openings: Buffer[] = [];
+  out.ascii('{"status":"success","data":{"resultType":"matrix","result":[');
+  for (let s = 0; s < result.length; s += 1) {
+    const { labels, times, values } = result[s]!;
+    out.ascii(s === 0 ? '{"metric":' : ',{"metric":');
+    out.utf8(JSON.stringify(labels));
+    out.ascii(',"values":[');
+    // A value like the one before is written again from the bytes written for it (charts are
+    // full of flat lines: zeros, steady rates): making a number's text costs more than anything
+    // else per point.
+    let previous = NaN;
+    let textFrom = -1;
+    let textTo = -1;
+    for (let i = 0; i < times.length; i += 1) {
+      const t = times[i]!;
+      const index = Math.round((t - start) / step);
+      const opening = (openings[index] ??= Buffer.from(`,[${JSON.stringify(t / 1000)},"`));
+      out.raw(opening, i === 0 ? 1 : 0);
+      const value = values[i]!;
+      if (textFrom >= 0 && Object.is(value, previous)) {
+        out.again(textFrom, textTo);
+      } else {
+        previous = value;
+        textFrom = out.written;
+        out.ascii(formatValue(value));
+        out.ascii('"]');
+        textTo = out.written;
+      }
+    }
+    out.ascii(']}');
+  }
+  out.ascii(']}}');
 }
 
 export interface EmbeddedApiOptions {
