@@ -5,6 +5,7 @@ import type { LabelPattern } from '../promql/label-pattern.js';
 import os from 'node:os';
 import type pg from 'pg';
 import { ChunkCache, type DecodedChunk } from './chunk-cache.js';
+import { SETTLE_MS } from './range-results.js';
 import type { LabelMatcher } from '../promql/parser.js';
 import { matchesAll, type Labels, type SampleSource, type StoredSeries } from '../promql/evaluator.js';
 
@@ -32,6 +33,9 @@ export class MetricsStore implements SampleSource {
   /** Series ids this process has written or read, by signature (ids never change once given). */
   private readonly ids = new Map<string, number>();
 
+  /** See `generation`. */
+  private changes = 0;
+
   /** Decoded chunks, kept between queries (`chunkCacheBytes`, 64 MiB unless told; 0 keeps none). */
   private readonly chunks: ChunkCache;
 
@@ -47,9 +51,29 @@ export class MetricsStore implements SampleSource {
     return { chunks: this.chunks.size, bytes: this.chunks.bytes };
   }
 
+  /**
+   * Changes when this process writes samples older than SETTLE_MS or deletes samples: answers
+   * kept of older steps (RangeResultCache) no longer hold then. (Samplers write at their time of
+   * sampling, so another gateway's writes are never older.)
+   */
+  get generation(): number {
+    return this.changes;
+  }
+
   /** Writes one sampling of many series in two statements: the series (new ones added), then the samples. */
   async write(batch: SampleBatch): Promise<void> {
     if (batch.samples.length === 0) return;
+    // Counted once written (in `finally`: a failed statement may have written some): a query that
+    // read the generation before then keeps nothing under the next one.
+    const settled = batch.atMs < Date.now() - SETTLE_MS;
+    try {
+      await this.writeSamples(batch);
+    } finally {
+      if (settled) this.changes += 1;
+    }
+  }
+
+  private async writeSamples(batch: SampleBatch): Promise<void> {
     const keys = batch.samples.map((sample) => seriesKey(sample.labels));
     const unknown = keys.map((key, index) => ({ key, index })).filter(({ key }) => !this.ids.has(key));
     if (unknown.length > 0) {
@@ -237,6 +261,14 @@ export class MetricsStore implements SampleSource {
 
   /** Drops samples older than `cutoffMs`, then series with none left; returns how many samples went. */
   async deleteBefore(cutoffMs: number): Promise<number> {
+    try {
+      return await this.deleteSamplesBefore(cutoffMs);
+    } finally {
+      this.changes += 1;
+    }
+  }
+
+  private async deleteSamplesBefore(cutoffMs: number): Promise<number> {
     const deleted = await this.pool.query('DELETE FROM metric_samples WHERE at_ms < $1', [cutoffMs]);
     const chunks = await this.pool.query<{ n: string }>('WITH gone AS (DELETE FROM metric_chunks WHERE end_ms < $1 RETURNING samples AS n) SELECT coalesce(sum(n), 0)::text AS n FROM gone', [
       cutoffMs,

@@ -137,6 +137,14 @@ export async function rangeQuery(
   return { resultType: 'matrix', result: result.sort((a, b) => compareLabels(a.labels, b.labels)) };
 }
 
+/** Whether `query`'s steps depend on its range's edges (`@ start()`, `@ end()`); an invalid query says yes (evaluating it says what is wrong). */
+export function refersToRangeEdges(query: string): boolean {
+  const parsed = parsePromQL(query);
+  if (parsed.problem !== undefined) return true;
+  const refers = (node: PromNode): boolean => ('at' in node && (node.at === 'start' || node.at === 'end')) || children(node).some(refers);
+  return refers(parsed.tree);
+}
+
 function parse(query: string): PromNode {
   const parsed = parsePromQL(query);
   if (parsed.problem !== undefined) throw new UnsupportedQueryError(`invalid PromQL: ${parsed.problem}`);
@@ -729,7 +737,8 @@ function memoised(cache: Projections, labels: Labels, list: readonly string[], m
   return found;
 }
 
-function compareLabels(a: Labels, b: Labels): number {
+/** The order of a range query's series: by their labels. */
+export function compareLabels(a: Labels, b: Labels): number {
   const left = signature(a);
   const right = signature(b);
   return left < right ? -1 : left > right ? 1 : 0;
