@@ -3,8 +3,9 @@
 // chooses the endpoint among these five and their parameters, never the host, the path beyond
 // them, the method or the headers (the original spread the caller's request options into its
 // outgoing call: a server-side request forgery we do not copy).
-import { formatValue, instantQuery, rangeQuery, UnsupportedQueryError, type Labels, type QueryResult, type RangeSeries } from '../promql/evaluator.js';
-import { WrittenJson, type JsonBytes } from '../json/written-json.js';
+import { formatValue, instantQuery, rangeQuery, UnsupportedQueryError, type Labels, type QueryResult } from '../promql/evaluator.js';
+import { WrittenJson } from '../json/written-json.js';
+import { expectedMatrixBytes, writeMatrix, type AnsweredSeries } from './matrix-json.js';
 import { durationMs, parsePromQL, type LabelMatcher } from '../promql/parser.js';
 import { RangeResultCache } from './range-results.js';
 import { MAX_TIME_MS, TooManySeriesError, type MetricsStore } from './store.js';
@@ -120,61 +121,17 @@ function toJson(result: QueryResult, timeMs: number): unknown {
 
 const success = (data: unknown) => ({ status: 'success', data });
 
-/**
- * A range query's answer, its JSON written as bytes series by series: each step's `,[<time>,"` is
- * made once for all the series that have a value there, and nothing is built per point but its
- * value's text, and that only when it differs from the point before (a 24-hour dashboard answers
- * hundreds of thousands of points: an array and a string per point cost more than evaluating
- * them).
- */
-function matrixAnswer(result: QueryResult & { resultType: 'matrix' }, start: number, step: number, timeMs: number): WrittenJson {
-  // A point takes ~30 bytes (`,[1764201600,"12.5"]`), a series' labels a few hundred.
-  const points = result.result.reduce((total, series) => total + series.times.length, 0);
+/** A range query's answer, its JSON written as bytes (matrix-json.ts); GraphQL gets the value. */
+function matrixAnswer(result: AnsweredSeries[], start: number, step: number, timeMs: number): WrittenJson {
   return new WrittenJson(
-    (out) => writeMatrix(out, result.result, start, step),
-    () => success(toJson(result, timeMs)),
-    128 + result.result.length * 256 + points * 30,
+    (out) => writeMatrix(out, result, start, step),
+    () => success(toJson({ resultType: 'matrix', result }, timeMs)),
+    expectedMatrixBytes(result),
   );
 }
 
-function writeMatrix(out: JsonBytes, result: readonly RangeSeries[], start: number, step: number): void {
-  /** `,[<time>,"` of each step (without its comma for a series' first point). */
-  const openings: Buffer[] = [];
-  out.ascii('{"status":"success","data":{"resultType":"matrix","result":[');
-  for (let s = 0; s < result.length; s += 1) {
-    const { labels, times, values } = result[s]!;
-    out.ascii(s === 0 ? '{"metric":' : ',{"metric":');
-    out.utf8(JSON.stringify(labels));
-    out.ascii(',"values":[');
-    // A value like the one before is written again from the bytes written for it (charts are
-    // full of flat lines: zeros, steady rates): making a number's text costs more than anything
-    // else per point.
-    let previous = NaN;
-    let textFrom = -1;
-    let textTo = -1;
-    for (let i = 0; i < times.length; i += 1) {
-      const t = times[i]!;
-      const index = Math.round((t - start) / step);
-      const opening = (openings[index] ??= Buffer.from(`,[${JSON.stringify(t / 1000)},"`));
-      out.raw(opening, i === 0 ? 1 : 0);
-      const value = values[i]!;
-      if (textFrom >= 0 && Object.is(value, previous)) {
-        out.again(textFrom, textTo);
-      } else {
-        previous = value;
-        textFrom = out.written;
-        out.ascii(formatValue(value));
-        out.ascii('"]');
-        textTo = out.written;
-      }
-    }
-    out.ascii(']}');
-  }
-  out.ascii(']}}');
-}
-
-/** Points of range answers kept for dashboards' refreshes (16 bytes each: 16 MB; a day at 15 s over 50 series is 288,000). */
-const RANGE_RESULTS_POINTS = 1_000_000;
+/** Bytes of range answers kept for dashboards' refreshes (a day at 15 s over 50 series takes 11-15 MB). */
+const RANGE_RESULTS_BYTES = 48 * 2 ** 20;
 
 export interface EmbeddedApiOptions {
   retentionMs: number;
@@ -183,7 +140,7 @@ export interface EmbeddedApiOptions {
 
 export function createEmbeddedPrometheusApi(store: MetricsStore, options: EmbeddedApiOptions): PrometheusApi {
   const now = options.now ?? Date.now;
-  const ranges = new RangeResultCache(RANGE_RESULTS_POINTS);
+  const ranges = new RangeResultCache(RANGE_RESULTS_BYTES);
   const evaluate = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
       return await run();
@@ -225,7 +182,7 @@ export function createEmbeddedPrometheusApi(store: MetricsStore, options: Embedd
         const step = parseStep(single(params, 'step'));
         const request = { query: text, startMs: start, endMs: end, stepMs: step, generation: store.generation, nowMs: now() };
         const result = await evaluate(() => ranges.answer(request, async (from, to) => (await rangeQuery(store, text, from, to, step)).result));
-        return matrixAnswer({ resultType: 'matrix', result }, start, step, end);
+        return matrixAnswer(result, start, step, end);
       }
       const limit = limitOf(params);
       if (path === '/api/v1/series') return success((await selected(params, true)).slice(0, limit));

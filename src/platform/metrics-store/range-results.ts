@@ -10,8 +10,10 @@
 // generation changes (samples older than that written or deleted: a backfill, retention). A query
 // whose steps depend on its range's edges (`@ start()`, `@ end()`), whose start or step is not whole
 // milliseconds (its steps are made by adding the step: two ranges would not meet exactly), or that
-// the evaluator refuses, is evaluated as asked.
-import { compareLabels, MAX_POINTS_PER_SERIES, refersToRangeEdges, signature, type RangeSeries } from '../promql/evaluator.js';
+// the evaluator refuses, is evaluated as asked. The points kept are kept with their JSON text too:
+// a refresh's answer copies it instead of writing most of its points again.
+import { compareLabels, MAX_POINTS_PER_SERIES, refersToRangeEdges, signature } from '../promql/evaluator.js';
+import { pointsText, type AnsweredSeries, type PointsText } from './matrix-json.js';
 
 /** How long after a step its samples may still be written (see MetricsStore.generation). */
 export const SETTLE_MS = 5 * 60_000;
@@ -31,26 +33,29 @@ interface Kept {
   /** The steps kept: from fromMs to toMs, both included. */
   fromMs: number;
   toMs: number;
-  series: RangeSeries[];
-  points: number;
+  series: AnsweredSeries[];
+  bytes: number;
 }
 
 export class RangeResultCache {
   /** By query, step and the steps' offset from a multiple of it; oldest used first. */
   private readonly kept = new Map<string, Kept>();
-  private points = 0;
+  private bytes = 0;
 
-  /** `maxPoints`: most points (a time and a value each, 16 bytes) kept over every query. */
-  constructor(private readonly maxPoints: number) {}
+  /** `maxBytes`: most bytes kept over every query (a point takes its time and value, 16 bytes, and its text, ~34). */
+  constructor(private readonly maxBytes: number) {}
 
-  /** The answer to `request`: its kept steps, and `evaluate` of the others (a range after them). */
-  async answer(request: RangeRequest, evaluate: (startMs: number, endMs: number) => Promise<RangeSeries[]>): Promise<RangeSeries[]> {
+  /**
+   * The answer to `request`: its kept steps, and `evaluate` of the others (a range after them).
+   * Its series come with the text of their settled points (`text`): kept, or written now to be kept.
+   */
+  async answer(request: RangeRequest, evaluate: (startMs: number, endMs: number) => Promise<AnsweredSeries[]>): Promise<AnsweredSeries[]> {
     const { query, startMs, endMs, stepMs, generation } = request;
     const splittable = Number.isInteger(startMs) && Number.isInteger(stepMs) && stepMs > 0 && startMs <= endMs && (endMs - startMs) / stepMs <= MAX_POINTS_PER_SERIES && !refersToRangeEdges(query);
     if (!splittable) return evaluate(startMs, endMs);
     const key = `${stepMs} ${(((startMs % stepMs) + stepMs) % stepMs).toString()} ${query}`;
     const kept = this.take(key);
-    let series: RangeSeries[];
+    let series: AnsweredSeries[];
     if (kept && kept.generation === generation && kept.fromMs <= startMs && startMs <= kept.toMs) {
       const keptTo = Math.min(kept.toMs, endMs);
       const reused = within(kept.series, startMs, keptTo);
@@ -59,12 +64,19 @@ export class RangeResultCache {
       series = await evaluate(startMs, endMs);
     }
     const settled = Math.min(endMs, request.nowMs - SETTLE_MS);
-    if (settled >= startMs) {
-      const toMs = startMs + Math.floor((settled - startMs) / stepMs) * stepMs;
-      const keptSeries = within(series, startMs, toMs);
-      this.keep(key, { generation, fromMs: startMs, toMs, series: keptSeries, points: pointsOf(keptSeries) });
-    }
-    return series;
+    if (settled < startMs) return series;
+    const toMs = startMs + Math.floor((settled - startMs) / stepMs) * stepMs;
+    const keptSeries: AnsweredSeries[] = [];
+    const answered = series.map((one) => {
+      let count = one.times.length;
+      while (count > 0 && one.times[count - 1]! > toMs) count -= 1;
+      if (count === 0) return one;
+      const text = textOf(one, count, stepMs);
+      keptSeries.push(count === one.times.length ? { ...one, text } : { labels: one.labels, times: one.times.slice(0, count), values: one.values.slice(0, count), text });
+      return { ...one, text };
+    });
+    this.keep(key, { generation, fromMs: startMs, toMs, series: keptSeries, bytes: bytesOf(keptSeries) });
+    return answered;
   }
 
   /** The entry under `key`, taken out (it goes back in as the newest, or not at all). */
@@ -72,49 +84,74 @@ export class RangeResultCache {
     const kept = this.kept.get(key);
     if (kept) {
       this.kept.delete(key);
-      this.points -= kept.points;
+      this.bytes -= kept.bytes;
     }
     return kept;
   }
 
   private keep(key: string, entry: Kept): void {
-    if (entry.points > this.maxPoints) return;
+    if (entry.bytes > this.maxBytes) return;
     this.take(key);
     this.kept.set(key, entry);
-    this.points += entry.points;
+    this.bytes += entry.bytes;
     for (const [oldest, old] of this.kept) {
-      if (this.points <= this.maxPoints) break;
+      if (this.bytes <= this.maxBytes) break;
       this.kept.delete(oldest);
-      this.points -= old.points;
+      this.bytes -= old.bytes;
     }
   }
 }
 
-function pointsOf(series: readonly RangeSeries[]): number {
-  return series.reduce((total, one) => total + one.times.length, 0);
+function bytesOf(series: readonly AnsweredSeries[]): number {
+  return series.reduce((total, one) => total + one.times.length * 20 + (one.text?.bytes.length ?? 0), 0);
 }
 
-/** The points of each series at times in [fromMs, toMs]; series with none left out. */
-function within(series: readonly RangeSeries[], fromMs: number, toMs: number): RangeSeries[] {
-  const out: RangeSeries[] = [];
-  for (const { labels, times, values } of series) {
+/** The text of a series' first `count` points: from the text it has, the rest written now. */
+function textOf(series: AnsweredSeries, count: number, stepMs: number): PointsText {
+  const has = series.text?.ends.length ?? 0;
+  if (has >= count) return textWithin(series.text!, 0, count)!;
+  const added = pointsText(series, has, count, stepMs);
+  if (has === 0) return added;
+  const before = series.text!;
+  const ends = new Int32Array(count);
+  ends.set(before.ends);
+  // The points written before, a comma, the points added.
+  const shift = before.bytes.length + 1;
+  for (let i = 0; i < added.ends.length; i += 1) ends[has + i] = added.ends[i]! + shift;
+  return { bytes: Buffer.concat([before.bytes, Buffer.from(','), added.bytes]), ends };
+}
+
+/** The text of points [low, high) of a text (undefined when it has none of them). */
+function textWithin(text: PointsText, low: number, high: number): PointsText | undefined {
+  const to = Math.min(high, text.ends.length);
+  if (to <= low) return undefined;
+  // After point low - 1 comes its comma, then point low.
+  const from = low === 0 ? 0 : text.ends[low - 1]! + 1;
+  return { bytes: text.bytes.subarray(from, text.ends[to - 1]), ends: text.ends.slice(low, to).map((end) => end - from) };
+}
+
+/** The points of each series at times in [fromMs, toMs], with their text; series with none left out. */
+function within(series: readonly AnsweredSeries[], fromMs: number, toMs: number): AnsweredSeries[] {
+  const out: AnsweredSeries[] = [];
+  for (const { labels, times, values, text } of series) {
     let low = 0;
     while (low < times.length && times[low]! < fromMs) low += 1;
     let high = times.length;
     while (high > low && times[high - 1]! > toMs) high -= 1;
     if (high === low) continue;
-    out.push(low === 0 && high === times.length ? { labels, times, values } : { labels, times: times.slice(low, high), values: values.slice(low, high) });
+    if (low === 0 && high === times.length) out.push({ labels, times, values, text });
+    else out.push({ labels, times: times.slice(low, high), values: values.slice(low, high), text: text && textWithin(text, low, high) });
   }
   return out;
 }
 
 /** The series of `before` followed by those of `after` (all of whose times are later), in the evaluator's order. */
-function joined(before: readonly RangeSeries[], after: readonly RangeSeries[]): RangeSeries[] {
+function joined(before: readonly AnsweredSeries[], after: readonly AnsweredSeries[]): AnsweredSeries[] {
   const bySignature = new Map(before.map((series) => [signature(series.labels), { ...series }]));
   for (const series of after) {
     const key = signature(series.labels);
     const earlier = bySignature.get(key);
-    if (earlier) bySignature.set(key, { labels: earlier.labels, times: earlier.times.concat(series.times), values: earlier.values.concat(series.values) });
+    if (earlier) bySignature.set(key, { labels: earlier.labels, times: earlier.times.concat(series.times), values: earlier.values.concat(series.values), text: earlier.text });
     else bySignature.set(key, series);
   }
   return [...bySignature.values()].sort((a, b) => compareLabels(a.labels, b.labels));
