@@ -17,8 +17,8 @@ export interface AnsweredSeries extends RangeSeries {
   text?: PointsText;
 }
 
-/** `,[<time>,"` of each step from `start` (a series' first point skips the comma), made once. */
-class StepOpenings {
+/** `,[<time>,"` of each step from `start` (a series' first point skips the comma), made once for every series. */
+export class StepOpenings {
   private readonly made: Buffer[] = [];
 
   constructor(
@@ -55,11 +55,11 @@ function writePoints(out: JsonBytes, openings: StepOpenings, times: readonly num
   }
 }
 
-/** The text of points [from, to) of `series`. */
-export function pointsText(series: RangeSeries, from: number, to: number, step: number): PointsText {
+/** The text of points [from, to) of `series` (its times steps of `openings`). */
+export function pointsText(series: RangeSeries, from: number, to: number, openings: StepOpenings): PointsText {
   const out = new JsonBytes(64 + (to - from) * 30);
   const ends = new Int32Array(to - from);
-  writePoints(out, new StepOpenings(series.times[from] ?? 0, step), series.times, series.values, from, to, false, ends);
+  writePoints(out, openings, series.times, series.values, from, to, false, ends);
   return { bytes: out.done(), ends };
 }
 

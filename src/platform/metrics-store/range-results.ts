@@ -13,7 +13,7 @@
 // the evaluator refuses, is evaluated as asked. The points kept are kept with their JSON text too:
 // a refresh's answer copies it instead of writing most of its points again.
 import { compareLabels, MAX_POINTS_PER_SERIES, refersToRangeEdges, signature } from '../promql/evaluator.js';
-import { pointsText, type AnsweredSeries, type PointsText } from './matrix-json.js';
+import { pointsText, StepOpenings, type AnsweredSeries, type PointsText } from './matrix-json.js';
 
 /** How long after a step its samples may still be written (see MetricsStore.generation). */
 export const SETTLE_MS = 5 * 60_000;
@@ -67,11 +67,12 @@ export class RangeResultCache {
     if (settled < startMs) return series;
     const toMs = startMs + Math.floor((settled - startMs) / stepMs) * stepMs;
     const keptSeries: AnsweredSeries[] = [];
+    const openings = new StepOpenings(startMs, stepMs);
     const answered = series.map((one) => {
       let count = one.times.length;
       while (count > 0 && one.times[count - 1]! > toMs) count -= 1;
       if (count === 0) return one;
-      const text = textOf(one, count, stepMs);
+      const text = textOf(one, count, openings);
       keptSeries.push(count === one.times.length ? { ...one, text } : { labels: one.labels, times: one.times.slice(0, count), values: one.values.slice(0, count), text });
       return { ...one, text };
     });
@@ -107,10 +108,10 @@ function bytesOf(series: readonly AnsweredSeries[]): number {
 }
 
 /** The text of a series' first `count` points: from the text it has, the rest written now. */
-function textOf(series: AnsweredSeries, count: number, stepMs: number): PointsText {
+function textOf(series: AnsweredSeries, count: number, openings: StepOpenings): PointsText {
   const has = series.text?.ends.length ?? 0;
   if (has >= count) return textWithin(series.text!, 0, count)!;
-  const added = pointsText(series, has, count, stepMs);
+  const added = pointsText(series, has, count, openings);
   if (has === 0) return added;
   const before = series.text!;
   const ends = new Int32Array(count);
