@@ -369,6 +369,18 @@ describe('JSON written as bytes', () => {
       if (i % 3 === 0) out.utf8(piece);
       else if (i % 3 === 1) out.ascii(piece);
       else out.raw(Buffer.from(piece));
+      if (i % 7 === 0) {
+        // The piece again from the bytes just written (a repeated value), growing the buffer on the way.
+        const length = Buffer.byteLength(piece);
+        out.again(out.written - length, out.written);
+        pieces.push(piece);
+      }
+      if (i % 1_000 === 0) {
+        // A long run (a kept series' text), copied whole.
+        const long = `[${i},"${'9'.repeat(200)}"]`;
+        out.raw(Buffer.from(`xx${long}yy`), 2, 2 + long.length);
+        pieces.push(long);
+      }
     }
     const bytes = out.done();
     expect(bytes.length).toBeGreaterThan(64 * 1024);

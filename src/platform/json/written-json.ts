@@ -65,7 +65,7 @@ export class JsonBytes {
 
   /** Bytes [from, to) written before, written again (a value's text repeated at the next step). */
   again(from: number, to: number): void {
-    this.reserve(to - from);
+    // raw may grow the buffer first: the bytes are read from the old one, which still holds them.
     this.raw(this.buffer, from, to);
   }
 
