@@ -101,7 +101,9 @@ export interface TestGatewayOptions {
 
 export async function startTestGateway(env: Record<string, string> = {}, options: TestGatewayOptions = {}): Promise<TestGateway> {
   const database = await createTestDatabase();
-  const config = loadConfig({ DATABASE_URL: database.url, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'test', DB_POOL_MAX: '4', ...env });
+  // Sampling its own metrics off unless a test asks for it: a sampling falls on the interval's grid,
+  // at any moment after start, and its statements would be counted by tests that count a request's.
+  const config = loadConfig({ DATABASE_URL: database.url, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'test', DB_POOL_MAX: '4', METRICS_SAMPLE_INTERVAL_SECONDS: '0', ...env });
   const level = options.logLevel ?? (options.logStream ? 'info' : (process.env.TEST_LOG_LEVEL ?? 'silent'));
   const gateway = await startGateway(config, createLogger(level, options.logStream));
   const pool = new pg.Pool({ connectionString: database.url, max: 1 });

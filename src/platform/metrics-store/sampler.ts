@@ -110,8 +110,10 @@ export class MetricsSampler {
         }
       }
     }
-    if (born.length > 0 && this.previousAtMs < atMs) await this.store.write({ atMs: this.previousAtMs, samples: born });
-    await this.store.write({ atMs, samples });
+    // The zeros and the first sampling in one statement: a query between two would see a new
+    // series at zero only (an increase() over nothing).
+    const bornBatch = { atMs: this.previousAtMs, samples: this.previousAtMs < atMs ? born : [] };
+    await this.store.write(bornBatch, { atMs, samples });
     this.previousAtMs = atMs;
     return samples.length;
   }

@@ -60,42 +60,67 @@ export class MetricsStore implements SampleSource {
     return this.changes;
   }
 
-  /** Writes one sampling of many series in two statements: the series (new ones added), then the samples. */
-  async write(batch: SampleBatch): Promise<void> {
-    if (batch.samples.length === 0) return;
+  /**
+   * Writes samplings of many series in two statements: the series (new ones added), then the
+   * samples of every sampling given, in one statement: a reader sees all of them or none (a
+   * series' zero at its birth never without its first sampling).
+   */
+  async write(...batches: SampleBatch[]): Promise<void> {
+    const written = batches.filter((batch) => batch.samples.length > 0);
+    if (written.length === 0) return;
     // Counted once written (in `finally`: a failed statement may have written some): a query that
     // read the generation before then keeps nothing under the next one.
-    const settled = batch.atMs < Date.now() - SETTLE_MS;
+    const settled = Math.min(...written.map((batch) => batch.atMs)) < Date.now() - SETTLE_MS;
     try {
-      await this.writeSamples(batch);
+      await this.writeSamples(written);
     } finally {
       if (settled) this.changes += 1;
     }
   }
 
-  private async writeSamples(batch: SampleBatch): Promise<void> {
-    const keys = batch.samples.map((sample) => seriesKey(sample.labels));
-    const unknown = keys.map((key, index) => ({ key, index })).filter(({ key }) => !this.ids.has(key));
-    if (unknown.length > 0) {
+  private async writeSamples(batches: SampleBatch[]): Promise<void> {
+    const seriesIds: number[] = [];
+    const times: number[] = [];
+    const values: number[] = [];
+    /** Series not yet known to this process: labels and latest time of each, once (one statement may not insert a row twice). */
+    const unknown = new Map<string, { labels: Labels; atMs: number }>();
+    const keys = batches.map((batch) => batch.samples.map((sample) => seriesKey(sample.labels)));
+    for (const [b, batch] of batches.entries()) {
+      for (const [i, sample] of batch.samples.entries()) {
+        const key = keys[b]![i]!;
+        if (this.ids.has(key)) continue;
+        const seen = unknown.get(key);
+        if (seen === undefined || seen.atMs < batch.atMs) unknown.set(key, { labels: sample.labels, atMs: batch.atMs });
+      }
+    }
+    if (unknown.size > 0) {
+      const entries = [...unknown];
       // DO UPDATE (not DO NOTHING) so RETURNING gives the id of a series another gateway added first.
       const result = await this.pool.query<{ id: number; signature: string }>(
         `INSERT INTO metric_series (name, labels, signature, last_sample_ms)
-         SELECT n, l::jsonb, s, $4 FROM unnest($1::text[], $2::text[], $3::text[]) AS t(n, l, s)
+         SELECT n, l::jsonb, s, t FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS u(n, l, s, t)
          ON CONFLICT (signature) DO UPDATE SET last_sample_ms = EXCLUDED.last_sample_ms
          RETURNING id, signature`,
-        [unknown.map(({ index }) => batch.samples[index]!.labels.__name__ ?? ''), unknown.map(({ index }) => JSON.stringify(batch.samples[index]!.labels)), unknown.map(({ key }) => key), batch.atMs],
+        [entries.map(([, { labels }]) => labels.__name__ ?? ''), entries.map(([, { labels }]) => JSON.stringify(labels)), entries.map(([key]) => key), entries.map(([, { atMs }]) => atMs)],
       );
       for (const row of result.rows) this.ids.set(row.signature, row.id);
     }
-    const seriesIds = keys.map((key) => this.ids.get(key)!);
+    for (const [b, batch] of batches.entries()) {
+      for (const [i, sample] of batch.samples.entries()) {
+        seriesIds.push(this.ids.get(keys[b]![i]!)!);
+        times.push(batch.atMs);
+        values.push(sample.value);
+      }
+    }
+    const latest = Math.max(...batches.map((batch) => batch.atMs));
     await this.pool.query(
       `WITH written AS (
          INSERT INTO metric_samples (series_id, at_ms, value)
-         SELECT * FROM unnest($1::int[], array_fill($2::bigint, ARRAY[cardinality($1::int[])]), $3::float8[])
+         SELECT * FROM unnest($1::int[], $2::bigint[], $3::float8[])
          ON CONFLICT (series_id, at_ms) DO UPDATE SET value = EXCLUDED.value
        )
-       UPDATE metric_series SET last_sample_ms = $2 WHERE id = ANY($1::int[]) AND last_sample_ms < $2 - 3600000`,
-      [seriesIds, batch.atMs, batch.samples.map((sample) => sample.value)],
+       UPDATE metric_series SET last_sample_ms = $4::bigint WHERE id = ANY($1::int[]) AND last_sample_ms < $4::bigint - 3600000`,
+      [seriesIds, times, values, latest],
     );
   }
 
