@@ -636,14 +636,19 @@ class Evaluation {
     const { op, bool } = node;
     const series = pairs.map((pair) => {
       const column = emptyColumn(pair.labels, steps.length);
+      const { values, present } = column;
+      // Each side a column or a scalar, told apart once (not at each of thousands of steps).
+      const [leftColumn, rightColumn] = [typeof pair.left === 'number' ? undefined : pair.left, typeof pair.right === 'number' ? undefined : pair.right];
+      const [leftScalar, rightScalar] = [typeof pair.left === 'number' ? pair.left : 0, typeof pair.right === 'number' ? pair.right : 0];
+      const filtered = comparison && !bool;
       for (let s = 0; s < steps.length; s += 1) {
-        const a = valueAt(pair.left, s);
-        const b = valueAt(pair.right, s);
-        if (a === undefined || b === undefined) continue;
+        if ((leftColumn && !leftColumn.present[s]) || (rightColumn && !rightColumn.present[s])) continue;
+        const a = leftColumn ? leftColumn.values[s]! : leftScalar;
+        const b = rightColumn ? rightColumn.values[s]! : rightScalar;
         const value = arithmetic(op, a, b);
-        if (comparison && !bool && !value) continue;
-        column.values[s] = comparison ? (bool ? value : typeof pair.left === 'number' ? b : a) : value;
-        column.present[s] = 1;
+        if (filtered && !value) continue;
+        values[s] = filtered ? (leftColumn ? a : b) : value;
+        present[s] = 1;
       }
       return column;
     });
@@ -924,11 +929,6 @@ const COLUMN_FOLDS: Record<string, Fold> = {
 
 function emptyColumn(labels: Labels, stepCount: number): Column {
   return { labels, values: new Float64Array(stepCount), present: new Uint8Array(stepCount) };
-}
-
-function valueAt(operand: Column | number, step: number): number | undefined {
-  if (typeof operand === 'number') return operand;
-  return operand.present[step] ? operand.values[step] : undefined;
 }
 
 /** An aggregation's input one series at a time: `column(i, scratch)` is series i's column, in `scratch` or its own. */
@@ -1275,7 +1275,8 @@ function changeColumn(times: Float64Array, values: Float64Array, resets: Int32Ar
       const to = high + k * stride;
       const first = values[from]!;
       const result = hasResets ? changeIn(values, from, to + 1, resets) : values[to]! - first;
-      if (refs[at]! - (refs[at]! - rangeMs) !== rangeMs || (resets && result > 0 && first >= 0 && !(first > result * zeroBound))) {
+      // Moving, references and range are whole milliseconds: `ref - rangeMs` is exact.
+      if ((!moving && refs[at]! - (refs[at]! - rangeMs) !== rangeMs) || (resets && result > 0 && first >= 0 && !(first > result * zeroBound))) {
         out[at] = extrapolatedChange(times, values, from, to + 1, refs[at]! - rangeMs, refs[at]!, resets, isRate);
       } else {
         const change = result * factor;
