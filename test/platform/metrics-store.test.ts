@@ -356,6 +356,33 @@ describe('the sampler on its own clock', () => {
     // A tick held up half an interval by a busy machine skips a grid point: then the chunk keeps its times.
     if (gaps.size === 1) expect(chunk.rows).toEqual([{ step_ms: INTERVAL, times: null }]);
   });
+
+  it("writes a new counter's zero and its first sampling in one statement: no query sees the zero alone", async () => {
+    const registry = new Registry();
+    new Counter({ name: 'born_probe_total', help: 'h', registers: [registry] }).inc(3);
+    const sampled: string[] = [];
+    // The store's pool, its statements noted (the sampler's and the store's only: this pool is theirs).
+    const noting = Object.create(pool, { query: { value: (text: string, values?: unknown[]) => (sampled.push(text), pool.query(text, values)) } }) as pg.Pool;
+    const clock = { now: START + 7 * STEP };
+    const sampler = new MetricsSampler(new MetricsStore(noting), () => registry.getMetricsAsJSON(), {
+      intervalMs: STEP,
+      retentionMs: 7 * 24 * HOUR,
+      instance: 'born:1',
+      logger: createLogger('silent'),
+      now: () => clock.now,
+    });
+    clock.now += STEP;
+    await sampler.sample(clock.now);
+    // The series added, then every sample in one INSERT.
+    expect(sampled.filter((text) => text.includes('INSERT INTO metric_samples'))).toHaveLength(1);
+    const rows = await pool.query<{ at_ms: string; value: number }>(
+      `SELECT m.at_ms, m.value FROM metric_samples m JOIN metric_series s ON s.id = m.series_id WHERE s.name = 'born_probe_total' AND s.labels->>'instance' = 'born:1' ORDER BY at_ms`,
+    );
+    expect(rows.rows.map((row) => [Number(row.at_ms), row.value])).toEqual([
+      [START + 7 * STEP, 0],
+      [START + 8 * STEP, 3],
+    ]);
+  });
 });
 
 describe('JSON written as bytes', () => {
