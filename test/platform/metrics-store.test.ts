@@ -260,6 +260,8 @@ describe("a range query's answer written as JSON text", () => {
           { labels: { __name__: name, quote: 'plain' }, value: i },
           // A value like the one before is written once and reused: a NaN first, repeats, zeros of both signs.
           { labels: { __name__: name, quote: 'repeats' }, value: [NaN, NaN, 0, -0, 7, 7][i]! },
+          // Where JavaScript writes an exponent (below 1e-6, from 1e21), Prometheus writes the digits out.
+          { labels: { __name__: name, quote: 'exponents' }, value: [1e-7, -2.5e-8, 1.5e21, 0.000001, 1e21, -1.2345e-10][i]! },
         ],
       });
     }
@@ -275,7 +277,22 @@ describe("a range query's answer written as JSON text", () => {
     expect(quoted.values.filter((_, i) => i % 2 === 0).map(([, value]) => value)).toEqual(['1.5', 'NaN', '+Inf', '-Inf', '0.30000000000000004', '42', '42', '42', '42', '42', '42']);
     expect(quoted.values[1]).toEqual([(START + STEP / 2) / 1000, '1.5']);
     const repeats = parsed.data.result.find((series) => series.metric.quote === 'repeats')!;
+    // A -0 sample is stored as 0 (parameters travel as text); one computed keeps its sign, below.
     expect(repeats.values.filter((_, i) => i % 2 === 0).map(([, value]) => value)).toEqual(['NaN', 'NaN', '0', '0', '7', '7', '7', '7', '7', '7', '7']);
+    // Negative zero written with its sign, as Go's FormatFloat writes it.
+    expect(JSON.parse(JSON.stringify(await api.get('/api/v1/query', { query: '0 * -1', time: String(START / 1000) })))).toEqual({
+      status: 'success',
+      data: { resultType: 'scalar', result: [START / 1000, '-0'] },
+    });
+    const exponents = parsed.data.result.find((series) => series.metric.quote === 'exponents')!;
+    expect(exponents.values.filter((_, i) => i % 2 === 0 && i <= 10).map(([, value]) => value)).toEqual([
+      '0.0000001',
+      '-0.000000025',
+      '1500000000000000000000',
+      '0.000001',
+      '1000000000000000000000',
+      '-0.00000000012345',
+    ]);
   });
 });
 
@@ -338,13 +355,18 @@ describe('the sampler on its own clock', () => {
     new Counter({ name: 'grid_probe_total', help: 'h', registers: [registry] }).inc();
     const store = new MetricsStore(pool);
     const sampler = new MetricsSampler(store, () => registry.getMetricsAsJSON(), { intervalMs: INTERVAL, retentionMs: 7 * 24 * HOUR, instance: 'grid:1', logger: createLogger('silent') });
+    const written = async () =>
+      (
+        await pool.query<{ at_ms: string }>(
+          `SELECT m.at_ms FROM metric_samples m JOIN metric_series s ON s.id = m.series_id WHERE s.name = 'grid_probe_total' AND s.labels->>'instance' = 'grid:1' ORDER BY at_ms`,
+        )
+      ).rows.map((row) => Number(row.at_ms));
     sampler.start();
-    await new Promise((resolve) => setTimeout(resolve, 5 * INTERVAL));
+    // Until four samplings are written (a busy machine holds ticks up: a late one is skipped), at most 10 s.
+    const deadline = Date.now() + 10_000;
+    while ((await written()).length < 4 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, INTERVAL));
     await sampler.stop();
-    const rows = await pool.query<{ at_ms: string }>(
-      `SELECT m.at_ms FROM metric_samples m JOIN metric_series s ON s.id = m.series_id WHERE s.name = 'grid_probe_total' AND s.labels->>'instance' = 'grid:1' ORDER BY at_ms`,
-    );
-    const times = rows.rows.map((row) => Number(row.at_ms));
+    const times = await written();
     // The born zero at the interval before the first sampling, then one per tick.
     expect(times.length).toBeGreaterThanOrEqual(4);
     expect(times.filter((t) => t % INTERVAL !== 0)).toEqual([]);
