@@ -3,7 +3,7 @@
 // the samples it came from (a backfill, retention) or answers for a step whose samples may still come.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { rangeQuery } from '../../src/platform/promql/evaluator.js';
+import { formatValue, rangeQuery } from '../../src/platform/promql/evaluator.js';
 import { createEmbeddedPrometheusApi } from '../../src/platform/metrics-store/prometheus-api.js';
 import { RangeResultCache } from '../../src/platform/metrics-store/range-results.js';
 import { MetricsStore } from '../../src/platform/metrics-store/store.js';
@@ -54,7 +54,7 @@ async function evaluated(query: string, from: number, to: number): Promise<Matri
   const { result } = await rangeQuery(new MetricsStore(pool), query, from, to, STEP);
   return {
     status: 'success',
-    data: { resultType: 'matrix', result: result.map((series) => ({ metric: series.labels, values: series.times.map((t, i) => [t / 1000, String(series.values[i])] as [number, string]) })) },
+    data: { resultType: 'matrix', result: result.map((series) => ({ metric: series.labels, values: series.times.map((t, i) => [t / 1000, formatValue(series.values[i]!)] as [number, string]) })) },
   };
 }
 

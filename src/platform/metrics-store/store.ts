@@ -79,19 +79,13 @@ export class MetricsStore implements SampleSource {
   }
 
   private async writeSamples(batches: SampleBatch[]): Promise<void> {
-    const seriesIds: number[] = [];
-    const times: number[] = [];
-    const values: number[] = [];
-    /** Series not yet known to this process: labels and latest time of each, once (one statement may not insert a row twice). */
+    const rows = batches.flatMap((batch) => batch.samples.map((sample) => ({ key: seriesKey(sample.labels), labels: sample.labels, atMs: batch.atMs, value: sample.value })));
+    /** Series not yet known to this process, once each (one statement may not insert a row twice), with their latest time. */
     const unknown = new Map<string, { labels: Labels; atMs: number }>();
-    const keys = batches.map((batch) => batch.samples.map((sample) => seriesKey(sample.labels)));
-    for (const [b, batch] of batches.entries()) {
-      for (const [i, sample] of batch.samples.entries()) {
-        const key = keys[b]![i]!;
-        if (this.ids.has(key)) continue;
-        const seen = unknown.get(key);
-        if (seen === undefined || seen.atMs < batch.atMs) unknown.set(key, { labels: sample.labels, atMs: batch.atMs });
-      }
+    for (const row of rows) {
+      if (this.ids.has(row.key)) continue;
+      const seen = unknown.get(row.key);
+      if (seen === undefined || seen.atMs < row.atMs) unknown.set(row.key, row);
     }
     if (unknown.size > 0) {
       const entries = [...unknown];
@@ -105,13 +99,7 @@ export class MetricsStore implements SampleSource {
       );
       for (const row of result.rows) this.ids.set(row.signature, row.id);
     }
-    for (const [b, batch] of batches.entries()) {
-      for (const [i, sample] of batch.samples.entries()) {
-        seriesIds.push(this.ids.get(keys[b]![i]!)!);
-        times.push(batch.atMs);
-        values.push(sample.value);
-      }
-    }
+    const [seriesIds, times, values] = [rows.map((row) => this.ids.get(row.key)!), rows.map((row) => row.atMs), rows.map((row) => row.value)];
     const latest = Math.max(...batches.map((batch) => batch.atMs));
     await this.pool.query(
       `WITH written AS (
