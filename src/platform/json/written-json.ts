@@ -42,6 +42,21 @@ export class JsonBytes {
     this.length += text.length;
   }
 
+  /**
+   * The buffer, with at least `more` bytes free from `written`, for a caller writing many small
+   * pieces itself (a range's points); it tells where it stopped with wroteTo. The buffer may be
+   * another one after the next call that writes.
+   */
+  room(more: number): Buffer {
+    this.reserve(more);
+    return this.buffer;
+  }
+
+  /** Bytes up to `end` of room()'s buffer are written. */
+  wroteTo(end: number): void {
+    this.length = end;
+  }
+
   /** Any text, as UTF-8 (label values may hold anything; JSON.stringify has escaped them). */
   utf8(text: string): void {
     this.reserve(Buffer.byteLength(text));
@@ -61,12 +76,6 @@ export class JsonBytes {
     let at = this.length;
     for (let i = from; i < to; i += 1) buffer[at++] = bytes[i]!;
     this.length = at;
-  }
-
-  /** Bytes [from, to) written before, written again (a value's text repeated at the next step). */
-  again(from: number, to: number): void {
-    // raw may grow the buffer first: the bytes are read from the old one, which still holds them.
-    this.raw(this.buffer, from, to);
   }
 
   /** How many bytes are written so far. */

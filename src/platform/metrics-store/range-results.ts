@@ -67,7 +67,7 @@ export class RangeResultCache {
     if (settled < startMs) return series;
     const toMs = startMs + Math.floor((settled - startMs) / stepMs) * stepMs;
     const keptSeries: AnsweredSeries[] = [];
-    const openings = new StepOpenings(startMs, stepMs);
+    const openings = new StepOpenings(startMs, stepMs, (toMs - startMs) / stepMs + 1);
     const answered = series.map((one) => {
       let count = one.times.length;
       while (count > 0 && one.times[count - 1]! > toMs) count -= 1;
