@@ -12,6 +12,8 @@ export interface DecodedChunk {
   stepMs: number | null;
   times: Float64Array | null;
   values: Float64Array;
+  /** Evenly spaced, its times counted from the start: made on first read, shared by every chunk of the same start, spacing and count. */
+  evenTimes?: Float64Array;
 }
 
 /** Bytes a cached chunk costs beyond its numbers: its entry, its places in the maps and the order, and two typed-array headers. */

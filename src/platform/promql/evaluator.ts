@@ -634,13 +634,26 @@ class Evaluation {
       }
     }
     const { op, bool } = node;
+    // A scalar side as a column of it, present everywhere, made once for every pair.
+    const scalarColumn = (value: number): Column => ({ labels: {}, values: new Float64Array(steps.length).fill(value), present: new Uint8Array(steps.length).fill(1) });
+    const leftScalarColumn = left.kind === 'scalar' ? scalarColumn(left.value) : undefined;
+    const rightScalarColumn = right.kind === 'scalar' ? scalarColumn(right.value) : undefined;
     const series = pairs.map((pair) => {
       const column = emptyColumn(pair.labels, steps.length);
+      if (!comparison) {
+        // Arithmetic: each step computed, present where both sides are (a value where one side is
+        // missing is never read: whatever reads a column reads its present steps).
+        const a = typeof pair.left === 'number' ? leftScalarColumn! : pair.left;
+        const b = typeof pair.right === 'number' ? rightScalarColumn! : pair.right;
+        arithmeticColumn(op, a.values, b.values, column.values);
+        for (let s = 0; s < steps.length; s += 1) column.present[s] = a.present[s]! & b.present[s]!;
+        return column;
+      }
       const { values, present } = column;
       // Each side a column or a scalar, told apart once (not at each of thousands of steps).
       const [leftColumn, rightColumn] = [typeof pair.left === 'number' ? undefined : pair.left, typeof pair.right === 'number' ? undefined : pair.right];
       const [leftScalar, rightScalar] = [typeof pair.left === 'number' ? pair.left : 0, typeof pair.right === 'number' ? pair.right : 0];
-      const filtered = comparison && !bool;
+      const filtered = !bool;
       for (let s = 0; s < steps.length; s += 1) {
         if ((leftColumn && !leftColumn.present[s]) || (rightColumn && !rightColumn.present[s])) continue;
         const a = leftColumn ? leftColumn.values[s]! : leftScalar;
@@ -783,6 +796,26 @@ const DEFAULT_MATCHING: VectorMatching = { on: false, labels: [], card: 'one-to-
 const COMPARISONS = new Set(['==', '!=', '>', '<', '>=', '<=']);
 
 /** An operator's value; comparisons give 1 (true) or 0 (false). */
+/** `a op b` at every step into `out`: one loop per operator, not a choice of operator per step. */
+function arithmeticColumn(op: string, a: Float64Array, b: Float64Array, out: Float64Array): void {
+  switch (op) {
+    case '+':
+      for (let s = 0; s < out.length; s += 1) out[s] = a[s]! + b[s]!;
+      return;
+    case '-':
+      for (let s = 0; s < out.length; s += 1) out[s] = a[s]! - b[s]!;
+      return;
+    case '*':
+      for (let s = 0; s < out.length; s += 1) out[s] = a[s]! * b[s]!;
+      return;
+    case '/':
+      for (let s = 0; s < out.length; s += 1) out[s] = a[s]! / b[s]!;
+      return;
+    default:
+      for (let s = 0; s < out.length; s += 1) out[s] = arithmetic(op, a[s]!, b[s]!);
+  }
+}
+
 function arithmetic(op: string, a: number, b: number): number {
   switch (op) {
     case '+':
@@ -1005,13 +1038,15 @@ class FirstPresent {
   }
 
   inOrder(): boolean {
-    for (let s = 0; s < this.stepCount; s += 1) {
-      let last = -1;
-      for (let g = 0; g < this.groupCount; g += 1) {
-        const member = this.first[g * this.stepCount + s]!;
+    // Group by group (each one's row read in a line, not a step's groups a row apart).
+    const last = new Int32Array(this.stepCount).fill(-1);
+    for (let g = 0; g < this.groupCount; g += 1) {
+      const first = this.rowOf(g);
+      for (let s = 0; s < this.stepCount; s += 1) {
+        const member = first[s]!;
         if (member === -1) continue;
-        if (member < last) return false;
-        last = member;
+        if (member < last[s]!) return false;
+        last[s] = member;
       }
     }
     return true;
