@@ -25,8 +25,9 @@ export interface AnsweredSeries extends RangeSeries {
 /** `,[<time>,"` of each step from `start` (a series' first point skips the comma), made once for every series, side by side in one buffer. */
 export class StepOpenings {
   readonly bytes: Buffer;
-  /** Step i's opening is bytes [starts[i], starts[i + 1]). */
+  /** Step i's opening is bytes [starts[i], starts[i + 1]), for the time times[i]. */
   readonly starts: Int32Array;
+  readonly times: Float64Array;
   readonly longest: number;
 
   constructor(
@@ -36,10 +37,13 @@ export class StepOpenings {
   ) {
     const texts: string[] = [];
     this.starts = new Int32Array(count + 1);
+    this.times = new Float64Array(count);
     let longest = 0;
-    for (let i = 0; i < count; i += 1) {
-      const text = `,[${JSON.stringify((start + i * step) / 1000)},"`;
+    // The steps' times made as the evaluator makes them (adding the step), and checked as each point is written.
+    for (let i = 0, t = start; i < count; i += 1, t += step) {
+      const text = openingOf(t);
       texts.push(text);
+      this.times[i] = t;
       this.starts[i + 1] = this.starts[i]! + text.length;
       longest = Math.max(longest, text.length);
     }
@@ -54,6 +58,11 @@ export class StepOpenings {
   }
 }
 
+/** A point's text before its value: `,[<time in seconds>,"`. */
+function openingOf(t: number): string {
+  return `,[${JSON.stringify(t / 1000)},"`;
+}
+
 /** Points written between two checks that the buffer has room (for each: its opening and a value of up to MAX_DECIMAL_BYTES). */
 const POINTS_PER_ROOM = 256;
 
@@ -62,7 +71,7 @@ function writePoints(out: JsonBytes, openings: StepOpenings, times: readonly num
   // One loop copying bytes, no call per point but a value's digits: ~40 bytes a point, 300,000
   // points in a 24-hour dashboard. A value like the one before is copied from the bytes written for
   // it (charts are full of flat lines: zeros, steady rates).
-  const { bytes: opening, starts, start, step } = openings;
+  const { bytes: opening, starts, start, step, times: openingTimes } = openings;
   const openingView = new DataView(opening.buffer, opening.byteOffset, opening.length);
   const pointBytes = openings.longest + MAX_DECIMAL_BYTES + 2;
   let previous = NaN;
@@ -75,11 +84,22 @@ function writePoints(out: JsonBytes, openings: StepOpenings, times: readonly num
     let view = new DataView(buffer.buffer, buffer.byteOffset, buffer.length);
     let at = out.written;
     for (; i < roomFor; i += 1) {
-      const index = Math.round((times[i]! - start) / step);
-      const openingEnd = starts[index + 1]!;
-      let b = starts[index]! + (i === from && !comma ? 1 : 0);
-      for (; b + 4 <= openingEnd; b += 4, at += 4) view.setUint32(at, openingView.getUint32(b));
-      for (; b < openingEnd; b += 1) buffer[at++] = opening[b]!;
+      const t = times[i]!;
+      const index = Math.round((t - start) / step);
+      const first = i === from && !comma ? 1 : 0;
+      if (openingTimes[index] === t) {
+        const openingEnd = starts[index + 1]!;
+        let b = starts[index]! + first;
+        for (; b + 4 <= openingEnd; b += 4, at += 4) view.setUint32(at, openingView.getUint32(b));
+        for (; b < openingEnd; b += 1) buffer[at++] = opening[b]!;
+      } else {
+        // A time off the steps made (a fractional step's sums met another way): its own opening.
+        out.wroteTo(at);
+        out.ascii(openingOf(t).slice(first));
+        buffer = out.room((roomFor - i) * pointBytes);
+        view = new DataView(buffer.buffer, buffer.byteOffset, buffer.length);
+        at = out.written;
+      }
       const value = values[i]!;
       if (textFrom >= 0 && Object.is(value, previous)) {
         let c = textFrom;

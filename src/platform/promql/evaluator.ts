@@ -795,7 +795,6 @@ const DEFAULT_MATCHING: VectorMatching = { on: false, labels: [], card: 'one-to-
 
 const COMPARISONS = new Set(['==', '!=', '>', '<', '>=', '<=']);
 
-/** An operator's value; comparisons give 1 (true) or 0 (false). */
 /** `a op b` at every step into `out`: one loop per operator, not a choice of operator per step. */
 function arithmeticColumn(op: string, a: Float64Array, b: Float64Array, out: Float64Array): void {
   switch (op) {
@@ -816,6 +815,7 @@ function arithmeticColumn(op: string, a: Float64Array, b: Float64Array, out: Flo
   }
 }
 
+/** An operator's value; comparisons give 1 (true) or 0 (false). */
 function arithmetic(op: string, a: number, b: number): number {
   switch (op) {
     case '+':
