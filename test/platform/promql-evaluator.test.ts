@@ -302,6 +302,27 @@ describe('range queries over every step at once (the column path)', () => {
     }
   });
 
+  it('answers a series two selectors share (an error ratio) as the step path, per function, range and offset', async () => {
+    const times = Array.from({ length: 240 }, (_, i) => START + i * STEP).filter((_, i) => i !== 90);
+    const series: StoredSeries[] = ['200', '500', '503'].map((code, n) => ({
+      labels: { __name__: 'requests_total', code },
+      times,
+      // 503 resets at sample 120; each grows at its own pace.
+      values: times.map((_, i) => (n === 2 && i >= 120 ? i - 120 : 1_000 * n + i * (n + 2))),
+    }));
+    const shared = memorySource(series);
+    for (const expression of [
+      'sum(rate(requests_total{code=~"5.."}[5m])) / sum(rate(requests_total[5m]))',
+      'rate(requests_total{code="503"}[5m]) / rate(requests_total[1m])',
+      'increase(requests_total{code="503"}[2m]) - rate(requests_total[2m])',
+      'sum by (code) (rate(requests_total{code!="200"}[5m] offset 1m)) / sum by (code) (rate(requests_total[5m]))',
+    ]) {
+      const stepped = await rangeQuery(shared, expression, START, END, STEP, { stepByStep: true });
+      expect(stepped.result.length).toBeGreaterThan(0);
+      expect(await rangeQuery(shared, expression, START, END, STEP)).toEqual(stepped);
+    }
+  });
+
   it('adds groups up in the order each step lists them, also when that order changes', async () => {
     const groups = memorySource(groupsChangingOrder());
     for (const expression of ['sum(sum by (g) (x))', 'sum(x / on(g, name) x * on(g, name) x) + sum(sum by (g) (x) / on(g) x)']) {

@@ -263,6 +263,14 @@ class Evaluation {
   private readonly cursors = new Map<PromNode, { lows: Int32Array; highs: Int32Array; ref: number }>();
   /** The last grouping of each aggregation (see groupingOf). */
   private readonly groupings = new Map<PromNode, Grouping>();
+  /**
+   * rate/increase/delta columns of series that two of the query's selectors both select with the
+   * same range and modifiers (an error ratio: `rate(x{code=~"5.."}[5m]) / rate(x[5m])`), computed
+   * once, by changeKey and the series' signature; `undefined` until the query's shared series are found.
+   */
+  private sharedChanges: Map<string, Map<string, Column | undefined>> | undefined;
+  /** The rate/increase/delta calls over each range selector (see sharedChangesOf). */
+  private readonly changesOver = new Map<PromNode, (PromNode & { kind: 'call' })[]>();
 
   private constructor(
     private readonly startMs: number,
@@ -302,6 +310,10 @@ class Evaluation {
       const [low, high] = [this.reference(node, from), this.reference(node, to)];
       this.collect(node.expr, Math.min(low, high) - node.rangeMs, Math.max(low, high), out);
       return;
+    }
+    if (node.kind === 'call' && node.name in EXTRAPOLATED) {
+      const selector = unparenthesized(node.args[0]!);
+      if (selector.kind === 'selector') this.changesOver.set(selector, [...(this.changesOver.get(selector) ?? []), node]);
     }
     for (const child of children(node)) this.collect(child, from, to, out);
   }
@@ -537,16 +549,59 @@ class Evaluation {
     const { isCounter, isRate } = kind;
     const refs = steps.map((t) => this.reference(selector, t));
     const refStep = evenSpacingOf(refs);
+    const shared = this.sharedChangesOf(node, selector);
     return {
       labels: loaded.map((series) => withoutName(series.labels)),
       column: (i, into) => {
+        const key = shared && signature(loaded[i]!.labels);
+        const done = key === undefined ? undefined : shared!.get(key);
+        if (done) {
+          into.values.set(done.values);
+          into.present.set(done.present);
+          return into;
+        }
         const { times, values } = loaded[i]!.read(this.buffers);
         // Not kept by `values` (resetCountsOf): the buffers hold the next series next time.
         const resets = isCounter ? countResets(values) : undefined;
         changeColumn(times, values, resets, refs, refStep, rangeMs, isRate, into);
+        if (key !== undefined && shared!.has(key)) shared!.set(key, { labels: into.labels, values: into.values.slice(), present: into.present.slice() });
         return into;
       },
     };
+  }
+
+  /**
+   * The columns shared by `node`'s selector and another rate/increase/delta of the same function,
+   * range and modifiers in this query (by series signature, undefined until computed), or
+   * undefined when it shares none.
+   */
+  private sharedChangesOf(node: PromNode & { kind: 'call' }, selector: PromNode & { kind: 'selector' }): Map<string, Column | undefined> | undefined {
+    if (!this.sharedChanges) {
+      this.sharedChanges = new Map();
+      // Each change's series, grouped by what makes two of its columns the same.
+      const selectorsByKey = new Map<string, Set<PromNode>>();
+      for (const [other] of this.loaded) {
+        for (const change of this.changesOver.get(other) ?? []) {
+          const key = changeKey(change, other as PromNode & { kind: 'selector' });
+          if (!selectorsByKey.has(key)) selectorsByKey.set(key, new Set());
+          selectorsByKey.get(key)!.add(other);
+        }
+      }
+      for (const [key, selectors] of selectorsByKey) {
+        if (selectors.size < 2) continue;
+        const seen = new Set<string>();
+        const shared = new Map<string, Column | undefined>();
+        for (const one of selectors) {
+          for (const series of this.loaded.get(one) ?? []) {
+            const id = signature(series.labels);
+            if (seen.has(id)) shared.set(id, undefined);
+            seen.add(id);
+          }
+        }
+        if (shared.size > 0) this.sharedChanges.set(key, shared);
+      }
+    }
+    return this.sharedChanges.get(changeKey(node, selector));
   }
 
   private aggregateColumns(node: PromNode & { kind: 'aggregate' }, steps: Float64Array): Columns | undefined {
@@ -794,6 +849,17 @@ function matchingKey(labels: Labels, matching: VectorMatching): string {
 const DEFAULT_MATCHING: VectorMatching = { on: false, labels: [], card: 'one-to-one', include: [] };
 
 const COMPARISONS = new Set(['==', '!=', '>', '<', '>=', '<=']);
+
+/** What makes two rate/increase/delta columns of one series the same: the function, the range and the time modifiers. */
+function changeKey(node: PromNode & { kind: 'call' }, selector: PromNode & { kind: 'selector' }): string {
+  return `${node.name} ${String(selector.rangeMs)} ${selector.offsetMs} ${String(selector.at)}`;
+}
+
+function unparenthesized(node: PromNode): PromNode {
+  let inner = node;
+  while (inner.kind === 'paren') inner = inner.expr;
+  return inner;
+}
 
 /** `a op b` at every step into `out`: one loop per operator, not a choice of operator per step. */
 function arithmeticColumn(op: string, a: Float64Array, b: Float64Array, out: Float64Array): void {
