@@ -138,6 +138,46 @@ describe('the embedded metrics store', () => {
     }
   });
 
+  it("tells the evaluator a series' spacing and whether it never falls from its chunks, and a reset or a gap anywhere undoes it", async () => {
+    const store = new MetricsStore(pool);
+    const name = 'facts_probe';
+    // Two hours at 15 s (an evenly spaced chunk each) and 10 minutes of rows, each series bent one way.
+    const times = Array.from({ length: 2 * 240 + 40 }, (_, i) => START + i * 15_000);
+    const shapes: Record<string, { times: number[]; values: number[]; spacing: number | undefined; neverFalls: boolean }> = {
+      steady: { times, values: times.map((_, i) => i * 2), spacing: 15_000, neverFalls: true },
+      'reset in a chunk': { times, values: times.map((_, i) => (i < 100 ? i * 2 : (i - 100) * 3)), spacing: 15_000, neverFalls: false },
+      'reset where a chunk starts': { times, values: times.map((_, i) => (i < 240 ? 1_000 + i : i - 240)), spacing: 15_000, neverFalls: false },
+      'reset among the rows': { times, values: times.map((_, i) => (i < 500 ? 1_000 + i : i)), spacing: 15_000, neverFalls: false },
+      'gap where a chunk starts': { times: times.filter((_, i) => i !== 240), values: times.filter((_, i) => i !== 240).map((_, i) => i), spacing: undefined, neverFalls: true },
+      'gap among the rows': { times: times.filter((_, i) => i !== 490), values: times.filter((_, i) => i !== 490).map((_, i) => i), spacing: undefined, neverFalls: true },
+    };
+    try {
+      // Every shape's sample of a time in one sampling, as the sampler writes them.
+      const samplings = new Map<number, { labels: Record<string, string>; value: number }[]>();
+      for (const [shape, { times: at, values }] of Object.entries(shapes)) {
+        for (const [i, t] of at.entries()) samplings.set(t, [...(samplings.get(t) ?? []), { labels: { __name__: name, shape }, value: values[i]! }]);
+      }
+      for (const [atMs, samples] of samplings) await store.write({ atMs, samples });
+      await store.compact(START + 2 * HOUR, START);
+      const selector = [{ label: '__name__', op: '=' as const, value: name }];
+      const read = await store.select(selector, START, START + 3 * HOUR);
+      expect(Object.fromEntries(read.map((series) => [series.labels.shape, [series.evenSpacing, series.neverFalls]]))).toEqual(
+        Object.fromEntries(Object.entries(shapes).map(([shape, facts]) => [shape, [facts.spacing, facts.neverFalls]])),
+      );
+      // What the column path skips looking for, it must find as the step path does.
+      for (const expression of [`rate(${name}[1m])`, `increase(${name}[5m])`, `sum(rate(${name}[2m]))`]) {
+        const stepped = await rangeQuery(store, expression, START + 30_000, START + 2 * HOUR + 9 * 60_000, 15_000, { stepByStep: true });
+        expect(stepped.result).toHaveLength(expression.startsWith('sum') ? 1 : 6);
+        expect(await rangeQuery(store, expression, START + 30_000, START + 2 * HOUR + 9 * 60_000, 15_000)).toEqual(stepped);
+      }
+    } finally {
+      const probe = `(SELECT id FROM metric_series WHERE name = '${name}')`;
+      await pool.query(`DELETE FROM metric_samples WHERE series_id IN ${probe}`);
+      await pool.query(`DELETE FROM metric_chunks WHERE series_id IN ${probe}`);
+      await pool.query('DELETE FROM metric_series WHERE name = $1', [name]);
+    }
+  });
+
   it('reads chunks that overlap (two gateways compacting one hour at once) in order of their start, the earlier kept where they meet', async () => {
     const store = new MetricsStore(pool);
     const labels = { __name__: 'overlap_probe', instance: 'g6:6' };

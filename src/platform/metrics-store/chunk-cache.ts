@@ -14,6 +14,8 @@ export interface DecodedChunk {
   values: Float64Array;
   /** Evenly spaced, its times counted from the start: made on first read, shared by every chunk of the same start, spacing and count. */
   evenTimes?: Float64Array;
+  /** Whether no value is below the one before (a counter without a reset): looked at once. */
+  neverFalls?: boolean;
 }
 
 /** Bytes a cached chunk costs beyond its numbers: its entry, its places in the maps and the order, and two typed-array headers. */

@@ -329,6 +329,7 @@ class PartedSeries implements StoredSeries {
   private readonly runs: { part: DecodedChunk; low: number; high: number }[] = [];
   readonly sampleCount: number;
   private whole: { times: Float64Array; values: Float64Array } | undefined;
+  private facts: { evenSpacing: number | undefined; neverFalls: boolean } | undefined;
 
   constructor(
     readonly labels: Labels,
@@ -357,6 +358,15 @@ class PartedSeries implements StoredSeries {
     return this.joined().values;
   }
 
+  /** See StoredSeries: from the chunks' spacing (an evenly spaced one stores no times) and what each chunk was found to hold once. */
+  get evenSpacing(): number | undefined {
+    return this.factsOf().evenSpacing;
+  }
+
+  get neverFalls(): boolean {
+    return this.factsOf().neverFalls;
+  }
+
   readInto(times: Float64Array, values: Float64Array): void {
     let kept = 0;
     for (const { part, low, high } of this.runs) {
@@ -366,6 +376,27 @@ class PartedSeries implements StoredSeries {
       times.set(whole ? partTimes : partTimes.subarray(low, high), kept);
       kept += high - low;
     }
+  }
+
+  private factsOf(): { evenSpacing: number | undefined; neverFalls: boolean } {
+    if (!this.facts) {
+      // The spacing found so far (undefined: fewer than two samples yet); NaN once two differ.
+      let spacing: number | undefined;
+      const spaced = (gap: number) => (spacing = spacing === undefined || spacing === gap ? gap : NaN);
+      let neverFalls = true;
+      let before: { time: number; value: number } | undefined;
+      for (const { part, low, high } of this.runs) {
+        if (before) {
+          spaced(timeAt(part, low) - before.time);
+          if (part.values[low]! < before.value) neverFalls = false;
+        }
+        if (high - low > 1) spaced(spacingWithin(part, low, high));
+        if (neverFalls && !(part.neverFalls ??= risesWithin(part.values, 0, part.values.length)) && !risesWithin(part.values, low, high)) neverFalls = false;
+        before = { time: timeAt(part, high - 1), value: part.values[high - 1]! };
+      }
+      this.facts = { evenSpacing: spacing === undefined || Number.isNaN(spacing) ? undefined : spacing, neverFalls };
+    }
+    return this.facts;
   }
 
   private joined(): { times: Float64Array; values: Float64Array } {
@@ -397,6 +428,20 @@ function evenTimes(startMs: number, stepMs: number, count: number): Float64Array
     evenTimesMade.set(key, times);
   }
   return times;
+}
+
+/** The spacing of a part's times [low, high) (two or more) when it is one number, else NaN. */
+function spacingWithin(part: DecodedChunk, low: number, high: number): number {
+  if (part.times === null) return part.stepMs!;
+  const spacing = part.times[low + 1]! - part.times[low]!;
+  for (let i = low + 2; i < high; i += 1) if (part.times[i]! - part.times[i - 1]! !== spacing) return NaN;
+  return spacing;
+}
+
+/** Whether no value of [low, high) is below the one before it. */
+function risesWithin(values: Float64Array, low: number, high: number): boolean {
+  for (let i = low + 1; i < high; i += 1) if (values[i]! < values[i - 1]!) return false;
+  return true;
 }
 
 function timeAt(part: DecodedChunk, index: number): number {

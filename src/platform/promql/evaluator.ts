@@ -22,6 +22,13 @@ export interface StoredSeries {
    */
   sampleCount?: number;
   readInto?(times: Float64Array, values: Float64Array): void;
+  /**
+   * What a source may know of the samples from how it stores them, saving the column path a look
+   * at every sample: the spacing of every time from the one before when it is one number, and
+   * whether no value is below the one before (a counter with no reset). Undefined: not known.
+   */
+  evenSpacing?: number;
+  neverFalls?: boolean;
 }
 
 /** Where samples come from: every series the matchers select, with its samples in [fromMs, toMs]. */
@@ -206,6 +213,15 @@ class LoadedSeries {
 
   get labels(): Labels {
     return this.stored.labels;
+  }
+
+  /** See StoredSeries. */
+  get evenSpacing(): number | undefined {
+    return this.stored.evenSpacing;
+  }
+
+  get neverFalls(): boolean {
+    return this.stored.neverFalls === true;
   }
 
   /** All the samples, made once (a source with parts joins them now). */
@@ -560,10 +576,11 @@ class Evaluation {
           into.present.set(done.present);
           return into;
         }
-        const { times, values } = loaded[i]!.read(this.buffers);
+        const series = loaded[i]!;
+        const { times, values } = series.read(this.buffers);
         // Not kept by `values` (resetCountsOf): the buffers hold the next series next time.
-        const resets = isCounter ? countResets(values) : undefined;
-        changeColumn(times, values, resets, refs, refStep, rangeMs, isRate, into);
+        const resets = isCounter ? countResets(values, series.neverFalls) : undefined;
+        changeColumn(times, values, resets, refs, refStep, rangeMs, isRate, into, series.evenSpacing);
         if (key !== undefined && shared!.has(key)) shared!.set(key, { labels: into.labels, values: into.values.slice(), present: into.present.slice() });
         return into;
       },
@@ -1288,9 +1305,9 @@ function resetCountsOf(values: Float64Array): Int32Array {
   return counts;
 }
 
-/** How many counter resets the samples hold up to each index. */
-function countResets(values: Float64Array): Int32Array {
-  let first = 1;
+/** How many counter resets the samples hold up to each index (`knownNone`: the source knows there are none). */
+function countResets(values: Float64Array, knownNone = false): Int32Array {
+  let first = knownNone ? values.length : 1;
   while (first < values.length && !(values[first]! < values[first - 1]!)) first += 1;
   if (first >= values.length) {
     if (noResets.length < values.length) noResets = new Int32Array(values.length);
@@ -1316,9 +1333,20 @@ function countResets(values: Float64Array): Int32Array {
  * divisor of it, each step's window is the last one moved by `stride` samples: a block of such
  * steps is computed without looking for its window (half of a step's cost). Times, references
  * and range are whole milliseconds there, so the distances are exact and the window found
- * by moving is the one `advance` would find.
+ * by moving is the one `advance` would find. `knownSpacing`: the samples' spacing when the source
+ * knows it (StoredSeries.evenSpacing), not looked for then.
  */
-function changeColumn(times: Float64Array, values: Float64Array, resets: Int32Array | undefined, refs: Float64Array, refStep: number, rangeMs: number, isRate: boolean, into: Column): void {
+function changeColumn(
+  times: Float64Array,
+  values: Float64Array,
+  resets: Int32Array | undefined,
+  refs: Float64Array,
+  refStep: number,
+  rangeMs: number,
+  isRate: boolean,
+  into: Column,
+  knownSpacing?: number,
+): void {
   const { values: out, present } = into;
   const rangeSeconds = rangeMs / 1000;
   const hasResets = resets !== undefined && times.length > 0 && resets[times.length - 1]! > 0;
@@ -1330,10 +1358,11 @@ function changeColumn(times: Float64Array, values: Float64Array, resets: Int32Ar
   let count = 0;
   let factor = 0;
   let zeroBound = 0;
-  // Samples [evenFrom, evenTo] are `evenSpacing` apart (found once per run of them).
-  let evenFrom = -1;
-  let evenTo = -1;
-  let evenSpacing = 0;
+  // Samples [evenFrom, evenTo] are `evenSpacing` apart (found once per run of them, or known from the source).
+  const evenThroughout = knownSpacing !== undefined && times.length > 0;
+  let evenFrom = evenThroughout ? 0 : -1;
+  let evenTo = evenThroughout ? times.length - 1 : -1;
+  let evenSpacing = evenThroughout ? knownSpacing : 0;
   // The window (low, high] of each step, advanced from the last step's (as rangeSelect does).
   let low = -1;
   let high = -1;
