@@ -391,7 +391,7 @@ class PartedSeries implements StoredSeries {
           if (part.values[low]! < before.value) neverFalls = false;
         }
         if (high - low > 1) spaced(spacingWithin(part, low, high));
-        if (neverFalls && !(part.neverFalls ??= risesWithin(part.values, 0, part.values.length)) && !risesWithin(part.values, low, high)) neverFalls = false;
+        if (neverFalls && !runRises(part, low, high)) neverFalls = false;
         before = { time: timeAt(part, high - 1), value: part.values[high - 1]! };
       }
       this.facts = { evenSpacing: spacing === undefined || Number.isNaN(spacing) ? undefined : spacing, neverFalls };
@@ -436,6 +436,11 @@ function spacingWithin(part: DecodedChunk, low: number, high: number): number {
   const spacing = part.times[low + 1]! - part.times[low]!;
   for (let i = low + 2; i < high; i += 1) if (part.times[i]! - part.times[i - 1]! !== spacing) return NaN;
   return spacing;
+}
+
+/** Whether no value of a part's run [low, high) is below the one before it: the whole part looked at once (kept with it), the run only when the part falls somewhere. */
+function runRises(part: DecodedChunk, low: number, high: number): boolean {
+  return (part.neverFalls ??= risesWithin(part.values, 0, part.values.length)) || risesWithin(part.values, low, high);
 }
 
 /** Whether no value of [low, high) is below the one before it. */

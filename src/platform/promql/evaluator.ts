@@ -524,8 +524,7 @@ class Evaluation {
    * a column for each cost more than the sums); anything else is computed whole first.
    */
   private members(node: PromNode, steps: Float64Array): Members | undefined {
-    let inner = node;
-    while (inner.kind === 'paren') inner = inner.expr;
+    const inner = unparenthesized(node);
     if (inner.kind === 'selector' && inner.rangeMs === undefined) return this.selectorMembers(inner, steps);
     if (inner.kind === 'call' && inner.name in EXTRAPOLATED) return this.changeMembers(inner, steps, EXTRAPOLATED[inner.name]!);
     const columns = this.columnsOf(inner, steps);
@@ -556,8 +555,7 @@ class Evaluation {
   }
 
   private changeMembers(node: PromNode & { kind: 'call' }, steps: Float64Array, kind: { isCounter: boolean; isRate: boolean }): Members | undefined {
-    let selector = node.args[0]!;
-    while (selector.kind === 'paren') selector = selector.expr;
+    const selector = unparenthesized(node.args[0]!);
     if (selector.kind !== 'selector' || selector.rangeMs === undefined) return undefined;
     const loaded = this.columnInput(selector, steps);
     if (!loaded) return undefined;
@@ -747,8 +745,7 @@ class Evaluation {
   matrix(node: PromNode, t: number): { series: Window[]; rangeStart: number; rangeEnd: number } {
     const value = this.at(node, t);
     if (value.kind !== 'matrix') throw new UnsupportedQueryError('expected a range vector');
-    let inner = node;
-    while (inner.kind === 'paren') inner = inner.expr;
+    const inner = unparenthesized(node);
     const ranged = inner.kind === 'selector' || inner.kind === 'subquery' ? inner : undefined;
     const end = ranged ? this.reference(ranged, t) : t;
     const range = ranged?.rangeMs ?? 0;
@@ -872,6 +869,7 @@ function changeKey(node: PromNode & { kind: 'call' }, selector: PromNode & { kin
   return `${node.name} ${String(selector.rangeMs)} ${selector.offsetMs} ${String(selector.at)}`;
 }
 
+/** An expression without the parentheses around it. */
 function unparenthesized(node: PromNode): PromNode {
   let inner = node;
   while (inner.kind === 'paren') inner = inner.expr;
