@@ -455,13 +455,17 @@ describe('JSON written as bytes', () => {
     const start = 1_764_201_600_000;
     const series = [
       // A flat line, a time between two steps, values written by the writer itself and by String().
-      { labels: { job: 'a' }, times: [start, start + 15_000, start + 22_500, start + 30_000, start + 45_000, start + 60_000], values: [0.1, 0.1, 1 / 3, NaN, -0, 2 ** -30] },
-      { labels: { job: 'é"b' }, times: [start + 60_000], values: [1e21] },
+      {
+        labels: { job: 'a' },
+        times: Float64Array.of(start, start + 15_000, start + 22_500, start + 30_000, start + 45_000, start + 60_000),
+        values: Float64Array.of(0.1, 0.1, 1 / 3, NaN, -0, 2 ** -30),
+      },
+      { labels: { job: 'é"b' }, times: Float64Array.of(start + 60_000), values: Float64Array.of(1e21) },
     ];
     const out = new JsonBytes(16);
     writeMatrix(out, series, start, 15_000);
     const answer = JSON.parse(out.done().toString('utf8')) as { data: { result: { metric: Record<string, string>; values: [number, string][] }[] } };
-    expect(answer.data.result).toEqual(series.map(({ labels, times, values }) => ({ metric: labels, values: times.map((t, i) => [t / 1000, formatValue(values[i]!)]) })));
+    expect(answer.data.result).toEqual(series.map(({ labels, times, values }) => ({ metric: labels, values: Array.from(times, (t, i) => [t / 1000, formatValue(values[i]!)]) })));
   });
 
   it('grows past its first buffer and keeps every byte, multi-byte characters included', async () => {

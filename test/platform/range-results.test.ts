@@ -54,7 +54,10 @@ async function evaluated(query: string, from: number, to: number): Promise<Matri
   const { result } = await rangeQuery(new MetricsStore(pool), query, from, to, STEP);
   return {
     status: 'success',
-    data: { resultType: 'matrix', result: result.map((series) => ({ metric: series.labels, values: series.times.map((t, i) => [t / 1000, formatValue(series.values[i]!)] as [number, string]) })) },
+    data: {
+      resultType: 'matrix',
+      result: result.map((series) => ({ metric: series.labels, values: Array.from(series.times, (t, i) => [t / 1000, formatValue(series.values[i]!)] as [number, string]) })),
+    },
   };
 }
 

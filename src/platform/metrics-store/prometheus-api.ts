@@ -115,7 +115,7 @@ function toJson(result: QueryResult, timeMs: number): unknown {
     case 'vector':
       return { resultType: 'vector', result: result.result.map((sample) => ({ metric: sample.labels, value: point(timeMs, sample.value) })) };
     case 'matrix':
-      return { resultType: 'matrix', result: result.result.map((series) => ({ metric: series.labels, values: series.times.map((t, i) => point(t, series.values[i]!)) })) };
+      return { resultType: 'matrix', result: result.result.map((series) => ({ metric: series.labels, values: Array.from(series.times, (t, i) => point(t, series.values[i]!)) })) };
   }
 }
 

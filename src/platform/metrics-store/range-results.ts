@@ -152,8 +152,15 @@ function joined(before: readonly AnsweredSeries[], after: readonly AnsweredSerie
   for (const series of after) {
     const key = signature(series.labels);
     const earlier = bySignature.get(key);
-    if (earlier) bySignature.set(key, { labels: earlier.labels, times: earlier.times.concat(series.times), values: earlier.values.concat(series.values), text: earlier.text });
+    if (earlier) bySignature.set(key, { labels: earlier.labels, times: concatenated(earlier.times, series.times), values: concatenated(earlier.values, series.values), text: earlier.text });
     else bySignature.set(key, series);
   }
   return [...bySignature.values()].sort((a, b) => compareLabels(a.labels, b.labels));
+}
+
+function concatenated(first: Float64Array, second: Float64Array): Float64Array {
+  const both = new Float64Array(first.length + second.length);
+  both.set(first);
+  both.set(second, first.length);
+  return both;
 }

@@ -40,10 +40,11 @@ export interface Sample {
   labels: Labels;
   value: number;
 }
+/** A series of a range query's answer: its points' times (ms) and values, in typed arrays (a day at 15 s is 5,761 of each: plain arrays of them are copied by every collection that meets them alive). */
 export interface RangeSeries {
   labels: Labels;
-  times: number[];
-  values: number[];
+  times: Float64Array;
+  values: Float64Array;
 }
 
 /** A query's answer in Prometheus's terms (times in ms; the HTTP layer formats them). */
@@ -95,8 +96,8 @@ export async function instantQuery(source: SampleSource, query: string, timeMs: 
         resultType: 'matrix',
         result: value.series.map((series) => ({
           labels: series.labels,
-          times: Array.from(series.times.subarray(series.start, series.end)),
-          values: Array.from(series.values.subarray(series.start, series.end)),
+          times: series.times.slice(series.start, series.end),
+          values: series.values.slice(series.start, series.end),
         })),
       };
   }
@@ -131,8 +132,9 @@ export async function rangeQuery(
   const evaluation = await Evaluation.prepare(source, tree, startMs, endMs);
   const steps: number[] = [];
   for (let t = startMs; t <= endMs; t += stepMs) steps.push(t);
-  const columns = options.stepByStep ? undefined : evaluation.columnsOf(tree, Float64Array.from(steps));
-  let result = columns?.kind === 'vector' ? seriesOfColumns(columns.series, steps) : undefined;
+  const stepTimes = Float64Array.from(steps);
+  const columns = options.stepByStep ? undefined : evaluation.columnsOf(tree, stepTimes);
+  let result = columns?.kind === 'vector' ? seriesOfColumns(columns.series, stepTimes) : undefined;
   if (!result) {
     const series = new SeriesBuilder();
     for (const t of steps) {
@@ -243,11 +245,13 @@ class LoadedSeries {
   }
 }
 
+type GrowingSeries = { labels: Labels; times: number[]; values: number[] };
+
 /** Gathers the samples of successive evaluations into one series per label set. */
 class SeriesBuilder {
-  private readonly bySignature = new Map<string, RangeSeries>();
+  private readonly bySignature = new Map<string, GrowingSeries>();
   /** The same label object comes back at every step: found by identity first. */
-  private readonly byLabels = new Map<Labels, RangeSeries>();
+  private readonly byLabels = new Map<Labels, GrowingSeries>();
 
   add(t: number, samples: readonly Sample[]): void {
     for (const sample of samples) {
@@ -264,7 +268,7 @@ class SeriesBuilder {
   }
 
   build(): RangeSeries[] {
-    return [...this.bySignature.values()];
+    return [...this.bySignature.values()].map(({ labels, times, values }) => ({ labels, times: Float64Array.from(times), values: Float64Array.from(values) }));
   }
 }
 
@@ -1146,17 +1150,21 @@ function uniqueByKey(columns: readonly Column[], matching: VectorMatching): Map<
 }
 
 /** The columns with a value at some step, as a range query's series; undefined when two share their labels (the step path merges them). */
-function seriesOfColumns(columns: readonly Column[], steps: readonly number[]): RangeSeries[] | undefined {
+function seriesOfColumns(columns: readonly Column[], steps: Float64Array): RangeSeries[] | undefined {
   const signatures = new Set<string>();
   const out: RangeSeries[] = [];
   for (const column of columns) {
-    const series: RangeSeries = { labels: column.labels, times: [], values: [] };
-    for (let s = 0; s < steps.length; s += 1) {
-      if (!column.present[s]) continue;
-      series.times.push(steps[s]!);
-      series.values.push(column.values[s]!);
+    const { present, values } = column;
+    let count = 0;
+    for (let s = 0; s < steps.length; s += 1) count += present[s]!;
+    if (count === 0) continue;
+    const series: RangeSeries = { labels: column.labels, times: new Float64Array(count), values: new Float64Array(count) };
+    for (let s = 0, point = 0; s < steps.length; s += 1) {
+      if (!present[s]) continue;
+      series.times[point] = steps[s]!;
+      series.values[point] = values[s]!;
+      point += 1;
     }
-    if (series.times.length === 0) continue;
     const key = signature(column.labels);
     if (signatures.has(key)) return undefined;
     signatures.add(key);
