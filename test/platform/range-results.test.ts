@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { formatValue, rangeQuery } from '../../src/platform/promql/evaluator.js';
 import { createEmbeddedPrometheusApi } from '../../src/platform/metrics-store/prometheus-api.js';
-import { RangeResultCache } from '../../src/platform/metrics-store/range-results.js';
+import { RangeResultCache, SETTLE_MS } from '../../src/platform/metrics-store/range-results.js';
+import { writeMatrix } from '../../src/platform/metrics-store/matrix-json.js';
+import { JsonBytes } from '../../src/platform/json/written-json.js';
 import { MetricsStore } from '../../src/platform/metrics-store/store.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
@@ -87,7 +89,7 @@ describe('range answers kept for a refreshing dashboard', () => {
       [END - HOUR / 2 + STEP, END - HOUR / 2 + 2 * STEP],
     ]);
     // The points (their text, kept with them, is what the API answers: the tests above read it).
-    expect(moved.map(({ labels, times, values }) => ({ labels, times, values }))).toEqual((await rangeQuery(store, QUERY, START + HOUR + 2 * STEP, END - HOUR / 2 + 2 * STEP, STEP)).result);
+    expect(moved.series.map(({ labels, times, values }) => ({ labels, times, values }))).toEqual((await rangeQuery(store, QUERY, START + HOUR + 2 * STEP, END - HOUR / 2 + 2 * STEP, STEP)).result);
     // Steps a multiple of the step apart only: a window moved by 5 s has other steps, evaluated in full.
     await ranges.answer(request(START + HOUR + 5_000, END - HOUR / 2 + 5_000), evaluate);
     expect(asked.at(-1)).toEqual([START + HOUR + 5_000, END - HOUR / 2 + 5_000]);
@@ -99,6 +101,25 @@ describe('range answers kept for a refreshing dashboard', () => {
         return (await rangeQuery(store, edges, start, end, STEP)).result;
       });
       expect(asked.at(-1)).toEqual([from, from + HOUR / 2]);
+    }
+  });
+
+  it('keeps the text of the settled points its writer hands back, and the next answer copies it', async () => {
+    const ranges = new RangeResultCache(50_000_000);
+    const evaluate = async (from: number, to: number) => (await rangeQuery(store, QUERY, from, to, STEP)).result;
+    const request = (from: number, to: number) => ({ query: QUERY, startMs: from, endMs: to, stepMs: STEP, generation: store.generation, nowMs: END - HOUR / 2 + SETTLE_MS });
+    // Settled up to half an hour before the end: the last 120 steps are not kept.
+    const first = await ranges.answer(request(START + HOUR, END), evaluate);
+    expect(first.series.map((series) => series.times.length - series.keepPoints!)).toEqual([120, 120, 120]);
+    const out = new JsonBytes(16);
+    const textsIn = writeMatrix(out, first.series, START + HOUR, STEP);
+    first.keepTexts(textsIn(out.done()));
+    const moved = await ranges.answer(request(START + HOUR + STEP, END + STEP), evaluate);
+    for (const series of moved.series) {
+      // Its first points' text, as the whole answer writes them.
+      const { values } = JSON.parse(`{"values":[${series.text!.bytes.toString('latin1')}]}`) as { values: [number, string][] };
+      expect(values).toEqual(Array.from(series.times.subarray(0, series.text!.ends.length), (t, i) => [t / 1000, formatValue(series.values[i]!)]));
+      expect(series.text!.ends.length).toBe(first.series[0]!.keepPoints! - 1);
     }
   });
 

@@ -83,6 +83,7 @@ export class JsonBytes {
     return this.length;
   }
 
+  /** The bytes written so far: a view, which writing more may leave behind (the writer's last call gives the answer's). */
   done(): Buffer {
     return this.buffer.subarray(0, this.length);
   }

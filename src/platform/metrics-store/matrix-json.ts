@@ -19,7 +19,10 @@ export interface PointsText {
 }
 
 export interface AnsweredSeries extends RangeSeries {
+  /** The text of its first points, written for an earlier answer: copied, not written again. */
   text?: PointsText;
+  /** How many of its first points the answer's writer is to hand back the text of (writeMatrix), kept for the next refresh. */
+  keepPoints?: number;
 }
 
 /** `,[<time>,"` of each step from `start` (a series' first point skips the comma), made once for every series, side by side in one buffer. */
@@ -66,8 +69,8 @@ function openingOf(t: number): string {
 /** Points written between two checks that the buffer has room (for each: its opening and a value of up to MAX_DECIMAL_BYTES). */
 const POINTS_PER_ROOM = 256;
 
-/** Points [from, to) of a series, each but the first after a comma unless `comma` says so; point i's text ends at ends[i - from]. */
-function writePoints(out: JsonBytes, openings: StepOpenings, times: Float64Array, values: Float64Array, from: number, to: number, comma: boolean, ends?: Int32Array): void {
+/** Points [from, to) of a series, each but the first after a comma unless `comma` says so; with `ends`, point i's text ends `ends[i]` bytes after `origin`. */
+function writePoints(out: JsonBytes, openings: StepOpenings, times: Float64Array, values: Float64Array, from: number, to: number, comma: boolean, ends?: Int32Array, origin = 0): void {
   // One loop copying bytes, no call per point but a value's digits: ~40 bytes a point, 300,000
   // points in a 24-hour dashboard. A value like the one before is copied from the bytes written for
   // it (charts are full of flat lines: zeros, steady rates).
@@ -123,35 +126,41 @@ function writePoints(out: JsonBytes, openings: StepOpenings, times: Float64Array
         buffer[at++] = CLOSE_BRACKET;
         textTo = at;
       }
-      if (ends) ends[i - from] = at;
+      if (ends) ends[i] = at - origin;
     }
     out.wroteTo(at);
   }
 }
 
-/** The text of points [from, to) of `series` (its times steps of `openings`). */
-export function pointsText(series: RangeSeries, from: number, to: number, openings: StepOpenings): PointsText {
-  const out = new JsonBytes(64 + (to - from) * 40);
-  const ends = new Int32Array(to - from);
-  writePoints(out, openings, series.times, series.values, from, to, false, ends);
-  return { bytes: out.done(), ends };
-}
-
-/** Prometheus's success body for a matrix: the series in order, their points from `start` every `step`. */
-export function writeMatrix(out: JsonBytes, result: readonly AnsweredSeries[], start: number, step: number): void {
+/**
+ * Prometheus's success body for a matrix: the series in order, their points from `start` every
+ * `step`. Returns, to be called with the answer's bytes once all are written, the text of each
+ * series' first `keepPoints` points: slices of the answer, not copies.
+ */
+export function writeMatrix(out: JsonBytes, result: readonly AnsweredSeries[], start: number, step: number): (answer: Buffer) => (PointsText | undefined)[] {
   const openings = StepOpenings.covering(result, start, step);
+  const marks: ({ from: number; ends: Int32Array } | undefined)[] = [];
   out.ascii('{"status":"success","data":{"resultType":"matrix","result":[');
   for (let s = 0; s < result.length; s += 1) {
-    const { labels, times, values, text } = result[s]!;
+    const { labels, times, values, text, keepPoints = 0 } = result[s]!;
     out.ascii(s === 0 ? '{"metric":' : ',{"metric":');
     out.utf8(JSON.stringify(labels));
     out.ascii(',"values":[');
+    const from = out.written;
     const written = text ? text.ends.length : 0;
     if (written > 0) out.raw(text!.bytes, 0, text!.ends[written - 1]);
-    writePoints(out, openings, times, values, written, times.length, written > 0);
+    const keep = Math.min(keepPoints, times.length);
+    const ends = keep > 0 ? new Int32Array(keep) : undefined;
+    if (ends && written > 0) ends.set(text!.ends.subarray(0, Math.min(written, keep)));
+    // The points to keep the text of (those not copied), then the rest.
+    const marked = Math.max(written, keep);
+    writePoints(out, openings, times, values, written, marked, written > 0, ends, from);
+    writePoints(out, openings, times, values, marked, times.length, marked > 0);
+    marks.push(ends && { from, ends });
     out.ascii(']}');
   }
   out.ascii(']}}');
+  return (answer) => marks.map((mark) => mark && { bytes: answer.subarray(mark.from, mark.from + mark.ends[mark.ends.length - 1]!), ends: mark.ends });
 }
 
 /** About how many bytes the answer takes: up to ~40 a point (`,[1764201600.5,"12.345678901234567"]`), a few hundred a series' labels. */

@@ -5,9 +5,9 @@
 // outgoing call: a server-side request forgery we do not copy).
 import { formatValue, instantQuery, rangeQuery, UnsupportedQueryError, type Labels, type QueryResult } from '../promql/evaluator.js';
 import { WrittenJson } from '../json/written-json.js';
-import { expectedMatrixBytes, writeMatrix, type AnsweredSeries } from './matrix-json.js';
+import { expectedMatrixBytes, writeMatrix } from './matrix-json.js';
 import { durationMs, parsePromQL, type LabelMatcher } from '../promql/parser.js';
-import { RangeResultCache } from './range-results.js';
+import { RangeResultCache, type RangeAnswer } from './range-results.js';
 import { MAX_TIME_MS, TooManySeriesError, type MetricsStore } from './store.js';
 
 /** The read endpoints a caller may reach, with the parameters each takes. */
@@ -121,12 +121,15 @@ function toJson(result: QueryResult, timeMs: number): unknown {
 
 const success = (data: unknown) => ({ status: 'success', data });
 
-/** A range query's answer, its JSON written as bytes (matrix-json.ts); GraphQL gets the value. */
-function matrixAnswer(result: AnsweredSeries[], start: number, step: number, timeMs: number): WrittenJson {
+/** A range query's answer, its JSON written as bytes (matrix-json.ts), the text of its settled points kept for the next refresh; GraphQL gets the value. */
+function matrixAnswer(answer: RangeAnswer, start: number, step: number, timeMs: number): WrittenJson {
   return new WrittenJson(
-    (out) => writeMatrix(out, result, start, step),
-    () => success(toJson({ resultType: 'matrix', result }, timeMs)),
-    expectedMatrixBytes(result),
+    (out) => {
+      const textsIn = writeMatrix(out, answer.series, start, step);
+      answer.keepTexts(textsIn(out.done()));
+    },
+    () => success(toJson({ resultType: 'matrix', result: answer.series }, timeMs)),
+    expectedMatrixBytes(answer.series),
   );
 }
 
@@ -181,8 +184,8 @@ export function createEmbeddedPrometheusApi(store: MetricsStore, options: Embedd
         if (Number.isNaN(start) || Number.isNaN(end)) throw new MetricsRequestError('start and end are required', 'bad_data');
         const step = parseStep(single(params, 'step'));
         const request = { query: text, startMs: start, endMs: end, stepMs: step, generation: store.generation, nowMs: now() };
-        const result = await evaluate(() => ranges.answer(request, async (from, to) => (await rangeQuery(store, text, from, to, step)).result));
-        return matrixAnswer(result, start, step, end);
+        const answer = await evaluate(() => ranges.answer(request, async (from, to) => (await rangeQuery(store, text, from, to, step)).result));
+        return matrixAnswer(answer, start, step, end);
       }
       const limit = limitOf(params);
       if (path === '/api/v1/series') return success((await selected(params, true)).slice(0, limit));

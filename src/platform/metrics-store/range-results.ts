@@ -10,10 +10,11 @@
 // generation changes (samples older than that written or deleted: a backfill, retention). A query
 // whose steps depend on its range's edges (`@ start()`, `@ end()`), whose start or step is not whole
 // milliseconds (its steps are made by adding the step: two ranges would not meet exactly), or that
-// the evaluator refuses, is evaluated as asked. The points kept are kept with their JSON text too:
-// a refresh's answer copies it instead of writing most of its points again.
+// the evaluator refuses, is evaluated as asked. The points kept are kept with their JSON text too
+// (slices of the answer they were written in, handed back by its writer): a refresh's answer
+// copies it instead of writing most of its points again.
 import { compareLabels, MAX_POINTS_PER_SERIES, refersToRangeEdges, signature } from '../promql/evaluator.js';
-import { pointsText, StepOpenings, type AnsweredSeries, type PointsText } from './matrix-json.js';
+import type { AnsweredSeries, PointsText } from './matrix-json.js';
 
 /** How long after a step its samples may still be written (see MetricsStore.generation). */
 export const SETTLE_MS = 5 * 60_000;
@@ -37,6 +38,14 @@ interface Kept {
   bytes: number;
 }
 
+/** A range's series, to be written as its answer; `keepTexts` takes the text its writer hands back (writeMatrix). */
+export interface RangeAnswer {
+  series: AnsweredSeries[];
+  keepTexts(texts: readonly (PointsText | undefined)[]): void;
+}
+
+const NOTHING_TO_KEEP = () => {};
+
 export class RangeResultCache {
   /** By query, step and the steps' offset from a multiple of it; oldest used first. */
   private readonly kept = new Map<string, Kept>();
@@ -47,12 +56,13 @@ export class RangeResultCache {
 
   /**
    * The answer to `request`: its kept steps, and `evaluate` of the others (a range after them).
-   * Its series come with the text of their settled points (`text`): kept, or written now to be kept.
+   * Its series come with the text of the points kept before (`text`), and how many of their first
+   * points settled (`keepPoints`): the text of those is kept once the answer is written.
    */
-  async answer(request: RangeRequest, evaluate: (startMs: number, endMs: number) => Promise<AnsweredSeries[]>): Promise<AnsweredSeries[]> {
+  async answer(request: RangeRequest, evaluate: (startMs: number, endMs: number) => Promise<AnsweredSeries[]>): Promise<RangeAnswer> {
     const { query, startMs, endMs, stepMs, generation } = request;
     const splittable = Number.isInteger(startMs) && Number.isInteger(stepMs) && stepMs > 0 && startMs <= endMs && (endMs - startMs) / stepMs <= MAX_POINTS_PER_SERIES && !refersToRangeEdges(query);
-    if (!splittable) return evaluate(startMs, endMs);
+    if (!splittable) return { series: await evaluate(startMs, endMs), keepTexts: NOTHING_TO_KEEP };
     const key = `${stepMs} ${(((startMs % stepMs) + stepMs) % stepMs).toString()} ${query}`;
     const kept = this.take(key);
     let series: AnsweredSeries[];
@@ -64,20 +74,32 @@ export class RangeResultCache {
       series = await evaluate(startMs, endMs);
     }
     const settled = Math.min(endMs, request.nowMs - SETTLE_MS);
-    if (settled < startMs) return series;
+    if (settled < startMs) return { series, keepTexts: NOTHING_TO_KEEP };
     const toMs = startMs + Math.floor((settled - startMs) / stepMs) * stepMs;
-    const keptSeries: AnsweredSeries[] = [];
-    const openings = new StepOpenings(startMs, stepMs, (toMs - startMs) / stepMs + 1);
+    // What is kept of each answered series (undefined: none of its points settled).
+    const keptOf: (AnsweredSeries | undefined)[] = [];
     const answered = series.map((one) => {
       let count = one.times.length;
       while (count > 0 && one.times[count - 1]! > toMs) count -= 1;
-      if (count === 0) return one;
-      const text = textOf(one, count, openings);
-      keptSeries.push(count === one.times.length ? { ...one, text } : { labels: one.labels, times: one.times.slice(0, count), values: one.values.slice(0, count), text });
-      return { ...one, text };
+      keptOf.push(count === 0 ? undefined : { labels: one.labels, times: one.times.subarray(0, count), values: one.values.subarray(0, count) });
+      return count === 0 ? one : { ...one, keepPoints: count };
     });
-    this.keep(key, { generation, fromMs: startMs, toMs, series: keptSeries, bytes: bytesOf(keptSeries) });
-    return answered;
+    const entry: Kept = { generation, fromMs: startMs, toMs, series: keptOf.filter((one) => one !== undefined), bytes: 0 };
+    entry.bytes = bytesOf(entry.series);
+    this.keep(key, entry);
+    const keepTexts = (texts: readonly (PointsText | undefined)[]) => {
+      texts.forEach((text, i) => {
+        if (text && keptOf[i]) keptOf[i].text = text;
+      });
+      // The texts are slices of one answer, which they keep whole.
+      const answerBytes = texts.find((text) => text !== undefined)?.bytes.buffer.byteLength ?? 0;
+      if (this.kept.get(key) === entry) {
+        entry.bytes += answerBytes;
+        this.bytes += answerBytes;
+        this.evict();
+      }
+    };
+    return { series: answered, keepTexts };
   }
 
   /** The entry under `key`, taken out (it goes back in as the newest, or not at all). */
@@ -95,6 +117,11 @@ export class RangeResultCache {
     this.take(key);
     this.kept.set(key, entry);
     this.bytes += entry.bytes;
+    this.evict();
+  }
+
+  /** Forgets the oldest used entries until the rest fit. */
+  private evict(): void {
     for (const [oldest, old] of this.kept) {
       if (this.bytes <= this.maxBytes) break;
       this.kept.delete(oldest);
@@ -103,23 +130,9 @@ export class RangeResultCache {
   }
 }
 
+/** Bytes of the points kept: each one's time, value and where its text ends (the texts are counted as they come). */
 function bytesOf(series: readonly AnsweredSeries[]): number {
-  return series.reduce((total, one) => total + one.times.length * 20 + (one.text?.bytes.length ?? 0), 0);
-}
-
-/** The text of a series' first `count` points: from the text it has, the rest written now. */
-function textOf(series: AnsweredSeries, count: number, openings: StepOpenings): PointsText {
-  const has = series.text?.ends.length ?? 0;
-  if (has >= count) return textWithin(series.text!, 0, count)!;
-  const added = pointsText(series, has, count, openings);
-  if (has === 0) return added;
-  const before = series.text!;
-  const ends = new Int32Array(count);
-  ends.set(before.ends);
-  // The points written before, a comma, the points added.
-  const shift = before.bytes.length + 1;
-  for (let i = 0; i < added.ends.length; i += 1) ends[has + i] = added.ends[i]! + shift;
-  return { bytes: Buffer.concat([before.bytes, Buffer.from(','), added.bytes]), ends };
+  return series.reduce((total, one) => total + one.times.length * 20, 0);
 }
 
 /** The text of points [low, high) of a text (undefined when it has none of them). */
