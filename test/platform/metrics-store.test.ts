@@ -103,6 +103,31 @@ describe('the embedded metrics store', () => {
     }
   });
 
+  it('reads a selection of hundreds of series (several statements at once) with every series whole, from chunks and rows', async () => {
+    const store = new MetricsStore(pool);
+    const name = 'many_series_probe';
+    // 320 series, each with its own values, half an hour in chunks and the minutes after as rows.
+    const series = Array.from({ length: 320 }, (_, i) => ({ __name__: name, n: String(i) }));
+    const times = Array.from({ length: 150 }, (_, i) => START + i * STEP);
+    try {
+      const sampling = (at: number) => ({ atMs: at, samples: series.map((labels, i) => ({ labels, value: i * 1_000 + (at - START) / STEP })) });
+      for (let from = 0; from < times.length; from += 25) await store.write(...times.slice(from, from + 25).map(sampling));
+      await store.compact(START + HOUR / 2, START);
+      const read = await store.select([{ label: '__name__', op: '=', value: name }], START, END);
+      expect(read.map((one) => Number(one.labels.n)).sort((a, b) => a - b)).toEqual(series.map((_, i) => i));
+      for (const one of read) {
+        const i = Number(one.labels.n);
+        expect(Array.from(one.times)).toEqual(times);
+        expect(Array.from(one.values)).toEqual(times.map((at) => i * 1_000 + (at - START) / STEP));
+      }
+    } finally {
+      const probe = `(SELECT id FROM metric_series WHERE name = '${name}')`;
+      await pool.query(`DELETE FROM metric_samples WHERE series_id IN ${probe}`);
+      await pool.query(`DELETE FROM metric_chunks WHERE series_id IN ${probe}`);
+      await pool.query('DELETE FROM metric_series WHERE name = $1', [name]);
+    }
+  });
+
   it('reads chunks of evenly spaced samples, unevenly spaced ones and single samples back time for time', async () => {
     const store = new MetricsStore(pool);
     const labels = { __name__: 'spacing_probe', instance: 'g3:3' };
