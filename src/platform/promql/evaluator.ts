@@ -637,8 +637,9 @@ class Evaluation {
     for (let i = 0; i < input.labels.length; i += 1) {
       const { values, present } = input.column(i, scratch);
       const group = groupOf[i]!;
-      fold(groups[group]!.values, counts[group]!, values, present);
-      order.note(group, i, present);
+      const everywhere = present.indexOf(0) < 0;
+      fold(groups[group]!.values, counts[group]!, values, present, everywhere);
+      order.note(group, i, present, everywhere);
     }
     if (!order.inOrder()) return undefined;
     groups.forEach((group, g) => order.presentIn(g, group.present));
@@ -720,7 +721,7 @@ class Evaluation {
         const a = typeof pair.left === 'number' ? leftScalarColumn! : pair.left;
         const b = typeof pair.right === 'number' ? rightScalarColumn! : pair.right;
         arithmeticColumn(op, a.values, b.values, column.values);
-        for (let s = 0; s < steps.length; s += 1) column.present[s] = a.present[s]! & b.present[s]!;
+        bothPresent(a.present, b.present, column.present);
         return column;
       }
       const { values, present } = column;
@@ -881,6 +882,11 @@ function unparenthesized(node: PromNode): PromNode {
 }
 
 /** `a op b` at every step into `out`: one loop per operator, not a choice of operator per step. */
+/** Present where both are (the arrays named here: a loop reading them through objects' properties ran at a third of the speed). */
+function bothPresent(a: Uint8Array, b: Uint8Array, out: Uint8Array): void {
+  for (let s = 0; s < out.length; s += 1) out[s] = a[s]! & b[s]!;
+}
+
 function arithmeticColumn(op: string, a: Float64Array, b: Float64Array, out: Float64Array): void {
   switch (op) {
     case '+':
@@ -1022,10 +1028,12 @@ const EXTRAPOLATED: Record<string, { isCounter: boolean; isRate: boolean }> = {
  * steps the member is present: a sum, a count, a minimum or maximum (NaN until a first value);
  * avg sums and counts, and divides after.
  */
-type Fold = (total: Float64Array, counts: Float64Array, values: Float64Array, present: Uint8Array) => void;
+type Fold = (total: Float64Array, counts: Float64Array, values: Float64Array, present: Uint8Array, everywhere: boolean) => void;
 const COLUMN_FOLDS: Record<string, Fold> = {
-  sum: (total, _counts, values, present) => {
-    for (let s = 0; s < present.length; s += 1) if (present[s]) total[s] = total[s]! + values[s]!;
+  sum: (total, _counts, values, present, everywhere) => {
+    // A member present at every step (most: a rate over a day of samples) adds without looking.
+    if (everywhere) for (let s = 0; s < total.length; s += 1) total[s] = total[s]! + values[s]!;
+    else for (let s = 0; s < present.length; s += 1) if (present[s]) total[s] = total[s]! + values[s]!;
   },
   count: (total, _counts, _values, present) => {
     for (let s = 0; s < present.length; s += 1) total[s] = total[s]! + present[s]!;
@@ -1103,9 +1111,16 @@ class FirstPresent {
     return this.first.subarray(group * this.stepCount, (group + 1) * this.stepCount);
   }
 
-  note(group: number, member: number, present: Uint8Array): void {
+  /** `everywhere`: the member is present at every step. */
+  note(group: number, member: number, present: Uint8Array, everywhere = false): void {
     if (this.missing[group] === 0) return;
     const first = this.rowOf(group);
+    if (everywhere && this.missing[group] === this.stepCount) {
+      // The group's first member at every step.
+      first.fill(member);
+      this.missing[group] = 0;
+      return;
+    }
     let noted = 0;
     for (let s = 0; s < this.stepCount; s += 1) {
       if (present[s] && first[s] === -1) {
@@ -1118,6 +1133,10 @@ class FirstPresent {
 
   /** Marks the steps where a group has a member present. */
   presentIn(group: number, present: Uint8Array): void {
+    if (this.missing[group] === 0) {
+      present.fill(1);
+      return;
+    }
     const first = this.rowOf(group);
     for (let s = 0; s < this.stepCount; s += 1) present[s] = first[s] === -1 ? 0 : 1;
   }
