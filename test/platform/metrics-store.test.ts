@@ -189,11 +189,14 @@ describe('the embedded metrics store', () => {
       expect(Object.fromEntries(read.map((series) => [series.labels.shape, [series.evenSpacing, series.neverFalls]]))).toEqual(
         Object.fromEntries(Object.entries(shapes).map(([shape, facts]) => [shape, [facts.spacing, facts.neverFalls]])),
       );
-      // What the column path skips looking for, it must find as the step path does.
-      for (const expression of [`rate(${name}[1m])`, `increase(${name}[5m])`, `sum(rate(${name}[2m]))`]) {
-        const stepped = await rangeQuery(store, expression, START + 30_000, START + 2 * HOUR + 9 * 60_000, 15_000, { stepByStep: true });
-        expect(stepped.result).toHaveLength(expression.startsWith('sum') ? 1 : 6);
-        expect(await rangeQuery(store, expression, START + 30_000, START + 2 * HOUR + 9 * 60_000, 15_000)).toEqual(stepped);
+      // What the column path skips looking for, it must find as the step path does; from the
+      // first sample, and from inside the first chunk (its times counted from there).
+      for (const from of [START + 30_000, START + HOUR / 2 + 7_000]) {
+        for (const expression of [`rate(${name}[1m])`, `increase(${name}[5m])`, `sum(rate(${name}[2m]))`]) {
+          const stepped = await rangeQuery(store, expression, from, START + 2 * HOUR + 9 * 60_000, 15_000, { stepByStep: true });
+          expect(stepped.result).toHaveLength(expression.startsWith('sum') ? 1 : 6);
+          expect(await rangeQuery(store, expression, from, START + 2 * HOUR + 9 * 60_000, 15_000)).toEqual(stepped);
+        }
       }
     } finally {
       const probe = `(SELECT id FROM metric_series WHERE name = '${name}')`;
