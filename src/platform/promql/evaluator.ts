@@ -637,9 +637,8 @@ class Evaluation {
     for (let i = 0; i < input.labels.length; i += 1) {
       const { values, present } = input.column(i, scratch);
       const group = groupOf[i]!;
-      const everywhere = present.indexOf(0) < 0;
-      fold(groups[group]!.values, counts[group]!, values, present, everywhere);
-      order.note(group, i, present, everywhere);
+      fold(groups[group]!.values, counts[group]!, values, present);
+      order.note(group, i, present);
     }
     if (!order.inOrder()) return undefined;
     groups.forEach((group, g) => order.presentIn(g, group.present));
@@ -882,9 +881,16 @@ function unparenthesized(node: PromNode): PromNode {
 }
 
 /** `a op b` at every step into `out`: one loop per operator, not a choice of operator per step. */
-/** Present where both are (the arrays named here: a loop reading them through objects' properties ran at a third of the speed). */
+/** Present where both are: four steps at a time where the arrays allow (each step is 0 or 1, so a word's AND is each step's). */
 function bothPresent(a: Uint8Array, b: Uint8Array, out: Uint8Array): void {
-  for (let s = 0; s < out.length; s += 1) out[s] = a[s]! & b[s]!;
+  let s = 0;
+  if (a.byteOffset % 4 === 0 && b.byteOffset % 4 === 0 && out.byteOffset % 4 === 0) {
+    const words = out.length >> 2;
+    const [wordsOfA, wordsOfB, wordsOut] = [new Uint32Array(a.buffer, a.byteOffset, words), new Uint32Array(b.buffer, b.byteOffset, words), new Uint32Array(out.buffer, out.byteOffset, words)];
+    for (let w = 0; w < words; w += 1) wordsOut[w] = wordsOfA[w]! & wordsOfB[w]!;
+    s = words * 4;
+  }
+  for (; s < out.length; s += 1) out[s] = a[s]! & b[s]!;
 }
 
 function arithmeticColumn(op: string, a: Float64Array, b: Float64Array, out: Float64Array): void {
@@ -1028,12 +1034,13 @@ const EXTRAPOLATED: Record<string, { isCounter: boolean; isRate: boolean }> = {
  * steps the member is present: a sum, a count, a minimum or maximum (NaN until a first value);
  * avg sums and counts, and divides after.
  */
-type Fold = (total: Float64Array, counts: Float64Array, values: Float64Array, present: Uint8Array, everywhere: boolean) => void;
+type Fold = (total: Float64Array, counts: Float64Array, values: Float64Array, present: Uint8Array) => void;
 const COLUMN_FOLDS: Record<string, Fold> = {
-  sum: (total, _counts, values, present, everywhere) => {
-    // A member present at every step (most: a rate over a day of samples) adds without looking.
-    if (everywhere) for (let s = 0; s < total.length; s += 1) total[s] = total[s]! + values[s]!;
-    else for (let s = 0; s < present.length; s += 1) if (present[s]) total[s] = total[s]! + values[s]!;
+  sum: (total, _counts, values, present) => {
+    // Run by run of present steps (most members: one run, a day of a rate but its first steps), found natively.
+    for (let [from, to] = presentRun(present, 0); from < to; [from, to] = presentRun(present, to)) {
+      for (let s = from; s < to; s += 1) total[s] = total[s]! + values[s]!;
+    }
   },
   count: (total, _counts, _values, present) => {
     for (let s = 0; s < present.length; s += 1) total[s] = total[s]! + present[s]!;
@@ -1052,6 +1059,14 @@ const COLUMN_FOLDS: Record<string, Fold> = {
     for (let s = 0; s < present.length; s += 1) if (present[s] && (Number.isNaN(high[s]!) || values[s]! > high[s]!)) high[s] = values[s]!;
   },
 };
+
+/** The next run of present steps at or after `from`: [start, end), empty at the end. */
+function presentRun(present: Uint8Array, from: number): [number, number] {
+  const start = present.indexOf(1, from);
+  if (start < 0) return [present.length, present.length];
+  const end = present.indexOf(0, start);
+  return [start, end < 0 ? present.length : end];
+}
 
 function emptyColumn(labels: Labels, stepCount: number): Column {
   return { labels, values: new Float64Array(stepCount), present: new Uint8Array(stepCount) };
@@ -1111,21 +1126,24 @@ class FirstPresent {
     return this.first.subarray(group * this.stepCount, (group + 1) * this.stepCount);
   }
 
-  /** `everywhere`: the member is present at every step. */
-  note(group: number, member: number, present: Uint8Array, everywhere = false): void {
+  note(group: number, member: number, present: Uint8Array): void {
     if (this.missing[group] === 0) return;
     const first = this.rowOf(group);
-    if (everywhere && this.missing[group] === this.stepCount) {
-      // The group's first member at every step.
-      first.fill(member);
-      this.missing[group] = 0;
-      return;
-    }
     let noted = 0;
-    for (let s = 0; s < this.stepCount; s += 1) {
-      if (present[s] && first[s] === -1) {
-        first[s] = member;
-        noted += 1;
+    // Run by run of the member's present steps: its group's first member there, where it has none
+    // yet (a group's first member fills whole runs).
+    const none = this.missing[group] === this.stepCount;
+    for (let [from, to] = presentRun(present, 0); from < to; [from, to] = presentRun(present, to)) {
+      if (none) {
+        first.fill(member, from, to);
+        noted += to - from;
+        continue;
+      }
+      for (let s = from; s < to; s += 1) {
+        if (first[s] === -1) {
+          first[s] = member;
+          noted += 1;
+        }
       }
     }
     this.missing[group] = this.missing[group]! - noted;
