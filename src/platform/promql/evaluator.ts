@@ -880,7 +880,6 @@ function unparenthesized(node: PromNode): PromNode {
   return inner;
 }
 
-/** `a op b` at every step into `out`: one loop per operator, not a choice of operator per step. */
 /** Present where both are: four steps at a time where the arrays allow (each step is 0 or 1, so a word's AND is each step's). */
 function bothPresent(a: Uint8Array, b: Uint8Array, out: Uint8Array): void {
   let s = 0;
@@ -893,6 +892,7 @@ function bothPresent(a: Uint8Array, b: Uint8Array, out: Uint8Array): void {
   for (; s < out.length; s += 1) out[s] = a[s]! & b[s]!;
 }
 
+/** `a op b` at every step into `out`: one loop per operator, not a choice of operator per step. */
 function arithmeticColumn(op: string, a: Float64Array, b: Float64Array, out: Float64Array): void {
   switch (op) {
     case '+':
