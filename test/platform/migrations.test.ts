@@ -61,6 +61,52 @@ describe('the packing of metric chunks (20261127200000)', () => {
   });
 });
 
+describe('evenly spaced chunks without their times (20261130000000)', () => {
+  it('drops the times of chunks compacted before whose spacing gives them, and the store reads them back the same', async () => {
+    const pool = await emptyDatabase();
+    pools.push(pool);
+    const migrations = await readMigrations();
+    const dropping = migrations.findIndex((m) => m.name === '20261130000000_metric_chunks_even_times');
+    expect(dropping).toBeGreaterThan(0);
+    await applyMigrations(pool, migrations.slice(0, dropping));
+    const hour = 1_795_600_800_000;
+    // As the store packs them (float8send): 8 big-endian bytes each.
+    const pack = (numbers: number[]) => {
+      const packed = Buffer.alloc(numbers.length * 8);
+      numbers.forEach((n, i) => packed.writeDoubleBE(n, i * 8));
+      return packed;
+    };
+    await pool.query(`INSERT INTO metric_series (id, name, labels, signature, last_sample_ms) VALUES (1, 'm', '{"__name__": "m"}', 'm', $1)`, [hour + 60_000]);
+    // One evenly spaced chunk, one not: only the first loses its times.
+    await pool.query('INSERT INTO metric_chunks (series_id, start_ms, end_ms, samples, step_ms, times, values) VALUES (1, $1, $2, 3, 15000, $3, $4), (1, $5, $6, 2, NULL, $7, $8)', [
+      hour,
+      hour + 30_000,
+      pack([hour, hour + 15_000, hour + 30_000]),
+      pack([1, 2, 3]),
+      hour + 40_000,
+      hour + 60_000,
+      pack([hour + 40_000, hour + 60_000]),
+      pack([4, 5]),
+    ]);
+    await applyMigrations(pool, migrations);
+    const stored = await pool.query('SELECT step_ms, octet_length(times) AS times_bytes FROM metric_chunks ORDER BY start_ms');
+    expect(stored.rows).toEqual([
+      { step_ms: 15_000, times_bytes: null },
+      { step_ms: null, times_bytes: 16 },
+    ]);
+    const { MetricsStore } = await import('../../src/platform/metrics-store/store.js');
+    const [series] = await new MetricsStore(pool).select([{ label: '__name__', op: '=', value: 'm' }], hour, hour + 3_600_000);
+    expect({ times: Array.from(series!.times), values: Array.from(series!.values) }).toEqual({
+      times: [hour, hour + 15_000, hour + 30_000, hour + 40_000, hour + 60_000],
+      values: [1, 2, 3, 4, 5],
+    });
+    // A chunk with neither its times nor a spacing could not be read back: refused.
+    await expect(
+      pool.query('INSERT INTO metric_chunks (series_id, start_ms, end_ms, samples, step_ms, times, values) VALUES (1, $1, $1, 1, NULL, NULL, $2)', [hour + 90_000, pack([6])]),
+    ).rejects.toThrow(/metric_chunks_times_or_step/);
+  });
+});
+
 describe('applyMigrations', () => {
   it('creates the tables on an empty database and records each migration with its sha256 checksum', async () => {
     const pool = await emptyDatabase();

@@ -25,6 +25,8 @@ const LISTED_CHUNK_BYTES = 12;
  */
 const PACKED_TIMES = "string_agg(float8send(at_ms::float8), ''::bytea ORDER BY at_ms)";
 const PACKED_VALUES = "string_agg(float8send(value), ''::bytea ORDER BY at_ms)";
+/** The times of chunk `c`, evenly spaced, packed as PACKED_TIMES packs them. */
+const EVEN_TIMES = "(SELECT string_agg(float8send((c.start_ms + i * c.step_ms)::float8), ''::bytea ORDER BY i) FROM generate_series(0, c.samples - 1) AS i)";
 
 /** Most series one selector may read: a query over more is refused instead of slowing every other. */
 export const MAX_SERIES_PER_SELECTOR = 20_000;
@@ -266,18 +268,24 @@ export class MetricsStore implements SampleSource {
                   FROM (SELECT series_id, at_ms, value, at_ms - lag(at_ms) OVER (PARTITION BY series_id ORDER BY at_ms) AS gap FROM moved) AS spaced
                  GROUP BY series_id),
               -- Still evenly spaced when both parts are (or hold one sample) with the gap between them as their spacing.
+              joined AS (
+                SELECT p.*, last.start_ms AS chunk_start_ms,
+                       CASE WHEN coalesce(last.step_ms, CASE WHEN last.samples = 1 THEN p.start_ms - last.end_ms END) = p.start_ms - last.end_ms
+                             AND coalesce(p.step_ms, CASE WHEN p.samples = 1 THEN p.start_ms - last.end_ms END) = p.start_ms - last.end_ms
+                            THEN p.start_ms - last.end_ms END AS joined_step_ms
+                  FROM packed p JOIN last USING (series_id)),
+              -- An evenly spaced chunk stores no times; one that stops being so gets its times written out.
               appended AS (
                 UPDATE metric_chunks c
-                   SET end_ms = p.end_ms, samples = c.samples + p.samples, times = c.times || p.times, values = c.values || p.values,
-                       step_ms = CASE WHEN coalesce(last.step_ms, CASE WHEN last.samples = 1 THEN p.start_ms - last.end_ms END) = p.start_ms - last.end_ms
-                                       AND coalesce(p.step_ms, CASE WHEN p.samples = 1 THEN p.start_ms - last.end_ms END) = p.start_ms - last.end_ms
-                                      THEN p.start_ms - last.end_ms END
-                  FROM packed p JOIN last USING (series_id)
-                 WHERE c.series_id = last.series_id AND c.start_ms = last.start_ms
-                RETURNING p.samples AS n),
+                   SET end_ms = j.end_ms, samples = c.samples + j.samples, values = c.values || j.values, step_ms = j.joined_step_ms,
+                       times = CASE WHEN j.joined_step_ms IS NULL THEN coalesce(c.times, ${EVEN_TIMES}) || j.times END
+                  FROM joined j
+                 WHERE c.series_id = j.series_id AND c.start_ms = j.chunk_start_ms
+                RETURNING j.samples AS n),
               created AS (
                 INSERT INTO metric_chunks (series_id, start_ms, end_ms, samples, step_ms, times, values)
-                SELECT series_id, start_ms, end_ms, samples, step_ms, times, values FROM packed p WHERE NOT EXISTS (SELECT 1 FROM last WHERE last.series_id = p.series_id)
+                SELECT series_id, start_ms, end_ms, samples, step_ms, CASE WHEN step_ms IS NULL THEN times END, values
+                  FROM packed p WHERE NOT EXISTS (SELECT 1 FROM last WHERE last.series_id = p.series_id)
                 RETURNING samples AS n)
          SELECT ((SELECT coalesce(sum(n), 0) FROM appended) + (SELECT coalesce(sum(n), 0) FROM created))::text AS moved`,
         [Math.max(hour, fromMs), Math.min(hour + HOUR_MS, beforeMs), hour],
