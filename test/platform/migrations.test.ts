@@ -21,6 +21,17 @@ async function emptyDatabase(): Promise<pg.Pool> {
   return new pg.Pool({ connectionString: databaseUrlFor(name), max: 4 });
 }
 
+/** A database migrated up to (not including) migration `name`, and the rest to apply after: the data a migration meets. */
+async function migratedUpTo(name: string): Promise<{ pool: pg.Pool; rest: () => Promise<unknown> }> {
+  const pool = await emptyDatabase();
+  pools.push(pool);
+  const migrations = await readMigrations();
+  const upTo = migrations.findIndex((m) => m.name === name);
+  expect(upTo).toBeGreaterThan(0);
+  await applyMigrations(pool, migrations.slice(0, upTo));
+  return { pool, rest: () => applyMigrations(pool, migrations) };
+}
+
 let pools: pg.Pool[] = [];
 beforeAll(() => {
   pools = [];
@@ -35,12 +46,7 @@ afterAll(async () => {
 
 describe('the packing of metric chunks (20261127200000)', () => {
   it('turns chunks written as arrays into packed doubles the store reads back sample for sample', async () => {
-    const pool = await emptyDatabase();
-    pools.push(pool);
-    const migrations = await readMigrations();
-    const packing = migrations.findIndex((m) => m.name === '20261127200000_metric_chunks_packed');
-    expect(packing).toBeGreaterThan(0);
-    await applyMigrations(pool, migrations.slice(0, packing));
+    const { pool, rest } = await migratedUpTo('20261127200000_metric_chunks_packed');
     const hour = 1_795_600_800_000;
     await pool.query(`INSERT INTO metric_series (id, name, labels, signature, last_sample_ms) VALUES (1, 'm', '{"__name__": "m", "job": "j"}', 'm{job=j}', $1)`, [hour + 30_000]);
     await pool.query('INSERT INTO metric_chunks (series_id, start_ms, end_ms, times, values) VALUES (1, $1, $2, $3, $4)', [
@@ -49,7 +55,7 @@ describe('the packing of metric chunks (20261127200000)', () => {
       [hour, hour + 15_000, hour + 30_000],
       [1.5, -2, 1e300],
     ]);
-    await applyMigrations(pool, migrations);
+    await rest();
     const { MetricsStore } = await import('../../src/platform/metrics-store/store.js');
     const [series] = await new MetricsStore(pool).select([{ label: '__name__', op: '=', value: 'm' }], hour, hour + 60_000);
     expect({ labels: series!.labels, times: Array.from(series!.times), values: Array.from(series!.values) }).toEqual({
@@ -63,12 +69,7 @@ describe('the packing of metric chunks (20261127200000)', () => {
 
 describe('evenly spaced chunks without their times (20261130000000)', () => {
   it('drops the times of chunks compacted before whose spacing gives them, and the store reads them back the same', async () => {
-    const pool = await emptyDatabase();
-    pools.push(pool);
-    const migrations = await readMigrations();
-    const dropping = migrations.findIndex((m) => m.name === '20261130000000_metric_chunks_even_times');
-    expect(dropping).toBeGreaterThan(0);
-    await applyMigrations(pool, migrations.slice(0, dropping));
+    const { pool, rest } = await migratedUpTo('20261130000000_metric_chunks_even_times');
     const hour = 1_795_600_800_000;
     // As the store packs them (float8send): 8 big-endian bytes each.
     const pack = (numbers: number[]) => {
@@ -88,7 +89,7 @@ describe('evenly spaced chunks without their times (20261130000000)', () => {
       pack([hour + 40_000, hour + 60_000]),
       pack([4, 5]),
     ]);
-    await applyMigrations(pool, migrations);
+    await rest();
     const stored = await pool.query('SELECT step_ms, octet_length(times) AS times_bytes FROM metric_chunks ORDER BY start_ms');
     expect(stored.rows).toEqual([
       { step_ms: 15_000, times_bytes: null },

@@ -26,7 +26,7 @@ export interface AnsweredSeries extends RangeSeries {
 }
 
 /** `,[<time>,"` of each step from `start` (a series' first point skips the comma), made once for every series, side by side in one buffer. */
-export class StepOpenings {
+class StepOpenings {
   readonly bytes: Buffer;
   /** Step i's opening is bytes [starts[i], starts[i + 1]), for the time times[i]. */
   readonly starts: Int32Array;

@@ -224,7 +224,7 @@ export class MetricsStore implements SampleSource {
     const found = new Map<string, DecodedChunk>();
     if (wanted.length === 0) return found;
     const rows = await this.pool.query<{ series_id: number; start_ms: string; samples: number; step_ms: number | null; times: string | null; values: string }>(
-      `SELECT c.series_id, c.start_ms, c.samples, c.step_ms, CASE WHEN c.step_ms IS NULL THEN encode(c.times, 'base64') END AS times, encode(c.values, 'base64') AS values
+      `SELECT c.series_id, c.start_ms, c.samples, c.step_ms, encode(c.times, 'base64') AS times, encode(c.values, 'base64') AS values
          FROM unnest($1::int[], $2::bigint[]) AS wanted(series_id, start_ms) JOIN metric_chunks c USING (series_id, start_ms)`,
       [wanted.map((chunk) => chunk.seriesId), wanted.map((chunk) => chunk.startMs)],
     );
