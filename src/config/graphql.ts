@@ -1,0 +1,43 @@
+// The GraphQL endpoint: GraphiQL, introspection, the allow list of operations and the limits of one document.
+import { z } from 'zod';
+import type { ServerVariables } from './server.js';
+import { booleanText, list } from './values.js';
+
+export const graphqlVariables = z.object({
+  GRAPHIQL_ENABLED: booleanText.optional().describe('Serve GraphiQL at GET /graphql (default: on, except in production).'),
+  GRAPHQL_INTROSPECTION: booleanText.optional().describe('Allow schema introspection (default: on, except in production).'),
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).max(100).default(12).describe('Deepest selection a GraphQL operation may nest.'),
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).max(1000).default(30).describe('Most aliases one GraphQL document may use.'),
+  GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).max(1_000_000).default(5000).describe('Most lexical tokens in one GraphQL document (refused while parsing).'),
+  GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(50_000).describe('Largest cost of a GraphQL operation: 1 per field, list fields weighted by their page size (`first`).'),
+  PERSISTED_OPERATIONS_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Allow list of GraphQL operations (Apollo persisted-query manifest); default persisted-operations.json, generated from graphql/operations/.'),
+  PERSISTED_OPERATIONS_REQUIRED_FOR: z
+    .string()
+    .regex(/^\s*(\*|(role|caller):[^,;\s]+)(\s*,\s*(\*|(role|caller):[^,;\s]+))*\s*$/, 'must be * or a comma-separated list of role:<role> and caller:<caller id>')
+    .optional()
+    .describe('GraphQL callers that may run only operations of the allow list: * (everyone), role:<role>, caller:<id> (JWT subject, session user, apikey:<name>), comma-separated. Default: nobody.'),
+  GRAPHQL_MAX_BATCH: z.coerce.number().int().min(1).max(100).default(1).describe('Most operations in one batched GraphQL request (1: batching off).'),
+});
+
+export type GraphqlVariables = z.infer<typeof graphqlVariables>;
+
+export function graphqlSettings(e: GraphqlVariables & Pick<ServerVariables, 'NODE_ENV'>) {
+  const production = e.NODE_ENV === 'production';
+  return {
+    graphiql: e.GRAPHIQL_ENABLED ?? !production,
+    introspection: e.GRAPHQL_INTROSPECTION ?? !production,
+    /** The allow list (`file` unset: persisted-operations.json) and who must keep to it. */
+    persistedOperations: {
+      ...(e.PERSISTED_OPERATIONS_FILE ? { file: e.PERSISTED_OPERATIONS_FILE } : {}),
+      requiredFor: list(e.PERSISTED_OPERATIONS_REQUIRED_FOR),
+    },
+  };
+}
+
+export function graphqlLimitSettings(e: GraphqlVariables) {
+  return { maxDepth: e.GRAPHQL_MAX_DEPTH, maxAliases: e.GRAPHQL_MAX_ALIASES, maxTokens: e.GRAPHQL_MAX_TOKENS, maxCost: e.GRAPHQL_MAX_COST, maxBatch: e.GRAPHQL_MAX_BATCH };
+}
