@@ -3,7 +3,8 @@
 // chooses the endpoint among these five and their parameters, never the host, the path beyond
 // them, the method or the headers (the original spread the caller's request options into its
 // outgoing call: a server-side request forgery we do not copy).
-import { formatValue, instantQuery, rangeQuery, UnsupportedQueryError, type Labels, type QueryResult } from '../promql/evaluator.js';
+import { formatValue } from '../json/prometheus-value.js';
+import { instantQuery, rangeQuery, UnsupportedQueryError, type Labels, type QueryResult } from '../promql/evaluator.js';
 import { WrittenJson } from '../json/written-json.js';
 import { expectedMatrixBytes, writeMatrix } from './matrix-json.js';
 import { durationMs, parsePromQL, type LabelMatcher } from '../promql/parser.js';
