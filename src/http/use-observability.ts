@@ -27,6 +27,7 @@ const FIXED_ROUTES: [prefix: string, name: string][] = [
   ['/openapi.json', 'openapi'],
   ['/docs', 'docs'],
   ['/graphiql', 'graphiql'],
+  ['/prometheus', 'prometheus'],
   [EMBEDDED_LINK_PREFIX, 'object-store'],
 ];
 

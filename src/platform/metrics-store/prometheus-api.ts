@@ -37,6 +37,11 @@ export interface PrometheusApi {
   get(path: string, params: MetricsParams): Promise<unknown>;
 }
 
+/** The parameters the read endpoint at `path` (without /prom) takes; undefined for any other path. */
+export function readEndpointParams(path: string): readonly string[] | undefined {
+  return ENDPOINTS.find((candidate) => candidate.pattern.test(path))?.params;
+}
+
 /** The read endpoint `path` names (a leading /prom, as the console writes it, is dropped), with only its own parameters. */
 export function readRequest(path: string, given: MetricsParams): { path: string; params: MetricsParams } {
   const [withPrefix, search] = path.split('?', 2) as [string, string | undefined];
