@@ -45,6 +45,7 @@ import { healthRouter } from './http/health.js';
 import { apiDocsRouter } from './http/api-docs.js';
 import { metricsRouter } from './http/metrics-endpoint.js';
 import { metricFamilies, PROMETHEUS_API_PREFIX, prometheusApiRouter } from './http/prometheus-api.js';
+import { GRAFANA_RULES_PREFIX, grafanaRulesRouter } from './http/grafana-rules.js';
 import { graphqlObservabilityPlugin, useObservability } from './http/use-observability.js';
 import { AUDIT_LIST_MAX, createAuditService } from './modules/audit/service.js';
 import { createAuditStore } from './modules/audit/store.js';
@@ -371,7 +372,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   if (objectStore instanceof EmbeddedObjectStore)
     app.use(embeddedObjectStoreRouter(objectStore, logger, { corsOrigins: config.objectStore.kind === 'embedded' ? config.objectStore.corsOrigins : [] }));
   if (config.graphql.graphiql) app.use(graphiqlRouter());
-  const apiPaths = ['/graphql', ...REST_PREFIXES, PROMETHEUS_API_PREFIX];
+  const apiPaths = ['/graphql', ...REST_PREFIXES, PROMETHEUS_API_PREFIX, GRAFANA_RULES_PREFIX];
   // The timeout starts before authentication: a session or API-key lookup can wait on the database too.
   app.use(apiPaths, useRequestTimeout({ timeoutMs: config.http.requestTimeoutMs, logger }));
   app.use(apiPaths, useAuth({ authenticator }));
@@ -395,6 +396,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
       bodyLimitBytes: config.http.bodyLimitBytes,
     }),
   );
+  app.use(grafanaRulesRouter({ alertRules: services.alertRules, accessControl, logger }));
   const rest = createRestRouter({
     schema,
     endpoints: restEndpoints,

@@ -28,6 +28,7 @@ const FIXED_ROUTES: [prefix: string, name: string][] = [
   ['/docs', 'docs'],
   ['/graphiql', 'graphiql'],
   ['/prometheus', 'prometheus'],
+  ['/api/prometheus/grafana', 'grafana-rules'],
   [EMBEDDED_LINK_PREFIX, 'object-store'],
 ];
 

@@ -39,7 +39,7 @@ function answerTimeout(req: Request, res: Response, timeoutMs: number, logger: L
   logger.warn({ requestId: res.locals.requestId, method: req.method, path: req.originalUrl.split('?')[0], apiId: res.locals.apiId, timeoutMs }, 'request timed out');
   if (req.originalUrl.startsWith('/graphql')) {
     res.status(error.httpStatus).json({ errors: [{ message: error.message, extensions: { code: error.code, responseCode: error.kind } }] });
-  } else if (req.originalUrl.startsWith(`${PROMETHEUS_API_PREFIX}/`)) {
+  } else if (req.originalUrl.startsWith(`${PROMETHEUS_API_PREFIX}/`) || req.originalUrl.startsWith('/api/prometheus/grafana/')) {
     sendGatewayFailure(res, error);
   } else {
     const apiId = typeof res.locals.apiId === 'string' ? res.locals.apiId : 'api';
