@@ -44,6 +44,8 @@ import { embeddedObjectStoreRouter } from './http/embedded-object-store.js';
 import { healthRouter } from './http/health.js';
 import { apiDocsRouter } from './http/api-docs.js';
 import { metricsRouter } from './http/metrics-endpoint.js';
+import { metricFamilies, PROMETHEUS_API_PREFIX, prometheusApiRouter } from './http/prometheus-api.js';
+import { GRAFANA_RULES_PREFIX, grafanaRulesRouter } from './http/grafana-rules.js';
 import { graphqlObservabilityPlugin, useObservability } from './http/use-observability.js';
 import { AUDIT_LIST_MAX, createAuditService } from './modules/audit/service.js';
 import { createAuditStore } from './modules/audit/store.js';
@@ -370,7 +372,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   if (objectStore instanceof EmbeddedObjectStore)
     app.use(embeddedObjectStoreRouter(objectStore, logger, { corsOrigins: config.objectStore.kind === 'embedded' ? config.objectStore.corsOrigins : [] }));
   if (config.graphql.graphiql) app.use(graphiqlRouter());
-  const apiPaths = ['/graphql', ...REST_PREFIXES];
+  const apiPaths = ['/graphql', ...REST_PREFIXES, PROMETHEUS_API_PREFIX, GRAFANA_RULES_PREFIX];
   // The timeout starts before authentication: a session or API-key lookup can wait on the database too.
   app.use(apiPaths, useRequestTimeout({ timeoutMs: config.http.requestTimeoutMs, logger }));
   app.use(apiPaths, useAuth({ authenticator }));
@@ -384,6 +386,17 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     keptResults.keptAnswers((req, res) => accessFor(res.locals.auth as Authentication | undefined, req.ip), persistedOnlyFor(persistedRequiredFor)),
     expressMiddleware(apollo, { context: async ({ req, res }) => createContext(res.locals.requestId as string, res.locals.auth as Authentication | undefined, req.ip) }),
   );
+  app.use(
+    prometheusApiRouter({
+      prometheus,
+      accessControl,
+      logger,
+      gatewayVersion: GATEWAY_VERSION,
+      metadata: metricsStore ? async () => metricFamilies(await metrics.snapshot()) : undefined,
+      bodyLimitBytes: config.http.bodyLimitBytes,
+    }),
+  );
+  app.use(grafanaRulesRouter({ alertRules: services.alertRules, accessControl, logger }));
   const rest = createRestRouter({
     schema,
     endpoints: restEndpoints,

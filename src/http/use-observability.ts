@@ -27,6 +27,8 @@ const FIXED_ROUTES: [prefix: string, name: string][] = [
   ['/openapi.json', 'openapi'],
   ['/docs', 'docs'],
   ['/graphiql', 'graphiql'],
+  ['/prometheus', 'prometheus'],
+  ['/api/prometheus/grafana', 'grafana-rules'],
   [EMBEDDED_LINK_PREFIX, 'object-store'],
 ];
 

@@ -8,6 +8,7 @@ import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { requestMsgid } from '../../rest/envelope.js';
 import { sendFailure } from '../../rest/router.js';
+import { PROMETHEUS_API_PREFIX, sendGatewayFailure } from './prometheus-api.js';
 
 export interface RequestTimeoutOptions {
   timeoutMs: number;
@@ -38,6 +39,8 @@ function answerTimeout(req: Request, res: Response, timeoutMs: number, logger: L
   logger.warn({ requestId: res.locals.requestId, method: req.method, path: req.originalUrl.split('?')[0], apiId: res.locals.apiId, timeoutMs }, 'request timed out');
   if (req.originalUrl.startsWith('/graphql')) {
     res.status(error.httpStatus).json({ errors: [{ message: error.message, extensions: { code: error.code, responseCode: error.kind } }] });
+  } else if (req.originalUrl.startsWith(`${PROMETHEUS_API_PREFIX}/`) || req.originalUrl.startsWith('/api/prometheus/grafana/')) {
+    sendGatewayFailure(res, error);
   } else {
     const apiId = typeof res.locals.apiId === 'string' ? res.locals.apiId : 'api';
     sendFailure(res, apiId, requestMsgid(req.body), error);

@@ -480,7 +480,7 @@ describe('JSON written as bytes', () => {
   it("writes a range answer's points as Prometheus's JSON, a time off the steps and values String() writes included", async () => {
     const { JsonBytes } = await import('../../src/platform/json/written-json.js');
     const { writeMatrix } = await import('../../src/platform/metrics-store/matrix-json.js');
-    const { formatValue } = await import('../../src/platform/promql/evaluator.js');
+    const { formatValue } = await import('../../src/platform/json/prometheus-value.js');
     const start = 1_764_201_600_000;
     const series = [
       // A flat line, a time between two steps, values written by the writer itself and by String().

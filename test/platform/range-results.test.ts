@@ -3,7 +3,8 @@
 // the samples it came from (a backfill, retention) or answers for a step whose samples may still come.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { formatValue, rangeQuery } from '../../src/platform/promql/evaluator.js';
+import { formatValue } from '../../src/platform/json/prometheus-value.js';
+import { rangeQuery } from '../../src/platform/promql/evaluator.js';
 import { createEmbeddedPrometheusApi } from '../../src/platform/metrics-store/prometheus-api.js';
 import { RangeResultCache, SETTLE_MS } from '../../src/platform/metrics-store/range-results.js';
 import { writeMatrix } from '../../src/platform/metrics-store/matrix-json.js';

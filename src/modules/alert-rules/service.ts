@@ -13,6 +13,7 @@ import type { AlertService } from '../alerts/service.js';
 import { checkMetricExpression } from '../alerts/metric-expression.js';
 import { checkName, isUuid } from '../alerts/rules.js';
 import type { ManagerKind } from '../alerts/types.js';
+import { EVALUATED_MANAGERS } from './evaluator.js';
 import { prometheusRuleFile } from './prometheus-rules.js';
 import {
   alertAnnotations,
@@ -323,6 +324,24 @@ export function createAlertRuleService(store: AlertRuleStore, alerts: AlertServi
         rules.push(...page);
         if (page.length < options.listMax) return prometheusRuleFile(rules);
       }
+    },
+
+    /** The Live rules the embedded evaluator runs, with where it found each, in category then name order (Grafana's rules API shows them). */
+    async evaluatedRules(): Promise<AlertRuleView[]> {
+      const order = [
+        { field: 'category', direction: 'asc' },
+        { field: 'name', direction: 'asc' },
+      ] as const;
+      const records: AlertRuleRecord[] = [];
+      for (const manager of EVALUATED_MANAGERS) {
+        for (let skip = 0; ;) {
+          const page = await store.list({ status: ['live'], manager }, [...order], { take: options.listMax, skip });
+          records.push(...page);
+          skip += page.length;
+          if (page.length < options.listMax) break;
+        }
+      }
+      return views(records);
     },
 
     /** The notifications decided for a rule, newest first. */

@@ -1,7 +1,7 @@
 // A number's shortest round-trip digits written positionally straight into bytes: what String()
 // writes between 1e-5 and 2^53 and what Go's FormatFloat(v, 'f', -1) (Prometheus's values) always
-// writes. A 24-hour dashboard's answer holds ~300,000 values: String() costs 150–400 ns a value on
-// this kind of machine and leaves a string each for the collector; this leaves nothing behind.
+// writes. A 24-hour dashboard's answer holds ~300,000 values: String() would leave a string each for
+// the collector; this leaves nothing behind.
 //
 // How: the nearest 17-digit integer n to |v|·10^k is found exactly (Dekker's product: 10^k is a
 // double exactly up to 10^22), then trailing digits are dropped while n rounded there stays closer

@@ -1,11 +1,12 @@
 // A range query's answer as Prometheus's JSON, written as bytes series by series: each step's
 // `,[<time>,"` is made once for all the series, and nothing is built per point: its opening is
 // copied, its value's digits written in place (shortest-decimal.ts), or copied when it is the value
-// of the point before (a 24-hour dashboard answers hundreds of thousands of points: an array and
-// a string per point cost more than evaluating them). A series may come with the text of its first
+// of the point before (a 24-hour dashboard answers hundreds of thousands of points: no array or
+// string is made for each). A series may come with the text of its first
 // points already written (kept with a range's answer for the next refresh, see RangeResultCache):
 // those are copied.
-import { formatValue, type RangeSeries } from '../promql/evaluator.js';
+import { formatValue } from '../json/prometheus-value.js';
+import type { RangeSeries } from '../promql/evaluator.js';
 import { JsonBytes } from '../json/written-json.js';
 import { MAX_DECIMAL_BYTES, writeShortestDecimal } from '../json/shortest-decimal.js';
 

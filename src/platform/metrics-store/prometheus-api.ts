@@ -3,7 +3,8 @@
 // chooses the endpoint among these five and their parameters, never the host, the path beyond
 // them, the method or the headers (the original spread the caller's request options into its
 // outgoing call: a server-side request forgery we do not copy).
-import { formatValue, instantQuery, rangeQuery, UnsupportedQueryError, type Labels, type QueryResult } from '../promql/evaluator.js';
+import { formatValue } from '../json/prometheus-value.js';
+import { instantQuery, rangeQuery, UnsupportedQueryError, type Labels, type QueryResult } from '../promql/evaluator.js';
 import { WrittenJson } from '../json/written-json.js';
 import { expectedMatrixBytes, writeMatrix } from './matrix-json.js';
 import { durationMs, parsePromQL, type LabelMatcher } from '../promql/parser.js';
@@ -35,6 +36,11 @@ export interface PrometheusApi {
   readonly name: string;
   /** Prometheus's JSON body for GET `path` (one of the read endpoints) with `params`. */
   get(path: string, params: MetricsParams): Promise<unknown>;
+}
+
+/** The parameters the read endpoint at `path` (without /prom) takes; undefined for any other path. */
+export function readEndpointParams(path: string): readonly string[] | undefined {
+  return ENDPOINTS.find((candidate) => candidate.pattern.test(path))?.params;
 }
 
 /** The read endpoint `path` names (a leading /prom, as the console writes it, is dropped), with only its own parameters. */

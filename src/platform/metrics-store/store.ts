@@ -33,8 +33,8 @@ export const MAX_SERIES_PER_SELECTOR = 20_000;
 
 /**
  * A selection of more series than this is read in several statements at once, at most
- * PARALLEL_READS: PostgreSQL runs a statement on one core, and listing and packing 600 series'
- * day took 37-41 ms in one statement, 23-29 in two, 17-23 in three or four (2 cores).
+ * PARALLEL_READS: PostgreSQL runs a statement on one core, so a few statements at once list and
+ * pack a large selection sooner than one.
  */
 const SERIES_PER_READ = 150;
 const PARALLEL_READS = 4;
@@ -153,7 +153,7 @@ export class MetricsStore implements SampleSource {
     // compaction between them cannot hide samples. Numbers travel as 8-byte doubles in base64 (a
     // third shorter than bytea's hex, and quicker to decode): nothing is printed as a number by
     // the server nor parsed here. A series' chunks are listed by their end, the index's order (by
-    // their start, PostgreSQL sorted 15,000 chunks of 600 series: 12 of its 19 ms): the same
+    // their start, PostgreSQL would sort them): the same
     // order for chunks that do not overlap, and put in order of start here when two do. A large
     // selection is read in several statements at once (SERIES_PER_READ), each series whole in one
     // (a sampling written between two of them may show in some series and not yet in others, as
@@ -359,8 +359,7 @@ function seriesKey(labels: Labels): string {
  * kept before it (a sample both in a chunk and in the rows after it is kept once, from the chunk)
  * to its last in the window. Nothing is copied until asked: the evaluator's column path reads the
  * runs into arrays it reuses (`readInto`); `times`/`values` join them into arrays of their own,
- * once, on first access. Joined, a day of 600 series at 15 s takes ~55 MB: joining at every
- * query cost nearly as much as evaluating (fresh memory, and the collections it brought).
+ * once, on first access (joined, a day of 600 series at 15 s takes ~55 MB).
  */
 class PartedSeries implements StoredSeries {
   private readonly runs: { part: DecodedChunk; low: number; high: number }[] = [];
@@ -448,8 +447,7 @@ class PartedSeries implements StoredSeries {
 /**
  * The times of an evenly spaced chunk, made once per start, spacing and count: the sampler writes
  * every series at the same times, so a day of a thousand series' hourly chunks shares a few dozen
- * (copying chunks into the evaluation's arrays was 7 % of a 600-series query's time, most of it
- * counting out each chunk's times again). At most EVEN_TIMES_KEPT are remembered (~2 MB at 15 s).
+ * (not counted out again for each chunk a query copies). At most EVEN_TIMES_KEPT are remembered (~2 MB at 15 s).
  */
 const evenTimesMade = new Map<string, Float64Array>();
 const EVEN_TIMES_KEPT = 1_024;
