@@ -4,6 +4,23 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// Layers (README "Layout"): rest/ and src/graphql are transports over src/modules; a module reaches
+// outside systems through the ports of src/platform, which know no module, transport or HTTP
+// layer (what a port needs from a module, src/server.ts hands it). Only src/server.ts, which wires
+// them together, may import anything. Imports here are always relative, so a forbidden import is
+// recognised by its specifier; test/deploy/layers.test.ts plants one of each kind and checks that
+// lint fails on it. Type-only imports count too: a shape a port and a module share lives in the port.
+const FORBIDDEN = {
+  rest: { regex: '^(\\.\\./)+rest(/|$)', message: 'src/ does not import rest/ (the REST transport sits on top of src/; only src/server.ts wires it in).' },
+  upperLayers: {
+    regex: '^(\\.\\./)+((modules|graphql|http|auth)(/|$)|(server|context)\\.js$)',
+    message: 'src/platform does not import modules, transports or the HTTP layer: put the shared type in the port, and hand what the port needs from a module over in src/server.ts.',
+  },
+  otherModuleStore: { regex: '^\\.\\./[^/.][^/]*/store(\\.js)?$|(^|/)modules/[^/]+/store(\\.js)?$', message: "A module does not import another module's store: call that module's service." },
+  anyModuleStore: { regex: '(^|/)modules/[^/]+/store(\\.js)?$', message: "Only a module itself (and src/server.ts, which wires it) imports a module's store: call its service." },
+};
+const layerRule = (...forbidden) => ({ 'no-restricted-imports': ['error', { patterns: forbidden }] });
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'src/generated/', '.data/', 'coverage/'] },
   js.configs.recommended,
@@ -47,4 +64,9 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.mjs', '**/*.js'], ...tseslint.configs.disableTypeChecked },
+  // One block per layer: a later block replaces an earlier one's options, so each lists all it forbids.
+  { files: ['src/**/*.ts'], ignores: ['src/server.ts'], rules: layerRule(FORBIDDEN.rest, FORBIDDEN.anyModuleStore) },
+  { files: ['src/platform/**/*.ts'], rules: layerRule(FORBIDDEN.rest, FORBIDDEN.upperLayers, FORBIDDEN.anyModuleStore) },
+  { files: ['src/modules/**/*.ts'], rules: layerRule(FORBIDDEN.rest, FORBIDDEN.otherModuleStore) },
+  { files: ['rest/**/*.ts'], rules: layerRule(FORBIDDEN.anyModuleStore) },
 );

@@ -11,7 +11,8 @@ import { ERROR_CATALOGUE, GENERIC_FAILURE_MESSAGE, GatewayError, type ErrorCode,
 import { DATABASE_UNAVAILABLE_MESSAGE } from '../src/graphql/errors.js';
 import { requestTimeoutMessage } from '../src/http/use-request-timeout.js';
 import { CREATED_ID, examplesOf, type RestExample } from './examples.js';
-import { presentationOf, type ErrorPresentation, type RestEndpoint } from './table.js';
+import type { ErrorPresentation } from '../src/http/envelope.js';
+import { presentationOf, type RestEndpoint } from './table.js';
 import type { JsonSchema } from './validation.js';
 
 export type OpenApiDocument = Record<string, unknown> & { openapi: string; paths: Record<string, Record<string, OpenApiOperation>> };

@@ -10,11 +10,11 @@ import { classifyGraphQLError } from '../src/graphql/errors.js';
 import type { Logger } from '../src/logger.js';
 import type { ChangeFeed } from '../src/platform/cache/change-feed.js';
 import { describeJsonLimitViolation, findJsonLimitViolation, type JsonLimits } from '../src/validation/json-limits.js';
-import { failureEnvelope, requestMsgid, successEnvelopeJson } from './envelope.js';
+import { requestMsgid, sendFailure, successEnvelopeJson } from '../src/http/envelope.js';
 import { jsonBodyOf } from '../src/platform/json/written-json.js';
 import { resultEtag, ResultCache, type CachedResult } from './result-cache.js';
 import { MultipartRefused, receiveSingleFile } from './multipart.js';
-import { presentationOf, type ErrorPresentation, type RestEndpoint } from './table.js';
+import { presentationOf, type RestEndpoint } from './table.js';
 import { compileValidator, type Validator } from './validation.js';
 
 /** Paths the REST layer answers for, matched or not. */
@@ -99,13 +99,6 @@ function compile(endpoint: RestEndpoint, schema: GraphQLSchema): CompiledEndpoin
 }
 
 /** Sends a failure envelope, shown as `shown` says (an entry's presentation); the one place that writes REST failures. */
-export function sendFailure(res: Response, apiId: string, msgid: string | undefined, error: GatewayError, shown: ErrorPresentation = error): void {
-  if (error.headers) res.set(error.headers);
-  // Counted by API id and code (src/http/use-observability.ts, gateway_rest_failures_total).
-  res.locals.errorCode = error.code;
-  res.status(shown.httpStatus).json(failureEnvelope(apiId, msgid, shown.kind, error.code, error.message));
-}
-
 /** Whether the request carries a body (a length above zero, or a chunked one). */
 function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];

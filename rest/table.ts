@@ -1,15 +1,10 @@
 // The shape of one REST compatibility entry. Routing, validation, the envelope and (later) access
 // control and the OpenAPI document are all derived from these declarations.
-import type { ErrorCode, ErrorKind, GatewayError } from '../src/errors.js';
+import type { ErrorCode, GatewayError } from '../src/errors.js';
+import type { ErrorPresentation } from '../src/http/envelope.js';
 import type { JsonSchema } from './validation.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-
-/** How a failure is shown on the wire: the envelope's responseCode and the HTTP status. */
-export interface ErrorPresentation {
-  kind: ErrorKind;
-  httpStatus: number;
-}
 
 export interface RestInput {
   /** Path parameters, validated by `pathSchema`. */

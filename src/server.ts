@@ -71,6 +71,7 @@ import { IngestionCounters } from './modules/ingestion/counters.js';
 import { createIngestionService } from './modules/ingestion/service.js';
 import { createHealthService } from './modules/metrics/health.js';
 import { createMetricsService } from './modules/metrics/service.js';
+import { piiRules } from './modules/pii/detectors.js';
 import { createPiiService } from './modules/pii/service.js';
 import { createDatasetStore, type DatasetVersionList } from './modules/datasets/store.js';
 import { createSchemaInferenceService } from './modules/schema-inference/service.js';
@@ -81,6 +82,7 @@ import type { TemplateRecord } from './modules/templates/types.js';
 import { createAlertManagers, type AlertManagers } from './platform/alert-manager/alert-manager.js';
 import { openDatabase, type Database } from './platform/database/database.js';
 import { EmbeddedEventStore } from './platform/event-bus/embedded-store.js';
+import { ingestionProcessing } from './modules/ingestion/pipeline.js';
 import type { EventBus } from './platform/event-bus/event-bus.js';
 import { createMetricsSource } from './platform/metrics-source/metrics-source.js';
 import { createPiiDetector } from './platform/pii-detector/pii-detector.js';
@@ -151,7 +153,7 @@ function createServices(
       resolveManager: (name) => platform.managerNames.resolveManager(name, 'rule'),
     }),
     audit: createAuditService(createAuditStore(database.prisma), { listMax: AUDIT_LIST_MAX }),
-    pii: createPiiService(createPiiDetector(config.pii), config.pii),
+    pii: createPiiService(createPiiDetector(config.pii, piiRules), config.pii),
     metrics,
     health: createHealthService({ pingDatabase: () => database.ping(), eventBus: platform.eventBus, queryEngine: platform.queryEngine, datasets, metrics }),
   };
@@ -200,7 +202,7 @@ function createQueryEngine(config: Config, database: Database): QueryEngine {
 
 async function createEventBus(config: Config, database: Database, logger: Logger): Promise<EventBus> {
   const kafka = config.ingestion.kafka;
-  if (!kafka) return new EmbeddedEventStore(database.pool);
+  if (!kafka) return new EmbeddedEventStore(database.pool, ingestionProcessing);
   const { createKafkaProducer, KafkaEventBus } = await import('./platform/event-bus/kafka.js');
   return new KafkaEventBus(createKafkaProducer(kafka), kafka, logger);
 }

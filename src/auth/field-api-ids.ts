@@ -4,7 +4,6 @@
 // (every root field declared) and against the REST table (each entry's API id admits the fields
 // its operations run); a gap stops the start-up, naming it.
 import { type GraphQLSchema, Kind, OperationTypeNode, parse, type SelectionSetNode } from 'graphql';
-import type { RestEndpoint } from '../../rest/table.js';
 
 /** Marks a field anyone may call, credentials or not. */
 export const PUBLIC_API_ID = 'public';
@@ -44,6 +43,17 @@ export function rootFieldsOf(source: string): string[] {
   return coordinates;
 }
 
+/** What the check reads of a REST table entry (rest/table.ts): its route, API ids and operations. */
+export interface RestOperations {
+  method: string;
+  path: string;
+  apiId: string;
+  /** One GraphQL document, or several by name. */
+  operation: string | Readonly<Record<string, string>>;
+  /** The API id a named operation needs instead of `apiId`. */
+  operationApiIds?: Readonly<Record<string, string>>;
+}
+
 export interface FieldApiIds {
   /** `Query.dataset` → the API ids that admit a caller to it. */
   byField: Map<string, readonly string[]>;
@@ -54,7 +64,7 @@ export interface FieldApiIds {
 }
 
 /** The declared API ids of the schema's root fields, and what does not fit the schema or the REST table. */
-export function fieldApiIds(schema: GraphQLSchema, permissions: FieldPermissions, endpoints: readonly RestEndpoint[]): FieldApiIds {
+export function fieldApiIds(schema: GraphQLSchema, permissions: FieldPermissions, endpoints: readonly RestOperations[]): FieldApiIds {
   const byField = new Map<string, readonly string[]>();
   const undeclared: string[] = [];
   for (const type of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {

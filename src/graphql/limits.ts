@@ -38,14 +38,6 @@ import {
 import { GatewayError } from '../errors.js';
 import { characterCount, describeJsonLimitViolation, findJsonLimitViolation, JSON_LIMIT_SETTINGS, type JsonLimits } from '../validation/json-limits.js';
 
-export interface GraphQLLimits {
-  maxDepth: number;
-  maxAliases: number;
-  maxTokens: number;
-  maxCost: number;
-  maxBatch: number;
-}
-
 /** The list argument whose value is a field's page size. */
 const PAGE_SIZE_ARGUMENT = 'first';
 

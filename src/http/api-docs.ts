@@ -4,7 +4,6 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import express, { type Request, type Response } from 'express';
-import type { OpenApiDocument } from '../../rest/openapi.js';
 import { projectPath } from '../paths.js';
 
 const WEB_DOCS_DIR = projectPath('web', 'docs') + path.sep;
@@ -12,7 +11,8 @@ const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swag
 /** The only files of swagger-ui-dist the page uses. */
 const ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js']);
 
-export function apiDocsRouter(document: OpenApiDocument): express.Router {
+/** `document` is the OpenAPI document the REST table describes (rest/openapi.ts builds it). */
+export function apiDocsRouter(document: Readonly<Record<string, unknown>>): express.Router {
   const router = express.Router();
   const json = JSON.stringify(document);
   router.get('/openapi.json', (_req: Request, res: Response) => {

@@ -3,7 +3,7 @@
 // contract's failure envelope instead of Node's bare status line.
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { failureEnvelope } from '../../rest/envelope.js';
+import { failureEnvelope } from './envelope.js';
 
 const STATUS_BY_CODE: Record<string, [number, string]> = {
   HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],

@@ -8,7 +8,7 @@
 // machine can reach the gateway. A DNS-rebinding page reaches it through a name of its own that
 // resolves to 127.0.0.1: so in that mode only loopback Host names are answered.
 import type { NextFunction, Request, Response } from 'express';
-import { failureEnvelope } from '../../rest/envelope.js';
+import { failureEnvelope } from './envelope.js';
 import { GatewayError } from '../errors.js';
 
 export interface UseCrossOriginOptions {

@@ -6,8 +6,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { requestMsgid } from '../../rest/envelope.js';
-import { sendFailure } from '../../rest/router.js';
+import { requestMsgid, sendFailure } from './envelope.js';
 import { PROMETHEUS_API_PREFIX, sendGatewayFailure } from './prometheus-api.js';
 
 export interface RequestTimeoutOptions {

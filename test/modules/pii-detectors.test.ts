@@ -27,7 +27,7 @@ import type { ValueEvidence } from '../../src/modules/pii/types.js';
 import { BuiltinPiiDetector } from '../../src/platform/pii-detector/builtin.js';
 import { PII_CORPUS, scoreCorpus } from '../support/pii-corpus.js';
 
-const service = createPiiService(new BuiltinPiiDetector(), { maxRecords: 1000, maxBytes: 1024 * 1024, minScore: 0.5 });
+const service = createPiiService(new BuiltinPiiDetector(detectValue), { maxRecords: 1000, maxBytes: 1024 * 1024, minScore: 0.5 });
 
 describe('check digits', () => {
   it.each([

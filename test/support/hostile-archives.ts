@@ -14,7 +14,6 @@ export const HOSTILE_ENV = {
   CONNECTOR_UPLOAD_LIMIT: '4mb',
 };
 export const MAX_ENTRY_BYTES = 1024 * 1024;
-export const MAX_TOTAL_BYTES = 3 * 1024 * 1024;
 export const UPLOAD_LIMIT_BYTES = 4 * 1024 * 1024;
 
 export interface HostileArchive {

@@ -1,16 +1,13 @@
 // Domain types of alerting (silences, metric aliases, notification channels), shared by the
-// service, the store, the platform ports and the GraphQL mappers.
+// service, the store and the GraphQL mappers (the shapes the platform's ports take are theirs).
 import type { Actor } from '../../auth/actor.js';
+import type { ManagerKind } from '../../platform/alert-manager/alert-manager.js';
+import type { ChannelConfig, ChannelType, DeliveryReport } from '../../platform/notifier/channel.js';
 import type { Page } from '../../validation/page-window.js';
 
 export type { Actor };
-
-/** Alert managers the gateway can act on; which of them are usable depends on the configuration. */
-export const MANAGER_KINDS = ['embedded', 'alertmanager', 'grafana'] as const;
-export type ManagerKind = (typeof MANAGER_KINDS)[number];
-
-export const CHANNEL_TYPES = ['email', 'slack', 'teams'] as const;
-export type ChannelType = (typeof CHANNEL_TYPES)[number];
+export { MANAGER_KINDS, type ManagerKind } from '../../platform/alert-manager/alert-manager.js';
+export { CHANNEL_TYPES, type ChannelConfig, type ChannelTarget, type ChannelType, type DeliveryReport } from '../../platform/notifier/channel.js';
 
 /**
  * Where a channel stands: a draft is only our record; publishing creates it at its manager (live);
@@ -95,22 +92,6 @@ export interface MetricAliasFilter {
   subComponent?: string | null;
 }
 
-/** What a channel needs to deliver: recipients for e-mail, a webhook for Slack and Teams. */
-export interface ChannelConfig {
-  /** E-mail: the addresses, as given (`a@x;b@y`). */
-  recipientAddresses?: string;
-  /** E-mail: subject line of notifications. */
-  subject?: string;
-  /** E-mail: body template of notifications. */
-  message?: string;
-  /** Slack and Teams: the incoming-webhook URL. */
-  webhookUrl?: string;
-  /** Slack and Teams: the channel's name in Slack or Teams, as the console asks for it. */
-  channel?: string;
-  /** Any type: labels (string to string) the original let a channel carry. */
-  labels?: Record<string, string>;
-}
-
 export interface ChannelRecord {
   id: string;
   manager: ManagerKind;
@@ -159,30 +140,12 @@ export interface ChannelListQuery extends ListQuery<ChannelFilter> {
   orderBy?: readonly ChannelOrder[] | null;
 }
 
-/** A channel as the service hands it to a manager or a notifier: validated, recipients split. */
-export interface ChannelTarget {
-  id?: string;
-  name: string;
-  type: ChannelType;
-  config: ChannelConfig;
-  /** E-mail only: each address of `recipientAddresses`, trimmed. */
-  recipients: string[];
-}
-
 export interface TestChannelInput {
   message?: string | null;
   /** Test a stored channel... */
   channelId?: string | null;
   /** ...or one described inline (it need not be stored). */
   channel?: ChannelInput | null;
-}
-
-/** What the transport that carried a test message answered. */
-export interface DeliveryReport {
-  /** `smtp`, `outbox` (no SMTP configured: written to a folder), `webhook` or `grafana`. */
-  transport: string;
-  /** The transport's own answer, e.g. `250 OK: queued` or `HTTP 200 ok`. */
-  response: string;
 }
 
 export interface TestChannelResult extends DeliveryReport {

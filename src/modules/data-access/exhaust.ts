@@ -141,5 +141,3 @@ export function createExhaust(datasets: DatasetService, pool: pg.Pool, store: Ob
     },
   };
 }
-
-export type Exhaust = ReturnType<typeof createExhaust>;

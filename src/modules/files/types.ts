@@ -1,8 +1,7 @@
 // Domain types of pre-signed file links (contract 2.5, 4.5).
 
-export const FILE_ACCESSES = ['read', 'write'] as const;
 /** `write` gives upload links (the default), `read` download links. */
-export type FileAccess = (typeof FILE_ACCESSES)[number];
+export const FILE_ACCESSES = ['read', 'write'] as const;
 
 export const FILE_KINDS = ['dataset', 'connector'] as const;
 /** Which area of the object store a file belongs to: dataset uploads, or connector distributions. */

@@ -6,7 +6,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { DatasetRecord, JsonObject } from '../datasets/types.js';
 import { linearRegExpEngine } from '../../validation/linear-regexp.js';
-import { batchKeys } from '../../platform/event-bus/event-bus.js';
+import { batchKeys, type EventProcessing } from '../../platform/event-bus/event-bus.js';
 import { isObject, textOf } from '../../validation/json-object.js';
 import { parseTimestamp } from '../../validation/timestamp.js';
 
@@ -130,3 +130,6 @@ export function denormFields(dataset: DatasetRecord): DenormField[] {
       : [],
   );
 }
+
+/** The rules above, as the embedded event store takes them (src/server.ts hands them over). */
+export const ingestionProcessing: EventProcessing = { extractEvents, eventValidator, dedupKeyOf, dedupPeriodSeconds, eventTime, masterKeyOf, denormFields, valueAt };

@@ -32,44 +32,13 @@ export interface MetricCategoryResult {
 }
 
 // ---------------------------------------------------------------------------------------------
-// What a metrics source reports: raw figures. The service turns them into components.
-
-/** A time range, from inclusive, to exclusive. */
-export interface Window {
-  from: Date;
-  to: Date;
-}
+// What a metrics source reports: raw figures (src/platform/metrics-source). The service turns them
+// into components.
+export type { ApiCallFigures, ConnectorFigures, FreshnessFigures, OutcomeFigures, Window } from '../../platform/metrics-source/metrics-source.js';
 
 /** The processing stages of the pipeline, in the order an event passes them. */
 export const PIPELINE_STAGES = ['extraction', 'validation', 'dedup', 'denorm', 'transformation', 'master'] as const;
 export type PipelineStage = (typeof PIPELINE_STAGES)[number];
-
-export interface FreshnessFigures {
-  /** Event time (from the dataset's timestamp key) of the newest stored event; null when none. */
-  newestEventTime: Date | null;
-  /** Mean time from an event's own time to its arrival, over events that arrived in the window; null when none did. */
-  averageLagMs: number | null;
-}
-
-export interface OutcomeFigures {
-  /** Events that went through every stage and were stored, by arrival in the window. */
-  stored: number;
-  /** Events a stage refused, by stage (stages not listed refused none). */
-  failedByStage: Partial<Record<string, number>>;
-}
-
-export interface ConnectorFigures {
-  /** The connector instance that brought the events in (`api` for the ingestion endpoint). */
-  id: string;
-  stored: number;
-  failed: number;
-}
-
-export interface ApiCallFigures {
-  /** Calls about this dataset, and about every dataset, that the source knows of. */
-  dataset: number;
-  all: number;
-}
 
 /** GraphQL's MetricCategory values and what this domain calls each (resolvers, codegen and REST all read this). */
 export const METRIC_CATEGORY_VALUES = {

@@ -5,15 +5,8 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { ibanValid, luhnValid, verhoeffValid } from './checksums.js';
 import { phoneDetector, type PhoneDetector } from './phone.js';
-import type { BuiltinPiiType } from './types.js';
-
-export interface ValueHit {
-  type: BuiltinPiiType;
-  /** The detector that fired; also the finding reason's `code`. */
-  code: string;
-  region: string;
-  confidence: number;
-}
+import type { PiiRules, ValueHit } from '../../platform/pii-detector/pii-detector.js';
+import { nameWords } from './field-names.js';
 
 /** Longest value the detectors look at; no identifier they know is anywhere near it. */
 export const MAX_VALUE_LENGTH = 256;
@@ -180,3 +173,6 @@ export function detectValue(raw: string, phones: PhoneDetector = phoneDetector):
   }
   return hits;
 }
+
+/** The rules a PII detector adapter applies, as src/server.ts hands them to it. */
+export const piiRules: PiiRules = { detectValue: (value) => detectValue(value), nameWords };

@@ -3,10 +3,14 @@
 // alerts service decides when to call which; implementations only speak their manager's API and
 // raise ALERT_MANAGER_FAILED (with the manager's own answer) when it refuses or cannot be reached.
 import type { Config } from '../../config.js';
-import type { ChannelTarget, DeliveryReport, ManagerKind } from '../../modules/alerts/types.js';
+import type { ChannelTarget, DeliveryReport } from '../notifier/channel.js';
 import { PrometheusAlertmanager } from './alertmanager.js';
 import { EmbeddedAlertManager } from './embedded.js';
 import { GrafanaAlertManager } from './grafana.js';
+
+/** Alert managers the gateway can act on; which of them are usable depends on the configuration. */
+export const MANAGER_KINDS = ['embedded', 'alertmanager', 'grafana'] as const;
+export type ManagerKind = (typeof MANAGER_KINDS)[number];
 
 export interface SilenceSpec {
   /** The silenced alert: the silence matches the label `alertId` with this value. */

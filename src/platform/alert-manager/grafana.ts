@@ -6,7 +6,7 @@
 // the whole policy tree (as the original did) races with every other writer, so a rule names its
 // contact point itself (simplified routing).
 import { GatewayError } from '../../errors.js';
-import type { ChannelTarget, DeliveryReport } from '../../modules/alerts/types.js';
+import type { ChannelTarget, DeliveryReport } from '../notifier/channel.js';
 import type { AlertManager, ChannelPort, RulePort, SilenceSpec } from './alert-manager.js';
 import { SilenceApi } from './alertmanager.js';
 import { GrafanaRules } from './grafana-rules.js';

@@ -1,10 +1,10 @@
 // The embedded event store: the default event bus when no Kafka is configured. It applies the
-// platform's processing to each message and writes the outcome in ONE transaction: either every
-// event of the request is stored (accepted, or kept as failed with its stage and reason), or none.
+// ingestion pipeline's rules (handed to it as EventProcessing) to each message and writes the
+// outcome in ONE transaction: either every event of the request is stored (accepted, or kept as
+// failed with its stage and reason), or none.
 import type pg from 'pg';
-import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js';
-import type { EventBus, IngestMessage, PublishOutcome } from './event-bus.js';
-import { dedupKeyOf, dedupPeriodSeconds, denormFields, eventTime, eventValidator, extractEvents, masterKeyOf, valueAt } from '../../modules/ingestion/pipeline.js';
+import type { DatasetRecord, JsonObject } from '../dataset.js';
+import type { EventBus, EventProcessing, IngestMessage, PublishOutcome } from './event-bus.js';
 import { textOf } from '../../validation/json-object.js';
 
 /**
@@ -17,8 +17,8 @@ const SELECT_EVENT_ROWS = `SELECT $1, to_timestamp(r.ms / 1000.0), to_timestamp(
   FROM ROWS FROM (jsonb_array_elements($4::jsonb), unnest($5::float8[])) AS r(payload, ms)`;
 
 /** The events' times as a PostgreSQL array literal (finite numbers only), written at once: pg's own array conversion quotes each element. */
-function eventTimes(events: readonly JsonObject[], dataset: DatasetRecord, arrival: number): string {
-  return `{${events.map((event) => eventTime(event, dataset, arrival)).join(',')}}`;
+function eventTimes(processing: EventProcessing, events: readonly JsonObject[], dataset: DatasetRecord, arrival: number): string {
+  return `{${events.map((event) => processing.eventTime(event, dataset, arrival)).join(',')}}`;
 }
 
 interface Failed {
@@ -35,7 +35,10 @@ interface Candidate {
 export class EmbeddedEventStore implements EventBus {
   readonly name = 'embedded event store (PostgreSQL tables events, failed_events, event_dedup, master_records)';
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly processing: EventProcessing,
+  ) {}
 
   async publish(message: IngestMessage, dataset: DatasetRecord): Promise<PublishOutcome> {
     const arrival = typeof (message.value.obsrv_meta as JsonObject | undefined)?.syncts === 'number' ? ((message.value.obsrv_meta as JsonObject).syncts as number) : Date.now();
@@ -44,8 +47,8 @@ export class EmbeddedEventStore implements EventBus {
     const candidates: Candidate[] = [];
     const seenInRequest = new Set<string>();
 
-    const validationProblem = eventValidator(dataset);
-    for (const event of extractEvents(message.value, dataset)) {
+    const validationProblem = this.processing.eventValidator(dataset);
+    for (const event of this.processing.extractEvents(message.value, dataset)) {
       if (event === null || typeof event !== 'object' || Array.isArray(event)) {
         failed.push({ stage: 'extraction', reason: 'the extracted item is not a JSON object', payload: event });
         continue;
@@ -55,7 +58,7 @@ export class EmbeddedEventStore implements EventBus {
         failed.push({ stage: 'validation', reason: problem, payload: event });
         continue;
       }
-      const dedupKey = dedupKeyOf(event as JsonObject, dataset);
+      const dedupKey = this.processing.dedupKeyOf(event as JsonObject, dataset);
       if (dedupKey !== undefined && seenInRequest.has(dedupKey)) {
         failed.push({ stage: 'dedup', reason: `duplicate: ${textOf(dataset.dedupConfig?.dedup_key)} ${dedupKey} repeats an earlier event of the same request`, payload: event });
         continue;
@@ -78,7 +81,14 @@ export class EmbeddedEventStore implements EventBus {
            SELECT $1, r.stage, r.reason, to_timestamp($2 / 1000.0), $3, r.payload FROM jsonb_to_recordset($6::jsonb) AS r(stage text, reason text, payload jsonb)
          )
          SELECT 1`,
-        [dataset.datasetId, arrival, msgid, JSON.stringify(accepted), eventTimes(accepted, dataset, arrival), JSON.stringify(failed.map((f) => ({ ...f, payload: f.payload ?? null })))],
+        [
+          dataset.datasetId,
+          arrival,
+          msgid,
+          JSON.stringify(accepted),
+          eventTimes(this.processing, accepted, dataset, arrival),
+          JSON.stringify(failed.map((f) => ({ ...f, payload: f.payload ?? null }))),
+        ],
       );
       return {
         accepted: accepted.length + failed.length,
@@ -97,7 +107,7 @@ export class EmbeddedEventStore implements EventBus {
         if (candidate.dedupKey !== undefined && !fresh.has(candidate.dedupKey)) {
           failed.push({
             stage: 'dedup',
-            reason: `duplicate: ${textOf(dataset.dedupConfig?.dedup_key)} ${candidate.dedupKey} was seen within the last ${dedupPeriodSeconds(dataset)} s`,
+            reason: `duplicate: ${textOf(dataset.dedupConfig?.dedup_key)} ${candidate.dedupKey} was seen within the last ${this.processing.dedupPeriodSeconds(dataset)} s`,
             payload: candidate.event,
           });
         } else accepted.push(candidate.event);
@@ -113,7 +123,7 @@ export class EmbeddedEventStore implements EventBus {
           arrival,
           msgid,
           JSON.stringify(stored),
-          eventTimes(stored, dataset, arrival),
+          eventTimes(this.processing, stored, dataset, arrival),
         ]);
       }
       if (failed.length > 0) {
@@ -143,7 +153,7 @@ export class EmbeddedEventStore implements EventBus {
        ON CONFLICT (dataset_id, dedup_key) DO UPDATE SET seen_at = excluded.seen_at
          WHERE event_dedup.seen_at < now() - make_interval(secs => $3)
        RETURNING dedup_key`,
-      [dataset.datasetId, keys, dedupPeriodSeconds(dataset)],
+      [dataset.datasetId, keys, this.processing.dedupPeriodSeconds(dataset)],
     );
     return new Set(result.rows.map((row) => row.dedup_key));
   }
@@ -153,7 +163,7 @@ export class EmbeddedEventStore implements EventBus {
     const latest = new Map<string, JsonObject>();
     const kept: JsonObject[] = [];
     for (const event of events) {
-      const key = masterKeyOf(event, dataset);
+      const key = this.processing.masterKeyOf(event, dataset);
       if (key === undefined) {
         failed.push({ stage: 'master', reason: "the event has no value at the dataset's data_key", payload: event });
         continue;
@@ -174,12 +184,12 @@ export class EmbeddedEventStore implements EventBus {
 
   /** Adds each denorm field's master record (or null when there is none) to the events, in place. */
   private async denormalise(client: pg.Pool | pg.PoolClient, dataset: DatasetRecord, events: JsonObject[]): Promise<void> {
-    const fields = denormFields(dataset);
+    const fields = this.processing.denormFields(dataset);
     if (fields.length === 0 || events.length === 0) return;
     const lookups = new Map<string, { masterId: string; key: string }>();
     for (const event of events) {
       for (const field of fields) {
-        const key = valueAt(event, field.key);
+        const key = this.processing.valueAt(event, field.key);
         if (key !== undefined && key !== null && typeof key !== 'object') lookups.set(`${field.masterId}\u0000${textOf(key)}`, { masterId: field.masterId, key: textOf(key) });
       }
     }
@@ -195,7 +205,7 @@ export class EmbeddedEventStore implements EventBus {
     }
     for (const event of events) {
       for (const field of fields) {
-        const key = valueAt(event, field.key);
+        const key = this.processing.valueAt(event, field.key);
         event[field.outField] = key === undefined || key === null ? null : (found.get(`${field.masterId}\u0000${textOf(key)}`) ?? null);
       }
     }

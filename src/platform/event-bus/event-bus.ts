@@ -1,6 +1,6 @@
 // Where ingested events go: Kafka at scale, the embedded event store (PostgreSQL) by default.
 // Both receive the same message, in the original's shape, and resolve only once it is durable.
-import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js';
+import type { DatasetRecord, JsonObject } from '../dataset.js';
 
 export interface IngestMessage {
   /** The dataset's entry topic. */
@@ -38,6 +38,29 @@ export interface EventBusStats {
   /** Produce calls refused or timed out since start-up. */
   failedBatches: number;
   connected: boolean;
+}
+
+/**
+ * The processing rules the embedded event store applies to each message: the ingestion module's
+ * pipeline (src/modules/ingestion/pipeline.ts), handed over by src/server.ts so that the platform
+ * never imports a module. Kafka leaves processing to the pipeline behind it and needs none.
+ */
+export interface EventProcessing {
+  /** The events a message carries (the single event, or the batch under the extraction key). */
+  extractEvents(value: JsonObject, dataset: DatasetRecord): unknown[];
+  /** The dataset's schema check: undefined when an event passes, else the reason. */
+  eventValidator(dataset: DatasetRecord): (event: JsonObject) => string | undefined;
+  /** The dedup key of an event as text, when the dataset drops duplicates and the event has one. */
+  dedupKeyOf(event: JsonObject, dataset: DatasetRecord): string | undefined;
+  dedupPeriodSeconds(dataset: DatasetRecord): number;
+  /** Event time (epoch ms) from the dataset's timestamp key; `fallback` when it has none. */
+  eventTime(event: JsonObject, dataset: DatasetRecord, fallback: number): number;
+  /** The record key of a master dataset's event. */
+  masterKeyOf(event: JsonObject, dataset: DatasetRecord): string | undefined;
+  /** The master records to look up for each event, and where the found record goes. */
+  denormFields(dataset: DatasetRecord): { masterId: string; key: string; outField: string }[];
+  /** The value at a dotted path of an event. */
+  valueAt(event: JsonObject, path: string): unknown;
 }
 
 /** The extraction key a batch travels under, and the key its msgid is written to (the original's defaults). */

@@ -3,9 +3,7 @@
 // freshness go by an event's own time (its timestamp key); stage outcomes by when it arrived.
 // Each figure is one SQL statement on the indexes the store already has.
 import type pg from 'pg';
-import type { IngestionCounters } from '../../modules/ingestion/counters.js';
-import type { ApiCallFigures, ConnectorFigures, FreshnessFigures, OutcomeFigures, Window } from '../../modules/metrics/types.js';
-import type { MetricsSource } from './metrics-source.js';
+import type { ApiCallFigures, ConnectorFigures, FreshnessFigures, IngestionCallCounts, MetricsSource, OutcomeFigures, Window } from './metrics-source.js';
 
 /** The connector instance of events that came in through POST /v2/data/in (the original's `api`). */
 export const API_CONNECTOR = 'api';
@@ -15,7 +13,7 @@ export class EmbeddedMetricsSource implements MetricsSource {
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly counters: IngestionCounters,
+    private readonly counters: IngestionCallCounts,
   ) {}
 
   async freshness(datasetId: string, window: Window): Promise<FreshnessFigures> {

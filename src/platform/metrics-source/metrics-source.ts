@@ -3,10 +3,49 @@
 // Sources report raw figures only; the metrics service turns them into the contract's components.
 import type pg from 'pg';
 import type { Config } from '../../config.js';
-import type { IngestionCounters } from '../../modules/ingestion/counters.js';
-import type { ApiCallFigures, ConnectorFigures, FreshnessFigures, OutcomeFigures, Window } from '../../modules/metrics/types.js';
 import { EmbeddedMetricsSource } from './embedded.js';
 import { PrometheusMetricsSource } from './prometheus.js';
+
+/** A time range, from inclusive, to exclusive. */
+export interface Window {
+  from: Date;
+  to: Date;
+}
+
+export interface FreshnessFigures {
+  /** Event time (from the dataset's timestamp key) of the newest stored event; null when none. */
+  newestEventTime: Date | null;
+  /** Mean time from an event's own time to its arrival, over events that arrived in the window; null when none did. */
+  averageLagMs: number | null;
+}
+
+export interface OutcomeFigures {
+  /** Events that went through every stage and were stored, by arrival in the window. */
+  stored: number;
+  /** Events a stage refused, by stage (stages not listed refused none). */
+  failedByStage: Partial<Record<string, number>>;
+}
+
+export interface ConnectorFigures {
+  /** The connector instance that brought the events in (`api` for the ingestion endpoint). */
+  id: string;
+  stored: number;
+  failed: number;
+}
+
+export interface ApiCallFigures {
+  /** Calls about this dataset, and about every dataset, that the source knows of. */
+  dataset: number;
+  all: number;
+}
+
+/** This gateway's own ingestion counts (the ingestion module's IngestionCounters). */
+export interface IngestionCallCounts {
+  /** Accepted ingest calls for one dataset since start-up. */
+  snapshot(datasetId: string): { requests: number };
+  /** Accepted ingest calls over every dataset. */
+  totalRequests(): number;
+}
 
 export interface MetricsSource {
   /** A short description for logs and failure messages. */
@@ -23,6 +62,6 @@ export interface MetricsSource {
   apiCalls(datasetId: string, window: Window): Promise<ApiCallFigures>;
 }
 
-export function createMetricsSource(settings: Config['metrics'], pool: pg.Pool, counters: IngestionCounters): MetricsSource {
+export function createMetricsSource(settings: Config['metrics'], pool: pg.Pool, counters: IngestionCallCounts): MetricsSource {
   return settings.prometheus ? new PrometheusMetricsSource(settings.prometheus) : new EmbeddedMetricsSource(pool, counters);
 }

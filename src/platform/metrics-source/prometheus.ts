@@ -4,8 +4,7 @@
 // as a label value, escaped as a PromQL string literal, never as query text: the original spliced
 // it in raw, so an id holding `"` could rewrite the query.
 import { GatewayError } from '../../errors.js';
-import type { ApiCallFigures, ConnectorFigures, FreshnessFigures, OutcomeFigures, Window } from '../../modules/metrics/types.js';
-import type { MetricsSource } from './metrics-source.js';
+import type { ApiCallFigures, ConnectorFigures, FreshnessFigures, MetricsSource, OutcomeFigures, Window } from './metrics-source.js';
 
 export interface PrometheusSettings {
   /** Base URL, e.g. http://prometheus:9090 */

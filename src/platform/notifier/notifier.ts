@@ -3,7 +3,7 @@
 // server configured, into an outbox folder), Slack and Teams through their incoming webhooks.
 // Each resolves with what the transport answered and fails with NOTIFICATION_FAILED saying why.
 import type { Config } from '../../config.js';
-import type { ChannelTarget, DeliveryReport } from '../../modules/alerts/types.js';
+import type { ChannelTarget, DeliveryReport } from './channel.js';
 import { OutboxEmailSender, SmtpEmailSender, type EmailSender } from './smtp.js';
 import { WebhookPolicy, WebhookSender, webhookPayload } from './webhook.js';
 

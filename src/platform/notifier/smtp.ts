@@ -5,7 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createTransport } from 'nodemailer';
 import { GatewayError } from '../../errors.js';
-import type { DeliveryReport } from '../../modules/alerts/types.js';
+import type { DeliveryReport } from './channel.js';
 import { redactUrl } from '../../logger.js';
 
 export interface EmailSender {

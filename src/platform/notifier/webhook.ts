@@ -4,7 +4,7 @@
 // only, never an IP address or `localhost`, so loopback and private addresses are reachable only
 // when listed by name. Redirects are not followed: they could lead anywhere.
 import { GatewayError } from '../../errors.js';
-import type { DeliveryReport } from '../../modules/alerts/types.js';
+import type { DeliveryReport } from './channel.js';
 import { describeFetchError } from '../alert-manager/http.js';
 
 interface AllowedHost {

@@ -1,7 +1,6 @@
-// The built-in detector: the PII module's validating value detectors, run in process.
-import { detectValue } from '../../modules/pii/detectors.js';
-import type { FieldSample, ValueEvidence } from '../../modules/pii/types.js';
-import type { PiiDetector } from './pii-detector.js';
+// The built-in detector: the PII module's validating value detectors (handed over as
+// PiiRules.detectValue), run in process.
+import type { FieldSample, PiiDetector, PiiRules, ValueEvidence } from './pii-detector.js';
 
 /** Fields examined between two yields to the event loop, so one large request cannot stall others. */
 const FIELDS_PER_TURN = 25;
@@ -9,13 +8,15 @@ const FIELDS_PER_TURN = 25;
 export class BuiltinPiiDetector implements PiiDetector {
   readonly name = 'built-in detectors (validating patterns and check digits)';
 
+  constructor(private readonly detectValue: PiiRules['detectValue']) {}
+
   async detect(fields: readonly FieldSample[]): Promise<ValueEvidence[]> {
     const evidence: ValueEvidence[] = [];
     for (const [index, field] of fields.entries()) {
       if (index > 0 && index % FIELDS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
       const byDetector = new Map<string, ValueEvidence>();
       for (const value of field.values) {
-        for (const hit of detectValue(value)) {
+        for (const hit of this.detectValue(value)) {
           const key = `${hit.type}\u0000${hit.code}\u0000${hit.region}`;
           const entry = byDetector.get(key) ?? { field: field.path, type: hit.type, code: hit.code, resourceKey: `pii.value.${hit.code}`, region: hit.region, hits: 0, confidenceSum: 0 };
           entry.hits += 1;

@@ -5,9 +5,7 @@
 // Any failure (a refusal, 401 included, an answer we cannot read, no answer in time) is the
 // contract's 500 ERR_BAD_REQUEST, whose message names what the detector answered.
 import { GatewayError } from '../../errors.js';
-import { nameWords } from '../../modules/pii/field-names.js';
-import type { FieldSample, PiiType, ValueEvidence } from '../../modules/pii/types.js';
-import type { DetectContext, PiiDetector } from './pii-detector.js';
+import type { DetectContext, FieldSample, PiiDetector, PiiRules, PiiType, ValueEvidence } from './pii-detector.js';
 
 export interface PresidioSettings {
   /** Base URL of the analyzer, e.g. http://presidio-analyzer:3000 */
@@ -70,6 +68,7 @@ export class PresidioPiiDetector implements PiiDetector {
 
   constructor(
     private readonly settings: PresidioSettings,
+    private readonly nameWords: PiiRules['nameWords'],
     private readonly fetchImpl: Fetch = globalThis.fetch,
   ) {
     this.name = `downstream detector (Presidio analyzer) at ${settings.url}`;
@@ -107,7 +106,7 @@ export class PresidioPiiDetector implements PiiDetector {
       offset += line.length + 1;
     }
     const leaf = field.path.split('.').pop()!;
-    const body = { text: lines.join('\n'), language: 'en', context: nameWords(leaf), correlation_id: context.datasetId };
+    const body = { text: lines.join('\n'), language: 'en', context: this.nameWords(leaf), correlation_id: context.datasetId };
     const results = await this.call(body, cancel);
 
     // The best score per (value, type), then summed per (type, recogniser, region).

@@ -3,7 +3,7 @@
 // built from its config. Druid's documented error bodies become clear failure envelopes.
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../errors.js';
-import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js';
+import type { DatasetRecord, JsonObject } from '../dataset.js';
 import { describeFetchError } from '../alert-manager/http.js';
 import { schemaColumns } from './embedded.js';
 import type { Datasource, DatasourceSize, QueryEngine, QueryParameter } from './query-engine.js';

@@ -6,7 +6,7 @@ import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { GatewayError } from '../../errors.js';
 import { withTransaction } from '../database/transaction.js';
-import type { DatasetRecord, JsonObject } from '../../modules/datasets/types.js';
+import type { DatasetRecord, JsonObject } from '../dataset.js';
 import { pgIdentifierName, quoteIdentifier, quoteLiteral } from './names.js';
 import { planNativeQuery } from './native-to-sql.js';
 import type { Datasource, DatasourceSize, ParameterType, QueryEngine, QueryParameter } from './query-engine.js';

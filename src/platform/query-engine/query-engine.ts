@@ -1,6 +1,6 @@
 // The analytics store Live datasets are queried in: Druid at scale (DRUID_URL), or the embedded
 // engine on the gateway's own PostgreSQL. Template values reach it only as typed, bound parameters.
-import type { DatasetRecord } from '../../modules/datasets/types.js';
+import type { DatasetRecord } from '../dataset.js';
 
 export interface Datasource {
   /** The name the engine knows it by (Druid datasource, or PostgreSQL view). */

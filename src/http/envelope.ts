@@ -1,11 +1,19 @@
-// The contract's response envelope (seed section 1).
+// The contract's response envelope (seed section 1), and the failure writer every REST answer and
+// HTTP-level refusal (timeouts, cross-site requests) goes through.
 import { randomUUID } from 'node:crypto';
-import type { ErrorKind } from '../src/errors.js';
+import type { Response } from 'express';
+import type { ErrorKind, GatewayError } from '../errors.js';
 
 export interface EnvelopeParams {
   status: 'SUCCESS' | 'FAILED';
   msgid?: string;
   resmsgid: string;
+}
+
+/** How a failure is shown on the wire: the envelope's responseCode and the HTTP status. */
+export interface ErrorPresentation {
+  kind: ErrorKind;
+  httpStatus: number;
 }
 
 export interface FailureEnvelope {
@@ -63,4 +71,12 @@ export function requestMsgid(body: unknown): string | undefined {
     }
   }
   return undefined;
+}
+
+/** Answers `error` in the failure envelope, shown as `shown` (a REST entry may present a code its own way). */
+export function sendFailure(res: Response, apiId: string, msgid: string | undefined, error: GatewayError, shown: ErrorPresentation = error): void {
+  if (error.headers) res.set(error.headers);
+  // Counted by API id and code (src/http/use-observability.ts, gateway_rest_failures_total).
+  res.locals.errorCode = error.code;
+  res.status(shown.httpStatus).json(failureEnvelope(apiId, msgid, shown.kind, error.code, error.message));
 }

@@ -1,0 +1,100 @@
+// The layer rule of eslint.config.mjs (no-restricted-imports, one block per layer) fails on each kind
+// of crossing it exists for, and passes on the tree as it is. Each case plants one import in a file
+// of the layer it concerns and lints it with the project's own configuration (only the layer rule
+// runs, without type information, so the cases take milliseconds); one planted file is also linted
+// the way `npm run lint` does, to show the command itself fails on it.
+import { execFile } from 'node:child_process';
+import { rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from '@jest/globals';
+import { ESLint } from 'eslint';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const LAYER_RULE = 'no-restricted-imports';
+
+const eslint = new ESLint({
+  cwd: ROOT,
+  ruleFilter: ({ ruleId }) => ruleId === LAYER_RULE,
+  overrideConfig: { languageOptions: { parserOptions: { projectService: false } } },
+});
+
+/** The layer rule's messages for `code` as if it were the file at `file` (relative to the project). */
+async function layerProblems(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, file) });
+  return (result?.messages ?? []).map((message) => `${message.ruleId ?? 'parse'}: ${message.message}`);
+}
+
+const PLATFORM = /src\/platform does not import modules, transports or the HTTP layer/;
+const REST = /src\/ does not import rest\//;
+const OTHER_STORE = /A module does not import another module's store/;
+const ANY_STORE = /Only a module itself \(and src\/server.ts, which wires it\) imports a module's store/;
+
+const FORBIDDEN: [string, string, string, RegExp][] = [
+  ['platform runs module code', 'src/platform/event-bus/planted.ts', "import { ingestionProcessing } from '../../modules/ingestion/pipeline.js';", PLATFORM],
+  ['platform takes a type from a module', 'src/platform/query-engine/planted.ts', "import type { DatasetRecord } from '../../modules/datasets/types.js';", PLATFORM],
+  ['platform re-exports a module', 'src/platform/pii-detector/planted.ts', "export { detectValue } from '../../modules/pii/detectors.js';", PLATFORM],
+  ['platform imports the HTTP layer', 'src/platform/notifier/planted.ts', "import { sendFailure } from '../../http/envelope.js';", PLATFORM],
+  ['platform imports a GraphQL transport file', 'src/platform/cache/planted.ts', "import { publishedResults } from '../../graphql/published-results.js';", PLATFORM],
+  ['platform imports the composition root', 'src/platform/database/planted.ts', "import { startGateway } from '../../server.js';", PLATFORM],
+  ['an HTTP middleware imports rest/', 'src/http/planted.ts', "import { restEndpoints } from '../../rest/endpoints.js';", REST],
+  ['auth takes a type from rest/', 'src/auth/planted.ts', "import type { RestEndpoint } from '../../rest/table.js';", REST],
+  ['a module imports rest/', 'src/modules/templates/planted.ts', "import { templateEndpoints } from '../../../rest/templates.js';", REST],
+  ['platform imports rest/', 'src/platform/event-bus/planted.ts', "import { REST_PREFIXES } from '../../../rest/router.js';", REST],
+  ["a module imports another module's store", 'src/modules/templates/planted.ts', "import { createDatasetStore } from '../datasets/store.js';", OTHER_STORE],
+  ["a module imports another module's store by a long path", 'src/modules/alerts/planted.ts', "import type { AlertRuleStore } from '../../modules/alert-rules/store.js';", OTHER_STORE],
+  ["a GraphQL file imports a module's store", 'src/graphql/planted.ts', "import { createTemplateStore } from '../modules/templates/store.js';", ANY_STORE],
+  ["a REST entry imports a module's store", 'rest/planted.ts', "import { createDatasetStore } from '../src/modules/datasets/store.js';", ANY_STORE],
+];
+
+const ALLOWED: [string, string, string][] = [
+  ['the composition root wires rest/ and stores', 'src/server.ts', "import { restEndpoints } from '../rest/endpoints.js';\nimport { createDatasetStore } from './modules/datasets/store.js';"],
+  [
+    'a module imports its own store and a port',
+    'src/modules/datasets/planted.ts',
+    "import { createDatasetStore } from './store.js';\nimport type { EventBus } from '../../platform/event-bus/event-bus.js';",
+  ],
+  [
+    'a platform adapter imports another port and the shared kernel',
+    'src/platform/alert-manager/planted.ts',
+    "import type { ChannelTarget } from '../notifier/channel.js';\nimport { GatewayError } from '../../errors.js';",
+  ],
+  ['a platform adapter imports the metrics store (a platform file named store)', 'src/platform/promql/planted.ts', "import { MetricsStore } from '../metrics-store/store.js';"],
+  ['rest/ imports the envelope from src/http', 'rest/planted.ts', "import { sendFailure } from '../src/http/envelope.js';"],
+];
+
+describe('the layer rule (eslint.config.mjs)', () => {
+  it.each(FORBIDDEN)('fails when %s', async (_case, file, code, message) => {
+    const problems = await layerProblems(file, code);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(new RegExp(`^${LAYER_RULE}: .*${message.source}`));
+  });
+
+  it.each(ALLOWED)('passes when %s', async (_case, file, code) => {
+    expect(await layerProblems(file, code)).toEqual([]);
+  });
+
+  it('passes on every file of src/ and rest/ as they are', async () => {
+    const results = await eslint.lintFiles(['src', 'rest']);
+    const crossings = results.flatMap((result) => result.messages.map((message) => `${path.relative(ROOT, result.filePath)}:${message.line} ${message.message}`));
+    expect(crossings).toEqual([]);
+    expect(results.length).toBeGreaterThan(200);
+  }, 120_000);
+
+  it('makes `eslint --max-warnings 0` (as npm run lint runs it) exit with an error on a planted file', async () => {
+    const planted = path.join(ROOT, 'src/platform/event-bus', `planted-${process.pid}.ts`);
+    await writeFile(planted, "import { ingestionProcessing } from '../../modules/ingestion/pipeline.js';\n\nexport const processing = ingestionProcessing;\n");
+    try {
+      const run = promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules/eslint/bin/eslint.js'), '--max-warnings', '0', path.relative(ROOT, planted)], { cwd: ROOT });
+      const failure = (await run.then(
+        () => undefined,
+        (error: unknown) => error,
+      )) as { code?: number; stdout?: string } | undefined;
+      expect(failure?.code).toBe(1);
+      expect(failure?.stdout).toMatch(PLATFORM);
+    } finally {
+      await rm(planted, { force: true });
+    }
+  }, 120_000);
+});
