@@ -39,20 +39,6 @@ import type {
   RestUpdateSilenceMutationVariables,
 } from '../src/generated/rest-operations.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
-import {
-  CHANNEL_NAME_MAX_LENGTH,
-  COMMENT_MAX_LENGTH,
-  COMPONENT_MAX_LENGTH,
-  LABEL_NAME_MAX_LENGTH,
-  LABEL_VALUE_MAX_LENGTH,
-  LABELS_MAX,
-  MESSAGE_MAX_LENGTH,
-  METRIC_MAX_LENGTH,
-  NAME_MAX_LENGTH,
-  RECIPIENTS_MAX_LENGTH,
-  SUBJECT_MAX_LENGTH,
-  URL_MAX_LENGTH,
-} from '../src/modules/alerts/rules.js';
 import { GatewayError } from '../src/errors.js';
 import {
   ALERT_MANAGER_KIND_VALUES,
@@ -76,35 +62,32 @@ import type { JsonSchema } from './validation.js';
 /** A manager kind, as records and filters spell it. */
 const managerKind = { type: 'string', enum: [...MANAGER_KINDS] };
 /** A manager's name or an alias of one, as requests may give it (the service resolves it: manager-names.ts). */
-const manager = { type: 'string', minLength: 1, maxLength: 40 };
+const manager = { type: 'string' };
 const channelStatus = { type: 'string', enum: [...CHANNEL_STATUSES] };
 const channelType = { type: 'string', enum: [...CHANNEL_TYPES] };
-const dateTime = { type: 'string', format: 'date-time', maxLength: 64 };
-const name = { type: 'string', minLength: 1, maxLength: NAME_MAX_LENGTH };
+const dateTime = { type: 'string', format: 'date-time' };
+// Shape only, as GraphQL's input types declare it: lengths, emptiness, UUIDs and addresses are the
+// service's rules (src/modules/alerts/rules.ts), one message on both transports.
+const text = { type: 'string' };
 const idPath: JsonSchema = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 64 } }, required: ['id'] };
 const page = { limit: { type: 'integer', minimum: 0 }, offset: { type: 'integer', minimum: 0 } };
 
 const channelConfig = {
   type: 'object',
   properties: {
-    recipientAddresses: { type: 'string', maxLength: RECIPIENTS_MAX_LENGTH },
-    subject: { type: 'string', maxLength: SUBJECT_MAX_LENGTH },
-    message: { type: 'string', maxLength: MESSAGE_MAX_LENGTH },
-    webhookUrl: { type: 'string', maxLength: URL_MAX_LENGTH },
-    channel: { type: 'string', minLength: 1, maxLength: CHANNEL_NAME_MAX_LENGTH },
-    labels: {
-      type: 'object',
-      maxProperties: LABELS_MAX,
-      propertyNames: { minLength: 1, maxLength: LABEL_NAME_MAX_LENGTH },
-      additionalProperties: { type: 'string', maxLength: LABEL_VALUE_MAX_LENGTH },
-    },
+    recipientAddresses: text,
+    subject: text,
+    message: text,
+    webhookUrl: text,
+    channel: text,
+    labels: { type: 'object', additionalProperties: text },
   },
   additionalProperties: false,
 };
 
 const channel = {
   type: 'object',
-  properties: { manager, name, type: channelType, config: channelConfig },
+  properties: { manager, name: text, type: channelType, config: channelConfig },
   required: ['name', 'type', 'config'],
   additionalProperties: false,
 };
@@ -114,8 +97,8 @@ const channelSearch: JsonSchema = (() => {
   const filters = {
     type: 'object',
     properties: {
-      id: { type: 'string', minLength: 1, maxLength: 64 },
-      name: { type: 'string', minLength: 1, maxLength: NAME_MAX_LENGTH },
+      id: text,
+      name: text,
       status: { anyOf: [channelStatus, { type: 'array', items: channelStatus, minItems: 1, maxItems: CHANNEL_STATUSES.length }] },
       manager: managerKind,
       type: channelType,
@@ -287,7 +270,7 @@ export const alertEndpoints = [
     errorCodes: ['SILENCE_NOT_FOUND', 'SILENCE_CONFLICT', 'ALERT_MANAGER_FAILED'],
     bodySchema: {
       type: 'object',
-      properties: { startDate: dateTime, endDate: dateTime, alertId: { type: 'string', format: 'uuid' }, manager, comment: { type: 'string', maxLength: COMMENT_MAX_LENGTH } },
+      properties: { startDate: dateTime, endDate: dateTime, alertId: text, manager, comment: text },
       required: ['startDate', 'endDate', 'alertId'],
       additionalProperties: false,
     },
@@ -317,7 +300,7 @@ export const alertEndpoints = [
     querySchema: {
       type: 'object',
       properties: {
-        alertId: { type: 'string', format: 'uuid' },
+        alertId: text,
         manager: managerKind,
         limit: { type: 'string', pattern: '^[0-9]{1,6}$' },
         offset: { type: 'string', pattern: '^[0-9]{1,9}$' },
@@ -382,7 +365,6 @@ export const alertEndpoints = [
     bodySchema: {
       type: 'object',
       properties: { startDate: dateTime, endDate: dateTime, startTime: dateTime, endTime: dateTime },
-      minProperties: 1,
       additionalProperties: false,
     },
     operation: /* GraphQL */ `
@@ -431,13 +413,8 @@ export const alertEndpoints = [
     errorCodes: ['METRIC_ALIAS_ALREADY_EXISTS', 'METRIC_ALIAS_NOT_FOUND'],
     bodySchema: {
       type: 'object',
-      properties: {
-        alias: name,
-        component: { type: 'string', minLength: 1, maxLength: COMPONENT_MAX_LENGTH },
-        metric: { type: 'string', minLength: 1, maxLength: METRIC_MAX_LENGTH },
-        subComponent: name,
-        context: { type: 'object' },
-      },
+      // context is any JSON here, as GraphQL's: the service says it must be an object.
+      properties: { alias: text, component: text, metric: text, subComponent: text, context: {} },
       required: ['alias', 'component', 'metric'],
       additionalProperties: false,
     },
@@ -466,7 +443,7 @@ export const alertEndpoints = [
     errorCodes: ['METRIC_ALIAS_ALREADY_EXISTS', 'METRIC_ALIAS_NOT_FOUND'],
     bodySchema: searchSchema({
       type: 'object',
-      properties: { component: { type: 'string', maxLength: COMPONENT_MAX_LENGTH }, subComponent: { type: 'string', maxLength: NAME_MAX_LENGTH } },
+      properties: { component: text, subComponent: text },
       additionalProperties: false,
     }),
     operation: withFragment(
@@ -524,14 +501,7 @@ export const alertEndpoints = [
     pathSchema: idPath,
     bodySchema: {
       type: 'object',
-      properties: {
-        alias: name,
-        component: { type: 'string', minLength: 1, maxLength: COMPONENT_MAX_LENGTH },
-        metric: { type: 'string', minLength: 1, maxLength: METRIC_MAX_LENGTH },
-        subComponent: { type: ['string', 'null'], maxLength: NAME_MAX_LENGTH },
-        context: { type: ['object', 'null'] },
-      },
-      minProperties: 1,
+      properties: { alias: text, component: text, metric: text, subComponent: { type: ['string', 'null'] }, context: {} },
       additionalProperties: false,
     },
     operation: /* GraphQL */ `
@@ -685,7 +655,7 @@ export const alertEndpoints = [
     errorCodes: [...CHANNEL_ERRORS],
     pathSchema: idPath,
     // The console sends the manager back with every update (see UpdateNotificationChannelInput.manager).
-    bodySchema: { type: 'object', properties: { name, type: channelType, config: channelConfig, manager }, minProperties: 1, additionalProperties: false },
+    bodySchema: { type: 'object', properties: { name: text, type: channelType, config: channelConfig, manager }, additionalProperties: false },
     operation: /* GraphQL */ `
       mutation RestUpdateChannel($id: ID!, $input: UpdateNotificationChannelInput!) {
         updateNotificationChannel(id: $id, input: $input) {
@@ -734,11 +704,11 @@ export const alertEndpoints = [
     bodySchema: {
       type: 'object',
       properties: {
-        message: { type: 'string', minLength: 1, maxLength: MESSAGE_MAX_LENGTH },
+        message: text,
         payload: {
           type: 'object',
           properties: {
-            id: { type: 'string', minLength: 1, maxLength: 64 },
+            id: text,
             // UI flags of the original's console; accepted and ignored, as the original does.
             error: {
               type: 'object',
@@ -753,7 +723,7 @@ export const alertEndpoints = [
             createdAt: { type: 'string', maxLength: 64 },
             updatedAt: { type: 'string', maxLength: 64 },
             manager,
-            name,
+            name: text,
             type: channelType,
             config: channelConfig,
           },

@@ -2,7 +2,6 @@
 // `inferSchema` query and gives its result the original's shape: maps where GraphQL has lists, and
 // `removedKeys` only when something was removed.
 import type { RestInferSchemaQuery, RestInferSchemaQueryVariables } from '../src/generated/rest-operations.js';
-import { DATASET_ID_MAX_LENGTH, SCHEMA_INFERENCE_LIMITS } from '../src/modules/schema-inference/service.js';
 import type { IndexOption, InferredSchema, RollupSuggestion } from '../src/modules/schema-inference/types.js';
 import { defineEndpoint, type RestInput } from './table.js';
 import { envelopeSchema } from './validation.js';
@@ -35,11 +34,11 @@ export const dataschemaEndpoints = [
       {
         type: 'object',
         properties: {
-          // The sample limit is also the service's (for GraphQL); here it fails with the path named.
-          data: { type: 'array', minItems: 1, maxItems: SCHEMA_INFERENCE_LIMITS.maxSamples, items: { type: 'object' } },
+          // Shape only: how many samples, and that each is an object, are the service's rules (one message on both transports).
+          data: { type: 'array' },
           config: {
             type: 'object',
-            properties: { dataset: { type: 'string', minLength: 1, maxLength: DATASET_ID_MAX_LENGTH } },
+            properties: { dataset: { type: 'string' } },
             required: ['dataset'],
             additionalProperties: false,
           },
@@ -50,7 +49,7 @@ export const dataschemaEndpoints = [
       { requestRequired: true },
     ),
     operation: /* GraphQL */ `
-      query RestInferSchema($samples: [JSON!]!, $dataset: String!) {
+      query RestInferSchema($samples: [JSON]!, $dataset: String!) {
         inferSchema(samples: $samples, dataset: $dataset) {
           schema
           configurations {

@@ -1,7 +1,5 @@
 // REST entry for ingestion (contract 4.2). The body is the envelope with `data` instead of `request`.
 import type { RestCheckEventQuery, RestCheckEventQueryVariables, RestIngestMutation, RestIngestMutationVariables } from '../src/generated/rest-operations.js';
-import { DATASET_ID_MAX_LENGTH } from '../src/modules/datasets/definition.js';
-import { MAX_MSGID_LENGTH } from '../src/modules/ingestion/service.js';
 import { defineEndpoint, pathParam } from './table.js';
 import { envelopeSchema } from './validation.js';
 
@@ -16,15 +14,15 @@ export const ingestionEndpoints = [
     // The contract gives ingestion's lookups responseCode BAD_REQUEST; they answer HTTP 404.
     errorPresentation: { DATASET_NOT_FOUND: { kind: 'BAD_REQUEST', httpStatus: 404 }, TOPIC_NOT_FOUND: { kind: 'BAD_REQUEST', httpStatus: 404 } },
     largeBody: true,
-    pathSchema: { type: 'object', properties: { dataset_id: { type: 'string', minLength: 1, maxLength: DATASET_ID_MAX_LENGTH } }, required: ['dataset_id'] },
-    // As the original: the whole envelope is required here, with params.msgid.
+    // As the original: the whole envelope is required here, with params.msgid. Shape only: the dataset
+    // id's and the msgid's lengths are the service's rules (one message on both transports).
     bodySchema: {
       type: 'object',
       properties: {
         id: { const: 'api.data.in' },
         ver: { type: 'string', maxLength: 16 },
         ts: { type: 'string', maxLength: 64 },
-        params: { type: 'object', properties: { msgid: { type: 'string', minLength: 1, maxLength: MAX_MSGID_LENGTH } }, required: ['msgid'], additionalProperties: false },
+        params: { type: 'object', properties: { msgid: { type: 'string', minLength: 1 } }, required: ['msgid'], additionalProperties: false },
         // Which item of a batch is wrong is said by the service (data/<n>), the same for GraphQL.
         data: { type: ['object', 'array'] },
       },
@@ -57,7 +55,7 @@ export const ingestionEndpoints = [
       'api.schema.validator',
       {
         type: 'object',
-        properties: { datasetId: { type: 'string', minLength: 3, maxLength: DATASET_ID_MAX_LENGTH }, isLive: { type: 'boolean' }, event: { type: 'object' } },
+        properties: { datasetId: { type: 'string' }, isLive: { type: 'boolean' }, event: { type: 'object' } },
         required: ['datasetId', 'isLive', 'event'],
         additionalProperties: false,
       },

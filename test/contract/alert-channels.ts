@@ -126,6 +126,10 @@ export function channelScenarios(ctx: SuiteContext<ChannelsDriver, AlertingGatew
         { type: 'slack', config: { webhookUrl: 'https://hooks.slack.com/x', channel: 'ops\u0007' } },
         /config\.channel must not contain control characters/,
       ],
+      // 5,000 characters is the gateway's own bound (the original has none): 50 addresses of 100 characters.
+      ['recipients longer than 5,000 characters', { config: { recipientAddresses: `${'a'.repeat(4990)}@example.com` } }, /^config\.recipientAddresses must be at most 5000 characters$/],
+      ['an empty name', { name: ' ' }, /^name must not be empty$/],
+      ['a subject longer than 500 characters', { config: { recipientAddresses: 'ops@example.com', subject: 's'.repeat(501) } }, /^config\.subject must be at most 500 characters$/],
       ['Alertmanager as the manager (it has no API for receivers)', { manager: 'alertmanager' }, /manager "alertmanager" cannot hold notification channels/],
     ])('refuses %s with NOTIFICATION_CHANNEL_INVALID_INPUT, and stores nothing', async (_, overrides, message) => {
       const body = emailChannel(overrides);
@@ -426,6 +430,18 @@ export function channelScenarios(ctx: SuiteContext<ChannelsDriver, AlertingGatew
       const payload = { manager: 'embedded', name: 'n', type: 'email', config: { recipientAddresses: 'a@b@c' } };
       expectFailure(await ctx.driver.testChannel({ payload }), 'NOTIFICATION_CHANNEL_INVALID_INPUT', /"a@b@c" is not a valid e-mail address/);
       expect(smtp.messages.length).toBe(sent);
+    });
+
+    it('refuses an empty message with NOTIFICATION_CHANNEL_INVALID_INPUT, sending nothing', async () => {
+      const { smtp } = ctx.gw.fx;
+      const sent = smtp.messages.length;
+      expectFailure(await ctx.driver.testChannel({ message: ' ', payload: { id: randomUUID() } }), 'NOTIFICATION_CHANNEL_INVALID_INPUT', /^message must not be empty$/);
+      expect(smtp.messages.length).toBe(sent);
+    });
+
+    it('refuses an update with nothing to change with NOTIFICATION_CHANNEL_INVALID_INPUT', async () => {
+      const id = expectOk(await ctx.driver.createChannel(emailChannel())).id;
+      expectFailure(await ctx.driver.updateChannel(id, {}), 'NOTIFICATION_CHANNEL_INVALID_INPUT', /^nothing to update: give name, type or config$/);
     });
 
     it('fails with NOTIFICATION_CHANNEL_NOT_FOUND for a stored channel that does not exist', async () => {

@@ -63,6 +63,9 @@ export function metricAliasScenarios(ctx: SuiteContext<MetricAliasesDriver, Aler
       ['an unknown function', { metric: 'summ(x)' }, /unknown function "summ"/],
       ['a metric that is a range vector', { metric: 'http_requests_total[5m]' }, /instant vector or a scalar, not a range vector/],
       // Found by the fuzz suite: the store's JSON recursion limit used to answer this with a 500.
+      ['an empty alias', { alias: '' }, /^alias must not be empty$/],
+      ['a context that is not an object', { context: ['d1'] }, /^context must be a JSON object$/],
+      ['a component longer than 100 characters', { component: 'c'.repeat(101) }, /^component must be at most 100 characters$/],
       ['a context nested 200 levels deep', { context: Array.from({ length: 200 }).reduce<Record<string, unknown>>((inner) => ({ a: inner }), {}) }, /context is nested deeper than 32 levels/],
     ])('refuses %s with METRIC_ALIAS_INVALID_INPUT, and stores nothing', async (_, overrides, message) => {
       const body = aliasBody(overrides);
@@ -107,6 +110,13 @@ export function metricAliasScenarios(ctx: SuiteContext<MetricAliasesDriver, Aler
       expect(expectOk(await ctx.driver.updateAlias(id, { metric: 'avg_over_time(up[10m]) < 1', component: 'API' }))).toEqual({ id });
       expect((await stored(body.alias))[0]).toMatchObject({ metric: 'avg_over_time(up[10m]) < 1', component: 'api' });
       expect(expectOk(await ctx.driver.readAlias(id))).toMatchObject({ id, metric: 'avg_over_time(up[10m]) < 1', component: 'api' });
+    });
+
+    it('refuses an update with nothing to change with METRIC_ALIAS_INVALID_INPUT, changing nothing', async () => {
+      const body = aliasBody();
+      const id = expectOk(await ctx.driver.createAlias(body)).id;
+      expectFailure(await ctx.driver.updateAlias(id, {}), 'METRIC_ALIAS_INVALID_INPUT', /^nothing to update: give alias, component, subComponent, metric or context$/);
+      expect((await stored(body.alias))[0].metric).toBe(body.metric);
     });
 
     it('refuses a metric that is not PromQL with METRIC_ALIAS_INVALID_INPUT, changing nothing', async () => {

@@ -111,6 +111,9 @@ export function silenceScenarios(ctx: SuiteContext<SilencesDriver, AlertingGatew
       ['endDate is before startDate', { startDate: hoursFromNow(3), endDate: hoursFromNow(1) }, /endDate .* must be after startDate/],
       ['endDate is in the past', { startDate: hoursFromNow(-5), endDate: hoursFromNow(-1) }, /endDate .* is in the past/],
       ['the silence lasts more than 366 days', { endDate: hoursFromNow(24 * 400) }, /at most 366 days/],
+      ['alertId is not a UUID', { alertId: 'alert-1' }, /^alertId must be a UUID \(got "alert-1"\)$/],
+      // The value is quoted as sent: GraphQL's driver sends manager names in capitals.
+      ['the manager is not one the gateway knows', { manager: 'prometheus' }, /^manager must be one of embedded, alertmanager, grafana \(got "(prometheus|PROMETHEUS)"\)$/],
     ])('refuses a silence where %s with SILENCE_INVALID_INPUT naming the problem: the manager is not called, nothing is stored', async (_, overrides, message) => {
       const body = silenceBody({ manager: 'alertmanager', ...overrides });
       const requestsBefore = ctx.gw.fx.alertmanager.requests.length;
@@ -199,6 +202,10 @@ export function silenceScenarios(ctx: SuiteContext<SilencesDriver, AlertingGatew
       expectFailure(await ctx.driver.readSilence('not-a-uuid'), 'SILENCE_NOT_FOUND', /not-a-uuid does not exist/);
     });
 
+    it('refuses an alertId filter that is not a UUID with SILENCE_INVALID_INPUT', async () => {
+      expectFailure(await ctx.driver.listSilences({ alertId: 'x' }), 'SILENCE_INVALID_INPUT', /^the alertId filter must be a UUID$/);
+    });
+
     it('lists silences newest first with a count, filtered by alert and by manager', async () => {
       const alertId = randomUUID();
       const id = await createOk(silenceBody({ alertId, manager: 'grafana' }));
@@ -233,6 +240,13 @@ export function silenceScenarios(ctx: SuiteContext<SilencesDriver, AlertingGatew
       const startDate = hoursFromNow(1);
       expect(expectOk(await ctx.driver.updateSilence(id, { startDate }))).toEqual({ id });
       expect(await readOk(id)).toMatchObject({ start_time: startDate, state: 'pending' });
+    });
+
+    it('refuses an update with nothing to change with SILENCE_INVALID_INPUT, changing nothing', async () => {
+      const body = silenceBody();
+      const id = await createOk(body);
+      expectFailure(await ctx.driver.updateSilence(id, {}), 'SILENCE_INVALID_INPUT', /^nothing to update: give startDate, endDate or both$/);
+      expect(await storedEnd(body.alertId)).toBe(body.endDate);
     });
 
     it('refuses an end before the start with SILENCE_INVALID_INPUT, changing nothing', async () => {

@@ -88,5 +88,12 @@ export function datasourceScenarios(ctx: SuiteContext<DatasourcesDriver>): void 
       expectFailure(await ctx.driver.checkEvent('check-nowhere', true, good), 'DATASET_NOT_EXISTS', /check-nowhere/);
       expectFailure(await ctx.driver.checkEvent('check-me', true, [good]), 'SCHEMA_VALIDATOR_INVALID_INPUT', /event/);
     });
+
+    it('takes any dataset id a dataset may have (1 to 200 characters), and names one that no dataset can have', async () => {
+      // The original wanted 3 characters here, though a dataset's id may have 1 (issue 34: one rule for an id).
+      expectFailure(await ctx.driver.checkEvent('ab', true, { id: 'e1' }), 'DATASET_NOT_EXISTS', /^Dataset does not exists with id:ab /);
+      expectFailure(await ctx.driver.checkEvent('', true, { id: 'e1' }), 'SCHEMA_VALIDATOR_INVALID_INPUT', /^datasetId must not be empty$/);
+      expectFailure(await ctx.driver.checkEvent('d'.repeat(201), true, { id: 'e1' }), 'SCHEMA_VALIDATOR_INVALID_INPUT', /^datasetId is 201 characters long; at most 200 are allowed$/);
+    });
   });
 }

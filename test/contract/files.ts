@@ -2,6 +2,7 @@
 // once for both transports. The links themselves (tampering, expiry, methods) are tested in
 // test/platform/embedded-object-store.test.ts.
 import { describe, expect, it } from '@jest/globals';
+import { FILE_NAME_MAX_LENGTH } from '../../src/modules/files/rules.js';
 import { filesUnder, type StoreGateway } from '../support/connectors.js';
 import { expectFailure, expectOk, type Outcome, type SuiteContext } from './harness.js';
 
@@ -102,6 +103,20 @@ export function fileScenarios(ctx: SuiteContext<FilesDriver, StoreGateway>): voi
       ['has an empty segment', 'a//b.json', /files\[1\] .*empty segment/],
     ])('refuses a download name that %s, naming it, and signs nothing', async (_, name, message) => {
       expectFailure(await ctx.driver.generate(['fine.json', name], { access: 'read' }), INVALID, message);
+    });
+
+    it('refuses an empty list of files', async () => {
+      expectFailure(await ctx.driver.generate([]), INVALID, /^files must name at least one file$/);
+    });
+
+    it('refuses an empty file name, naming it', async () => {
+      expectFailure(await ctx.driver.generate(['a.json', '']), INVALID, /^files\[1\] must not be empty$/);
+    });
+
+    it(`accepts an upload name of ${FILE_NAME_MAX_LENGTH} characters (stored cut short) and refuses a longer one, naming it`, async () => {
+      const longest = `${'n'.repeat(FILE_NAME_MAX_LENGTH - 5)}.json`;
+      expect(expectOk(await ctx.driver.generate([longest]))[0]!.fileName).toBe(longest);
+      expectFailure(await ctx.driver.generate([`x${longest}`]), INVALID, new RegExp(`^files\\[0\\] is ${FILE_NAME_MAX_LENGTH + 1} characters long; at most ${FILE_NAME_MAX_LENGTH} are allowed$`));
     });
 
     it('refuses an upload name with no letters or digits', async () => {

@@ -153,9 +153,13 @@ export function ingestionScenarios(ctx: SuiteContext<IngestionDriver>): void {
 
     it.each([
       ['holding a NUL', () => `m\u0000${unique('nul')}`, /msgid.*NUL/],
-      ['of 257 characters (256 fit)', () => 'm'.repeat(257), /msgid.*256/],
+      ['of 257 characters (256 fit)', () => 'm'.repeat(257), /^msgid is 257 characters long; at most 256 are allowed$/],
     ])('refuses a msgid %s with DATA_INGESTION_INVALID_INPUT', async (_label, make, message) => {
       await expectRefused(EVENTS, { id: unique('e') }, make(), INVALID, message);
+    });
+
+    it('refuses a dataset id longer than any dataset has (200 characters) with DATA_INGESTION_INVALID_INPUT', async () => {
+      await expectRefused('d'.repeat(201), { id: unique('e') }, unique('long'), INVALID, /^datasetId is 201 characters long; at most 200 are allowed$/);
     });
 
     it('answers a dataset id holding a NUL as an unknown dataset (DATASET_NOT_FOUND)', async () => {

@@ -2,15 +2,13 @@
 // test/support/schema-inference-cases.ts end to end, as test/rest/dataschema.test.ts does over REST,
 // plus the typed fields only GraphQL has and its answers to bad input.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { DATASET_ID_MAX_LENGTH, SCHEMA_INFERENCE_LIMITS } from '../../src/modules/schema-inference/service.js';
 import { errorCode, graphql, type GraphQLResponse } from '../support/api.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { DETECTION_CASES, propertyAt, schemaPathOf, SUGGESTION_CASES, typeOf } from '../support/schema-inference-cases.js';
 
 let gw: TestGateway;
 beforeAll(async () => {
-  // The inference limit must answer, so the variables' array limit (JSON_MAX_ARRAY_LENGTH) is raised above it.
-  gw = await startTestGateway({ JSON_MAX_ARRAY_LENGTH: String(2 * SCHEMA_INFERENCE_LIMITS.maxSamples) });
+  gw = await startTestGateway();
 });
 afterAll(async () => {
   await gw?.stop();
@@ -40,18 +38,6 @@ async function inferOk(samples: unknown[]): Promise<Record<string, any>> {
   const response = await infer(samples);
   expect(response.errors).toBeUndefined();
   return response.data!.inferSchema as Record<string, any>;
-}
-
-/** Refused by the service: HTTP 200, one error with DATA_SCHEMA_INVALID_INPUT / BAD_REQUEST. */
-function expectInvalid(response: GraphQLResponse, message: RegExp): void {
-  expect(response.status).toBe(200);
-  expect(response.errors).toHaveLength(1);
-  expect({ code: errorCode(response), responseCode: response.errors![0]!.extensions?.responseCode }).toEqual({
-    code: 'DATA_SCHEMA_INVALID_INPUT',
-    responseCode: 'BAD_REQUEST',
-  });
-  expect(response.errors![0]!.message).toMatch(message);
-  expect(response.data).toBeNull();
 }
 
 /** Refused by GraphQL itself, before any resolver: HTTP 400 with a message matching `message`. */
@@ -126,42 +112,8 @@ describe('inferSchema: the result', () => {
   });
 });
 
-describe('inferSchema: bad input', () => {
-  it('refuses an empty list of samples', async () => {
-    expectInvalid(await infer([]), /samples must hold at least one event/);
-  });
-
-  it.each([
-    ['a string', 'x', /sample #2 \(index 1\) must be a JSON object, not a string/],
-    ['an array', [1], /sample #2 \(index 1\) must be a JSON object, not an array/],
-    ['a number', 7, /sample #2 \(index 1\) must be a JSON object, not a number/],
-  ])('refuses a sample that is %s, naming it', async (_label, sample, message) => {
-    expectInvalid(await infer([{ a: 1 }, sample]), message);
-  });
-
-  it('refuses a blank dataset', async () => {
-    expectInvalid(await infer([{ a: 1 }], '  '), /dataset must name the dataset/);
-  });
-
-  it('refuses a dataset name longer than the limit', async () => {
-    expectInvalid(await infer([{ a: 1 }], 'd'.repeat(DATASET_ID_MAX_LENGTH + 1)), new RegExp(`dataset must be at most ${DATASET_ID_MAX_LENGTH} characters`));
-  });
-
-  it('refuses more samples than the limit', async () => {
-    const samples = Array.from({ length: SCHEMA_INFERENCE_LIMITS.maxSamples + 1 }, () => ({}));
-    expectInvalid(await infer(samples), new RegExp(`samples holds ${SCHEMA_INFERENCE_LIMITS.maxSamples + 1} events; at most ${SCHEMA_INFERENCE_LIMITS.maxSamples}`));
-  });
-
-  it('refuses a sample nested past the depth limit, naming the sample and the path', async () => {
-    let deep: Record<string, unknown> = { leaf: 1 };
-    for (let level = 0; level < SCHEMA_INFERENCE_LIMITS.maxDepth; level += 1) deep = { n: deep };
-    expectInvalid(await infer([deep]), /sample #1 \(index 0\): 'n\.n\..*\.leaf' is nested 21 levels deep; at most 20/);
-  });
-
-  it('refuses a null sample before the resolver runs (the list holds non-null JSON)', async () => {
-    expectRefusedByGraphQL(await infer([{ a: 1 }, null]), /Variable "\$samples".*non-null/i);
-  });
-
+// The service's rules (samples, dataset) answer one message on both transports: test/contract/schema-inference.ts.
+describe('inferSchema: bad input GraphQL refuses itself', () => {
   it('refuses a dataset that is not a string', async () => {
     expectRefusedByGraphQL(await infer([{ a: 1 }], 5), /Variable "\$dataset".*String/);
   });

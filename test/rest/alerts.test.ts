@@ -4,7 +4,9 @@
 // that is not a refused input), the request schema's refusals (/alerts/v1 takes no request envelope:
 // the body is the object itself), a body that is not JSON, the original's startTime/endTime names,
 // limit/offset pages, the bare search body beside the original's `request` wrapper and the console's
-// UI flags in a test message. Tests share one database: every test uses ids and names of its own.
+// UI flags in a test message. The rules about values (UUIDs, emptiness, lengths, nothing to update)
+// answer one message on both transports and are in those contract files. Tests share one database:
+// every test uses ids and names of its own.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import type { Response } from 'supertest';
@@ -141,10 +143,8 @@ describe('the envelope', () => {
 describe('POST /alerts/v1/silence/create: the request', () => {
   it.each([
     ['alertId is missing', { alertId: undefined }, /#required must have required property 'alertId'/],
-    ['alertId is not a UUID', { alertId: 'alert-1' }, /#properties\/alertId\/format must match format "uuid"/],
     ['startDate is not an ISO 8601 date-time', { startDate: '22/11/2026' }, /#properties\/startDate\/format must match format "date-time"/],
     ['endDate is missing', { endDate: undefined }, /#required must have required property 'endDate'/],
-    ['manager is not one the gateway knows', { manager: 'prometheus' }, /manager must be one of embedded, alertmanager, grafana \(got "prometheus"\)/],
     ['the body has a field the contract does not', { severity: 'high' }, /#additionalProperties must NOT have additional properties: 'severity'/],
   ])('refuses a body where %s with 400 SILENCE_INVALID_INPUT naming the problem, and stores nothing', async (_, overrides, message) => {
     const body = { ...silenceBody(), ...overrides };
@@ -172,7 +172,6 @@ describe('GET /alerts/v1/silence/search: the query', () => {
 
   it('refuses a bad search filter with 400 SILENCE_INVALID_INPUT', async () => {
     expectFailure(await gw().http.get('/alerts/v1/silence/search?manager=prometheus'), 400, 'SILENCE_INVALID_INPUT', /manager\/enum/);
-    expectFailure(await gw().http.get('/alerts/v1/silence/search?alertId=x'), 400, 'SILENCE_INVALID_INPUT', /alertId\/format/);
   });
 });
 
@@ -184,25 +183,17 @@ describe('PATCH /alerts/v1/silence/update/:id: the body', () => {
     expectOk(await gw().http.patch(`/alerts/v1/silence/update/${id}`).send({ endTime }), 'api.alert.silence.update');
     expect((await silencesOf(gw(), body.alertId))[0].end_time.toISOString()).toBe(endTime);
   });
-
-  it('refuses an empty body with 400 SILENCE_INVALID_INPUT, changing nothing', async () => {
-    const body = silenceBody();
-    const id = await createOk('silence/create', 'api.alert.silence.create', body);
-    expectFailure(await gw().http.patch(`/alerts/v1/silence/update/${id}`).send({}), 400, 'SILENCE_INVALID_INPUT', /#minProperties/);
-    expect((await silencesOf(gw(), body.alertId))[0].end_time.toISOString()).toBe(body.endDate);
-  });
 });
 
 describe('metric aliases: the request', () => {
-  it.each([
-    ['no metric', { metric: undefined }, /#required must have required property 'metric'/],
-    ['an empty alias', { alias: '' }, /#properties\/alias\/minLength/],
-    ['a context that is not an object', { context: ['d1'] }, /#properties\/context\/type must be object/],
-  ])('refuses %s with 400 METRIC_ALIAS_INVALID_INPUT, and stores nothing', async (_, overrides, message) => {
-    const body = { ...aliasBody(), ...overrides };
-    expectFailure(await post('/alerts/v1/metric/alias/create', body), 400, 'METRIC_ALIAS_INVALID_INPUT', message);
-    expect(await aliasesNamed(gw(), body.alias)).toEqual([]);
-  });
+  it.each([['no metric', { metric: undefined }, /#required must have required property 'metric'/]])(
+    'refuses %s with 400 METRIC_ALIAS_INVALID_INPUT, and stores nothing',
+    async (_, overrides, message) => {
+      const body = { ...aliasBody(), ...overrides };
+      expectFailure(await post('/alerts/v1/metric/alias/create', body), 400, 'METRIC_ALIAS_INVALID_INPUT', message);
+      expect(await aliasesNamed(gw(), body.alias)).toEqual([]);
+    },
+  );
 
   it("searches with the original's request wrapper or a bare body", async () => {
     const subComponent = `ds-${randomUUID()}`;
@@ -217,13 +208,6 @@ describe('metric aliases: the request', () => {
 
   it('refuses a filter the search does not know with 400 METRIC_ALIAS_INVALID_INPUT (no raw filters reach the database)', async () => {
     expectFailure(await post('/alerts/v1/metric/alias/search', { request: { filters: { metric: { $like: '%' } } } }), 400, 'METRIC_ALIAS_INVALID_INPUT', /additional properties: 'metric'/);
-  });
-
-  it('refuses an update with nothing to change with 400 METRIC_ALIAS_INVALID_INPUT, changing nothing', async () => {
-    const body = aliasBody();
-    const id = await createOk('metric/alias/create', 'api.metric.add', body);
-    expectFailure(await gw().http.patch(`/alerts/v1/metric/alias/update/${id}`).send({}), 400, 'METRIC_ALIAS_INVALID_INPUT', /#minProperties/);
-    expect((await aliasesNamed(gw(), body.alias))[0].metric).toBe(body.metric);
   });
 });
 
@@ -299,7 +283,6 @@ describe('notification channels: the request', () => {
       { message: 'x', payload: { manager: 'embedded', type: 'email' } },
       /#properties\/payload\/else\/required must have required property 'name'/,
     ],
-    ['an empty message', { message: '', payload: { id: randomUUID() } }, /#properties\/message\/minLength/],
   ])('refuses a test message with %s with 400 NOTIFICATION_CHANNEL_INVALID_INPUT, sending nothing', async (_, body, message) => {
     const sent = gw().fx.smtp.messages.length;
     expectFailure(await post('/alerts/v1/notifications/test', body), 400, 'NOTIFICATION_CHANNEL_INVALID_INPUT', message);

@@ -289,6 +289,8 @@ const HINTS: Record<string, unknown> = {
   endDate: inOneHour,
   metric: 'up',
   data: [{ id: 'e1', amount: 3 }],
+  // The schemas check shape only; that an alert id is a UUID is the service's rule.
+  alertId: '7f1c2b6e-3a6d-4d0e-9a55-3c1b2a9d8e11',
 };
 
 /** Whole requests where a minimal instance of the schema is valid but means nothing to the service. */
@@ -306,6 +308,8 @@ const OVERRIDES: Record<string, { body?: Json; path?: Json }> = {
   'api.data.out': { body: { id: 'api.data.out', ver: 'v2', ts: '2026-01-01T00:00:00Z', params: { msgid: 'm1' }, query: 'SELECT COUNT(*) AS n FROM {{DATASET}}' } },
   'api.obsrv.data.sql-query': { body: { query: `SELECT COUNT(*) AS n FROM "${LIVE}"` } },
   'api.data.metrics': { body: { query: { url: '/prom/api/v1/query', params: { query: 'sum(gateway_info)' } } } },
+  // An update must change something (the service says so, as for datasets).
+  'api.alert.notification.update': { body: { name: 'openapi probe channel' } },
   // A bulk delete must select something: an empty filter is refused by design.
   'api.alert.delete.bulk': { body: { filters: { category: 'openapi-probe' } } },
   'api.data.in': { body: { id: 'api.data.in', ver: 'v2', ts: '2026-01-01T00:00:00Z', params: { msgid: 'm1' }, data: { id: 'e1', amount: 3 } } },

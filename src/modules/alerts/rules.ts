@@ -1,6 +1,5 @@
 // The rules alerting inputs must keep, as plain functions returning the reason a value is refused
-// (or undefined when it is fine). The service turns reasons into errors; the REST schemas reuse the
-// limits so both transports refuse the same things.
+// (or undefined when it is fine). The service turns reasons into errors, the same for both transports.
 import { CHANNEL_ORDER_FIELDS, CHANNEL_STATUSES, CHANNEL_TYPES, MANAGER_KINDS, type ChannelOrderField, type ChannelStatus, type ChannelType, type ManagerKind } from './types.js';
 
 export const NAME_MAX_LENGTH = 200;
@@ -81,6 +80,7 @@ export function checkSilenceWindow(start: Date, end: Date, now: Date): string | 
 
 /** `a@x; b@y;` -> ['a@x', 'b@y']: split on `;`, trimmed, empty pieces (a trailing `;`) dropped. */
 export function splitRecipients(text: string): { recipients: string[]; problem?: undefined } | { recipients?: undefined; problem: string } {
+  if (text.length > RECIPIENTS_MAX_LENGTH) return { problem: `recipientAddresses must be at most ${RECIPIENTS_MAX_LENGTH} characters` };
   const recipients = text
     .split(';')
     .map((address) => address.trim())

@@ -30,6 +30,15 @@ export const DATASET_ID_MAX_LENGTH = 200;
 export const DATASET_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]*$';
 const DATASET_ID_REGEX = new RegExp(DATASET_ID_PATTERN);
 
+/**
+ * Why `id` cannot name any dataset by its length (empty, or longer than a new one may be), or
+ * undefined: the one length rule of a dataset id wherever one is given, so no transport needs its own.
+ */
+export function datasetIdLengthProblem(id: string): string | undefined {
+  if (id.length === 0) return 'must not be empty';
+  return id.length > DATASET_ID_MAX_LENGTH ? `is ${id.length} characters long; at most ${DATASET_ID_MAX_LENGTH} are allowed` : undefined;
+}
+
 /** Why `id` cannot name a new dataset, or undefined when it can. */
 export function datasetIdProblem(id: string): string | undefined {
   if (id.length === 0 || id.length > DATASET_ID_MAX_LENGTH) return `must be 1 to ${DATASET_ID_MAX_LENGTH} characters long`;

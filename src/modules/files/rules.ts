@@ -7,6 +7,7 @@ import type { FileKind } from './types.js';
 /** Where each kind of file lives in the store. */
 export const KEY_PREFIXES: Record<FileKind, string> = { dataset: 'user_uploads', connector: 'connectors' };
 
+/** Longest name a call may give: an S3 object key's own limit (1,024 bytes), which a longer name could not fit. */
 export const FILE_NAME_MAX_LENGTH = 1024;
 /** Longest stored base name; longer upload names are cut, keeping the extension. */
 const STORED_NAME_MAX_LENGTH = 200;

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../errors.js';
 import type { ObjectStore } from '../../platform/object-store/object-store.js';
-import { downloadKey, uploadKey } from './rules.js';
+import { downloadKey, FILE_NAME_MAX_LENGTH, uploadKey } from './rules.js';
 import { FILE_ACCESSES, FILE_KINDS, type FileKind, type SignedFile, type GenerateUrlsInput } from './types.js';
 
 export interface FileServiceOptions {
@@ -38,6 +38,8 @@ export function createFileService(store: ObjectStore, options: FileServiceOption
         throw new GatewayError('FILES_URL_GENERATION_LIMIT_EXCEED', `Pre-signed URL generation failed: limit exceeded. At most ${options.urlLimit} files per call (got ${input.files.length}).`);
       }
       const keys = input.files.map((name, index) => {
+        if (name.length === 0) throw invalid(`files[${index}] must not be empty`);
+        if (name.length > FILE_NAME_MAX_LENGTH) throw invalid(`files[${index}] is ${name.length} characters long; at most ${FILE_NAME_MAX_LENGTH} are allowed`);
         const checked = access === 'write' ? uploadKey(kind, name, newSuffix()) : downloadKey(kind, name);
         if (checked.problem) throw invalid(`files[${index}] (${JSON.stringify(name.slice(0, 80))}): ${checked.problem}`);
         return checked.key!;

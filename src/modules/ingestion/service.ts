@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../errors.js';
 import { buildIngestMessage, type EventBus } from '../../platform/event-bus/event-bus.js';
 import { pathDeeperThan } from '../../validation/json-depth.js';
-import { DATASET_ID_MAX_LENGTH } from '../datasets/definition.js';
+import { datasetIdLengthProblem } from '../datasets/definition.js';
 import type { DatasetService } from '../datasets/service.js';
 import type { JsonObject, Stage } from '../datasets/types.js';
 import { validationProblem } from './pipeline.js';
@@ -78,8 +78,9 @@ export function createIngestionService(datasets: DatasetService, bus: EventBus, 
         if (msgid.includes('\u0000')) throw invalid('msgid holds a NUL character (\\u0000), which cannot be stored');
       }
 
-      // As REST's path schema: no dataset id is longer, and the counters keep every refused id.
-      if (datasetId.length > DATASET_ID_MAX_LENGTH) throw invalid(`datasetId is ${datasetId.length} characters long; at most ${DATASET_ID_MAX_LENGTH} are allowed`);
+      // No dataset has such an id, and the counters keep every refused id.
+      const idProblem = datasetIdLengthProblem(datasetId);
+      if (idProblem) throw invalid(`datasetId ${idProblem}`);
       const key = datasetId.trim();
       const notFound = () => {
         counters.recordRejected(key);
@@ -119,6 +120,8 @@ export function createIngestionService(datasets: DatasetService, bus: EventBus, 
      */
     async checkEvent(datasetId: string, stage: Stage, event: unknown): Promise<string | undefined> {
       const invalid = (message: string) => new GatewayError('SCHEMA_VALIDATOR_INVALID_INPUT', message);
+      const idProblem = datasetIdLengthProblem(datasetId);
+      if (idProblem) throw invalid(`datasetId ${idProblem}`);
       if (!isObject(event)) throw invalid('event must be a JSON object');
       const tooDeep = pathDeeperThan(event, MAX_EVENT_DEPTH);
       if (tooDeep !== undefined) throw invalid(`event${tooDeep.slice(0, 200)} is nested deeper than ${MAX_EVENT_DEPTH} levels`);

@@ -1,6 +1,7 @@
 // The business rules around schema inference: what input is accepted and how far it may go. The
 // algorithm itself (infer-schema.ts) is pure; both transports call `infer` here.
 import { GatewayError } from '../../errors.js';
+import { DATASET_ID_MAX_LENGTH } from '../datasets/definition.js';
 import { InferenceInputError, inferSchema } from './infer-schema.js';
 import type { InferenceLimits, InferredSchema, InferSchemaInput } from './types.js';
 
@@ -10,7 +11,6 @@ import type { InferenceLimits, InferredSchema, InferSchemaInput } from './types.
  * request body limit (REQUEST_BODY_LIMIT) usually bounds a REST call sooner.
  */
 export const SCHEMA_INFERENCE_LIMITS: Readonly<InferenceLimits> = Object.freeze({ maxSamples: 10_000, maxDepth: 20, maxFields: 2_000 });
-export const DATASET_ID_MAX_LENGTH = 256;
 
 function invalid(message: string): GatewayError {
   return new GatewayError('DATA_SCHEMA_INVALID_INPUT', message);
@@ -25,6 +25,7 @@ export function createSchemaInferenceService(limits: InferenceLimits = SCHEMA_IN
   return {
     infer({ samples, dataset }: InferSchemaInput): InferredSchema {
       if (dataset.trim() === '') throw invalid('dataset must name the dataset the samples belong to');
+      // The samples are for a dataset, whose id can be no longer than a dataset id.
       if (dataset.length > DATASET_ID_MAX_LENGTH) throw invalid(`dataset must be at most ${DATASET_ID_MAX_LENGTH} characters`);
       if (samples.length === 0) throw invalid('samples must hold at least one event');
       if (samples.length > limits.maxSamples) {
