@@ -7,7 +7,7 @@ import type pg from 'pg';
 import { ChunkCache, type DecodedChunk } from './chunk-cache.js';
 import { SETTLE_MS } from './range-results.js';
 import type { LabelMatcher } from '../promql/parser.js';
-import { matchesAll, type Labels, type SampleSource, type StoredSeries } from '../promql/evaluator.js';
+import { matchesAll, signature, type Labels, type SampleSource, type StoredSeries } from '../promql/evaluator.js';
 
 export interface SampleBatch {
   atMs: number;
@@ -196,10 +196,13 @@ export class MetricsStore implements SampleSource {
         values: doubles(Buffer.from(row.values, 'base64')),
       });
     }
-    const labelsById = new Map(matching.map((row) => [row.id, row.labels]));
+    // In the order of their labels, as Prometheus's storage answers: what depends on the order (which
+    // of equal values topk keeps, the order a sum adds in) does not depend on where rows lie.
     const out: StoredSeries[] = [];
-    for (const [seriesId, parts] of seriesParts) {
-      const series = new PartedSeries(labelsById.get(seriesId)!, parts, fromMs, toMs);
+    for (const row of inLabelOrder(matching)) {
+      const parts = seriesParts.get(row.id);
+      if (parts === undefined) continue;
+      const series = new PartedSeries(row.labels, parts, fromMs, toMs);
       if (series.sampleCount > 0) out.push(series);
     }
     return out;
@@ -523,4 +526,9 @@ function doubles(buffer: Buffer): Float64Array {
 /** Doubles in base64 in an array of their own: a cached chunk must not keep a shared buffer alive. */
 function ownDoubles(base64: string): Float64Array {
   return doubles(Buffer.from(base64, 'base64')).slice();
+}
+
+function inLabelOrder<T extends { labels: Labels }>(rows: T[]): T[] {
+  const keyed = rows.map((row) => ({ key: signature(row.labels), row }));
+  return keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map(({ row }) => row);
 }

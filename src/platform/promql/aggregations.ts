@@ -42,7 +42,8 @@ export function quantile(q: number, values: Numbers): number {
   if (values.length === 0 || Number.isNaN(q)) return NaN;
   if (q < 0) return -Infinity;
   if (q > 1) return Infinity;
-  const sorted = Array.from(values).sort((a, b) => a - b);
+  // NaN first, as Prometheus sorts them.
+  const sorted = Array.from(values).sort((a, b) => (Number.isNaN(a) ? (Number.isNaN(b) ? 0 : -1) : Number.isNaN(b) ? 1 : a - b));
   const rank = q * (sorted.length - 1);
   const lower = Math.max(0, Math.floor(rank));
   const upper = Math.min(sorted.length - 1, lower + 1);
@@ -55,16 +56,61 @@ function scalarParam(param: Value | undefined): number {
   return param.value;
 }
 
+/**
+ * topk/bottomk as Prometheus selects them: each group's k kept on a heap (container/heap's
+ * algorithm, the kept one nearest to leaving on top), so among equal values, and with NaN, the
+ * same samples are kept.
+ */
 function topOrBottom(top: boolean): Aggregation {
+  // Whether `a` sits above `b` on the heap: NaN first, then the one nearest to leaving.
+  const above = top ? (a: number, b: number) => Number.isNaN(a) || a < b : (a: number, b: number) => Number.isNaN(a) || a > b;
   return (groups, param) => {
     const k = Math.floor(scalarParam(param));
     const out: Sample[] = [];
+    if (!(k >= 1)) return out;
     for (const group of groups) {
-      const sorted = [...group.samples].sort((a, b) => (top ? b.value - a.value : a.value - b.value));
-      out.push(...sorted.slice(0, Math.max(0, k)));
+      const heap: Sample[] = [];
+      for (const sample of group.samples) {
+        if (heap.length < k) {
+          heap.push(sample);
+          siftUp(heap, heap.length - 1, above);
+        } else if ((top ? heap[0]!.value < sample.value : heap[0]!.value > sample.value) || (Number.isNaN(heap[0]!.value) && !Number.isNaN(sample.value))) {
+          heap[0] = sample;
+          if (!siftDown(heap, 0, above)) siftUp(heap, 0, above);
+        }
+      }
+      out.push(...byValue(heap, top ? -1 : 1));
     }
     return out;
   };
+}
+
+type Above = (a: number, b: number) => boolean;
+
+function siftUp(heap: Sample[], from: number, above: Above): void {
+  for (let j = from; j > 0;) {
+    const parent = (j - 1) >> 1;
+    if (!above(heap[j]!.value, heap[parent]!.value)) return;
+    [heap[j], heap[parent]] = [heap[parent]!, heap[j]!];
+    j = parent;
+  }
+}
+
+/** Whether the sample at `from` moved down. */
+function siftDown(heap: Sample[], from: number, above: Above): boolean {
+  let i = from;
+  for (let child = 2 * i + 1; child < heap.length; child = 2 * i + 1) {
+    if (child + 1 < heap.length && above(heap[child + 1]!.value, heap[child]!.value)) child += 1;
+    if (!above(heap[child]!.value, heap[i]!.value)) break;
+    [heap[i], heap[child]] = [heap[child]!, heap[i]!];
+    i = child;
+  }
+  return i > from;
+}
+
+/** Samples by value, ascending (1) or descending (-1), NaN last either way (as Prometheus's sort and sort_desc). */
+export function byValue(samples: readonly Sample[], direction: 1 | -1): Sample[] {
+  return [...samples].sort((a, b) => (Number.isNaN(a.value) ? (Number.isNaN(b.value) ? 0 : 1) : Number.isNaN(b.value) ? -1 : direction * (a.value - b.value) || 0));
 }
 
 export const AGGREGATIONS: Record<string, Aggregation> = {

@@ -8,7 +8,7 @@ import { dropLabels, keepLabels, matchingKey, signature, withoutName } from './l
 import { SampleBuffers, type LoadedQuery, type LoadedSeries } from './loading.js';
 import { LOOKBACK_MS, type Labels } from './model.js';
 import { unparenthesized, type CallNode, type SelectorNode } from './nodes.js';
-import { arithmetic, arithmeticColumn, bothPresent, COMPARISONS, DEFAULT_MATCHING } from './operators.js';
+import { arithmetic, arithmeticColumn, bothPresent, COMPARISONS, DEFAULT_MATCHING, dropsName } from './operators.js';
 import type { PromNode } from './parser.js';
 import { advance } from './sample-index.js';
 
@@ -109,9 +109,12 @@ export class ColumnEvaluation {
     const { isCounter, isRate } = kind;
     const refs = steps.map((t) => this.query.reference(selector, t));
     const refStep = evenSpacingOf(refs);
+    const labels = loaded.map((series) => withoutName(series.labels));
+    // Series of different names alike but for it: the step path tells whether two meet at a step (an error).
+    if (!distinctLabels(labels)) return undefined;
     const shared = this.sharedChangesOf(node, selector);
     return {
-      labels: loaded.map((series) => withoutName(series.labels)),
+      labels,
       column: (i, into) => {
         const key = shared && signature(loaded[i]!.labels);
         const done = key === undefined ? undefined : shared!.get(key);
@@ -227,7 +230,7 @@ export class ColumnEvaluation {
       const value = arithmetic(node.op, left.value, right.value);
       return { kind: 'scalar', value: comparison ? (value ? 1 : 0) : value };
     }
-    const dropName = !comparison || node.bool;
+    const dropName = dropsName(node.op, node.bool);
     // Each output column pairs a vector column with its partner: a scalar, or the matching column.
     const pairs: { labels: Labels; left: Column | number; right: Column | number }[] = [];
     if (left.kind === 'scalar' || right.kind === 'scalar') {
@@ -236,6 +239,7 @@ export class ColumnEvaluation {
         const labels = dropName ? withoutName(column.labels) : column.labels;
         pairs.push(left.kind === 'scalar' ? { labels, left: left.value, right: column } : { labels, left: column, right: (right as { value: number }).value });
       }
+      if (!distinctLabels(pairs.map((pair) => pair.labels))) return undefined;
     } else {
       const matching = node.matching ?? DEFAULT_MATCHING;
       if (matching.card !== 'one-to-one') return undefined;
@@ -283,4 +287,8 @@ export class ColumnEvaluation {
     });
     return { kind: 'vector', series };
   }
+}
+
+function distinctLabels(labels: readonly Labels[]): boolean {
+  return new Set(labels.map(signature)).size === labels.length;
 }

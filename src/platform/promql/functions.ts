@@ -1,7 +1,7 @@
 // The function library, evaluated at one time (the step path); the column path computes
 // rate/increase/delta and histogram_quantile over every step itself.
 import { compileLabelPattern, type LabelPattern } from './label-pattern.js';
-import { maximum, mean, minimum, quantile, sum, variance } from './aggregations.js';
+import { byValue, maximum, mean, minimum, quantile, sum, variance } from './aggregations.js';
 import { extrapolatedChange, resetCountsOf } from './counter-changes.js';
 import { bucketQuantile, LE, parseBound } from './histograms.js';
 import { dropLabels, NAME, signature, withoutName } from './labels.js';
@@ -154,7 +154,12 @@ export const FUNCTIONS: Record<string, PromFunction> = {
     const inverse = 1 / (args[1] ? ev.scalar(args[1], t) : 1);
     return Math.floor(value * inverse + 0.5) / inverse;
   }),
-  clamp: elementwise((value, args, t, ev) => Math.max(ev.scalar(args[1]!, t), Math.min(ev.scalar(args[2]!, t), value))),
+  clamp: (args, t, ev) => {
+    const [low, high] = [ev.scalar(args[1]!, t), ev.scalar(args[2]!, t)];
+    // Bounds that cross select nothing (as in Prometheus).
+    if (high < low) return vectorResult([]);
+    return vectorResult(ev.vector(args[0]!, t).map((sample) => ({ labels: withoutName(sample.labels), value: Math.max(low, Math.min(high, sample.value)) })));
+  },
   clamp_min: elementwise((value, args, t, ev) => Math.max(ev.scalar(args[1]!, t), value)),
   clamp_max: elementwise((value, args, t, ev) => Math.min(ev.scalar(args[1]!, t), value)),
   timestamp: (args, t, ev) => {
@@ -172,8 +177,8 @@ export const FUNCTIONS: Record<string, PromFunction> = {
   },
   absent: (args, t, ev) => (ev.vector(args[0]!, t).length > 0 ? vectorResult([]) : vectorResult([{ labels: absentLabels(args[0]!), value: 1 }])),
   absent_over_time: (args, t, ev) => (ev.matrix(args[0]!, t).series.some((s) => s.end > s.start) ? vectorResult([]) : vectorResult([{ labels: absentLabels(args[0]!), value: 1 }])),
-  sort: (args, t, ev) => vectorResult([...ev.vector(args[0]!, t)].sort((a, b) => a.value - b.value)),
-  sort_desc: (args, t, ev) => vectorResult([...ev.vector(args[0]!, t)].sort((a, b) => b.value - a.value)),
+  sort: (args, t, ev) => vectorResult(byValue(ev.vector(args[0]!, t), 1)),
+  sort_desc: (args, t, ev) => vectorResult(byValue(ev.vector(args[0]!, t), -1)),
   histogram_quantile: (args, t, ev) => {
     const q = ev.scalar(args[0]!, t);
     const groups = new Map<string, { labels: Labels; buckets: { upper: number; count: number }[] }>();
@@ -196,11 +201,12 @@ export const FUNCTIONS: Record<string, PromFunction> = {
     } catch {
       throw new UnsupportedQueryError(`invalid regular expression in label_replace(): ${pattern}`);
     }
+    if (!LABEL_NAME.test(destination)) throw new UnsupportedQueryError(`invalid destination label name in label_replace(): ${destination}`);
     return vectorResult(
       ev.vector(args[0]!, t).map((sample) => {
         const match = regex.matcher(sample.labels[source] ?? '');
         if (!match.matches()) return sample;
-        // A group that does not exist or did not take part reads as "" (Go's Expand does the same).
+        // A group that does not exist or did not take part reads as "" (as in Go's Expand).
         const group = (name: string | number) => {
           try {
             return match.group(name) ?? '';
@@ -208,25 +214,16 @@ export const FUNCTIONS: Record<string, PromFunction> = {
             return '';
           }
         };
-        const value = replacement.replace(/\$(\d+)|\$\{(\w+)\}/g, (_whole, index: string | undefined, name: string | undefined) => (index ? group(Number(index)) : group(name!)));
-        const labels: Record<string, string> = { ...sample.labels };
-        if (value === '') delete labels[destination];
-        else labels[destination] = value;
-        return { labels, value: sample.value };
+        return withLabel(sample, destination, expand(replacement, group));
       }),
     );
   },
   label_join: (args, t, ev) => {
     const [destination, separator, ...sources] = args.slice(1).map((arg) => ev.text(arg, t)) as [string, string, ...string[]];
-    return vectorResult(
-      ev.vector(args[0]!, t).map((sample) => {
-        const value = sources.map((source) => sample.labels[source] ?? '').join(separator);
-        const labels: Record<string, string> = { ...sample.labels };
-        if (value === '') delete labels[destination];
-        else labels[destination] = value;
-        return { labels, value: sample.value };
-      }),
-    );
+    const invalid = sources.find((source) => !LABEL_NAME.test(source));
+    if (invalid !== undefined) throw new UnsupportedQueryError(`invalid source label name in label_join(): ${invalid}`);
+    if (!LABEL_NAME.test(destination)) throw new UnsupportedQueryError(`invalid destination label name in label_join(): ${destination}`);
+    return vectorResult(ev.vector(args[0]!, t).map((sample) => withLabel(sample, destination, sources.map((source) => sample.labels[source] ?? '').join(separator))));
   },
   day_of_month: dateFunction((date) => date.getUTCDate()),
   day_of_week: dateFunction((date) => date.getUTCDay()),
@@ -245,4 +242,43 @@ function absentLabels(node: PromNode): Labels {
   const labels: Record<string, string> = {};
   for (const matcher of inner.matchers) if (matcher.op === '=' && matcher.label !== NAME) labels[matcher.label] = matcher.value;
   return labels;
+}
+
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+/** The sample with label `name` set to `value` ("" removes it). */
+function withLabel(sample: Sample, name: string, value: string): Sample {
+  const labels: Record<string, string> = { ...sample.labels };
+  if (value === '') delete labels[name];
+  else labels[name] = value;
+  return { labels, value: sample.value };
+}
+
+/**
+ * `template` with the regular expression's groups in it, as Go's Regexp.Expand writes them (what
+ * label_replace's replacements are written for): `$1`, `${1}`, `$name`, `${name}`, a bare `$`
+ * taking the longest name after it (`$1x` is `${1x}`), `$$` a dollar, and a `$` followed by no
+ * name left as it is. A number with a leading zero is a name.
+ */
+function expand(template: string, group: (name: string | number) => string): string {
+  let out = '';
+  let at = 0;
+  for (let dollar = template.indexOf('$'); dollar >= 0; dollar = template.indexOf('$', at)) {
+    out += template.slice(at, dollar);
+    at = dollar + 1;
+    if (template[at] === '$') {
+      out += '$';
+      at += 1;
+      continue;
+    }
+    const reference = /^(?:\{([\p{L}\p{Nd}_]+)\}|([\p{L}\p{Nd}_]+))/u.exec(template.slice(at));
+    if (!reference) {
+      out += '$';
+      continue;
+    }
+    at += reference[0].length;
+    const name = reference[1] ?? reference[2]!;
+    out += group(/^(0|[1-9][0-9]{0,8})$/.test(name) ? Number(name) : name);
+  }
+  return out + template.slice(at);
 }

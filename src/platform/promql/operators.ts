@@ -9,6 +9,19 @@ export const DEFAULT_MATCHING: VectorMatching = { on: false, labels: [], card: '
 
 export const COMPARISONS = new Set(['==', '!=', '>', '<', '>=', '<=']);
 
+/** Operators whose result is no longer the metric: Prometheus 2.x drops the name for these (not for atan2), and for a comparison with bool. */
+const NAME_DROPPING = new Set(['+', '-', '*', '/', '%', '^']);
+
+export function dropsName(op: string, bool: boolean): boolean {
+  return bool || NAME_DROPPING.has(op);
+}
+
+/** Go's math.Pow, which Prometheus computes `^` with: 1 to any power, and -1 to an infinite one, is 1 (JavaScript's ** says NaN). */
+function power(a: number, b: number): number {
+  if (a === 1 || (a === -1 && (b === Infinity || b === -Infinity))) return 1;
+  return a ** b;
+}
+
 /** Present where both are: four steps at a time where the arrays allow (each step is 0 or 1, so a word's AND is each step's). */
 export function bothPresent(a: Uint8Array, b: Uint8Array, out: Uint8Array): void {
   let s = 0;
@@ -55,7 +68,7 @@ export function arithmetic(op: string, a: number, b: number): number {
     case '%':
       return a % b;
     case '^':
-      return a ** b;
+      return power(a, b);
     case 'atan2':
       return Math.atan2(a, b);
     case '==':

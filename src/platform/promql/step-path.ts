@@ -6,7 +6,7 @@ import { dropLabels, keepLabels, signature, withoutName } from './labels.js';
 import type { LoadedQuery } from './loading.js';
 import { DEFAULT_SUBQUERY_STEP_MS, LOOKBACK_MS, UnsupportedQueryError, vectorOf, type Labels, type RangeSeries, type Sample, type Value, type Window } from './model.js';
 import { unparenthesized, type SelectorNode } from './nodes.js';
-import { arithmetic, COMPARISONS, DEFAULT_MATCHING, setOperation, vectorBinary } from './operators.js';
+import { arithmetic, COMPARISONS, DEFAULT_MATCHING, dropsName, setOperation, vectorBinary } from './operators.js';
 import type { PromNode } from './parser.js';
 import { advance, lastAtOrBefore } from './sample-index.js';
 
@@ -51,6 +51,8 @@ export class StepEvaluation implements ArgumentReader {
   private readonly cursors = new Map<PromNode, { lows: Int32Array; highs: Int32Array; ref: number }>();
   /** The last grouping of each aggregation (see groupingOf). */
   private readonly groupings = new Map<PromNode, Grouping>();
+  /** The labels of each node's last output found distinct (see distinct). */
+  private readonly checked = new Map<PromNode, Labels[]>();
 
   constructor(private readonly query: LoadedQuery) {}
 
@@ -70,15 +72,38 @@ export class StepEvaluation implements ArgumentReader {
         const value = this.at(node.expr, t);
         if (node.op === '+') return value;
         if (value.kind === 'scalar') return { kind: 'scalar', value: -value.value };
-        return { kind: 'vector', samples: vectorOf(value).map((sample) => ({ labels: withoutName(sample.labels), value: -sample.value })) };
+        return this.distinct(node, { kind: 'vector', samples: vectorOf(value).map((sample) => ({ labels: withoutName(sample.labels), value: -sample.value })) });
       }
       case 'aggregate':
         return { kind: 'vector', samples: this.aggregate(node, t) };
       case 'binary':
-        return this.binary(node, t);
+        return this.distinct(node, this.binary(node, t));
       case 'call':
-        return FUNCTIONS[node.name]!(node.args, t, this);
+        return this.distinct(node, FUNCTIONS[node.name]!(node.args, t, this));
     }
+  }
+
+  /**
+   * `value`, unless it is a vector holding two samples of the same labels (series of different
+   * names once a function or an operator dropped the name): Prometheus refuses those. A node's
+   * output is usually the same label objects from step to step: those are checked once.
+   */
+  private distinct(node: PromNode, value: Value): Value {
+    if (value.kind !== 'vector' || value.samples.length < 2) return value;
+    const { samples } = value;
+    const last = this.checked.get(node);
+    if (last && last.length === samples.length && samples.every((sample, i) => sample.labels === last[i])) return value;
+    const seen = new Set<string>();
+    for (const sample of samples) {
+      const key = signature(sample.labels);
+      if (seen.has(key)) throw new UnsupportedQueryError('vector cannot contain metrics with the same labelset');
+      seen.add(key);
+    }
+    this.checked.set(
+      node,
+      samples.map((sample) => sample.labels),
+    );
+    return value;
   }
 
   /** The newest sample of each series within the lookback; its time (in seconds) instead of its value when `times` is set. */
@@ -184,7 +209,7 @@ export class StepEvaluation implements ArgumentReader {
       const value = arithmetic(node.op, left.value, right.value);
       return { kind: 'scalar', value: comparison ? (value ? 1 : 0) : value };
     }
-    const dropName = !comparison || node.bool;
+    const dropName = dropsName(node.op, node.bool);
     if (left.kind === 'scalar' || right.kind === 'scalar') {
       const scalarOnLeft = left.kind === 'scalar';
       const scalar = scalarOnLeft ? (left as { value: number }).value : (right as { value: number }).value;
