@@ -1,6 +1,7 @@
 // Configuration, parsed once at start-up from the environment into one frozen, typed object.
 // Every bad setting is reported at once; nothing else in the code reads process.env.
 import { z } from 'zod';
+import { scaleEnvironment, scaleProblems, scaleSettings, type ScaleConfig } from './config-scale.js';
 
 const booleanText = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((value) => value === 'true' || value === '1' || value === 'yes');
 
@@ -346,6 +347,8 @@ export const environmentSchema = z.object({
   METRICS_FRESHNESS_THRESHOLD_MIN: z.coerce.number().positive().default(5).describe('Minutes of event-to-arrival lag under which freshness is Healthy.'),
   METRICS_QUERY_TIME_THRESHOLD_MIN: z.coerce.number().positive().default(10).describe('Age in minutes of the newest event under which freshness is Healthy.'),
   METRICS_FAILURE_THRESHOLD_PERCENT: z.coerce.number().min(0).max(100).default(5).describe('Percentage of refused events above which observability is Unhealthy.'),
+  // Several copies on one database (src/config-scale.ts).
+  ...scaleEnvironment,
 });
 
 export interface Config {
@@ -415,6 +418,7 @@ export interface Config {
     failureThresholdPercent: number;
     prometheus?: { url: string; timeoutMs: number };
   };
+  scale: ScaleConfig;
 }
 
 export class ConfigError extends Error {
@@ -432,7 +436,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
   const e = parsed.data;
-  const combined = [...accessProblems(e), ...limitProblems(e), ...managerNameProblems(e)];
+  const combined = [...accessProblems(e), ...limitProblems(e), ...managerNameProblems(e), ...scaleProblems(e)];
   if (combined.length > 0) throw new ConfigError(combined);
   const production = e.NODE_ENV === 'production';
   const pool = { poolMax: e.DB_POOL_MAX, statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS, ...(e.QUERY_DATABASE_URL ? { queryUrl: e.QUERY_DATABASE_URL } : {}) };
@@ -464,6 +468,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jsonLimits: { maxStringLength: e.JSON_MAX_STRING_LENGTH, maxArrayLength: e.JSON_MAX_ARRAY_LENGTH },
     auth: authSettings(e),
     rateLimits: rateLimitSettings(e),
+    scale: scaleSettings(e),
     templates: { listMax: e.TEMPLATE_LIST_MAX },
     datasets: { listMax: e.DATASET_LIST_MAX, connectorKey: e.CONNECTOR_CONFIG_KEY ? { key: e.CONNECTOR_CONFIG_KEY } : { keyFile: `${e.DATA_DIR}/connector-config.secret` } },
     objectStore: e.S3_BUCKET

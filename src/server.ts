@@ -256,7 +256,7 @@ async function ensurePortFree(host: string, port: number): Promise<void> {
 
 export async function startGateway(config: Config, logger: Logger): Promise<Gateway> {
   await ensurePortFree(config.http.host, config.http.port);
-  const database = await openDatabase(config.database, logger);
+  const database = await openDatabase(config.database, logger, config.scale.listenUrl ? { listenUrl: config.scale.listenUrl } : {});
   try {
     return await serve(config, logger, database);
   } catch (error) {
