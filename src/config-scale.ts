@@ -10,6 +10,14 @@ export const scaleEnvironment = {
     .describe(
       'Direct (session) connection to the same database for what a transaction-mode pooler cannot carry: LISTEN, which keeps the caches true. Set it when DATABASE_URL points at PgBouncer in transaction mode (a gateway that hears no announcement over it caches nothing and logs an error). Default: DATABASE_URL.',
     ),
+  SHUTDOWN_DRAIN_SECONDS: z.coerce
+    .number()
+    .min(0)
+    .max(300)
+    .default(0)
+    .describe(
+      'Seconds a stopping gateway (SIGTERM) keeps serving while /readyz answers 503, so a load balancer stops sending it traffic before it closes its socket; then it finishes requests in flight and exits. Behind a balancer: more than its health-check interval × fall count. 0: close at once.',
+    ),
 };
 
 type ScaleEnvironment = z.infer<z.ZodObject<typeof scaleEnvironment>> & { DATABASE_URL?: string | undefined };
@@ -17,6 +25,8 @@ type ScaleEnvironment = z.infer<z.ZodObject<typeof scaleEnvironment>> & { DATABA
 export interface ScaleConfig {
   /** Session connection for LISTEN; unset: the pool's own URL. */
   listenUrl?: string;
+  /** How long a stopping gateway keeps serving, not ready, before it closes its socket. */
+  drainMs: number;
 }
 
 export function scaleProblems(e: ScaleEnvironment): string[] {
@@ -25,5 +35,5 @@ export function scaleProblems(e: ScaleEnvironment): string[] {
 }
 
 export function scaleSettings(e: ScaleEnvironment): ScaleConfig {
-  return { ...(e.DATABASE_LISTEN_URL ? { listenUrl: e.DATABASE_LISTEN_URL } : {}) };
+  return { ...(e.DATABASE_LISTEN_URL ? { listenUrl: e.DATABASE_LISTEN_URL } : {}), drainMs: Math.round(e.SHUTDOWN_DRAIN_SECONDS * 1000) };
 }
