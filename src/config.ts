@@ -17,6 +17,7 @@ import { piiSettings, piiVariables } from './config/pii.js';
 import { queryEngineSettings, queryEngineVariables, templateSettings } from './config/query-engine.js';
 import { rateLimitSettings, rateLimitVariables } from './config/rate-limits.js';
 import { serverSettings, serverVariables } from './config/server.js';
+import { scaleEnvironment, scaleProblems, scaleSettings } from './config-scale.js';
 
 export { isLoopbackHost } from './config/server.js';
 
@@ -36,13 +37,14 @@ export const environmentSchema = z.object({
   ...alertingVariables.shape,
   ...piiVariables.shape,
   ...metricsVariables.shape,
+  ...scaleEnvironment,
 });
 
 type Environment = z.infer<typeof environmentSchema>;
 
 /** Settings that involve more than one subsystem's variables; every problem is reported at once. */
 function crossProblems(e: Environment): string[] {
-  return [...authProblems(e), ...ingestionProblems(e), ...alertingProblems(e)];
+  return [...authProblems(e), ...ingestionProblems(e), ...alertingProblems(e), ...scaleProblems(e)];
 }
 
 function settings(e: Environment) {
@@ -67,6 +69,7 @@ function settings(e: Environment) {
     alerting: alertingSettings(e),
     pii: piiSettings(e),
     metrics: metricsSettings(e),
+    scale: scaleSettings(e),
   };
 }
 

@@ -36,11 +36,16 @@ try {
     process.on(signal, () => {
       if (stopping) return;
       stopping = true;
-      logger.info(`${signal} received: finishing requests and stopping`);
+      const drainMs = config.scale.drainMs;
+      logger.info(
+        drainMs > 0
+          ? `${signal} received: /readyz answers 503 from now; serving ${drainMs / 1000} s more (SHUTDOWN_DRAIN_SECONDS), then finishing requests and stopping`
+          : `${signal} received: finishing requests and stopping`,
+      );
       const forced = setTimeout(() => {
-        logger.error('shutdown took longer than 10 s; exiting');
+        logger.error(`shutdown took longer than ${drainMs > 0 ? `the drain and ` : ''}10 s; exiting`);
         process.exit(1);
-      }, 10_000);
+      }, drainMs + 10_000);
       forced.unref();
       gateway.stop().then(
         () => {

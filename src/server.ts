@@ -103,8 +103,14 @@ export interface Gateway {
   alertEvaluator: AlertEvaluator;
   /** Samples the gateway's metrics into the embedded store (absent with PROMETHEUS_URL); `sample(atMs)` takes one. */
   metricsSampler: MetricsSampler | undefined;
-  /** Stops taking requests, lets running ones finish, closes the database (and the embedded server). */
+  /**
+   * Turns /readyz to 503 at once and keeps serving for SHUTDOWN_DRAIN_SECONDS (a balancer stops
+   * sending new requests meanwhile), then stops taking requests, lets running ones finish, and
+   * closes the database (and the embedded server).
+   */
   stop(): Promise<void>;
+  /** True from the moment stop() is called. */
+  readonly draining: boolean;
 }
 
 function createServices(
@@ -260,7 +266,7 @@ async function ensurePortFree(host: string, port: number): Promise<void> {
 
 export async function startGateway(config: Config, logger: Logger): Promise<Gateway> {
   await ensurePortFree(config.http.host, config.http.port);
-  const database = await openDatabase(config.database, logger);
+  const database = await openDatabase(config.database, logger, config.scale.listenUrl ? { listenUrl: config.scale.listenUrl } : {});
   try {
     return await serve(config, logger, database);
   } catch (error) {
@@ -368,7 +374,13 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   app.use(useSecurityHeaders());
   app.use(useCrossOrigin({ allowedOrigins: config.http.corsAllowedOrigins, loopbackHostsOnly: config.auth.mode === 'none', ownPolicyPrefixes: [EMBEDDED_LINK_PREFIX] }));
   app.use(useObservability({ logger, metrics }));
-  app.use(healthRouter(database));
+  let draining = false;
+  // While draining, answers ask clients to reconnect, which a balancer then sends to another copy.
+  app.use((_req, res, next) => {
+    if (draining) res.set('connection', 'close');
+    next();
+  });
+  app.use(healthRouter(database, { draining: () => draining }));
   app.use(metricsRouter(metrics, config.http.metricsToken === undefined ? {} : { token: config.http.metricsToken }));
   app.use(apiDocsRouter(buildOpenApiDocument(restEndpoints, { version: GATEWAY_VERSION })));
   if (objectStore instanceof EmbeddedObjectStore)
@@ -454,8 +466,13 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     database,
     alertEvaluator,
     metricsSampler: sampler,
+    get draining() {
+      return draining;
+    },
     stop() {
       stopping ??= (async () => {
+        draining = true;
+        if (config.scale.drainMs > 0) await new Promise((resolve) => setTimeout(resolve, config.scale.drainMs));
         await apollo.stop();
         await alertEvaluator.stop();
         if (sampling) await sampler.stop();

@@ -85,7 +85,8 @@ export function useObservability({ logger, metrics }: ObservabilityOptions) {
         durationMs: Math.round(seconds * 1e6) / 1e3,
         ...(aborted ? { aborted: true } : {}),
       };
-      if (res.statusCode >= 500) logger.error(line, 'request failed');
+      // A stopping gateway's readiness answers 503 on purpose (health.ts marks it): not a failure.
+      if (res.statusCode >= 500 && !res.locals.expectedUnavailable) logger.error(line, 'request failed');
       else logger.info(line, 'request completed');
     };
     res.once('finish', finish);

@@ -45,7 +45,8 @@ export async function startChildGateway(databaseUrl: string | null, env: Record<
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
+  // Generous: on a loaded machine loading the TypeScript sources alone can take tens of seconds.
+  const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the gateway exited with ${child.exitCode} before it was ready:\n${output}`);
     const ready = await fetch(`${url}/readyz`).then(
@@ -55,7 +56,7 @@ export async function startChildGateway(databaseUrl: string | null, env: Record<
     if (ready) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`the gateway was not ready within 20 s:\n${output}`);
+      throw new Error(`the gateway was not ready within 60 s:\n${output}`);
     }
     await sleep(100);
   }

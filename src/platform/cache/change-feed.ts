@@ -37,8 +37,21 @@ export interface ChangeFeed {
 const RETRY_MS = [500, 1_000, 2_000, 5_000, 10_000];
 const SYNC_MARKER = 'sync';
 const SYNC_TIMEOUT_MS = 5_000;
+const PROBE_TIMEOUT_MS = 2_000;
 
-export async function openChangeFeed(url: string, logger: Logger): Promise<ChangeFeed> {
+export interface ChangeFeedOptions {
+  /**
+   * Sends a notification from another connection (the pool). The feed counts as listening only once
+   * such a probe comes back: through a transaction-mode pooler LISTEN succeeds but nothing arrives,
+   * and caches trusting it would never be told of a change.
+   */
+  probe?: (channel: string, payload: string) => Promise<unknown>;
+}
+
+/** LISTEN succeeded but a notification sent from the pool did not arrive. */
+class AnnouncementsNotHeard extends Error {}
+
+export async function openChangeFeed(url: string, logger: Logger, options: ChangeFeedOptions = {}): Promise<ChangeFeed> {
   const listeners: ChangeListener[] = [];
   let client: pg.Client | undefined;
   let listening = false;
@@ -75,6 +88,16 @@ export async function openChangeFeed(url: string, logger: Logger): Promise<Chang
     candidate.on('end', () => lost());
     await candidate.connect();
     await candidate.query(`LISTEN ${CHANGE_CHANNEL}`);
+    if (options.probe && !(await heard(options.probe))) {
+      await candidate.end().catch(() => undefined);
+      throw new AnnouncementsNotHeard(
+        'change announcements: LISTEN succeeded but a notification sent from the pool never arrived (a transaction-mode pooler such as PgBouncer between the gateway and PostgreSQL?): published records are not cached. Set DATABASE_LISTEN_URL to a direct connection.',
+      );
+    }
+    if (closed) {
+      await candidate.end().catch(() => undefined);
+      return;
+    }
     client = candidate;
     listening = true;
     attempt = 0;
@@ -82,19 +105,43 @@ export async function openChangeFeed(url: string, logger: Logger): Promise<Chang
     resetAll();
   };
 
+  const heard = async (probe: NonNullable<ChangeFeedOptions['probe']>): Promise<boolean> => {
+    const token = randomUUID();
+    const back = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), PROBE_TIMEOUT_MS);
+      syncs.set(token, () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+    try {
+      await probe(CHANGE_CHANNEL, `${SYNC_MARKER}:${token}`);
+      return await back;
+    } finally {
+      syncs.delete(token);
+    }
+  };
+
   const scheduleRetry = () => {
+    if (closed) return;
     const delay = RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)]!;
     attempt += 1;
     retryTimer = setTimeout(() => {
       connect().catch((error: unknown) => {
-        logger.warn({ err: error }, 'change announcements: reconnect failed');
+        if (error instanceof AnnouncementsNotHeard) logger.error(error.message);
+        else logger.warn({ err: error }, 'change announcements: reconnect failed');
         scheduleRetry();
       });
     }, delay);
     retryTimer.unref();
   };
 
-  await connect();
+  await connect().catch((error: unknown) => {
+    // Serving without caches is correct, only slower: start, say so loudly, and keep trying.
+    if (!(error instanceof AnnouncementsNotHeard)) throw error;
+    logger.error(error.message);
+    scheduleRetry();
+  });
   return {
     get listening() {
       return listening;

@@ -30,7 +30,15 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export async function openDatabase(settings: Config['database'], logger: Logger): Promise<Database> {
+export interface DatabaseOptions {
+  /**
+   * A direct (session) connection to the same database, for what a transaction-mode pooler in front
+   * of `url` cannot carry: LISTEN. Unset: the pool's URL.
+   */
+  listenUrl?: string;
+}
+
+export async function openDatabase(settings: Config['database'], logger: Logger, options: DatabaseOptions = {}): Promise<Database> {
   let embedded: EmbeddedPostgresHandle | undefined;
   let url: string;
   if (settings.mode === 'embedded') {
@@ -74,6 +82,7 @@ export async function openDatabase(settings: Config['database'], logger: Logger)
     return created;
   };
   const pool = createPool(url, settings.poolMax);
+  const listenUrl = settings.mode === 'external' && options.listenUrl ? options.listenUrl : url;
 
   let queryReader: Awaited<ReturnType<typeof openQueryReader>>;
   let changes: ChangeFeed;
@@ -90,7 +99,7 @@ export async function openDatabase(settings: Config['database'], logger: Logger)
       },
       logger,
     );
-    changes = await openChangeFeed(url, logger);
+    changes = await openChangeFeed(listenUrl, logger, { probe: (channel, payload) => pool.query('SELECT pg_notify($1, $2)', [channel, payload]) });
   } catch (error) {
     await pool.end().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
@@ -98,7 +107,10 @@ export async function openDatabase(settings: Config['database'], logger: Logger)
   }
 
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-  const description = settings.mode === 'embedded' ? `embedded PostgreSQL at 127.0.0.1:${embedded!.port} (data in ${embedded!.dataDir})` : `external PostgreSQL at ${redactUrl(url)}`;
+  const description =
+    settings.mode === 'embedded'
+      ? `embedded PostgreSQL at 127.0.0.1:${embedded!.port} (data in ${embedded!.dataDir})`
+      : `external PostgreSQL at ${redactUrl(url)}; announcements (LISTEN) over ${listenUrl === url ? 'the same URL' : `DATABASE_LISTEN_URL ${redactUrl(listenUrl)}`}`;
 
   return {
     prisma,

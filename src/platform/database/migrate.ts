@@ -33,51 +33,67 @@ export async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
   );
 }
 
-/** Applies pending migrations; returns the names applied. Safe to run from several gateways at once. */
+const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+  "id" VARCHAR(36) PRIMARY KEY NOT NULL,
+  "checksum" VARCHAR(64) NOT NULL,
+  "finished_at" TIMESTAMPTZ,
+  "migration_name" VARCHAR(255) NOT NULL,
+  "logs" TEXT,
+  "rolled_back_at" TIMESTAMPTZ,
+  "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
+  "applied_steps_count" INTEGER NOT NULL DEFAULT 0)`;
+
+/**
+ * Applies pending migrations; returns the names applied. Safe to run from several gateways at once:
+ * all of it is one transaction under a transaction-level lock (copies starting together wait, then
+ * find nothing to do), never a session lock, so it also runs through a pooler in transaction mode
+ * (PgBouncer), where a session lock and its release may reach two different server connections.
+ * Each migration is a savepoint: one that fails is undone whole, those before it stay applied.
+ */
 export async function applyMigrations(pool: pg.Pool, migrations?: Migration[]): Promise<string[]> {
   const all = migrations ?? (await readMigrations());
   const client = await pool.connect();
+  const ran: string[] = [];
+  let failure: Error | undefined;
   try {
-    // Session-level lock: a second gateway starting at the same time waits, then finds nothing to do.
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-    await client.query(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
-      "id" VARCHAR(36) PRIMARY KEY NOT NULL,
-      "checksum" VARCHAR(64) NOT NULL,
-      "finished_at" TIMESTAMPTZ,
-      "migration_name" VARCHAR(255) NOT NULL,
-      "logs" TEXT,
-      "rolled_back_at" TIMESTAMPTZ,
-      "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
-      "applied_steps_count" INTEGER NOT NULL DEFAULT 0)`);
-    const done = await client.query<{ migration_name: string; checksum: string }>('SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL');
-    const applied = new Map(done.rows.map((row) => [row.migration_name, row.checksum]));
-    const ran: string[] = [];
-    for (const migration of all) {
-      const checksum = applied.get(migration.name);
-      if (checksum !== undefined) {
-        if (checksum !== migration.checksum) {
-          throw new Error(`migration ${migration.name} was changed after it was applied; add a new migration instead`);
+    await client.query('BEGIN');
+    try {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+      await client.query(MIGRATIONS_TABLE);
+      const done = await client.query<{ migration_name: string; checksum: string }>(
+        'SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+      );
+      const applied = new Map(done.rows.map((row) => [row.migration_name, row.checksum]));
+      for (const migration of all) {
+        const checksum = applied.get(migration.name);
+        if (checksum !== undefined) {
+          if (checksum !== migration.checksum) throw new Error(`migration ${migration.name} was changed after it was applied; add a new migration instead`);
+          continue;
         }
-        continue;
+        await client.query('SAVEPOINT migration');
+        try {
+          await client.query(migration.sql);
+          await client.query(
+            `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, finished_at, applied_steps_count)
+             VALUES ($1, $2, $3, now(), 1)`,
+            [randomUUID(), migration.checksum, migration.name],
+          );
+          await client.query('RELEASE SAVEPOINT migration');
+        } catch (error) {
+          await client.query('ROLLBACK TO SAVEPOINT migration');
+          failure = new Error(`migration ${migration.name} failed: ${(error as Error).message}`, { cause: error });
+          break;
+        }
+        ran.push(migration.name);
       }
-      await client.query('BEGIN');
-      try {
-        await client.query(migration.sql);
-        await client.query(
-          `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, finished_at, applied_steps_count)
-           VALUES ($1, $2, $3, now(), 1)`,
-          [randomUUID(), migration.checksum, migration.name],
-        );
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK');
-        throw new Error(`migration ${migration.name} failed: ${(error as Error).message}`, { cause: error });
-      }
-      ran.push(migration.name);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
     }
-    return ran;
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
     client.release();
   }
+  if (failure) throw failure;
+  return ran;
 }

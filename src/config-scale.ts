@@ -1,0 +1,39 @@
+// Settings for running several copies of the gateway on one database (README: "Running at scale").
+// Kept apart from config.ts, which spreads `scaleEnvironment` into its schema and calls `scaleSettings`.
+import { z } from 'zod';
+
+export const scaleEnvironment = {
+  DATABASE_LISTEN_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// connection string')
+    .optional()
+    .describe(
+      'Direct (session) connection to the same database for what a transaction-mode pooler cannot carry: LISTEN, which keeps the caches true. Set it when DATABASE_URL points at PgBouncer in transaction mode (a gateway that hears no announcement over it caches nothing and logs an error). Default: DATABASE_URL.',
+    ),
+  SHUTDOWN_DRAIN_SECONDS: z.coerce
+    .number()
+    .min(0)
+    .max(300)
+    .default(0)
+    .describe(
+      'Seconds a stopping gateway (SIGTERM) keeps serving while /readyz answers 503, so a load balancer stops sending it traffic before it closes its socket; then it finishes requests in flight and exits. Behind a balancer: more than its health-check interval × fall count. 0: close at once.',
+    ),
+};
+
+type ScaleEnvironment = z.infer<z.ZodObject<typeof scaleEnvironment>> & { DATABASE_URL?: string | undefined };
+
+export interface ScaleConfig {
+  /** Session connection for LISTEN; unset: the pool's own URL. */
+  listenUrl?: string;
+  /** How long a stopping gateway keeps serving, not ready, before it closes its socket. */
+  drainMs: number;
+}
+
+export function scaleProblems(e: ScaleEnvironment): string[] {
+  if (e.DATABASE_LISTEN_URL && !e.DATABASE_URL) return ['DATABASE_LISTEN_URL: needs DATABASE_URL (the embedded PostgreSQL listens on its own connection already)'];
+  return [];
+}
+
+export function scaleSettings(e: ScaleEnvironment): ScaleConfig {
+  return { ...(e.DATABASE_LISTEN_URL ? { listenUrl: e.DATABASE_LISTEN_URL } : {}), drainMs: Math.round(e.SHUTDOWN_DRAIN_SECONDS * 1000) };
+}

@@ -1,0 +1,110 @@
+// The gateway's pool through a real PgBouncer in transaction mode (Debian package `pgbouncer`):
+// with DATABASE_LISTEN_URL on a direct connection the caches fill and empty as without it; without
+// it LISTEN succeeds but hears nothing, and the gateway caches nothing rather than serve stale records.
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { Writable } from 'node:stream';
+import pg from 'pg';
+import supertest from 'supertest';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { startGateway, type Gateway } from '../../src/server.js';
+import { seedDataset } from '../support/datasets.js';
+import { createTestDatabase, type TestGateway } from '../support/gateway.js';
+import { PGBOUNCER, startPgBouncer, type PgBouncer } from '../support/pgbouncer.js';
+import { describeWhen } from '../support/skip.js';
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let bouncer: PgBouncer;
+let direct: pg.Pool;
+const started: Gateway[] = [];
+
+beforeAll(async () => {
+  if (!PGBOUNCER) return;
+  database = await createTestDatabase();
+  bouncer = await startPgBouncer(database.url);
+  direct = new pg.Pool({ connectionString: database.url, max: 1 });
+}, 30_000);
+afterAll(async () => {
+  for (const gateway of started) await gateway.stop();
+  await direct?.end();
+  await bouncer?.stop();
+  await database?.drop();
+});
+
+async function gatewayThroughBouncer(env: Record<string, string>): Promise<{ gw: TestGateway; log: () => string }> {
+  let log = '';
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      log += chunk.toString();
+      done();
+    },
+  });
+  const config = loadConfig({ DATABASE_URL: bouncer.urlFor(database.url), HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'test', DB_POOL_MAX: '4', METRICS_SAMPLE_INTERVAL_SECONDS: '0', ...env });
+  const gateway = await startGateway(config, createLogger('info', stream));
+  started.push(gateway);
+  const gw: TestGateway = {
+    url: gateway.url,
+    gateway,
+    http: supertest(gateway.url),
+    databaseUrl: database.url,
+    sql: async (text, values) => {
+      const result = await direct.query(text, values);
+      await gateway.database.changes.sync();
+      return result;
+    },
+    stop: () => gateway.stop(),
+  };
+  return { gw, log: () => log };
+}
+
+const statementsOf = async (gw: TestGateway, work: () => Promise<unknown>) => {
+  const before = gw.gateway.database.statementCount();
+  await work();
+  return gw.gateway.database.statementCount() - before;
+};
+
+/** Transactions PgBouncer carried to this file's database so far (its admin console's SHOW STATS). */
+async function bouncedTransactions(): Promise<number> {
+  const admin = new pg.Client({ connectionString: bouncer.adminUrl });
+  await admin.connect();
+  try {
+    // The admin console speaks the simple protocol only.
+    const stats = await admin.query<{ database: string; total_xact_count: string }>({ text: 'SHOW STATS', queryMode: 'simple' } as pg.QueryConfig);
+    return Number(stats.rows.find((row) => row.database === database.name)?.total_xact_count ?? 0);
+  } finally {
+    await admin.end();
+  }
+}
+
+describeWhen(PGBOUNCER, 'pgbouncer is not installed (Debian package pgbouncer; .ci/run installs it)')('the pool behind PgBouncer in transaction mode', () => {
+  it('with DATABASE_LISTEN_URL on a direct connection: caches fill, and empty when another writer changes a record', async () => {
+    const { gw, log } = await gatewayThroughBouncer({ DATABASE_LISTEN_URL: database.url });
+    // main.ts logs this line at start-up.
+    expect(gw.gateway.database.description).toContain('announcements (LISTEN) over DATABASE_LISTEN_URL');
+    expect(log()).not.toContain('never arrived');
+    expect(gw.gateway.database.changes.listening).toBe(true);
+    const bouncedBefore = await bouncedTransactions();
+    await seedDataset(gw, 'bounced', 'Live');
+    expect(await bouncedTransactions()).toBeGreaterThan(bouncedBefore);
+
+    expect((await gw.http.get('/v2/datasets/read/bounced')).body.result.name).toBe('Dataset bounced');
+    // Filled: the second read costs no statement.
+    expect(await statementsOf(gw, async () => expect((await gw.http.get('/v2/datasets/read/bounced')).status).toBe(200))).toBe(0);
+    // Emptied: a change committed by someone else (not through this gateway) is announced and read anew.
+    await gw.sql("UPDATE datasets SET name = 'renamed elsewhere' WHERE dataset_id = 'bounced'");
+    expect((await gw.http.get('/v2/datasets/read/bounced')).body.result.name).toBe('renamed elsewhere');
+    expect(await statementsOf(gw, async () => expect((await gw.http.get('/v2/datasets/read/bounced')).body.result.name).toBe('renamed elsewhere'))).toBe(0);
+  }, 30_000);
+
+  it('without it: says that announcements never arrive, caches nothing, and every read shows the last committed change', async () => {
+    const { gw, log } = await gatewayThroughBouncer({});
+    expect(gw.gateway.database.description).toContain('announcements (LISTEN) over the same URL');
+    expect(log()).toContain('a notification sent from the pool never arrived');
+    expect(gw.gateway.database.changes.listening).toBe(false);
+    await seedDataset(gw, 'unheard', 'Live');
+    expect((await gw.http.get('/v2/datasets/read/unheard')).body.result.name).toBe('Dataset unheard');
+    await direct.query("UPDATE datasets SET name = 'renamed unheard' WHERE dataset_id = 'unheard'");
+    expect((await gw.http.get('/v2/datasets/read/unheard')).body.result.name).toBe('renamed unheard');
+    expect(await statementsOf(gw, () => gw.http.get('/v2/datasets/read/unheard'))).toBeGreaterThan(0);
+  }, 30_000);
+});
