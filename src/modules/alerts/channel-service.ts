@@ -289,5 +289,3 @@ export function createChannelService(store: Pick<AlertStore, 'channels'>, { name
     },
   };
 }
-
-export type ChannelService = ReturnType<typeof createChannelService>;

@@ -112,5 +112,3 @@ export function createMetricAliasService(store: Pick<AlertStore, 'aliases'>, opt
     },
   };
 }
-
-export type MetricAliasService = ReturnType<typeof createMetricAliasService>;

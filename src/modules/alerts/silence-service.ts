@@ -136,5 +136,3 @@ export function createSilenceService(store: Pick<AlertStore, 'silences'>, { mana
     },
   };
 }
-
-export type SilenceService = ReturnType<typeof createSilenceService>;

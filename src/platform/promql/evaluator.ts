@@ -18,7 +18,7 @@ import { children } from './nodes.js';
 import { parsePromQL, TYPE_NAMES, type PromNode } from './parser.js';
 import { SeriesBuilder, StepEvaluation } from './step-path.js';
 
-export { LOOKBACK_MS, MAX_POINTS_PER_SERIES, UnsupportedQueryError, type Labels, type QueryResult, type RangeSeries, type Sample, type SampleSource, type StoredSeries } from './model.js';
+export { LOOKBACK_MS, MAX_POINTS_PER_SERIES, UnsupportedQueryError, type Labels, type QueryResult, type RangeSeries, type SampleSource, type StoredSeries } from './model.js';
 export { compareLabels, matchesAll, signature } from './labels.js';
 
 /** Evaluates `query` at one time. */
