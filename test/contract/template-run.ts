@@ -295,6 +295,18 @@ export function templateRunScenarios(ctx: SuiteContext<TemplateRunDriver>): void
       expectFailure(await run(key), 'DATA_OUT_INVALID_INPUT', construct);
     });
 
+    it('refuses SQL nested past the stack depth PostgreSQL allows (SQLSTATE 54001) with 400 DATA_OUT_INVALID_INPUT, not a server fault', async () => {
+      expectFailure(await run('sqlPastStackDepth'), 'DATA_OUT_INVALID_INPUT', /more than the engine allows: stack depth limit exceeded/);
+    });
+
+    it('refuses SQL whose result holds JSON nested 10,000 levels deep with 400 DATA_OUT_INVALID_INPUT, not a server fault', async () => {
+      expectFailure(await run('sqlDeepJsonResult'), 'DATA_OUT_INVALID_INPUT', /nested deeper than 1000 levels/);
+    });
+
+    it('refuses a native query nested 3,000 filters deep with 400 QUERY_TEMPLATE_INVALID_INPUT, not a server fault', async () => {
+      expectFailure(await run('deepFilter'), 'QUERY_TEMPLATE_INVALID_INPUT', /nests deeper than 100 levels/);
+    });
+
     it("refuses a placeholder inside a quoted SQL string ('{{STARTDATE}} 00:00') with QUERY_TEMPLATE_INVALID_INPUT", async () => {
       expectFailure(await run('sqlPlaceholderInString'), 'QUERY_TEMPLATE_INVALID_INPUT', /\{\{STARTDATE\}\}.*quoted/);
     });

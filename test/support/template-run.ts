@@ -77,6 +77,10 @@ export const SQL = {
   originalForms: `SELECT "id" FROM {{dataset}} WHERE "__time" >= TIMESTAMP '{{STARTDATE}}' AND "__time" < '{{EndDate}}' ORDER BY "__time" LIMIT {{LIMITS}}`,
   /** A placeholder inside a longer quoted string cannot be a bound parameter: refused. */
   placeholderInString: `SELECT * FROM {{DATASET}} WHERE "__time" >= '{{STARTDATE}} 00:00' AND "__time" < {{ENDDATE}}`,
+  /** 20,000 additions nest deeper than PostgreSQL's parser may recurse: it refuses with SQLSTATE 54001 (stack depth limit exceeded). */
+  pastStackDepth: `SELECT 1${' + 1'.repeat(20_000)} AS n FROM {{DATASET}} WHERE "__time" >= {{STARTDATE}} AND "__time" < {{ENDDATE}}`,
+  /** A JSON value 10,000 arrays deep in each row: PostgreSQL holds it, JSON.stringify could not write it. */
+  deepJsonResult: `SELECT '${'['.repeat(10_000)}${']'.repeat(10_000)}'::jsonb AS deep FROM {{DATASET}} WHERE "__time" >= {{STARTDATE}} AND "__time" < {{ENDDATE}}`,
 } as const;
 
 export const SQL_BY_HOUR_ROWS = [
@@ -200,6 +204,11 @@ export const JSON_TEMPLATES = {
     context: { from: '{{STARTDATE}}', to: '{{ENDDATE}}' },
   }),
   javascriptFilter: filteredTimeseries({ type: 'javascript', dimension: 'userid', function: 'function(x) { return true; }' }),
+  /** A filter 3,000 NOTs deep (written as text: building it as an object would recurse in the test too). */
+  deepFilter: filteredTimeseries({ type: 'selector', dimension: 'os', value: 'x' }).replace(
+    /"filter":(\{[^}]*\})/,
+    (_, inner: string) => `"filter":${'{"type":"not","field":'.repeat(3000)}${inner}${'}'.repeat(3000)}`,
+  ),
   hyperUnique: nativeQuery({ queryType: 'timeseries', granularity: 'all', aggregations: [{ type: 'hyperUnique', name: 'users', fieldName: 'userid' }] }),
   postAggregations: nativeQuery({
     queryType: 'timeseries',
@@ -345,6 +354,8 @@ export const RUN_TEMPLATES = {
   sqlByLevel: { name: 'Run Sql By Level', type: 'sql', query: SQL.byLevel },
   sqlOriginalForms: { name: 'Run Sql Original Forms', type: 'sql', query: SQL.originalForms },
   sqlPlaceholderInString: { name: 'Run Sql Placeholder In String', type: 'sql', query: SQL.placeholderInString },
+  sqlPastStackDepth: { name: 'Run Sql Past Stack Depth', type: 'sql', query: SQL.pastStackDepth },
+  sqlDeepJsonResult: { name: 'Run Sql Deep Json Result', type: 'sql', query: SQL.deepJsonResult },
   timeseriesHour: { name: 'Run Json Timeseries Hour', type: 'json', query: JSON_TEMPLATES.timeseriesHour },
   timeseriesAll: { name: 'Run Json Timeseries All', type: 'json', query: JSON_TEMPLATES.timeseriesAll },
   timeseriesPeriod: { name: 'Run Json Timeseries Period', type: 'json', query: JSON_TEMPLATES.timeseriesPeriod },
@@ -358,6 +369,7 @@ export const RUN_TEMPLATES = {
   timeBoundaryFiltered: { name: 'Run Json Time Boundary Filtered', type: 'json', query: JSON_TEMPLATES.timeBoundaryFiltered },
   wideIntervals: { name: 'Run Json Wide Intervals', type: 'json', query: JSON_TEMPLATES.wideIntervals },
   javascriptFilter: { name: 'Run Json Javascript Filter', type: 'json', query: JSON_TEMPLATES.javascriptFilter },
+  deepFilter: { name: 'Run Json Deep Filter', type: 'json', query: JSON_TEMPLATES.deepFilter },
   hyperUnique: { name: 'Run Json Hyper Unique', type: 'json', query: JSON_TEMPLATES.hyperUnique },
   postAggregations: { name: 'Run Json Post Aggregations', type: 'json', query: JSON_TEMPLATES.postAggregations },
 } as const;

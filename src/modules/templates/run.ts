@@ -5,6 +5,7 @@
 import { GatewayError } from '../../errors.js';
 import { GRANULARITY_PERIODS, queryInterval } from '../../platform/query-engine/native-to-sql.js';
 import type { Datasource, QueryEngine, QueryParameter } from '../../platform/query-engine/query-engine.js';
+import { pathDeeperThan } from '../../validation/json-depth.js';
 import type { DatasetService } from '../datasets/service.js';
 import type { TemplateRecord } from './types.js';
 
@@ -14,6 +15,9 @@ export type AggregationLevel = (typeof AGGREGATION_LEVELS)[number];
 export const AGGREGATION_PERIODS: Record<AggregationLevel, string> = Object.fromEntries(AGGREGATION_LEVELS.map((level) => [level, GRANULARITY_PERIODS[level]])) as Record<AggregationLevel, string>;
 
 export const MAX_RANGE_DAYS = 30;
+/** Deepest a native query may nest: twice the 20 filter levels the engine runs (an and/or adds an
+ * array level), and room to spare. Walking a deeper document would overflow the stack. */
+const MAX_NATIVE_DEPTH = 100;
 const DAY_MS = 86_400_000;
 
 export interface RunInput {
@@ -127,6 +131,8 @@ export function bindNative(template: string, values: Values, datasource: Datasou
   } catch (error) {
     throw invalid(`Failed to parse the query: ${(error as Error).message}`);
   }
+  const tooDeep = pathDeeperThan(parsed, MAX_NATIVE_DEPTH);
+  if (tooDeep !== undefined) throw invalid(`The query nests deeper than ${MAX_NATIVE_DEPTH} levels (at ${tooDeep.slice(0, 200)})`);
   const fill = (value: unknown, key?: string): unknown => {
     if (typeof value === 'string') {
       if (value === sentinel('AGGREGATIONLEVEL') && key === 'granularity') return values.AGGREGATIONLEVEL_NAME;

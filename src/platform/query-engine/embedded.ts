@@ -10,6 +10,7 @@ import type { DatasetRecord, JsonObject } from '../dataset.js';
 import { pgIdentifierName, quoteIdentifier, quoteLiteral } from './names.js';
 import { planNativeQuery } from './native-to-sql.js';
 import type { Datasource, DatasourceSize, ParameterType, QueryEngine, QueryParameter } from './query-engine.js';
+import { pathDeeperThan } from '../../validation/json-depth.js';
 import { isObject, textOf } from '../../validation/json-object.js';
 
 const SCHEMA = 'datasources';
@@ -66,10 +67,22 @@ const TIMESTAMPTZ = 1184;
 const TIMESTAMP = 1114;
 const INT8 = 20;
 const NUMERIC = 1700;
+const JSON_OID = 114;
+const JSONB = 3802;
+/** Deepest JSON value a result may hold: a deeper one overflows the stack of JSON.stringify (which
+ * recurses) when the answer is written, so it is refused as the template's fault. */
+const MAX_RESULT_JSON_DEPTH = 1000;
+/** Stands in for such a value (a type parser must not throw: the driver reads rows inside its socket handler). */
+const TOO_DEEP = Symbol('json nested too deep');
+const parseJson = (value: string): unknown => {
+  const parsed = JSON.parse(value) as unknown;
+  return pathDeeperThan(parsed, MAX_RESULT_JSON_DEPTH) === undefined ? parsed : TOO_DEEP;
+};
 const typeParsers = {
   getTypeParser(oid: number): (value: string) => unknown {
     if (oid === TIMESTAMPTZ || oid === TIMESTAMP) return (value) => new Date(oid === TIMESTAMP ? `${value}Z` : value).toISOString();
     if (oid === INT8 || oid === NUMERIC) return (value) => Number(value);
+    if (oid === JSON_OID || oid === JSONB) return parseJson;
     // Everything else as node-postgres reads it (booleans, int4, float8, json, ...).
     return pg.types.getTypeParser(oid, 'text') as (value: string) => unknown;
   },
@@ -189,6 +202,9 @@ export class EmbeddedQueryEngine implements QueryEngine {
         const cursor = client.query(new Cursor<Record<string, unknown>>(sql, values, { types: typeParsers }));
         rows = await cursor.read(Math.floor(maxRows));
         await cursor.close();
+      }
+      if (rows.some((row) => Object.values(row).includes(TOO_DEEP))) {
+        throw new GatewayError('DATA_OUT_INVALID_INPUT', `The query's result holds a JSON value nested deeper than ${MAX_RESULT_JSON_DEPTH} levels, which the API cannot send.`);
       }
       // DISCARD ALL: whatever the template changed in its session (settings, advisory locks, temporary
       // objects) is undone before the connection serves the next template.
