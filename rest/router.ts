@@ -1,18 +1,19 @@
 // Builds the express router for the REST table. Each entry's GraphQL operation is parsed and
 // validated once here, then executed directly against the schema per request (no second HTTP hop),
 // with the same context factory GraphQL clients get.
+import { createHash } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { type DocumentNode, execute, type GraphQLSchema, Kind, OperationTypeNode, parse, validate } from 'graphql';
+import { type DocumentNode, execute, type GraphQLSchema, Kind, parse, validate } from 'graphql';
 import type { Authentication } from '../src/auth/access.js';
 import type { ContextFactory, GatewayContext } from '../src/context.js';
 import { GatewayError, GENERIC_FAILURE_MESSAGE, type ErrorCode } from '../src/errors.js';
 import { classifyGraphQLError } from '../src/graphql/errors.js';
 import type { Logger } from '../src/logger.js';
-import type { ChangeFeed } from '../src/platform/cache/change-feed.js';
+import type { ReadPlanner } from '../src/graphql/published-reads.js';
+import type { CachePart, PublishedCache } from '../src/platform/cache/published-cache.js';
 import { describeJsonLimitViolation, findJsonLimitViolation, type JsonLimits } from '../src/validation/json-limits.js';
 import { requestMsgid, sendFailure, successEnvelopeJson } from '../src/http/envelope.js';
 import { jsonBodyOf } from '../src/platform/json/written-json.js';
-import { resultEtag, ResultCache, type CachedResult } from './result-cache.js';
 import { MultipartRefused, receiveSingleFile } from './multipart.js';
 import { presentationOf, type RestEndpoint } from './table.js';
 import { compileValidator, type Validator } from './validation.js';
@@ -23,8 +24,8 @@ export const REST_PREFIXES = ['/v2', '/alerts/v1', '/druid/coordinator', '/syste
 interface CompiledEndpoint {
   endpoint: RestEndpoint;
   documents: Map<string, DocumentNode>;
-  /** The operations (by name) whose results the result cache may keep: queries of an entry with `resultFrom`. */
-  cacheable: Set<string>;
+  /** The operations (by name) whose results the published cache may keep, with the tables they are made of. */
+  cacheable: Map<string, readonly string[]>;
   validatePath?: Validator;
   validateQuery?: Validator;
   validateBody?: Validator;
@@ -45,13 +46,30 @@ export interface RestRouterOptions {
    * JSON_MAX_ARRAY_LENGTH), checked as soon as the body is parsed, before the entry's schema.
    */
   jsonLimits: JsonLimits;
-  /** Announced changes to published records; with it, entries with `resultFrom` keep their results. */
-  changes?: Pick<ChangeFeed, 'listening' | 'subscribe'>;
+  /**
+   * The published cache, and which operations read published records only (the modules'
+   * declarations, src/graphql/published-reads.ts); with it, an entry running such an operation keeps
+   * its result until a change to what it is made of.
+   */
+  publishedReads?: { cache: PublishedCache; planOf: ReadPlanner };
 }
 
 const SINGLE_OPERATION = 'default';
 /** Most results each cached entry keeps (distinct requests: ids, pages, filters). */
 const RESULT_CACHE_ENTRIES = 2_000;
+
+/** A REST read's `result`, kept as its JSON text. */
+interface CachedResult {
+  /** The envelope's `result`, serialised. */
+  json: string;
+  /** A validator of the result itself (not of the envelope around it), for If-None-Match. */
+  etag: string;
+}
+
+/** The weak ETag of a serialised result: equal results, equal tags, whenever they were served. */
+function resultEtag(json: string): string {
+  return `W/"${createHash('sha1').update(json).digest('base64url')}"`;
+}
 
 /** Sends a success envelope around the serialised result; a GET gets the result's ETag (304 when the caller has it). */
 function sendSuccess(req: Request, res: Response, apiId: string, msgid: string | undefined, result: CachedResult | string): void {
@@ -64,7 +82,7 @@ function sendSuccess(req: Request, res: Response, apiId: string, msgid: string |
     .send(successEnvelopeJson(apiId, msgid, json));
 }
 
-function compile(endpoint: RestEndpoint, schema: GraphQLSchema): CompiledEndpoint {
+function compile(endpoint: RestEndpoint, schema: GraphQLSchema, planOf: ReadPlanner | undefined): CompiledEndpoint {
   const sources = typeof endpoint.operation === 'string' ? { [SINGLE_OPERATION]: endpoint.operation } : endpoint.operation;
   if (typeof endpoint.operation !== 'string' && !endpoint.chooseOperation) {
     throw new Error(`REST entry ${endpoint.method} ${endpoint.path}: several operations need chooseOperation`);
@@ -81,11 +99,13 @@ function compile(endpoint: RestEndpoint, schema: GraphQLSchema): CompiledEndpoin
     }
     documents.set(name, document);
   }
-  const cacheable = new Set<string>();
-  if (endpoint.resultFrom) {
+  const cacheable = new Map<string, readonly string[]>();
+  // Results that go out as the operation's data mapped (not bare, not another media type), of one query reading published records only.
+  if (planOf && !endpoint.bareResult && !endpoint.contentType) {
     for (const [name, document] of documents) {
-      const onlyQueries = document.definitions.every((definition) => definition.kind !== Kind.OPERATION_DEFINITION || definition.operation === OperationTypeNode.QUERY);
-      if (onlyQueries) cacheable.add(name);
+      const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
+      const plan = operations.length === 1 ? planOf(document, operations[0]!) : null;
+      if (plan) cacheable.set(name, plan.tables);
     }
   }
   return {
@@ -120,10 +140,12 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
   const parseJson = express.json({ limit: options.bodyLimitBytes, strict: false, type: () => true });
   const parseLargeJson = express.json({ limit: options.largeBodyLimitBytes, strict: false, type: () => true });
 
-  for (const compiled of options.endpoints.map((endpoint) => compile(endpoint, options.schema))) {
+  const published = options.publishedReads;
+  for (const compiled of options.endpoints.map((endpoint) => compile(endpoint, options.schema, published?.planOf))) {
     const { endpoint } = compiled;
     const method = endpoint.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
-    const results = options.changes && endpoint.resultFrom ? new ResultCache(options.changes, endpoint.resultFrom, RESULT_CACHE_ENTRIES) : undefined;
+    const results: CachePart<CachedResult> | undefined =
+      published && compiled.cacheable.size > 0 ? published.cache.part<CachedResult>(`REST ${endpoint.method} ${endpoint.path}`, RESULT_CACHE_ENTRIES) : undefined;
     const failEntry = (res: Response, msgid: string | undefined, error: GatewayError) => sendFailure(res, endpoint.apiId, msgid, error, presentationOf(endpoint, error));
 
     const handle = async (req: Request, res: Response, file?: unknown) => {
@@ -146,11 +168,11 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
         throw error;
       }
       const document = compiled.documents.get(operationName)!;
-      const cache = results && compiled.cacheable.has(operationName) ? results : undefined;
-      const cacheKey = cache && `${operationName}\u0000${JSON.stringify(variableValues)}`;
-      const cached = cacheKey ? cache.get(cacheKey) : undefined;
+      const madeOf = results && compiled.cacheable.get(operationName);
+      const cacheKey = madeOf && `${operationName}\u0000${JSON.stringify(variableValues)}`;
+      const cached = cacheKey ? results.get(cacheKey) : undefined;
       if (cached) return sendSuccess(req, res, endpoint.apiId, msgid, cached);
-      const since = cache?.begin();
+      const start = madeOf && results.since(madeOf);
       const outcome = await execute({ schema: options.schema, document, variableValues, contextValue: context });
       const firstError = outcome.errors?.[0];
       if (firstError) {
@@ -173,7 +195,10 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       const result = endpoint.result(outcome.data ?? {}) ?? {};
       if (endpoint.bareResult) return void res.status(200).type('json').send(jsonBodyOf(result));
       const json = JSON.stringify(result);
-      sendSuccess(req, res, endpoint.apiId, msgid, cache && cacheKey !== undefined ? cache.set(cacheKey, json, since!) : json);
+      if (!cacheKey || !start) return sendSuccess(req, res, endpoint.apiId, msgid, json);
+      const kept = { json, etag: resultEtag(json) };
+      results.keep(cacheKey, kept, { tables: madeOf }, start);
+      sendSuccess(req, res, endpoint.apiId, msgid, kept);
     };
 
     const paths = [endpoint.path, ...(endpoint.aliases ?? [])];

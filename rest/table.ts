@@ -67,12 +67,6 @@ export interface RestEndpoint<TData = Record<string, unknown>, TVariables = Reco
   /** Turns the validated request into the operation's variables. */
   variables: (input: RestInput) => TVariables;
   /**
-   * The tables this entry's result is read from, when it may be served from the result cache
-   * (rest/result-cache.ts): a read whose result depends only on the request and those tables. Only
-   * query operations are cached (a read that makes a draft is not).
-   */
-  resultFrom?: readonly string[];
-  /**
    * Answers success with the result itself, no envelope (the original's SQL endpoint answers as Druid
    * does, for BI tools); failures keep the failure envelope.
    */

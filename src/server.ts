@@ -24,7 +24,8 @@ import type { Config } from './config.js';
 import { createContextFactory, type GatewayContext, requestAccessFactory, type Services } from './context.js';
 import { GENERIC_FAILURE_MESSAGE, StartupError } from './errors.js';
 import { classifyGraphQLError } from './graphql/errors.js';
-import { buildSchema, ROOT_FIELD_PERMISSIONS } from './graphql/schema.js';
+import { buildSchema, PUBLISHED_READS, ROOT_FIELD_PERMISSIONS } from './graphql/schema.js';
+import { readPlanner } from './graphql/published-reads.js';
 import { AccessControl, type Authentication } from './auth/access.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { fieldApiIds } from './auth/field-api-ids.js';
@@ -115,6 +116,7 @@ export interface Gateway {
 
 function createServices(
   database: Database,
+  published: PublishedCache,
   config: Config,
   platform: {
     queryEngine: QueryEngine;
@@ -129,10 +131,12 @@ function createServices(
   logger: Logger,
 ): Services {
   const files = createFileService(platform.objectStore, config.files);
-  const caches = publishedCaches(database);
   const connectorKey = config.datasets.connectorKey;
   const connectorSecrets = createConnectorSecrets(memoisedKey(async () => ('key' in connectorKey ? Buffer.from(connectorKey.key, 'hex') : keptSecret(connectorKey.keyFile, CONNECTOR_KEY_BYTES))));
-  const datasets = createDatasetService(createDatasetStore(database.prisma, caches.datasets), platform.queryEngine, { listMax: config.datasets.listMax, connectorSecrets });
+  const datasets = createDatasetService(createDatasetStore(database.prisma, published.records<DatasetVersionList>('datasets', PUBLISHED_RECORD_ENTRIES)), platform.queryEngine, {
+    listMax: config.datasets.listMax,
+    connectorSecrets,
+  });
   // Ingestion counts; the embedded metrics source reads them for the importance score.
   const ingestionCounters = new IngestionCounters(platform.metrics.ingestion);
   const metrics = createMetricsService(datasets, createMetricsSource(config.metrics, database.pool, ingestionCounters), { ...config.metrics, logger });
@@ -142,7 +146,7 @@ function createServices(
   });
   const alerts = createAlertService(createAlertStore(database.prisma), platform.alertManagers, platform.managerNames, platform.notifier, logger, { listMax: config.alerting.listMax });
   return {
-    templates: createTemplateService(createTemplateStore(database.prisma, caches.templates), {
+    templates: createTemplateService(createTemplateStore(database.prisma, published.records<TemplateRecord | null>('query_templates', PUBLISHED_RECORD_ENTRIES)), {
       listMax: config.templates.listMax,
       runner: createTemplateRunner(datasets, platform.queryEngine, { maxRows: config.queryEngine.maxRows }),
     }),
@@ -165,26 +169,8 @@ function createServices(
   };
 }
 
-/** Root query fields that read published records only, with their tables (answers kept until those change). */
-const PUBLISHED_QUERY_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  'Query.dataset': ['datasets'],
-  'Query.datasets': ['datasets'],
-  'Query.template': ['query_templates'],
-  'Query.templates': ['query_templates'],
-  'Query.connector': ['connector_registry'],
-  'Query.connectors': ['connector_registry'],
-};
-
 /** Most ids each published-record cache keeps (a few KiB each: 10,000 datasets stay well under 100 MiB). */
-const PUBLISHED_CACHE_ENTRIES = 10_000;
-
-/** Published records kept in memory, dropped as the database announces their changes. */
-function publishedCaches(database: Database) {
-  return {
-    datasets: new PublishedCache<DatasetVersionList>(database.changes, { table: 'datasets', maxEntries: PUBLISHED_CACHE_ENTRIES }),
-    templates: new PublishedCache<TemplateRecord | null>(database.changes, { table: 'query_templates', maxEntries: PUBLISHED_CACHE_ENTRIES }),
-  };
-}
+const PUBLISHED_RECORD_ENTRIES = 10_000;
 
 // The S3 and Kafka clients load only when configured: on the embedded defaults they would cost the
 // process some 40 MiB of memory for code it never runs.
@@ -296,7 +282,8 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   // embedded store this gateway samples its own metrics into (started once the port is known).
   const metricsStore = config.metrics.prometheus ? undefined : new MetricsStore(database.pool, { chunkCacheBytes: config.metrics.chunkCacheBytes });
   const prometheus = config.metrics.prometheus ? createRemotePrometheusApi(config.metrics.prometheus) : createEmbeddedPrometheusApi(metricsStore!, { retentionMs: config.metrics.retentionMs });
-  const services = createServices(database, config, { queryEngine, eventBus, objectStore, alertManagers, managerNames, notifier, metrics, prometheus }, logger);
+  const published = new PublishedCache(database.changes);
+  const services = createServices(database, published, config, { queryEngine, eventBus, objectStore, alertManagers, managerNames, notifier, metrics, prometheus }, logger);
   logger.info(`PII detector: ${services.pii.detectorName}; metrics source: ${services.metrics.sourceName}`);
   const seeded = await services.connectors.seedBuiltIns();
   if (seeded > 0) logger.info(`connector registry: ${seeded} built-in connectors added`);
@@ -338,13 +325,8 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   httpServer.keepAliveTimeout = 5_000;
   answerClientErrors(httpServer, { bodyTimeoutMs: config.http.bodyTimeoutMs });
 
-  const keptResults = publishedResults<GatewayContext>(schema, {
-    changes: database.changes,
-    rootFields: PUBLISHED_QUERY_FIELDS,
-    uncacheableFields: new Set(['Dataset.metrics']),
-    permissions: ROOT_FIELD_PERMISSIONS,
-    maxEntries: 2_000,
-  });
+  const planOf = readPlanner(schema, PUBLISHED_READS, ROOT_FIELD_PERMISSIONS);
+  const keptResults = publishedResults<GatewayContext>({ cache: published, planOf, maxEntries: 2_000 });
   const accessFor = requestAccessFactory(accessControl);
   const apollo = new ApolloServer<GatewayContext>({
     schema,
@@ -420,7 +402,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     largeBodyLimitBytes: config.ingestion.bodyLimitBytes,
     uploadLimitBytes: config.connectors.uploadLimitBytes,
     jsonLimits: config.jsonLimits,
-    changes: database.changes,
+    publishedReads: { cache: published, planOf },
   });
   app.use(rest);
   app.use(routeNotFound);

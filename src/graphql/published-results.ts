@@ -1,7 +1,8 @@
 // Serialise once, serve many, over GraphQL too: the data of a query that reads only published
-// records (datasets, templates, connectors and what they are made of) is kept, keyed by document,
-// operation and variables, and served without executing again until an announced change to one of
-// the tables it read (src/platform/cache/change-feed.ts) drops it. Access is still checked on every
+// records (datasets, templates, connectors and what they are made of, as the modules declare them:
+// published-reads.ts) is kept in the published cache (src/platform/cache/published-cache.ts),
+// keyed by document, operation and variables, and served without executing again until an
+// announced change to one of the tables it is made of drops it. Access is still checked on every
 // request, field by field, before a kept answer is served. Queries that read anything else (a
 // dataset's metrics, which count events) are executed as usual.
 //
@@ -10,27 +11,21 @@
 // than half of its time. The kept body is the exact text Apollo sends for it.
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { Request, RequestHandler, Response } from 'express';
-import { type DocumentNode, getNamedType, type GraphQLSchema, isCompositeType, Kind, type OperationDefinitionNode, OperationTypeNode, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
 import type { RequestAccess } from '../auth/access.js';
-import type { FieldPermissions } from '../auth/field-api-ids.js';
-import type { ChangeFeed } from '../platform/cache/change-feed.js';
+import type { PublishedCache, ReadStart } from '../platform/cache/published-cache.js';
 import { currentRequestScope } from '../request-scope.js';
+import type { ReadPlan, ReadPlanner } from './published-reads.js';
 
 export interface PublishedResultsOptions {
-  changes: Pick<ChangeFeed, 'listening' | 'subscribe'>;
-  /** Root query fields whose answers may be kept, with the tables they read. */
-  rootFields: Readonly<Record<string, readonly string[]>>;
-  /** Fields (`Type.field`) that read something else: a query selecting one is never kept. */
-  uncacheableFields: ReadonlySet<string>;
-  /** API ids of every root field (the same check the resolvers' guard makes). */
-  permissions: FieldPermissions;
+  cache: PublishedCache;
+  /** Which operations may be kept, what they are made of and the API ids of their root fields (the same check the resolvers' guard makes). */
+  planOf: ReadPlanner;
   maxEntries: number;
 }
 
 interface KeptAnswer {
   /** The response body, as Apollo writes it (JSON and a newline). */
   body: string;
-  tables: readonly string[];
   apiIds: readonly (readonly string[])[];
   /** The operation's label in the request metrics (src/http/use-observability.ts). */
   operationLabel: string | undefined;
@@ -56,74 +51,25 @@ export interface PublishedResults<TContext extends { access: RequestAccess }> {
   keptAnswers(callerAccess: (req: Request, res: Response) => RequestAccess, persistedOnly: (caller: RequestAccess['caller']) => boolean): RequestHandler;
 }
 
-interface Plan {
-  /** The tables the operation reads. */
-  tables: string[];
-  /** The API ids of each root field it runs, to admit the caller with. */
-  apiIds: (readonly string[])[];
-}
-
-export function publishedResults<TContext extends { access: RequestAccess }>(schema: GraphQLSchema, options: PublishedResultsOptions): PublishedResults<TContext> {
-  const plans = new WeakMap<OperationDefinitionNode, Plan | null>();
-  const entries = new Map<string, KeptAnswer>();
-  let epoch = 0;
-  const drop = (table?: string) => {
-    epoch += 1;
-    if (table === undefined) entries.clear();
-    else for (const [key, entry] of entries) if (entry.tables.includes(table)) entries.delete(key);
-  };
-  options.changes.subscribe({ change: (change) => drop(change.table), reset: () => drop() });
-
-  /** Whether an operation may be kept, and what it reads; worked out once per parsed operation. */
-  const planFor = (document: DocumentNode, operation: OperationDefinitionNode): Plan | null => {
-    const known = plans.get(operation);
-    if (known !== undefined) return known;
-    let plan: Plan | null = null;
-    if (operation.operation === OperationTypeNode.QUERY && operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD)) {
-      const tables = new Set<string>();
-      const apiIds: (readonly string[])[] = [];
-      let cacheable = true;
-      for (const selection of operation.selectionSet.selections) {
-        if (selection.kind !== Kind.FIELD) continue;
-        const coordinate = `Query.${selection.name.value}`;
-        const read = options.rootFields[coordinate];
-        if (!read) cacheable = false;
-        else read.forEach((table) => tables.add(table));
-        apiIds.push(options.permissions[coordinate] ?? []);
-      }
-      // Every field the operation (and the fragments it spreads) selects, by its parent type.
-      const typeInfo = new TypeInfo(schema);
-      visit(
-        document,
-        visitWithTypeInfo(typeInfo, {
-          Field(node) {
-            const parent = typeInfo.getParentType();
-            if (parent && isCompositeType(getNamedType(parent)) && options.uncacheableFields.has(`${parent.name}.${node.name.value}`)) cacheable = false;
-          },
-        }),
-      );
-      if (cacheable) plan = { tables: [...tables], apiIds };
-    }
-    plans.set(operation, plan);
-    return plan;
-  };
+export function publishedResults<TContext extends { access: RequestAccess }>(options: PublishedResultsOptions): PublishedResults<TContext> {
+  const answers = options.cache.part<KeptAnswer>('GraphQL answers', options.maxEntries);
 
   const plugin: ApolloServerPlugin<TContext> = {
     async requestDidStart() {
       let key: string | undefined;
-      let plan: Plan | null = null;
-      let since = 0;
+      let plan: ReadPlan | null = null;
+      let start: ReadStart | undefined;
       return {
         async didResolveOperation({ document, operation, request }) {
-          if (!operation || !options.changes.listening) return;
-          plan = planFor(document, operation);
-          since = epoch;
+          if (!operation || !options.cache.listening) return;
+          plan = options.planOf(document, operation);
+          if (plan) start = answers.since(plan.tables);
           // A request that named its document only by hash (and no listed text) is executed, not kept.
           if (plan && request.query !== undefined) key = answerKey(request.query, request.operationName, request.variables);
         },
         async responseForOperation({ contextValue, response }) {
           if (!plan || key === undefined) return null;
-          const kept = options.changes.listening ? entries.get(key) : undefined;
+          const kept = answers.get(key);
           if (!kept) return null;
           // The same check each root field's resolver makes; a refusal is left to execution to report.
           try {
@@ -136,11 +82,10 @@ export function publishedResults<TContext extends { access: RequestAccess }>(sch
           return { http: response.http, body: { kind: 'single', singleResult: JSON.parse(kept.body) as { data: Record<string, unknown> } } };
         },
         async willSendResponse({ response }) {
-          if (!plan || key === undefined || since !== epoch || !options.changes.listening) return;
+          if (!plan || key === undefined || !start) return;
           if (response.body.kind !== 'single' || response.body.singleResult.errors || !response.body.singleResult.data) return;
           const { data } = response.body.singleResult;
-          entries.set(key, { body: JSON.stringify({ data }) + '\n', tables: plan.tables, apiIds: plan.apiIds, operationLabel: currentRequestScope()?.graphqlOperation });
-          if (entries.size > options.maxEntries) entries.delete(entries.keys().next().value!);
+          answers.keep(key, { body: JSON.stringify({ data }) + '\n', apiIds: plan.apiIds, operationLabel: currentRequestScope()?.graphqlOperation }, { tables: plan.tables }, start);
         },
       };
     },
@@ -153,8 +98,8 @@ export function publishedResults<TContext extends { access: RequestAccess }>(sch
     // extensions and other media types take Apollo's way too.
     if (req.method !== 'POST' || !isJsonRequest(req) || typeof body !== 'object' || body === null || Array.isArray(body) || typeof body.query !== 'string' || body.extensions !== undefined)
       return next();
-    if (!options.changes.listening || !acceptsPlainJson(req.headers.accept)) return next();
-    const kept = entries.get(answerKey(body.query, body.operationName, body.variables));
+    if (!options.cache.listening || !acceptsPlainJson(req.headers.accept)) return next();
+    const kept = answers.get(answerKey(body.query, body.operationName, body.variables));
     if (!kept) return next();
     const access = callerAccess(req, res);
     if (persistedOnly(access.caller)) return next();

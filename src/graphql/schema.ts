@@ -23,16 +23,17 @@ import { PUBLIC_API_ID, type FieldPermissions } from '../auth/field-api-ids.js';
 import { alertsFieldPermissions } from '../modules/alerts/permissions.js';
 import { alertRulesFieldPermissions } from '../modules/alert-rules/permissions.js';
 import { auditFieldPermissions } from '../modules/audit/permissions.js';
-import { connectorsFieldPermissions } from '../modules/connectors/permissions.js';
-import { datasetsFieldPermissions } from '../modules/datasets/permissions.js';
+import { connectorsFieldPermissions, connectorsPublishedReads } from '../modules/connectors/permissions.js';
+import { datasetsFieldPermissions, datasetsPublishedReads } from '../modules/datasets/permissions.js';
 import { dataAccessFieldPermissions } from '../modules/data-access/permissions.js';
 import { filesFieldPermissions } from '../modules/files/permissions.js';
 import { ingestionFieldPermissions } from '../modules/ingestion/permissions.js';
 import { metricsFieldPermissions } from '../modules/metrics/permissions.js';
 import { piiFieldPermissions } from '../modules/pii/permissions.js';
 import { schemaInferenceFieldPermissions } from '../modules/schema-inference/permissions.js';
-import { templatesFieldPermissions } from '../modules/templates/permissions.js';
+import { templatesFieldPermissions, templatesPublishedReads } from '../modules/templates/permissions.js';
 import { projectPath } from '../paths.js';
+import { combinePublishedReads } from './published-reads.js';
 
 export const SDL_DIR = projectPath('graphql') + path.sep;
 
@@ -68,6 +69,9 @@ export const ROOT_FIELD_PERMISSIONS: FieldPermissions = {
   ...schemaInferenceFieldPermissions,
   ...templatesFieldPermissions,
 };
+
+/** Root fields whose answers the published cache may keep, as each module declares them beside its resolvers. */
+export const PUBLISHED_READS = combinePublishedReads(datasetsPublishedReads, templatesPublishedReads, connectorsPublishedReads);
 
 export function buildSchema(version: string): GraphQLSchema {
   return makeExecutableSchema({

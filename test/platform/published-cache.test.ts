@@ -9,6 +9,7 @@ import { seedDataset } from '../support/datasets.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
+import { PublishedCache } from '../../src/platform/cache/published-cache.js';
 import { startGateway, type Gateway } from '../../src/server.js';
 import supertest from 'supertest';
 
@@ -102,5 +103,47 @@ describe('HTTP validators', () => {
     const after = await gw.http.get('/v2/template/read/cache_own').set('if-none-match', first.headers.etag!);
     expect(after.status).toBe(200);
     expect(after.headers.etag).not.toBe(first.headers.etag);
+  });
+});
+
+describe('one cache for records and answers', () => {
+  // Records and whole answers share one cache: each entry says once what it is made of, and the
+  // database's announcements drop exactly what a change makes stale.
+  const renameInSql = async (id: string, name: string) => {
+    await gw.sql(`UPDATE datasets SET name = $1 WHERE dataset_id = $2`, [name, id]);
+    await gw.gateway.database.changes.sync();
+  };
+
+  it('drops the changed record and every answer made of its table, and keeps the other records', async () => {
+    const cache = new PublishedCache(gw.gateway.database.changes);
+    const records = cache.records<{ name: string }>('datasets', 10);
+    const answers = cache.part<string>('answers', 10);
+    const templateAnswers = cache.part<string>('template answers', 10);
+    records.lookup(['cache-live-5', 'cache-live-6']).store(
+      new Map([
+        ['cache-live-5', { name: 'five' }],
+        ['cache-live-6', { name: 'six' }],
+      ]),
+    );
+    answers.keep('list', '[5,6]', { tables: ['datasets'] }, answers.since(['datasets']));
+    templateAnswers.keep('templates', '[]', { tables: ['query_templates'] }, templateAnswers.since(['query_templates']));
+    expect(records.lookup(['cache-live-5', 'cache-live-6']).missing).toEqual([]);
+
+    await renameInSql('cache-live-5', 'Renamed once');
+    expect(records.lookup(['cache-live-5', 'cache-live-6']).missing).toEqual(['cache-live-5']);
+    expect(answers.get('list')).toBeUndefined();
+    expect(templateAnswers.get('templates')).toBe('[]');
+  });
+
+  it('does not keep what was read while a change to what it is made of was announced', async () => {
+    const cache = new PublishedCache(gw.gateway.database.changes);
+    const answers = cache.part<string>('answers', 10);
+    const readingDatasets = answers.since(['datasets']);
+    const readingTemplates = answers.since(['query_templates']);
+    await renameInSql('cache-live-7', 'Renamed meanwhile');
+    answers.keep('datasets', 'stale', { tables: ['datasets'] }, readingDatasets);
+    answers.keep('templates', 'fresh', { tables: ['query_templates'] }, readingTemplates);
+    expect(answers.get('datasets')).toBeUndefined();
+    expect(answers.get('templates')).toBe('fresh');
   });
 });

@@ -2,6 +2,7 @@
 // Datasets. `dataset` also serves the metrics call (`dataset(id) { metrics }`); `editDataset` makes a
 // draft (a write), so it needs the update permission, not read.
 import type { FieldPermissions } from '../../auth/field-api-ids.js';
+import type { PublishedReads } from '../../graphql/published-reads.js';
 
 export const datasetsFieldPermissions: FieldPermissions = {
   'Query.dataset': ['api.datasets.read', 'api.dataset.metrics'],
@@ -16,4 +17,11 @@ export const datasetsFieldPermissions: FieldPermissions = {
   'Mutation.importDataset': ['api.datasets.import'],
   'Mutation.copyDataset': ['api.datasets.copy'],
   'Mutation.transitionDataset': ['api.datasets.status-transition'],
+};
+
+/** Root fields whose answers are made of published records only (kept until one of these tables changes). */
+export const datasetsPublishedReads: PublishedReads = {
+  tables: { 'Query.dataset': ['datasets'], 'Query.datasets': ['datasets'] },
+  // Counts events: never kept.
+  unpublished: ['Dataset.metrics'],
 };

@@ -3,7 +3,7 @@
 // an id is cached together); writes drop the ids they touch at once, and again after their
 // transaction commits, before the database's own announcement reaches every gateway.
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
-import type { PublishedCache } from '../../platform/cache/published-cache.js';
+import type { RecordCache } from '../../platform/cache/published-cache.js';
 export { isUniqueViolation } from '../../platform/database/errors.js';
 import type { DatasetDraftValues, DatasetRecord, DatasetStatus, DatasetType, JsonObject, Stage } from './types.js';
 
@@ -52,7 +52,7 @@ function toData(given: DatasetDraftValues): Prisma.DatasetUncheckedCreateInput {
 /** Every version of a dataset id (none, Live, Draft, or both), as the cache keeps them. */
 export type DatasetVersionList = readonly DatasetRecord[];
 
-export function createDatasetStore(prisma: PrismaClient, cache?: PublishedCache<DatasetVersionList>) {
+export function createDatasetStore(prisma: PrismaClient, cache?: RecordCache<DatasetVersionList>) {
   // `cached`: reads may use the cache (never inside a transaction, which must see its own writes).
   // `touched`: the ids a transaction wrote, dropped again once it has committed.
   const store = (db: Client, cached: boolean, touched?: Set<string>) => {

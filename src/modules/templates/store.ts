@@ -2,7 +2,7 @@
 // Reads by id go through the published-record cache when one is given (an id without a template
 // is cached as `null`); writes drop the id at once, before the database's announcement arrives.
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
-import type { PublishedCache } from '../../platform/cache/published-cache.js';
+import type { RecordCache } from '../../platform/cache/published-cache.js';
 export { isUniqueViolation } from '../../platform/database/errors.js';
 import type { QueryType, TemplateRecord, TemplateSort } from './types.js';
 
@@ -12,7 +12,7 @@ function toRecord(row: Row): TemplateRecord {
   return { ...row, queryType: row.queryType as QueryType };
 }
 
-export function createTemplateStore(prisma: PrismaClient, cache?: PublishedCache<TemplateRecord | null>) {
+export function createTemplateStore(prisma: PrismaClient, cache?: RecordCache<TemplateRecord | null>) {
   const readByIds = async (ids: readonly string[]): Promise<TemplateRecord[]> => {
     if (ids.length === 0) return [];
     const rows = await prisma.queryTemplate.findMany({ where: { templateId: { in: [...ids] } } });

@@ -1,15 +1,37 @@
-// An in-process cache of values read from one table, keyed by record (a dataset id, a template id),
-// that never serves a value older than the record's last committed change beyond the delay of the
-// change announcement (change-feed.ts): an announced change drops the record's value, and a value
-// read while any change was announced is not kept (it may predate that change). While announcements
-// are not received, nothing is cached. Values are frozen: one copy is shared by every request.
+// The one in-process cache of published reads: records a store read (a dataset id, a template id)
+// and whole answers (a GraphQL query's data, a REST entry's result), each kept with what it is made
+// of, declared once: tables (any change to one drops it), or one record of a table (a change to
+// that record, or to the whole table, drops it). Changes are the database's announcements of
+// committed changes (change-feed.ts: LISTEN gateway_changes), and this process's own writes
+// announced locally before them. A value read while a change to what it is made of was announced is
+// not kept (it may predate that change), so nothing is served older than its last committed change
+// beyond the announcement's delay. While announcements are not received, nothing is served or kept.
+// Values are frozen: one copy is shared by every request.
 import type { Change, ChangeFeed } from './change-feed.js';
 
-export interface PublishedCacheOptions {
-  /** The table whose announced changes drop values (`datasets`, `query_templates`, ...). */
-  table: string;
-  /** Most values kept; the oldest go first. */
-  maxEntries: number;
+/** What a kept value is made of: every record of `tables`, or only the record `record` of them. */
+export interface MadeOf {
+  tables: readonly string[];
+  record?: string;
+}
+
+/** Where the changes to what a read is made of stood when the read began (see `since`). */
+export interface ReadStart {
+  readonly resets: number;
+  readonly versions: readonly number[];
+}
+
+interface Entry<V> {
+  part: CachePart<V>;
+  key: string;
+  value: V;
+  madeOf: MadeOf;
+}
+
+/** The entries that depend on a table: on any of its records, or on one record. */
+interface TableDependents {
+  whole: Set<Entry<unknown>>;
+  records: Map<string, Set<Entry<unknown>>>;
 }
 
 function deepFreeze<T>(value: T): T {
@@ -20,29 +42,165 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-export class PublishedCache<V> {
-  private readonly entries = new Map<string, V>();
-  /** Bumped by every drop: a read that began before it must not store what it read. */
-  private epoch = 0;
+export class PublishedCache {
+  private readonly parts: CachePart<unknown>[] = [];
+  private readonly dependents = new Map<string, TableDependents>();
+  /** Per table, bumped by every change to it: a read that began before must not keep what it read. */
+  private readonly versions = new Map<string, number>();
+  private resets = 0;
+
+  constructor(private readonly feed: Pick<ChangeFeed, 'listening' | 'subscribe' | 'announceLocally'>) {
+    feed.subscribe({ change: (change) => this.changed(change), reset: () => this.reset() });
+  }
+
+  /** False while announcements are not received: nothing is served or kept then. */
+  get listening(): boolean {
+    return this.feed.listening;
+  }
+
+  /** A part of the cache for one kind of value, with its own bound (the oldest entries go first). */
+  part<V>(name: string, maxEntries: number): CachePart<V> {
+    const part = new CachePart<V>(this, name, maxEntries);
+    this.parts.push(part);
+    return part;
+  }
+
+  /** Records of one table by key, for a store: its writes drop them at once (`changed`). */
+  records<V>(table: string, maxEntries: number): RecordCache<V> {
+    return new RecordCache<V>(this, this.part<V>(`records of ${table}`, maxEntries), table);
+  }
+
+  /** To hand to `keep` once the read is done: it keeps the value only if nothing it is made of changed meanwhile. */
+  since(tables: readonly string[]): ReadStart {
+    return { resets: this.resets, versions: tables.map((table) => this.versions.get(table) ?? 0) };
+  }
+
+  /** A change of this process: every part drops what it made of now (the database's announcement, after commit, does so in every gateway). */
+  announce(change: Change): void {
+    this.feed.announceLocally(change);
+  }
+
+  /** @internal Whether a read begun at `start`, of what `tables` holds, may be kept. */
+  unchangedSince(tables: readonly string[], start: ReadStart): boolean {
+    return this.feed.listening && start.resets === this.resets && tables.every((table, index) => (this.versions.get(table) ?? 0) === start.versions[index]);
+  }
+
+  /** @internal */
+  index(entry: Entry<unknown>): void {
+    for (const table of entry.madeOf.tables) {
+      let dependents = this.dependents.get(table);
+      if (!dependents) this.dependents.set(table, (dependents = { whole: new Set(), records: new Map() }));
+      if (entry.madeOf.record === undefined) dependents.whole.add(entry);
+      else {
+        let ofRecord = dependents.records.get(entry.madeOf.record);
+        if (!ofRecord) dependents.records.set(entry.madeOf.record, (ofRecord = new Set()));
+        ofRecord.add(entry);
+      }
+    }
+  }
+
+  /** @internal */
+  unindex(entry: Entry<unknown>): void {
+    for (const table of entry.madeOf.tables) {
+      const dependents = this.dependents.get(table);
+      if (!dependents) continue;
+      if (entry.madeOf.record === undefined) dependents.whole.delete(entry);
+      else {
+        const ofRecord = dependents.records.get(entry.madeOf.record);
+        ofRecord?.delete(entry);
+        if (ofRecord?.size === 0) dependents.records.delete(entry.madeOf.record);
+      }
+    }
+  }
+
+  private changed(change: Change): void {
+    this.versions.set(change.table, (this.versions.get(change.table) ?? 0) + 1);
+    const dependents = this.dependents.get(change.table);
+    if (!dependents) return;
+    const dropped = [...dependents.whole];
+    if (change.key === '*') for (const ofRecord of dependents.records.values()) dropped.push(...ofRecord);
+    else dropped.push(...(dependents.records.get(change.key) ?? []));
+    for (const entry of dropped) entry.part.remove(entry.key);
+  }
+
+  private reset(): void {
+    this.resets += 1;
+    for (const part of this.parts) part.clear();
+    this.dependents.clear();
+  }
+}
+
+/** The values of one kind (a store's records, GraphQL answers, one REST entry's results), keyed as their user likes. */
+export class CachePart<V> {
+  private readonly entries = new Map<string, Entry<V>>();
   hits = 0;
   misses = 0;
 
   constructor(
-    private readonly feed: Pick<ChangeFeed, 'listening' | 'subscribe' | 'announceLocally'>,
-    private readonly options: PublishedCacheOptions,
-  ) {
-    feed.subscribe({
-      change: (change: Change) => {
-        if (change.table !== options.table) return;
-        if (change.key === '*') this.clear();
-        else this.drop(change.key);
-      },
-      reset: () => this.clear(),
-    });
-  }
+    private readonly cache: PublishedCache,
+    readonly name: string,
+    private readonly maxEntries: number,
+  ) {}
 
   get size(): number {
     return this.entries.size;
+  }
+
+  get(key: string): V | undefined {
+    const value = this.cache.listening ? this.entries.get(key)?.value : undefined;
+    if (value === undefined) this.misses += 1;
+    else this.hits += 1;
+    return value;
+  }
+
+  /** To hand to `keep` once the read of what `tables` hold is done (PublishedCache.since). */
+  since(tables: readonly string[]): ReadStart {
+    return this.cache.since(tables);
+  }
+
+  /** Keeps `value`, read since `start`, unless something it is made of changed meanwhile (a kept value is frozen). */
+  keep(key: string, value: V, madeOf: MadeOf, start: ReadStart): void {
+    if (!this.cache.unchangedSince(madeOf.tables, start)) return;
+    const frozen = deepFreeze(value);
+    this.remove(key);
+    const entry: Entry<V> = { part: this, key, value: frozen, madeOf };
+    this.entries.set(key, entry);
+    this.cache.index(entry);
+    if (this.entries.size > this.maxEntries) this.remove(this.entries.keys().next().value!);
+  }
+
+  /** @internal */
+  remove(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    this.cache.unindex(entry);
+  }
+
+  /** @internal */
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+/** A store's view: records of one table by key, each made of that record alone. */
+export class RecordCache<V> {
+  constructor(
+    private readonly cache: PublishedCache,
+    private readonly part: CachePart<V>,
+    private readonly table: string,
+  ) {}
+
+  get size(): number {
+    return this.part.size;
+  }
+
+  get hits(): number {
+    return this.part.hits;
+  }
+
+  get misses(): number {
+    return this.part.misses;
   }
 
   /** The cached values of `keys`, and the keys that must be read; `store` keeps what was read. */
@@ -50,19 +208,17 @@ export class PublishedCache<V> {
     const found = new Map<string, V>();
     const missing: string[] = [];
     for (const key of keys) {
-      const value = this.feed.listening ? this.entries.get(key) : undefined;
+      const value = this.part.get(key);
       if (value === undefined) missing.push(key);
       else found.set(key, value);
     }
-    this.hits += found.size;
-    this.misses += missing.length;
-    const epoch = this.epoch;
+    const tables = [this.table];
+    const start = this.cache.since(tables);
     return {
       found,
       missing,
       store: (values) => {
-        if (epoch !== this.epoch || !this.feed.listening) return;
-        for (const [key, value] of values) this.set(key, deepFreeze(value));
+        for (const [key, value] of values) this.part.keep(key, value, { tables, record: key }, start);
       },
     };
   }
@@ -77,27 +233,8 @@ export class PublishedCache<V> {
     return value;
   }
 
-  /**
-   * A write of this process changed the record: every cache of its table in this process drops it
-   * now (the database's announcement, after commit, does so in every gateway).
-   */
+  /** A write of this process changed the record: what is made of it is dropped now, in every part. */
   changed(key: string): void {
-    this.feed.announceLocally({ table: this.options.table, key });
-  }
-
-  drop(key: string): void {
-    this.epoch += 1;
-    this.entries.delete(key);
-  }
-
-  clear(): void {
-    this.epoch += 1;
-    this.entries.clear();
-  }
-
-  private set(key: string, value: V): void {
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    if (this.entries.size > this.options.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.cache.announce({ table: this.table, key });
   }
 }

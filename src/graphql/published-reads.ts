@@ -1,0 +1,66 @@
+// Which GraphQL operations read published records only, and what their answers are made of: each
+// module declares, beside its root fields' permissions, the root fields whose answers are made of
+// published tables (and the fields that read anything else). From that one declaration the GraphQL
+// endpoint and the REST entries (which run the same operations) both know what they may keep in
+// the published cache (src/platform/cache/published-cache.ts) and which changes drop it.
+import { type DocumentNode, getNamedType, type GraphQLSchema, isCompositeType, Kind, type OperationDefinitionNode, OperationTypeNode, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
+import type { FieldPermissions } from '../auth/field-api-ids.js';
+
+export interface PublishedReads {
+  /** Root fields (`Query.dataset`) whose answers are made of published records only, with the tables they are made of. */
+  tables: Readonly<Record<string, readonly string[]>>;
+  /** Fields (`Type.field`) that read something else (a dataset's metrics count events): an operation selecting one is never kept. */
+  unpublished?: readonly string[];
+}
+
+/** The declarations of several modules as one. */
+export function combinePublishedReads(...reads: PublishedReads[]): Required<PublishedReads> {
+  return { tables: Object.assign({}, ...reads.map((read) => read.tables)) as PublishedReads['tables'], unpublished: reads.flatMap((read) => read.unpublished ?? []) };
+}
+
+export interface ReadPlan {
+  /** The tables the operation's answer is made of. */
+  tables: string[];
+  /** The API ids of each root field it runs, to admit a caller to a kept answer with. */
+  apiIds: (readonly string[])[];
+}
+
+/** `planOf(document, operation)`: the operation's plan when its answer may be kept, else null; worked out once per parsed operation. */
+export type ReadPlanner = (document: DocumentNode, operation: OperationDefinitionNode) => ReadPlan | null;
+
+export function readPlanner(schema: GraphQLSchema, reads: PublishedReads, permissions: FieldPermissions): ReadPlanner {
+  const plans = new WeakMap<OperationDefinitionNode, ReadPlan | null>();
+  const unpublished = new Set(reads.unpublished ?? []);
+  return (document, operation) => {
+    const known = plans.get(operation);
+    if (known !== undefined) return known;
+    let plan: ReadPlan | null = null;
+    if (operation.operation === OperationTypeNode.QUERY && operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD)) {
+      const tables = new Set<string>();
+      const apiIds: (readonly string[])[] = [];
+      let cacheable = true;
+      for (const selection of operation.selectionSet.selections) {
+        if (selection.kind !== Kind.FIELD) continue;
+        const coordinate = `Query.${selection.name.value}`;
+        const read = reads.tables[coordinate];
+        if (!read) cacheable = false;
+        else read.forEach((table) => tables.add(table));
+        apiIds.push(permissions[coordinate] ?? []);
+      }
+      // Every field the operation (and the fragments it spreads) selects, by its parent type.
+      const typeInfo = new TypeInfo(schema);
+      visit(
+        document,
+        visitWithTypeInfo(typeInfo, {
+          Field(node) {
+            const parent = typeInfo.getParentType();
+            if (parent && isCompositeType(getNamedType(parent)) && unpublished.has(`${parent.name}.${node.name.value}`)) cacheable = false;
+          },
+        }),
+      );
+      if (cacheable) plan = { tables: [...tables], apiIds };
+    }
+    plans.set(operation, plan);
+    return plan;
+  };
+}
