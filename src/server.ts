@@ -295,7 +295,6 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   // events itself and answers queries itself; with DRUID_URL, Druid's own system-events is read.
   const systemEvents =
     eventBus instanceof EmbeddedEventStore && queryEngine instanceof EmbeddedQueryEngine ? new SystemEventsRecorder(database.pool, { retentionMs: config.metrics.retentionMs, logger }) : undefined;
-  systemEvents?.start();
   const services = createServices(database, config, { queryEngine, eventBus, objectStore, alertManagers, managerNames, notifier, metrics, prometheus, systemEvents }, logger);
   logger.info(`PII detector: ${services.pii.detectorName}; metrics source: ${services.metrics.sourceName}`);
   const seeded = await services.connectors.seedBuiltIns();
@@ -439,6 +438,8 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     : undefined;
   const sampling = sampler !== undefined && config.metrics.sampleIntervalMs > 0;
   if (sampling) sampler.start();
+  // Written out on its own timer once the gateway serves (a start-up that fails leaves no timer behind).
+  systemEvents?.start();
   logger.info(
     `dashboard metrics: ${prometheus.name}${sampling ? `, sampled every ${config.metrics.sampleIntervalMs / 1000} s, kept ${config.metrics.retentionMs / 86_400_000} days` : metricsStore ? ' (sampling off: METRICS_SAMPLE_INTERVAL_SECONDS=0)' : ''}`,
   );
