@@ -69,6 +69,7 @@ import { createDatasetService } from './modules/datasets/service.js';
 import { PublishedCache } from './platform/cache/published-cache.js';
 import { createFileService } from './modules/files/service.js';
 import { IngestionCounters } from './modules/ingestion/counters.js';
+import { SYSTEM_EVENTS_DATASOURCE, SystemEventsRecorder } from './modules/ingestion/system-events.js';
 import { createIngestionService } from './modules/ingestion/service.js';
 import { createHealthService } from './modules/metrics/health.js';
 import { createMetricsService } from './modules/metrics/service.js';
@@ -127,6 +128,7 @@ function createServices(
     notifier: Notifier;
     metrics: GatewayMetrics;
     prometheus: PrometheusApi;
+    systemEvents: SystemEventsRecorder | undefined;
   },
   logger: Logger,
 ): Services {
@@ -143,6 +145,7 @@ function createServices(
   const dataAccess = createDataAccessService(datasets, platform.queryEngine, {
     maxRows: config.queryEngine.maxRows,
     exhaust: { pool: database.pool, objectStore: platform.objectStore, expirySeconds: config.files.urlExpirySeconds },
+    systemEvents: platform.systemEvents ?? { datasource: { name: SYSTEM_EVENTS_DATASOURCE, columns: new Set() }, flush: async () => undefined },
   });
   const alerts = createAlertService(createAlertStore(database.prisma), platform.alertManagers, platform.managerNames, platform.notifier, logger, { listMax: config.alerting.listMax });
   return {
@@ -154,7 +157,7 @@ function createServices(
     dataAccess,
     metricsQueries: createMetricsQueries(platform.prometheus, datasets, platform.queryEngine, (dataset, query) => dataAccess.query(dataset, query)),
     schemaInference: createSchemaInferenceService(),
-    ingestion: createIngestionService(datasets, platform.eventBus, ingestionCounters, { maxBatch: config.ingestion.maxBatch }),
+    ingestion: createIngestionService(datasets, platform.eventBus, ingestionCounters, { maxBatch: config.ingestion.maxBatch, systemEvents: platform.systemEvents }),
     files,
     connectors: createConnectorService(createConnectorStore(database.prisma), files, config.connectors),
     alerts,
@@ -283,7 +286,11 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   const metricsStore = config.metrics.prometheus ? undefined : new MetricsStore(database.pool, { chunkCacheBytes: config.metrics.chunkCacheBytes });
   const prometheus = config.metrics.prometheus ? createRemotePrometheusApi(config.metrics.prometheus) : createEmbeddedPrometheusApi(metricsStore!, { retentionMs: config.metrics.retentionMs });
   const published = new PublishedCache(database.changes);
-  const services = createServices(database, published, config, { queryEngine, eventBus, objectStore, alertManagers, managerNames, notifier, metrics, prometheus }, logger);
+  // The platform's processing telemetry (system-events): written here when this gateway processes
+  // events itself and answers queries itself; with DRUID_URL, Druid's own system-events is read.
+  const systemEvents =
+    eventBus instanceof EmbeddedEventStore && queryEngine instanceof EmbeddedQueryEngine ? new SystemEventsRecorder(database.pool, { retentionMs: config.metrics.retentionMs, logger }) : undefined;
+  const services = createServices(database, published, config, { queryEngine, eventBus, objectStore, alertManagers, managerNames, notifier, metrics, prometheus, systemEvents }, logger);
   logger.info(`PII detector: ${services.pii.detectorName}; metrics source: ${services.metrics.sourceName}`);
   const seeded = await services.connectors.seedBuiltIns();
   if (seeded > 0) logger.info(`connector registry: ${seeded} built-in connectors added`);
@@ -427,6 +434,8 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     : undefined;
   const sampling = sampler !== undefined && config.metrics.sampleIntervalMs > 0;
   if (sampling) sampler.start();
+  // Written out on its own timer once the gateway serves (a start-up that fails leaves no timer behind).
+  systemEvents?.start();
   logger.info(
     `dashboard metrics: ${prometheus.name}${sampling ? `, sampled every ${config.metrics.sampleIntervalMs / 1000} s, kept ${config.metrics.retentionMs / 86_400_000} days` : metricsStore ? ' (sampling off: METRICS_SAMPLE_INTERVAL_SECONDS=0)' : ''}`,
   );
@@ -457,6 +466,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
         if (config.scale.drainMs > 0) await new Promise((resolve) => setTimeout(resolve, config.scale.drainMs));
         await apollo.stop();
         await alertEvaluator.stop();
+        await systemEvents?.stop();
         if (sampling) await sampler.stop();
         await eventBus.close();
         await objectStore.close();

@@ -158,6 +158,22 @@ export function connectorScenarios(ctx: SuiteContext<ConnectorsDriver, StoreGate
   });
 
   describe('register', () => {
+    it("keeps the ui spec an archive carries in the console's form (the original's distributions ship it so) as it is", async () => {
+      const form = {
+        title: 'Kafka Connector Setup Instructions',
+        description: 'Configure Kafka Connector',
+        type: 'object',
+        properties: {
+          source_kafka_broker_servers: { title: 'Kafka Brokers', type: 'string', description: 'host:port,host:port', uiIndex: 1 },
+          source_data_format: { title: 'Data Format', type: 'string', enum: ['json'], default: 'json', format: 'hidden', uiIndex: 2 },
+        },
+        required: ['source_kafka_broker_servers'],
+      };
+      const id = `console-form-${ctx.transport}`;
+      await registerOk(distributionTarGz({ id, version: '1.0.0', uiConfig: form }), `${id}-1.0.0.tar.gz`);
+      expect((await readOk(`${id}-1.0.0`)).ui_spec).toEqual(form);
+    });
+
     it('registers a .tar.gz distribution: stores the archive and makes the version Live', async () => {
       await registerOk(distributionTarGz({ id: 'dist-pg', version: '1.0.0', name: 'Dist Pg' }), 'dist-pg-1.0.0.tar.gz');
 

@@ -11,7 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type KeyObject } from 'jose';
 import { signSessionId } from '../../src/auth/session.js';
 import { envelope } from '../support/api.js';
-import { filesUnder, startStoreGateway, type StoreGateway } from '../support/connectors.js';
+import { distributionTarGz } from '../support/archives.js';
+import { filesUnder, registerOverRest, startStoreGateway, type StoreGateway } from '../support/connectors.js';
+import { Ajv } from 'ajv';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 const SESSION_SECRET = 'console-session-secret';
@@ -245,5 +247,61 @@ describe('the connector form (CONNECTOR_UI_SPEC_FORMAT=console)', () => {
     const kafka = (await uploads.http.get(`/v2/connectors/read/${ids.find((id) => id.startsWith('kafka'))}`)).body.result.ui_spec;
     expect(kafka.properties.source_kafka_broker_servers).toMatchObject({ title: 'Bootstrap Servers', helptext: expect.stringMatching(/host:port/) });
     expect(kafka.required).toContain('source_kafka_topic');
+  });
+
+  // What ConnectorConfiguration does with the form: each property, in uiIndex order, becomes a form
+  // of its own ({type: object, properties: {key}, required: [key] when required}); format password
+  // gives a password input; the help panel prints helptext || description; what is typed is
+  // checked with Ajv ({strict: false}) against {type: object, properties, required}.
+  const consoleAjv = new Ajv({ strict: false, logger: false });
+  type Field = { title?: string; type?: string; format?: string; helptext?: string; description?: string; uiIndex?: number; oneOf?: unknown[] };
+  type Form = { title: string; description: string; properties: Record<string, Field>; required: string[]; dependencies?: unknown };
+  const formOf = async (id: string) => (await uploads.http.get(`/v2/connectors/read/${id}`)).body.result.ui_spec as Form;
+  const typedIn = (form: Form, data: Record<string, unknown>) => consoleAjv.validate({ type: 'object', properties: form.properties, required: form.required }, data);
+
+  it('renders every field of every built-in form, with help text, password inputs and the fields a choice adds', async () => {
+    for (const id of ['postgres-connector-1.0.0', 'mysql-connector-1.0.0', 'kafka-connector-1.0.0', 'object-store-connector-1.0.0']) {
+      const form = await formOf(id);
+      // Top-level dependencies would be ignored by the console's per-field forms: none are left.
+      expect([id, form.dependencies]).toEqual([id, undefined]);
+      expect([id, typeof form.description]).toEqual([id, 'string']);
+      const sections = Object.entries(form.properties).sort(([, a], [, b]) => a.uiIndex! - b.uiIndex!);
+      for (const [key, field] of sections) {
+        const section = { type: 'object', properties: { [key]: field }, required: form.required.includes(key) ? [key] : [] };
+        expect([id, key, consoleAjv.validateSchema(section)]).toEqual([id, key, true]);
+        expect([id, key, typeof field.title, typeof (field.helptext || field.description)]).toEqual([id, key, 'string', 'string']);
+        expect([id, key, field.type ?? (field.oneOf ? 'oneOf' : undefined)]).toEqual([id, key, expect.any(String)]);
+      }
+    }
+    const postgres = await formOf('postgres-connector-1.0.0');
+    expect(postgres.properties.password).toMatchObject({ type: 'string', format: 'password' });
+    expect(postgres.properties.ca_certificate).toMatchObject({ title: 'CA Certificate (PEM)', helptext: expect.stringMatching(/when ssl_mode is verify-full/) });
+    expect(postgres.required).not.toContain('ca_certificate');
+    const kafka = await formOf('kafka-connector-1.0.0');
+    expect(kafka.properties.password).toMatchObject({ format: 'password', helptext: expect.stringMatching(/when authentication is sasl_plain or sasl_scram/) });
+    // Credentials differ by storage type: a choice of three shapes.
+    const store = await formOf('object-store-connector-1.0.0');
+    expect((store.properties.credentials!.oneOf as { title: string }[]).map((variant) => variant.title)).toEqual(['type is s3', 'type is azure_blob', 'type is gcs']);
+
+    // The console's check of what the user typed: a whole PostgreSQL form passes, a port out of range or a missing host does not.
+    const typed = { database_type: 'postgresql', host: 'db.internal', port: 5432, name: 'shop', table: 'orders', username: 'reader', password: 's3cret' };
+    expect(typedIn(postgres, typed)).toBe(true);
+    expect(typedIn(postgres, { ...typed, port: 70_000 })).toBe(false);
+    const { host: _host, ...withoutHost } = typed;
+    expect(typedIn(postgres, withoutHost)).toBe(false);
+    expect(typedIn(store, { type: 's3', bucket: 'raw-events', file_format: 'jsonl', credentials: { access_key: 'AK', secret_key: 'SK', region: 'eu-west-1' } })).toBe(true);
+  });
+
+  it('answers the ui_spec a registered archive carries as it is, when it is already a console form', async () => {
+    const form = {
+      title: 'Archive Source',
+      description: 'Reads from the archive source',
+      type: 'object',
+      properties: { endpoint: { title: 'Endpoint', type: 'string', description: 'Where to read', uiIndex: 1 }, token: { title: 'Token', type: 'string', format: 'password', uiIndex: 2 } },
+      required: ['endpoint'],
+    };
+    const registered = await registerOverRest(uploads, distributionTarGz({ id: 'archive-form', version: '0.3.0', uiConfig: form }), 'archive-form.tar.gz');
+    expect([registered.status, registered.body.params]).toEqual([200, expect.anything()]);
+    expect((await uploads.http.get('/v2/connectors/read/archive-form-0.3.0')).body.result.ui_spec).toEqual(form);
   });
 });

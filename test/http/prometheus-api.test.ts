@@ -12,9 +12,11 @@ import { apiKey, JWT_ENV } from '../support/auth.js';
 import { findBinary } from '../support/alerting.js';
 import { seedDataset, type Json } from '../support/datasets.js';
 import { startTestGateway, useForFile } from '../support/gateway.js';
+import { startPrometheusWith } from '../support/prometheus.js';
 import { describeWhen } from '../support/skip.js';
 
 const promtool = findBinary('promtool');
+const prometheusBinary = findBinary('prometheus');
 const DATASET = 'prom-api-orders';
 const gw = useForFile(() => startTestGateway());
 
@@ -202,5 +204,42 @@ describe('the Prometheus HTTP API with authentication on', () => {
     const response = await secured().http.get('/prometheus/api/v1/query').set('x-api-key', viewer).query({ query: '1 + 1' });
     expect(response.status).toBe(200);
     expect(response.body.data).toEqual({ resultType: 'scalar', result: [expect.any(Number), '2'] });
+  });
+});
+
+describeWhen(promtool && prometheusBinary, 'prometheus/promtool are not installed (Debian package prometheus)')('the Prometheus HTTP API with PROMETHEUS_URL', () => {
+  // A real Prometheus holding one series: 1, 2, 3 a minute apart, ending a minute before `end`.
+  const end = Math.floor(Date.now() / 60_000) * 60 - 60;
+  const times = [end - 180, end - 120, end - 60].map((seconds) => seconds * 1000);
+  const upstream = useForFile(() => startPrometheusWith(prometheusBinary!, promtool!, [{ labels: { __name__: 'upstream_jobs_total', queue: 'q1' }, times, values: [1, 2, 3] }]), 60_000);
+  const passing = useForFile(() => startTestGateway({ PROMETHEUS_URL: upstream().url }));
+
+  it("passes query, query_range, labels, metadata and buildinfo on to it and answers Prometheus's own bodies", async () => {
+    const instant = await passing()
+      .http.post('/prometheus/api/v1/query')
+      .type('form')
+      .send({ query: 'upstream_jobs_total', time: String(end) });
+    expect(instant.body).toEqual({ status: 'success', data: { resultType: 'vector', result: [{ metric: { __name__: 'upstream_jobs_total', queue: 'q1' }, value: [end, '3'] }] } });
+    const range = await passing()
+      .http.get('/prometheus/api/v1/query_range')
+      .query({ query: 'sum(upstream_jobs_total)', start: String(end - 120), end: String(end - 60), step: '60' });
+    expect(range.body.data.result).toEqual([
+      {
+        metric: {},
+        values: [
+          [end - 120, '2'],
+          [end - 60, '3'],
+        ],
+      },
+    ]);
+    expect((await passing().http.get('/prometheus/api/v1/label/queue/values')).body).toMatchObject({ status: 'success', data: ['q1'] });
+    const buildinfo = await passing().http.get('/prometheus/api/v1/status/buildinfo');
+    // Its own version, not the embedded store's.
+    expect(buildinfo.body.data.version).toMatch(/^2\.42\./);
+    expect(buildinfo.body.data.branch).not.toBe('embedded');
+    expect((await passing().http.get('/prometheus/api/v1/metadata')).body.status).toBe('success');
+    const bad = await passing().http.get('/prometheus/api/v1/query').query({ query: 'sum(' });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ status: 'error', errorType: 'bad_data' });
   });
 });

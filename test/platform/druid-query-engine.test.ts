@@ -590,6 +590,28 @@ describe('the gateway with DRUID_URL', () => {
     expect(fake.received.some((request) => request.method === 'DELETE' && request.path === `/druid/v2/sql/${id}`)).toBe(true);
   });
 
+  it("sends a native query on system-events to Druid's own system-events datasource, as the console's charts send it", async () => {
+    const query = {
+      queryType: 'groupBy',
+      dataSource: 'system-events',
+      granularity: { type: 'all', timeZone: 'Asia/Kolkata' },
+      intervals: ['2026-03-02T00:00:00+05:30/2026-03-03T00:00:00+05:30'],
+      aggregations: [{ type: 'longSum', name: 'count', fieldName: 'count' }],
+      filter: {
+        type: 'and',
+        fields: [
+          { type: 'selector', dimension: 'ctx_pdata_pid', value: 'router' },
+          { type: 'selector', dimension: 'error_code', value: null },
+        ],
+      },
+    };
+    const response = await gw.http.post('/v2/data/metrics').send({ query: { url: '/config/v2/data/metrics', body: { context: { dataSource: 'system-events' }, query } } });
+    expect(response.status).toBe(200);
+    expect(response.body).toStrictEqual(ROWS);
+    const nativeCalls = fake.received.filter((request) => request.path === '/druid/v2');
+    expect(nativeCalls.map((request) => request.body)).toEqual([{ ...query, context: { queryId: expect.stringMatching(UUID), timeout: GATEWAY_TIMEOUT_MS } }]);
+  });
+
   it('terminates the supervisor when the dataset is retired', async () => {
     await transition(gw, DATASET, 'Retired');
     expect(fake.queries().map((request) => request.path)).toContain(`/druid/indexer/v1/supervisor/${DATASOURCE}/terminate`);

@@ -74,6 +74,18 @@ describe('planNativeQuery: timeseries', () => {
     expect(params).toEqual([START, END, 'PT2H', MAX_ROWS]);
   });
 
+  it("buckets a period granularity in another time zone at that zone's boundaries, the zone bound as a parameter", () => {
+    const { sql, params } = plan({ queryType: 'timeseries', granularity: { type: 'period', period: 'P1D', timeZone: 'Asia/Kolkata' }, aggregations: [COUNT] });
+    const bucket = `((time_floor(("__time" AT TIME ZONE $3) AT TIME ZONE 'UTC', $4) AT TIME ZONE 'UTC') AT TIME ZONE $3)`;
+    expect(sql).toBe(`SELECT ${bucket} AS "timestamp", COUNT(*) AS "n" ${FROM} GROUP BY 1 ORDER BY 1 ASC LIMIT $5`);
+    expect(params).toEqual([START, END, 'Asia/Kolkata', 'P1D', MAX_ROWS]);
+  });
+
+  it('makes one bucket for granularity {type: all} in any time zone, as the console writes it', () => {
+    const { sql } = plan({ queryType: 'timeseries', granularity: { type: 'all', timeZone: 'Asia/Kolkata' }, aggregations: [COUNT] });
+    expect(sql).toBe(`SELECT $3::timestamptz AS "timestamp", COUNT(*) AS "n" ${FROM} GROUP BY 1 ORDER BY 1 ASC LIMIT $4`);
+  });
+
   it('makes one bucket for granularity all (and when no granularity is given), stamped with the interval start', () => {
     for (const granularity of ['all', undefined]) {
       const { sql, params } = plan({ queryType: 'timeseries', granularity, aggregations: [COUNT] });
@@ -449,7 +461,8 @@ describe('planNativeQuery: unsupported constructs are refused, naming them', () 
     ['a thetaSketch aggregator', { ...base, aggregations: [{ type: 'thetaSketch', name: 't', fieldName: 'userid' }] }, /thetaSketch/],
     ['a granularity period string', { ...base, granularity: 'PT1H' }, /granularity "PT1H"/],
     ['a duration granularity', { ...base, granularity: { type: 'duration', duration: 3600000 } }, /granularity/],
-    ['a period granularity in another time zone', { ...base, granularity: { type: 'period', period: 'P1D', timeZone: 'Asia/Kolkata' } }, /time zone/],
+    ['a time zone that is not a zone name', { ...base, granularity: { type: 'period', period: 'P1D', timeZone: "Asia/Kolkata'; DROP TABLE events; --" } }, /time zone/],
+    ['a time zone that is not text', { ...base, granularity: { type: 'all', timeZone: 530 } }, /time zone/],
     ['a period that is not an ISO period', { ...base, granularity: { type: 'period', period: "P1D'; DROP TABLE events; --" } }, /granularity/],
     ['an extraction dimension', { queryType: 'groupBy', dimensions: [{ type: 'extraction', dimension: 'userid', outputName: 'u', extractionFn: {} }], aggregations: [COUNT] }, /dimension spec/],
     ['two intervals', { ...base, intervals: [`${START}/${END}`, `${START}/${END}`] }, /interval/],

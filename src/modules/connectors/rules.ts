@@ -106,15 +106,20 @@ export function declaredConnectors(document: DistributionMetadata): { id: string
 
 /**
  * The ui spec of one connector from ui-config.json: the entry under the connector's id when the
- * document is keyed by id (multi-tenant distributions), else the whole document. Either way it must
- * be an object with a `schema` object (contract 2.4).
+ * document is keyed by id (multi-tenant distributions), else the whole document. Either layout is
+ * kept as the archive carries it: the contract's (an object with a `schema` object, contract 2.4)
+ * or the console's form (a JSON Schema form with a `title` and fields in `properties`), which is
+ * what the original's connector distributions ship and its registry stores as it is.
  */
 export function uiSpecFor(uiConfig: unknown, connectorId: string): { spec?: JsonObject; problem?: string } {
   if (!isObject(uiConfig)) return { problem: 'ui-config.json must hold a JSON object' };
   const keyed = uiConfig[connectorId];
   const spec = isObject(keyed) ? keyed : uiConfig;
-  if (!isObject(spec.schema)) {
-    return { problem: `ui-config.json: the ui spec of ${connectorId} must be an object with a "schema" object (a JSON Schema form description)` };
+  const consoleForm = typeof spec.title === 'string' && isObject(spec.properties) && Object.keys(spec.properties).length > 0;
+  if (!isObject(spec.schema) && !consoleForm) {
+    return {
+      problem: `ui-config.json: the ui spec of ${connectorId} must be an object with a "schema" object (a JSON Schema form description), or a JSON Schema form with a "title" and its fields in "properties"`,
+    };
   }
   return { spec };
 }

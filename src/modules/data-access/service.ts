@@ -4,7 +4,8 @@
 // bound enforced inside the engine, and for native queries the 30-day window.
 import { GatewayError } from '../../errors.js';
 import { queryInterval } from '../../platform/query-engine/native-to-sql.js';
-import type { QueryEngine } from '../../platform/query-engine/query-engine.js';
+import type { Datasource, QueryEngine } from '../../platform/query-engine/query-engine.js';
+import { SYSTEM_EVENTS_DATASOURCE } from '../ingestion/system-events.js';
 import { isObject } from '../../validation/json-object.js';
 import type pg from 'pg';
 import type { ObjectStore } from '../../platform/object-store/object-store.js';
@@ -31,6 +32,11 @@ export interface DataAccessOptions {
   maxRows: number;
   /** The event store and object store exhaust files are written from and to, and their links' lifetime. */
   exhaust: { pool: pg.Pool; objectStore: ObjectStore; expirySeconds: number; now?: () => number };
+  /**
+   * The platform's system-events datasource, queried by that name when no Live dataset has it: the
+   * embedded telemetry (written out first, so this gateway's latest counts are in), or Druid's own.
+   */
+  systemEvents?: { datasource: Datasource; flush(): Promise<void> };
 }
 
 export function createDataAccessService(datasets: DatasetService, engine: QueryEngine, options: DataAccessOptions) {
@@ -44,10 +50,14 @@ export function createDataAccessService(datasets: DatasetService, engine: QueryE
      * {{DATASET}}, or by its id or alias after FROM/JOIN) or a Druid native query object.
      */
     async query(name: string, query: unknown, aggregationLevel?: AggregationLevel | null): Promise<unknown[]> {
-      const dataset = name.includes('\u0000') ? undefined : await datasets.resolve(name);
-      if (!dataset || dataset.status !== 'Live') throw new GatewayError('DATASET_NOT_FOUND', `Dataset with id/alias name '${name.replaceAll('\u0000', '\\u0000')}' not found`);
-      const datasource = await engine.datasource(dataset.datasetId);
-      if (!datasource) throw new GatewayError('DATA_OUT_SOURCE_NOT_FOUND', `Datasource of dataset ${dataset.datasetId} is not available for querying`);
+      const found = name.includes('\u0000') ? undefined : await datasets.resolve(name);
+      const live = found?.status === 'Live' ? found : undefined;
+      const systemEvents = !live && name === SYSTEM_EVENTS_DATASOURCE ? options.systemEvents : undefined;
+      if (!live && !systemEvents) throw new GatewayError('DATASET_NOT_FOUND', `Dataset with id/alias name '${name.replaceAll('\u0000', '\\u0000')}' not found`);
+      await systemEvents?.flush();
+      const datasource = live ? await engine.datasource(live.datasetId) : systemEvents!.datasource;
+      if (!datasource) throw new GatewayError('DATA_OUT_SOURCE_NOT_FOUND', `Datasource of dataset ${live!.datasetId} is not available for querying`);
+      const dataset = live ?? { datasetId: SYSTEM_EVENTS_DATASOURCE, alias: null };
 
       if (typeof query === 'string') {
         if (query.trim() === '') throw invalid('query is empty');

@@ -8,11 +8,14 @@ import type { DatasetService } from '../datasets/service.js';
 import type { JsonObject, Stage } from '../datasets/types.js';
 import { validationProblem } from './pipeline.js';
 import type { IngestionCounters } from './counters.js';
+import type { SystemEventsRecorder } from './system-events.js';
 import { isObject } from '../../validation/json-object.js';
 
 export interface IngestionServiceOptions {
   /** Most events one request may carry. */
   maxBatch: number;
+  /** Counts what each processing stage made of the events (the embedded system-events). */
+  systemEvents?: Pick<SystemEventsRecorder, 'record'>;
 }
 
 export interface IngestResult {
@@ -103,8 +106,10 @@ export function createIngestionService(datasets: DatasetService, bus: EventBus, 
       }
 
       const message = buildIngestMessage(dataset, topic, data as JsonObject | JsonObject[], msgid || randomUUID());
+      const startedAt = performance.now();
       const outcome = await bus.publish(message, dataset);
       counters.recordAccepted(dataset.datasetId, outcome);
+      options.systemEvents?.record(dataset, outcome, performance.now() - startedAt);
       return {
         accepted: outcome.accepted,
         processed: outcome.processed ?? outcome.accepted,

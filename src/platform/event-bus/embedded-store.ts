@@ -4,7 +4,7 @@
 // failed with its stage and reason), or none.
 import type pg from 'pg';
 import type { DatasetRecord, JsonObject } from '../dataset.js';
-import type { EventBus, EventProcessing, IngestMessage, PublishOutcome } from './event-bus.js';
+import type { EventBus, EventProcessing, IngestMessage, PublishOutcome, RefusingStage } from './event-bus.js';
 import { textOf } from '../../validation/json-object.js';
 
 /**
@@ -22,9 +22,15 @@ function eventTimes(processing: EventProcessing, events: readonly JsonObject[], 
 }
 
 interface Failed {
-  stage: 'extraction' | 'validation' | 'dedup' | 'master';
+  stage: RefusingStage;
   reason: string;
   payload: unknown;
+}
+
+function refusedByStage(failed: readonly Failed[]): Partial<Record<RefusingStage, number>> {
+  const counts: Partial<Record<RefusingStage, number>> = {};
+  for (const { stage } of failed) counts[stage] = (counts[stage] ?? 0) + 1;
+  return counts;
 }
 
 interface Candidate {
@@ -95,6 +101,7 @@ export class EmbeddedEventStore implements EventBus {
         processed: accepted.length,
         duplicates: failed.filter((f) => f.stage === 'dedup').length,
         failed: failed.filter((f) => f.stage !== 'dedup').length,
+        refusedBy: refusedByStage(failed),
       };
     }
 
@@ -135,7 +142,7 @@ export class EmbeddedEventStore implements EventBus {
       }
       await client.query('COMMIT');
       const duplicates = failed.filter((f) => f.stage === 'dedup').length;
-      return { accepted: stored.length + failed.length, processed: stored.length, duplicates, failed: failed.length - duplicates };
+      return { accepted: stored.length + failed.length, processed: stored.length, duplicates, failed: failed.length - duplicates, refusedBy: refusedByStage(failed) };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;

@@ -19,7 +19,12 @@ export interface PublishOutcome {
   processed?: number;
   duplicates?: number;
   failed?: number;
+  /** Embedded store only: the events each processing stage refused (the platform's system-events count them). */
+  refusedBy?: Partial<Record<RefusingStage, number>>;
 }
+
+/** The embedded store's stages that can refuse an event. */
+export type RefusingStage = 'extraction' | 'validation' | 'dedup' | 'master';
 
 export interface EventBus {
   readonly name: string;

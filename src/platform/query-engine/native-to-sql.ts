@@ -41,6 +41,8 @@ export const GRANULARITY_PERIODS = {
   year: 'P1Y',
 } as const satisfies Record<string, string | null>;
 const PERIOD_PATTERN = /^P(?:\d+[YMWD])*(?:T(?:\d+[HMS])*)?$/;
+/** An IANA zone name (Asia/Kolkata, America/Argentina/Buenos_Aires) or UTC; PostgreSQL refuses one it does not know. */
+const TIME_ZONE_PATTERN = /^[A-Za-z][A-Za-z0-9_+-]{0,30}(\/[A-Za-z0-9_+-]{1,30}){0,2}$/;
 
 const AGGREGATE_FUNCTIONS: Record<string, string> = {
   longSum: 'SUM',
@@ -95,17 +97,29 @@ class Builder {
 
   bucket(granularity: unknown): string | null {
     let period: string | null;
+    let timeZone: unknown;
     if (typeof granularity === 'string' || granularity === undefined) {
       const key = granularity ?? 'all';
       if (!(key in GRANULARITY_PERIODS)) throw unsupported(`granularity ${JSON.stringify(key)}`);
       period = GRANULARITY_PERIODS[key as keyof typeof GRANULARITY_PERIODS];
     } else if (isObject(granularity) && granularity.type === 'period' && typeof granularity.period === 'string' && PERIOD_PATTERN.test(granularity.period)) {
-      if (granularity.timeZone !== undefined && granularity.timeZone !== 'UTC') throw unsupported('granularity time zones other than UTC');
       period = granularity.period;
+      timeZone = granularity.timeZone;
+    } else if (isObject(granularity) && (granularity.type === 'all' || granularity.type === 'none')) {
+      // One bucket whatever the time zone (the console writes {type: all, timeZone}).
+      period = null;
+      timeZone = granularity.timeZone;
     } else {
       throw unsupported(`granularity ${JSON.stringify(granularity).slice(0, 80)}`);
     }
-    return period === null ? null : `time_floor("__time", ${this.bind(period)})`;
+    if (timeZone !== undefined && (typeof timeZone !== 'string' || !TIME_ZONE_PATTERN.test(timeZone))) {
+      throw new GatewayError('DATA_OUT_INVALID_INPUT', `granularity.timeZone ${JSON.stringify(timeZone).slice(0, 80)} is not a time zone name (such as UTC or Asia/Kolkata)`);
+    }
+    if (period === null) return null;
+    if (timeZone === undefined || timeZone === 'UTC') return `time_floor("__time", ${this.bind(period)})`;
+    // Buckets start at the zone's wall-clock boundaries: floor the local time, then read it back in the zone.
+    const zone = this.bind(timeZone);
+    return `((time_floor(("__time" AT TIME ZONE ${zone}) AT TIME ZONE 'UTC', ${this.bind(period)}) AT TIME ZONE 'UTC') AT TIME ZONE ${zone})`;
   }
 
   interval(intervals: unknown): string {
