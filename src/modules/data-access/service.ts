@@ -8,6 +8,7 @@ import type { QueryEngine } from '../../platform/query-engine/query-engine.js';
 import { isObject } from '../../validation/json-object.js';
 import type pg from 'pg';
 import type { ObjectStore } from '../../platform/object-store/object-store.js';
+import { datasetIdLengthProblem } from '../datasets/definition.js';
 import type { DatasetService } from '../datasets/service.js';
 import { createExhaust, type ExhaustRange } from './exhaust.js';
 import { MAX_RANGE_DAYS, type AggregationLevel } from '../templates/run.js';
@@ -44,6 +45,9 @@ export function createDataAccessService(datasets: DatasetService, engine: QueryE
      * {{DATASET}}, or by its id or alias after FROM/JOIN) or a Druid native query object.
      */
     async query(name: string, query: unknown, aggregationLevel?: AggregationLevel | null): Promise<unknown[]> {
+      // An alias is held to a dataset id's length too (rest/datasets.ts alias_name).
+      const nameProblem = datasetIdLengthProblem(name);
+      if (nameProblem) throw invalid(`dataset_id ${nameProblem}`);
       const dataset = name.includes('\u0000') ? undefined : await datasets.resolve(name);
       if (!dataset || dataset.status !== 'Live') throw new GatewayError('DATASET_NOT_FOUND', `Dataset with id/alias name '${name.replaceAll('\u0000', '\\u0000')}' not found`);
       const datasource = await engine.datasource(dataset.datasetId);
