@@ -23,20 +23,7 @@ import type {
 } from '../src/generated/rest-operations.js';
 import { GatewayError } from '../src/errors.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
-import { CATEGORY_MAX_LENGTH, CHANNELS_MAX, DESCRIPTION_MAX_LENGTH, RULE_NAME_MAX_LENGTH } from '../src/modules/alert-rules/rules.js';
-import {
-  ALERT_RULE_OPERATOR_VALUES,
-  ALERT_RULE_ORDER_FIELD_VALUES,
-  ALERT_RULE_SEVERITY_VALUES,
-  ALERT_RULE_STATUS_VALUES,
-  RULE_OPERATORS,
-  RULE_ORDER_FIELDS,
-  RULE_SEVERITIES,
-  RULE_STATUSES,
-} from '../src/modules/alert-rules/types.js';
-import { METRIC_MAX_LENGTH } from '../src/modules/alerts/rules.js';
-import { ALERT_MANAGER_KIND_VALUES, MANAGER_KINDS, SILENCE_STATE_VALUES } from '../src/modules/alerts/types.js';
-import { enumName } from './enum-names.js';
+import { domainValues, enumName, ENUMS } from './enum-names.js';
 import { withFragment } from './fragments.js';
 import { defineEndpoint, pathParam, type RestInput } from './table.js';
 import type { JsonSchema } from './validation.js';
@@ -46,6 +33,9 @@ import type { JsonSchema } from './validation.js';
 
 const ERROR_CODES = ['ALERT_RULE_NOT_FOUND', 'ALERT_RULE_ALREADY_EXISTS', 'ALERT_MANAGER_FAILED'] as const;
 const idPath: JsonSchema = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 64 } }, required: ['id'] };
+// Shape only, as GraphQL's input types declare it: lengths, emptiness and how many channels are the
+// service's rules (src/modules/alert-rules/rules.ts), one message on both transports.
+const text = { type: 'string' };
 const duration = { type: 'string', minLength: 1, maxLength: 32 };
 // The console's form sends thresholds as numbers or as the text typed in.
 const threshold = { type: ['number', 'string'], maxLength: 40 };
@@ -54,9 +44,9 @@ const stringMap = { type: 'object', maxProperties: 50, additionalProperties: { t
 const queryBuilderContext = (required: string[]) => ({
   type: 'object',
   properties: {
-    metric: { type: 'string', maxLength: METRIC_MAX_LENGTH },
-    metricAlias: { type: 'string', maxLength: RULE_NAME_MAX_LENGTH },
-    operator: { type: 'string', enum: [...RULE_OPERATORS] },
+    metric: text,
+    metricAlias: text,
+    operator: { type: 'string', enum: domainValues(ENUMS.AlertRuleOperator) },
     threshold: { anyOf: [threshold, { type: 'array', minItems: 1, maxItems: 2, items: threshold }] },
   },
   required,
@@ -70,12 +60,12 @@ function ruleSchema(required: string[]): JsonSchema {
   return {
     type: 'object',
     properties: {
-      name: { type: 'string', minLength: 1, maxLength: RULE_NAME_MAX_LENGTH },
+      name: text,
       // A manager's name or an alias (the console always sends `grafana`); the service resolves it.
-      manager: { type: 'string', minLength: 1, maxLength: 40 },
-      description: { type: 'string', maxLength: DESCRIPTION_MAX_LENGTH },
-      category: { type: 'string', minLength: 1, maxLength: CATEGORY_MAX_LENGTH },
-      severity: { type: 'string', enum: [...RULE_SEVERITIES] },
+      manager: text,
+      description: text,
+      category: text,
+      severity: { type: 'string', enum: domainValues(ENUMS.AlertRuleSeverity) },
       frequency: duration,
       interval: duration,
       labels: stringMap,
@@ -88,7 +78,7 @@ function ruleSchema(required: string[]): JsonSchema {
       },
       notification: {
         type: 'object',
-        properties: { channels: { type: 'array', maxItems: CHANNELS_MAX, items: { type: ['string', 'null'], maxLength: 64 } } },
+        properties: { channels: { type: 'array', items: { type: ['string', 'null'] } } },
         additionalProperties: true,
       },
       context: { type: 'object' },
@@ -99,16 +89,16 @@ function ruleSchema(required: string[]): JsonSchema {
   };
 }
 
-const statusName = { type: 'string', enum: [...RULE_STATUSES] };
+const statusName = { type: 'string', enum: domainValues(ENUMS.AlertRuleStatus) };
 const filters: JsonSchema = {
   type: 'object',
   properties: {
     status: { anyOf: [statusName, { type: 'array', maxItems: 3, items: statusName }] },
     id: { type: 'string', maxLength: 64 },
-    name: { type: 'string', maxLength: RULE_NAME_MAX_LENGTH },
-    category: { type: 'string', maxLength: CATEGORY_MAX_LENGTH },
-    severity: { type: 'string', enum: [...RULE_SEVERITIES] },
-    manager: { type: 'string', enum: [...MANAGER_KINDS] },
+    name: text,
+    category: text,
+    severity: { type: 'string', enum: domainValues(ENUMS.AlertRuleSeverity) },
+    manager: { type: 'string', enum: domainValues(ENUMS.AlertManagerKind) },
     'context.alertType': { type: 'string', maxLength: 100 },
   },
   additionalProperties: false,
@@ -121,7 +111,7 @@ const order = {
     minItems: 2,
     maxItems: 2,
     prefixItems: [
-      { type: 'string', enum: [...RULE_ORDER_FIELDS] },
+      { type: 'string', enum: domainValues(ENUMS.AlertRuleOrderField) },
       { type: 'string', pattern: '^(?:[aA][sS][cC]|[dD][eE][sS][cC])$' },
     ],
   },
@@ -217,12 +207,12 @@ function ruleInput(body: RuleBody) {
     manager: body.manager,
     description: body.description,
     category: body.category,
-    severity: body.severity === undefined ? undefined : enumName(ALERT_RULE_SEVERITY_VALUES, body.severity),
+    severity: body.severity === undefined ? undefined : enumName(ENUMS.AlertRuleSeverity, body.severity),
     evaluationInterval: body.frequency,
     pendingPeriod: body.interval,
     metric: condition?.metric,
     metricAlias: condition?.metric === undefined ? condition?.metricAlias : undefined,
-    operator: condition?.operator === undefined ? undefined : enumName(ALERT_RULE_OPERATOR_VALUES, condition.operator),
+    operator: condition?.operator === undefined ? undefined : enumName(ENUMS.AlertRuleOperator, condition.operator),
     thresholds: thresholds(condition?.threshold),
     labels: body.labels,
     annotations: body.annotations,
@@ -235,14 +225,14 @@ function ruleInput(body: RuleBody) {
 }
 
 function ruleFilter(given: Record<string, unknown> = {}) {
-  const status = given.status === undefined ? undefined : (Array.isArray(given.status) ? given.status : [given.status]).map((s: string) => enumName(ALERT_RULE_STATUS_VALUES, s));
+  const status = given.status === undefined ? undefined : (Array.isArray(given.status) ? given.status : [given.status]).map((s: string) => enumName(ENUMS.AlertRuleStatus, s));
   return {
     ...(status ? { status } : {}),
     ...(given.id !== undefined ? { id: given.id as string } : {}),
     ...(given.name !== undefined ? { name: given.name as string } : {}),
     ...(given.category !== undefined ? { category: given.category as string } : {}),
-    ...(given.severity !== undefined ? { severity: enumName(ALERT_RULE_SEVERITY_VALUES, given.severity as string) } : {}),
-    ...(given.manager !== undefined ? { manager: enumName(ALERT_MANAGER_KIND_VALUES, given.manager as string) } : {}),
+    ...(given.severity !== undefined ? { severity: enumName(ENUMS.AlertRuleSeverity, given.severity as string) } : {}),
+    ...(given.manager !== undefined ? { manager: enumName(ENUMS.AlertManagerKind, given.manager as string) } : {}),
     ...(given['context.alertType'] !== undefined ? { alertType: given['context.alertType'] as string } : {}),
   };
 }
@@ -257,7 +247,7 @@ function restRule(row: Row): Row {
   const { evaluation, silence, channelIds, ...rest } = row as Row & { evaluation: Row | null; silence: Row | null; channelIds: string[] };
   const state = lower(evaluation?.state);
   // Muted while the rule's silence is active (the alerts service says when it is).
-  const muted = silence?.state === enumName(SILENCE_STATE_VALUES, 'active');
+  const muted = silence?.state === enumName(ENUMS.SilenceState, 'active');
   return {
     ...rest,
     manager: lower(rest.manager),
@@ -284,9 +274,7 @@ function restRule(row: Row): Row {
         }
       : {}),
     // endTime in epoch ms, as the original; DateTime values come here as Date objects (the schema runs in process).
-    silenceState: silence
-      ? { state: muted ? 'muted' : 'unmuted', silenceId: silence.id, ...(muted ? { endTime: new Date(silence.endDate as Date | string).getTime() } : {}) }
-      : { state: 'unmuted', silenceId: '' },
+    silenceState: silence ? { state: muted ? 'muted' : 'unmuted', silenceId: silence.id, ...(muted ? { endTime: (silence.endDate as Date).getTime() } : {}) } : { state: 'unmuted', silenceId: '' },
   };
 }
 
@@ -347,14 +335,14 @@ export const alertRuleEndpoints = [
       return {
         filter: ruleFilter(search.filters),
         orderBy: search.options?.order?.map(([field, direction]) => ({
-          field: enumName(ALERT_RULE_ORDER_FIELD_VALUES, field) as 'NAME',
+          field: enumName(ENUMS.AlertRuleOrderField, field) as 'NAME',
           order: direction.toUpperCase() as 'ASC' | 'DESC',
         })),
         first: search.limit ?? null,
         after: offset > 0 ? cursorForOffset(offset - 1) : null,
       };
     },
-    result: (data) => ({ alerts: data.alertRules.nodes.map((node) => restRule(node as Row)), count: data.alertRules.totalCount }),
+    result: (data) => ({ alerts: data.alertRules.nodes.map((node) => restRule(node)), count: data.alertRules.totalCount }),
   }),
 
   defineEndpoint<RestReadAlertRuleQuery, RestReadAlertRuleQueryVariables>({
@@ -377,7 +365,7 @@ export const alertRuleEndpoints = [
     ),
     variables: (input) => ({ id: pathParam(input, 'id') }),
     // `alerts` (a single rule under a plural name) is the original's.
-    result: (data) => ({ alerts: restRule(data.alertRule as Row) }),
+    result: (data) => ({ alerts: restRule(data.alertRule!) }),
   }),
 
   defineEndpoint<RestUpdateAlertRuleMutation, RestUpdateAlertRuleMutationVariables>({
@@ -430,13 +418,13 @@ export const alertRuleEndpoints = [
     summary: 'The Live alert rules as a Prometheus rule file (YAML), for Prometheus with Alertmanager',
     invalidInputCode: 'ALERT_RULE_INVALID_INPUT',
     errorCodes: [],
-    querySchema: { type: 'object', properties: { manager: { type: 'string', enum: [...MANAGER_KINDS] } }, additionalProperties: false },
+    querySchema: { type: 'object', properties: { manager: { type: 'string', enum: domainValues(ENUMS.AlertManagerKind) } }, additionalProperties: false },
     operation: /* GraphQL */ `
       query RestPrometheusRules($manager: AlertManagerKind) {
         prometheusRules(manager: $manager)
       }
     `,
-    variables: (input) => ({ manager: typeof input.query.manager === 'string' ? enumName(ALERT_MANAGER_KIND_VALUES, input.query.manager) : null }),
+    variables: (input) => ({ manager: typeof input.query.manager === 'string' ? enumName(ENUMS.AlertManagerKind, input.query.manager) : null }),
     // The file itself, to save as a rule file (`rule_files` of prometheus.yml).
     contentType: 'application/yaml',
     result: (data) => data.prometheusRules,

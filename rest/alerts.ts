@@ -40,18 +40,8 @@ import type {
 } from '../src/generated/rest-operations.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
 import { GatewayError } from '../src/errors.js';
-import {
-  ALERT_MANAGER_KIND_VALUES,
-  CHANNEL_ORDER_FIELDS,
-  CHANNEL_STATUSES,
-  CHANNEL_TYPES,
-  MANAGER_KINDS,
-  NOTIFICATION_CHANNEL_ORDER_FIELD_VALUES,
-  NOTIFICATION_CHANNEL_STATUS_VALUES,
-  NOTIFICATION_CHANNEL_TYPE_VALUES,
-  type ChannelConfig,
-} from '../src/modules/alerts/types.js';
-import { enumName } from './enum-names.js';
+import { type ChannelConfig } from '../src/modules/alerts/types.js';
+import { domainValues, enumName, ENUMS } from './enum-names.js';
 import { withFragment } from './fragments.js';
 import { defineEndpoint, pathParam, type RestInput } from './table.js';
 import type { JsonSchema } from './validation.js';
@@ -60,11 +50,11 @@ import type { JsonSchema } from './validation.js';
 // Schemas
 
 /** A manager kind, as records and filters spell it. */
-const managerKind = { type: 'string', enum: [...MANAGER_KINDS] };
+const managerKind = { type: 'string', enum: domainValues(ENUMS.AlertManagerKind) };
 /** A manager's name or an alias of one, as requests may give it (the service resolves it: manager-names.ts). */
 const manager = { type: 'string' };
-const channelStatus = { type: 'string', enum: [...CHANNEL_STATUSES] };
-const channelType = { type: 'string', enum: [...CHANNEL_TYPES] };
+const channelStatus = { type: 'string', enum: domainValues(ENUMS.NotificationChannelStatus) };
+const channelType = { type: 'string', enum: domainValues(ENUMS.NotificationChannelType) };
 const dateTime = { type: 'string', format: 'date-time' };
 // Shape only, as GraphQL's input types declare it: lengths, emptiness, UUIDs and addresses are the
 // service's rules (src/modules/alerts/rules.ts), one message on both transports.
@@ -99,14 +89,14 @@ const channelSearch: JsonSchema = (() => {
     properties: {
       id: text,
       name: text,
-      status: { anyOf: [channelStatus, { type: 'array', items: channelStatus, minItems: 1, maxItems: CHANNEL_STATUSES.length }] },
+      status: { anyOf: [channelStatus, { type: 'array', items: channelStatus, minItems: 1, maxItems: domainValues(ENUMS.NotificationChannelStatus).length }] },
       manager: managerKind,
       type: channelType,
     },
     additionalProperties: false,
   };
   // Fields and directions are checked while making the variables, with a message naming the bad one.
-  const order = { type: 'array', maxItems: CHANNEL_ORDER_FIELDS.length, items: { type: 'array', minItems: 1, maxItems: 2, items: { type: 'string', maxLength: 64 } } };
+  const order = { type: 'array', maxItems: domainValues(ENUMS.NotificationChannelOrderField).length, items: { type: 'array', minItems: 1, maxItems: 2, items: { type: 'string', maxLength: 64 } } };
   const options = { type: 'object', properties: { order }, additionalProperties: false };
   const criteria = { type: 'object', properties: { filters, options, ...page }, additionalProperties: false };
   return { type: 'object', properties: { request: criteria, filters, options, ...page }, additionalProperties: false };
@@ -180,9 +170,9 @@ const CHANNEL_FIELDS = /* GraphQL */ `
 
 type Row = Record<string, unknown>;
 
-const managerName = (value: unknown) => (typeof value === 'string' ? enumName(ALERT_MANAGER_KIND_VALUES, value) : null);
-const channelTypeName = (value: unknown) => (typeof value === 'string' ? enumName(NOTIFICATION_CHANNEL_TYPE_VALUES, value) : null);
-const channelStatusName = (value: string) => enumName(NOTIFICATION_CHANNEL_STATUS_VALUES, value);
+const managerName = (value: unknown) => (typeof value === 'string' ? enumName(ENUMS.AlertManagerKind, value) : null);
+const channelTypeName = (value: unknown) => (typeof value === 'string' ? enumName(ENUMS.NotificationChannelType, value) : null);
+const channelStatusName = (value: string) => enumName(ENUMS.NotificationChannelStatus, value);
 
 /** GraphQL spells enum values in capitals; the original in lower case. */
 function lowerFields(row: Row, fields: string[]): Row {
@@ -234,13 +224,16 @@ function channelInput(value: ChannelBody) {
 /** `[["createdAt", "DESC"]]` as GraphQL takes it; a field or direction it does not know is refused, named. */
 function channelOrder(order: string[][] | undefined): NotificationChannelOrder[] {
   return (order ?? []).map(([field = '', direction = 'ASC'], index) => {
-    if (!(CHANNEL_ORDER_FIELDS as readonly string[]).includes(field)) {
-      throw new GatewayError('NOTIFICATION_CHANNEL_INVALID_INPUT', `options.order[${index}]: ${JSON.stringify(field)} is not a field channels can be ordered by (${CHANNEL_ORDER_FIELDS.join(', ')})`);
+    if (!domainValues(ENUMS.NotificationChannelOrderField).includes(field)) {
+      throw new GatewayError(
+        'NOTIFICATION_CHANNEL_INVALID_INPUT',
+        `options.order[${index}]: ${JSON.stringify(field)} is not a field channels can be ordered by (${domainValues(ENUMS.NotificationChannelOrderField).join(', ')})`,
+      );
     }
     const upper = direction.toUpperCase();
     const way = upper === 'ASC' ? 'ASC' : upper === 'DESC' ? 'DESC' : undefined;
     if (!way) throw new GatewayError('NOTIFICATION_CHANNEL_INVALID_INPUT', `options.order[${index}]: ${JSON.stringify(direction)} is not a direction (ASC or DESC)`);
-    return { field: enumName(NOTIFICATION_CHANNEL_ORDER_FIELD_VALUES, field), order: way };
+    return { field: enumName(ENUMS.NotificationChannelOrderField, field), order: way };
   });
 }
 
@@ -326,7 +319,7 @@ export const alertEndpoints = [
     }),
     // `transformedSilences` is the original's name for the list.
     result: (data) => {
-      const found = data.silences as { totalCount: number; nodes: Row[] };
+      const found = data.silences;
       return { transformedSilences: found.nodes.map(restSilence), count: found.totalCount };
     },
   }),
@@ -350,7 +343,7 @@ export const alertEndpoints = [
       SILENCE_FIELDS,
     ),
     variables: (input) => ({ id: pathParam(input, 'id') }),
-    result: (data) => restSilence(data.silence as Row),
+    result: (data) => restSilence(data.silence!),
   }),
 
   defineEndpoint<RestUpdateSilenceMutation, RestUpdateSilenceMutationVariables>({
@@ -399,7 +392,7 @@ export const alertEndpoints = [
       }
     `,
     variables: (input) => ({ id: pathParam(input, 'id') }),
-    result: (data) => ({ id: (data.deleteSilence as Row).id }),
+    result: (data) => ({ id: data.deleteSilence.id }),
   }),
 
   // Metric aliases
@@ -464,7 +457,7 @@ export const alertEndpoints = [
       return { filter: { component: search.filters?.component ?? null, subComponent: search.filters?.subComponent ?? null }, ...pageVariables(search) };
     },
     result: (data) => {
-      const found = data.metricAliases as { totalCount: number; nodes: Row[] };
+      const found = data.metricAliases;
       return { metrics: found.nodes, count: found.totalCount };
     },
   }),
@@ -534,7 +527,7 @@ export const alertEndpoints = [
       }
     `,
     variables: (input) => ({ id: pathParam(input, 'id') }),
-    result: (data) => ({ id: (data.deleteMetricAlias as Row).id }),
+    result: (data) => ({ id: data.deleteMetricAlias.id }),
   }),
 
   // Notification channels
@@ -579,7 +572,7 @@ export const alertEndpoints = [
     `,
     variables: (input) => ({ id: pathParam(input, 'id') }),
     // The original's answer: the id and the word "published".
-    result: (data) => ({ id: ((data.publishNotificationChannel as Row).channel as Row).id, status: 'published' }),
+    result: (data) => ({ id: data.publishNotificationChannel.channel.id, status: 'published' }),
   }),
 
   defineEndpoint<RestListChannelsQuery, RestListChannelsQueryVariables>({
@@ -619,7 +612,7 @@ export const alertEndpoints = [
       };
     },
     result: (data) => {
-      const found = data.notificationChannels as { totalCount: number; nodes: Row[] };
+      const found = data.notificationChannels;
       return { notifications: found.nodes.map(restChannel), count: found.totalCount };
     },
   }),
@@ -643,7 +636,7 @@ export const alertEndpoints = [
       CHANNEL_FIELDS,
     ),
     variables: (input) => ({ id: pathParam(input, 'id') }),
-    result: (data) => restChannel(data.notificationChannel as Row),
+    result: (data) => restChannel(data.notificationChannel!),
   }),
 
   defineEndpoint<RestUpdateChannelMutation, RestUpdateChannelMutationVariables>({
@@ -691,7 +684,7 @@ export const alertEndpoints = [
       }
     `,
     variables: (input) => ({ id: pathParam(input, 'id') }),
-    result: (data) => ({ id: (data.deleteNotificationChannel as Row).id }),
+    result: (data) => ({ id: data.deleteNotificationChannel.id }),
   }),
 
   defineEndpoint<RestTestChannelMutation, RestTestChannelMutationVariables>({

@@ -11,8 +11,7 @@ import type {
 } from '../src/generated/rest-operations.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
 import { withFragment } from './fragments.js';
-import { CONNECTOR_CATEGORY_VALUES, CONNECTOR_STATUS_VALUES } from '../src/modules/connectors/types.js';
-import { domainValue, domainValues, enumName } from './enum-names.js';
+import { domainValue, domainValues, enumName, ENUMS } from './enum-names.js';
 import { defineEndpoint, isEditMode, pathParam, requestOf } from './table.js';
 import { envelopeSchema } from './validation.js';
 
@@ -41,7 +40,7 @@ const COMMON_FIELDS = /* GraphQL */ `
 type ConnectorData = Record<string, unknown> & { status: string; category: string };
 
 function restConnector(connector: ConnectorData) {
-  return { ...connector, status: domainValue(CONNECTOR_STATUS_VALUES, connector.status), category: domainValue(CONNECTOR_CATEGORY_VALUES, connector.category) };
+  return { ...connector, status: domainValue(ENUMS.ConnectorStatus, connector.status), category: domainValue(ENUMS.ConnectorCategory, connector.category) };
 }
 
 export const connectorEndpoints = [
@@ -60,8 +59,8 @@ export const connectorEndpoints = [
           filters: {
             type: 'object',
             properties: {
-              status: { type: 'array', minItems: 1, maxItems: 10, items: { type: 'string', enum: domainValues(CONNECTOR_STATUS_VALUES) } },
-              category: { type: 'array', minItems: 1, maxItems: 10, items: { type: 'string', enum: domainValues(CONNECTOR_CATEGORY_VALUES) } },
+              status: { type: 'array', minItems: 1, maxItems: 10, items: { type: 'string', enum: domainValues(ENUMS.ConnectorStatus) } },
+              category: { type: 'array', minItems: 1, maxItems: 10, items: { type: 'string', enum: domainValues(ENUMS.ConnectorCategory) } },
             },
             additionalProperties: false,
           },
@@ -93,8 +92,8 @@ export const connectorEndpoints = [
       const categories = r.filters?.category;
       return {
         filter: {
-          status: statuses?.map((status) => enumName(CONNECTOR_STATUS_VALUES, status)) ?? null,
-          category: categories?.map((category) => enumName(CONNECTOR_CATEGORY_VALUES, category)) ?? null,
+          status: statuses?.map((status) => enumName(ENUMS.ConnectorStatus, status)) ?? null,
+          category: categories?.map((category) => enumName(ENUMS.ConnectorCategory, category)) ?? null,
         },
         // Without a limit the REST list returns every connector, up to the configured maximum.
         first: r.limit ?? null,
@@ -102,7 +101,7 @@ export const connectorEndpoints = [
       };
     },
     result: (data) => {
-      const page = data.connectors as { totalCount: number; nodes: ConnectorData[] };
+      const page = data.connectors;
       return { data: page.nodes.map(restConnector), count: page.totalCount };
     },
   }),
@@ -129,7 +128,7 @@ export const connectorEndpoints = [
     ),
     // mode=edit reads the Draft version, anything else the Live one.
     variables: (input) => ({ id: pathParam(input, 'connector_id'), status: isEditMode(input) ? 'DRAFT' : 'LIVE' }),
-    result: (data) => restConnector(data.connector as ConnectorData),
+    result: (data) => restConnector(data.connector!),
   }),
 
   defineEndpoint<RestRegisterConnectorMutation, RestRegisterConnectorMutationVariables>({

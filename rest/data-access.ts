@@ -13,11 +13,7 @@ import type {
   RestSqlQueryQuery,
   RestSqlQueryQueryVariables,
 } from '../src/generated/rest-operations.js';
-import { DATASET_ID_MAX_LENGTH } from '../src/modules/datasets/definition.js';
-import { MAX_SQL_LENGTH } from '../src/modules/data-access/service.js';
-import { EXHAUST_TYPE_VALUES } from '../src/modules/data-access/types.js';
-import { AGGREGATION_LEVEL_VALUES } from '../src/modules/templates/types.js';
-import { domainValues, enumName } from './enum-names.js';
+import { domainValues, enumName, ENUMS } from './enum-names.js';
 import { defineEndpoint, pathParam, type RestInput } from './table.js';
 
 export const dataAccessEndpoints = [
@@ -28,7 +24,7 @@ export const dataAccessEndpoints = [
     summary: 'Query a Live dataset (id or alias): SQL text, or a Druid native query over at most 30 days',
     invalidInputCode: 'DATA_OUT_INVALID_INPUT',
     errorCodes: ['DATASET_NOT_FOUND', 'DATA_OUT_SOURCE_NOT_FOUND', 'DATA_OUT_INVALID_DATE_RANGE', 'DATA_OUT_QUERY_FAILED', 'DATA_OUT_QUERY_TIMEOUT'],
-    pathSchema: { type: 'object', properties: { dataset_id: { type: 'string', minLength: 1, maxLength: DATASET_ID_MAX_LENGTH } }, required: ['dataset_id'] },
+    pathSchema: { type: 'object', properties: { dataset_id: { type: 'string' } }, required: ['dataset_id'] },
     // As the original: the envelope carries `query` (and `context`) instead of `request`.
     bodySchema: {
       type: 'object',
@@ -37,8 +33,8 @@ export const dataAccessEndpoints = [
         ver: { type: 'string', maxLength: 16 },
         ts: { type: 'string', maxLength: 64 },
         params: { type: 'object', properties: { msgid: { type: 'string', maxLength: 256 } }, additionalProperties: false },
-        query: { anyOf: [{ type: 'string', minLength: 1, maxLength: MAX_SQL_LENGTH }, { type: 'object' }] },
-        context: { type: 'object', properties: { aggregationLevel: { type: 'string', enum: domainValues(AGGREGATION_LEVEL_VALUES) } } },
+        query: { anyOf: [{ type: 'string' }, { type: 'object' }] },
+        context: { type: 'object', properties: { aggregationLevel: { type: 'string', enum: domainValues(ENUMS.AggregationLevel) } } },
       },
       required: ['query'],
       additionalProperties: false,
@@ -50,7 +46,7 @@ export const dataAccessEndpoints = [
     `,
     variables: (input) => {
       const level = (input.body.context as { aggregationLevel?: string } | undefined)?.aggregationLevel;
-      return { dataset: pathParam(input, 'dataset_id'), query: input.body.query, aggregationLevel: level ? enumName(AGGREGATION_LEVEL_VALUES, level) : null };
+      return { dataset: pathParam(input, 'dataset_id'), query: input.body.query, aggregationLevel: level ? enumName(ENUMS.AggregationLevel, level) : null };
     },
     result: (data) => data.queryDataset,
   }),
@@ -66,7 +62,7 @@ export const dataAccessEndpoints = [
     bodySchema: {
       type: 'object',
       properties: {
-        query: { type: 'string', minLength: 1, maxLength: MAX_SQL_LENGTH },
+        query: { type: 'string' },
         resultFormat: { type: 'string', enum: ['object'] },
         header: { type: 'boolean' },
         context: { type: 'object' },
@@ -91,11 +87,11 @@ export const dataAccessEndpoints = [
     summary: "Signed links to a published dataset's events, one gzipped JSON-lines file per day (at most 31 days: from/to or since=LAST_n_DAYS)",
     invalidInputCode: 'DATA_EXHAUST_INVALID_INPUT',
     errorCodes: ['DATASET_NOT_FOUND', 'DATA_EXHAUST_NO_FILES'],
-    pathSchema: { type: 'object', properties: { dataset_id: { type: 'string', minLength: 1, maxLength: DATASET_ID_MAX_LENGTH } }, required: ['dataset_id'] },
+    pathSchema: { type: 'object', properties: { dataset_id: { type: 'string' } }, required: ['dataset_id'] },
     querySchema: {
       type: 'object',
       properties: {
-        type: { type: 'string', enum: domainValues(EXHAUST_TYPE_VALUES) },
+        type: { type: 'string', enum: domainValues(ENUMS.ExhaustType) },
         from: { type: 'string', maxLength: 10 },
         to: { type: 'string', maxLength: 10 },
         since: { type: 'string', maxLength: 20 },
@@ -116,7 +112,7 @@ export const dataAccessEndpoints = [
     variables: (input) => {
       const text = (name: string) => (typeof input.query[name] === 'string' ? input.query[name] : null);
       const type = text('type');
-      return { datasetId: pathParam(input, 'dataset_id'), type: type ? enumName(EXHAUST_TYPE_VALUES, type) : null, from: text('from'), to: text('to'), since: text('since') };
+      return { datasetId: pathParam(input, 'dataset_id'), type: type ? enumName(ENUMS.ExhaustType, type) : null, from: text('from'), to: text('to'), since: text('since') };
     },
     result: (data) => {
       const found = data.datasetExhaust;

@@ -2,11 +2,9 @@
 // `inferSchema` query and gives its result the original's shape: maps where GraphQL has lists, and
 // `removedKeys` only when something was removed.
 import type { RestInferSchemaQuery, RestInferSchemaQueryVariables } from '../src/generated/rest-operations.js';
-import type { IndexOption, InferredSchema, RollupSuggestion } from '../src/modules/schema-inference/types.js';
+import type { IndexOption, RollupSuggestion } from '../src/modules/schema-inference/types.js';
 import { defineEndpoint, type RestInput } from './table.js';
 import { envelopeSchema } from './validation.js';
-
-type InferredData = Omit<InferredSchema, 'suggestions'>;
 
 function request(input: RestInput): { data: unknown[]; config: { dataset: string } } {
   return input.body.request as { data: unknown[]; config: { dataset: string } };
@@ -80,7 +78,7 @@ export const dataschemaEndpoints = [
     `,
     variables: (input) => ({ samples: request(input).data, dataset: request(input).config.dataset }),
     result: (data) => {
-      const inferred = data.inferSchema as InferredData;
+      const inferred = data.inferSchema;
       const { indexConfiguration, processing } = inferred.configurations;
       return {
         schema: inferred.schema,

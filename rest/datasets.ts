@@ -28,17 +28,16 @@ import type {
 } from '../src/generated/rest-operations.js';
 import { DATASET_ID_MAX_LENGTH, DATASET_ID_PATTERN, DEFAULT_LIVE_READ_FIELDS } from '../src/modules/datasets/definition.js';
 import { CREATE_REQUEST_SCHEMA, UPDATE_REQUEST_SCHEMA } from '../src/modules/datasets/drafting.js';
-import { CHANGE_ACTION_VALUES, DATASET_STATUS_VALUES, DATASET_TRANSITION_VALUES, DATASET_TYPE_VALUES, RESET_CATEGORY_VALUES } from '../src/modules/datasets/types.js';
-import { domainValue, domainValues, enumName } from './enum-names.js';
+import { domainValue, domainValues, enumName, ENUMS } from './enum-names.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
 import { defineEndpoint, isEditMode, pathParam, requestOf } from './table.js';
 import { envelopeSchema } from './validation.js';
 
-const STATUSES = domainValues(DATASET_STATUS_VALUES);
+const STATUSES = domainValues(ENUMS.DatasetStatus);
 /** The original's `Retire` is accepted beside the contract's `Retired`. */
-const TRANSITIONS = [...domainValues(DATASET_TRANSITION_VALUES), 'Retire'];
-const status = (value: string) => enumName(DATASET_STATUS_VALUES, value);
-const datasetType = (value: unknown) => (typeof value === 'string' ? enumName(DATASET_TYPE_VALUES, value) : null);
+const TRANSITIONS = [...domainValues(ENUMS.DatasetTransition), 'Retire'];
+const status = (value: string) => enumName(ENUMS.DatasetStatus, value);
+const datasetType = (value: unknown) => (typeof value === 'string' ? enumName(ENUMS.DatasetType, value) : null);
 const datasetId = { type: 'string', minLength: 1, maxLength: DATASET_ID_MAX_LENGTH };
 const newDatasetId = { ...datasetId, pattern: DATASET_ID_PATTERN };
 
@@ -98,8 +97,8 @@ function sectionInputs(r: DefinitionSections) {
 }
 
 /** A contract change list ({value, action}) as GraphQL's ItemChange/TagChange. */
-function itemChanges<T = unknown>(list: unknown): { action: keyof typeof CHANGE_ACTION_VALUES; value: T }[] | null {
-  return Array.isArray(list) ? list.map((change: { action: string; value: T }) => ({ action: enumName(CHANGE_ACTION_VALUES, change.action), value: change.value })) : null;
+function itemChanges<T = unknown>(list: unknown): { action: keyof typeof ENUMS.ChangeAction; value: T }[] | null {
+  return Array.isArray(list) ? list.map((change: { action: string; value: T }) => ({ action: enumName(ENUMS.ChangeAction, change.action), value: change.value })) : null;
 }
 
 function fieldList(value: unknown): string[] | null {
@@ -325,7 +324,7 @@ export const datasetEndpoints = [
     `,
     variables: (input) => {
       const r = requestOf<{ dataset_id: string; status: string }>(input);
-      return { id: r.dataset_id, to: enumName(DATASET_TRANSITION_VALUES, r.status === 'Retire' ? 'Retired' : r.status) };
+      return { id: r.dataset_id, to: enumName(ENUMS.DatasetTransition, r.status === 'Retire' ? 'Retired' : r.status) };
     },
     result: (data) => {
       const moved = data.transitionDataset;
@@ -454,7 +453,7 @@ export const datasetEndpoints = [
       return { id: r.dataset_id, alias: r.alias_name, table: r.table_name ?? null };
     },
     result: (data) => {
-      const named = data.setDatasetAlias as { id: string; alias: string };
+      const named = data.setDatasetAlias;
       return { message: `Dataset alias name '${named.alias}' updated successfully`, dataset_id: named.id };
     },
   }),
@@ -479,7 +478,7 @@ export const datasetEndpoints = [
         }
       }
     `,
-    variables: (input) => ({ id: pathParam(input, 'dataset_id'), category: enumName(RESET_CATEGORY_VALUES, requestOf<{ category: string }>(input).category) }),
+    variables: (input) => ({ id: pathParam(input, 'dataset_id'), category: enumName(ENUMS.ResetCategory, requestOf<{ category: string }>(input).category) }),
     result: (data) => data.resetDataset,
   }),
 
@@ -533,12 +532,12 @@ export const datasetEndpoints = [
       return { filter: { status: statuses, type: filters?.type ?? null } };
     },
     result: (data) => {
-      const entries = data.datasources as { datasource: string; datasourceRef: string; datasetId: string; status: string; type: string; alias: string | null; isPrimary: boolean }[];
+      const entries = data.datasources;
       const rows = entries.map((entry) => ({
         datasource: entry.datasource,
         datasource_ref: entry.datasourceRef,
         dataset_id: entry.datasetId,
-        status: domainValue(DATASET_STATUS_VALUES, entry.status),
+        status: domainValue(ENUMS.DatasetStatus, entry.status),
         type: entry.type,
         alias: entry.alias,
         is_primary: entry.isPrimary,

@@ -1,6 +1,10 @@
 // REST speaks the domain's spellings (Draft, ReadyToPublish), GraphQL its enum names (DRAFT,
-// READY_TO_PUBLISH). Both directions are read from the domain's own map (e.g.
-// DATASET_STATUS_VALUES), the one the schema's enum resolvers use, so they cannot drift.
+// READY_TO_PUBLISH). Both directions are read from the one enum table (src/graphql/enum-values.ts),
+// the one the schema's enum resolvers and the generated types use, so they cannot drift.
+import { GRAPHQL_ENUM_VALUES } from '../src/graphql/enum-values.js';
+
+/** Each GraphQL enum's names and the domain's spelling of each, by the enum's GraphQL name. */
+export const ENUMS = GRAPHQL_ENUM_VALUES;
 
 /** The GraphQL name of a domain value; the REST schema has already refused any other value. */
 export function enumName<M extends Readonly<Record<string, string>>>(map: M, value: string): keyof M & string {

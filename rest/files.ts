@@ -1,8 +1,7 @@
 // REST entry for pre-signed file links (contract 4.5). The schema checks shape only: how many files
 // and how long their names are the service's rules, with one message on both transports.
 import type { RestGenerateFileUrlsMutation, RestGenerateFileUrlsMutationVariables } from '../src/generated/rest-operations.js';
-import { FILE_ACCESS_VALUES, FILE_KIND_VALUES } from '../src/modules/files/types.js';
-import { domainValues, enumName } from './enum-names.js';
+import { domainValues, enumName, ENUMS } from './enum-names.js';
 import { defineEndpoint, requestOf } from './table.js';
 import { envelopeSchema } from './validation.js';
 
@@ -23,8 +22,8 @@ export const fileEndpoints = [
         type: 'object',
         properties: {
           files: { type: 'array', items: { type: 'string' } },
-          access: { type: 'string', enum: domainValues(FILE_ACCESS_VALUES) },
-          type: { type: 'string', enum: domainValues(FILE_KIND_VALUES) },
+          access: { type: 'string', enum: domainValues(ENUMS.FileAccess) },
+          type: { type: 'string', enum: domainValues(ENUMS.FileKind) },
         },
         required: ['files'],
         additionalProperties: false,
@@ -44,8 +43,8 @@ export const fileEndpoints = [
       const r = requestOf<{ files: string[]; access?: string; type?: string }>(input);
       return {
         files: r.files,
-        access: enumName(FILE_ACCESS_VALUES, r.access ?? 'write'),
-        kind: enumName(FILE_KIND_VALUES, r.type ?? 'dataset'),
+        access: enumName(ENUMS.FileAccess, r.access ?? 'write'),
+        kind: enumName(ENUMS.FileKind, r.type ?? 'dataset'),
       };
     },
     result: (data) => data.generateFileUrls,

@@ -2,9 +2,7 @@
 // GraphQL spells enum values in capitals; the contract in snake case (statuses as Healthy/Unhealthy),
 // and a component carries only the fields it has.
 import type { RestDatasetHealthQuery, RestDatasetHealthQueryVariables, RestDatasetMetricsQuery, RestDatasetMetricsQueryVariables } from '../src/generated/rest-operations.js';
-import { HEALTH_CATEGORIES } from '../src/modules/metrics/health.js';
-import { HEALTH_CATEGORY_VALUES, HEALTH_STATUS_VALUES, METRIC_CATEGORIES, METRIC_CATEGORY_VALUES } from '../src/modules/metrics/types.js';
-import { domainValue, enumName } from './enum-names.js';
+import { domainValue, domainValues, enumName, ENUMS } from './enum-names.js';
 import { defineEndpoint } from './table.js';
 import { envelopeSchema } from './validation.js';
 
@@ -16,26 +14,15 @@ interface ComponentData {
   id: string | null;
 }
 
-interface CategoryData {
-  category: string;
-  status: string | null;
-  components: ComponentData[];
-}
-
 /** The original's health endpoint spells it "UnHealthy" (reference §7); its clients compare with that. */
 const HEALTH_STATUS: Record<string, string> = { HEALTHY: 'Healthy', UNHEALTHY: 'UnHealthy' };
-
-interface HealthData {
-  status: string;
-  details: { category: string; status: string; components: { type: string; status: string; message: string | null }[] }[];
-}
 
 function restComponent(component: ComponentData): Record<string, unknown> {
   return {
     type: component.type.toLowerCase(),
     ...(component.threshold === null ? {} : { threshold: component.threshold }),
     ...(component.value === null ? {} : { value: component.value }),
-    ...(component.status === null ? {} : { status: domainValue(HEALTH_STATUS_VALUES, component.status) }),
+    ...(component.status === null ? {} : { status: domainValue(ENUMS.HealthStatus, component.status) }),
     ...(component.id === null ? {} : { id: component.id }),
   };
 }
@@ -55,7 +42,7 @@ export const metricsEndpoints = [
         properties: {
           dataset_id: { type: 'string', minLength: 1, maxLength: 200 },
           // Optional (the contract's choice over the original's): without it, every category.
-          category: { type: 'array', minItems: 1, maxItems: 12, items: { type: 'string', enum: [...METRIC_CATEGORIES] } },
+          category: { type: 'array', minItems: 1, maxItems: 12, items: { type: 'string', enum: domainValues(ENUMS.MetricCategory) } },
           query_time_period: { type: 'integer', minimum: 1 },
         },
         required: ['dataset_id'],
@@ -84,14 +71,14 @@ export const metricsEndpoints = [
       const request = input.body.request as { dataset_id: string; category?: string[]; query_time_period?: number };
       return {
         id: request.dataset_id,
-        categories: request.category?.map((category) => enumName(METRIC_CATEGORY_VALUES, category)) ?? null,
+        categories: request.category?.map((category) => enumName(ENUMS.MetricCategory, category)) ?? null,
         period: request.query_time_period ?? null,
       };
     },
     result: (data) =>
-      ((data.dataset as { metrics: CategoryData[] }).metrics ?? []).map((category) => ({
+      (data.dataset!.metrics ?? []).map((category) => ({
         category: category.category.toLowerCase(),
-        ...(category.status === null ? {} : { status: domainValue(HEALTH_STATUS_VALUES, category.status) }),
+        ...(category.status === null ? {} : { status: domainValue(ENUMS.HealthStatus, category.status) }),
         components: category.components.map(restComponent),
       })),
   }),
@@ -109,7 +96,7 @@ export const metricsEndpoints = [
         type: 'object',
         properties: {
           dataset_id: { type: 'string', minLength: 1, maxLength: 200 },
-          categories: { type: 'array', minItems: 1, maxItems: 3, items: { type: 'string', enum: [...HEALTH_CATEGORIES] } },
+          categories: { type: 'array', minItems: 1, maxItems: 3, items: { type: 'string', enum: domainValues(ENUMS.HealthCategory) } },
         },
         required: ['dataset_id', 'categories'],
         additionalProperties: false,
@@ -135,10 +122,10 @@ export const metricsEndpoints = [
     `,
     variables: (input) => {
       const request = input.body.request as { dataset_id: string; categories: string[] };
-      return { id: request.dataset_id, categories: request.categories.map((category) => enumName(HEALTH_CATEGORY_VALUES, category)) };
+      return { id: request.dataset_id, categories: request.categories.map((category) => enumName(ENUMS.HealthCategory, category)) };
     },
     result: (data) => {
-      const health = data.datasetHealth as HealthData;
+      const health = data.datasetHealth;
       return {
         status: HEALTH_STATUS[health.status],
         details: health.details.map((detail) => ({

@@ -15,12 +15,8 @@ import type {
   RestUpdateTemplateMutationVariables,
 } from '../src/generated/rest-operations.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
-import { TEMPLATE_NAME_MAX_LENGTH, TEMPLATE_QUERY_MAX_LENGTH } from '../src/modules/templates/rules.js';
-import { AGGREGATION_LEVELS } from '../src/modules/templates/run.js';
 import { withFragment } from './fragments.js';
-import { AGGREGATION_LEVEL_VALUES, QUERY_TEMPLATE_SORT_FIELD_VALUES, QUERY_TYPE_VALUES } from '../src/modules/templates/types.js';
-import { SORT_ORDER_VALUES } from '../src/graphql/enum-values.js';
-import { enumName } from './enum-names.js';
+import { domainValues, enumName, ENUMS } from './enum-names.js';
 import { defineEndpoint, pathParam, requestOf } from './table.js';
 import { envelopeSchema, type JsonSchema } from './validation.js';
 
@@ -51,22 +47,23 @@ const templateIdPath: JsonSchema = {
 };
 
 const queryType = { type: 'string', enum: ['sql', 'json'] };
-const templateName = { type: 'string', maxLength: TEMPLATE_NAME_MAX_LENGTH };
+// Shape only: the name's pattern and length and the query's length are the service's rules (src/modules/templates/rules.ts).
+const templateName = { type: 'string' };
 // A json query may come as an object; the service turns it into JSON text. A sql query is text.
-const query = { type: ['string', 'object'], maxLength: TEMPLATE_QUERY_MAX_LENGTH };
+const query = { type: ['string', 'object'] };
 const sqlQueryIsText = {
   if: { properties: { query_type: { const: 'sql' } }, required: ['query_type'] },
   then: { properties: { query: { type: 'string' } } },
 };
 
-const queryTypeName = (value: unknown) => (typeof value === 'string' ? enumName(QUERY_TYPE_VALUES, value) : null);
+const queryTypeName = (value: unknown) => (typeof value === 'string' ? enumName(ENUMS.QueryType, value) : null);
 
 /** Query text for GraphQL: objects become JSON text (the schema lets only text and objects through). */
 function queryText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-const SORT_FIELDS: Record<string, keyof typeof QUERY_TEMPLATE_SORT_FIELD_VALUES> = {
+const SORT_FIELDS: Record<string, keyof typeof ENUMS.QueryTemplateSortField> = {
   created_date: 'CREATED_DATE',
   updated_date: 'UPDATED_DATE',
   template_name: 'TEMPLATE_NAME',
@@ -105,7 +102,7 @@ export const templateEndpoints = [
     `,
     variables: (input) => {
       const r = requestOf<{ template_name: string; query_type: string; query: unknown }>(input);
-      return { input: { name: r.template_name, queryType: enumName(QUERY_TYPE_VALUES, r.query_type), query: queryText(r.query) } };
+      return { input: { name: r.template_name, queryType: enumName(ENUMS.QueryType, r.query_type), query: queryText(r.query) } };
     },
     result: (data) => {
       const created = data.createTemplate;
@@ -132,7 +129,7 @@ export const templateEndpoints = [
       TEMPLATE_FIELDS,
     ),
     variables: (input) => ({ id: pathParam(input, 'template_id') }),
-    result: (data) => restTemplate(data.template as TemplateData),
+    result: (data) => restTemplate(data.template!),
   }),
 
   defineEndpoint<RestListTemplatesQuery, RestListTemplatesQueryVariables>({
@@ -210,13 +207,13 @@ export const templateEndpoints = [
       const keys = r.sortBy ?? r.order?.map(([field, order]) => ({ field, order })) ?? [];
       return {
         filter: r.filters?.query_type ? { queryType: queryTypeName(r.filters.query_type) } : null,
-        sort: keys.map((key) => ({ field: SORT_FIELDS[key.field]!, order: enumName(SORT_ORDER_VALUES, (key.order ?? 'asc').toLowerCase()) })),
+        sort: keys.map((key) => ({ field: SORT_FIELDS[key.field]!, order: enumName(ENUMS.SortOrder, (key.order ?? 'asc').toLowerCase()) })),
         // Without a limit the REST list returns every template, up to the configured maximum.
         first: r.limit ?? null,
         after: r.offset ? cursorForOffset(r.offset - 1) : null,
       };
     },
-    result: (data) => (data.templates as { nodes: TemplateData[] }).nodes.map(restTemplate),
+    result: (data) => data.templates.nodes.map(restTemplate),
   }),
 
   defineEndpoint<RestUpdateTemplateMutation, RestUpdateTemplateMutationVariables>({
@@ -284,7 +281,7 @@ export const templateEndpoints = [
           startdate: { type: 'string', minLength: 1, maxLength: 64 },
           enddate: { type: 'string', minLength: 1, maxLength: 64 },
           dataset: { type: 'string', minLength: 1, maxLength: 200 },
-          aggregationLevel: { type: 'string', enum: [...AGGREGATION_LEVELS] },
+          aggregationLevel: { type: 'string', enum: domainValues(ENUMS.AggregationLevel) },
           limit: { type: 'integer', minimum: 1 },
         },
         required: ['startdate', 'enddate', 'dataset', 'aggregationLevel'],
@@ -301,7 +298,7 @@ export const templateEndpoints = [
       const r = requestOf<{ startdate: string; enddate: string; dataset: string; aggregationLevel: string; limit?: number }>(input);
       return {
         id: pathParam(input, 'template_id'),
-        input: { startDate: r.startdate, endDate: r.enddate, dataset: r.dataset, aggregationLevel: enumName(AGGREGATION_LEVEL_VALUES, r.aggregationLevel), limit: r.limit ?? null },
+        input: { startDate: r.startdate, endDate: r.enddate, dataset: r.dataset, aggregationLevel: enumName(ENUMS.AggregationLevel, r.aggregationLevel), limit: r.limit ?? null },
       };
     },
     result: (data) => data.runTemplate,

@@ -84,6 +84,16 @@ export function templatesScenarios(ctx: SuiteContext<TemplatesDriver>): void {
       await notStored('');
     });
 
+    it('refuses a name longer than 100 characters with QUERY_TEMPLATE_INVALID, naming the limit, and stores nothing', async () => {
+      const name = 'a'.repeat(101);
+      expectFailure(
+        await ctx.driver.create({ template_name: name, query_type: 'sql', query: SQL_QUERY }),
+        'QUERY_TEMPLATE_INVALID',
+        /^Template name should contain alphanumeric characters and single space between characters \(at most 100 characters\)$/,
+      );
+      await notStored(name);
+    });
+
     it.each([
       ['two spaces between words', 'Double  Space'],
       ['a leading space', ' Leading Space'],

@@ -15,6 +15,7 @@ import { GatewayError } from '../../errors.js';
 import type { ObjectStore } from '../../platform/object-store/object-store.js';
 import type { DatasetService } from '../datasets/service.js';
 import type { ExhaustType } from './types.js';
+import { datasetIdLengthProblem } from '../datasets/definition.js';
 
 /** Longest range one request may cover (the original's exhaust_query_range). */
 const EXHAUST_MAX_DAYS = 31;
@@ -108,6 +109,8 @@ export function createExhaust(datasets: DatasetService, pool: pg.Pool, store: Ob
 
   return {
     async files(datasetId: string, range: ExhaustRange): Promise<ExhaustFiles> {
+      const idProblem = datasetIdLengthProblem(datasetId);
+      if (idProblem) throw invalid(`dataset_id ${idProblem}`);
       const type = range.type ?? 'raw';
       const now = options.now?.() ?? Date.now();
       const { first, last } = exhaustDays(range, now);

@@ -9,6 +9,7 @@ import { SYSTEM_EVENTS_DATASOURCE } from '../ingestion/system-events.js';
 import { isObject } from '../../validation/json-object.js';
 import type pg from 'pg';
 import type { ObjectStore } from '../../platform/object-store/object-store.js';
+import { datasetIdLengthProblem } from '../datasets/definition.js';
 import type { DatasetService } from '../datasets/service.js';
 import { createExhaust, type ExhaustRange } from './exhaust.js';
 import { MAX_RANGE_DAYS, type AggregationLevel } from '../templates/run.js';
@@ -50,6 +51,9 @@ export function createDataAccessService(datasets: DatasetService, engine: QueryE
      * {{DATASET}}, or by its id or alias after FROM/JOIN) or a Druid native query object.
      */
     async query(name: string, query: unknown, aggregationLevel?: AggregationLevel | null): Promise<unknown[]> {
+      // An alias is held to a dataset id's length too (rest/datasets.ts alias_name).
+      const nameProblem = datasetIdLengthProblem(name);
+      if (nameProblem) throw invalid(`dataset_id ${nameProblem}`);
       const found = name.includes('\u0000') ? undefined : await datasets.resolve(name);
       const live = found?.status === 'Live' ? found : undefined;
       const systemEvents = !live && name === SYSTEM_EVENTS_DATASOURCE ? options.systemEvents : undefined;
