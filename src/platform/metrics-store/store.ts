@@ -53,6 +53,9 @@ export class MetricsStore implements SampleSource {
   /** Series ids this process has written or read, by signature (ids never change once given). */
   private readonly ids = new Map<string, number>();
 
+  /** The evaluator's signature of each series read, by id (a series' labels never change): what select orders series by. */
+  private readonly orderKeys = new Map<number, string>();
+
   /** See `generation`. */
   private changes = 0;
 
@@ -199,13 +202,22 @@ export class MetricsStore implements SampleSource {
     // In the order of their labels, as Prometheus's storage answers: what depends on the order (which
     // of equal values topk keeps, the order a sum adds in) does not depend on where rows lie.
     const out: StoredSeries[] = [];
-    for (const row of inLabelOrder(matching)) {
+    for (const row of this.inLabelOrder(matching)) {
       const parts = seriesParts.get(row.id);
       if (parts === undefined) continue;
       const series = new PartedSeries(row.labels, parts, fromMs, toMs);
       if (series.sampleCount > 0) out.push(series);
     }
     return out;
+  }
+
+  private inLabelOrder(rows: { id: number; labels: Labels }[]): { id: number; labels: Labels }[] {
+    const keyed = rows.map((row) => {
+      let key = this.orderKeys.get(row.id);
+      if (key === undefined) this.orderKeys.set(row.id, (key = signature(row.labels)));
+      return { key, row };
+    });
+    return keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map(({ row }) => row);
   }
 
   /** The chunks of series `ids` in [fromMs, toMs] listed, and their rows there packed (see select). */
@@ -526,9 +538,4 @@ function doubles(buffer: Buffer): Float64Array {
 /** Doubles in base64 in an array of their own: a cached chunk must not keep a shared buffer alive. */
 function ownDoubles(base64: string): Float64Array {
   return doubles(Buffer.from(base64, 'base64')).slice();
-}
-
-function inLabelOrder<T extends { labels: Labels }>(rows: T[]): T[] {
-  const keyed = rows.map((row) => ({ key: signature(row.labels), row }));
-  return keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map(({ row }) => row);
 }

@@ -4,8 +4,10 @@
 // group_left/group_right). It gives a typed tree (what the embedded metrics store evaluates) or
 // says what is wrong and where (what metric aliases and alert rules are checked with).
 import { compileLabelPattern, type LabelPattern } from './label-pattern.js';
+import { describe, ExpressionError, tokenize, unquote, type Token } from './lexer.js';
+import { AGGREGATIONS, FUNCTIONS, TYPE_NAMES, type ValueType } from './signatures.js';
 
-export type ValueType = 'scalar' | 'vector' | 'matrix' | 'string';
+export { TYPE_NAMES, type ValueType } from './signatures.js';
 
 export interface LabelMatcher {
   label: string;
@@ -39,21 +41,6 @@ export type PromNode =
   | { kind: 'unary'; type: ValueType; op: '-' | '+'; expr: PromNode }
   | { kind: 'paren'; type: ValueType; expr: PromNode };
 
-interface Token {
-  kind: 'number' | 'duration' | 'string' | 'ident' | 'op' | 'punct' | 'end';
-  text: string;
-  pos: number;
-}
-
-class ExpressionError extends Error {
-  constructor(
-    message: string,
-    readonly pos: number,
-  ) {
-    super(message);
-  }
-}
-
 // Precedence of binary operators, lowest first (Prometheus' parser: or < and/unless < comparison < +- < */% atan2 < ^).
 const PRECEDENCE: Record<string, number> = {
   or: 1,
@@ -76,189 +63,6 @@ const PRECEDENCE: Record<string, number> = {
 const COMPARISON = new Set(['==', '!=', '<=', '<', '>=', '>']);
 const SET_OPERATORS = new Set(['and', 'or', 'unless']);
 const KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'offset', 'and', 'or', 'unless', 'atan2']);
-
-const AGGREGATIONS: Record<string, ValueType | null> = {
-  sum: null,
-  min: null,
-  max: null,
-  avg: null,
-  group: null,
-  stddev: null,
-  stdvar: null,
-  count: null,
-  count_values: 'string',
-  topk: 'scalar',
-  bottomk: 'scalar',
-  quantile: 'scalar',
-  limitk: 'scalar',
-  limit_ratio: 'scalar',
-};
-
-interface Signature {
-  args: ValueType[];
-  /** How many trailing arguments may be left out. */
-  optional?: number;
-  /** The last argument may repeat. */
-  variadic?: boolean;
-  returns: ValueType;
-}
-
-const v = 'vector' as const;
-const m = 'matrix' as const;
-const s = 'scalar' as const;
-const str = 'string' as const;
-const vectorOf = (...args: ValueType[]): Signature => ({ args, returns: v });
-
-const FUNCTIONS: Record<string, Signature> = {
-  ...Object.fromEntries(
-    [
-      'abs',
-      'ceil',
-      'exp',
-      'floor',
-      'ln',
-      'log2',
-      'log10',
-      'sgn',
-      'sqrt',
-      'sort',
-      'sort_desc',
-      'timestamp',
-      'absent',
-      'histogram_count',
-      'histogram_sum',
-      'histogram_avg',
-      'histogram_stddev',
-      'histogram_stdvar',
-      'acos',
-      'acosh',
-      'asin',
-      'asinh',
-      'atan',
-      'atanh',
-      'cos',
-      'cosh',
-      'sin',
-      'sinh',
-      'tan',
-      'tanh',
-      'deg',
-      'rad',
-    ].map((name) => [name, vectorOf(v)]),
-  ),
-  ...Object.fromEntries(
-    [
-      'rate',
-      'irate',
-      'increase',
-      'delta',
-      'idelta',
-      'deriv',
-      'changes',
-      'resets',
-      'absent_over_time',
-      'present_over_time',
-      'avg_over_time',
-      'min_over_time',
-      'max_over_time',
-      'sum_over_time',
-      'count_over_time',
-      'stddev_over_time',
-      'stdvar_over_time',
-      'last_over_time',
-      'mad_over_time',
-    ].map((name) => [name, vectorOf(m)]),
-  ),
-  ...Object.fromEntries(['day_of_month', 'day_of_week', 'day_of_year', 'days_in_month', 'hour', 'minute', 'month', 'year'].map((name) => [name, { args: [v], optional: 1, returns: v }])),
-  clamp: vectorOf(v, s, s),
-  clamp_max: vectorOf(v, s),
-  clamp_min: vectorOf(v, s),
-  round: { args: [v, s], optional: 1, returns: v },
-  histogram_quantile: vectorOf(s, v),
-  histogram_fraction: vectorOf(s, s, v),
-  holt_winters: vectorOf(m, s, s),
-  double_exponential_smoothing: vectorOf(m, s, s),
-  predict_linear: vectorOf(m, s),
-  quantile_over_time: vectorOf(s, m),
-  label_replace: vectorOf(v, str, str, str, str),
-  label_join: { args: [v, str, str, str], variadic: true, returns: v },
-  sort_by_label: { args: [v, str], variadic: true, returns: v },
-  sort_by_label_desc: { args: [v, str], variadic: true, returns: v },
-  scalar: { args: [v], returns: s },
-  vector: { args: [s], returns: v },
-  time: { args: [], returns: s },
-  pi: { args: [], returns: s },
-};
-
-export const TYPE_NAMES: Record<ValueType, string> = { scalar: 'scalar', vector: 'instant vector', matrix: 'range vector', string: 'string' };
-
-const DURATION = /^(\d+(ms|[smhdwy]))+/;
-const NUMBER = /^(0x[0-9a-f]+|(\d+\.?\d*|\.\d+)(e[+-]?\d+)?)/i;
-const IDENT = /^[A-Za-z_:][A-Za-z0-9_:]*/;
-const OPERATORS = ['==', '!=', '<=', '>=', '=~', '!~', '+', '-', '*', '/', '%', '^', '<', '>', '='];
-const PUNCTUATION = '(){}[],:@';
-
-function tokenize(text: string): Token[] {
-  const tokens: Token[] = [];
-  let pos = 0;
-  // Inside [...] a colon separates range and step; elsewhere it may be part of a metric name.
-  let inBrackets = false;
-  while (pos < text.length) {
-    const rest = text.slice(pos);
-    const space = /^(\s+|#[^\n]*)/.exec(rest);
-    if (space) {
-      pos += space[0].length;
-      continue;
-    }
-    const char = rest[0]!;
-    if (char === '"' || char === "'" || char === '`') {
-      let end = pos + 1;
-      while (end < text.length && text[end] !== char) end += char !== '`' && text[end] === '\\' ? 2 : 1;
-      if (end >= text.length) throw new ExpressionError('unterminated string', pos);
-      tokens.push({ kind: 'string', text: text.slice(pos, end + 1), pos });
-      pos = end + 1;
-      continue;
-    }
-    const duration = DURATION.exec(rest);
-    if (duration && !/^[A-Za-z0-9_]/.test(rest.slice(duration[0].length))) {
-      tokens.push({ kind: 'duration', text: duration[0], pos });
-      pos += duration[0].length;
-      continue;
-    }
-    const number = /^[0-9.]/.test(char) ? NUMBER.exec(rest) : null;
-    if (number) {
-      tokens.push({ kind: 'number', text: number[0], pos });
-      pos += number[0].length;
-      continue;
-    }
-    const ident = inBrackets && char === ':' ? null : IDENT.exec(rest);
-    if (ident) {
-      tokens.push({ kind: 'ident', text: ident[0], pos });
-      pos += ident[0].length;
-      continue;
-    }
-    const operator = OPERATORS.find((op) => rest.startsWith(op));
-    if (operator) {
-      tokens.push({ kind: 'op', text: operator, pos });
-      pos += operator.length;
-      continue;
-    }
-    if (PUNCTUATION.includes(char)) {
-      if (char === '[' || char === ']') inBrackets = char === '[';
-      tokens.push({ kind: 'punct', text: char, pos });
-      pos += 1;
-      continue;
-    }
-    throw new ExpressionError(`unexpected character ${JSON.stringify(char)}`, pos);
-  }
-  tokens.push({ kind: 'end', text: 'end of expression', pos: text.length });
-  return tokens;
-}
-
-function unquote(token: Token): string {
-  const body = token.text.slice(1, -1);
-  return token.text.startsWith('`') ? body : body.replace(/\\(.)/g, '$1');
-}
 
 /** Deepest nesting (parentheses, unary signs, function arguments) an expression may have; deeper would overflow the parser's stack. */
 export const MAX_EXPRESSION_NESTING = 200;
@@ -589,12 +393,6 @@ function matchesEmpty(op: string, value: string, pos: number): boolean {
     throw new ExpressionError(`invalid regular expression ${JSON.stringify(value)}: ${(error as Error).message}`, pos);
   }
   return op === '=~' ? pattern.matches('') : !pattern.matches('');
-}
-
-function describe(token: Token): string {
-  if (token.kind === 'end') return 'end of expression';
-  const what = { ident: 'identifier ', number: 'number ', duration: 'duration ', string: 'string ', op: '', punct: '' }[token.kind];
-  return `${what}${JSON.stringify(token.text)}`;
 }
 
 /** Parses PromQL: its tree (whose `type` is what it evaluates to), or what is wrong and where. */
