@@ -137,7 +137,7 @@ const searchCriteria = {
 
 const RULE_FIELDS = /* GraphQL */ `
   fragment RestAlertRuleFields on AlertRule {
-    id
+    id: alertRuleId
     name
     manager
     status
@@ -168,7 +168,7 @@ const RULE_FIELDS = /* GraphQL */ `
       }
     }
     silence {
-      id
+      id: silenceId
       state
       endDate
     }
@@ -311,7 +311,7 @@ export const alertRuleEndpoints = [
       mutation RestCreateAlertRule($input: CreateAlertRuleInput!) {
         createAlertRule(input: $input) {
           alertRule {
-            id
+            id: alertRuleId
           }
         }
       }
@@ -393,7 +393,7 @@ export const alertRuleEndpoints = [
       mutation RestUpdateAlertRule($id: ID!, $input: UpdateAlertRuleInput!) {
         updateAlertRule(id: $id, input: $input) {
           alertRule {
-            id
+            id: alertRuleId
           }
         }
       }
@@ -414,7 +414,7 @@ export const alertRuleEndpoints = [
       mutation RestPublishAlertRule($id: ID!) {
         publishAlertRule(id: $id) {
           alertRule {
-            id
+            id: alertRuleId
           }
         }
       }

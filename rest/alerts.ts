@@ -140,7 +140,7 @@ function searchSchema(filters: JsonSchema): JsonSchema {
 
 const SILENCE_FIELDS = /* GraphQL */ `
   fragment RestSilenceFields on Silence {
-    id
+    id: silenceId
     alert_id: alertId
     manager
     manager_silence_id: managerSilenceId
@@ -157,7 +157,7 @@ const SILENCE_FIELDS = /* GraphQL */ `
 
 const ALIAS_FIELDS = /* GraphQL */ `
   fragment RestMetricAliasFields on MetricAlias {
-    id
+    id: metricAliasId
     alias
     component
     subComponent
@@ -172,7 +172,7 @@ const ALIAS_FIELDS = /* GraphQL */ `
 
 const CHANNEL_FIELDS = /* GraphQL */ `
   fragment RestChannelFields on NotificationChannel {
-    id
+    id: channelId
     manager
     name
     type
@@ -295,7 +295,7 @@ export const alertEndpoints = [
       mutation RestCreateSilence($input: CreateSilenceInput!) {
         createSilence(input: $input) {
           silence {
-            id
+            id: silenceId
           }
         }
       }
@@ -389,7 +389,7 @@ export const alertEndpoints = [
       mutation RestUpdateSilence($id: ID!, $input: UpdateSilenceInput!) {
         updateSilence(id: $id, input: $input) {
           silence {
-            id
+            id: silenceId
           }
         }
       }
@@ -445,7 +445,7 @@ export const alertEndpoints = [
       mutation RestCreateMetricAlias($input: CreateMetricAliasInput!) {
         createMetricAlias(input: $input) {
           metricAlias {
-            id
+            id: metricAliasId
           }
         }
       }
@@ -538,7 +538,7 @@ export const alertEndpoints = [
       mutation RestUpdateMetricAlias($id: ID!, $input: UpdateMetricAliasInput!) {
         updateMetricAlias(id: $id, input: $input) {
           metricAlias {
-            id
+            id: metricAliasId
           }
         }
       }
@@ -581,7 +581,7 @@ export const alertEndpoints = [
       mutation RestCreateChannel($input: CreateNotificationChannelInput!) {
         createNotificationChannel(input: $input) {
           channel {
-            id
+            id: channelId
           }
         }
       }
@@ -602,7 +602,7 @@ export const alertEndpoints = [
       mutation RestPublishChannel($id: ID!) {
         publishNotificationChannel(id: $id) {
           channel {
-            id
+            id: channelId
           }
         }
       }
@@ -690,7 +690,7 @@ export const alertEndpoints = [
       mutation RestUpdateChannel($id: ID!, $input: UpdateNotificationChannelInput!) {
         updateNotificationChannel(id: $id, input: $input) {
           channel {
-            id
+            id: channelId
           }
         }
       }

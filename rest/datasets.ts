@@ -276,7 +276,7 @@ export const datasetEndpoints = [
         copyDataset(input: $input) {
           message
           dataset {
-            id
+            id: datasetId
           }
         }
       }
@@ -364,7 +364,7 @@ export const datasetEndpoints = [
     operation: /* GraphQL */ `
       mutation RestCreateDataset($input: CreateDatasetInput!) {
         createDataset(input: $input) {
-          id
+          id: datasetId
           versionKey
         }
       }
@@ -399,7 +399,7 @@ export const datasetEndpoints = [
     operation: /* GraphQL */ `
       mutation RestUpdateDataset($input: UpdateDatasetInput!) {
         updateDataset(input: $input) {
-          id
+          id: datasetId
           versionKey
         }
       }
@@ -446,7 +446,7 @@ export const datasetEndpoints = [
     operation: /* GraphQL */ `
       mutation RestSetDatasetAlias($id: ID!, $alias: String!, $table: String) {
         setDatasetAlias(id: $id, alias: $alias, table: $table) {
-          id
+          id: datasetId
           alias
         }
       }

@@ -26,7 +26,7 @@ import { envelopeSchema, type JsonSchema } from './validation.js';
 
 const TEMPLATE_FIELDS = /* GraphQL */ `
   fragment RestTemplateFields on QueryTemplate {
-    template_id: id
+    template_id: templateId
     template_name: name
     query
     query_type: queryType
@@ -97,7 +97,7 @@ export const templateEndpoints = [
         createTemplate(input: $input) {
           message
           template {
-            id
+            id: templateId
             name
           }
         }
@@ -244,7 +244,7 @@ export const templateEndpoints = [
         updateTemplate(id: $id, input: $input) {
           message
           template {
-            id
+            id: templateId
           }
         }
       }

@@ -33,6 +33,7 @@ import { piiFieldPermissions } from '../modules/pii/permissions.js';
 import { schemaInferenceFieldPermissions } from '../modules/schema-inference/permissions.js';
 import { templatesFieldPermissions } from '../modules/templates/permissions.js';
 import { projectPath } from '../paths.js';
+import { nodeFieldPermissions, nodeResolvers } from './nodes.js';
 
 export const SDL_DIR = projectPath('graphql') + path.sep;
 
@@ -55,6 +56,7 @@ const rootResolvers = (version: string): Resolvers => ({
 export const ROOT_FIELD_PERMISSIONS: FieldPermissions = {
   'Query.version': [PUBLIC_API_ID],
   'Mutation._noop': [PUBLIC_API_ID],
+  ...nodeFieldPermissions,
   ...alertsFieldPermissions,
   ...alertRulesFieldPermissions,
   ...auditFieldPermissions,
@@ -74,6 +76,7 @@ export function buildSchema(version: string): GraphQLSchema {
     typeDefs: readTypeDefs(),
     resolvers: [
       rootResolvers(version),
+      nodeResolvers,
       templateResolvers,
       datasetResolvers,
       dataAccessResolvers,

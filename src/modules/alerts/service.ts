@@ -4,6 +4,7 @@
 // written (or changed, or removed) only once the manager said yes. A manager that fails leaves our
 // record as it was, so it never claims what the manager does not hold. When our own write fails
 // after the manager said yes, the manager's change is undone (best effort, logged when it fails).
+import DataLoader from 'dataloader';
 import { pageOf, pageWindow } from '../../validation/page-window.js';
 import { randomUUID } from 'node:crypto';
 import { pathDeeperThan } from '../../validation/json-depth.js';
@@ -254,6 +255,22 @@ export function createAlertService(store: AlertStore, managers: AlertManagers, n
     },
 
     getSilence,
+
+    /** The silence of each alert (rule), one statement per request's batch; null for alerts without one. */
+    createSilenceLoader(): DataLoader<string, SilenceRecord | null> {
+      return new DataLoader(async (alertIds) => {
+        const byAlert = new Map((await store.silences.findByAlerts(alertIds.filter(isUuid))).map((record) => [record.alertId, record]));
+        return alertIds.map((alertId) => byAlert.get(alertId) ?? null);
+      });
+    },
+
+    /** Channels by id, one statement per request's batch; undefined for ids that name none. */
+    createChannelLoader(): DataLoader<string, ChannelRecord | undefined> {
+      return new DataLoader(async (ids) => {
+        const byId = new Map((await store.channels.findByIds(ids.filter(isUuid))).map((record) => [record.id, record]));
+        return ids.map((id) => byId.get(id));
+      });
+    },
 
     /** The silence of each alert (rule) that has one, by alert id: what rule search and the evaluator show and obey. */
     async silencesOf(alertIds: readonly string[]): Promise<Map<string, SilenceRecord>> {
