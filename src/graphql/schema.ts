@@ -48,14 +48,12 @@ const rootResolvers = (version: string): Resolvers => ({
   DateTime: DateTimeResolver,
   JSON: JSONResolver,
   Query: { version: () => version },
-  Mutation: { _noop: () => null },
   ...GRAPHQL_ENUM_VALUES,
 });
 
 /** Every root field's API ids, as each module declares them beside its resolvers. */
 export const ROOT_FIELD_PERMISSIONS: FieldPermissions = {
   'Query.version': [PUBLIC_API_ID],
-  'Mutation._noop': [PUBLIC_API_ID],
   ...nodeFieldPermissions,
   ...alertsFieldPermissions,
   ...alertRulesFieldPermissions,

@@ -1,5 +1,6 @@
 // Links of the graph resolve the entity a field names, and a list of 100 costs as many SQL
 // statements as a list of 10: every link goes through one DataLoader batch per request.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { graphql } from '../support/api.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -144,5 +145,18 @@ describe('links between alerting records', () => {
     for (const template of templates as { templateId: string; datasets: { datasetId: string }[] }[]) {
       expect(template.datasets).toEqual([{ datasetId: `links-${template.templateId.slice('links_'.length).padStart(3, '0')}`, status: 'LIVE' }]);
     }
+  });
+});
+
+describe('GraphiQL', () => {
+  it('opens with a dashboard query that runs: datasets with their health, counters, connectors and alert rules', async () => {
+    const page = readFileSync(new URL('../../web/graphiql/main.jsx', import.meta.url), 'utf8');
+    const defaultQuery = /const DEFAULT_QUERY = `([\s\S]*?)`;/.exec(page)![1]!.replaceAll('\\`', '`');
+    expect(defaultQuery).toMatch(/query DatasetDashboard/);
+    const response = await graphql(gw, defaultQuery);
+    expect(response.errors).toBeUndefined();
+    const nodes = response.data!.datasets.nodes as { connectors: { connector: unknown }[]; alertRules: { channels: unknown[] }[]; health: unknown }[];
+    expect(nodes.length).toBe(20);
+    expect(nodes.every((node) => node.health !== null && node.connectors[0]!.connector !== null && node.alertRules[0]!.channels.length === 1)).toBe(true);
   });
 });
