@@ -60,10 +60,7 @@ describe('the generated allow list', () => {
       const definition = parse(operation.body).definitions.find((node): node is OperationDefinitionNode => node.kind === Kind.OPERATION_DEFINITION)!;
       for (const selection of definition.selectionSet.selections) if (selection.kind === Kind.FIELD) used.add(`${definition.operation}.${selection.name.value}`);
     }
-    const roots = [
-      ...Object.keys(schema.getQueryType()!.getFields()).map((field) => `query.${field}`),
-      ...Object.keys(schema.getMutationType()!.getFields()).map((field) => `mutation.${field}`),
-    ];
+    const roots = [...Object.keys(schema.getQueryType()!.getFields()).map((field) => `query.${field}`), ...Object.keys(schema.getMutationType()!.getFields()).map((field) => `mutation.${field}`)];
     expect(roots.filter((field) => !used.has(field))).toEqual([]);
   });
 
