@@ -149,3 +149,43 @@ describe('node and nodes', () => {
     expect({ status: huge.status, code: errorCode(huge), data: huge.data }).toEqual({ status: 200, code: 'NODES_LIMIT_EXCEEDED', data: null });
   });
 });
+
+describe('Dataset.fields', () => {
+  it('flattens the data schema to one typed entry per field path, with required, format, description and the PII suggestion', async () => {
+    const schema = {
+      type: 'object',
+      required: ['id', 'customer'],
+      properties: {
+        id: { type: 'string', description: 'Order id', arrival_format: 'text', data_type: 'string' },
+        customer: {
+          type: 'object',
+          required: ['email'],
+          properties: {
+            email: {
+              type: 'string',
+              format: 'email',
+              suggestions: [
+                { message: "'customer.email' holds email addresses, which are personal data.", severity: 'LOW', path: 'properties.customer.properties.email', resolutionType: 'TRANSFORMATION' },
+              ],
+            },
+          },
+        },
+        lines: { type: 'array', items: { type: 'object', properties: { sku: { type: ['string', 'null'] } } } },
+        tags: { type: 'array', items: { type: 'string' } },
+        'first name': { type: 'string' },
+      },
+    };
+    await ok('mutation($d: JSON!) { importDataset(definition: $d) { id } }', { d: { ...definition('node-fields'), data_schema: schema } });
+    const data = await ok('{ dataset(id: "node-fields", version: DRAFT) { fields { path name types format required description arrivalFormat dataType piiSuggestion } } }');
+    const blank = { format: null, required: false, description: null, arrivalFormat: null, dataType: null, piiSuggestion: null };
+    expect(data.dataset.fields).toEqual([
+      { ...blank, path: 'id', name: 'id', types: ['string'], required: true, description: 'Order id', arrivalFormat: 'text', dataType: 'string' },
+      { ...blank, path: 'customer', name: 'customer', types: ['object'], required: true },
+      { ...blank, path: 'customer.email', name: 'email', types: ['string'], format: 'email', required: true, piiSuggestion: "'customer.email' holds email addresses, which are personal data." },
+      { ...blank, path: 'lines', name: 'lines', types: ['array'] },
+      { ...blank, path: 'lines[*].sku', name: 'sku', types: ['string', 'null'] },
+      { ...blank, path: 'tags', name: 'tags', types: ['array'] },
+      { ...blank, path: '["first name"]', name: 'first name', types: ['string'] },
+    ]);
+  });
+});

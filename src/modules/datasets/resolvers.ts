@@ -5,6 +5,7 @@ import { connectionResolvers, offsetAfter } from '../../graphql/cursor.js';
 import type { CreateDatasetInput, Resolvers, UpdateDatasetInput } from '../../generated/graphql.js';
 import { authorizeLink } from '../../graphql/nodes.js';
 import { connectorInstances, listRecord, withCacheNames } from './definition.js';
+import { schemaFields } from './schema-fields.js';
 import type { DatasetRecord } from './types.js';
 
 /** Keeps what was given: a GraphQL null or absent field means "not part of this request". */
@@ -86,6 +87,7 @@ export const datasetResolvers: Resolvers = {
     datasetConfig: (dataset) => withCacheNames(dataset.datasetConfig),
     denormConfig: (dataset) => withCacheNames(dataset.denormConfig),
     transformations: (dataset) => dataset.transformationsConfig,
+    fields: (dataset) => schemaFields(dataset.dataSchema),
     connectors: (dataset) => connectorInstances(dataset),
     createdAt: (dataset) => dataset.createdDate,
     updatedAt: (dataset) => dataset.updatedDate,
