@@ -30,6 +30,7 @@ const config: CodegenConfig = {
           Dataset: '../modules/datasets/types.js#DatasetRecord',
           DatasetConnection: '../modules/datasets/types.js#DatasetPage',
           Datasource: '../modules/datasets/datasources.js#DatasourceEntry',
+          DatasetConnector: '../modules/datasets/definition.js#ConnectorInstance',
           Connector: '../modules/connectors/types.js#ConnectorRecord',
           ConnectorConnection: '../modules/connectors/types.js#ConnectorPage',
           FileLink: '../modules/files/types.js#SignedFile',

@@ -127,7 +127,7 @@ const searchCriteria = {
 
 const RULE_FIELDS = /* GraphQL */ `
   fragment RestAlertRuleFields on AlertRule {
-    id
+    id: alertRuleId
     name
     manager
     status
@@ -158,7 +158,7 @@ const RULE_FIELDS = /* GraphQL */ `
       }
     }
     silence {
-      id
+      id: silenceId
       state
       endDate
     }
@@ -299,7 +299,7 @@ export const alertRuleEndpoints = [
       mutation RestCreateAlertRule($input: CreateAlertRuleInput!) {
         createAlertRule(input: $input) {
           alertRule {
-            id
+            id: alertRuleId
           }
         }
       }
@@ -381,7 +381,7 @@ export const alertRuleEndpoints = [
       mutation RestUpdateAlertRule($id: ID!, $input: UpdateAlertRuleInput!) {
         updateAlertRule(id: $id, input: $input) {
           alertRule {
-            id
+            id: alertRuleId
           }
         }
       }
@@ -402,7 +402,7 @@ export const alertRuleEndpoints = [
       mutation RestPublishAlertRule($id: ID!) {
         publishAlertRule(id: $id) {
           alertRule {
-            id
+            id: alertRuleId
           }
         }
       }

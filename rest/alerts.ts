@@ -113,7 +113,7 @@ function searchSchema(filters: JsonSchema): JsonSchema {
 
 const SILENCE_FIELDS = /* GraphQL */ `
   fragment RestSilenceFields on Silence {
-    id
+    id: silenceId
     alert_id: alertId
     manager
     manager_silence_id: managerSilenceId
@@ -130,7 +130,7 @@ const SILENCE_FIELDS = /* GraphQL */ `
 
 const ALIAS_FIELDS = /* GraphQL */ `
   fragment RestMetricAliasFields on MetricAlias {
-    id
+    id: metricAliasId
     alias
     component
     subComponent
@@ -145,7 +145,7 @@ const ALIAS_FIELDS = /* GraphQL */ `
 
 const CHANNEL_FIELDS = /* GraphQL */ `
   fragment RestChannelFields on NotificationChannel {
-    id
+    id: channelId
     manager
     name
     type
@@ -271,7 +271,7 @@ export const alertEndpoints = [
       mutation RestCreateSilence($input: CreateSilenceInput!) {
         createSilence(input: $input) {
           silence {
-            id
+            id: silenceId
           }
         }
       }
@@ -364,7 +364,7 @@ export const alertEndpoints = [
       mutation RestUpdateSilence($id: ID!, $input: UpdateSilenceInput!) {
         updateSilence(id: $id, input: $input) {
           silence {
-            id
+            id: silenceId
           }
         }
       }
@@ -415,7 +415,7 @@ export const alertEndpoints = [
       mutation RestCreateMetricAlias($input: CreateMetricAliasInput!) {
         createMetricAlias(input: $input) {
           metricAlias {
-            id
+            id: metricAliasId
           }
         }
       }
@@ -501,7 +501,7 @@ export const alertEndpoints = [
       mutation RestUpdateMetricAlias($id: ID!, $input: UpdateMetricAliasInput!) {
         updateMetricAlias(id: $id, input: $input) {
           metricAlias {
-            id
+            id: metricAliasId
           }
         }
       }
@@ -544,7 +544,7 @@ export const alertEndpoints = [
       mutation RestCreateChannel($input: CreateNotificationChannelInput!) {
         createNotificationChannel(input: $input) {
           channel {
-            id
+            id: channelId
           }
         }
       }
@@ -565,7 +565,7 @@ export const alertEndpoints = [
       mutation RestPublishChannel($id: ID!) {
         publishNotificationChannel(id: $id) {
           channel {
-            id
+            id: channelId
           }
         }
       }
@@ -653,7 +653,7 @@ export const alertEndpoints = [
       mutation RestUpdateChannel($id: ID!, $input: UpdateNotificationChannelInput!) {
         updateNotificationChannel(id: $id, input: $input) {
           channel {
-            id
+            id: channelId
           }
         }
       }

@@ -18,7 +18,7 @@ import { envelopeSchema } from './validation.js';
 /** Fields of both list and read results (contract 2.4). */
 const COMMON_FIELDS = /* GraphQL */ `
   fragment RestConnectorFields on Connector {
-    id
+    id: connectorVersionId
     connector_id: connectorId
     name
     type

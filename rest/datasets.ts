@@ -273,7 +273,7 @@ export const datasetEndpoints = [
         copyDataset(input: $input) {
           message
           dataset {
-            id
+            id: datasetId
           }
         }
       }
@@ -361,7 +361,7 @@ export const datasetEndpoints = [
     operation: /* GraphQL */ `
       mutation RestCreateDataset($input: CreateDatasetInput!) {
         createDataset(input: $input) {
-          id
+          id: datasetId
           versionKey
         }
       }
@@ -396,7 +396,7 @@ export const datasetEndpoints = [
     operation: /* GraphQL */ `
       mutation RestUpdateDataset($input: UpdateDatasetInput!) {
         updateDataset(input: $input) {
-          id
+          id: datasetId
           versionKey
         }
       }
@@ -443,7 +443,7 @@ export const datasetEndpoints = [
     operation: /* GraphQL */ `
       mutation RestSetDatasetAlias($id: ID!, $alias: String!, $table: String) {
         setDatasetAlias(id: $id, alias: $alias, table: $table) {
-          id
+          id: datasetId
           alias
         }
       }

@@ -22,7 +22,7 @@ import { envelopeSchema, type JsonSchema } from './validation.js';
 
 const TEMPLATE_FIELDS = /* GraphQL */ `
   fragment RestTemplateFields on QueryTemplate {
-    template_id: id
+    template_id: templateId
     template_name: name
     query
     query_type: queryType
@@ -94,7 +94,7 @@ export const templateEndpoints = [
         createTemplate(input: $input) {
           message
           template {
-            id
+            id: templateId
             name
           }
         }
@@ -239,7 +239,7 @@ export const templateEndpoints = [
         updateTemplate(id: $id, input: $input) {
           message
           template {
-            id
+            id: templateId
           }
         }
       }

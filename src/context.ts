@@ -12,7 +12,10 @@ import type { DatasetService, DatasetVersions } from './modules/datasets/service
 import type { FileService } from './modules/files/service.js';
 import type { SchemaInferenceService } from './modules/schema-inference/service.js';
 import type { IngestionService } from './modules/ingestion/service.js';
-import type { HealthService } from './modules/metrics/health.js';
+import type { DatasetHealth, HealthService } from './modules/metrics/health.js';
+import type { ConnectorRecord } from './modules/connectors/types.js';
+import type { ChannelRecord, SilenceRecord } from './modules/alerts/types.js';
+import type { AlertRuleView, RuleEvaluation } from './modules/alert-rules/types.js';
 import type { MetricsService } from './modules/metrics/service.js';
 import type { MetricsQueries } from './modules/data-access/metrics.js';
 import type { PiiService } from './modules/pii/service.js';
@@ -49,9 +52,36 @@ export interface GatewayContext {
   actor: Actor;
   logger: Logger;
   services: Services;
-  loaders: {
-    templateById: DataLoader<string, TemplateRecord | undefined>;
-    datasetVersions: DataLoader<string, DatasetVersions>;
+  loaders: RequestLoaders;
+}
+
+/** Per-request batches of every lookup a list can fan out (links of the graph included). */
+export interface RequestLoaders {
+  templateById: DataLoader<string, TemplateRecord | undefined>;
+  datasetVersions: DataLoader<string, DatasetVersions>;
+  /** A connector version by id, or the Live version of a connector by its connector id. */
+  connectorByName: DataLoader<string, ConnectorRecord | undefined>;
+  channelById: DataLoader<string, ChannelRecord | undefined>;
+  alertRuleById: DataLoader<string, AlertRuleView | undefined>;
+  alertRulesByDataset: DataLoader<string, AlertRuleView[]>;
+  ruleEvaluation: DataLoader<string, RuleEvaluation | null>;
+  silenceOfAlert: DataLoader<string, SilenceRecord | null>;
+  templatesByDataset: DataLoader<string, TemplateRecord[]>;
+  datasetHealth: DataLoader<string, DatasetHealth>;
+}
+
+function createLoaders(services: Services): RequestLoaders {
+  return {
+    templateById: services.templates.createLoader(),
+    datasetVersions: services.datasets.createLoader(),
+    connectorByName: services.connectors.createLoader(),
+    channelById: services.alerts.createChannelLoader(),
+    alertRuleById: services.alertRules.createLoader(),
+    alertRulesByDataset: services.alertRules.createDatasetLoader(),
+    ruleEvaluation: services.alertRules.createEvaluationLoader(),
+    silenceOfAlert: services.alerts.createSilenceLoader(),
+    templatesByDataset: services.templates.createDatasetLoader(),
+    datasetHealth: services.health.createLoader(),
   };
 }
 
@@ -76,7 +106,7 @@ export function createContextFactory(services: Services, logger: Logger, accessC
       actor: { id: access.caller?.id ?? 'anonymous' },
       logger: logger.child({ requestId }),
       services,
-      loaders: { templateById: services.templates.createLoader(), datasetVersions: services.datasets.createLoader() },
+      loaders: createLoaders(services),
     };
   };
 }

@@ -125,6 +125,9 @@ export const ERROR_CATALOGUE = {
   NOTIFICATION_CHANNEL_RETIRED: 'BAD_REQUEST',
   ALERT_MANAGER_FAILED: 'FAILED',
   NOTIFICATION_FAILED: 'FAILED',
+  // The graph's identity: a global id this gateway did not make, or too many at once
+  NODE_ID_INVALID: 'BAD_REQUEST',
+  NODES_LIMIT_EXCEEDED: 'BAD_REQUEST',
 } as const satisfies Record<string, ErrorKind>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -78,6 +78,24 @@ export class RequestAccess {
    * now. `prepay` (the REST router) keeps the token taken here for the field the call then runs.
    */
   admit(apiIds: readonly string[], options: { prepay?: boolean } = {}): void {
+    this.authorize(apiIds);
+    const { caller } = this.authentication;
+    const budget: Budget = apiIds.includes(INGEST_API_ID) ? 'ingest' : 'general';
+    if (this.prepaid[budget] > 0) {
+      this.prepaid[budget] -= 1;
+      return;
+    }
+    const taken = this.control.limiter.take(budget, caller ? `${caller.via}:${caller.id}` : `address:${this.clientAddress}`);
+    if (!taken.allowed) throw new RateLimitedError(budget, taken.retryAfterSeconds);
+    if (options.prepay) this.prepaid[budget] += 1;
+  }
+
+  /**
+   * Throws UNAUTHENTICATED or FORBIDDEN unless the caller may call one of `apiIds`, taking no
+   * token: for records reached inside a field the request already paid for (links, `node`), which
+   * must be no more open than the root field that reads them.
+   */
+  authorize(apiIds: readonly string[]): void {
     const isPublic = apiIds.length === 1 && apiIds[0] === PUBLIC_API_ID;
     const { caller, failure } = this.authentication;
     if (!isPublic) {
@@ -92,14 +110,6 @@ export class RequestAccess {
         );
       }
     }
-    const budget: Budget = apiIds.includes(INGEST_API_ID) ? 'ingest' : 'general';
-    if (this.prepaid[budget] > 0) {
-      this.prepaid[budget] -= 1;
-      return;
-    }
-    const taken = this.control.limiter.take(budget, caller ? `${caller.via}:${caller.id}` : `address:${this.clientAddress}`);
-    if (!taken.allowed) throw new RateLimitedError(budget, taken.retryAfterSeconds);
-    if (options.prepay) this.prepaid[budget] += 1;
   }
 }
 

@@ -34,6 +34,7 @@ import { schemaInferenceFieldPermissions } from '../modules/schema-inference/per
 import { templatesFieldPermissions, templatesPublishedReads } from '../modules/templates/permissions.js';
 import { projectPath } from '../paths.js';
 import { combinePublishedReads } from './published-reads.js';
+import { nodeFieldPermissions, nodeResolvers } from './nodes.js';
 
 export const SDL_DIR = projectPath('graphql') + path.sep;
 
@@ -48,14 +49,13 @@ const rootResolvers = (version: string): Resolvers => ({
   DateTime: DateTimeResolver,
   JSON: JSONResolver,
   Query: { version: () => version },
-  Mutation: { _noop: () => null },
   ...GRAPHQL_ENUM_VALUES,
 });
 
 /** Every root field's API ids, as each module declares them beside its resolvers. */
 export const ROOT_FIELD_PERMISSIONS: FieldPermissions = {
   'Query.version': [PUBLIC_API_ID],
-  'Mutation._noop': [PUBLIC_API_ID],
+  ...nodeFieldPermissions,
   ...alertsFieldPermissions,
   ...alertRulesFieldPermissions,
   ...auditFieldPermissions,
@@ -78,6 +78,7 @@ export function buildSchema(version: string): GraphQLSchema {
     typeDefs: readTypeDefs(),
     resolvers: [
       rootResolvers(version),
+      nodeResolvers,
       templateResolvers,
       datasetResolvers,
       dataAccessResolvers,

@@ -25,9 +25,9 @@ import {
 
 const gw = useAlertingGateway();
 
-const SILENCE = 'id alertId manager managerSilenceId startDate endDate state comment createdBy updatedBy createdAt updatedAt';
-const ALIAS = 'id alias component subComponent metric context createdBy updatedBy createdAt updatedAt';
-const CHANNEL = 'id manager name type config { recipientAddresses recipients subject message webhookUrl } createdBy updatedBy createdAt updatedAt';
+const SILENCE = 'id: silenceId alertId manager managerSilenceId startDate endDate state comment createdBy updatedBy createdAt updatedAt';
+const ALIAS = 'id: metricAliasId alias component subComponent metric context createdBy updatedBy createdAt updatedAt';
+const CHANNEL = 'id: channelId manager name type config { recipientAddresses recipients subject message webhookUrl } createdBy updatedBy createdAt updatedAt';
 
 /** The shared bodies with GraphQL's enum values (managers and types in capitals). */
 function silenceInput(overrides: Record<string, unknown> = {}) {

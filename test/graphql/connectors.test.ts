@@ -39,12 +39,12 @@ function listConnectors(variables: Record<string, unknown> = {}): Promise<GraphQ
         connectors(filter: $filter, first: $first, after: $after) {
           totalCount
           nodes {
-            id
+            id: connectorVersionId
           }
           edges {
             cursor
             node {
-              id
+              id: connectorVersionId
             }
           }
           pageInfo {
@@ -66,7 +66,10 @@ async function listOk(variables: Record<string, unknown> = {}): Promise<{ totalC
 }
 
 async function readOk(id: string, status: string | null): Promise<Connector> {
-  const response = await graphql(gw, 'query Read($id: ID!, $status: ConnectorStatus) { connector(id: $id, status: $status) { id status sourceUrl createdAt liveAt } }', { id, status });
+  const response = await graphql(gw, 'query Read($id: ID!, $status: ConnectorStatus) { connector(id: $id, status: $status) { id: connectorVersionId status sourceUrl createdAt liveAt } }', {
+    id,
+    status,
+  });
   expect(response.errors).toBeUndefined();
   return response.data!.connector;
 }

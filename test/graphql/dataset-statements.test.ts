@@ -30,7 +30,7 @@ afterAll(async () => {
 const LIST = `query ($first: Int!) {
   datasets(first: $first, filter: { type: EVENT, status: [LIVE] }) {
     totalCount
-    nodes { id name status live { id } draft { id version } denormSources { id type draft { id } } definition(fields: ["dataset_id", "status"]) }
+    nodes { id: datasetId name status live { id: datasetId } draft { id: datasetId version } denormSources { id: datasetId type draft { id: datasetId } } definition(fields: ["dataset_id", "status"]) }
   }
 }`;
 

@@ -16,7 +16,7 @@ afterAll(async () => {
   await gw?.stop();
 });
 
-const FIELDS = 'id name type status stage tags version versionKey apiVersion datasetConfig entryTopic publishedAt';
+const FIELDS = 'id: datasetId name type status stage tags version versionKey apiVersion datasetConfig entryTopic publishedAt';
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const NUMERIC_TEXT = /^\d+$/;
 
@@ -62,13 +62,13 @@ function listDatasets(variables: Json = {}): Promise<GraphQLResponse<Json>> {
           edges {
             cursor
             node {
-              id
+              id: datasetId
               status
               stage
             }
           }
           nodes {
-            id
+            id: datasetId
             status
             stage
           }
@@ -361,7 +361,7 @@ describe('nested live, draft and denormSources', () => {
       denorm_config: { denorm_fields: [denormField('nested-users', 'user'), denormField('nested-shops', 'shop')] },
     });
     await seedDataset(gw, 'nested-plain', 'Live');
-    const single = await graphql(gw, 'query { dataset(id: "nested-orders") { denormSources { id type status stage } } }');
+    const single = await graphql(gw, 'query { dataset(id: "nested-orders") { denormSources { id: datasetId type status stage } } }');
     expect(single.errors).toBeUndefined();
     const sources = (single.data!.dataset.denormSources as Json[]).sort((a, b) => String(a.id).localeCompare(String(b.id)));
     expect(sources).toEqual([
@@ -369,7 +369,7 @@ describe('nested live, draft and denormSources', () => {
       { id: 'nested-users', type: 'MASTER', status: 'LIVE', stage: 'LIVE' },
     ]);
 
-    const listed = await graphql(gw, 'query { datasets(filter: { status: [LIVE] }) { nodes { id denormSources { id } live { id } draft { id } } } }');
+    const listed = await graphql(gw, 'query { datasets(filter: { status: [LIVE] }) { nodes { id: datasetId denormSources { id: datasetId } live { id: datasetId } draft { id: datasetId } } } }');
     expect(listed.errors).toBeUndefined();
     const byId = new Map((listed.data!.datasets.nodes as Json[]).map((node) => [node.id, node]));
     expect((byId.get('nested-orders')!.denormSources as Json[]).map((s) => s.id).sort()).toEqual(['nested-shops', 'nested-users']);

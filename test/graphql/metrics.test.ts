@@ -39,7 +39,7 @@ describe('Dataset.metrics(categories, period)', () => {
         query {
           datasets(filter: { status: [LIVE] }) {
             nodes {
-              id
+              id: datasetId
               metrics(categories: [DATA_QUALITY]) {
                 components {
                   type

@@ -35,7 +35,7 @@ async function statements(target: TestGateway, work: () => Promise<unknown>): Pr
   return target.gateway.database.statementCount() - before;
 }
 
-const LIST = '{ datasets(first: 50) { totalCount nodes { id name status } } }';
+const LIST = '{ datasets(first: 50) { totalCount nodes { id: datasetId name status } } }';
 
 describe('published query answers', () => {
   it('answers the same list a second time without a statement, and shows a change at once', async () => {
@@ -47,13 +47,13 @@ describe('published query answers', () => {
   });
 
   it("never keeps an answer that reads something else (a dataset's metrics)", async () => {
-    const query = '{ dataset(id: "kept-1") { id metrics(categories: [DATA_VOLUME]) { category } } }';
+    const query = '{ dataset(id: "kept-1") { id: datasetId metrics(categories: [DATA_VOLUME]) { category } } }';
     await graphql(gw, query);
     expect(await statements(gw, () => graphql(gw, query))).toBeGreaterThan(0);
   });
 
   it('serves a kept answer with the same bytes and headers as the executed one, counted under its operation', async () => {
-    const body = { query: 'query KeptRead($id: ID!) { dataset(id: $id) { id name status } }', operationName: 'KeptRead', variables: { id: 'kept-1' } };
+    const body = { query: 'query KeptRead($id: ID!) { dataset(id: $id) { id: datasetId name status } }', operationName: 'KeptRead', variables: { id: 'kept-1' } };
     const executed = await gw.http.post('/graphql').send(body);
     expect(executed.body.data.dataset).toEqual({ id: 'kept-1', name: expect.any(String), status: 'LIVE' });
     const counted = await requestsCounted(gw, 'KeptRead');
@@ -67,7 +67,7 @@ describe('published query answers', () => {
   });
 
   it("answers a kept query in the media type the client's Accept header prefers", async () => {
-    const query = '{ dataset(id: "kept-1") { id version } }';
+    const query = '{ dataset(id: "kept-1") { id: datasetId version } }';
     await graphql(gw, query);
     const preferred = await gw.http.post('/graphql').set('accept', 'application/graphql-response+json, application/json;q=0.9').send({ query });
     expect(preferred.headers['content-type']).toBe('application/graphql-response+json; charset=utf-8');
@@ -77,7 +77,7 @@ describe('published query answers', () => {
   });
 
   it("leaves a kept query sent as a form (multipart) to Apollo's CSRF prevention", async () => {
-    const query = '{ dataset(id: "kept-1") { id name } }';
+    const query = '{ dataset(id: "kept-1") { id: datasetId name } }';
     expect((await graphql(gw, query)).data?.dataset.id).toBe('kept-1');
     const form = await gw.http.post('/graphql').field('operations', JSON.stringify({ query })).field('map', '{}');
     expect(form.status).toBe(400);
@@ -85,7 +85,7 @@ describe('published query answers', () => {
   });
 
   it('never serves a kept answer of an unlisted operation to a caller bound to the allow list', async () => {
-    const query = '{ dataset(id: "kept-bound") { id name } }';
+    const query = '{ dataset(id: "kept-bound") { id: datasetId name } }';
     const admin = `Bearer ${await token({ roles: ['admin'] })}`;
     await seedDataset({ ...bound, http: supertest.agent(bound.url).set('authorization', admin) }, 'kept-bound', 'Live');
     const byAdmin = await bound.http.post('/graphql').set('authorization', admin).send({ query });
@@ -99,7 +99,7 @@ describe('published query answers', () => {
   });
 
   it('still refuses a caller without the right to a kept answer', async () => {
-    const query = '{ dataset(id: "kept-secure") { id name } }';
+    const query = '{ dataset(id: "kept-secure") { id: datasetId name } }';
     const admin = await secured.http
       .post('/graphql')
       .set('authorization', `Bearer ${await token({ roles: ['admin'] })}`)

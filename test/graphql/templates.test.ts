@@ -40,8 +40,8 @@ afterAll(async () => {
   await gw?.stop();
 });
 
-const FIELDS = 'id name query queryType createdBy updatedBy createdAt updatedAt';
-const CONNECTION = 'edges { cursor node { id name queryType } } nodes { id name queryType } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } totalCount';
+const FIELDS = 'id: templateId name query queryType createdBy updatedBy createdAt updatedAt';
+const CONNECTION = 'edges { cursor node { id: templateId name queryType } } nodes { id: templateId name queryType } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } totalCount';
 
 interface Template {
   id: string;
@@ -169,7 +169,7 @@ describe('payloads', () => {
     expectFailure(graphqlServiceOutcome(taken, 'createTemplate'), 'QUERY_TEMPLATE_ALREADY_EXISTS', /Taken Payload/);
     expect(taken.data ?? null).toBeNull();
 
-    const missing = await graphql(gw, 'query Read($id: ID!) { template(id: $id) { id } }', { id: 'never_created_template' });
+    const missing = await graphql(gw, 'query Read($id: ID!) { template(id: $id) { id: templateId } }', { id: 'never_created_template' });
     expectFailure(graphqlServiceOutcome(missing, 'template'), 'QUERY_TEMPLATE_NOT_EXISTS', /never_created_template/);
     expect(missing.data).toEqual({ template: null });
   });

@@ -196,9 +196,9 @@ describe('GraphQL over HTTP with the default settings', () => {
     const responses = await Promise.all([
       gw.http.post('/graphql').send({ query: '{ version ' }),
       gw.http.post('/graphql').send({ query: '{ nope }' }),
-      gw.http.post('/graphql').send({ query: 'query ($id: ID!) { template(id: $id) { id } }', variables: { id: 42.5 } }),
-      gw.http.post('/graphql').send({ query: 'query ($id: ID!) { template(id: $id) { id } }' }),
-      gw.http.post('/graphql').send({ query: '{ template(id: "no_such_template") { id } }' }),
+      gw.http.post('/graphql').send({ query: 'query ($id: ID!) { template(id: $id) { id: templateId } }', variables: { id: 42.5 } }),
+      gw.http.post('/graphql').send({ query: 'query ($id: ID!) { template(id: $id) { id: templateId } }' }),
+      gw.http.post('/graphql').send({ query: '{ template(id: "no_such_template") { id: templateId } }' }),
     ]);
     for (const response of responses) expectNoStackTraces(response.body);
     const notFound = responses[4].body;

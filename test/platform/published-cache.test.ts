@@ -42,7 +42,7 @@ describe('SQL statements of published reads', () => {
   it('reads a Live dataset a second time, over REST and GraphQL, without a statement', async () => {
     expect((await readDataset(gw.http, 'cache-live-0')).status).toBe(200);
     expect(await statements(async () => expect((await readDataset(gw.http, 'cache-live-0')).status).toBe(200))).toBe(0);
-    const query = '{ dataset(id: "cache-live-1") { id name status } }';
+    const query = '{ dataset(id: "cache-live-1") { id: datasetId name status } }';
     await graphql(gw, query);
     expect(await statements(async () => expect((await graphql(gw, query)).data?.dataset).toMatchObject({ id: 'cache-live-1', status: 'LIVE' }))).toBe(0);
   });

@@ -98,7 +98,7 @@ export function registerOverRest(gw: TestGateway, bytes: Buffer, filename: strin
 export const REGISTER_MUTATION = `mutation Register($file: Upload!) {
   registerConnector(file: $file) {
     message
-    connectors { id connectorId version status category uiSpec sourceUrl iconUrl liveAt }
+    connectors { id: connectorVersionId connectorId version status category uiSpec sourceUrl iconUrl liveAt }
   }
 }`;
 

@@ -349,7 +349,10 @@ export function graphqlRequests(schema: GraphQLSchema): fc.Arbitrary<GraphQLRequ
   }
   options.push(...persistedOperationRequests(schema));
   const garbage = fc
-    .oneof(fc.string({ maxLength: 200 }), fc.constantFrom('{', '{ __schema { types { name } } }', `{ ${'version '.repeat(3000)} }`, 'query { version } mutation { _noop }', '{ a: b }'))
+    .oneof(
+      fc.string({ maxLength: 200 }),
+      fc.constantFrom('{', '{ __schema { types { name } } }', `{ ${'version '.repeat(3000)} }`, 'query { version } mutation { deleteTemplate(id: "fuzz") { id } }', '{ a: b }'),
+    )
     .map((query) => ({ field: '(document)', query, variables: {} }));
   return fc.oneof({ weight: 20, arbitrary: fc.oneof(...options) }, { weight: 1, arbitrary: garbage });
 }

@@ -25,13 +25,38 @@ const DEFAULT_QUERY = `# Data Platform Gateway — GraphiQL
 # CSRF prevention. Add other headers (e.g. authorization)
 # in the Headers tab below.
 
-{
-  templates(first: 10) {
-    edges {
-      node {
-        id
+# A dashboard page in one query: Live datasets with their health,
+# ingestion counts, connectors and alert rules. Every \`id\` is a
+# global id that node(id:) refetches; datasetId is the dataset's own id.
+query DatasetDashboard {
+  datasets(first: 20, filter: { status: [LIVE] }) {
+    totalCount
+    nodes {
+      id
+      datasetId
+      name
+      status
+      health {
+        status
+      }
+      ingestion {
+        received
+        processed
+        failed
+      }
+      connectors {
+        instanceId
+        connector {
+          name
+          status
+        }
+      }
+      alertRules {
         name
-        queryType
+        status
+        channels {
+          name
+        }
       }
     }
   }

@@ -1,8 +1,12 @@
 // GraphQL resolvers for alert rules: arguments in, service call, result out.
+import { globalId } from '../../graphql/global-id.js';
 import { connectionResolvers, offsetAfter } from '../../graphql/cursor.js';
 import { givenFields } from '../../graphql/inputs.js';
 import type { Resolvers } from '../../generated/graphql.js';
 import { formatDuration } from '../../platform/promql/parser.js';
+import { authorizeLink } from '../../graphql/nodes.js';
+import type { ChannelRecord } from '../alerts/types.js';
+import { datasetOfRule } from './service.js';
 import type { AlertRuleView } from './types.js';
 
 const NOTIFICATIONS_MAX = 200;
@@ -42,14 +46,48 @@ export const alertRuleResolvers: Resolvers = {
     },
   },
   AlertRule: {
+    id: (rule: AlertRuleView) => globalId('AlertRule', rule.id),
+    alertRuleId: (rule: AlertRuleView) => rule.id,
     evaluationInterval: (rule: AlertRuleView) => formatDuration(rule.evaluationIntervalMs),
     pendingPeriod: (rule: AlertRuleView) => formatDuration(rule.pendingForMs),
     notifications: (rule: AlertRuleView, { last }, { services }) => services.alertRules.notificationsOf(rule.id, Math.min(Math.max(last ?? 20, 0), NOTIFICATIONS_MAX)),
+    channels: async (rule: AlertRuleView, _, context) => {
+      authorizeLink(context, 'NotificationChannel');
+      const channels = await context.loaders.channelById.loadMany(rule.channelIds);
+      return channels.filter((channel): channel is ChannelRecord => channel !== undefined && !(channel instanceof Error));
+    },
+    dataset: async (rule: AlertRuleView, _, context) => {
+      const datasetId = datasetOfRule(rule);
+      if (datasetId === undefined) return null;
+      authorizeLink(context, 'Dataset');
+      const versions = await context.loaders.datasetVersions.load(datasetId);
+      return versions.live ?? versions.draft ?? null;
+    },
+    evaluation: (rule: AlertRuleView, _, { loaders }) => (rule.evaluation !== undefined ? rule.evaluation : loaders.ruleEvaluation.load(rule.id)),
+    silence: (rule: AlertRuleView, _, { loaders }) => (rule.silence !== undefined ? rule.silence : loaders.silenceOfAlert.load(rule.id)),
     createdAt: (rule: AlertRuleView) => rule.createdDate,
     updatedAt: (rule: AlertRuleView) => rule.updatedDate,
   },
   AlertNotification: {
+    channel: async (notification, _, context) => {
+      authorizeLink(context, 'NotificationChannel');
+      return (await context.loaders.channelById.load(notification.channelId)) ?? null;
+    },
+    id: (notification) => globalId('AlertNotification', notification.id),
+    notificationId: (notification) => notification.id,
     deliveredAt: (notification) => notification.deliveredDate,
   },
   AlertRuleConnection: connectionResolvers<AlertRuleView>(),
+  Silence: {
+    alertRule: async (silence, _, context) => {
+      authorizeLink(context, 'AlertRule');
+      return (await context.loaders.alertRuleById.load(silence.alertId)) ?? null;
+    },
+  },
+  Dataset: {
+    alertRules: (dataset, _, context) => {
+      authorizeLink(context, 'AlertRule');
+      return context.loaders.alertRulesByDataset.load(dataset.datasetId);
+    },
+  },
 };

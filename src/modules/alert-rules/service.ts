@@ -4,6 +4,7 @@
 // handed to a manager that evaluates rules itself, Grafana), changed (a Live rule is unpublished and
 // goes back to draft, as the original), retired or deleted. As in the alerts module, a manager is
 // asked first and our record changes only once it said yes.
+import DataLoader from 'dataloader';
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../errors.js';
 import type { AlertManagers, RuleSpec } from '../../platform/alert-manager/alert-manager.js';
@@ -34,7 +35,19 @@ import {
   RULE_NAME_MAX_LENGTH,
 } from './rules.js';
 import { isUniqueViolation, type AlertRuleStore, type RuleRowInput } from './store.js';
-import type { Actor, AlertNotificationRecord, AlertRuleChanges, AlertRuleFilter, AlertRuleInput, AlertRulePage, AlertRuleQuery, AlertRuleRecord, AlertRuleView, JsonObject } from './types.js';
+import type {
+  Actor,
+  AlertNotificationRecord,
+  AlertRuleChanges,
+  AlertRuleFilter,
+  AlertRuleInput,
+  AlertRulePage,
+  AlertRuleQuery,
+  AlertRuleRecord,
+  AlertRuleView,
+  JsonObject,
+  RuleEvaluation,
+} from './types.js';
 
 const CODE = 'ALERT_RULE_INVALID_INPUT';
 const MAX_JSON_DEPTH = 32;
@@ -87,6 +100,14 @@ function checkFilter(filter: AlertRuleFilter): AlertRuleFilter {
 
 function isEmptyFilter(filter: AlertRuleFilter): boolean {
   return Object.values(filter).every((value) => value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0));
+}
+
+/** The dataset a rule is about: its `dataset` label, else `datasetId` in its context (how the platform writes a dataset's rules). */
+export function datasetOfRule(rule: Pick<AlertRuleRecord, 'labels' | 'context'>): string | undefined {
+  const labelled = rule.labels.dataset;
+  if (typeof labelled === 'string' && labelled !== '') return labelled;
+  const inContext = rule.context.datasetId;
+  return typeof inContext === 'string' && inContext !== '' ? inContext : undefined;
 }
 
 export function createAlertRuleService(store: AlertRuleStore, alerts: AlertService, managers: AlertManagers, options: AlertRuleServiceOptions) {
@@ -201,6 +222,33 @@ export function createAlertRuleService(store: AlertRuleStore, alerts: AlertServi
   }
 
   return {
+    // Rules reached through links come without their evaluation and silence, which the fields load
+    // (batched) only when a query asks for them.
+
+    /** Rules by id, one statement per request's batch; undefined for ids that name none. */
+    createLoader(): DataLoader<string, AlertRuleView | undefined> {
+      return new DataLoader(async (ids) => {
+        const byId = new Map((await store.findByIds(ids.filter(isUuid))).map((record) => [record.id, record]));
+        return ids.map((id) => byId.get(id));
+      });
+    },
+
+    /** The rules about each dataset (see datasetOfRule), newest first, one statement per request's batch. */
+    createDatasetLoader(): DataLoader<string, AlertRuleView[]> {
+      return new DataLoader(async (datasetIds) => {
+        const rules = await store.aboutDatasets(datasetIds);
+        return datasetIds.map((datasetId) => rules.filter((rule) => datasetOfRule(rule) === datasetId));
+      });
+    },
+
+    /** Where the evaluator found each rule (null: never evaluated), one statement per request's batch. */
+    createEvaluationLoader(): DataLoader<string, RuleEvaluation | null> {
+      return new DataLoader(async (ids) => {
+        const evaluations = await store.evaluations(ids);
+        return ids.map((id) => evaluations.get(id) ?? null);
+      });
+    },
+
     async getRule(id: string): Promise<AlertRuleView> {
       const [view] = await views([await getRecord(id)]);
       return view!;
@@ -342,6 +390,11 @@ export function createAlertRuleService(store: AlertRuleStore, alerts: AlertServi
         }
       }
       return views(records);
+    },
+
+    /** One notification by id; undefined when there is none. */
+    async notification(id: string): Promise<AlertNotificationRecord | undefined> {
+      return isUuid(id) ? store.notification(id) : undefined;
     },
 
     /** The notifications decided for a rule, newest first. */

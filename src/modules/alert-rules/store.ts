@@ -85,6 +85,19 @@ export function createAlertRuleStore(prisma: PrismaClient) {
       return row ? rule(row) : undefined;
     },
 
+    async findByIds(ids: readonly string[]): Promise<AlertRuleRecord[]> {
+      if (ids.length === 0) return [];
+      return (await prisma.alertRule.findMany({ where: { id: { in: [...ids] } } })).map(rule);
+    },
+
+    /** Rules about any of the datasets: labelled `dataset: <id>`, or with `datasetId` in their context (as the platform writes a dataset's rules). */
+    async aboutDatasets(datasetIds: readonly string[]): Promise<AlertRuleRecord[]> {
+      if (datasetIds.length === 0) return [];
+      const about = (path: string[]) => datasetIds.map((datasetId) => ({ [path[0] === 'dataset' ? 'labels' : 'context']: { path, equals: datasetId } }));
+      const rows = await prisma.alertRule.findMany({ where: { OR: [...about(['dataset']), ...about(['datasetId'])] }, orderBy: [{ createdDate: 'desc' }, { id: 'asc' }] });
+      return rows.map(rule);
+    },
+
     async findByName(name: string, exceptId?: string): Promise<AlertRuleRecord | undefined> {
       const row = await prisma.alertRule.findFirst({ where: { name, ...(exceptId ? { NOT: { id: exceptId } } : {}) } });
       return row ? rule(row) : undefined;
@@ -137,6 +150,11 @@ export function createAlertRuleStore(prisma: PrismaClient) {
       if (ids.length === 0) return new Map();
       const rows = await prisma.alertRuleState.findMany({ where: { ruleId: { in: [...ids] } } });
       return new Map(rows.map((row) => [row.ruleId, evaluation(row)]));
+    },
+
+    async notification(id: string): Promise<AlertNotificationRecord | undefined> {
+      const row = await prisma.alertNotification.findUnique({ where: { id } });
+      return row ? notification(row) : undefined;
     },
 
     /** The notifications decided for a rule, newest first. */

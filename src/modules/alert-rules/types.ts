@@ -127,8 +127,9 @@ export interface RuleEvaluation {
 
 /** A rule with what search and get show beside it: its evaluation and its silence. */
 export interface AlertRuleView extends AlertRuleRecord {
-  evaluation: RuleEvaluation | null;
-  silence: SilenceRecord | null;
+  /** Absent when the rule was reached through a link: the field then loads it, batched, only when asked. */
+  evaluation?: RuleEvaluation | null;
+  silence?: SilenceRecord | null;
 }
 
 export type AlertRulePage = Page<AlertRuleView>;

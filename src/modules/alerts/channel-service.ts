@@ -1,5 +1,6 @@
 // Notification channels: drafts, published to their manager, changed and retired; test messages,
 // and delivering the embedded rule evaluator's notifications.
+import DataLoader from 'dataloader';
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../errors.js';
 import type { AlertManager } from '../../platform/alert-manager/alert-manager.js';
@@ -128,6 +129,14 @@ export function createChannelService(store: Pick<AlertStore, 'channels'>, { name
   }
 
   return {
+    /** Channels by id, one statement per request's batch; undefined for ids that name none. */
+    createChannelLoader(): DataLoader<string, ChannelRecord | undefined> {
+      return new DataLoader(async (ids) => {
+        const byId = new Map((await store.channels.findByIds(ids.filter(isUuid))).map((record) => [record.id, record]));
+        return ids.map((id) => byId.get(id));
+      });
+    },
+
     /**
      * Delivers an alert notification to a stored channel through the gateway's notifiers (what the
      * embedded rule evaluator sends); fails with NOTIFICATION_FAILED or NOTIFICATION_CHANNEL_NOT_FOUND.

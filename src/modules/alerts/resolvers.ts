@@ -1,4 +1,5 @@
 // GraphQL resolvers for alerting: arguments in, service call, result out.
+import { globalId } from '../../graphql/global-id.js';
 import { GatewayError } from '../../errors.js';
 import { connectionResolvers, offsetAfter } from '../../graphql/cursor.js';
 import { givenFields } from '../../graphql/inputs.js';
@@ -83,6 +84,8 @@ export const alertResolvers: Resolvers = {
     },
   },
   Silence: {
+    id: (silence) => globalId('Silence', silence.id),
+    silenceId: (silence) => silence.id,
     startDate: (silence) => silence.startTime,
     endDate: (silence) => silence.endTime,
     state: (silence, _, { services }) => services.alerts.silenceState(silence),
@@ -90,10 +93,14 @@ export const alertResolvers: Resolvers = {
     updatedAt: (silence) => silence.updatedDate,
   },
   MetricAlias: {
+    id: (alias) => globalId('MetricAlias', alias.id),
+    metricAliasId: (alias) => alias.id,
     createdAt: (alias) => alias.createdDate,
     updatedAt: (alias) => alias.updatedDate,
   },
   NotificationChannel: {
+    id: (channel) => globalId('NotificationChannel', channel.id),
+    channelId: (channel) => channel.id,
     createdAt: (channel) => channel.createdDate,
     updatedAt: (channel) => channel.updatedDate,
   },

@@ -1,4 +1,5 @@
 // Silences: an alert's one silence, held by a manager (see service-support.ts for how records and managers stay in step).
+import DataLoader from 'dataloader';
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../errors.js';
 import { pageOf, pageWindow } from '../../validation/page-window.js';
@@ -28,6 +29,14 @@ export function createSilenceService(store: Pick<AlertStore, 'silences'>, { mana
     },
 
     getSilence,
+
+    /** The silence of each alert (rule), one statement per request's batch; null for alerts without one. */
+    createSilenceLoader(): DataLoader<string, SilenceRecord | null> {
+      return new DataLoader(async (alertIds) => {
+        const byAlert = new Map((await store.silences.findByAlerts(alertIds.filter(isUuid))).map((record) => [record.alertId, record]));
+        return alertIds.map((alertId) => byAlert.get(alertId) ?? null);
+      });
+    },
 
     /** The silence of each alert (rule) that has one, by alert id: what rule search and the evaluator show and obey. */
     async silencesOf(alertIds: readonly string[]): Promise<Map<string, SilenceRecord>> {

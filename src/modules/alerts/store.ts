@@ -162,6 +162,11 @@ export function createAlertStore(prisma: PrismaClient) {
         return row ? channel(row) : undefined;
       },
 
+      async findByIds(ids: readonly string[]): Promise<ChannelRecord[]> {
+        if (ids.length === 0) return [];
+        return (await prisma.notificationChannel.findMany({ where: { id: { in: [...ids] } } })).map(channel);
+      },
+
       async findByName(name: string, exceptId?: string): Promise<ChannelRecord | undefined> {
         const row = await prisma.notificationChannel.findFirst({ where: { name, ...(exceptId ? { NOT: { id: exceptId } } : {}) } });
         return row ? channel(row) : undefined;

@@ -1,4 +1,5 @@
 // GraphQL resolvers for the audit trail: arguments in, service call, result out.
+import { globalId } from '../../graphql/global-id.js';
 import type { Resolvers } from '../../generated/graphql.js';
 import { auditCursor } from './service.js';
 
@@ -6,6 +7,10 @@ export const auditResolvers: Resolvers = {
   Query: {
     // api.audit.read (src/modules/audit/permissions.ts): admin alone in the default policy.
     auditRecords: (_, { filter, first, after }, { services }) => services.audit.list(filter ?? {}, first, after),
+  },
+  AuditRecord: {
+    id: (record) => globalId('AuditRecord', record.id),
+    auditRecordId: (record) => record.id,
   },
   AuditRecordConnection: {
     edges: (page) => page.items.map((node) => ({ cursor: auditCursor(node.id), node })),

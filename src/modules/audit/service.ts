@@ -2,7 +2,7 @@
 // trail (trail.ts) around every mutation, so both transports produce them.
 import { GatewayError } from '../../errors.js';
 import type { AuditStore } from './store.js';
-import type { AuditFilter, AuditPage, NewAuditRecord } from './types.js';
+import type { AuditFilter, AuditPage, AuditRecord, NewAuditRecord } from './types.js';
 
 const CURSOR_PREFIX = 'audit:';
 /** Largest id the bigint column holds; a cursor past it was not made here (and would fail in the database). */
@@ -41,6 +41,13 @@ export function createAuditService(store: AuditStore, options: AuditServiceOptio
         actor: record.actor.slice(0, 120),
         targetId: record.targetId?.slice(0, 255) ?? null,
       });
+    },
+
+    /** One record by id; undefined when there is none. */
+    async find(id: string): Promise<AuditRecord | undefined> {
+      if (!/^[1-9][0-9]{0,18}$/.test(id) || BigInt(id) > ID_MAX) return undefined;
+      const [record] = await store.list({}, 1, BigInt(id) + 1n);
+      return record?.id === id ? record : undefined;
     },
 
     async list(filter: AuditFilter, first: number | null | undefined, after: string | null | undefined): Promise<AuditPage> {

@@ -9,7 +9,6 @@ import type { AuditOutcome } from './types.js';
 
 /** Mutation fields that change no configuration and are deliberately not audited, with why. */
 export const UNAUDITED_MUTATIONS: Readonly<Record<string, string>> = {
-  _noop: 'does nothing',
   ingest: 'data, not configuration: each event already carries its msgid; counted in metrics instead',
 };
 

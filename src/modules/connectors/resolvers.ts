@@ -1,7 +1,9 @@
 // GraphQL resolvers for the connector registry: arguments in, service call, result out.
+import { globalId } from '../../graphql/global-id.js';
 import { GraphQLUpload } from 'graphql-upload-minimal';
 import { connectionResolvers, offsetAfter } from '../../graphql/cursor.js';
 import type { Resolvers } from '../../generated/graphql.js';
+import { authorizeLink } from '../../graphql/nodes.js';
 import type { ConnectorRecord } from './types.js';
 
 export const connectorResolvers: Resolvers = {
@@ -21,10 +23,18 @@ export const connectorResolvers: Resolvers = {
     registerConnector: async (_, { file }, { services, actor }) => ({ message: 'connector registered successfully.', connectors: await services.connectors.register(file, actor) }),
   },
   Connector: {
+    id: (connector) => globalId('Connector', connector.id),
+    connectorVersionId: (connector) => connector.id,
     uiSpec: (connector, _, { services }) => services.connectors.uiSpecOf(connector),
     createdAt: (connector) => connector.createdDate,
     updatedAt: (connector) => connector.updatedDate,
     liveAt: (connector) => connector.liveDate,
   },
   ConnectorConnection: connectionResolvers<ConnectorRecord>(),
+  DatasetConnector: {
+    connector: (instance, _, context) => {
+      authorizeLink(context, 'Connector');
+      return context.loaders.connectorByName.load(instance.connectorId).then((record) => record ?? null);
+    },
+  },
 };

@@ -3,6 +3,7 @@
 // before anything is kept: spool the upload (size cap), extract it safely (archive.ts), read its
 // metadata and ui spec (distribution.ts), then store the archive in object storage and make the
 // declared versions Live in one transaction. A failure after the store removes the stored archive.
+import DataLoader from 'dataloader';
 import { consoleForm } from './console-form.js';
 import { pageOf, pageWindow } from '../../validation/page-window.js';
 import { createWriteStream } from 'node:fs';
@@ -97,6 +98,18 @@ export function createConnectorService(store: ConnectorStore, files: FileService
         BUILT_IN_CONNECTORS.map((connector) => ({ ...connector, status: 'Live' as const, updatedBy: SYSTEM.id })),
         SYSTEM.id,
       );
+    },
+
+    /**
+     * Finds the connector each name means, batching one request's lookups into one statement: the
+     * version with that id, else the Live version of the connector with that id (dataset
+     * definitions name either).
+     */
+    createLoader(): DataLoader<string, ConnectorRecord | undefined> {
+      return new DataLoader(async (names) => {
+        const found = await store.findNamed(names);
+        return names.map((name) => found.find((record) => record.id === name) ?? found.find((record) => record.connectorId === name && record.status === 'Live'));
+      });
     },
 
     /** One version by id; `status` narrows it (the REST read asks for Live, or Draft with mode=edit). */

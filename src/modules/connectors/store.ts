@@ -41,6 +41,13 @@ export function createConnectorStore(prisma: PrismaClient) {
       return row ? toRecord(row) : undefined;
     },
 
+    /** Versions whose id is one of `names`, and the Live versions of connectors whose id is one of them, in one statement. */
+    async findNamed(names: readonly string[]): Promise<ConnectorRecord[]> {
+      if (names.length === 0) return [];
+      const rows = await prisma.connectorRegistry.findMany({ where: { OR: [{ id: { in: [...names] } }, { connectorId: { in: [...names] }, status: 'Live' }] } });
+      return rows.map(toRecord);
+    },
+
     async list(filter: ListFilter & { take: number; skip: number }): Promise<ConnectorRecord[]> {
       const rows = await prisma.connectorRegistry.findMany({ where: where(filter), orderBy: [{ name: 'asc' }, { id: 'asc' }], take: filter.take, skip: filter.skip });
       return rows.map(toRecord);

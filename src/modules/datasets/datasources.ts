@@ -63,6 +63,14 @@ export function createDatasourceService(store: DatasetStore, queryEngine: QueryE
       return (await store.find(name, 'live')) ?? (await store.findByAlias(name));
     },
 
+    /** The datasource of one Live dataset; undefined when it has none (not Live, or not made yet). */
+    async datasource(datasetId: string): Promise<DatasourceEntry | undefined> {
+      const live = await store.find(datasetId, 'live');
+      if (!live || live.status !== 'Live') return undefined;
+      const source = await queryEngine.datasource(datasetId);
+      return source ? { datasource: live.alias ?? datasetId, datasourceRef: source.name, datasetId, status: live.status, type: engineType, alias: live.alias, isPrimary: true } : undefined;
+    },
+
     /** Datasources of Live datasets (drafts and retired datasets have none), newest change first. */
     async datasources(filter: { statuses?: readonly DatasetStatus[] | null; type?: string | null }): Promise<DatasourceEntry[]> {
       if (filter.type && filter.type !== engineType) return [];

@@ -356,3 +356,28 @@ export function listRecord(record: DatasetRecord): JsonObject {
 
 export const LIST_FIELDS = ['dataset_id', 'name', 'type', 'status', 'tags', 'version', 'version_key', 'api_version', 'dataset_config', 'created_date', 'updated_date', 'alias'];
 export const DRAFT_LIST_EXTRA_FIELDS = ['data_schema', 'validation_config', 'dedup_config', 'denorm_config', 'connectors_config'];
+
+/** A connector instance of a definition, as the graph shows it (the item's snake_case keys in camelCase). */
+export interface ConnectorInstance {
+  instanceId: string;
+  connectorId: string;
+  version: string | null;
+  connectorConfig: unknown;
+  operationsConfig: unknown;
+}
+
+/** The connector instances of a version; items without their ids (old records) are left out. */
+export function connectorInstances(record: Pick<DatasetRecord, 'connectorsConfig'>): ConnectorInstance[] {
+  return record.connectorsConfig.flatMap((item) => {
+    if (!isObject(item) || typeof item.id !== 'string' || typeof item.connector_id !== 'string') return [];
+    return [
+      {
+        instanceId: item.id,
+        connectorId: item.connector_id,
+        version: typeof item.version === 'string' ? item.version : null,
+        connectorConfig: item.connector_config ?? null,
+        operationsConfig: item.operations_config ?? null,
+      },
+    ];
+  });
+}

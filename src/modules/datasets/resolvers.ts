@@ -1,8 +1,11 @@
 // GraphQL resolvers for datasets: arguments in, service call, result out. Nested versions and
 // denorm sources go through the per-request DataLoader, so a list costs a constant number of queries.
+import { globalId } from '../../graphql/global-id.js';
 import { connectionResolvers, offsetAfter } from '../../graphql/cursor.js';
 import type { CreateDatasetInput, Resolvers, UpdateDatasetInput } from '../../generated/graphql.js';
-import { listRecord, withCacheNames } from './definition.js';
+import { authorizeLink } from '../../graphql/nodes.js';
+import { connectorInstances, listRecord, withCacheNames } from './definition.js';
+import { schemaFields } from './schema-fields.js';
 import type { DatasetRecord } from './types.js';
 
 /** Keeps what was given: a GraphQL null or absent field means "not part of this request". */
@@ -79,12 +82,13 @@ export const datasetResolvers: Resolvers = {
     }),
   },
   Dataset: {
-    id: (dataset) => dataset.datasetId,
+    id: (dataset) => globalId('Dataset', dataset.datasetId, dataset.stage),
     // Old records may carry the original's redis_db_* names; the API speaks cache_db_*.
     datasetConfig: (dataset) => withCacheNames(dataset.datasetConfig),
     denormConfig: (dataset) => withCacheNames(dataset.denormConfig),
     transformations: (dataset) => dataset.transformationsConfig,
-    connectors: (dataset) => dataset.connectorsConfig,
+    fields: (dataset) => schemaFields(dataset.dataSchema),
+    connectors: (dataset) => connectorInstances(dataset),
     createdAt: (dataset) => dataset.createdDate,
     updatedAt: (dataset) => dataset.updatedDate,
     publishedAt: (dataset) => dataset.publishedDate,
@@ -98,4 +102,11 @@ export const datasetResolvers: Resolvers = {
     listRecord: (dataset) => listRecord(dataset),
   },
   DatasetConnection: connectionResolvers<DatasetRecord>(),
+  Datasource: {
+    id: (entry) => globalId('Datasource', entry.datasetId),
+    dataset: async (entry, _, context) => {
+      authorizeLink(context, 'Dataset');
+      return (await context.loaders.datasetVersions.load(entry.datasetId)).live ?? null;
+    },
+  },
 };

@@ -1,5 +1,6 @@
 // GraphQL resolvers for ingestion: arguments in, service call, result out.
 import type { Resolvers } from '../../generated/graphql.js';
+import { ingestionFieldPermissions } from './permissions.js';
 
 export const ingestionResolvers: Resolvers = {
   Query: {
@@ -8,6 +9,13 @@ export const ingestionResolvers: Resolvers = {
       return problem ? { isValid: false, message: problem } : { isValid: true, message: 'The event is valid' };
     },
     ingestionStats: (_, { datasetId }, { services }) => ({ datasetId, ...services.ingestion.counts(datasetId) }),
+  },
+  Dataset: {
+    // In-memory counters of this process: no statement to batch.
+    ingestion: (dataset, _, context) => {
+      context.access.authorize(ingestionFieldPermissions['Query.ingestionStats']!);
+      return { datasetId: dataset.datasetId, ...context.services.ingestion.counts(dataset.datasetId) };
+    },
   },
   Mutation: {
     ingest: async (_, { datasetId, data, msgid }, { services }) => ({ message: 'Data ingested successfully', ...(await services.ingestion.ingest(datasetId, data, msgid)) }),

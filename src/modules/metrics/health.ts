@@ -3,6 +3,7 @@
 // database; Kafka: its producer), the query engine (embedded: the database; Druid: its health
 // endpoint). processing: the pipeline taking events and the share of events it refused (the
 // observability threshold). query: whether the dataset has a datasource to query.
+import DataLoader from 'dataloader';
 import { GatewayError } from '../../errors.js';
 import type { EventBus } from '../../platform/event-bus/event-bus.js';
 import type { QueryEngine } from '../../platform/query-engine/query-engine.js';
@@ -77,7 +78,47 @@ export function createHealthService(deps: HealthDependencies) {
     await probe('datasource', async () => ((await deps.queryEngine.datasource(datasetId)) ? undefined : `the dataset has no datasource in ${deps.queryEngine.name}`)),
   ];
 
+  const failed = (type: string, error: unknown): HealthComponent => ({ type, status: 'Unhealthy', message: (error as Error).message });
+
   return {
+    /**
+     * The processing and query categories of several Live datasets at once (what a list page shows),
+     * as `check` reports them: each probe runs once for the whole batch, not once per dataset.
+     */
+    createLoader(): DataLoader<string, DatasetHealth> {
+      return new DataLoader(async (datasetIds) => {
+        const withDatasource = deps.queryEngine.datasetsWithDatasource
+          ? deps.queryEngine.datasetsWithDatasource(datasetIds)
+          : Promise.all(datasetIds.map(async (datasetId) => ((await deps.queryEngine.datasource(datasetId)) ? [datasetId] : []))).then((found) => new Set(found.flat()));
+        const [pipeline, observability, queryable] = await Promise.all([
+          eventBus().then((component) => ({ ...component, type: 'pipeline' })),
+          deps.metrics.observabilityOf(datasetIds).catch((error: unknown) => error as Error),
+          withDatasource.catch((error: unknown) => error as Error),
+        ]);
+        return datasetIds.map((datasetId): DatasetHealth => {
+          const result = observability instanceof Error ? undefined : observability.get(datasetId);
+          const rate = result?.components.find((component) => component.type === 'failure_percentage')?.value;
+          const failureRate: HealthComponent =
+            observability instanceof Error
+              ? failed('failure_rate', observability)
+              : result?.status === 'Unhealthy'
+                ? { type: 'failure_rate', status: 'Unhealthy', message: `${String(rate)} % of the events were refused, above the threshold` }
+                : { type: 'failure_rate', status: 'Healthy' };
+          const datasource: HealthComponent =
+            queryable instanceof Error
+              ? failed('datasource', queryable)
+              : queryable.has(datasetId)
+                ? { type: 'datasource', status: 'Healthy' }
+                : { type: 'datasource', status: 'Unhealthy', message: `the dataset has no datasource in ${deps.queryEngine.name}` };
+          const details: HealthCategoryReport[] = [
+            { category: 'processing', status: worst([pipeline.status, failureRate.status]), components: [pipeline, failureRate] },
+            { category: 'query', status: datasource.status, components: [datasource] },
+          ];
+          return { status: worst(details.map((detail) => detail.status)), details };
+        });
+      });
+    },
+
     async check(datasetId: string, categories: readonly HealthCategory[]): Promise<DatasetHealth> {
       const invalid = (message: string) => new GatewayError('DATASET_HEALTH_INVALID_INPUT', message);
       if (categories.length === 0) throw invalid('categories must name at least one of infra, processing, query');

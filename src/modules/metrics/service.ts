@@ -211,6 +211,23 @@ export function createMetricsService(datasets: DatasetService, source: MetricsSo
   return {
     sourceName: source.name,
 
+    /**
+     * The observability category of several Live datasets at once (a list page's health), over the
+     * default period: one source call for all of them where the source can batch.
+     */
+    async observabilityOf(datasetIds: readonly string[]): Promise<Map<string, MetricCategoryResult>> {
+      const window = periodWindow(clock(), options.defaultPeriodDays);
+      const outcomes = source.outcomesOf
+        ? await fromSource(source.outcomesOf(datasetIds, window))
+        : new Map(await Promise.all(datasetIds.map(async (datasetId) => [datasetId, await fromSource(source.outcomes(datasetId, window))] as const)));
+      const results = new Map<string, MetricCategoryResult>();
+      for (const datasetId of datasetIds) {
+        const calls = await fromSource(source.apiCalls(datasetId, window));
+        results.set(datasetId, builders.observability(outcomes.get(datasetId) ?? { stored: 0, failedByStage: {} }, calls));
+      }
+      return results;
+    },
+
     /** Health figures of a dataset's published version, one entry per category asked for, in the contract's order. */
     async forDataset(datasetId: string, request: MetricsRequest, loader?: DataLoader<string, DatasetVersions>): Promise<MetricCategoryResult[]> {
       const invalid = (message: string) => new GatewayError('DATA_OUT_INVALID_INPUT', message);

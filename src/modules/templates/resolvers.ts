@@ -1,6 +1,9 @@
 // GraphQL resolvers for query templates: arguments in, service call, result out.
+import { globalId } from '../../graphql/global-id.js';
 import { connectionResolvers, offsetAfter } from '../../graphql/cursor.js';
 import type { Resolvers } from '../../generated/graphql.js';
+import { authorizeLink } from '../../graphql/nodes.js';
+import { namesInQuery } from './service.js';
 import type { TemplateRecord } from './types.js';
 
 export const templateResolvers: Resolvers = {
@@ -31,10 +34,21 @@ export const templateResolvers: Resolvers = {
     },
   },
   QueryTemplate: {
-    id: (template) => template.templateId,
+    id: (template) => globalId('QueryTemplate', template.templateId),
     name: (template) => template.templateName,
     createdAt: (template) => template.createdDate,
     updatedAt: (template) => template.updatedDate,
+    datasets: async (template, _, context) => {
+      authorizeLink(context, 'Dataset');
+      const found = await context.loaders.datasetVersions.loadMany(namesInQuery(template.query));
+      return found.flatMap((versions) => (versions instanceof Error ? [] : (versions.live ?? versions.draft ?? [])));
+    },
   },
   QueryTemplateConnection: connectionResolvers<TemplateRecord>(),
+  Dataset: {
+    templates: (dataset, _, context) => {
+      authorizeLink(context, 'QueryTemplate');
+      return context.loaders.templatesByDataset.load(dataset.datasetId);
+    },
+  },
 };

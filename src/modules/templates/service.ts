@@ -17,6 +17,18 @@ export interface TemplateServiceOptions {
   runner: (template: TemplateRecord, input: RunInput) => Promise<unknown[]>;
 }
 
+// A name in a query: a run of the characters dataset ids are made of (a quoted or bare identifier,
+// or a JSON string such as a native query's dataSource). Placeholders ({{DATASET}}) name none.
+const QUERY_NAME = /[A-Za-z0-9_.-]+/g;
+const PLACEHOLDER = /\{\{[A-Za-z]+\}\}/g;
+/** Most names of one query looked up as dataset ids. */
+export const QUERY_NAMES_MAX = 200;
+
+/** The distinct names a template's query holds (what may be a dataset id), in order. */
+export function namesInQuery(query: string): string[] {
+  return [...new Set(query.replace(PLACEHOLDER, ' ').match(QUERY_NAME) ?? [])].slice(0, QUERY_NAMES_MAX);
+}
+
 export function createTemplateService(store: TemplateStore, options: TemplateServiceOptions) {
   function notFound(id: string): GatewayError {
     return new GatewayError('QUERY_TEMPLATE_NOT_EXISTS', `Template ${id} does not exist`);
@@ -58,6 +70,14 @@ export function createTemplateService(store: TemplateStore, options: TemplateSer
     },
 
     get,
+
+    /** The templates whose query names each dataset (see namedInQuery), newest first, one statement per request's batch. */
+    createDatasetLoader(): DataLoader<string, TemplateRecord[]> {
+      return new DataLoader(async (datasetIds) => {
+        const candidates = await store.mentioning(datasetIds);
+        return datasetIds.map((datasetId) => candidates.filter((template) => namesInQuery(template.query).includes(datasetId)));
+      });
+    },
 
     async list(query: TemplateListQuery): Promise<TemplatePage> {
       const window = pageWindow(query, options.listMax, 'QUERY_TEMPLATE_INVALID_INPUT');

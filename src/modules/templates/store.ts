@@ -34,6 +34,13 @@ export function createTemplateStore(prisma: PrismaClient, cache?: RecordCache<Te
   return {
     findByIds,
 
+    /** Templates whose query holds any of `names` as text (the caller checks it is a whole name), in one statement. */
+    async mentioning(names: readonly string[]): Promise<TemplateRecord[]> {
+      if (names.length === 0) return [];
+      const rows = await prisma.queryTemplate.findMany({ where: { OR: names.map((name) => ({ query: { contains: name } })) }, orderBy: [{ createdDate: 'desc' }, { templateId: 'asc' }] });
+      return rows.map(toRecord);
+    },
+
     async findById(id: string): Promise<TemplateRecord | undefined> {
       return (await findByIds([id]))[0];
     },

@@ -51,6 +51,24 @@ export class EmbeddedMetricsSource implements MetricsSource {
     return figures;
   }
 
+  async outcomesOf(datasetIds: readonly string[], window: Window): Promise<Map<string, OutcomeFigures>> {
+    const figures = new Map<string, OutcomeFigures>(datasetIds.map((datasetId) => [datasetId, { stored: 0, failedByStage: {} }]));
+    if (datasetIds.length === 0) return figures;
+    const result = await this.pool.query<{ dataset_id: string; stage: string | null; n: number }>(
+      `SELECT dataset_id, NULL::text AS stage, count(*)::float8 AS n FROM events WHERE dataset_id = ANY($1::text[]) AND arrival_time >= $2 AND arrival_time < $3 GROUP BY dataset_id
+       UNION ALL
+       SELECT dataset_id, stage, count(*)::float8 FROM failed_events WHERE dataset_id = ANY($1::text[]) AND arrival_time >= $2 AND arrival_time < $3 GROUP BY dataset_id, stage`,
+      [[...datasetIds], window.from, window.to],
+    );
+    for (const row of result.rows) {
+      const entry = figures.get(row.dataset_id);
+      if (!entry) continue;
+      if (row.stage === null) entry.stored = row.n;
+      else entry.failedByStage[row.stage] = row.n;
+    }
+    return figures;
+  }
+
   async connectors(datasetId: string, window: Window): Promise<ConnectorFigures[]> {
     // The embedded store is fed by the ingestion endpoint only, so every event came through `api`.
     const outcomes = await this.outcomes(datasetId, window);

@@ -56,6 +56,8 @@ export interface MetricsSource {
   volume(datasetId: string, windows: readonly Window[]): Promise<number[]>;
   /** What the processing stages made of the events that arrived in `window`. */
   outcomes(datasetId: string, window: Window): Promise<OutcomeFigures>;
+  /** The same for several datasets in one call (a list page's health); absent: one `outcomes` call each. */
+  outcomesOf?(datasetIds: readonly string[], window: Window): Promise<Map<string, OutcomeFigures>>;
   /** The same, per connector instance the events came in through. */
   connectors(datasetId: string, window: Window): Promise<ConnectorFigures[]>;
   /** API calls about the dataset, against calls about all datasets (the importance score). */

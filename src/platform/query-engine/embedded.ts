@@ -151,6 +151,16 @@ export class EmbeddedQueryEngine implements QueryEngine {
     return { name, columns: new Set(result.rows.map((row) => row.column_name).filter((column) => column !== '__time')) };
   }
 
+  async datasetsWithDatasource(datasetIds: readonly string[]): Promise<Set<string>> {
+    if (datasetIds.length === 0) return new Set();
+    const byName = new Map(datasetIds.map((datasetId) => [pgIdentifierName(datasetId), datasetId]));
+    const result = await this.pool.query<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_name = ANY($2::text[])', [
+      SCHEMA,
+      [...byName.keys()],
+    ]);
+    return new Set(result.rows.map((row) => byName.get(row.table_name)!));
+  }
+
   async datasourceSizes(): Promise<Map<string, DatasourceSize>> {
     // One pass over the event store: events and their stored size per dataset.
     const result = await this.pool.query<{ dataset_id: string; rows: number; bytes: number; min_time: Date | null; max_time: Date | null }>(

@@ -29,10 +29,10 @@ export function restAlertRulesDriver(gw: TestGateway): AlertRulesDriver {
 // ---------------------------------------------------------------------------------------------
 // GraphQL
 
-const RULE = `id name manager status description metric operator thresholds expression severity category evaluationInterval pendingPeriod
+const RULE = `id: alertRuleId name manager status description metric operator thresholds expression severity category evaluationInterval pendingPeriod
   labels annotations metadata channelIds context createdBy updatedBy createdAt updatedAt
   evaluation { state activeSince firingSince lastEvaluatedAt nextEvaluationAt lastError alerts { labels value } }
-  silence { id startDate endDate }`;
+  silence { id: silenceId startDate endDate }`;
 
 /** The fields GraphQL names as REST does (asRule passes them on; the enums' case aside), and its own. */
 interface GraphQLRule extends Pick<
@@ -164,7 +164,7 @@ export function graphqlAlertRulesDriver(gw: TestGateway): AlertRulesDriver {
 
   return {
     typeRefusal: 'BAD_USER_INPUT',
-    createRule: async (body) => idOf('createAlertRule', 'mutation($input: CreateAlertRuleInput!) { createAlertRule(input: $input) { alertRule { id } } }', { input: ruleInput(body) }),
+    createRule: async (body) => idOf('createAlertRule', 'mutation($input: CreateAlertRuleInput!) { createAlertRule(input: $input) { alertRule { id: alertRuleId } } }', { input: ruleInput(body) }),
     readRule: async (id) => mapOutcome(await call<GraphQLRule>('alertRule', `query($id: ID!) { alertRule(id: $id) { ${RULE} } }`, { id }), asRule),
     searchRules: async ({ filters, options, limit, offset }: RuleSearch) =>
       mapOutcome(
@@ -183,8 +183,8 @@ export function graphqlAlertRulesDriver(gw: TestGateway): AlertRulesDriver {
         ({ totalCount, nodes }) => ({ alerts: nodes.map(asRule), count: totalCount }),
       ),
     updateRule: async (id, changes) =>
-      idOf('updateAlertRule', 'mutation($id: ID!, $input: UpdateAlertRuleInput!) { updateAlertRule(id: $id, input: $input) { alertRule { id } } }', { id, input: ruleInput(changes) }),
-    publishRule: async (id) => idOf('publishAlertRule', 'mutation($id: ID!) { publishAlertRule(id: $id) { alertRule { id } } }', { id }),
+      idOf('updateAlertRule', 'mutation($id: ID!, $input: UpdateAlertRuleInput!) { updateAlertRule(id: $id, input: $input) { alertRule { id: alertRuleId } } }', { id, input: ruleInput(changes) }),
+    publishRule: async (id) => idOf('publishAlertRule', 'mutation($id: ID!) { publishAlertRule(id: $id) { alertRule { id: alertRuleId } } }', { id }),
     deleteRule: async (id, hardDelete) =>
       mapOutcome(
         await call<{ id: string }>('deleteAlertRule', 'mutation($id: ID!, $hard: Boolean) { deleteAlertRule(id: $id, hardDelete: $hard) { id } }', { id, hard: hardDelete }),

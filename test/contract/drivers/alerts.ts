@@ -40,9 +40,9 @@ export function restAlertsDriver(gw: TestGateway): AlertsDriver {
 // ---------------------------------------------------------------------------------------------
 // GraphQL
 
-const SILENCE = 'id alertId manager managerSilenceId startDate endDate state comment createdBy updatedBy createdAt updatedAt';
-const ALIAS = 'id alias component subComponent metric context createdBy updatedBy createdAt updatedAt';
-const CHANNEL = 'id manager name type status config { recipientAddresses subject message webhookUrl channel labels { name value } } createdBy updatedBy createdAt updatedAt';
+const SILENCE = 'id: silenceId alertId manager managerSilenceId startDate endDate state comment createdBy updatedBy createdAt updatedAt';
+const ALIAS = 'id: metricAliasId alias component subComponent metric context createdBy updatedBy createdAt updatedAt';
+const CHANNEL = 'id: channelId manager name type status config { recipientAddresses subject message webhookUrl channel labels { name value } } createdBy updatedBy createdAt updatedAt';
 
 interface GraphQLRecord {
   createdBy: string;
@@ -146,7 +146,13 @@ export function graphqlAlertsDriver(gw: TestGateway): AlertsDriver {
 
   return {
     createSilence: async (silence, on) =>
-      idOf('createSilence', 'silence', 'mutation($input: CreateSilenceInput!) { createSilence(input: $input) { silence { id } } }', { input: { ...silence, manager: upper(silence.manager) } }, on),
+      idOf(
+        'createSilence',
+        'silence',
+        'mutation($input: CreateSilenceInput!) { createSilence(input: $input) { silence { id: silenceId } } }',
+        { input: { ...silence, manager: upper(silence.manager) } },
+        on,
+      ),
     readSilence: async (id) => mapped(await call<GraphQLSilence>('silence', `query($id: ID!) { silence(id: $id) { ${SILENCE} } }`, { id }), asSilence),
     listSilences: async ({ alertId, manager } = {}) =>
       mapped(
@@ -155,10 +161,12 @@ export function graphqlAlertsDriver(gw: TestGateway): AlertsDriver {
         }),
         ({ nodes, totalCount }) => ({ transformedSilences: nodes.map(asSilence), count: totalCount }),
       ),
-    updateSilence: async (id, input) => idOf('updateSilence', 'silence', 'mutation($id: ID!, $input: UpdateSilenceInput!) { updateSilence(id: $id, input: $input) { silence { id } } }', { id, input }),
+    updateSilence: async (id, input) =>
+      idOf('updateSilence', 'silence', 'mutation($id: ID!, $input: UpdateSilenceInput!) { updateSilence(id: $id, input: $input) { silence { id: silenceId } } }', { id, input }),
     deleteSilence: async (id) => deleted('deleteSilence', id),
 
-    createAlias: async (input) => idOf('createMetricAlias', 'metricAlias', 'mutation($input: CreateMetricAliasInput!) { createMetricAlias(input: $input) { metricAlias { id } } }', { input }),
+    createAlias: async (input) =>
+      idOf('createMetricAlias', 'metricAlias', 'mutation($input: CreateMetricAliasInput!) { createMetricAlias(input: $input) { metricAlias { id: metricAliasId } } }', { input }),
     readAlias: async (id) => mapped(await call<GraphQLAlias>('metricAlias', `query($id: ID!) { metricAlias(id: $id) { ${ALIAS} } }`, { id }), asAlias),
     listAliases: async ({ filters, limit }) =>
       mapped(
@@ -169,11 +177,14 @@ export function graphqlAlertsDriver(gw: TestGateway): AlertsDriver {
         ({ nodes, totalCount }) => ({ metrics: nodes.map(asAlias), count: totalCount }),
       ),
     updateAlias: async (id, input) =>
-      idOf('updateMetricAlias', 'metricAlias', 'mutation($id: ID!, $input: UpdateMetricAliasInput!) { updateMetricAlias(id: $id, input: $input) { metricAlias { id } } }', { id, input }),
+      idOf('updateMetricAlias', 'metricAlias', 'mutation($id: ID!, $input: UpdateMetricAliasInput!) { updateMetricAlias(id: $id, input: $input) { metricAlias { id: metricAliasId } } }', {
+        id,
+        input,
+      }),
     deleteAlias: async (id) => deleted('deleteMetricAlias', id),
 
     createChannel: async (channel) =>
-      idOf('createNotificationChannel', 'channel', 'mutation($input: CreateNotificationChannelInput!) { createNotificationChannel(input: $input) { channel { id } } }', {
+      idOf('createNotificationChannel', 'channel', 'mutation($input: CreateNotificationChannelInput!) { createNotificationChannel(input: $input) { channel { id: channelId } } }', {
         input: channelInput(channel),
       }),
     readChannel: async (id) => mapped(await call<GraphQLChannel>('notificationChannel', `query($id: ID!) { notificationChannel(id: $id) { ${CHANNEL} } }`, { id }), asChannel),
@@ -190,12 +201,15 @@ export function graphqlAlertsDriver(gw: TestGateway): AlertsDriver {
         ({ nodes, totalCount }) => ({ notifications: nodes.map(asChannel), count: totalCount }),
       ),
     publishChannel: async (id) =>
-      mapped(await call<{ channel: { id: string } }>('publishNotificationChannel', 'mutation($id: ID!) { publishNotificationChannel(id: $id) { channel { id } } }', { id }), ({ channel }) => ({
-        id: channel.id,
-        status: 'published',
-      })),
+      mapped(
+        await call<{ channel: { id: string } }>('publishNotificationChannel', 'mutation($id: ID!) { publishNotificationChannel(id: $id) { channel { id: channelId } } }', { id }),
+        ({ channel }) => ({
+          id: channel.id,
+          status: 'published',
+        }),
+      ),
     updateChannel: async (id, changes) =>
-      idOf('updateNotificationChannel', 'channel', 'mutation($id: ID!, $input: UpdateNotificationChannelInput!) { updateNotificationChannel(id: $id, input: $input) { channel { id } } }', {
+      idOf('updateNotificationChannel', 'channel', 'mutation($id: ID!, $input: UpdateNotificationChannelInput!) { updateNotificationChannel(id: $id, input: $input) { channel { id: channelId } } }', {
         id,
         input: { ...changes, type: upper(changes.type), ...(changes.config ? { config: configInput(changes.config) } : {}) },
       }),

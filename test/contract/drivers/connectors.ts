@@ -50,7 +50,7 @@ const STATUS: Record<string, ConnectorStatus> = { DRAFT: 'Draft', IN_VALIDATION:
 const CATEGORY: Record<string, ConnectorCategory> = { DATABASE: 'Database', FILE: 'File', STREAM: 'Stream' };
 const enumName = (values: Record<string, string>, value: string) => Object.keys(values).find((name) => values[name] === value);
 
-const FIELDS = 'id connectorId name type category version description licence owner iconUrl status createdBy updatedBy createdAt updatedAt liveAt';
+const FIELDS = 'id: connectorVersionId connectorId name type category version description licence owner iconUrl status createdBy updatedBy createdAt updatedAt liveAt';
 
 interface Connector {
   id: string;

@@ -63,9 +63,13 @@ function written(outcome: Outcome<{ id: string; versionKey: string }>): Outcome<
 export function graphqlAuthoringDriver(gw: TestGateway): AuthoringDriver {
   return {
     create: async (request) =>
-      written(graphqlOutcome(await graphql(gw, 'mutation($input: CreateDatasetInput!) { createDataset(input: $input) { id versionKey } }', { input: createInput(request) }), 'createDataset')),
+      written(
+        graphqlOutcome(await graphql(gw, 'mutation($input: CreateDatasetInput!) { createDataset(input: $input) { id: datasetId versionKey } }', { input: createInput(request) }), 'createDataset'),
+      ),
     update: async (request) =>
-      written(graphqlOutcome(await graphql(gw, 'mutation($input: UpdateDatasetInput!) { updateDataset(input: $input) { id versionKey } }', { input: updateInput(request) }), 'updateDataset')),
+      written(
+        graphqlOutcome(await graphql(gw, 'mutation($input: UpdateDatasetInput!) { updateDataset(input: $input) { id: datasetId versionKey } }', { input: updateInput(request) }), 'updateDataset'),
+      ),
     draft: async (datasetId) => {
       const outcome = graphqlOutcome<{ definition: Json }>(await graphql(gw, 'mutation($id: ID!) { editDataset(id: $id) { definition } }', { id: datasetId }), 'editDataset');
       return outcome.ok ? { ok: true, value: outcome.value.definition } : outcome;

@@ -28,7 +28,11 @@ export function graphqlDatasourcesDriver(gw: TestGateway): DatasourcesDriver {
   return {
     setAlias: async (datasetId, alias, table) =>
       graphqlOutcome(
-        await graphql(gw, 'mutation($id: ID!, $alias: String!, $table: String) { setDatasetAlias(id: $id, alias: $alias, table: $table) { id } }', { id: datasetId, alias, table: table ?? null }),
+        await graphql(gw, 'mutation($id: ID!, $alias: String!, $table: String) { setDatasetAlias(id: $id, alias: $alias, table: $table) { id: datasetId } }', {
+          id: datasetId,
+          alias,
+          table: table ?? null,
+        }),
         'setDatasetAlias',
       ),
     aliasOf: async (datasetId) => {

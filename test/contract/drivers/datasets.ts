@@ -103,7 +103,7 @@ export function graphqlDatasetsDriver(gw: TestGateway): DatasetsDriver {
         await graphql(
           gw,
           // first: null asks for the largest page, as a REST list without a limit does.
-          'query($filter: DatasetFilter) { datasets(filter: $filter, first: null) { nodes { id name type status tags version apiVersion datasetConfig } totalCount } }',
+          'query($filter: DatasetFilter) { datasets(filter: $filter, first: null) { nodes { id: datasetId name type status tags version apiVersion datasetConfig } totalCount } }',
           { filter: { status: statusFilter(filters.status), type: filters.type?.toUpperCase() ?? null } },
         ),
         'datasets',
@@ -112,7 +112,7 @@ export function graphqlDatasetsDriver(gw: TestGateway): DatasetsDriver {
     },
     async copy(sourceId, isLive, destinationId) {
       const outcome = graphqlServiceOutcome<{ message: string; dataset: { id: string } }>(
-        await graphql(gw, 'mutation($input: CopyDatasetInput!) { copyDataset(input: $input) { message dataset { id } } }', {
+        await graphql(gw, 'mutation($input: CopyDatasetInput!) { copyDataset(input: $input) { message dataset { id: datasetId } } }', {
           input: { sourceId, sourceVersion: isLive ? 'LIVE' : 'DRAFT', destinationId },
         }),
         'copyDataset',

@@ -29,7 +29,7 @@ interface QueryTemplate {
   updatedAt: string;
 }
 
-const FIELDS = 'id name query queryType createdBy updatedBy createdAt updatedAt';
+const FIELDS = 'id: templateId name query queryType createdBy updatedBy createdAt updatedAt';
 
 function asRecord(template: QueryTemplate): TemplateRecord {
   return {
@@ -50,7 +50,7 @@ const queryTypeEnum = (queryType: QueryType | undefined) => queryType?.toUpperCa
 export function graphqlTemplatesDriver(gw: TestGateway): TemplatesDriver {
   return {
     async create({ template_name, query_type, query }) {
-      const response = await graphql(gw, 'mutation($input: CreateQueryTemplateInput!) { createTemplate(input: $input) { message template { id name } } }', {
+      const response = await graphql(gw, 'mutation($input: CreateQueryTemplateInput!) { createTemplate(input: $input) { message template { id: templateId name } } }', {
         input: { name: template_name, queryType: queryTypeEnum(query_type), query: queryText(query) },
       });
       return mapOutcome(graphqlServiceOutcome<{ message: string; template: { id: string; name: string } }>(response, 'createTemplate'), ({ message, template }) => ({
@@ -75,7 +75,7 @@ export function graphqlTemplatesDriver(gw: TestGateway): TemplatesDriver {
       return mapOutcome(graphqlServiceOutcome<{ nodes: QueryTemplate[] }>(response, 'templates'), ({ nodes }) => nodes.map(asRecord));
     },
     async update(id, { template_name, query_type, query }) {
-      const response = await graphql(gw, 'mutation($id: ID!, $input: UpdateQueryTemplateInput!) { updateTemplate(id: $id, input: $input) { message template { id } } }', {
+      const response = await graphql(gw, 'mutation($id: ID!, $input: UpdateQueryTemplateInput!) { updateTemplate(id: $id, input: $input) { message template { id: templateId } } }', {
         id,
         input: { name: template_name, queryType: queryTypeEnum(query_type), query: queryText(query) },
       });

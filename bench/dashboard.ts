@@ -1,0 +1,117 @@
+// The dashboard page of the graph: 50 Live datasets with their status, health, ingestion counts,
+// connectors and alert rules, in one GraphQL query. Prints its SQL statements and its time against
+// the plain list of the same 50 datasets. Targets: at most 8 statements, at most 2x the plain list.
+//
+// Usage: node --import tsx bench/dashboard.ts   (BENCH_DASHBOARD_RUNS=<n> timed runs of each, 200 by default)
+import { performance } from 'node:perf_hooks';
+import { startLocalGateway } from './local-gateway.js';
+import { formatNumber, jsonHeaders, log, logMachine, positiveIntegerSetting, runBench } from './support.js';
+
+const DATASETS = 50;
+const STATEMENTS_MAX = 8;
+const RATIO_MAX = 2;
+
+const PLAIN = `{ datasets(first: ${DATASETS}, filter: { status: [LIVE] }) { nodes { id datasetId name status } } }`;
+const DASHBOARD = `{
+  datasets(first: ${DATASETS}, filter: { status: [LIVE] }) {
+    nodes {
+      id datasetId name status
+      health { status details { category status } }
+      ingestion { received processed failed }
+      connectors { instanceId connector { name status } }
+      alertRules { name status channels { name } }
+    }
+  }
+}`;
+
+const definition = (n: number) => ({
+  dataset_id: `dash-${n}`,
+  name: `Dashboard ${n}`,
+  type: 'event',
+  data_schema: { type: 'object', properties: { id: { type: 'string' }, ts: { type: 'string', format: 'date-time' }, amount: { type: 'number' } } },
+  dataset_config: { keys_config: { timestamp_key: 'ts' }, indexing_config: { olap_store_enabled: true, lakehouse_enabled: false, cache_enabled: false } },
+  connectors_config: [{ id: `in-${n}`, connector_id: n % 2 === 0 ? 'kafka-connector-1.0.0' : 'postgres-connector', connector_config: {} }],
+});
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+}
+
+async function main(): Promise<boolean> {
+  const runs = positiveIntegerSetting('BENCH_DASHBOARD_RUNS', 200);
+  logMachine();
+  const local = await startLocalGateway();
+  try {
+    const post = async (query: string, variables?: Record<string, unknown>) => {
+      const response = await fetch(`${local.url}/graphql`, { method: 'POST', headers: jsonHeaders, body: JSON.stringify({ query, variables }) });
+      const body = (await response.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
+      if (body.errors) throw new Error(`${query.slice(0, 60)}: ${JSON.stringify(body.errors).slice(0, 400)}`);
+      return body.data!;
+    };
+
+    // 50 datasets made Live through the API (each with its datasource), then 2 alert rules each on 5 channels.
+    for (let n = 1; n <= DATASETS; n += 1) {
+      await post('mutation($d: JSON!) { importDataset(definition: $d) { id } }', { d: definition(n) });
+      for (const to of ['READY_TO_PUBLISH', 'LIVE']) await post(`mutation { transitionDataset(id: "dash-${n}", to: ${to}) { id } }`);
+    }
+    const channels: string[] = [];
+    for (let c = 1; c <= 5; c += 1) {
+      const created = await post(`mutation { createNotificationChannel(input: { name: "dash-${c}", type: EMAIL, config: { recipientAddresses: "ops@example.com" } }) { channel { channelId } } }`);
+      channels.push((created as { createNotificationChannel: { channel: { channelId: string } } }).createNotificationChannel.channel.channelId);
+    }
+    for (let n = 1; n <= DATASETS; n += 1) {
+      for (const k of [1, 2]) {
+        await post('mutation($i: CreateAlertRuleInput!) { createAlertRule(input: $i) { alertRule { id } } }', {
+          i: { name: `dash-rule-${n}-${k}`, category: 'dashboard', metric: 'up', operator: 'GT', thresholds: [1], labels: { dataset: `dash-${n}` }, channelIds: [channels[n % 5]] },
+        });
+      }
+    }
+
+    const measure = async (query: string) => {
+      const before = local.gateway.database.statementCount();
+      const data = await post(query);
+      return { statements: local.gateway.database.statementCount() - before, rows: (data as { datasets: { nodes: unknown[] } }).datasets.nodes.length };
+    };
+    const plainCount = await measure(PLAIN);
+    const dashboardCount = await measure(DASHBOARD);
+    if (plainCount.rows !== DATASETS || dashboardCount.rows !== DATASETS) throw new Error(`expected ${DATASETS} datasets, got ${plainCount.rows} and ${dashboardCount.rows}`);
+
+    const times: Record<'plain' | 'dashboard', number[]> = { plain: [], dashboard: [] };
+    for (let warm = 0; warm < 20; warm += 1) await Promise.all([post(PLAIN), post(DASHBOARD)]);
+    for (let run = 0; run < runs; run += 1) {
+      // Alternated, so a change in the machine's load falls on both alike.
+      for (const [name, query] of [
+        ['plain', PLAIN],
+        ['dashboard', DASHBOARD],
+      ] as const) {
+        const start = performance.now();
+        await post(query);
+        times[name].push(performance.now() - start);
+      }
+    }
+    const ratio = median(times.dashboard) / median(times.plain);
+    log('');
+    log(`GraphQL dashboard page: ${DATASETS} Live datasets with status, health, ingestion counts, connectors and alert rules (${runs} sequential runs each)`);
+    log(`  query                      SQL statements   p50 ms   p90 ms`);
+    log(
+      `  plain list                 ${String(plainCount.statements).padStart(14)}   ${formatNumber(median(times.plain), 2).padStart(6)}   ${formatNumber(percentile(times.plain, 0.9), 2).padStart(6)}`,
+    );
+    log(
+      `  dashboard page             ${String(dashboardCount.statements).padStart(14)}   ${formatNumber(median(times.dashboard), 2).padStart(6)}   ${formatNumber(percentile(times.dashboard, 0.9), 2).padStart(6)}`,
+    );
+    log(`  dashboard / plain (p50)    ${formatNumber(ratio, 2)}x (target <= ${RATIO_MAX}x); statements ${dashboardCount.statements} (target <= ${STATEMENTS_MAX})`);
+    const met = dashboardCount.statements <= STATEMENTS_MAX && ratio <= RATIO_MAX;
+    if (!met) log('  FAILED: the dashboard page missed a target');
+    return met;
+  } finally {
+    await local.stop();
+  }
+}
+
+runBench(main);

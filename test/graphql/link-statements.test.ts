@@ -1,0 +1,162 @@
+// Links of the graph resolve the entity a field names, and a list of 100 costs as many SQL
+// statements as a list of 10: every link goes through one DataLoader batch per request.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { graphql } from '../support/api.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+
+let gw: TestGateway;
+
+const uuid = (kind: number, n: number) => `00000000-0000-4000-8000-${String(kind).padStart(4, '0')}${String(n).padStart(8, '0')}`;
+const RULE = 1;
+const CHANNEL = 2;
+const SILENCE = 3;
+const NOTIFICATION = 4;
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+  // 100 Live event datasets, each fed by a built-in connector (named by version or by connector id),
+  // watched by one alert rule that notifies one of 5 channels and is silenced, and named by one template.
+  await gw.sql(`
+    INSERT INTO datasets (dataset_id, stage, name, type, status, tags, version, version_key, api_version, data_schema,
+                          dataset_config, transformations_config, connectors_config, denorm_config, denorm_sources, created_by, updated_by)
+    SELECT 'links-' || lpad(e::text, 3, '0'), 'live', 'links ' || e, 'event', 'Live', '{}', 1, '1', 'v2', '{"type":"object","properties":{"a":{"type":"string"}}}',
+           '{"keys_config":{"timestamp_key":"ts"},"indexing_config":{}}', '[]',
+           json_build_array(json_build_object('id', 'in-' || e, 'connector_id', CASE WHEN e % 2 = 0 THEN 'kafka-connector-1.0.0' ELSE 'postgres-connector' END, 'connector_config', '{}')),
+           '{"denorm_fields":[]}', '{}', 'SYSTEM', 'SYSTEM'
+    FROM generate_series(1, 100) e`);
+  await gw.sql(`
+    INSERT INTO notification_channels (id, manager, name, type, status, config, created_by, updated_by)
+    SELECT ('${uuid(CHANNEL, 0).slice(0, -8)}' || lpad(c::text, 8, '0'))::uuid, 'embedded', 'links-channel-' || c, 'email', 'live', '{"recipientAddresses":"ops@example.com"}', 'SYSTEM', 'SYSTEM'
+    FROM generate_series(1, 5) c`);
+  await gw.sql(`
+    INSERT INTO alert_rules (id, name, manager, status, metric, operator, thresholds, expression, category, evaluation_interval_ms, pending_for_ms,
+                             labels, channel_ids, created_by, updated_by)
+    SELECT ('${uuid(RULE, 0).slice(0, -8)}' || lpad(e::text, 8, '0'))::uuid, 'links-rule-' || e, 'embedded', 'draft', 'up', 'gt', '{1}', '(up) > 1', 'links', 60000, 0,
+           json_build_object('dataset', 'links-' || lpad(e::text, 3, '0')),
+           ARRAY[('${uuid(CHANNEL, 0).slice(0, -8)}' || lpad((e % 5 + 1)::text, 8, '0'))::uuid], 'SYSTEM', 'SYSTEM'
+    FROM generate_series(1, 100) e`);
+  await gw.sql(`
+    INSERT INTO alert_silences (id, alert_id, manager, start_time, end_time, comment, created_by, updated_by)
+    SELECT ('${uuid(SILENCE, 0).slice(0, -8)}' || lpad(e::text, 8, '0'))::uuid, ('${uuid(RULE, 0).slice(0, -8)}' || lpad(e::text, 8, '0'))::uuid, 'embedded',
+           now(), now() + interval '1 hour', 'links', 'SYSTEM', 'SYSTEM'
+    FROM generate_series(1, 100) e`);
+  await gw.sql(`
+    INSERT INTO alert_notifications (id, rule_id, channel_id, kind, evaluated_at, subject, text)
+    SELECT ('${uuid(NOTIFICATION, 0).slice(0, -8)}' || lpad(e::text, 8, '0'))::uuid, '${uuid(RULE, 1)}',
+           ('${uuid(CHANNEL, 0).slice(0, -8)}' || lpad((e % 5 + 1)::text, 8, '0'))::uuid, 'firing', now() - e * interval '1 minute', 's', 't'
+    FROM generate_series(1, 100) e`);
+  await gw.sql(`
+    INSERT INTO query_templates (template_id, template_name, query, query_type, created_by, updated_by)
+    SELECT 'links_' || e, 'links ' || e, 'SELECT COUNT(*) FROM "links-' || lpad(e::text, 3, '0') || '" WHERE __time BETWEEN {{STARTDATE}} AND {{ENDDATE}}', 'sql', 'SYSTEM', 'SYSTEM'
+    FROM generate_series(1, 100) e`);
+});
+afterAll(async () => {
+  await gw?.stop();
+});
+
+async function statementsFor(query: string, first: number, list: (data: Record<string, any>) => unknown[]): Promise<{ statements: number; items: unknown[] }> {
+  const before = gw.gateway.database.statementCount();
+  const response = await graphql(gw, query, { first });
+  expect(response.errors).toBeUndefined();
+  return { statements: gw.gateway.database.statementCount() - before, items: list(response.data!) };
+}
+
+/** Runs `query` over pages of 10 and 100: the same statements for both, at most `most`. */
+async function expectConstant(query: string, list: (data: Record<string, any>) => unknown[], most: number): Promise<unknown[]> {
+  const ten = await statementsFor(query, 10, list);
+  const hundred = await statementsFor(query, 100, list);
+  expect({ ten: ten.items.length, hundred: hundred.items.length }).toEqual({ ten: 10, hundred: 100 });
+  expect(hundred.statements).toBe(ten.statements);
+  expect(hundred.statements).toBeLessThanOrEqual(most);
+  return hundred.items;
+}
+
+const DATASET_LINKS = `query ($first: Int!) {
+  datasets(first: $first, filter: { type: EVENT }) {
+    nodes {
+      datasetId
+      connectors { instanceId connectorId connector { connectorVersionId status } }
+      templates { templateId datasets { datasetId } }
+      alertRules { alertRuleId dataset { datasetId } channels { channelId name } silence { silenceId alertRule { alertRuleId } } }
+      health { status details { category status components { type status } } }
+      ingestion { datasetId received }
+    }
+  }
+}`;
+
+describe('links from a dataset', () => {
+  it('resolve each dataset’s connectors, templates, alert rules, health and counters', async () => {
+    const response = await graphql(gw, DATASET_LINKS, { first: 2 });
+    expect(response.errors).toBeUndefined();
+    const [first, second] = response.data!.datasets.nodes;
+    const id = first.datasetId as string;
+    const n = Number(id.slice(-3));
+    expect(first.connectors).toEqual([
+      {
+        instanceId: `in-${n}`,
+        connectorId: n % 2 === 0 ? 'kafka-connector-1.0.0' : 'postgres-connector',
+        connector: { connectorVersionId: n % 2 === 0 ? 'kafka-connector-1.0.0' : 'postgres-connector-1.0.0', status: 'LIVE' },
+      },
+    ]);
+    expect(first.templates).toEqual([{ templateId: `links_${n}`, datasets: [{ datasetId: id }] }]);
+    expect(first.alertRules).toEqual([
+      {
+        alertRuleId: uuid(RULE, n),
+        dataset: { datasetId: id },
+        channels: [{ channelId: uuid(CHANNEL, (n % 5) + 1), name: `links-channel-${(n % 5) + 1}` }],
+        silence: { silenceId: uuid(SILENCE, n), alertRule: { alertRuleId: uuid(RULE, n) } },
+      },
+    ]);
+    // No view was made for these datasets (they were written straight into the table): the query side is unhealthy.
+    expect(first.health.details.map((detail: { category: string }) => detail.category)).toEqual(['PROCESSING', 'QUERY']);
+    expect(first.health.details[1]).toEqual({ category: 'QUERY', status: 'UNHEALTHY', components: [{ type: 'datasource', status: 'UNHEALTHY' }] });
+    expect(first.ingestion).toEqual({ datasetId: id, received: 0 });
+    expect(second.datasetId).not.toBe(id);
+  });
+
+  it('costs the same statements for 100 datasets as for 10', async () => {
+    // list, connectors, templates, the templates' datasets, rules (+ their states and silences),
+    // channels, the silences' rules (+ states, silences), the datasources, the outcomes, the pipeline ping
+    await expectConstant(DATASET_LINKS, (data) => data.datasets.nodes, 14);
+  });
+});
+
+describe('links between alerting records', () => {
+  it('resolve a rule’s channels and dataset, a notification’s channel, a silence’s rule, in constant statements', async () => {
+    const rules = await expectConstant(
+      `query ($first: Int!) { alertRules(first: $first, filter: { category: "links" }) { nodes { alertRuleId dataset { datasetId } channels { channelId } } } }`,
+      (data) => data.alertRules.nodes,
+      6,
+    );
+    expect((rules as { channels: unknown[]; dataset: unknown }[]).every((rule) => rule.channels.length === 1 && rule.dataset !== null)).toBe(true);
+    const notifications = await expectConstant(
+      `query ($first: Int!) { alertRule(id: "${uuid(RULE, 1)}") { notifications(last: $first) { notificationId channel { channelId name } } } }`,
+      (data) => data.alertRule.notifications,
+      6,
+    );
+    expect((notifications as { channel: { name: string } }[]).every((notification) => notification.channel.name.startsWith('links-channel-'))).toBe(true);
+    const silences = await expectConstant(`query ($first: Int!) { silences(first: $first) { nodes { silenceId alertRule { alertRuleId name } } } }`, (data) => data.silences.nodes, 6);
+    expect((silences as { alertRule: { name: string } }[]).every((silence) => silence.alertRule.name.startsWith('links-rule-'))).toBe(true);
+  });
+
+  it('resolve a template’s datasets and a datasource’s dataset', async () => {
+    const templates = await expectConstant(`query ($first: Int!) { templates(first: $first) { nodes { templateId datasets { datasetId status } } } }`, (data) => data.templates.nodes, 4);
+    for (const template of templates as { templateId: string; datasets: { datasetId: string }[] }[]) {
+      expect(template.datasets).toEqual([{ datasetId: `links-${template.templateId.slice('links_'.length).padStart(3, '0')}`, status: 'LIVE' }]);
+    }
+  });
+});
+
+describe('GraphiQL', () => {
+  it('opens with a dashboard query that runs: datasets with their health, counters, connectors and alert rules', async () => {
+    const page = readFileSync(new URL('../../web/graphiql/main.jsx', import.meta.url), 'utf8');
+    const defaultQuery = /const DEFAULT_QUERY = `([\s\S]*?)`;/.exec(page)![1]!.replaceAll('\\`', '`');
+    expect(defaultQuery).toMatch(/query DatasetDashboard/);
+    const response = await graphql(gw, defaultQuery);
+    expect(response.errors).toBeUndefined();
+    const nodes = response.data!.datasets.nodes as { connectors: { connector: unknown }[]; alertRules: { channels: unknown[] }[]; health: unknown }[];
+    expect(nodes.length).toBe(20);
+    expect(nodes.every((node) => node.health !== null && node.connectors[0]!.connector !== null && node.alertRules[0]!.channels.length === 1)).toBe(true);
+  });
+});
