@@ -5,7 +5,12 @@
 import { GatewayError } from '../errors.js';
 import { PUBLIC_API_ID } from './field-api-ids.js';
 import type { PermissionPolicy } from './policy.js';
-import type { Budget, RateLimiter } from './rate-limit.js';
+import type { Budget, Take } from './rate-limit.js';
+
+/** Decides a rate limit: at once (in memory) or after a round trip (the shared store). */
+export interface RateLimitDecider {
+  take(budget: Budget, callerKey: string): Take | Promise<Take>;
+}
 
 /** How the caller proved who it is. */
 export type CredentialKind = 'none' | 'jwt' | 'session' | 'api-key';
@@ -49,7 +54,7 @@ export class RateLimitedError extends GatewayError {
 export class AccessControl {
   constructor(
     readonly policy: Pick<PermissionPolicy, 'allows' | 'rolesFor'>,
-    readonly limiter: Pick<RateLimiter, 'take'>,
+    readonly limiter: RateLimitDecider,
   ) {}
 
   /** `clientAddress` keys the rate limit of callers without an identity. */
@@ -76,8 +81,9 @@ export class RequestAccess {
   /**
    * Throws UNAUTHENTICATED, FORBIDDEN or RATE_LIMITED unless the caller may call one of `apiIds`
    * now. `prepay` (the REST router) keeps the token taken here for the field the call then runs.
+   * Answers a promise only when the rate limit is decided elsewhere (RATE_LIMIT_STORE=postgres).
    */
-  admit(apiIds: readonly string[], options: { prepay?: boolean } = {}): void {
+  admit(apiIds: readonly string[], options: { prepay?: boolean } = {}): void | Promise<void> {
     const isPublic = apiIds.length === 1 && apiIds[0] === PUBLIC_API_ID;
     const { caller, failure } = this.authentication;
     if (!isPublic) {
@@ -98,8 +104,21 @@ export class RequestAccess {
       return;
     }
     const taken = this.control.limiter.take(budget, caller ? `${caller.via}:${caller.id}` : `address:${this.clientAddress}`);
+    if (taken instanceof Promise) return taken.then((decided) => this.settle(budget, decided, options.prepay));
+    this.settle(budget, taken, options.prepay);
+  }
+
+  private settle(budget: Budget, taken: Take, prepay: boolean | undefined): void {
     if (!taken.allowed) throw new RateLimitedError(budget, taken.retryAfterSeconds);
-    if (options.prepay) this.prepaid[budget] += 1;
+    if (prepay) this.prepaid[budget] += 1;
+  }
+
+  /** `admit` for each list of API ids in turn; synchronous when every decision is. */
+  admitEach(apiIdLists: readonly (readonly string[])[]): void | Promise<void> {
+    for (let index = 0; index < apiIdLists.length; index += 1) {
+      const admitted = this.admit(apiIdLists[index]!);
+      if (admitted) return admitted.then(() => this.admitEach(apiIdLists.slice(index + 1)));
+    }
   }
 }
 
