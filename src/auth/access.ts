@@ -67,6 +67,8 @@ export class AccessControl {
 export class RequestAccess {
   // Tokens the REST router already took for this request, so the field it runs does not pay twice.
   private readonly prepaid: Record<Budget, number> = { general: 0, ingest: 0 };
+  // The last rate-limit decision still being made elsewhere (the shared store), if any.
+  private pending: Promise<void> | undefined;
 
   constructor(
     private readonly control: AccessControl,
@@ -103,9 +105,22 @@ export class RequestAccess {
       this.prepaid[budget] -= 1;
       return;
     }
-    const taken = this.control.limiter.take(budget, caller ? `${caller.via}:${caller.id}` : `address:${this.clientAddress}`);
-    if (taken instanceof Promise) return taken.then((decided) => this.settle(budget, decided, options.prepay));
-    this.settle(budget, taken, options.prepay);
+    const callerKey = caller ? `${caller.via}:${caller.id}` : `address:${this.clientAddress}`;
+    const decide = (): void | Promise<void> => {
+      const taken = this.control.limiter.take(budget, callerKey);
+      if (taken instanceof Promise) return taken.then((decided) => this.settle(budget, decided, options.prepay));
+      this.settle(budget, taken, options.prepay);
+    };
+    // Decisions made elsewhere are taken one after another, in the order the fields asked: the
+    // fields of one GraphQL request run side by side, and the one refused must be the last one.
+    if (this.pending) return this.queue(this.pending.then(decide));
+    const decided = decide();
+    if (decided) return this.queue(decided);
+  }
+
+  private queue(decision: Promise<void>): Promise<void> {
+    this.pending = decision.catch(() => undefined);
+    return decision;
   }
 
   private settle(budget: Budget, taken: Take, prepay: boolean | undefined): void {
