@@ -215,14 +215,19 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
     // same check with the same API id (without paying the rate limit twice).
     router[method](paths, (req: Request, res: Response, next: NextFunction) => {
       const context = options.createContext(res.locals.requestId as string, res.locals.auth as Authentication | undefined, req.ip);
+      const refused = (error: unknown) => (error instanceof GatewayError ? failEntry(res, undefined, error) : next(error));
+      const admittedNow = () => {
+        res.locals.context = context;
+        next();
+      };
+      let admitted: void | Promise<void>;
       try {
-        context.access.admit([endpoint.apiId], { prepay: true });
+        admitted = context.access.admit([endpoint.apiId], { prepay: true });
       } catch (error) {
-        if (error instanceof GatewayError) return failEntry(res, undefined, error);
-        return next(error);
+        return refused(error);
       }
-      res.locals.context = context;
-      next();
+      if (admitted) admitted.then(admittedNow, refused);
+      else admittedNow();
     });
 
     if (endpoint.multipart) {

@@ -18,6 +18,12 @@ export const scaleEnvironment = {
     .describe(
       'Seconds a stopping gateway (SIGTERM) keeps serving while /readyz answers 503, so a load balancer stops sending it traffic before it closes its socket; then it finishes requests in flight and exits. Behind a balancer: more than its health-check interval × fall count. 0: close at once.',
     ),
+  RATE_LIMIT_STORE: z
+    .enum(['memory', 'postgres'])
+    .optional()
+    .describe(
+      'Where rate-limit budgets are kept: `postgres` (table rate_limit_buckets, one statement per decision: every copy on the database shares one budget per caller) or `memory` (this process only). Default: postgres with DATABASE_URL, memory with the embedded PostgreSQL.',
+    ),
 };
 
 type ScaleEnvironment = z.infer<z.ZodObject<typeof scaleEnvironment>> & { DATABASE_URL?: string | undefined };
@@ -27,6 +33,7 @@ export interface ScaleConfig {
   listenUrl?: string;
   /** How long a stopping gateway keeps serving, not ready, before it closes its socket. */
   drainMs: number;
+  rateLimitStore: 'memory' | 'postgres';
 }
 
 export function scaleProblems(e: ScaleEnvironment): string[] {
@@ -35,5 +42,9 @@ export function scaleProblems(e: ScaleEnvironment): string[] {
 }
 
 export function scaleSettings(e: ScaleEnvironment): ScaleConfig {
-  return { ...(e.DATABASE_LISTEN_URL ? { listenUrl: e.DATABASE_LISTEN_URL } : {}), drainMs: Math.round(e.SHUTDOWN_DRAIN_SECONDS * 1000) };
+  return {
+    ...(e.DATABASE_LISTEN_URL ? { listenUrl: e.DATABASE_LISTEN_URL } : {}),
+    drainMs: Math.round(e.SHUTDOWN_DRAIN_SECONDS * 1000),
+    rateLimitStore: e.RATE_LIMIT_STORE ?? (e.DATABASE_URL ? 'postgres' : 'memory'),
+  };
 }

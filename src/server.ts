@@ -33,6 +33,7 @@ import { guardRootFields } from './auth/guard.js';
 import { introspectionNeedsCaller } from './auth/introspection.js';
 import { loadPolicy } from './auth/policy.js';
 import { RateLimiter } from './auth/rate-limit.js';
+import { SharedRateLimiter } from './auth/shared-rate-limit.js';
 import { aliasLimitRule, costLimitPlugin, depthLimitRule, jsonLimitsPlugin, limitBatch } from './graphql/limits.js';
 import { loadPersistedOperations, persistedOnlyFor, persistedOperationsPlugin } from './graphql/persisted-operations.js';
 import { publishedResults } from './graphql/published-results.js';
@@ -303,7 +304,8 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   if (permissionGaps.length > 0) throw new Error(`root field permissions do not fit the schema or the REST table:\n  - ${permissionGaps.join('\n  - ')}`);
   guardRootFields(schema, apiIds.byField);
   const policy = loadPolicy(config.auth.permissionsFile);
-  const rateLimiter = new RateLimiter(config.rateLimits);
+  const rateLimiter = config.scale.rateLimitStore === 'postgres' ? new SharedRateLimiter(database.pool, config.rateLimits, logger) : new RateLimiter(config.rateLimits);
+  logger.info(`rate limits: ${describeRateLimits(config)}`);
   const accessControl = new AccessControl(policy, rateLimiter);
   const authenticator = createAuthenticator(config.auth, database, logger, config.http.host);
   const jwt = config.auth.jwt;
@@ -470,6 +472,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
         if (sampling) await sampler.stop();
         await eventBus.close();
         await objectStore.close();
+        if (rateLimiter instanceof SharedRateLimiter) rateLimiter.close();
         await database.close();
       })();
       return stopping;
@@ -496,6 +499,13 @@ function graphqlBodyErrorHandler(error: unknown, req: Request, res: Response, ne
           ? detail
           : `the request body could not be read: ${detail}`;
   res.status(typeof status === 'number' ? status : 400).json({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
+}
+
+function describeRateLimits(config: Config): string {
+  const { general, ingest } = config.rateLimits;
+  const budget = (settings: { perSecond: number; burst: number }) => (settings.perSecond > 0 ? `${settings.perSecond}/s (burst ${settings.burst})` : 'off');
+  const where = config.scale.rateLimitStore === 'postgres' ? 'kept in PostgreSQL, one budget per caller for every copy on this database' : 'kept in this process';
+  return `${budget(general)} per caller, ingestion ${budget(ingest)}; ${where} (RATE_LIMIT_STORE=${config.scale.rateLimitStore})`;
 }
 
 /** The largest page any list serves, which a list field with `first: null` returns (costed as such). */

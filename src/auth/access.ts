@@ -5,7 +5,12 @@
 import { GatewayError } from '../errors.js';
 import { PUBLIC_API_ID } from './field-api-ids.js';
 import type { PermissionPolicy } from './policy.js';
-import type { Budget, RateLimiter } from './rate-limit.js';
+import type { Budget, Take } from './rate-limit.js';
+
+/** Decides a rate limit: at once (in memory) or after a round trip (the shared store). */
+export interface RateLimitDecider {
+  take(budget: Budget, callerKey: string): Take | Promise<Take>;
+}
 
 /** How the caller proved who it is. */
 export type CredentialKind = 'none' | 'jwt' | 'session' | 'api-key';
@@ -49,7 +54,7 @@ export class RateLimitedError extends GatewayError {
 export class AccessControl {
   constructor(
     readonly policy: Pick<PermissionPolicy, 'allows' | 'rolesFor'>,
-    readonly limiter: Pick<RateLimiter, 'take'>,
+    readonly limiter: RateLimitDecider,
   ) {}
 
   /** `clientAddress` keys the rate limit of callers without an identity. */
@@ -62,6 +67,8 @@ export class AccessControl {
 export class RequestAccess {
   // Tokens the REST router already took for this request, so the field it runs does not pay twice.
   private readonly prepaid: Record<Budget, number> = { general: 0, ingest: 0 };
+  // The last rate-limit decision still being made elsewhere (the shared store), if any.
+  private pending: Promise<void> | undefined;
 
   constructor(
     private readonly control: AccessControl,
@@ -76,8 +83,9 @@ export class RequestAccess {
   /**
    * Throws UNAUTHENTICATED, FORBIDDEN or RATE_LIMITED unless the caller may call one of `apiIds`
    * now. `prepay` (the REST router) keeps the token taken here for the field the call then runs.
+   * Answers a promise only when the rate limit is decided elsewhere (RATE_LIMIT_STORE=postgres).
    */
-  admit(apiIds: readonly string[], options: { prepay?: boolean } = {}): void {
+  admit(apiIds: readonly string[], options: { prepay?: boolean } = {}): void | Promise<void> {
     this.authorize(apiIds);
     const { caller } = this.authentication;
     const budget: Budget = apiIds.includes(INGEST_API_ID) ? 'ingest' : 'general';
@@ -85,9 +93,17 @@ export class RequestAccess {
       this.prepaid[budget] -= 1;
       return;
     }
-    const taken = this.control.limiter.take(budget, caller ? `${caller.via}:${caller.id}` : `address:${this.clientAddress}`);
-    if (!taken.allowed) throw new RateLimitedError(budget, taken.retryAfterSeconds);
-    if (options.prepay) this.prepaid[budget] += 1;
+    const callerKey = caller ? `${caller.via}:${caller.id}` : `address:${this.clientAddress}`;
+    const decide = (): void | Promise<void> => {
+      const taken = this.control.limiter.take(budget, callerKey);
+      if (taken instanceof Promise) return taken.then((decided) => this.settle(budget, decided, options.prepay));
+      this.settle(budget, taken, options.prepay);
+    };
+    // Decisions made elsewhere are taken one after another, in the order the fields asked: the
+    // fields of one GraphQL request run side by side, and the one refused must be the last one.
+    if (this.pending) return this.queue(this.pending.then(decide));
+    const decided = decide();
+    if (decided) return this.queue(decided);
   }
 
   /**
@@ -109,6 +125,24 @@ export class RequestAccess {
             (roles.length > 0 ? `The following roles have access to this action: ${roles.join(', ')}.` : 'No role has access to this action.'),
         );
       }
+    }
+  }
+
+  private queue(decision: Promise<void>): Promise<void> {
+    this.pending = decision.catch(() => undefined);
+    return decision;
+  }
+
+  private settle(budget: Budget, taken: Take, prepay: boolean | undefined): void {
+    if (!taken.allowed) throw new RateLimitedError(budget, taken.retryAfterSeconds);
+    if (prepay) this.prepaid[budget] += 1;
+  }
+
+  /** `admit` for each list of API ids in turn; synchronous when every decision is. */
+  admitEach(apiIdLists: readonly (readonly string[])[]): void | Promise<void> {
+    for (let index = 0; index < apiIdLists.length; index += 1) {
+      const admitted = this.admit(apiIdLists[index]!);
+      if (admitted) return admitted.then(() => this.admitEach(apiIdLists.slice(index + 1)));
     }
   }
 }

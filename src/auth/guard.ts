@@ -29,7 +29,8 @@ export function guardRootFields(schema: GraphQLSchema, apiIdsByField: ReadonlyMa
       const guarded: GraphQLFieldResolver<unknown, ContextWithAccess> = (source, args, context, info) => {
         // Fail closed: a context without access control is a wiring bug, never a free pass.
         if (!context?.access) throw new UnguardedContextError(coordinate);
-        context.access.admit(apiIds);
+        const admitted = context.access.admit(apiIds);
+        if (admitted) return admitted.then(() => resolve(source, args, context, info));
         return resolve(source, args, context, info);
       };
       Object.defineProperty(guarded, GUARDED, { value: true });

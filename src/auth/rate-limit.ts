@@ -1,9 +1,10 @@
 // Token buckets per caller, in memory. Each caller has one bucket per budget (general calls, and
 // ingestion, which has its own): a bucket holds up to `burst` tokens and refills at `perSecond`.
 //
-// The buckets live in this process only: N gateway processes behind a load balancer give a caller
-// up to N times the budget. That is the trade for no shared store on the request path; put a limit
-// at the load balancer (or a shared store) where the total must hold across processes.
+// The buckets live in this process only: N gateway processes behind a load balancer would give a
+// caller up to N times the budget, so with an external database the gateway keeps them in
+// PostgreSQL instead (shared-rate-limit.ts); this one serves the embedded single process, and the
+// shared store while the database does not answer.
 
 export interface BucketSettings {
   /** Tokens added per second; 0 turns this budget off. */

@@ -73,7 +73,7 @@ export function publishedResults<TContext extends { access: RequestAccess }>(opt
           if (!kept) return null;
           // The same check each root field's resolver makes; a refusal is left to execution to report.
           try {
-            for (const apiIds of plan.apiIds) contextValue.access.admit(apiIds);
+            await contextValue.access.admitEach(plan.apiIds);
           } catch {
             key = undefined;
             return null;
@@ -103,15 +103,21 @@ export function publishedResults<TContext extends { access: RequestAccess }>(opt
     if (!kept) return next();
     const access = callerAccess(req, res);
     if (persistedOnly(access.caller)) return next();
+    const serve = () => {
+      const scope = currentRequestScope();
+      if (scope && kept.operationLabel !== undefined) scope.graphqlOperation = kept.operationLabel;
+      res.setHeader('content-type', JSON_MEDIA_TYPE);
+      res.send(kept.body);
+    };
+    // A refusal goes on to Apollo, which executes the operation, and the resolvers' guard reports it.
+    let admitted: void | Promise<void>;
     try {
-      for (const apiIds of kept.apiIds) access.admit(apiIds);
+      admitted = access.admitEach(kept.apiIds);
     } catch {
-      return next(); // Apollo executes it, and the resolvers' guard reports the refusal
+      return next();
     }
-    const scope = currentRequestScope();
-    if (scope && kept.operationLabel !== undefined) scope.graphqlOperation = kept.operationLabel;
-    res.setHeader('content-type', JSON_MEDIA_TYPE);
-    res.send(kept.body);
+    if (admitted) admitted.then(serve, () => next());
+    else serve();
   };
 
   return { plugin, keptAnswers };

@@ -24,7 +24,7 @@ export function grafanaRulesRouter(options: GrafanaRulesOptions): express.Router
   const router = express.Router();
   router.get(RULES_PATH, async (req: Request, res: Response, next: NextFunction) => {
     try {
-      options.accessControl.forRequest((res.locals.auth as Authentication | undefined) ?? {}, req.ip).admit([GRAFANA_RULES_API_ID]);
+      await options.accessControl.forRequest((res.locals.auth as Authentication | undefined) ?? {}, req.ip).admit([GRAFANA_RULES_API_ID]);
       const answer = grafanaRulesAnswer(await options.alertRules.evaluatedRules());
       res.setHeader('cache-control', 'no-store');
       res.json(answer);

@@ -103,9 +103,10 @@ export function prometheusApiRouter(options: PrometheusHttpOptions): express.Rou
   const form = express.urlencoded({ extended: false, limit: options.bodyLimitBytes, parameterLimit: 1_000 });
 
   // Authentication ran before (use-auth.ts); here the access check, before any body is read.
-  router.use(PROMETHEUS_API_PREFIX, (req: Request, res: Response, next: NextFunction) => {
+  router.use(PROMETHEUS_API_PREFIX, async (req: Request, res: Response, next: NextFunction) => {
     try {
-      accessControl.forRequest((res.locals.auth as Authentication | undefined) ?? {}, req.ip).admit([PROMETHEUS_API_ID]);
+      // A promise when the rate limit is decided in the shared store (RATE_LIMIT_STORE=postgres).
+      await accessControl.forRequest((res.locals.auth as Authentication | undefined) ?? {}, req.ip).admit([PROMETHEUS_API_ID]);
       next();
     } catch (error) {
       if (error instanceof GatewayError) return sendGatewayFailure(res, error);

@@ -1,6 +1,6 @@
 // Runs the gateway the way an operator does (`node --import tsx src/main.ts`) as a child process,
 // for tests about the process itself: a crash, a signal, a restart.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,10 +22,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Starts the gateway on `databaseUrl` (null: its embedded PostgreSQL, under `env.DATA_DIR`) plus
  * `env`, and waits until /readyz answers 200. A DATA_DIR made here is removed when the child exits.
  */
-export async function startChildGateway(databaseUrl: string | null, env: Record<string, string> = {}): Promise<ChildGateway> {
-  const port = await findFreePort();
+export async function startChildGateway(databaseUrl: string | null, env: Record<string, string> = {}, options: { compiled?: boolean } = {}): Promise<ChildGateway> {
+  // env.PORT: a port of the caller's choice (a balancer's configuration names it).
+  const port = env.PORT ? Number(env.PORT) : await findFreePort();
   const ownDataDir = env.DATA_DIR ? undefined : mkdtempSync(path.join(tmpdir(), 'gateway-child-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  // compiled: dist/ as `npm start` runs it (buildGateway() first), which starts in a fraction of the time.
+  const child = spawn(process.execPath, options.compiled ? ['--enable-source-maps', 'dist/src/main.js'] : ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
@@ -61,6 +63,12 @@ export async function startChildGateway(databaseUrl: string | null, env: Record<
     await sleep(100);
   }
   return { process: child, url, output: () => output };
+}
+
+/** Compiles src/ and rest/ into dist/ (scripts/build.mjs, about a second), for `compiled` children. */
+export function buildGateway(): void {
+  const built = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, encoding: 'utf8' });
+  if (built.status !== 0) throw new Error(`build failed:\n${built.stdout}${built.stderr}`);
 }
 
 /** Resolves with the exit code (or signal) once the child has exited. */

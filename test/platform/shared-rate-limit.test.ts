@@ -1,0 +1,79 @@
+// RATE_LIMIT_STORE=postgres (the default with DATABASE_URL): copies of the gateway on one database
+// share one budget per caller, whichever copy a call reaches (two in-process copies here; the
+// scale-out test does the same through HAProxy). With memory each copy keeps its own.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import supertest from 'supertest';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { startGateway, type Gateway } from '../../src/server.js';
+import { envelope } from '../support/api.js';
+import { createTestDatabase } from '../support/gateway.js';
+
+const BURST = 6;
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+const copies: Gateway[] = [];
+
+// A budget that refills once in 1,000 s: the burst is all a caller gets during the test.
+const start = (env: Record<string, string> = {}) =>
+  startGateway(
+    loadConfig({
+      DATABASE_URL: database.url,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      NODE_ENV: 'test',
+      DB_POOL_MAX: '3',
+      METRICS_SAMPLE_INTERVAL_SECONDS: '0',
+      ALERT_EVALUATION_TICK_SECONDS: '0',
+      RATE_LIMIT_RPS: '0.001',
+      RATE_LIMIT_BURST: String(BURST),
+      RATE_LIMIT_INGEST_RPS: '0.001',
+      RATE_LIMIT_INGEST_BURST: '2',
+      ...env,
+    }),
+    createLogger('silent'),
+  ).then((gateway) => {
+    copies.push(gateway);
+    return gateway;
+  });
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+}, 30_000);
+afterAll(async () => {
+  for (const copy of copies) await copy.stop();
+  await database?.drop();
+});
+
+const listTemplates = (gateway: Gateway) => supertest(gateway.url).post('/v2/template/list').send(envelope('api.query.template.list', {}));
+const graphqlTemplates = (gateway: Gateway) => supertest(gateway.url).post('/graphql').send({ query: '{ templates { totalCount } }' });
+
+describe('rate limits kept in PostgreSQL', () => {
+  it('gives a caller one budget over two copies: REST and GraphQL calls spread over both meet exactly one 429 after the burst', async () => {
+    const [a, b] = [await start(), await start()];
+    const statuses: number[] = [];
+    for (let call = 0; call < BURST; call += 1) statuses.push((await (call % 2 === 0 ? listTemplates(a) : graphqlTemplates(b))).status);
+    expect(statuses).toEqual(Array(BURST).fill(200));
+    const refused = await listTemplates(b);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ params: { status: 'FAILED' }, error: { code: 'RATE_LIMITED' } });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(100);
+    const refusedGraphql = await graphqlTemplates(a);
+    expect(refusedGraphql.status).toBe(429);
+    expect(refusedGraphql.body.errors[0].extensions.code).toBe('RATE_LIMITED');
+    // Ingestion has a budget of its own, shared the same way.
+    const ingest = (gateway: Gateway) =>
+      supertest(gateway.url)
+        .post('/v2/data/in/nowhere')
+        .send({ data: [{ id: 1 }] });
+    const ingested = [(await ingest(a)).status, (await ingest(b)).status, (await ingest(a)).status];
+    expect(ingested.slice(0, 2)).not.toContain(429);
+    expect(ingested[2]).toBe(429);
+  }, 60_000);
+
+  it('with RATE_LIMIT_STORE=memory each copy keeps its own budget', async () => {
+    const [a, b] = [await start({ RATE_LIMIT_STORE: 'memory' }), await start({ RATE_LIMIT_STORE: 'memory' })];
+    for (let call = 0; call < BURST; call += 1) expect((await listTemplates(a)).status).toBe(200);
+    expect((await listTemplates(a)).status).toBe(429);
+    expect((await listTemplates(b)).status).toBe(200);
+  }, 60_000);
+});
