@@ -17,6 +17,7 @@ import type { MetricsService } from './modules/metrics/service.js';
 import type { MetricsQueries } from './modules/data-access/metrics.js';
 import type { PiiService } from './modules/pii/service.js';
 import type { TemplateService } from './modules/templates/service.js';
+import type { SeriesService } from './modules/series/series.js';
 import type { Actor } from './auth/actor.js';
 import type { TemplateRecord } from './modules/templates/types.js';
 
@@ -35,6 +36,7 @@ export interface Services {
   pii: PiiService;
   metrics: MetricsService;
   health: HealthService;
+  series: SeriesService;
 }
 
 export interface GatewayContext {

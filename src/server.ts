@@ -70,6 +70,7 @@ import { createIngestionService } from './modules/ingestion/service.js';
 import { createHealthService } from './modules/metrics/health.js';
 import { createMetricsService } from './modules/metrics/service.js';
 import { createPiiService } from './modules/pii/service.js';
+import { createSeriesService } from './modules/series/series.js';
 import { createDatasetStore, type DatasetVersionList } from './modules/datasets/store.js';
 import { createSchemaInferenceService } from './modules/schema-inference/service.js';
 import { createTemplateRunner } from './modules/templates/run.js';
@@ -152,6 +153,7 @@ function createServices(
     pii: createPiiService(createPiiDetector(config.pii), config.pii),
     metrics,
     health: createHealthService({ pingDatabase: () => database.ping(), eventBus: platform.eventBus, queryEngine: platform.queryEngine, datasets, metrics }),
+    series: createSeriesService(platform.prometheus, { findAlias: async (name) => (await alerts.findMetricAlias(name))?.metric }),
   };
 }
 

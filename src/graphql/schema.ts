@@ -18,6 +18,7 @@ import { ingestionResolvers } from '../modules/ingestion/resolvers.js';
 import { metricsResolvers } from '../modules/metrics/resolvers.js';
 import { piiResolvers } from '../modules/pii/resolvers.js';
 import { schemaInferenceResolvers } from '../modules/schema-inference/resolvers.js';
+import { seriesResolvers } from '../modules/series/resolvers.js';
 import { templateResolvers } from '../modules/templates/resolvers.js';
 import { PUBLIC_API_ID, type FieldPermissions } from '../auth/field-api-ids.js';
 import { alertsFieldPermissions } from '../modules/alerts/permissions.js';
@@ -31,6 +32,7 @@ import { ingestionFieldPermissions } from '../modules/ingestion/permissions.js';
 import { metricsFieldPermissions } from '../modules/metrics/permissions.js';
 import { piiFieldPermissions } from '../modules/pii/permissions.js';
 import { schemaInferenceFieldPermissions } from '../modules/schema-inference/permissions.js';
+import { seriesFieldPermissions } from '../modules/series/permissions.js';
 import { templatesFieldPermissions } from '../modules/templates/permissions.js';
 import { projectPath } from '../paths.js';
 
@@ -66,6 +68,7 @@ export const ROOT_FIELD_PERMISSIONS: FieldPermissions = {
   ...metricsFieldPermissions,
   ...piiFieldPermissions,
   ...schemaInferenceFieldPermissions,
+  ...seriesFieldPermissions,
   ...templatesFieldPermissions,
 };
 
@@ -86,6 +89,7 @@ export function buildSchema(version: string): GraphQLSchema {
       piiResolvers,
       metricsResolvers,
       auditResolvers,
+      seriesResolvers,
     ],
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
   });
