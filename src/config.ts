@@ -127,6 +127,28 @@ export const environmentSchema = z.object({
     .optional()
     .describe('GraphQL callers that may run only operations of the allow list: * (everyone), role:<role>, caller:<id> (JWT subject, session user, apikey:<name>), comma-separated. Default: nobody.'),
   GRAPHQL_MAX_BATCH: z.coerce.number().int().min(1).max(100).default(1).describe('Most operations in one batched GraphQL request (1: batching off).'),
+  LIVE_QUEUE_CAPACITY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(256)
+    .describe('Events a subscriber (WebSocket or SSE) may fall behind by; one more and it is dropped (WebSocket close 4429), never buffered without bound.'),
+  LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().min(1).max(10_000).default(100).describe('Subscriptions one WebSocket connection may hold at once.'),
+  LIVE_MAX_SUBSCRIPTIONS_PER_CALLER: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(1_000)
+    .describe('Subscriptions one caller (user, API key) may hold at once on one gateway, over all its connections.'),
+  LIVE_KEEPALIVE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(3600)
+    .default(12)
+    .describe('How often an idle WebSocket is pinged (a client that does not answer within as long is dropped); 0 turns pings off.'),
   AUTH_MODE: z
     .enum(['none', 'jwt', 'session'])
     .default('none')
@@ -364,6 +386,8 @@ export interface Config {
     persistedOperations: { file?: string; requiredFor: string[] };
   };
   graphqlLimits: { maxDepth: number; maxAliases: number; maxTokens: number; maxCost: number; maxBatch: number };
+  /** Subscriptions (src/modules/live, src/http/use-subscriptions.ts). */
+  live: { queueCapacity: number; maxPerConnection: number; maxPerCaller: number; keepAliveMs: number };
   /** Lengths of strings, keys and arrays in a JSON body or GraphQL variables (src/validation/json-limits.ts). */
   jsonLimits: { maxStringLength: number; maxArrayLength: number };
   auth: {
@@ -461,6 +485,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       },
     },
     graphqlLimits: { maxDepth: e.GRAPHQL_MAX_DEPTH, maxAliases: e.GRAPHQL_MAX_ALIASES, maxTokens: e.GRAPHQL_MAX_TOKENS, maxCost: e.GRAPHQL_MAX_COST, maxBatch: e.GRAPHQL_MAX_BATCH },
+    live: {
+      queueCapacity: e.LIVE_QUEUE_CAPACITY,
+      maxPerConnection: e.LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION,
+      maxPerCaller: e.LIVE_MAX_SUBSCRIPTIONS_PER_CALLER,
+      keepAliveMs: e.LIVE_KEEPALIVE_SECONDS * 1000,
+    },
     jsonLimits: { maxStringLength: e.JSON_MAX_STRING_LENGTH, maxArrayLength: e.JSON_MAX_ARRAY_LENGTH },
     auth: authSettings(e),
     rateLimits: rateLimitSettings(e),

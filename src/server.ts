@@ -71,6 +71,11 @@ import { createHealthService } from './modules/metrics/health.js';
 import { createMetricsService } from './modules/metrics/service.js';
 import { createPiiService } from './modules/pii/service.js';
 import { createSeriesService } from './modules/series/series.js';
+import { LiveEvents } from './modules/live/events.js';
+import { LiveGate } from './modules/live/gate.js';
+import { SharedSubscriptions, subscribedFields } from './modules/live/multiplexer.js';
+import { sharedEvaluationContext } from './modules/live/context.js';
+import { serveSubscriptions } from './http/use-subscriptions.js';
 import { createDatasetStore, type DatasetVersionList } from './modules/datasets/store.js';
 import { createSchemaInferenceService } from './modules/schema-inference/service.js';
 import { createTemplateRunner } from './modules/templates/run.js';
@@ -100,6 +105,8 @@ export interface Gateway {
   alertEvaluator: AlertEvaluator;
   /** Samples the gateway's metrics into the embedded store (absent with PROMETHEUS_URL); `sample(atMs)` takes one. */
   metricsSampler: MetricsSampler | undefined;
+  /** Open WebSocket connections, SSE streams and shared evaluations of subscriptions. */
+  subscriptions: { stats(): { webSockets: number; streams: number; evaluations: number } };
   /** Stops taking requests, lets running ones finish, closes the database (and the embedded server). */
   stop(): Promise<void>;
 }
@@ -131,6 +138,7 @@ function createServices(
     maxRows: config.queryEngine.maxRows,
     exhaust: { pool: database.pool, objectStore: platform.objectStore, expirySeconds: config.files.urlExpirySeconds },
   });
+  const series = createSeriesService(platform.prometheus, { findAlias: async (name) => (await alerts.findMetricAlias(name))?.metric });
   const alerts = createAlertService(createAlertStore(database.prisma), platform.alertManagers, platform.managerNames, platform.notifier, logger, { listMax: config.alerting.listMax });
   return {
     templates: createTemplateService(createTemplateStore(database.prisma, caches.templates), {
@@ -153,7 +161,11 @@ function createServices(
     pii: createPiiService(createPiiDetector(config.pii), config.pii),
     metrics,
     health: createHealthService({ pingDatabase: () => database.ping(), eventBus: platform.eventBus, queryEngine: platform.queryEngine, datasets, metrics }),
-    series: createSeriesService(platform.prometheus, { findAlias: async (name) => (await alerts.findMetricAlias(name))?.metric }),
+    series,
+    live: {
+      events: new LiveEvents(database.changes, { datasetVersions: (id) => datasets.createLoader().load(id), series, logger }),
+      defaultEverySeconds: Math.max(1, config.metrics.sampleIntervalMs / 1000 || 15),
+    },
   };
 }
 
@@ -330,6 +342,33 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   httpServer.keepAliveTimeout = 5_000;
   answerClientErrors(httpServer, { bodyTimeoutMs: config.http.bodyTimeoutMs });
 
+  // Subscriptions (src/modules/live): WebSocket on the /graphql upgrade, SSE on /graphql/stream.
+  const systemContext = createContextFactory(services, logger);
+  const subscriptions = serveSubscriptions({
+    httpServer,
+    schema,
+    authenticator,
+    accessFor: (authentication, address) => accessControl.forRequest(authentication, address),
+    gate: new LiveGate({
+      schema,
+      apiIdsByField: apiIds.byField,
+      persisted: persistedOperations,
+      persistedRequired: persistedOnlyFor(persistedRequiredFor),
+      limits: { ...config.graphqlLimits, cost: { unboundedPageSize: largestListPage(config) } },
+      maxPerConnection: config.live.maxPerConnection,
+      maxPerCaller: config.live.maxPerCaller,
+    }),
+    shared: new SharedSubscriptions({
+      schema,
+      context: () => sharedEvaluationContext(systemContext),
+      queueCapacity: config.live.queueCapacity,
+      startsWithSnapshot: (document) => subscribedFields(document).includes('metricSeries'),
+    }),
+    keepAliveMs: config.live.keepAliveMs,
+    formatError: formatGraphQLError,
+    logger,
+  });
+
   const keptResults = publishedResults<GatewayContext>(schema, {
     changes: database.changes,
     rootFields: PUBLISHED_QUERY_FIELDS,
@@ -372,6 +411,8 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   if (objectStore instanceof EmbeddedObjectStore)
     app.use(embeddedObjectStoreRouter(objectStore, logger, { corsOrigins: config.objectStore.kind === 'embedded' ? config.objectStore.corsOrigins : [] }));
   if (config.graphql.graphiql) app.use(graphiqlRouter());
+  // Event streams last as long as the subscription: mounted before the request timeout.
+  app.use(subscriptions.sseRouter);
   const apiPaths = ['/graphql', ...REST_PREFIXES];
   // The timeout starts before authentication: a session or API-key lookup can wait on the database too.
   app.use(apiPaths, useRequestTimeout({ timeoutMs: config.http.requestTimeoutMs, logger }));
@@ -441,8 +482,11 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     database,
     alertEvaluator,
     metricsSampler: sampler,
+    subscriptions: { stats: subscriptions.stats },
     stop() {
       stopping ??= (async () => {
+        await subscriptions.close();
+        services.live.events.close();
         await apollo.stop();
         await alertEvaluator.stop();
         if (sampling) await sampler.stop();

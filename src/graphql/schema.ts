@@ -19,6 +19,7 @@ import { metricsResolvers } from '../modules/metrics/resolvers.js';
 import { piiResolvers } from '../modules/pii/resolvers.js';
 import { schemaInferenceResolvers } from '../modules/schema-inference/resolvers.js';
 import { seriesResolvers } from '../modules/series/resolvers.js';
+import { liveResolvers } from '../modules/live/resolvers.js';
 import { templateResolvers } from '../modules/templates/resolvers.js';
 import { PUBLIC_API_ID, type FieldPermissions } from '../auth/field-api-ids.js';
 import { alertsFieldPermissions } from '../modules/alerts/permissions.js';
@@ -33,6 +34,7 @@ import { metricsFieldPermissions } from '../modules/metrics/permissions.js';
 import { piiFieldPermissions } from '../modules/pii/permissions.js';
 import { schemaInferenceFieldPermissions } from '../modules/schema-inference/permissions.js';
 import { seriesFieldPermissions } from '../modules/series/permissions.js';
+import { liveFieldPermissions } from '../modules/live/permissions.js';
 import { templatesFieldPermissions } from '../modules/templates/permissions.js';
 import { projectPath } from '../paths.js';
 
@@ -69,6 +71,7 @@ export const ROOT_FIELD_PERMISSIONS: FieldPermissions = {
   ...piiFieldPermissions,
   ...schemaInferenceFieldPermissions,
   ...seriesFieldPermissions,
+  ...liveFieldPermissions,
   ...templatesFieldPermissions,
 };
 
@@ -90,6 +93,7 @@ export function buildSchema(version: string): GraphQLSchema {
       metricsResolvers,
       auditResolvers,
       seriesResolvers,
+      liveResolvers,
     ],
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
   });
