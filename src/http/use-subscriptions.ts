@@ -27,6 +27,7 @@ export const CLOSE_SLOW_CONSUMER = 4429;
 
 /** Largest WebSocket frame or SSE request body taken (a subscription document with its variables). */
 const MAX_MESSAGE_BYTES = 256 * 1024;
+const CONNECTION_INIT_WAIT_MS = 10_000;
 /** setTimeout's longest delay; a credential valid for longer is looked at again then. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -145,6 +146,8 @@ export function serveSubscriptions(options: SubscriptionTransportOptions) {
   const wsServer = useServer<Record<string, unknown>, { socket: WebSocket; request: http.IncomingMessage }>(
     {
       schema: options.schema,
+      // A client has this long after opening to send connection_init (graphql-ws's 3 s is short for a busy client).
+      connectionInitWaitTimeout: CONNECTION_INIT_WAIT_MS,
       onConnect: async (ctx) => {
         const headers = credentialHeaders(ctx.extra.request, ctx.connectionParams);
         const authentication = await authenticator.authenticate(headers);
