@@ -49,6 +49,7 @@ const config: CodegenConfig = {
           ActiveAlert: '../modules/alert-rules/types.js#ActiveAlert as ActiveAlertModel',
           AuditRecord: '../modules/audit/types.js#AuditRecord as AuditRecordModel',
           AuditRecordConnection: '../modules/audit/types.js#AuditPage',
+          DatasetChange: '../modules/live/events.js#DatasetChange as DatasetChangeModel',
         },
         enumValues: GRAPHQL_ENUM_VALUES,
         scalars: SCALARS,

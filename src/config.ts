@@ -11,6 +11,7 @@ import { datasetSettings, datasetVariables } from './config/datasets.js';
 import { graphqlLimitSettings, graphqlSettings, graphqlVariables } from './config/graphql.js';
 import { httpSettings, httpVariables, jsonLimitSettings } from './config/http.js';
 import { ingestionProblems, ingestionSettings, ingestionVariables } from './config/ingestion.js';
+import { liveSettings, liveVariables } from './config/live.js';
 import { metricsSettings, metricsVariables } from './config/metrics.js';
 import { fileSettings, objectStoreSettings, objectStoreVariables } from './config/object-store.js';
 import { piiSettings, piiVariables } from './config/pii.js';
@@ -27,6 +28,7 @@ export const environmentSchema = z.object({
   ...databaseVariables.shape,
   ...httpVariables.shape,
   ...graphqlVariables.shape,
+  ...liveVariables.shape,
   ...authVariables.shape,
   ...rateLimitVariables.shape,
   ...ingestionVariables.shape,
@@ -56,6 +58,7 @@ function settings(e: Environment) {
     database: databaseSettings(e),
     graphql: graphqlSettings(e),
     graphqlLimits: graphqlLimitSettings(e),
+    live: liveSettings(e),
     jsonLimits: jsonLimitSettings(e),
     auth: authSettings(e),
     rateLimits: rateLimitSettings(e),

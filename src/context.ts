@@ -20,6 +20,8 @@ import type { MetricsService } from './modules/metrics/service.js';
 import type { MetricsQueries } from './modules/data-access/metrics.js';
 import type { PiiService } from './modules/pii/service.js';
 import type { TemplateService } from './modules/templates/service.js';
+import type { SeriesService } from './modules/series/series.js';
+import type { LiveEvents } from './modules/live/events.js';
 import type { Actor } from './auth/actor.js';
 import type { TemplateRecord } from './modules/templates/types.js';
 
@@ -38,6 +40,9 @@ export interface Services {
   pii: PiiService;
   metrics: MetricsService;
   health: HealthService;
+  series: SeriesService;
+  /** Live events for subscriptions, and the ingestion interval they default to. */
+  live: { events: LiveEvents; defaultEverySeconds: number };
 }
 
 export interface GatewayContext {

@@ -76,6 +76,12 @@ import { createHealthService } from './modules/metrics/health.js';
 import { createMetricsService } from './modules/metrics/service.js';
 import { piiRules } from './modules/pii/detectors.js';
 import { createPiiService } from './modules/pii/service.js';
+import { createSeriesService } from './modules/series/series.js';
+import { LiveEvents } from './modules/live/events.js';
+import { LiveGate } from './modules/live/gate.js';
+import { SharedSubscriptions, subscribedFields } from './modules/live/multiplexer.js';
+import { sharedEvaluationContext } from './modules/live/context.js';
+import { serveSubscriptions } from './http/use-subscriptions.js';
 import { createDatasetStore, type DatasetVersionList } from './modules/datasets/store.js';
 import { createSchemaInferenceService } from './modules/schema-inference/service.js';
 import { createTemplateRunner } from './modules/templates/run.js';
@@ -111,6 +117,8 @@ export interface Gateway {
    * sending new requests meanwhile), then stops taking requests, lets running ones finish, and
    * closes the database (and the embedded server).
    */
+  /** Open WebSocket connections, SSE streams and shared evaluations of subscriptions. */
+  subscriptions: { stats(): { webSockets: number; streams: number; evaluations: number } };
   stop(): Promise<void>;
   /** True from the moment stop() is called. */
   readonly draining: boolean;
@@ -148,6 +156,7 @@ function createServices(
     exhaust: { pool: database.pool, objectStore: platform.objectStore, expirySeconds: config.files.urlExpirySeconds },
     systemEvents: platform.systemEvents ?? { datasource: { name: SYSTEM_EVENTS_DATASOURCE, columns: new Set() }, flush: async () => undefined },
   });
+  const series = createSeriesService(platform.prometheus, { findAlias: async (name) => (await alerts.findMetricAlias(name))?.metric });
   const alerts = createAlertService(createAlertStore(database.prisma), platform.alertManagers, platform.managerNames, platform.notifier, logger, { listMax: config.alerting.listMax });
   return {
     templates: createTemplateService(createTemplateStore(database.prisma, published.records<TemplateRecord | null>('query_templates', PUBLISHED_RECORD_ENTRIES)), {
@@ -170,6 +179,11 @@ function createServices(
     pii: createPiiService(createPiiDetector(config.pii, piiRules), config.pii),
     metrics,
     health: createHealthService({ pingDatabase: () => database.ping(), eventBus: platform.eventBus, queryEngine: platform.queryEngine, datasets, metrics }),
+    series,
+    live: {
+      events: new LiveEvents(database.changes, { datasetVersions: (id) => datasets.createLoader().load(id), series, logger }),
+      defaultEverySeconds: Math.max(1, config.metrics.sampleIntervalMs / 1000 || 15),
+    },
   };
 }
 
@@ -334,6 +348,33 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   httpServer.keepAliveTimeout = 5_000;
   answerClientErrors(httpServer, { bodyTimeoutMs: config.http.bodyTimeoutMs });
 
+  // Subscriptions (src/modules/live): WebSocket on the /graphql upgrade, SSE on /graphql/stream.
+  const systemContext = createContextFactory(services, logger);
+  const subscriptions = serveSubscriptions({
+    httpServer,
+    schema,
+    authenticator,
+    accessFor: (authentication, address) => accessControl.forRequest(authentication, address),
+    gate: new LiveGate({
+      schema,
+      apiIdsByField: apiIds.byField,
+      persisted: persistedOperations,
+      persistedRequired: persistedOnlyFor(persistedRequiredFor),
+      limits: { ...config.graphqlLimits, cost: { unboundedPageSize: largestListPage(config) } },
+      maxPerConnection: config.live.maxPerConnection,
+      maxPerCaller: config.live.maxPerCaller,
+    }),
+    shared: new SharedSubscriptions({
+      schema,
+      context: () => sharedEvaluationContext(systemContext),
+      queueCapacity: config.live.queueCapacity,
+      startsWithSnapshot: (document) => subscribedFields(document).includes('metricSeries'),
+    }),
+    keepAliveMs: config.live.keepAliveMs,
+    formatError: formatGraphQLError,
+    logger,
+  });
+
   const planOf = readPlanner(schema, PUBLISHED_READS, ROOT_FIELD_PERMISSIONS);
   const keptResults = publishedResults<GatewayContext>({ cache: published, planOf, maxEntries: 2_000 });
   const accessFor = requestAccessFactory(accessControl);
@@ -377,6 +418,8 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   if (objectStore instanceof EmbeddedObjectStore)
     app.use(embeddedObjectStoreRouter(objectStore, logger, { corsOrigins: config.objectStore.kind === 'embedded' ? config.objectStore.corsOrigins : [] }));
   if (config.graphql.graphiql) app.use(graphiqlRouter());
+  // Event streams last as long as the subscription: mounted before the request timeout.
+  app.use(subscriptions.sseRouter);
   const apiPaths = ['/graphql', ...REST_PREFIXES, PROMETHEUS_API_PREFIX, GRAFANA_RULES_PREFIX];
   // The timeout starts before authentication: a session or API-key lookup can wait on the database too.
   app.use(apiPaths, useRequestTimeout({ timeoutMs: config.http.requestTimeoutMs, logger }));
@@ -459,6 +502,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     database,
     alertEvaluator,
     metricsSampler: sampler,
+    subscriptions: { stats: subscriptions.stats },
     get draining() {
       return draining;
     },
@@ -466,6 +510,8 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
       stopping ??= (async () => {
         draining = true;
         if (config.scale.drainMs > 0) await new Promise((resolve) => setTimeout(resolve, config.scale.drainMs));
+        await subscriptions.close();
+        services.live.events.close();
         await apollo.stop();
         await alertEvaluator.stop();
         await systemEvents?.stop();

@@ -22,6 +22,8 @@ export interface Caller {
   via: CredentialKind;
   /** AUTH_MODE=none: every call is allowed, as the original with RBAC off. */
   unrestricted?: boolean;
+  /** When the credential stops being valid (JWT exp, session expiry; epoch ms): long-lived connections check again then. */
+  expiresAt?: number;
 }
 
 /**

@@ -118,7 +118,7 @@ export function createJwtVerifier(settings: JwtSettings): JwtVerifier {
       // `sub` is the standard subject; the original's tokens carried `id`.
       const id = typeof payload.sub === 'string' && payload.sub ? payload.sub : typeof payload.id === 'string' && payload.id ? payload.id : undefined;
       if (!id) return { failure: refused('Token verification failed: the token names no subject (sub).') };
-      return { caller: { id: id.slice(0, 120), roles: roles, via: 'jwt' } };
+      return { caller: { id: id.slice(0, 120), roles: roles, via: 'jwt', ...(typeof payload.exp === 'number' ? { expiresAt: (payload.exp + settings.clockToleranceSeconds) * 1000 } : {}) } };
     },
   };
 }

@@ -131,13 +131,13 @@ export function createSessionVerifier(settings: SessionSettings, pool: pg.Pool):
       if (sid === undefined) return { failure: refused('Session verification failed: the session cookie is not signed by this service.') };
       const cached = cache.get(sid);
       if (cached) return { caller: cached };
-      const found = await pool.query<{ sess: unknown }>(`SELECT sess FROM ${table} WHERE sid = $1 AND expire > now()`, [sid]);
+      const found = await pool.query<{ sess: unknown; expire: Date }>(`SELECT sess, expire FROM ${table} WHERE sid = $1 AND expire > now()`, [sid]);
       const row = found.rows[0];
       if (!row) return { failure: refused('Session verification failed: the session has ended or does not exist.') };
       const sess = typeof row.sess === 'string' ? (JSON.parse(row.sess) as unknown) : row.sess;
       const user = sessionUser(sess, settings);
       if (typeof user === 'string') return { failure: refused(`Session verification failed: ${user}.`) };
-      const caller: Caller = { id: user.id, roles: user.roles, via: 'session' };
+      const caller: Caller = { id: user.id, roles: user.roles, via: 'session', expiresAt: new Date(row.expire).getTime() };
       cache.set(sid, caller);
       return { caller };
     },

@@ -18,6 +18,8 @@ import { ingestionResolvers } from '../modules/ingestion/resolvers.js';
 import { metricsResolvers } from '../modules/metrics/resolvers.js';
 import { piiResolvers } from '../modules/pii/resolvers.js';
 import { schemaInferenceResolvers } from '../modules/schema-inference/resolvers.js';
+import { seriesResolvers } from '../modules/series/resolvers.js';
+import { liveResolvers } from '../modules/live/resolvers.js';
 import { templateResolvers } from '../modules/templates/resolvers.js';
 import { PUBLIC_API_ID, type FieldPermissions } from '../auth/field-api-ids.js';
 import { alertsFieldPermissions } from '../modules/alerts/permissions.js';
@@ -31,6 +33,8 @@ import { ingestionFieldPermissions } from '../modules/ingestion/permissions.js';
 import { metricsFieldPermissions } from '../modules/metrics/permissions.js';
 import { piiFieldPermissions } from '../modules/pii/permissions.js';
 import { schemaInferenceFieldPermissions } from '../modules/schema-inference/permissions.js';
+import { seriesFieldPermissions } from '../modules/series/permissions.js';
+import { liveFieldPermissions } from '../modules/live/permissions.js';
 import { templatesFieldPermissions, templatesPublishedReads } from '../modules/templates/permissions.js';
 import { projectPath } from '../paths.js';
 import { combinePublishedReads } from './published-reads.js';
@@ -67,6 +71,8 @@ export const ROOT_FIELD_PERMISSIONS: FieldPermissions = {
   ...metricsFieldPermissions,
   ...piiFieldPermissions,
   ...schemaInferenceFieldPermissions,
+  ...seriesFieldPermissions,
+  ...liveFieldPermissions,
   ...templatesFieldPermissions,
 };
 
@@ -91,6 +97,8 @@ export function buildSchema(version: string): GraphQLSchema {
       piiResolvers,
       metricsResolvers,
       auditResolvers,
+      seriesResolvers,
+      liveResolvers,
     ],
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
   });

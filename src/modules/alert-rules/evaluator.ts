@@ -10,6 +10,7 @@
 // afterwards by whichever gateway claims them: a gateway that dies mid-cycle rolls its claim back
 // (the rule is evaluated again) or leaves its notifications pending (another gateway sends them).
 import { randomUUID } from 'node:crypto';
+import { announceLive } from '../live/announcements.js';
 import type pg from 'pg';
 import { GatewayError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
@@ -189,7 +190,11 @@ export class AlertEvaluator {
         [rule.rule_id, decision.state, decision.activeSince, decision.firingSince, decision.lastNotifiedAt, at, next, alerts[0]?.value ?? null, JSON.stringify(alerts.slice(0, ALERTS_KEPT))],
       );
       if (decision.notify) await this.recordNotifications(client, rule, decision.notify, alerts, at);
-      if (decision.state !== rule.state) this.options.logger.info({ ruleId: rule.rule_id, from: rule.state, to: decision.state }, `alert rule "${rule.name}" is ${decision.state}`);
+      if (decision.state !== rule.state) {
+        this.options.logger.info({ ruleId: rule.rule_id, from: rule.state, to: decision.state }, `alert rule "${rule.name}" is ${decision.state}`);
+        const to = decision.notify === 'resolved' ? 'resolved' : decision.state;
+        await announceLive(client, 'alert_rule_state', { ruleId: rule.rule_id, ruleName: rule.name, from: rule.state, to, value: alerts[0]?.value ?? null, at: at.toISOString() });
+      }
       return true;
     });
   }
@@ -215,20 +220,26 @@ export class AlertEvaluator {
       const unusable = channel === undefined ? 'the notification channel no longer exists' : channel.status !== 'live' ? `the notification channel is ${channel.status}` : undefined;
       const outcome = unusable ? 'failed' : silenced ? 'silenced' : 'pending';
       const response = unusable ?? (silenced ? `silence ${silence.id} until ${silence.endTime.toISOString()}` : null);
-      await client.query(
+      const id = randomUUID();
+      const inserted = await client.query(
         `INSERT INTO alert_notifications (id, rule_id, channel_id, kind, evaluated_at, outcome, subject, text, response, delivered_date)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
          ON CONFLICT (rule_id, channel_id, kind, evaluated_at) DO NOTHING`,
-        [randomUUID(), rule.rule_id, channelId, kind, at, outcome, message.subject.slice(0, 500), message.text, response, null],
+        [id, rule.rule_id, channelId, kind, at, outcome, message.subject.slice(0, 500), message.text, response, null],
       );
+      // Held back or undeliverable: decided now, so announced now (a pending one is announced once delivered).
+      if (outcome !== 'pending' && inserted.rowCount === 1) {
+        const decided = { id, ruleId: rule.rule_id, channelId, kind, evaluatedAt: at.toISOString(), outcome, subject: message.subject.slice(0, 500), text: message.text };
+        await announceLive(client, 'notification', { ...decided, transport: null, response, attempts: 0, createdDate: at.toISOString(), deliveredDate: null });
+      }
     }
   }
 
   /** Claims a batch of pending notifications and delivers them; answers how many were handled. */
   private deliverPending(at: Date, tried: Set<string>): Promise<number> {
     return withTransaction(this.pool, async (client) => {
-      const pending = await client.query<{ id: string; rule_id: string; channel_id: string; subject: string; text: string; attempts: number }>(
-        `SELECT id, rule_id, channel_id, subject, text, attempts FROM alert_notifications
+      const pending = await client.query<{ id: string; rule_id: string; channel_id: string; kind: string; evaluated_at: Date; created_date: Date; subject: string; text: string; attempts: number }>(
+        `SELECT id, rule_id, channel_id, kind, evaluated_at, created_date, subject, text, attempts FROM alert_notifications
           WHERE outcome = 'pending' AND NOT (id = ANY($1::uuid[])) ORDER BY created_date, id LIMIT ${DELIVERY_BATCH} FOR UPDATE SKIP LOCKED`,
         [[...tried]],
       );
@@ -244,14 +255,38 @@ export class AlertEvaluator {
             attempts,
             at,
           ]);
+          await announceLive(client, 'notification', {
+            ...notificationEvent(row, attempts),
+            outcome: 'sent',
+            transport: report.transport,
+            response: report.response.slice(0, 1000),
+            deliveredDate: at.toISOString(),
+          });
         } catch (error) {
           const gone = error instanceof GatewayError && error.code === 'NOTIFICATION_CHANNEL_NOT_FOUND';
           const outcome = gone || attempts >= this.maxAttempts ? 'failed' : 'pending';
           await client.query('UPDATE alert_notifications SET outcome = $2, response = $3, attempts = $4 WHERE id = $1', [row.id, outcome, (error as Error).message.slice(0, 1000), attempts]);
+          if (outcome === 'failed')
+            await announceLive(client, 'notification', { ...notificationEvent(row, attempts), outcome, transport: null, response: (error as Error).message.slice(0, 1000), deliveredDate: null });
           this.options.logger.warn({ ruleId: row.rule_id, channelId: row.channel_id, attempts, err: error }, `alert notification ${outcome === 'failed' ? 'failed' : 'will be retried'}`);
         }
       }
       return pending.rowCount ?? 0;
     });
   }
+}
+
+/** A notification row as its live announcement carries it (the outcome fields are the caller's). */
+function notificationEvent(row: { id: string; rule_id: string; channel_id: string; kind: string; evaluated_at: Date; created_date: Date; subject: string; text: string }, attempts: number) {
+  return {
+    id: row.id,
+    ruleId: row.rule_id,
+    channelId: row.channel_id,
+    kind: row.kind,
+    evaluatedAt: row.evaluated_at.toISOString(),
+    createdDate: row.created_date.toISOString(),
+    subject: row.subject,
+    text: row.text,
+    attempts,
+  };
 }

@@ -1,0 +1,235 @@
+// Subscriptions' transports: GraphQL over WebSocket (graphql-ws, subprotocol graphql-transport-ws)
+// on the /graphql upgrade, and GraphQL over Server-Sent Events (graphql-sse, distinct connections
+// mode) on /graphql/stream. Both authenticate as HTTP does (API key, bearer JWT, session cookie),
+// pass each subscription through the same gate (src/modules/live/gate.ts), and hand it to the shared
+// evaluations (multiplexer.ts). Close codes beyond graphql-ws's own: 4403 when the credential
+// expires, 4429 when a subscriber falls LIVE_QUEUE_CAPACITY events behind.
+import type http from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Duplex } from 'node:stream';
+import express, { type Request, type Response } from 'express';
+import { GraphQLError, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { createHandler as createSseHandler } from 'graphql-sse/lib/use/express';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Authentication, Caller, RequestAccess } from '../auth/access.js';
+import type { Authenticator } from '../auth/authenticate.js';
+import type { Logger } from '../logger.js';
+import type { LiveGate, PreparedSubscription } from '../modules/live/gate.js';
+import type { SharedSubscriptions, SubscriberHooks } from '../modules/live/multiplexer.js';
+
+export const WS_PATH = '/graphql';
+export const SSE_PATH = '/graphql/stream';
+
+/** graphql-ws's own codes, and ours. */
+export const CLOSE_FORBIDDEN = 4403;
+export const CLOSE_SLOW_CONSUMER = 4429;
+
+/** Largest WebSocket frame or SSE request body taken (a subscription document with its variables). */
+const MAX_MESSAGE_BYTES = 256 * 1024;
+const CONNECTION_INIT_WAIT_MS = 10_000;
+/** setTimeout's longest delay; a credential valid for longer is looked at again then. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export interface SubscriptionTransportOptions {
+  httpServer: http.Server;
+  schema: GraphQLSchema;
+  authenticator: Authenticator;
+  accessFor(authentication: Authentication, clientAddress: string | undefined): RequestAccess;
+  gate: LiveGate;
+  shared: SharedSubscriptions;
+  keepAliveMs: number;
+  /** Shapes errors as the HTTP endpoint does (codes kept, unexpected ones masked). */
+  formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
+  logger: Logger;
+}
+
+/** What a subscription carries from its gate to its shared evaluation. */
+type LiveOperationContext = { prepared: PreparedSubscription; hooks: SubscriberHooks } & Record<string, unknown>;
+
+interface ConnectionState {
+  headers: IncomingHttpHeaders;
+  address: string | undefined;
+  access: RequestAccess;
+  held: Map<string, () => void>;
+  expiryTimer?: NodeJS.Timeout;
+}
+
+/** The upgrade request's headers, with the credentials connection_init's payload carries (browsers cannot set WebSocket headers). */
+function credentialHeaders(request: http.IncomingMessage, params: Readonly<Record<string, unknown>> | undefined): IncomingHttpHeaders {
+  const headers: IncomingHttpHeaders = { ...request.headers };
+  for (const [name, value] of Object.entries(params ?? {})) {
+    const lower = name.toLowerCase();
+    if ((lower === 'authorization' || lower === 'x-api-key') && typeof value === 'string') headers[lower] = value;
+  }
+  return headers;
+}
+
+function sseRefusal(errors: readonly GraphQLError[], status: number): [string, { status: number; statusText: string; headers: Record<string, string> }] {
+  return [
+    JSON.stringify({ errors: errors.map((error) => error.toJSON()) }),
+    {
+      status,
+      statusText: status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : status === 429 ? 'Too Many Requests' : 'Bad Request',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    },
+  ];
+}
+
+const STATUS_OF_KIND: Record<string, number> = { UNAUTHORIZED: 401, FORBIDDEN: 403, TOO_MANY_REQUESTS: 429, SERVICE_UNAVAILABLE: 503 };
+
+function statusOf(errors: readonly GraphQLError[]): number {
+  return STATUS_OF_KIND[String(errors[0]?.extensions?.responseCode)] ?? 400;
+}
+
+function refusedAuthentication(authentication: Authentication): GraphQLError | undefined {
+  if (authentication.failure) return new GraphQLError(authentication.failure.message, { extensions: { code: authentication.failure.code, responseCode: authentication.failure.kind } });
+  if (!authentication.caller)
+    return new GraphQLError('Authentication is required: send a bearer token, the session cookie or an API key.', { extensions: { code: 'UNAUTHENTICATED', responseCode: 'UNAUTHORIZED' } });
+  return undefined;
+}
+
+/** How long a dropped consumer gets to take its close frame before its socket is cut (it is not reading, so usually it cannot). */
+const SLOW_CONSUMER_GRACE_MS = 1_000;
+
+function dropSlowConsumer(socket: WebSocket): void {
+  if (socket.readyState !== socket.OPEN) return;
+  socket.close(CLOSE_SLOW_CONSUMER, 'Slow consumer: too many events not yet read');
+  setTimeout(() => socket.terminate(), SLOW_CONSUMER_GRACE_MS).unref();
+}
+
+export function serveSubscriptions(options: SubscriptionTransportOptions) {
+  const { gate, shared, authenticator } = options;
+  // Results are shared by every subscriber of an evaluation; only one with errors is reshaped, per send.
+  const format = (result: ExecutionResult): FormattedExecutionResult | undefined =>
+    result.errors ? { ...(result.data !== undefined ? { data: result.data } : {}), errors: result.errors.map((error) => options.formatError(error.toJSON(), error)) } : undefined;
+  const run = (prepared: PreparedSubscription, hooks: SubscriberHooks) => shared.subscribe(prepared.document, prepared.operationName, prepared.variables, hooks);
+
+  // ---- WebSocket ----
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  const states = new WeakMap<object, ConnectionState>();
+  const onUpgrade = (request: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = (request.url ?? '/').split('?', 1)[0];
+    if (path !== WS_PATH) {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+  };
+  options.httpServer.on('upgrade', onUpgrade);
+
+  const releaseAll = (state: ConnectionState | undefined) => {
+    if (!state) return;
+    clearTimeout(state.expiryTimer);
+    for (const release of state.held.values()) release();
+    state.held.clear();
+  };
+
+  /** Looks at the credential again when it expires: still valid, wait for its next expiry; else close 4403. */
+  const watchExpiry = (state: ConnectionState, caller: Caller, socket: WebSocket, again = false) => {
+    if (caller.expiresAt === undefined) return;
+    // Looking again at a credential that still holds past its expiry waits a second, not a busy loop.
+    const wait = Math.min(Math.max(again ? 1_000 : 0, caller.expiresAt - Date.now()), MAX_TIMER_MS);
+    state.expiryTimer = setTimeout(() => {
+      void Promise.resolve(authenticator.authenticate(state.headers)).then((again) => {
+        if (refusedAuthentication(again) || !again.caller) {
+          socket.close(CLOSE_FORBIDDEN, 'Forbidden: the credential expired');
+          return;
+        }
+        state.access = options.accessFor(again, state.address);
+        watchExpiry(state, again.caller, socket, true);
+      });
+    }, wait);
+    state.expiryTimer.unref();
+  };
+
+  const wsServer = useServer<Record<string, unknown>, { socket: WebSocket; request: http.IncomingMessage }>(
+    {
+      schema: options.schema,
+      // A client has this long after opening to send connection_init (graphql-ws's 3 s is short for a busy client).
+      connectionInitWaitTimeout: CONNECTION_INIT_WAIT_MS,
+      onConnect: async (ctx) => {
+        const headers = credentialHeaders(ctx.extra.request, ctx.connectionParams);
+        const authentication = await authenticator.authenticate(headers);
+        if (refusedAuthentication(authentication)) return false;
+        const address = ctx.extra.request.socket.remoteAddress;
+        const state: ConnectionState = { headers, address, access: options.accessFor(authentication, address), held: new Map() };
+        states.set(ctx, state);
+        watchExpiry(state, authentication.caller!, ctx.extra.socket);
+        return true;
+      },
+      onSubscribe: (ctx, id, payload) => {
+        const state = states.get(ctx);
+        if (!state) return [new GraphQLError('the connection is not acknowledged', { extensions: { code: 'UNAUTHENTICATED' } })];
+        const prepared = gate.prepare(state.access, payload);
+        if (Array.isArray(prepared)) return prepared;
+        const release = gate.acquire(state.access.caller, state.held.size);
+        if (release instanceof GraphQLError) return [release];
+        state.held.set(id, release);
+        const hooks: SubscriberHooks = { onOverflow: () => dropSlowConsumer(ctx.extra.socket) };
+        return { schema: options.schema, document: prepared.document, operationName: prepared.operationName, variableValues: prepared.variables, contextValue: { prepared, hooks } };
+      },
+      subscribe: (args) => {
+        const { prepared, hooks } = args.contextValue as { prepared: PreparedSubscription; hooks: SubscriberHooks };
+        return run(prepared, hooks) as never;
+      },
+      onNext: (_ctx, _id, _payload, _args, result) => format(result),
+      onComplete: (ctx, id) => {
+        const state = states.get(ctx);
+        state?.held.get(id)?.();
+        state?.held.delete(id);
+      },
+      onClose: (ctx) => releaseAll(states.get(ctx)),
+    },
+    wss,
+    options.keepAliveMs > 0 ? options.keepAliveMs : Infinity,
+  );
+
+  // ---- Server-Sent Events ----
+  const streams = new Set<Response>();
+  const sse = createSseHandler<LiveOperationContext>({
+    schema: options.schema,
+    // Distinct connections mode only: each event stream is one subscription, authenticated on its own.
+    authenticate: () => null,
+    onSubscribe: async (req, params) => {
+      const raw = req.raw as Request;
+      const res = req.context.res;
+      const authentication = await authenticator.authenticate(raw.headers);
+      const refused = refusedAuthentication(authentication);
+      if (refused) return sseRefusal([refused], statusOf([refused]));
+      const prepared = gate.prepare(options.accessFor(authentication, raw.ip), params);
+      if (Array.isArray(prepared)) return sseRefusal(prepared, statusOf(prepared));
+      const release = gate.acquire(authentication.caller, 0);
+      if (release instanceof GraphQLError) return sseRefusal([release], 429);
+      streams.add(res);
+      res.once('close', () => {
+        streams.delete(res);
+        release();
+      });
+      // The SSE equivalent of 4429: the response is cut (the client sees the stream end without `complete`).
+      const hooks: SubscriberHooks = { onOverflow: () => res.destroy() };
+      return { schema: options.schema, document: prepared.document, operationName: prepared.operationName, variableValues: prepared.variables, contextValue: { prepared, hooks } };
+    },
+    subscribe: (args) => run(args.contextValue.prepared, args.contextValue.hooks) as never,
+    onNext: (_ctx, _req, result) => ('errors' in result ? (format(result as ExecutionResult) as ExecutionResult | undefined) : undefined),
+  });
+  const sseRouter = express.Router();
+  sseRouter.use(SSE_PATH, express.json({ limit: MAX_MESSAGE_BYTES }), (req, res, next) => {
+    Promise.resolve(sse(req, res)).catch((error: unknown) => {
+      options.logger.error({ err: error }, 'subscription stream failed');
+      if (!res.headersSent) next(error);
+      else res.destroy();
+    });
+  });
+
+  return {
+    sseRouter,
+    /** Open WebSocket connections and SSE streams. */
+    stats: () => ({ webSockets: wss.clients.size, streams: streams.size, evaluations: shared.activeEvaluations }),
+    async close(): Promise<void> {
+      options.httpServer.off('upgrade', onUpgrade);
+      for (const res of streams) res.end();
+      await Promise.resolve(wsServer.dispose()).catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,217 @@
+// Where live events come from, once per gateway, whatever the number of subscribers:
+// - dataset changes: the database's own announcements (gateway_changes), which every copy hears;
+//   each changed dataset is read once and its change classified;
+// - alert rule transitions and notification outcomes: the evaluator's announcements (announcements.ts);
+// - ingestion counts and metric series: read from the shared metrics store on the step grid, so
+//   every gateway gives the same numbers.
+import type { ChangeFeed } from '../../platform/cache/change-feed.js';
+import type { Logger } from '../../logger.js';
+import type { DatasetRecord } from '../datasets/types.js';
+import type { DatasetVersions } from '../datasets/service.js';
+import type { IngestionPoint, SeriesService, TimeSeries } from '../series/series.js';
+import { LIVE_TABLE_PREFIX, type AlertRuleTransition, type NotificationOutcomeEvent } from './announcements.js';
+import { Channel } from './channel.js';
+
+export type DatasetChangeKind = 'CREATED' | 'UPDATED' | 'STATUS_CHANGED' | 'DELETED';
+
+export interface DatasetChange {
+  datasetId: string;
+  kind: DatasetChangeKind;
+  /** The newest version (the Draft when there is one, else the Live); null once deleted. */
+  dataset: DatasetRecord | null;
+  /** The status this gateway knew before, when it knew one. */
+  previousStatus: string | null;
+  at: Date;
+}
+
+export interface LiveEventsOptions {
+  /** The dataset's versions as stored now. */
+  datasetVersions(datasetId: string): Promise<DatasetVersions>;
+  series: SeriesService;
+  logger: Logger;
+  /** Events a source keeps for the evaluation reading it (it reads at once; this bounds a stall). */
+  sourceCapacity?: number;
+  now?: () => number;
+}
+
+/** Announcements of one dataset arriving together (the row's old and new image, the Live and Draft rows) are read once. */
+const COALESCE_MS = 20;
+/** A step's counts are read this long after the step ends, so a sampling on that instant has landed. */
+const AFTER_STEP_MS = 300;
+/** Datasets whose last state is remembered (to tell a status change and to deliver a change once). */
+const REMEMBERED_DATASETS = 10_000;
+
+function signatureOf(record: DatasetRecord | undefined): string {
+  return record ? `${record.stage}:${record.status}:${record.version}:${record.updatedDate.getTime()}` : 'none';
+}
+
+export class LiveEvents {
+  private readonly datasetListeners = new Set<(change: DatasetChange) => void>();
+  private readonly transitionListeners = new Set<(event: AlertRuleTransition) => void>();
+  private readonly notificationListeners = new Set<(event: NotificationOutcomeEvent) => void>();
+  private readonly remembered = new Map<string, { signature: string; status: string | null }>();
+  private readonly pendingDatasets = new Set<string>();
+  private flushTimer: NodeJS.Timeout | undefined;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly now: () => number;
+  private readonly capacity: number;
+
+  constructor(
+    changes: Pick<ChangeFeed, 'subscribe'>,
+    private readonly options: LiveEventsOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+    this.capacity = options.sourceCapacity ?? 1_000;
+    changes.subscribe({
+      change: (change) => {
+        if (change.table === 'datasets' && change.key !== '*') this.datasetAnnounced(change.key);
+        else if (change.table.startsWith(LIVE_TABLE_PREFIX)) this.liveAnnounced(change.table.slice(LIVE_TABLE_PREFIX.length), change.key);
+      },
+      reset: () => undefined,
+    });
+  }
+
+  private datasetAnnounced(datasetId: string): void {
+    if (this.datasetListeners.size === 0) {
+      this.remembered.delete(datasetId);
+      return;
+    }
+    this.pendingDatasets.add(datasetId);
+    this.flushTimer ??= setTimeout(() => {
+      this.flushTimer = undefined;
+      const ids = [...this.pendingDatasets];
+      this.pendingDatasets.clear();
+      for (const id of ids) this.readChange(id).catch((error: unknown) => this.options.logger.warn({ err: error, datasetId: id }, 'live: a changed dataset could not be read'));
+    }, COALESCE_MS);
+  }
+
+  private async readChange(datasetId: string): Promise<void> {
+    const versions = await this.options.datasetVersions(datasetId);
+    const newest = versions.draft ?? versions.live;
+    const signature = signatureOf(newest);
+    const before = this.remembered.get(datasetId);
+    if (before?.signature === signature) return;
+    this.remembered.delete(datasetId);
+    if (this.remembered.size >= REMEMBERED_DATASETS) this.remembered.delete(this.remembered.keys().next().value!);
+    this.remembered.set(datasetId, { signature, status: newest?.status ?? null });
+    const kind: DatasetChangeKind = !newest
+      ? 'DELETED'
+      : before && before.status !== null && before.status !== newest.status
+        ? 'STATUS_CHANGED'
+        : before?.signature === 'none' || (!before && newest.createdDate.getTime() === newest.updatedDate.getTime() && newest.version <= 1)
+          ? 'CREATED'
+          : 'UPDATED';
+    const change: DatasetChange = { datasetId, kind, dataset: newest ?? null, previousStatus: before?.status ?? null, at: new Date(this.now()) };
+    for (const listener of this.datasetListeners) listener(change);
+  }
+
+  private liveAnnounced(kind: string, payload: string): void {
+    let event: unknown;
+    try {
+      event = JSON.parse(payload);
+    } catch {
+      return;
+    }
+    if (kind === 'alert_rule_state') for (const listener of this.transitionListeners) listener(event as AlertRuleTransition);
+    else if (kind === 'notification') for (const listener of this.notificationListeners) listener(event as NotificationOutcomeEvent);
+  }
+
+  /** A source fed by `listeners` while it is read; reading stops (return) removes it. */
+  private fromListeners<T>(listeners: Set<(event: T) => void>, accept: (event: T) => boolean): Channel<T> {
+    const listener = (event: T) => {
+      if (accept(event)) channel.push(event);
+    };
+    const channel = new Channel<T>({ capacity: this.capacity, onClose: () => listeners.delete(listener) });
+    listeners.add(listener);
+    return channel;
+  }
+
+  /** Changes of one dataset, or of every dataset (null). Remembers its current state first, so a first change can be classified. */
+  datasetChanges(datasetId: string | null): Channel<DatasetChange> {
+    const channel = this.fromListeners(this.datasetListeners, (change) => datasetId === null || change.datasetId === datasetId);
+    if (datasetId !== null && !this.remembered.has(datasetId)) {
+      void this.options
+        .datasetVersions(datasetId)
+        .then((versions) => {
+          const newest = versions.draft ?? versions.live;
+          if (!this.remembered.has(datasetId)) this.remembered.set(datasetId, { signature: signatureOf(newest), status: newest?.status ?? null });
+        })
+        .catch(() => undefined);
+    }
+    return channel;
+  }
+
+  alertTransitions(accept: (event: AlertRuleTransition) => boolean): Channel<AlertRuleTransition> {
+    return this.fromListeners(this.transitionListeners, accept);
+  }
+
+  notifications(accept: (event: NotificationOutcomeEvent) => boolean): Channel<NotificationOutcomeEvent> {
+    return this.fromListeners(this.notificationListeners, accept);
+  }
+
+  /** Runs `tick(stepEndMs)` after each step of `stepMs` ends, until the returned channel is closed. */
+  private onEachStep<T>(stepMs: number, tick: (stepEndMs: number, channel: Channel<T>) => Promise<void>, first?: (channel: Channel<T>) => Promise<void>): Channel<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const channel = new Channel<T>({
+      capacity: this.capacity,
+      onClose: () => {
+        if (timer) {
+          clearTimeout(timer);
+          this.timers.delete(timer);
+        }
+      },
+    });
+    const schedule = () => {
+      if (channel.isClosed) return;
+      const stepEnd = (Math.floor(this.now() / stepMs) + 1) * stepMs;
+      timer = setTimeout(
+        () => {
+          this.timers.delete(timer!);
+          tick(stepEnd, channel)
+            .catch((error: unknown) => this.options.logger.warn({ err: error }, 'live: a step could not be read'))
+            .finally(schedule);
+        },
+        Math.max(0, stepEnd + AFTER_STEP_MS - this.now()),
+      );
+      this.timers.add(timer);
+    };
+    if (first) {
+      first(channel)
+        .catch((error: unknown) => {
+          this.options.logger.warn({ err: error }, 'live: a window could not be read');
+          channel.close();
+        })
+        .finally(schedule);
+    } else schedule();
+    return channel;
+  }
+
+  /** The dataset's counts of each step of `everySeconds` as the step ends. */
+  ingestionCounts(datasetId: string, everySeconds: number): Channel<IngestionPoint> {
+    return this.onEachStep<IngestionPoint>(everySeconds * 1000, async (stepEnd, channel) => {
+      const [point] = await this.options.series.ingestionSeries(datasetId, new Date(stepEnd), new Date(stepEnd), everySeconds);
+      if (point) channel.push(point);
+    });
+  }
+
+  /** The window of `rangeSeconds` first, then the point of each new step. */
+  metricSeries(query: string, rangeSeconds: number, stepSeconds: number): Channel<TimeSeries[]> {
+    const stepMs = stepSeconds * 1000;
+    return this.onEachStep<TimeSeries[]>(
+      stepMs,
+      async (stepEnd, channel) => {
+        channel.push(await this.options.series.metricSeries(query, new Date(stepEnd), new Date(stepEnd), stepSeconds));
+      },
+      async (channel) => {
+        const end = Math.floor(this.now() / stepMs) * stepMs;
+        channel.push(await this.options.series.metricSeries(query, new Date(end - Math.floor(rangeSeconds / stepSeconds) * stepMs), new Date(end), stepSeconds));
+      },
+    );
+  }
+
+  close(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    clearTimeout(this.flushTimer);
+  }
+}

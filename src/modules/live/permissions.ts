@@ -1,0 +1,10 @@
+// Who may subscribe to what, by API id: each field needs what reading the same thing needs.
+import type { FieldPermissions } from '../../auth/field-api-ids.js';
+
+export const liveFieldPermissions: FieldPermissions = {
+  'Subscription.datasetChanged': ['api.datasets.read'],
+  'Subscription.alertRuleStateChanged': ['api.alert.get'],
+  'Subscription.ingestionCounts': ['api.dataset.metrics'],
+  'Subscription.metricSeries': ['api.data.metrics'],
+  'Subscription.notificationSent': ['api.alert.notification.get'],
+};
