@@ -138,8 +138,14 @@ export function publishedResults<TContext extends { access: RequestAccess }>(sch
         async willSendResponse({ response }) {
           if (!plan || key === undefined || since !== epoch || !options.changes.listening) return;
           if (response.body.kind !== 'single' || response.body.singleResult.errors || !response.body.singleResult.data) return;
-          const { data } = response.body.singleResult;
-          entries.set(key, { body: JSON.stringify({ data }) + '\n', tables: plan.tables, apiIds: plan.apiIds, operationLabel: currentRequestScope()?.graphqlOperation });
+          // The extensions (the document's cost) are the same for every answer of this key: kept with it.
+          const { data, extensions } = response.body.singleResult;
+          entries.set(key, {
+            body: JSON.stringify(extensions ? { data, extensions } : { data }) + '\n',
+            tables: plan.tables,
+            apiIds: plan.apiIds,
+            operationLabel: currentRequestScope()?.graphqlOperation,
+          });
           if (entries.size > options.maxEntries) entries.delete(entries.keys().next().value!);
         },
       };
