@@ -260,15 +260,24 @@ function limitError(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } } });
 }
 
-/** Refuses an operation whose cost (with the request's variables) is over `maxCost`, before it runs. */
+/**
+ * Refuses an operation whose cost (with the request's variables) is over `maxCost`, before it runs;
+ * an answer carries the cost it was priced at in `extensions.cost`, so a client sees what a query
+ * costs before it reaches the limit.
+ */
 export function costLimitPlugin<TContext extends object>(maxCost: number, options: CostOptions = DEFAULT_COST_OPTIONS): ApolloServerPlugin<TContext> {
   return {
     async requestDidStart() {
+      let cost: number | undefined;
       return {
         async didResolveOperation({ schema, document, operation, request }) {
           if (!operation) return;
-          const cost = operationCost(schema, document, operation, request.variables ?? {}, options);
+          cost = operationCost(schema, document, operation, request.variables ?? {}, options);
           if (cost > maxCost) throw limitError(`The operation costs ${cost}; at most ${maxCost} is allowed. Ask for smaller pages (first) or fewer fields.`);
+        },
+        async willSendResponse({ response }) {
+          if (cost === undefined || response.body.kind !== 'single') return;
+          response.body.singleResult.extensions = { ...response.body.singleResult.extensions, cost };
         },
       };
     },

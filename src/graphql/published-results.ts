@@ -84,8 +84,10 @@ export function publishedResults<TContext extends { access: RequestAccess }>(opt
         async willSendResponse({ response }) {
           if (!plan || key === undefined || !start) return;
           if (response.body.kind !== 'single' || response.body.singleResult.errors || !response.body.singleResult.data) return;
-          const { data } = response.body.singleResult;
-          answers.keep(key, { body: JSON.stringify({ data }) + '\n', apiIds: plan.apiIds, operationLabel: currentRequestScope()?.graphqlOperation }, { tables: plan.tables }, start);
+          // The extensions (the document's cost) are the same for every answer of this key: kept with it.
+          const { data, extensions } = response.body.singleResult;
+          const body = JSON.stringify(extensions ? { data, extensions } : { data }) + '\n';
+          answers.keep(key, { body, apiIds: plan.apiIds, operationLabel: currentRequestScope()?.graphqlOperation }, { tables: plan.tables }, start);
         },
       };
     },

@@ -71,6 +71,12 @@ describe('tokens', () => {
 });
 
 describe('cost', () => {
+  it('tells each answer what the document cost, in extensions.cost', async () => {
+    const answer = await post(gw, { query: '{ templates(first: 100) { totalCount nodes { id name } } }' });
+    // 1 (templates) + 1 (totalCount) + 1 (nodes) + 100 × 2 (id, name of each item)
+    expect({ status: answer.status, cost: answer.body.extensions?.cost }).toEqual({ status: 200, cost: 203 });
+  });
+
   it('weighs a list by the page asked for, in the query or in a variable', async () => {
     expect((await post(gw, { query: '{ templates(first: 100) { nodes { id name } } }' })).status).toBe(200);
     const literal = await post(gw, { query: '{ templates(first: 1000) { nodes { id name } } }' });

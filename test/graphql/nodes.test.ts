@@ -189,3 +189,32 @@ describe('Dataset.fields', () => {
     ]);
   });
 });
+
+describe('Dataset.config and fieldTransformations', () => {
+  it('type the definition’s settings, defaults filled in, and its transformations', async () => {
+    const transformation = { field_key: 'email', transformation_function: { type: 'mask', expr: 'email', category: 'pii' }, mode: 'Strict' };
+    await ok('mutation($d: JSON!) { importDataset(definition: $d) { id } }', { d: { ...definition('node-config'), transformations_config: [transformation] } });
+    const data = await ok(`{ dataset(id: "node-config", version: DRAFT) {
+      config {
+        keys { dataKey partitionKey timestampKey }
+        indexing { olapStoreEnabled lakehouseEnabled cacheEnabled }
+        validation { validate mode }
+        dedup { dropDuplicates dedupKey dedupPeriod }
+        extraction { isBatchEvent extractionKey dedup { dropDuplicates } }
+        denorm { fields { datasetId } }
+        router { topic }
+      }
+      fieldTransformations { fieldKey mode type expression category dataType condition }
+    } }`);
+    expect(data.dataset.config).toMatchObject({
+      keys: { dataKey: '', partitionKey: '', timestampKey: 'ts' },
+      indexing: { olapStoreEnabled: true, lakehouseEnabled: false, cacheEnabled: false },
+      validation: { validate: true, mode: 'Strict' },
+      dedup: { dropDuplicates: false, dedupKey: 'id' },
+      extraction: { isBatchEvent: false, extractionKey: 'events', dedup: { dropDuplicates: false } },
+      denorm: { fields: [] },
+      router: { topic: 'node-config' },
+    });
+    expect(data.dataset.fieldTransformations).toEqual([{ fieldKey: 'email', mode: 'Strict', type: 'mask', expression: 'email', category: 'pii', dataType: null, condition: null }]);
+  });
+});

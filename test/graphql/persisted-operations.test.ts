@@ -204,7 +204,7 @@ describe('a caller bound to the allow list (PERSISTED_OPERATIONS_REQUIRED_FOR)',
     const refused = await post(bound, { query: UNLISTED }, bot);
     expect(refused.status).toBe(403);
     const allowed = await post(bound, { extensions: byId(listed('GetGatewayVersion')) }, bot);
-    expect(allowed.body).toEqual({ data: { version: expect.any(String) } });
+    expect(allowed.body).toEqual({ data: { version: expect.any(String) }, extensions: { cost: 1 } });
   });
 
   it('does not bind callers outside the list of roles and ids', async () => {

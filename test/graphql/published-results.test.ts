@@ -71,7 +71,7 @@ describe('published query answers', () => {
     await graphql(gw, query);
     const preferred = await gw.http.post('/graphql').set('accept', 'application/graphql-response+json, application/json;q=0.9').send({ query });
     expect(preferred.headers['content-type']).toBe('application/graphql-response+json; charset=utf-8');
-    expect(JSON.parse(preferred.text)).toEqual({ data: { dataset: { id: 'kept-1', version: 1 } } });
+    expect(JSON.parse(preferred.text)).toEqual({ data: { dataset: { id: 'kept-1', version: 1 } }, extensions: { cost: 3 } });
     const refused = await gw.http.post('/graphql').set('accept', 'text/html').send({ query });
     expect(refused.status).toBe(406);
   });

@@ -5,6 +5,7 @@ import { connectionResolvers, offsetAfter } from '../../graphql/cursor.js';
 import type { CreateDatasetInput, Resolvers, UpdateDatasetInput } from '../../generated/graphql.js';
 import { authorizeLink } from '../../graphql/nodes.js';
 import { connectorInstances, listRecord, withCacheNames } from './definition.js';
+import { datasetConfiguration, transformations } from './configuration.js';
 import { schemaFields } from './schema-fields.js';
 import type { DatasetRecord } from './types.js';
 
@@ -88,6 +89,8 @@ export const datasetResolvers: Resolvers = {
     denormConfig: (dataset) => withCacheNames(dataset.denormConfig),
     transformations: (dataset) => dataset.transformationsConfig,
     fields: (dataset) => schemaFields(dataset.dataSchema),
+    config: (dataset) => datasetConfiguration(dataset),
+    fieldTransformations: (dataset) => transformations(dataset),
     connectors: (dataset) => connectorInstances(dataset),
     createdAt: (dataset) => dataset.createdDate,
     updatedAt: (dataset) => dataset.updatedDate,
