@@ -11,11 +11,17 @@ export interface PublishedReads {
   tables: Readonly<Record<string, readonly string[]>>;
   /** Fields (`Type.field`) that read something else (a dataset's metrics count events): an operation selecting one is never kept. */
   unpublished?: readonly string[];
+  /** Fields (`Type.field`) that link to records of other published tables: an answer selecting one is made of those tables too. */
+  linked?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** The declarations of several modules as one. */
 export function combinePublishedReads(...reads: PublishedReads[]): Required<PublishedReads> {
-  return { tables: Object.assign({}, ...reads.map((read) => read.tables)) as PublishedReads['tables'], unpublished: reads.flatMap((read) => read.unpublished ?? []) };
+  return {
+    tables: Object.assign({}, ...reads.map((read) => read.tables)) as PublishedReads['tables'],
+    unpublished: reads.flatMap((read) => read.unpublished ?? []),
+    linked: Object.assign({}, ...reads.map((read) => read.linked ?? {})) as NonNullable<PublishedReads['linked']>,
+  };
 }
 
 export interface ReadPlan {
@@ -54,7 +60,10 @@ export function readPlanner(schema: GraphQLSchema, reads: PublishedReads, permis
         visitWithTypeInfo(typeInfo, {
           Field(node) {
             const parent = typeInfo.getParentType();
-            if (parent && isCompositeType(getNamedType(parent)) && unpublished.has(`${parent.name}.${node.name.value}`)) cacheable = false;
+            if (!parent || !isCompositeType(getNamedType(parent))) return;
+            const coordinate = `${parent.name}.${node.name.value}`;
+            if (unpublished.has(coordinate)) cacheable = false;
+            reads.linked?.[coordinate]?.forEach((table) => tables.add(table));
           },
         }),
       );

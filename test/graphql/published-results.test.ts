@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { graphql } from '../support/api.js';
 import { JWT_ENV, token } from '../support/auth.js';
 import { seedDataset } from '../support/datasets.js';
+import { seedTemplate } from '../support/templates.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import supertest from 'supertest';
 
@@ -50,6 +51,27 @@ describe('published query answers', () => {
     const query = '{ dataset(id: "kept-1") { id: datasetId metrics(categories: [DATA_VOLUME]) { category } } }';
     await graphql(gw, query);
     expect(await statements(gw, () => graphql(gw, query))).toBeGreaterThan(0);
+  });
+
+  it("shows a template linked to a kept dataset's answer at once (its answer is made of templates too)", async () => {
+    const query = '{ dataset(id: "kept-1") { id: datasetId templates { templateId } } }';
+    expect((await graphql(gw, query)).data?.dataset.templates).toEqual([]);
+    expect(await statements(gw, () => graphql(gw, query))).toBe(0);
+    const templateId = await seedTemplate(gw, 'kept link', 'sql', 'SELECT COUNT(*) FROM {{DATASET}} JOIN "kept-1" USING (id) WHERE __time BETWEEN {{STARTDATE}} AND {{ENDDATE}}');
+    expect((await graphql(gw, query)).data?.dataset.templates).toEqual([{ templateId }]);
+  });
+
+  it("never keeps an answer that reads a dataset's alert rules or health (no announced table), or its counters", async () => {
+    for (const links of ['alertRules { alertRuleId }', 'health { status }']) {
+      const query = `{ dataset(id: "kept-1") { id: datasetId ${links} } }`;
+      expect((await graphql(gw, query)).errors).toBeUndefined();
+      expect([links, (await statements(gw, () => graphql(gw, query))) > 0]).toEqual([links, true]);
+    }
+    const counters = '{ dataset(id: "kept-1") { id: datasetId ingestion { received } } }';
+    const before = (await graphql(gw, counters)).data?.dataset.ingestion.received as number;
+    const ingested = await gw.http.post('/v2/data/in/kept-1').send({ id: 'api.data.in', ver: 'v2', ts: new Date().toISOString(), params: { msgid: 'kept-counters' }, data: { id: 'e1' } });
+    expect(ingested.status).toBe(200);
+    expect((await graphql(gw, counters)).data?.dataset.ingestion.received).toBe(before + 1);
   });
 
   it('serves a kept answer with the same bytes and headers as the executed one, counted under its operation', async () => {

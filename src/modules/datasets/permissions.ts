@@ -22,6 +22,7 @@ export const datasetsFieldPermissions: FieldPermissions = {
 /** Root fields whose answers are made of published records only (kept until one of these tables changes). */
 export const datasetsPublishedReads: PublishedReads = {
   tables: { 'Query.dataset': ['datasets'], 'Query.datasets': ['datasets'] },
-  // Counts events: never kept.
-  unpublished: ['Dataset.metrics'],
+  // Count events, probe the engines or read alert rules (no announced table): never kept.
+  unpublished: ['Dataset.metrics', 'Dataset.ingestion', 'Dataset.ingestionSeries', 'Dataset.health', 'Dataset.alertRules'],
+  linked: { 'Dataset.templates': ['query_templates'], 'DatasetConnector.connector': ['connector_registry'] },
 };
