@@ -17,8 +17,8 @@ import { fileSettings, objectStoreSettings, objectStoreVariables } from './confi
 import { piiSettings, piiVariables } from './config/pii.js';
 import { queryEngineSettings, queryEngineVariables, templateSettings } from './config/query-engine.js';
 import { rateLimitSettings, rateLimitVariables } from './config/rate-limits.js';
+import { scaleProblems, scaleSettings, scaleVariables } from './config/scale.js';
 import { serverSettings, serverVariables } from './config/server.js';
-import { scaleEnvironment, scaleProblems, scaleSettings } from './config-scale.js';
 
 export { isLoopbackHost } from './config/server.js';
 
@@ -39,7 +39,7 @@ export const environmentSchema = z.object({
   ...alertingVariables.shape,
   ...piiVariables.shape,
   ...metricsVariables.shape,
-  ...scaleEnvironment,
+  ...scaleVariables.shape,
 });
 
 type Environment = z.infer<typeof environmentSchema>;

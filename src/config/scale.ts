@@ -1,8 +1,8 @@
-// Settings for running several copies of the gateway on one database (README: "Running at scale").
-// Kept apart from config.ts, which spreads `scaleEnvironment` into its schema and calls `scaleSettings`.
+// Running several copies of the gateway on one database (README: "Running at scale"): the listening
+// connection, draining on SIGTERM and where rate-limit budgets are kept.
 import { z } from 'zod';
 
-export const scaleEnvironment = {
+export const scaleVariables = z.object({
   DATABASE_LISTEN_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// connection string')
@@ -24,27 +24,21 @@ export const scaleEnvironment = {
     .describe(
       'Where rate-limit budgets are kept: `postgres` (table rate_limit_buckets, one statement per decision: every copy on the database shares one budget per caller) or `memory` (this process only). Default: postgres with DATABASE_URL, memory with the embedded PostgreSQL.',
     ),
-};
+});
 
-type ScaleEnvironment = z.infer<z.ZodObject<typeof scaleEnvironment>> & { DATABASE_URL?: string | undefined };
-
-export interface ScaleConfig {
-  /** Session connection for LISTEN; unset: the pool's own URL. */
-  listenUrl?: string;
-  /** How long a stopping gateway keeps serving, not ready, before it closes its socket. */
-  drainMs: number;
-  rateLimitStore: 'memory' | 'postgres';
-}
+type ScaleEnvironment = z.infer<typeof scaleVariables> & { DATABASE_URL?: string | undefined };
 
 export function scaleProblems(e: ScaleEnvironment): string[] {
   if (e.DATABASE_LISTEN_URL && !e.DATABASE_URL) return ['DATABASE_LISTEN_URL: needs DATABASE_URL (the embedded PostgreSQL listens on its own connection already)'];
   return [];
 }
 
-export function scaleSettings(e: ScaleEnvironment): ScaleConfig {
+export function scaleSettings(e: ScaleEnvironment) {
   return {
+    /** Session connection for LISTEN; unset: the pool's own URL. */
     ...(e.DATABASE_LISTEN_URL ? { listenUrl: e.DATABASE_LISTEN_URL } : {}),
+    /** How long a stopping gateway keeps serving, not ready, before it closes its socket. */
     drainMs: Math.round(e.SHUTDOWN_DRAIN_SECONDS * 1000),
-    rateLimitStore: e.RATE_LIMIT_STORE ?? (e.DATABASE_URL ? 'postgres' : 'memory'),
+    rateLimitStore: e.RATE_LIMIT_STORE ?? (e.DATABASE_URL ? ('postgres' as const) : ('memory' as const)),
   };
 }
