@@ -2,9 +2,9 @@
 // as an operator's balancer would (deploy/haproxy/haproxy.cfg has the same checks).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { accepts, stopDaemon } from './daemon.js';
 
 export const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((candidate) => spawnSync(candidate, ['-v']).status === 0);
 
@@ -73,24 +73,6 @@ export async function startHaProxy(port: number, backends: string[]): Promise<Ha
   }
   return {
     url,
-    async stop() {
-      if (child.exitCode === null) {
-        const gone = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await gone;
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop: () => stopDaemon(child, dir),
   };
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.end();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
