@@ -158,10 +158,10 @@ export function serveSubscriptions(options: SubscriptionTransportOptions) {
         watchExpiry(state, authentication.caller!, ctx.extra.socket);
         return true;
       },
-      onSubscribe: (ctx, id, payload) => {
+      onSubscribe: async (ctx, id, payload) => {
         const state = states.get(ctx);
         if (!state) return [new GraphQLError('the connection is not acknowledged', { extensions: { code: 'UNAUTHENTICATED' } })];
-        const prepared = gate.prepare(state.access, payload);
+        const prepared = await gate.prepare(state.access, payload);
         if (Array.isArray(prepared)) return prepared;
         const release = gate.acquire(state.access.caller, state.held.size);
         if (release instanceof GraphQLError) return [release];
@@ -197,7 +197,7 @@ export function serveSubscriptions(options: SubscriptionTransportOptions) {
       const authentication = await authenticator.authenticate(raw.headers);
       const refused = refusedAuthentication(authentication);
       if (refused) return sseRefusal([refused], statusOf([refused]));
-      const prepared = gate.prepare(options.accessFor(authentication, raw.ip), params);
+      const prepared = await gate.prepare(options.accessFor(authentication, raw.ip), params);
       if (Array.isArray(prepared)) return sseRefusal(prepared, statusOf(prepared));
       const release = gate.acquire(authentication.caller, 0);
       if (release instanceof GraphQLError) return sseRefusal([release], 429);

@@ -126,18 +126,35 @@ export class LiveEvents {
     return channel;
   }
 
-  /** Changes of one dataset, or of every dataset (null). Remembers its current state first, so a first change can be classified. */
+  /**
+   * Changes of one dataset, or of every dataset (null). For one dataset its current state is read
+   * first: it classifies the first change, and a change announced before the subscription (its
+   * notification still on the way) is not delivered to it, since that state is what it subscribed to.
+   */
   datasetChanges(datasetId: string | null): Channel<DatasetChange> {
-    const channel = this.fromListeners(this.datasetListeners, (change) => datasetId === null || change.datasetId === datasetId);
-    if (datasetId !== null && !this.remembered.has(datasetId)) {
-      void this.options
-        .datasetVersions(datasetId)
-        .then((versions) => {
-          const newest = versions.draft ?? versions.live;
-          if (!this.remembered.has(datasetId)) this.remembered.set(datasetId, { signature: signatureOf(newest), status: newest?.status ?? null });
-        })
-        .catch(() => undefined);
-    }
+    if (datasetId === null) return this.fromListeners(this.datasetListeners, () => true);
+    let subscribedTo: string | undefined;
+    const held: DatasetChange[] = [];
+    const channel = this.fromListeners(this.datasetListeners, (change) => {
+      if (change.datasetId !== datasetId) return false;
+      if (subscribedTo === undefined) {
+        held.push(change);
+        return false;
+      }
+      return signatureOf(change.dataset ?? undefined) !== subscribedTo;
+    });
+    const release = (signature: string) => {
+      subscribedTo = signature;
+      for (const change of held.splice(0)) if (signatureOf(change.dataset ?? undefined) !== signature) channel.push(change);
+    };
+    this.options
+      .datasetVersions(datasetId)
+      .then((versions) => {
+        const newest = versions.draft ?? versions.live;
+        if (!this.remembered.has(datasetId)) this.remembered.set(datasetId, { signature: signatureOf(newest), status: newest?.status ?? null });
+        release(signatureOf(newest));
+      })
+      .catch(() => release(''));
     return channel;
   }
 

@@ -55,7 +55,7 @@ export class LiveGate {
   }
 
   /** The operation to run, or the errors that refuse it. */
-  prepare(access: RequestAccess, request: SubscriptionRequest): PreparedSubscription | GraphQLError[] {
+  async prepare(access: RequestAccess, request: SubscriptionRequest): Promise<PreparedSubscription | GraphQLError[]> {
     const hash = (request.extensions as { persistedQuery?: { sha256Hash?: unknown } } | undefined)?.persistedQuery?.sha256Hash;
     let text = request.query;
     if ((text === undefined || text === null || text === '') && typeof hash === 'string') text = this.options.persisted.bodyOf(hash);
@@ -90,7 +90,8 @@ export class LiveGate {
         if (selection.kind !== Kind.FIELD || selection.name.value === '__typename') continue;
         const apiIds = this.options.apiIdsByField.get(`Subscription.${selection.name.value}`);
         if (!apiIds) return [refusal('BAD_REQUEST', `Subscription.${selection.name.value} is not a subscription field`)];
-        access.admit(apiIds);
+        // A promise when the rate limit is decided in the shared store (RATE_LIMIT_STORE=postgres).
+        await access.admit(apiIds);
       }
     } catch (error) {
       if (error instanceof GatewayError) return [fromGatewayError(error)];
