@@ -61,7 +61,7 @@ describe('SIGTERM', () => {
     expect(rest.status).toBe(200);
     expect(await rest.json()).toMatchObject({ params: { status: 'SUCCESS', msgid: 'in-flight' }, result: [expect.objectContaining({ field: 'email' })] });
     expect(graphql.status).toBe(200);
-    expect(await graphql.json()).toEqual({ data: { analyzePii: [expect.objectContaining({ field: 'email' })] } });
+    expect(await graphql.json()).toEqual({ data: { analyzePii: [expect.objectContaining({ field: 'email' })] }, extensions: { cost: expect.any(Number) } });
 
     expect(await exited(child.process)).toBe(0);
     const tookMs = Date.now() - signalledAt;
