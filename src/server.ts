@@ -26,6 +26,7 @@ import { GENERIC_FAILURE_MESSAGE, StartupError } from './errors.js';
 import { classifyGraphQLError } from './graphql/errors.js';
 import { buildSchema, PUBLISHED_READS, ROOT_FIELD_PERMISSIONS } from './graphql/schema.js';
 import { readPlanner } from './graphql/published-reads.js';
+import { NODE_READ_API_IDS } from './graphql/nodes.js';
 import { AccessControl, type Authentication } from './auth/access.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { fieldApiIds } from './auth/field-api-ids.js';
@@ -375,7 +376,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     logger,
   });
 
-  const planOf = readPlanner(schema, PUBLISHED_READS, ROOT_FIELD_PERMISSIONS);
+  const planOf = readPlanner(schema, PUBLISHED_READS, ROOT_FIELD_PERMISSIONS, NODE_READ_API_IDS);
   const keptResults = publishedResults<GatewayContext>({ cache: published, planOf, maxEntries: 2_000 });
   const accessFor = requestAccessFactory(accessControl);
   const apollo = new ApolloServer<GatewayContext>({

@@ -29,12 +29,19 @@ export interface ReadPlan {
   tables: string[];
   /** The API ids of each root field it runs, to admit a caller to a kept answer with. */
   apiIds: (readonly string[])[];
+  /** The API ids that admit a caller to each type of record its answer reaches through a link (checked, no token taken), as the links' resolvers check them. */
+  linkedApiIds: (readonly string[])[];
 }
 
 /** `planOf(document, operation)`: the operation's plan when its answer may be kept, else null; worked out once per parsed operation. */
 export type ReadPlanner = (document: DocumentNode, operation: OperationDefinitionNode) => ReadPlan | null;
 
-export function readPlanner(schema: GraphQLSchema, reads: PublishedReads, permissions: FieldPermissions): ReadPlanner {
+/**
+ * `typeApiIds`: the API ids a caller needs to read a record of a type reached through a link
+ * (a dataset's templates): a kept answer holds such records, so it is served only to a caller the
+ * links' resolvers would have admitted.
+ */
+export function readPlanner(schema: GraphQLSchema, reads: PublishedReads, permissions: FieldPermissions, typeApiIds: Readonly<Record<string, readonly string[]>> = {}): ReadPlanner {
   const plans = new WeakMap<OperationDefinitionNode, ReadPlan | null>();
   const unpublished = new Set(reads.unpublished ?? []);
   return (document, operation) => {
@@ -44,6 +51,7 @@ export function readPlanner(schema: GraphQLSchema, reads: PublishedReads, permis
     if (operation.operation === OperationTypeNode.QUERY && operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD)) {
       const tables = new Set<string>();
       const apiIds: (readonly string[])[] = [];
+      const linkedApiIds = new Map<string, readonly string[]>();
       let cacheable = true;
       for (const selection of operation.selectionSet.selections) {
         if (selection.kind !== Kind.FIELD) continue;
@@ -61,13 +69,16 @@ export function readPlanner(schema: GraphQLSchema, reads: PublishedReads, permis
           Field(node) {
             const parent = typeInfo.getParentType();
             if (!parent || !isCompositeType(getNamedType(parent))) return;
+            const returned = typeInfo.getType();
+            const linkedType = returned && parent.name !== 'Query' ? getNamedType(returned).name : undefined;
+            if (linkedType && typeApiIds[linkedType]) linkedApiIds.set(linkedType, typeApiIds[linkedType]);
             const coordinate = `${parent.name}.${node.name.value}`;
             if (unpublished.has(coordinate)) cacheable = false;
             reads.linked?.[coordinate]?.forEach((table) => tables.add(table));
           },
         }),
       );
-      if (cacheable) plan = { tables: [...tables], apiIds };
+      if (cacheable) plan = { tables: [...tables], apiIds, linkedApiIds: [...linkedApiIds.values()] };
     }
     plans.set(operation, plan);
     return plan;

@@ -27,6 +27,8 @@ interface KeptAnswer {
   /** The response body, as Apollo writes it (JSON and a newline). */
   body: string;
   apiIds: readonly (readonly string[])[];
+  /** The API ids of each type of record it reaches through links, checked before it is served. */
+  linkedApiIds: readonly (readonly string[])[];
   /** The operation's label in the request metrics (src/http/use-observability.ts). */
   operationLabel: string | undefined;
 }
@@ -73,6 +75,7 @@ export function publishedResults<TContext extends { access: RequestAccess }>(opt
           if (!kept) return null;
           // The same check each root field's resolver makes; a refusal is left to execution to report.
           try {
+            for (const ids of plan.linkedApiIds) contextValue.access.authorize(ids);
             await contextValue.access.admitEach(plan.apiIds);
           } catch {
             key = undefined;
@@ -87,7 +90,7 @@ export function publishedResults<TContext extends { access: RequestAccess }>(opt
           // The extensions (the document's cost) are the same for every answer of this key: kept with it.
           const { data, extensions } = response.body.singleResult;
           const body = JSON.stringify(extensions ? { data, extensions } : { data }) + '\n';
-          answers.keep(key, { body, apiIds: plan.apiIds, operationLabel: currentRequestScope()?.graphqlOperation }, { tables: plan.tables }, start);
+          answers.keep(key, { body, apiIds: plan.apiIds, linkedApiIds: plan.linkedApiIds, operationLabel: currentRequestScope()?.graphqlOperation }, { tables: plan.tables }, start);
         },
       };
     },
@@ -114,6 +117,7 @@ export function publishedResults<TContext extends { access: RequestAccess }>(opt
     // A refusal goes on to Apollo, which executes the operation, and the resolvers' guard reports it.
     let admitted: void | Promise<void>;
     try {
+      for (const ids of kept.linkedApiIds) access.authorize(ids);
       admitted = access.admitEach(kept.apiIds);
     } catch {
       return next();
