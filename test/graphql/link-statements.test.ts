@@ -62,13 +62,16 @@ async function statementsFor(query: string, first: number, list: (data: Record<s
   return { statements: gw.gateway.database.statementCount() - before, items: list(response.data!) };
 }
 
-/** Runs `query` over pages of 10 and 100: the same statements for both, at most `most`. */
+/**
+ * Runs `query` over pages of 10 and 100: no more statements for 100 than for 10, at most `most`.
+ * (Fewer is allowed: published records the first page read, a linked dataset, are kept in memory.)
+ */
 async function expectConstant(query: string, list: (data: Record<string, any>) => unknown[], most: number): Promise<unknown[]> {
   const ten = await statementsFor(query, 10, list);
   const hundred = await statementsFor(query, 100, list);
   expect({ ten: ten.items.length, hundred: hundred.items.length }).toEqual({ ten: 10, hundred: 100 });
-  expect(hundred.statements).toBe(ten.statements);
-  expect(hundred.statements).toBeLessThanOrEqual(most);
+  expect(hundred.statements).toBeLessThanOrEqual(ten.statements);
+  expect(ten.statements).toBeLessThanOrEqual(most);
   return hundred.items;
 }
 
