@@ -63,15 +63,15 @@ async function statementsFor(query: string, first: number, list: (data: Record<s
 }
 
 /**
- * Runs `query` over pages of 10 and 100: no more statements for 100 than for 10, at most `most`.
- * (Fewer is allowed: published records the first page read, a linked dataset, are kept in memory.)
+ * Runs `query` over pages of 10 and 100: each within `most` statements, however long the page (one
+ * statement per row would be 100 for the second). Their counts may differ by what the published
+ * cache already holds (linked datasets read by an earlier page are served from memory).
  */
 async function expectConstant(query: string, list: (data: Record<string, any>) => unknown[], most: number): Promise<unknown[]> {
   const ten = await statementsFor(query, 10, list);
   const hundred = await statementsFor(query, 100, list);
   expect({ ten: ten.items.length, hundred: hundred.items.length }).toEqual({ ten: 10, hundred: 100 });
-  expect(hundred.statements).toBeLessThanOrEqual(ten.statements);
-  expect(ten.statements).toBeLessThanOrEqual(most);
+  expect(Math.max(ten.statements, hundred.statements)).toBeLessThanOrEqual(most);
   return hundred.items;
 }
 
