@@ -1,10 +1,10 @@
 // A real HAProxy (Debian package `haproxy`) in front of several gateway copies, routing on /readyz
 // as an operator's balancer would (deploy/haproxy/haproxy.cfg has the same checks).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { accepts, stopDaemon } from './daemon.js';
+import { startDaemon, stopDaemon } from './daemon.js';
 
 export const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((candidate) => spawnSync(candidate, ['-v']).status === 0);
 
@@ -47,28 +47,17 @@ export async function startHaProxy(port: number, backends: string[]): Promise<Ha
       '',
     ].join('\n'),
   );
-  const child: ChildProcess = spawn(HAPROXY, ['-db', '-f', cfg], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const deadline = Date.now() + 10_000;
-  while (!(await accepts(port))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-      throw new Error(`haproxy did not start:\n${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const { child, output: daemonOutput } = await startDaemon('haproxy', HAPROXY, ['-db', '-f', cfg], port, dir);
   // Ready once every copy has passed its checks (`rise 2`): until then HAProxy answers 503.
   const url = `http://127.0.0.1:${port}`;
+  const readyBy = Date.now() + 30_000;
   for (let passed = 0; passed < backends.length * 2;) {
     const status = await fetch(`${url}/readyz`).then(
       (response) => response.status,
       () => 0,
     );
     passed = status === 200 ? passed + 1 : 0;
-    if (Date.now() > deadline + 20_000) throw new Error(`haproxy found no ready copy within 30 s:\n${output}`);
+    if (Date.now() > readyBy) throw new Error(`haproxy found no ready copy within 30 s:\n${daemonOutput()}`);
     await new Promise((resolve) => setTimeout(resolve, CHECK_INTERVAL_MS / 2));
   }
   return {

@@ -1,10 +1,10 @@
 // A real PgBouncer (Debian package `pgbouncer`) in transaction mode in front of the test cluster,
 // as most production PostgreSQL setups put one in front of many clients.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { accepts, stopDaemon } from './daemon.js';
+import { startDaemon, stopDaemon } from './daemon.js';
 import { findFreePort } from '../../src/platform/database/embedded.js';
 
 export const PGBOUNCER = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((candidate) => spawnSync(candidate, ['--version']).status === 0);
@@ -52,19 +52,7 @@ export async function startPgBouncer(target: string, options: { poolSize?: numbe
     { mode: 0o644 },
   );
   const asRoot = process.getuid?.() === 0;
-  const child: ChildProcess = spawn(PGBOUNCER, [...(asRoot ? ['-u', 'postgres'] : []), ini], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const deadline = Date.now() + 10_000;
-  while (!(await accepts(port))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-      throw new Error(`pgbouncer did not start:\n${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const { child } = await startDaemon('pgbouncer', PGBOUNCER, [...(asRoot ? ['-u', 'postgres'] : []), ini], port, dir);
   const urlFor = (url: string) => {
     const via = new URL(url);
     via.hostname = '127.0.0.1';
