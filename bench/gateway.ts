@@ -54,7 +54,7 @@ const POOL_MAX = 10;
 const SEED_CONCURRENCY = 8;
 
 const COLUMNS = 'template_id, template_name, query, query_type, created_by, updated_by, created_date, updated_date';
-const GRAPHQL_FIELDS = 'id name query queryType createdBy updatedBy createdAt updatedAt';
+const GRAPHQL_FIELDS = 'id: templateId name query queryType createdBy updatedBy createdAt updatedAt';
 
 // What the gateway's dataset answers carry (src/modules/datasets/definition.ts: DEFAULT_LIVE_READ_FIELDS,
 // LIST_FIELDS, and DRAFT_LIST_EXTRA_FIELDS for drafts); the JSON keys are the column names.
@@ -64,9 +64,9 @@ const DATASET_DRAFT_EXTRAS =
   "json_build_object('data_schema', data_schema, 'validation_config', validation_config, 'dedup_config', dedup_config, " + "'denorm_config', denorm_config, 'connectors_config', connectors_config)";
 // What a connector read and list carry (rest/connectors.ts); the read adds the form (ui_spec).
 const CONNECTOR_COLUMNS = 'id, connector_id, name, type, category, version, description, licence, owner, iconurl, status, created_by, updated_by, created_date, updated_date, live_date';
-const CONNECTOR_GRAPHQL_FIELDS = 'id connectorId name type category version description licence owner iconUrl status createdBy updatedBy createdAt updatedAt liveAt';
-const DATASET_GRAPHQL_READ_FIELDS = 'id name status version datasetConfig';
-const DATASET_GRAPHQL_LIST_FIELDS = 'id name status version';
+const CONNECTOR_GRAPHQL_FIELDS = 'id: connectorVersionId connectorId name type category version description licence owner iconUrl status createdBy updatedBy createdAt updatedAt liveAt';
+const DATASET_GRAPHQL_READ_FIELDS = 'id: datasetId name status version datasetConfig';
+const DATASET_GRAPHQL_LIST_FIELDS = 'id: datasetId name status version';
 
 interface Scenario {
   name: string;
