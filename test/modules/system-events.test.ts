@@ -26,15 +26,31 @@ const processed = (datasetType: string) => ({
   fields: [selector('ctx_module', 'processing'), selector('ctx_pdata_pid', 'router'), selector('ctx_dataset_type', datasetType), selector('error_code', null)],
 });
 
-/** A native query as the console posts it to /v2/data/metrics; the bare answer. */
-async function native(query: Json): Promise<{ status: number; body: any }> {
+/**
+ * A native query as the console posts it to /v2/data/metrics (its url names the chart's route); the
+ * answer's status, its body, and Druid's rows, which the console reads from the envelope's `result`.
+ */
+async function native(query: Json, url = '/config/v2/data/metrics/dataset'): Promise<{ status: number; body: any; rows: any }> {
   const response = await gw()
     .http.post('/v2/data/metrics')
+    .query({ id: 'chart' })
     .send({
-      query: { id: 'chart', type: 'api', url: '/config/v2/data/metrics', method: 'POST', body: { context: { dataSource: 'system-events' }, query: { dataSource: 'system-events', ...query } } },
+      query: {
+        id: 'chart',
+        type: 'api',
+        url,
+        method: 'POST',
+        headers: {},
+        noParams: true,
+        body: { context: { dataSource: 'system-events' }, query: { dataSource: 'system-events', ...query } },
+        params: {},
+      },
     });
-  return { status: response.status, body: response.body };
+  return { status: response.status, body: response.body, rows: response.body.result };
 }
+
+/** What the console's parse does with an answer: lodash's sumBy over a dotted path. */
+const sumOf = (rows: Json[], path: string) => rows.reduce((sum, row) => sum + ((path.split('.').reduce<any>((value, key) => value?.[key], row) as number | undefined) ?? 0), 0);
 
 const event = (id: string, amount: unknown = 1) => ({ id, ts: '2026-03-01T10:00:00Z', userid: 'u1', amount });
 
@@ -56,7 +72,7 @@ beforeAll(async () => {
 
 describe('system-events on the embedded defaults', () => {
   it("counts the day's processed events as the home page does (groupBy, granularity all in Asia/Kolkata)", async () => {
-    const { status, body } = await native({
+    const { status, body, rows } = await native({
       queryType: 'groupBy',
       granularity: { type: 'all', timeZone: 'Asia/Kolkata' },
       intervals: [indianDay()],
@@ -64,23 +80,29 @@ describe('system-events on the embedded defaults', () => {
       filter: processed('event'),
     });
     expect(status).toBe(200);
-    expect(body).toEqual([{ timestamp: expect.any(String), result: { count: 7 } }]);
+    expect(body).toMatchObject({ id: 'api.data.metrics', params: { status: 'SUCCESS' }, responseCode: 'OK' });
+    // Druid's groupBy rows; the home page sums event.count over them.
+    expect(rows).toEqual([{ version: 'v1', timestamp: expect.any(String), event: { count: 7 } }]);
+    expect(sumOf(rows, 'event.count')).toBe(7);
     // No master dataset ingested anything: the master figure is empty, not an error.
     expect(
       (
-        await native({
-          queryType: 'groupBy',
-          granularity: { type: 'all', timeZone: 'Asia/Kolkata' },
-          intervals: [indianDay()],
-          aggregations: [{ type: 'longSum', name: 'count', fieldName: 'count' }],
-          filter: processed('master'),
-        })
-      ).body,
+        await native(
+          {
+            queryType: 'groupBy',
+            granularity: { type: 'all', timeZone: 'Asia/Kolkata' },
+            intervals: [indianDay()],
+            aggregations: [{ type: 'longSum', name: 'count', fieldName: 'count' }],
+            filter: processed('master'),
+          },
+          '/config/v2/data/metrics/masterDataset',
+        )
+      ).rows,
     ).toEqual([]);
   });
 
   it('counts every stage and error code of a dataset, one row each', async () => {
-    const { body } = await native({
+    const { rows } = await native({
       queryType: 'groupBy',
       granularity: { type: 'all', timeZone: 'Asia/Kolkata' },
       intervals: indianDay(),
@@ -88,7 +110,7 @@ describe('system-events on the embedded defaults', () => {
       aggregations: [{ type: 'longSum', name: 'count', fieldName: 'count' }],
       filter: { type: 'and', fields: [selector('ctx_module', 'processing'), selector('ctx_dataset', DATASET)] },
     });
-    const counts = Object.fromEntries((body as { result: Json }[]).map(({ result }) => [`${result.ctx_pdata_pid as string}/${(result.error_code as string | null) ?? '-'}`, result.count]));
+    const counts = Object.fromEntries((rows as { event: Json }[]).map(({ event }) => [`${event.ctx_pdata_pid as string}/${(event.error_code as string | null) ?? '-'}`, event.count]));
     expect(counts).toEqual({
       'extractor/-': 10,
       'validator/-': 7,
@@ -110,7 +132,7 @@ describe('system-events on the embedded defaults', () => {
       filter: { type: 'and', fields: [selector('ctx_module', 'processing'), selector('ctx_dataset', DATASET), selector('ctx_pdata_pid', 'router'), selector('error_code', null)] },
     });
     expect(series.status).toBe(200);
-    const buckets = series.body as { timestamp: string; result: { count: number } }[];
+    const buckets = series.rows as { timestamp: string; result: { count: number } }[];
     expect(buckets.reduce((sum, bucket) => sum + bucket.result.count, 0)).toBe(5);
     for (const bucket of buckets) expect(Date.parse(bucket.timestamp) % 300_000).toBe(0);
     // A day in India starts at 18:30 UTC the day before.
@@ -121,7 +143,7 @@ describe('system-events on the embedded defaults', () => {
       aggregations: [{ type: 'longSum', name: 'count', fieldName: 'count' }],
       filter: processed('event'),
     });
-    expect(days.body).toEqual([{ timestamp: `${indianDay().slice(0, 10)}T00:00:00+05:30`, result: { count: 7 } }].map((day) => ({ ...day, timestamp: new Date(day.timestamp).toISOString() })));
+    expect(days.rows).toEqual([{ timestamp: `${indianDay().slice(0, 10)}T00:00:00+05:30`, result: { count: 7 } }].map((day) => ({ ...day, timestamp: new Date(day.timestamp).toISOString() })));
 
     const top = await native({
       queryType: 'topN',
@@ -137,7 +159,7 @@ describe('system-events on the embedded defaults', () => {
       filter: processed('event'),
     });
     expect(top.status).toBe(200);
-    expect((top.body as { result: Json[] }[])[0]!.result).toEqual([
+    expect((top.rows as { result: Json[] }[])[0]!.result).toEqual([
       { dataset: DATASET, count: 5, total_processing_time: expect.any(Number) },
       { dataset: OTHER, count: 2, total_processing_time: expect.any(Number) },
     ]);
