@@ -165,6 +165,127 @@ describe('system-events on the embedded defaults', () => {
     ]);
   });
 
+  describe("the processing charts' times (virtualColumns and postAggregations, as the console sends them)", () => {
+    // Master datasets' telemetry with known times, written as the pipeline writes it (no master
+    // dataset ingests in this file): per row, time/count is 2 and 7 for m1, 10 for m2 (31/3 as
+    // LONGs), 0 for m3 (no events: case_searched keeps it from dividing by zero).
+    const hour = 3_600_000;
+    const t1 = Math.floor(Date.now() / 60_000) * 60_000 - 2 * hour;
+    const t2 = t1 - hour;
+    const window = `${new Date(Date.now() - 24 * hour).toISOString()}/${new Date(Date.now() + 24 * hour).toISOString()}`;
+    const perRow = { type: 'expression', name: 'v0', expression: 'case_searched((count > 0),(total_processing_time/count),0', outputType: 'DOUBLE' };
+    const master = processed('master');
+
+    beforeAll(async () => {
+      const rows: [number, string, string, string, number, number][] = [
+        [t1, 'sysev_m1', 'router', '', 4, 10],
+        [t2, 'sysev_m1', 'router', '', 2, 14],
+        [t1, 'sysev_m1', 'router', 'MISSING_DATA_KEY', 5, 0],
+        [t1, 'sysev_m1', 'validator', '', 6, 12],
+        [t1, 'sysev_m2', 'router', '', 3, 31],
+        [t1, 'sysev_m3', 'router', '', 0, 0],
+      ];
+      for (const [minute, dataset, stage, code, count, time] of rows) {
+        await gw().sql(`INSERT INTO system_events (minute, ctx_dataset, ctx_pdata_pid, error_code, ctx_dataset_type, count, total_processing_time) VALUES ($1, $2, $3, $4, 'master', $5, $6)`, [
+          new Date(minute),
+          dataset,
+          stage,
+          code,
+          count,
+          time,
+        ]);
+      }
+    });
+
+    const topN = (kind: 'doubleMin' | 'doubleMax', name: string) => ({
+      queryType: 'topN',
+      virtualColumns: [perRow],
+      threshold: 100,
+      dimension: { type: 'default', dimension: 'dataset', outputName: 'dataset', outputType: 'STRING' },
+      metric: { type: 'numeric', metric: name },
+      intervals: window,
+      granularity: { type: 'all', timeZone: 'Asia/Kolkata' },
+      aggregations: [{ type: kind, name, fieldName: 'v0' }],
+      filter: master,
+    });
+
+    it('ranks datasets by their least and greatest time per row (topN over a virtual column; the console reads result[0].result[0])', async () => {
+      const least = await native(topN('doubleMin', 'min_processing_time'));
+      expect(least.status).toBe(200);
+      expect(least.rows).toEqual([
+        {
+          timestamp: expect.any(String),
+          result: [
+            { dataset: 'sysev_m2', min_processing_time: 10 },
+            { dataset: 'sysev_m1', min_processing_time: 2 },
+            { dataset: 'sysev_m3', min_processing_time: 0 },
+          ],
+        },
+      ]);
+      const greatest = await native(topN('doubleMax', 'max_processing_time'));
+      expect((greatest.rows as { result: Json[] }[])[0]!.result).toEqual([
+        { dataset: 'sysev_m2', max_processing_time: 10 },
+        { dataset: 'sysev_m1', max_processing_time: 7 },
+        { dataset: 'sysev_m3', max_processing_time: 0 },
+      ]);
+    });
+
+    it('averages the time per event as a LONG (groupBy with an expression post-aggregation, read from event)', async () => {
+      const average = (filter: Json) =>
+        native({
+          queryType: 'groupBy',
+          intervals: window,
+          granularity: { type: 'all', timeZone: 'Asia/Kolkata' },
+          aggregations: [
+            { type: 'longSum', name: 'total_processing_time', fieldName: 'total_processing_time' },
+            { type: 'longSum', name: 'count', fieldName: 'count' },
+          ],
+          postAggregations: [{ type: 'expression', name: 'average_processing_time', expression: 'case_searched((count > 0),(total_processing_time/count),0' }],
+          filter,
+        });
+      const { status, rows } = await average(master);
+      expect(status).toBe(200);
+      // 55 ms over 9 events: 6 as Druid divides LONGs.
+      expect(rows).toEqual([{ version: 'v1', timestamp: expect.any(String), event: { total_processing_time: 55, count: 9, average_processing_time: 6 } }]);
+      expect(sumOf(rows, 'event.average_processing_time')).toBe(6);
+      // The ingested events' own times: whatever they took, the average is their sum over their count.
+      const events = (await average(processed('event'))).rows as { event: { total_processing_time: number; count: number; average_processing_time: number } }[];
+      expect(events[0]!.event.count).toBe(7);
+      expect(events[0]!.event.average_processing_time).toBe(Math.trunc(events[0]!.event.total_processing_time / 7));
+    });
+
+    it('charts least, greatest and average time in five-minute buckets (timeseries with both)', async () => {
+      const { status, rows } = await native({
+        queryType: 'timeseries',
+        virtualColumns: [perRow],
+        intervals: window,
+        granularity: { type: 'period', period: 'PT5M', timeZone: 'Asia/Kolkata' },
+        aggregations: [
+          { type: 'doubleMin', name: 'min_processing_time', fieldName: 'v0' },
+          { type: 'doubleMax', name: 'max_processing_time', fieldName: 'v0' },
+          { type: 'doubleSum', name: 'a2', fieldName: 'total_processing_time' },
+          { type: 'longSum', name: 'a3', fieldName: 'count' },
+        ],
+        postAggregations: [{ type: 'expression', name: 'avg_processing_time', expression: 'case_searched((a3 > 0),(a2/a3),0', outputType: 'DOUBLE' }],
+        filter: master,
+      });
+      expect(status).toBe(200);
+      expect(rows).toEqual([
+        { timestamp: new Date(t2 - (t2 % 300_000)).toISOString(), result: { min_processing_time: 7, max_processing_time: 7, a2: 14, a3: 2, avg_processing_time: 7 } },
+        { timestamp: new Date(t1 - (t1 % 300_000)).toISOString(), result: { min_processing_time: 0, max_processing_time: 10, a2: 41, a3: 7, avg_processing_time: 41 / 7 } },
+      ]);
+    });
+
+    it('refuses a post-aggregator or virtual column it does not support, naming it', async () => {
+      const sketch = await native({ ...topN('doubleMin', 'least'), postAggregations: [{ type: 'thetaSketchEstimate', name: 'users', field: { type: 'fieldAccess', fieldName: 'least' } }] });
+      expect(sketch.status).toBe(400);
+      expect(sketch.body.error).toMatchObject({ code: 'DATA_OUT_INVALID_INPUT', message: expect.stringMatching(/post-aggregator type "thetaSketchEstimate"/) });
+      const lookup = await native({ ...topN('doubleMin', 'least'), virtualColumns: [{ ...perRow, expression: "lookup(dataset, 'names')" }] });
+      expect(lookup.status).toBe(400);
+      expect(lookup.body.error.message).toMatch(/virtualColumns\[0\] v0: .*function lookup\(\)/);
+    });
+  });
+
   it('answers SQL over the same rows through /v2/data/query/system-events', async () => {
     const response = await gw()
       .http.post('/v2/data/query/system-events')
