@@ -4,6 +4,9 @@
 // Asia/Kolkata, selector filters with error_code null) through POST /v2/data/metrics, and SQL through
 // /v2/data/query, after a known ingest of good, duplicate and invalid events.
 import { beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { createLogger } from '../../src/logger.js';
+import { SystemEventsRecorder } from '../../src/modules/ingestion/system-events.js';
 import { envelope } from '../support/api.js';
 import { seedDataset, type Json } from '../support/datasets.js';
 import { startTestGateway, useForFile } from '../support/gateway.js';
@@ -321,5 +324,79 @@ describe('system-events on the embedded defaults', () => {
     expect(decade.body.error).toMatchObject({ code: 'DATA_OUT_INVALID_DATE_RANGE' });
     const badZone = await native({ queryType: 'timeseries', granularity: { type: 'period', period: 'PT5M', timeZone: "x'; DROP" }, intervals: indianDay(), aggregations: [] });
     expect(badZone.status).toBe(400);
+  });
+
+  it.each<[string, Json, string, RegExp]>([
+    ['a filter on a dimension it does not have', { queryType: 'timeseries', filter: selector('ctx_nope', 'x') }, 'DATA_OUT_INVALID_INPUT', /ctx_nope/],
+    ['a topN over a dimension it does not have', { queryType: 'topN', dimension: 'ctx_nope', metric: 'count', threshold: 5 }, 'DATA_OUT_INVALID_INPUT', /ctx_nope/],
+    [
+      'a virtual column over a column it does not have',
+      { queryType: 'timeseries', virtualColumns: [{ type: 'expression', name: 'v0', expression: 'ctx_nope * 2' }] },
+      'DATA_OUT_INVALID_INPUT',
+      /ctx_nope/,
+    ],
+    ['a ten-year groupBy', { queryType: 'groupBy', dimensions: ['dataset'], intervals: ['2016-11-01T00:00:00+05:30/2026-11-01T00:00:00+05:30'] }, 'DATA_OUT_INVALID_DATE_RANGE', /30 days/],
+    ['no interval', { queryType: 'groupBy', intervals: [] }, 'DATA_OUT_INVALID_INPUT', /interval/],
+    ['an open-ended interval', { queryType: 'groupBy', intervals: ['2016-01-01T00:00:00Z/'] }, 'DATA_OUT_INVALID_INPUT', /interval/],
+  ])('refuses %s, before reading any row', async (_, query, code, message) => {
+    const { status, body } = await native({ granularity: 'all', intervals: indianDay(), aggregations: [{ type: 'longSum', name: 'count', fieldName: 'count' }], ...query });
+    expect({ status, code: body.error?.code }).toEqual({ status: 400, code });
+    expect(body.error.message).toMatch(message);
+  });
+
+  it('refuses a ten-year native query on /v2/data/query/system-events too', async () => {
+    const response = await gw()
+      .http.post('/v2/data/query/system-events')
+      .send({
+        ...envelope('api.data.out'),
+        query: { queryType: 'timeseries', granularity: 'all', intervals: '2016-01-01T00:00:00Z/2026-01-01T00:00:00Z', aggregations: [{ type: 'longSum', name: 'count', fieldName: 'count' }] },
+      });
+    expect({ status: response.status, code: response.body.error?.code }).toEqual({ status: 400, code: 'DATA_OUT_INVALID_DATE_RANGE' });
+  });
+
+  it('keeps rows for the metrics retention: the recorder deletes older ones as it writes, every ten minutes', async () => {
+    const day = 86_400_000;
+    let now = Date.now();
+    const pool = new pg.Pool({ connectionString: gw().databaseUrl, max: 1 });
+    // A recorder of its own, on this file's database, with a clock the test moves (7 days: METRICS_RETENTION_DAYS' default).
+    const recorder = new SystemEventsRecorder(pool, { retentionMs: 7 * day, logger: createLogger('silent'), now: () => now });
+    const insert = (ageMs: number, dataset: string) =>
+      gw().sql(`INSERT INTO system_events (minute, ctx_dataset, ctx_pdata_pid, ctx_dataset_type, count, total_processing_time) VALUES ($1, $2, 'router', 'event', 1, 1)`, [
+        new Date(Math.floor((now - ageMs) / 60_000) * 60_000),
+        dataset,
+      ]);
+    const kept = async () =>
+      (await gw().sql<{ ctx_dataset: string }>(`SELECT DISTINCT ctx_dataset FROM system_events WHERE ctx_dataset LIKE 'sysev_age%' ORDER BY 1`)).rows.map((row) => row.ctx_dataset);
+    try {
+      await insert(8 * day, 'sysev_age_8d');
+      await insert(6 * day, 'sysev_age_6d');
+      await insert(7 * day - 2 * 60_000, 'sysev_age_7d');
+      recorder.record({ datasetId: 'sysev_age_now', type: 'event' }, { accepted: 1, refusedBy: {} }, 3);
+      await recorder.flush();
+      expect(await kept()).toEqual(['sysev_age_6d', 'sysev_age_7d', 'sysev_age_now']);
+      // What is left is what a dashboard over those days reads.
+      const older = await native({
+        queryType: 'groupBy',
+        granularity: 'all',
+        intervals: `${new Date(now - 9 * day).toISOString()}/${new Date(now - 5 * day).toISOString()}`,
+        dimensions: ['dataset'],
+        aggregations: [{ type: 'longSum', name: 'count', fieldName: 'count' }],
+        filter: { type: 'in', dimension: 'dataset', values: ['sysev_age_8d', 'sysev_age_7d', 'sysev_age_6d'] },
+      });
+      expect((older.rows as { event: Json }[]).map((row) => row.event)).toEqual([
+        { dataset: 'sysev_age_6d', count: 1 },
+        { dataset: 'sysev_age_7d', count: 1 },
+      ]);
+      // Five minutes on, the 7-day-old row is past retention but the next pass is not due; ten minutes on, it is gone.
+      now += 5 * 60_000;
+      await recorder.flush();
+      expect(await kept()).toEqual(['sysev_age_6d', 'sysev_age_7d', 'sysev_age_now']);
+      now += 5 * 60_000;
+      await recorder.flush();
+      expect(await kept()).toEqual(['sysev_age_6d', 'sysev_age_now']);
+    } finally {
+      await recorder.stop();
+      await pool.end();
+    }
   });
 });
