@@ -125,7 +125,7 @@ export const dataAccessEndpoints = [
     path: '/v2/data/metrics',
     apiId: 'api.data.metrics',
     summary:
-      "What the console's dashboards read, answered without an envelope: a query.url under /prom is one of Prometheus's read endpoints (query, query_range, series, labels, label values) with query.params, answered by PROMETHEUS_URL or the embedded metrics store; any other url runs query.body.query as a Druid native query",
+      "What the console's dashboards read: a query.url under /prom is one of Prometheus's read endpoints (query, query_range, series, labels, label values) with query.params, answered by PROMETHEUS_URL or the embedded metrics store in Prometheus's JSON without an envelope; any other url runs query.body.query as a Druid native query, its rows (as Druid writes them: groupBy rows {version, timestamp, event}) in the envelope's result, as the original answers them",
     invalidInputCode: 'DATA_METRICS_INVALID_INPUT',
     errorCodes: [
       'DATA_METRICS_UNAVAILABLE',
@@ -152,7 +152,7 @@ export const dataAccessEndpoints = [
       },
       required: ['query'],
     },
-    bareResult: true,
+    bareResult: (input) => isPrometheusUrl(input),
     operation: {
       prometheus: /* GraphQL */ `
         query RestPrometheus($path: String!, $params: JSON) {

@@ -241,15 +241,20 @@ function responses(endpoint: RestEndpoint, codes: ErrorCode[]): Record<string, u
           description: `Success: the document as ${endpoint.contentType}, without an envelope (failures keep the failure envelope).`,
           content: { [endpoint.contentType]: { schema: { type: 'string' } } },
         }
-      : endpoint.bareResult
+      : typeof endpoint.bareResult === 'function'
         ? {
-            description: 'Success: the rows as a JSON array, without an envelope (failures keep the failure envelope).',
-            content: { 'application/json': { schema: { type: 'array', items: { type: 'object' } } } },
+            description: `Success: depending on the request, the result as a JSON body without an envelope, or the envelope with \`id\` ${endpoint.apiId} and the operation's \`result\` (failures keep the failure envelope).`,
+            content: { 'application/json': { schema: { oneOf: [{ type: 'object' }, { type: 'array', items: { type: 'object' } }, { $ref: '#/components/schemas/SuccessEnvelope' }] } } },
           }
-        : {
-            description: `Success: the envelope with \`id\` ${endpoint.apiId} and the operation's \`result\`.`,
-            content: { 'application/json': { schema: { $ref: '#/components/schemas/SuccessEnvelope' } } },
-          },
+        : endpoint.bareResult
+          ? {
+              description: 'Success: the rows as a JSON array, without an envelope (failures keep the failure envelope).',
+              content: { 'application/json': { schema: { type: 'array', items: { type: 'object' } } } },
+            }
+          : {
+              description: `Success: the envelope with \`id\` ${endpoint.apiId} and the operation's \`result\`.`,
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/SuccessEnvelope' } } },
+            },
   };
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {

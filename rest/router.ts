@@ -193,7 +193,7 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
           .type(endpoint.contentType)
           .send(String(endpoint.result(outcome.data ?? {})));
       const result = endpoint.result(outcome.data ?? {}) ?? {};
-      if (endpoint.bareResult) return void res.status(200).type('json').send(jsonBodyOf(result));
+      if (typeof endpoint.bareResult === 'function' ? endpoint.bareResult(input) : endpoint.bareResult) return void res.status(200).type('json').send(jsonBodyOf(result));
       const json = JSON.stringify(result);
       if (!cacheKey || !start) return sendSuccess(req, res, endpoint.apiId, msgid, json);
       const kept = { json, etag: resultEtag(json) };

@@ -68,9 +68,10 @@ export interface RestEndpoint<TData = Record<string, unknown>, TVariables = Reco
   variables: (input: RestInput) => TVariables;
   /**
    * Answers success with the result itself, no envelope (the original's SQL endpoint answers as Druid
-   * does, for BI tools); failures keep the failure envelope.
+   * does, for BI tools); failures keep the failure envelope. A function decides per request (the
+   * dashboards' metrics answer Prometheus's JSON bare and Druid's rows in the envelope, as the original does).
    */
-  bareResult?: boolean;
+  bareResult?: boolean | ((input: RestInput) => boolean);
   /**
    * Answers success with the result, which must be a string, as the body with this media type (e.g.
    * `application/yaml` for a rule file), no envelope; failures keep the failure envelope.

@@ -360,6 +360,114 @@ describe('planNativeQuery: topN', () => {
   });
 });
 
+describe('planNativeQuery: virtualColumns and postAggregations', () => {
+  const ratio = { type: 'expression', name: 'v0', expression: 'case_searched((qty > 0),(amount/qty),0', outputType: 'DOUBLE' };
+
+  it('computes a virtual column per row wherever a column is named: aggregations, dimensions and filters', () => {
+    const { sql } = plan({
+      queryType: 'groupBy',
+      granularity: 'all',
+      virtualColumns: [ratio, { type: 'expression', name: 'big', expression: 'v0 > 10' }],
+      dimensions: ['big'],
+      aggregations: [{ type: 'doubleMin', name: 'least', fieldName: 'v0' }],
+      filter: { type: 'selector', dimension: 'big', value: '1' },
+    });
+    const v0 = '(((CASE WHEN (("qty") > ($3::bigint)) THEN (("amount") / NULLIF("qty", 0)) ELSE $4::bigint END))::double precision)';
+    expect(sql).toContain(`MIN((${v0})::double precision) AS "least"`);
+    // A later virtual column sees the earlier one; a comparison is 1 or 0 as a value.
+    expect(sql).toContain(`((((${v0}) > ($5::bigint)))::int) AS "big"`);
+    expect(sql).toContain(`${FROM} AND ((((${v0}) > ($5::bigint)))::int)::text = $6 GROUP BY 1, 2`);
+  });
+
+  it('computes post-aggregations over each aggregated row, in their order, each seeing those before it', () => {
+    const { sql, shape } = plan({
+      queryType: 'timeseries',
+      granularity: 'hour',
+      aggregations: [
+        { type: 'longSum', name: 'qty', fieldName: 'qty' },
+        { type: 'doubleSum', name: 'amount', fieldName: 'amount' },
+      ],
+      postAggregations: [
+        { type: 'expression', name: 'avg', expression: 'case_searched((qty > 0),(amount/qty),0' },
+        {
+          type: 'arithmetic',
+          name: 'twice',
+          fn: '*',
+          fields: [
+            { type: 'fieldAccess', fieldName: 'avg' },
+            { type: 'constant', name: 'two', value: 2 },
+          ],
+        },
+      ],
+    });
+    expect(sql).toMatch(/^SELECT agg\.\*, \(CASE WHEN \(\(agg\."qty"::bigint\) > \(\$4::bigint\)\) THEN \(\(agg\."amount"\) \/ NULLIF\(agg\."qty"::bigint, 0\)\) ELSE \$5::bigint END\) AS "avg", /);
+    expect(sql).toContain(
+      `FROM (SELECT time_floor("__time", $3) AS "timestamp", SUM("qty"::bigint) AS "qty", SUM("amount"::double precision) AS "amount" ${FROM} GROUP BY 1) AS agg ORDER BY 1 ASC LIMIT $7`,
+    );
+    expect(shape([{ timestamp: START, qty: 4, amount: 10, avg: 2.5, twice: 5 }])).toStrictEqual([{ timestamp: START, result: { qty: 4, amount: 10, avg: 2.5, twice: 5 } }]);
+  });
+
+  it('orders a groupBy and ranks a topN by a post-aggregation', () => {
+    const average = {
+      type: 'arithmetic',
+      name: 'average',
+      fn: '/',
+      fields: [
+        { type: 'fieldAccess', fieldName: 'qty' },
+        { type: 'fieldAccess', fieldName: 'n' },
+      ],
+    };
+    const grouped = plan({
+      queryType: 'groupBy',
+      granularity: 'all',
+      dimensions: ['userid'],
+      aggregations: [COUNT, { type: 'longSum', name: 'qty', fieldName: 'qty' }],
+      postAggregations: [average],
+      limitSpec: { type: 'default', limit: 5, columns: [{ dimension: 'average', direction: 'descending' }] },
+    });
+    expect(grouped.sql).toContain('COALESCE((agg."qty"::bigint)::double precision / NULLIF((agg."n"::bigint)::double precision, 0), 0) AS "average"');
+    expect(grouped.sql).toMatch(/\) AS agg ORDER BY 1, "average" DESC LIMIT \$\d+$/);
+    const top = plan({
+      queryType: 'topN',
+      granularity: 'all',
+      dimension: 'userid',
+      metric: 'average',
+      threshold: 3,
+      aggregations: [COUNT, { type: 'longSum', name: 'qty', fieldName: 'qty' }],
+      postAggregations: [average],
+    });
+    expect(top.sql).toContain('ORDER BY "average" DESC');
+    expect(top.shape([{ timestamp: START, userid: 'u1', n: 2, qty: 5, average: 2.5, __rank: 1 }])).toStrictEqual([{ timestamp: START, result: [{ userid: 'u1', n: 2, qty: 5, average: 2.5 }] }]);
+  });
+
+  it('refuses what names nothing it knows, naming it', () => {
+    expectRefused(
+      { queryType: 'timeseries', aggregations: [COUNT], virtualColumns: [{ type: 'expression', name: 'v', expression: 'nope + 1' }] },
+      /virtualColumns\[0\] v: the expression names "nope"/,
+    );
+    expectRefused(
+      { queryType: 'timeseries', aggregations: [COUNT], postAggregations: [{ type: 'expression', name: 'p', expression: 'qty / n' }] },
+      /postAggregations\[0\]: the expression names "qty"/,
+    );
+    expectRefused(
+      {
+        queryType: 'timeseries',
+        aggregations: [COUNT],
+        postAggregations: [
+          { type: 'fieldAccess', name: 'p', fieldName: 'later' },
+          { type: 'fieldAccess', name: 'later', fieldName: 'n' },
+        ],
+      },
+      /fieldName "later"/,
+    );
+    expectRefused({ queryType: 'timeseries', aggregations: [COUNT], postAggregations: [{ type: 'constant', name: 'c', value: 'DROP' }] }, /constant's value must be a number/);
+    expectRefused(
+      { queryType: 'timeseries', aggregations: [COUNT], virtualColumns: Array.from({ length: 51 }, (_, i) => ({ type: 'expression', name: `v${i}`, expression: '1' })) },
+      /at most 50 virtualColumns/,
+    );
+  });
+});
+
 describe('planNativeQuery: scan', () => {
   it('selects the listed columns in time order with the limit as a parameter', () => {
     const { sql, params } = plan({ queryType: 'scan', columns: ['__time', 'id', 'device.os'], limit: 10, order: 'descending' });
@@ -445,8 +553,28 @@ describe('planNativeQuery: unsupported constructs are refused, naming them', () 
     ['a segmentMetadata query', { queryType: 'segmentMetadata' }, /queryType "segmentMetadata"/],
     ['a dataSourceMetadata query', { queryType: 'dataSourceMetadata' }, /queryType "dataSourceMetadata"/],
     ['a query without a type', { queryType: undefined }, /queryType/],
-    ['postAggregations', { ...base, postAggregations: [{ type: 'arithmetic', name: 'x', fn: '+', fields: [] }] }, /postAggregations/],
-    ['virtualColumns', { ...base, virtualColumns: [{ type: 'expression', name: 'v', expression: '1' }] }, /virtualColumns/],
+    [
+      'an arithmetic post-aggregator without fields',
+      { ...base, postAggregations: [{ type: 'arithmetic', name: 'x', fn: '+', fields: [] }] },
+      /postAggregations\[0\]: an arithmetic post-aggregator needs at least two fields/,
+    ],
+    [
+      'a javascript post-aggregator',
+      { ...base, postAggregations: [{ type: 'javascript', name: 'x', fieldNames: ['n'], function: 'f' }] },
+      /post-aggregator type "javascript" \(postAggregations\[0\]\)/,
+    ],
+    ['a hyperUniqueCardinality post-aggregator', { ...base, postAggregations: [{ type: 'hyperUniqueCardinality', name: 'x', fieldName: 'n' }] }, /hyperUniqueCardinality/],
+    [
+      'a nested-field virtual column',
+      { ...base, virtualColumns: [{ type: 'nested-field', name: 'v', columnName: 'device', path: '$.os' }] },
+      /virtual column type "nested-field" \(virtualColumns\[0\]\)/,
+    ],
+    [
+      'an expression with a function it does not have',
+      { ...base, virtualColumns: [{ type: 'expression', name: 'v', expression: "regexp_extract(userid, 'a')" }] },
+      /virtualColumns\[0\] v: .*regexp_extract\(\)/,
+    ],
+    ['an ARRAY output type', { ...base, virtualColumns: [{ type: 'expression', name: 'v', expression: 'qty', outputType: 'ARRAY<LONG>' }] }, /outputType "ARRAY<LONG>"/],
     ['a having clause', { queryType: 'groupBy', dimensions: ['userid'], aggregations: [COUNT], having: { type: 'greaterThan', aggregation: 'n', value: 1 } }, /having/],
     ['subtotalsSpec', { queryType: 'groupBy', dimensions: ['userid'], aggregations: [COUNT], subtotalsSpec: [[]] }, /subtotalsSpec/],
     ['a javascript filter', { ...base, filter: { type: 'javascript', dimension: 'userid', function: 'function(x){return true}' } }, /javascript/],

@@ -44,7 +44,10 @@ export function createMetricsQueries(prometheus: PrometheusApi, datasets: Datase
       const name = query.dataSource;
       if (typeof name !== 'string' || name === '') throw new GatewayError('DATA_METRICS_INVALID_INPUT', 'the native query names no dataSource');
       const entry = (await datasets.datasources({ statuses: ['Live'] })).find((candidate) => candidate.datasourceRef === name);
-      return runNative(entry?.datasetId ?? name, query);
+      const rows = await runNative(entry?.datasetId ?? name, query);
+      // Dashboards read Druid's own rows: a groupBy row's figures under `event` (the contract's
+      // template items, which runNative gives, carry them under `result`).
+      return query.queryType === 'groupBy' ? rows.map(druidGroupByRow) : rows;
     },
 
     /** Every Live dataset's datasource with its size (the console's dataset list shows it). */
@@ -63,6 +66,11 @@ export function createMetricsQueries(prometheus: PrometheusApi, datasets: Datase
       });
     },
   };
+}
+
+/** A groupBy item {timestamp, result} as Druid writes its groupBy rows: {version, timestamp, event}. */
+function druidGroupByRow(row: unknown): unknown {
+  return isObject(row) && isObject(row.result) ? { version: 'v1', timestamp: row.timestamp, event: row.result } : row;
 }
 
 export type MetricsQueries = ReturnType<typeof createMetricsQueries>;

@@ -20,6 +20,11 @@ export const SYSTEM_EVENTS_DATASOURCE = 'system-events';
 /** The datasource's columns besides __time: what a native query may name. */
 export const SYSTEM_EVENTS_COLUMNS: ReadonlySet<string> = new Set(['ctx_module', 'ctx_pdata_pid', 'ctx_dataset', 'ctx_dataset_type', 'dataset', 'error_code', 'count', 'total_processing_time']);
 
+/** Their Druid types: the console's charts divide total_processing_time by count, as LONGs. */
+const SYSTEM_EVENTS_COLUMN_TYPES: ReadonlyMap<string, 'long' | 'string'> = new Map(
+  [...SYSTEM_EVENTS_COLUMNS].map((column) => [column, column === 'count' || column === 'total_processing_time' ? 'long' : 'string']),
+);
+
 /** The stages in processing order, and the code each gives the events it refuses. */
 const STAGES = ['extractor', 'validator', 'dedup', 'denorm', 'transformer', 'router'] as const;
 type PipelineStage = (typeof STAGES)[number];
@@ -67,7 +72,7 @@ export class SystemEventsRecorder {
   }
 
   /** The datasource the embedded query engine answers system-events from. */
-  readonly datasource: Datasource = { name: SYSTEM_EVENTS_DATASOURCE, columns: SYSTEM_EVENTS_COLUMNS };
+  readonly datasource: Datasource = { name: SYSTEM_EVENTS_DATASOURCE, columns: SYSTEM_EVENTS_COLUMNS, columnTypes: SYSTEM_EVENTS_COLUMN_TYPES };
 
   /** Counts one ingest call: every stage's passed events (with `durationMs` each) and its refusals. */
   record(dataset: Pick<DatasetRecord, 'datasetId' | 'type'>, outcome: PublishOutcome, durationMs: number): void {

@@ -189,7 +189,7 @@ export class EmbeddedQueryEngine implements QueryEngine {
   }
 
   async runNative(datasource: Datasource, query: Record<string, unknown>): Promise<unknown[]> {
-    const plan = planNativeQuery(query, { relation: this.datasourceReference(datasource), columns: datasource.columns }, this.options.maxRows);
+    const plan = planNativeQuery(query, { relation: this.datasourceReference(datasource), columns: datasource.columns, columnTypes: datasource.columnTypes }, this.options.maxRows);
     return plan.shape(await this.readOnly(plan.sql, plan.params));
   }
 

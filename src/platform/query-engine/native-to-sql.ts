@@ -3,6 +3,7 @@
 // result format. Every value from the query is a bound parameter; every name is checked against
 // the datasource's columns. Anything unsupported is refused, naming the construct.
 import { GatewayError } from '../../errors.js';
+import { castToOutputType, compileExpression, type CompiledExpression, type ExpressionType } from './druid-expression.js';
 import { quoteIdentifier } from './names.js';
 import { isObject, textOf } from '../../validation/json-object.js';
 
@@ -13,6 +14,8 @@ export interface DatasourceShape {
   relation: string;
   /** Column names (as users write them, e.g. `device.os`). */
   columns: ReadonlySet<string>;
+  /** Druid types of the columns the engine knows them for (expressions divide LONGs as whole numbers). */
+  columnTypes?: ReadonlyMap<string, 'long' | 'double' | 'string'>;
 }
 
 export interface SqlPlan {
@@ -56,6 +59,11 @@ const AGGREGATE_FUNCTIONS: Record<string, string> = {
   floatMax: 'MAX',
 };
 
+/** Most virtual columns or post-aggregations one query may declare. */
+const MAX_DECLARED = 50;
+/** The relation a query with post-aggregations reads its aggregated rows from. */
+const AGGREGATED = 'agg';
+
 function unsupported(what: string): GatewayError {
   return new GatewayError('DATA_OUT_INVALID_INPUT', `the embedded query engine does not support ${what}`);
 }
@@ -75,6 +83,8 @@ class Builder {
   readonly params: unknown[] = [];
   /** Start of the query's interval (ISO, UTC), once interval() has run. */
   intervalStart = '';
+  /** The query's virtual columns by name: a row expression each. */
+  private readonly virtual = new Map<string, CompiledExpression>();
   constructor(private readonly source: DatasourceShape) {}
 
   bind(value: unknown): string {
@@ -83,6 +93,8 @@ class Builder {
   }
 
   column(name: unknown, where: string): string {
+    const virtual = typeof name === 'string' ? this.virtual.get(name) : undefined;
+    if (virtual) return `(${virtual.sql})`;
     if (name === '__time') return '"__time"';
     if (typeof name !== 'string' || !this.source.columns.has(name)) {
       throw new GatewayError('DATA_OUT_INVALID_INPUT', `${where}: ${JSON.stringify(name)} is not a column of the datasource`);
@@ -163,22 +175,123 @@ class Builder {
     }
   }
 
-  aggregations(aggregations: unknown): { select: string[]; names: string[] } {
-    if (aggregations === undefined) return { select: [], names: [] };
+  /**
+   * Druid's `virtualColumns`: expression columns computed per row, usable wherever a column is
+   * (dimensions, filters, aggregations' fieldName), each seeing the ones declared before it.
+   */
+  virtualColumns(specs: unknown): void {
+    if (specs === undefined || specs === null) return;
+    if (!Array.isArray(specs)) throw new GatewayError('DATA_OUT_INVALID_INPUT', 'virtualColumns must be a list');
+    if (specs.length > MAX_DECLARED) throw new GatewayError('DATA_OUT_INVALID_INPUT', `a query may declare at most ${MAX_DECLARED} virtualColumns`);
+    specs.forEach((spec: unknown, i) => {
+      const where = `virtualColumns[${i}]`;
+      if (!isObject(spec)) throw new GatewayError('DATA_OUT_INVALID_INPUT', `${where} must be an object`);
+      if (spec.type !== 'expression') throw unsupported(`virtual column type ${JSON.stringify(spec.type)} (${where}); only "expression" is`);
+      this.outputName(spec.name, `${where}.name`);
+      const name = spec.name as string;
+      const scope = {
+        bind: (value: unknown) => this.bind(value),
+        resolve: (column: string): CompiledExpression | undefined => {
+          const earlier = this.virtual.get(column);
+          if (earlier) return earlier;
+          // Druid's __time is milliseconds since the epoch.
+          if (column === '__time') return { sql: `(EXTRACT(EPOCH FROM "__time") * 1000)::bigint`, type: 'long' };
+          if (!this.source.columns.has(column)) return undefined;
+          return { sql: quoteIdentifier(column), type: this.source.columnTypes?.get(column) ?? 'unknown' };
+        },
+      };
+      const named = `${where} ${name}`;
+      this.virtual.set(name, castToOutputType(compileExpression(spec.expression, scope, named), spec.outputType, named));
+    });
+  }
+
+  aggregations(aggregations: unknown): { select: string[]; names: string[]; types: ExpressionType[] } {
+    if (aggregations === undefined) return { select: [], names: [], types: [] };
     if (!Array.isArray(aggregations)) throw new GatewayError('DATA_OUT_INVALID_INPUT', 'aggregations must be a list');
     const select: string[] = [];
     const names: string[] = [];
+    const types: ExpressionType[] = [];
     for (const aggregation of aggregations) {
       if (!isObject(aggregation)) throw unsupported('an aggregation that is not an object');
       const name = this.outputName(aggregation.name, 'aggregation.name');
       names.push(aggregation.name as string);
-      if (aggregation.type === 'count') select.push(`COUNT(*) AS ${name}`);
-      else if (typeof aggregation.type === 'string' && aggregation.type in AGGREGATE_FUNCTIONS) {
-        const cast = aggregation.type.startsWith('long') ? '::bigint' : '::double precision';
-        select.push(`${AGGREGATE_FUNCTIONS[aggregation.type]}(${this.column(aggregation.fieldName, `aggregation ${aggregation.name as string}`)}${cast}) AS ${name}`);
+      if (aggregation.type === 'count') {
+        select.push(`COUNT(*) AS ${name}`);
+        types.push('long');
+      } else if (typeof aggregation.type === 'string' && aggregation.type in AGGREGATE_FUNCTIONS) {
+        const long = aggregation.type.startsWith('long');
+        select.push(
+          `${AGGREGATE_FUNCTIONS[aggregation.type]}(${this.column(aggregation.fieldName, `aggregation ${aggregation.name as string}`)}${long ? '::bigint' : '::double precision'}) AS ${name}`,
+        );
+        types.push(long ? 'long' : 'double');
       } else throw unsupported(`aggregator type ${JSON.stringify(aggregation.type)}`);
     }
+    return { select, names, types };
+  }
+
+  /**
+   * Druid's `postAggregations`, computed over one aggregated row (the relation AGGREGATED): each may
+   * name the aggregations, the dimensions and the post-aggregations before it.
+   */
+  postAggregations(specs: unknown, inputs: { names: string[]; types: ExpressionType[] }): { select: string[]; names: string[] } {
+    if (specs === undefined || specs === null) return { select: [], names: [] };
+    if (!Array.isArray(specs)) throw new GatewayError('DATA_OUT_INVALID_INPUT', 'postAggregations must be a list');
+    if (specs.length > MAX_DECLARED) throw new GatewayError('DATA_OUT_INVALID_INPUT', `a query may declare at most ${MAX_DECLARED} postAggregations`);
+    const known = new Map<string, CompiledExpression>();
+    inputs.names.forEach((name, i) => {
+      const type = inputs.types[i]!;
+      // A LONG sum comes back from SUM(bigint) as numeric: read it as the bigint Druid holds.
+      known.set(name, { sql: `${AGGREGATED}.${quoteIdentifier(name)}${type === 'long' ? '::bigint' : ''}`, type });
+    });
+    const scope = { bind: (value: unknown) => this.bind(value), resolve: (name: string) => known.get(name) };
+    const select: string[] = [];
+    const names: string[] = [];
+    specs.forEach((spec: unknown, i) => {
+      const where = `postAggregations[${i}]`;
+      const compiled = this.postAggregation(spec, scope, where, 0);
+      const name = (spec as Json).name;
+      select.push(`${compiled.sql} AS ${this.outputName(name, `${where}.name`)}`);
+      names.push(name as string);
+      known.set(name as string, compiled);
+    });
     return { select, names };
+  }
+
+  private postAggregation(spec: unknown, scope: { bind(value: unknown): string; resolve(name: string): CompiledExpression | undefined }, where: string, depth: number): CompiledExpression {
+    if (depth > 20) throw unsupported(`post-aggregators nested deeper than 20 levels (${where})`);
+    if (!isObject(spec)) throw new GatewayError('DATA_OUT_INVALID_INPUT', `${where} must be an object`);
+    switch (spec.type) {
+      case 'expression':
+        return castToOutputType(compileExpression(spec.expression, scope, where), spec.outputType, where);
+      case 'fieldAccess':
+      case 'finalizingFieldAccess': {
+        const found = typeof spec.fieldName === 'string' ? scope.resolve(spec.fieldName) : undefined;
+        if (!found) throw new GatewayError('DATA_OUT_INVALID_INPUT', `${where}: fieldName ${JSON.stringify(spec.fieldName)} is not an aggregation or post-aggregation before it`);
+        return found;
+      }
+      case 'constant': {
+        const value = spec.value;
+        if (typeof value !== 'number' || !Number.isFinite(value)) throw new GatewayError('DATA_OUT_INVALID_INPUT', `${where}: a constant's value must be a number`);
+        return Number.isInteger(value) ? { sql: `${scope.bind(value)}::bigint`, type: 'long' } : { sql: `${scope.bind(value)}::double precision`, type: 'double' };
+      }
+      case 'arithmetic': {
+        const fn = spec.fn;
+        if (typeof fn !== 'string' || !['+', '-', '*', '/', 'quotient', 'pow'].includes(fn)) throw unsupported(`arithmetic fn ${JSON.stringify(fn)} (${where})`);
+        if (!Array.isArray(spec.fields) || spec.fields.length < 2) throw new GatewayError('DATA_OUT_INVALID_INPUT', `${where}: an arithmetic post-aggregator needs at least two fields`);
+        const fields = spec.fields.map((field: unknown, j) => this.postAggregation(field, scope, `${where}.fields[${j}]`, depth + 1));
+        // Druid computes arithmetic post-aggregators in floating point; "/" gives 0 for a zero divisor, "quotient" divides plainly.
+        const double = fields.map((field) => `(${field.sql})::double precision`);
+        const sql = double.reduce((left, right) => {
+          if (fn === '/') return `COALESCE(${left} / NULLIF(${right}, 0), 0)`;
+          if (fn === 'quotient') return `(${left} / NULLIF(${right}, 0))`;
+          if (fn === 'pow') return `power(${left}, ${right})`;
+          return `(${left} ${fn} ${right})`;
+        });
+        return { sql, type: 'double' };
+      }
+      default:
+        throw unsupported(`post-aggregator type ${JSON.stringify(spec.type)} (${where}); expression, arithmetic, fieldAccess, finalizingFieldAccess and constant are`);
+    }
   }
 
   dimensions(dimensions: unknown): { select: string[]; names: string[] } {
@@ -205,10 +318,15 @@ function pick(row: Record<string, unknown>, names: string[]): Record<string, unk
   return Object.fromEntries(names.map((name) => [name, row[name] ?? null]));
 }
 
+/** The aggregated rows of `core` with each post-aggregation computed over them (`core` itself when there are none). */
+function withPostAggregations(core: string, posts: { select: string[] }): string {
+  return posts.select.length === 0 ? core : `SELECT ${AGGREGATED}.*, ${posts.select.join(', ')} FROM (${core}) AS ${AGGREGATED}`;
+}
+
 const SUPPORTED_KEYS: Record<string, string[]> = {
-  timeseries: ['queryType', 'dataSource', 'intervals', 'granularity', 'filter', 'aggregations', 'descending', 'context', 'limit', 'threshold'],
-  groupBy: ['queryType', 'dataSource', 'intervals', 'granularity', 'filter', 'aggregations', 'dimensions', 'limitSpec', 'context', 'limit', 'threshold'],
-  topN: ['queryType', 'dataSource', 'intervals', 'granularity', 'filter', 'aggregations', 'dimension', 'metric', 'threshold', 'context', 'limit'],
+  timeseries: ['queryType', 'dataSource', 'intervals', 'granularity', 'filter', 'aggregations', 'postAggregations', 'virtualColumns', 'descending', 'context', 'limit', 'threshold'],
+  groupBy: ['queryType', 'dataSource', 'intervals', 'granularity', 'filter', 'aggregations', 'postAggregations', 'virtualColumns', 'dimensions', 'limitSpec', 'context', 'limit', 'threshold'],
+  topN: ['queryType', 'dataSource', 'intervals', 'granularity', 'filter', 'aggregations', 'postAggregations', 'virtualColumns', 'dimension', 'metric', 'threshold', 'context', 'limit'],
   scan: ['queryType', 'dataSource', 'intervals', 'filter', 'columns', 'limit', 'order', 'resultFormat', 'context', 'threshold'],
   timeBoundary: ['queryType', 'dataSource', 'intervals', 'filter', 'bound', 'context', 'limit', 'threshold'],
 };
@@ -220,7 +338,9 @@ export function planNativeQuery(query: Json, source: DatasourceShape, maxRows: n
   const extra = Object.keys(query).filter((key) => !SUPPORTED_KEYS[type]!.includes(key));
   if (extra.length > 0) throw unsupported(`${extra.join(', ')} in a ${type} query`);
   const b = new Builder(source);
-  const where = [b.interval(query.intervals), ...(query.filter !== undefined && query.filter !== null ? [b.filter(query.filter)] : [])].join(' AND ');
+  const interval = b.interval(query.intervals);
+  b.virtualColumns(query.virtualColumns);
+  const where = [interval, ...(query.filter !== undefined && query.filter !== null ? [b.filter(query.filter)] : [])].join(' AND ');
   const from = `FROM ${source.relation} WHERE ${where}`;
   const limit = Math.min(maxRows, typeof query.limit === 'number' && query.limit > 0 ? Math.floor(query.limit) : maxRows);
 
@@ -258,15 +378,21 @@ export function planNativeQuery(query: Json, source: DatasourceShape, maxRows: n
 
   if (type === 'timeseries') {
     const order = query.descending === true ? 'DESC' : 'ASC';
+    const posts = b.postAggregations(query.postAggregations, aggregations);
+    const core = `SELECT ${[`${timestamp} AS "timestamp"`, ...aggregations.select].join(', ')} ${from} GROUP BY 1`;
     return {
-      sql: `SELECT ${[`${timestamp} AS "timestamp"`, ...aggregations.select].join(', ')} ${from} GROUP BY 1 ORDER BY 1 ${order} LIMIT ${b.bind(limit)}`,
+      sql: `${withPostAggregations(core, posts)} ORDER BY 1 ${order} LIMIT ${b.bind(limit)}`,
       params: b.params,
-      shape: (rows) => rows.map((row) => ({ timestamp: iso(row.timestamp), result: pick(row, aggregations.names) })),
+      shape: (rows) => rows.map((row) => ({ timestamp: iso(row.timestamp), result: pick(row, [...aggregations.names, ...posts.names]) })),
     };
   }
 
   if (type === 'groupBy') {
     const dimensions = b.dimensions(query.dimensions);
+    const posts = b.postAggregations(query.postAggregations, {
+      names: [...dimensions.names, ...aggregations.names],
+      types: [...dimensions.names.map((): ExpressionType => 'unknown'), ...aggregations.types],
+    });
     const orderBy: string[] = [];
     let rowLimit = limit;
     if (isObject(query.limitSpec)) {
@@ -274,8 +400,8 @@ export function planNativeQuery(query: Json, source: DatasourceShape, maxRows: n
       if (typeof spec.limit === 'number') rowLimit = Math.min(limit, Math.floor(spec.limit));
       for (const column of Array.isArray(spec.columns) ? spec.columns : []) {
         const name = typeof column === 'string' ? column : isObject(column) ? column.dimension : undefined;
-        if (typeof name !== 'string' || (!dimensions.names.includes(name) && !aggregations.names.includes(name))) {
-          throw new GatewayError('DATA_OUT_INVALID_INPUT', `limitSpec orders by ${JSON.stringify(name)}, which is neither a dimension nor an aggregation`);
+        if (typeof name !== 'string' || ![...dimensions.names, ...aggregations.names, ...posts.names].includes(name)) {
+          throw new GatewayError('DATA_OUT_INVALID_INPUT', `limitSpec orders by ${JSON.stringify(name)}, which is not a dimension, an aggregation or a post-aggregation`);
         }
         orderBy.push(`${quoteIdentifier(name)} ${isObject(column) && column.direction === 'descending' ? 'DESC' : 'ASC'}`);
       }
@@ -283,21 +409,23 @@ export function planNativeQuery(query: Json, source: DatasourceShape, maxRows: n
     const groups = Array.from({ length: dimensions.select.length + 1 }, (_, i) => String(i + 1));
     // Without a limitSpec order, Druid sorts by time, then by the dimensions.
     const order = orderBy.length > 0 ? ['1', ...orderBy] : groups;
+    const core = `SELECT ${[`${timestamp} AS "timestamp"`, ...dimensions.select, ...aggregations.select].join(', ')} ${from} GROUP BY ${groups.join(', ')}`;
     return {
-      sql: `SELECT ${[`${timestamp} AS "timestamp"`, ...dimensions.select, ...aggregations.select].join(', ')} ${from} GROUP BY ${groups.join(', ')} ORDER BY ${order.join(', ')} LIMIT ${b.bind(rowLimit)}`,
+      sql: `${withPostAggregations(core, posts)} ORDER BY ${order.join(', ')} LIMIT ${b.bind(rowLimit)}`,
       params: b.params,
-      shape: (rows) => rows.map((row) => ({ timestamp: iso(row.timestamp), result: pick(row, [...dimensions.names, ...aggregations.names]) })),
+      shape: (rows) => rows.map((row) => ({ timestamp: iso(row.timestamp), result: pick(row, [...dimensions.names, ...aggregations.names, ...posts.names]) })),
     };
   }
 
   // topN: the `threshold` best values of one dimension per time bucket, by one metric.
   const dimension = b.dimensions([query.dimension]);
+  const posts = b.postAggregations(query.postAggregations, { names: [...dimension.names, ...aggregations.names], types: ['unknown', ...aggregations.types] });
   const metric = isObject(query.metric) ? query.metric.metric : query.metric;
-  if (typeof metric !== 'string' || !aggregations.names.includes(metric)) {
-    throw new GatewayError('DATA_OUT_INVALID_INPUT', `topN metric ${JSON.stringify(metric)} is not one of its aggregations`);
+  if (typeof metric !== 'string' || (!aggregations.names.includes(metric) && !posts.names.includes(metric))) {
+    throw new GatewayError('DATA_OUT_INVALID_INPUT', `topN metric ${JSON.stringify(metric)} is not one of its aggregations or post-aggregations`);
   }
   const threshold = Math.min(limit, typeof query.threshold === 'number' && query.threshold > 0 ? Math.floor(query.threshold) : 10);
-  const inner = `SELECT ${[`${timestamp} AS "timestamp"`, ...dimension.select, ...aggregations.select].join(', ')} ${from} GROUP BY 1, 2`;
+  const inner = withPostAggregations(`SELECT ${[`${timestamp} AS "timestamp"`, ...dimension.select, ...aggregations.select].join(', ')} ${from} GROUP BY 1, 2`, posts);
   return {
     sql: `SELECT * FROM (SELECT ranked.*, row_number() OVER (PARTITION BY "timestamp" ORDER BY ${quoteIdentifier(metric)} DESC) AS "__rank" FROM (${inner}) AS ranked) AS top
           WHERE "__rank" <= ${b.bind(threshold)} ORDER BY "timestamp", "__rank"`,
@@ -307,7 +435,7 @@ export function planNativeQuery(query: Json, source: DatasourceShape, maxRows: n
       for (const row of rows) {
         const key = iso(row.timestamp);
         const list = buckets.get(key) ?? [];
-        list.push(pick(row, [...dimension.names, ...aggregations.names]));
+        list.push(pick(row, [...dimension.names, ...aggregations.names, ...posts.names]));
         buckets.set(key, list);
       }
       return [...buckets].map(([timestamp, result]) => ({ timestamp, result }));

@@ -7,6 +7,8 @@ export interface Datasource {
   name: string;
   /** Columns users may refer to (dotted names for nested fields); empty when the engine cannot tell. */
   columns: ReadonlySet<string>;
+  /** Druid types of the columns, where the engine knows them (native expressions divide LONGs as whole numbers). */
+  columnTypes?: ReadonlyMap<string, 'long' | 'double' | 'string'>;
 }
 
 export type ParameterType = 'timestamp' | 'integer' | 'varchar';

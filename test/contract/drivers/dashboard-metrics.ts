@@ -1,5 +1,6 @@
-// The two transports of the dashboards' metrics: REST answers Prometheus's JSON and Druid's rows
-// without an envelope (failures keep it); GraphQL has one field each.
+// The two transports of the dashboards' metrics: REST answers Prometheus's JSON without an envelope
+// and Druid's rows in the envelope's result, as the original does (the console reads
+// response.result); failures keep the failure envelope. GraphQL has one field each.
 import { expect } from '@jest/globals';
 import { envelope, graphql } from '../../support/api.js';
 import type { Json } from '../../support/datasets.js';
@@ -22,7 +23,7 @@ function bare<T>(response: { status: number; body: unknown }): Outcome<T> {
 export function restDashboardMetricsDriver(gw: TestGateway): DashboardMetricsDriver {
   return {
     prometheus: async (path, params) => bare<PromBody>(await gw.http.post('/v2/data/metrics').send({ query: { url: `/prom${path}`, method: 'GET', headers: {}, body: {}, params } })),
-    native: async (query) => bare<Json[]>(await gw.http.post('/v2/data/metrics').send({ query: { url: '/druid/v2', method: 'POST', body: { query } } })),
+    native: async (query) => restOutcome<Json[]>(await gw.http.post('/v2/data/metrics').send({ query: { url: '/druid/v2', method: 'POST', body: { query } } })),
     datasources: async () => {
       const outcome = bare<{ name: string; properties: { segments: { replicatedSize: number } } }[]>(await gw.http.get('/druid/coordinator/v1/datasources').query({ simple: '' }));
       return outcome.ok ? { ok: true, value: outcome.value.map((source) => ({ name: source.name, bytes: source.properties.segments.replicatedSize })) } : outcome;
