@@ -235,6 +235,8 @@ describe('search refuses bad input with a 400-class code, never a 500', () => {
     ['tsquery operators alone', { q: `&|!():*'\\` }, /holds no letters or digits/],
     ['more than 16 words', { q: Array.from({ length: 17 }, (_, i) => `w${i}`).join(' ') }, /at most 16 words/],
     ['a negative first', { q: 'invoice', first: -1 }, /first must be an integer from 0 to 100/],
+    ['a query holding NUL alone', { q: '\u0000' }, /query is empty/],
+    ['a tag holding NUL', { q: 'invoice', where: { tags: { eq: 'a\u0000b' } } }, /a tag holds no control characters/],
     ['too many tags', { q: 'invoice', where: { tags: { in: Array.from({ length: 51 }, (_, i) => `t${i}`) } } }, /at most 50 values/],
   ])('refuses %s with SEARCH_INVALID_INPUT', async (_, variables, message) => {
     await refused(variables, 'SEARCH_INVALID_INPUT', message);

@@ -70,6 +70,8 @@ function tagsOf(where: SearchWhere | null | undefined): string[] | null {
   if (!tags) return null;
   const long = tags.find((tag) => tag.length > TAG_MAX_LENGTH);
   if (long !== undefined) throw invalid(`where.tags: a tag has at most ${TAG_MAX_LENGTH} characters (got ${long.length})`);
+  // PostgreSQL text cannot hold NUL; no stored tag holds a control character either.
+  if (tags.some((tag) => /\p{Cc}/u.test(tag))) throw invalid('where.tags: a tag holds no control characters');
   return tags.map((tag) => tag.toLowerCase());
 }
 
