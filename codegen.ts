@@ -50,6 +50,8 @@ const config: CodegenConfig = {
           AuditRecord: '../modules/audit/types.js#AuditRecord as AuditRecordModel',
           AuditRecordConnection: '../modules/audit/types.js#AuditPage',
           DatasetChange: '../modules/live/events.js#DatasetChange as DatasetChangeModel',
+          SearchConnection: '../modules/search/resolvers.js#SearchResults',
+          SearchEdge: '../modules/search/resolvers.js#SearchResultEdge',
         },
         enumValues: GRAPHQL_ENUM_VALUES,
         scalars: SCALARS,

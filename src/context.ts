@@ -21,6 +21,7 @@ import type { MetricsQueries } from './modules/data-access/metrics.js';
 import type { PiiService } from './modules/pii/service.js';
 import type { TemplateService } from './modules/templates/service.js';
 import type { SeriesService } from './modules/series/series.js';
+import type { SearchService } from './modules/search/service.js';
 import type { LiveEvents } from './modules/live/events.js';
 import type { Actor } from './auth/actor.js';
 import type { TemplateRecord } from './modules/templates/types.js';
@@ -41,6 +42,8 @@ export interface Services {
   metrics: MetricsService;
   health: HealthService;
   series: SeriesService;
+  /** Search across datasets, templates, connectors, alert rules and channels. */
+  search: SearchService;
   /** Live events for subscriptions, and the ingestion interval they default to. */
   live: { events: LiveEvents; defaultEverySeconds: number };
 }

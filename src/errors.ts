@@ -128,6 +128,9 @@ export const ERROR_CATALOGUE = {
   // The graph's identity: a global id this gateway did not make, or too many at once
   NODE_ID_INVALID: 'BAD_REQUEST',
   NODES_LIMIT_EXCEEDED: 'BAD_REQUEST',
+  // Search across the graph: a query, filter or page size it cannot take, a cursor it did not give
+  SEARCH_INVALID_INPUT: 'BAD_REQUEST',
+  SEARCH_CURSOR_INVALID: 'BAD_REQUEST',
 } as const satisfies Record<string, ErrorKind>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -88,6 +88,8 @@ import { createSchemaInferenceService } from './modules/schema-inference/service
 import { createTemplateRunner } from './modules/templates/run.js';
 import { createTemplateService } from './modules/templates/service.js';
 import { createTemplateStore } from './modules/templates/store.js';
+import { createSearchService } from './modules/search/service.js';
+import { createSearchStore } from './modules/search/store.js';
 import type { TemplateRecord } from './modules/templates/types.js';
 import { createAlertManagers, type AlertManagers } from './platform/alert-manager/alert-manager.js';
 import { openDatabase, type Database } from './platform/database/database.js';
@@ -181,6 +183,7 @@ function createServices(
     metrics,
     health: createHealthService({ pingDatabase: () => database.ping(), eventBus: platform.eventBus, queryEngine: platform.queryEngine, datasets, metrics }),
     series,
+    search: createSearchService(createSearchStore(database.pool)),
     live: {
       events: new LiveEvents(database.changes, { datasetVersions: (id) => datasets.createLoader().load(id), series, logger }),
       defaultEverySeconds: Math.max(1, config.metrics.sampleIntervalMs / 1000 || 15),

@@ -24,6 +24,7 @@ import { CHANGE_ACTION_VALUES, DATASET_STATUS_VALUES, DATASET_TRANSITION_VALUES,
 import { FILE_ACCESS_VALUES, FILE_KIND_VALUES } from '../modules/files/types.js';
 import { HEALTH_CATEGORY_VALUES, HEALTH_STATUS_VALUES, METRIC_CATEGORY_VALUES, METRIC_COMPONENT_TYPE_VALUES } from '../modules/metrics/types.js';
 import { SCHEMA_SUGGESTION_SEVERITY_VALUES } from '../modules/schema-inference/types.js';
+import { SEARCH_STATUS_VALUES, SEARCH_TYPE_VALUES } from '../modules/search/types.js';
 import { AGGREGATION_LEVEL_VALUES, QUERY_TEMPLATE_SORT_FIELD_VALUES, QUERY_TYPE_VALUES } from '../modules/templates/types.js';
 
 /** GraphQL's SortOrder values and what this domain calls each (resolvers, codegen and REST all read this). */
@@ -64,4 +65,6 @@ export const GRAPHQL_ENUM_VALUES = {
   AggregationLevel: AGGREGATION_LEVEL_VALUES,
   SortOrder: SORT_ORDER_VALUES,
   ExhaustType: EXHAUST_TYPE_VALUES,
+  SearchType: SEARCH_TYPE_VALUES,
+  SearchStatus: SEARCH_STATUS_VALUES,
 } as const;

@@ -21,6 +21,7 @@ import { schemaInferenceResolvers } from '../modules/schema-inference/resolvers.
 import { seriesResolvers } from '../modules/series/resolvers.js';
 import { liveResolvers } from '../modules/live/resolvers.js';
 import { templateResolvers } from '../modules/templates/resolvers.js';
+import { searchResolvers } from '../modules/search/resolvers.js';
 import { PUBLIC_API_ID, type FieldPermissions } from '../auth/field-api-ids.js';
 import { alertsFieldPermissions } from '../modules/alerts/permissions.js';
 import { alertRulesFieldPermissions } from '../modules/alert-rules/permissions.js';
@@ -36,6 +37,7 @@ import { schemaInferenceFieldPermissions } from '../modules/schema-inference/per
 import { seriesFieldPermissions } from '../modules/series/permissions.js';
 import { liveFieldPermissions } from '../modules/live/permissions.js';
 import { templatesFieldPermissions, templatesPublishedReads } from '../modules/templates/permissions.js';
+import { searchFieldPermissions } from '../modules/search/permissions.js';
 import { projectPath } from '../paths.js';
 import { combinePublishedReads } from './published-reads.js';
 import { nodeFieldPermissions, nodeResolvers } from './nodes.js';
@@ -74,6 +76,7 @@ export const ROOT_FIELD_PERMISSIONS: FieldPermissions = {
   ...seriesFieldPermissions,
   ...liveFieldPermissions,
   ...templatesFieldPermissions,
+  ...searchFieldPermissions,
 };
 
 /** Root fields whose answers the published cache may keep, as each module declares them beside its resolvers. */
@@ -99,6 +102,7 @@ export function buildSchema(version: string): GraphQLSchema {
       auditResolvers,
       seriesResolvers,
       liveResolvers,
+      searchResolvers,
     ],
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
   });

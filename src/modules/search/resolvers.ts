@@ -1,0 +1,80 @@
+// GraphQL resolvers for `search`: the caller's readable types in, the service's page out, each hit
+// loaded as the graph's own record through the request's loaders (one batch per type per page).
+import { GatewayError } from '../../errors.js';
+import type { GatewayContext } from '../../context.js';
+import type { Resolvers, ResolversParentTypes, ResolversUnionTypes } from '../../generated/graphql.js';
+import { NODE_READ_API_IDS } from '../../graphql/nodes.js';
+import { SEARCHABLE_TYPES, type SearchableType, type SearchHit } from './types.js';
+
+/** A record a search found, as its type's resolvers take it. */
+export type SearchRecord = ResolversUnionTypes<ResolversParentTypes>['SearchResult'];
+
+export interface SearchResultEdge {
+  cursor: string;
+  node: SearchRecord;
+  type: SearchableType;
+  rank: number;
+}
+
+export interface SearchResults {
+  edges: SearchResultEdge[];
+  facets: { type: SearchableType; count: number }[];
+  totalCount: number;
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+}
+
+type RecordLoader = (hit: SearchHit, context: GatewayContext) => Promise<SearchRecord | null | undefined>;
+
+const RECORD_LOADERS: Record<SearchableType, RecordLoader> = {
+  Dataset: async (hit, { loaders }) => (hit.stage === 'live' || hit.stage === 'draft' ? (await loaders.datasetVersions.load(hit.naturalId))[hit.stage] : undefined),
+  QueryTemplate: (hit, { loaders }) => loaders.templateById.load(hit.naturalId),
+  Connector: (hit, { loaders }) => loaders.connectorByName.load(hit.naturalId),
+  AlertRule: (hit, { loaders }) => loaders.alertRuleById.load(hit.naturalId),
+  NotificationChannel: (hit, { loaders }) => loaders.channelById.load(hit.naturalId),
+};
+
+// Records carry no type of their own (they are the services' records, shared with every other field).
+const typeOfRecord = new WeakMap<object, SearchableType>();
+
+/** Whether the caller may read records of `type` (the API ids of that type's root fields). */
+function mayRead(context: GatewayContext, type: SearchableType): boolean {
+  try {
+    context.access.authorize(NODE_READ_API_IDS[type]);
+    return true;
+  } catch (error) {
+    if (error instanceof GatewayError && (error.code === 'FORBIDDEN' || error.code === 'UNAUTHENTICATED')) return false;
+    throw error;
+  }
+}
+
+export const searchResolvers: Resolvers = {
+  Query: {
+    search: async (_, { query, types, where, first, after }, context): Promise<SearchResults> => {
+      const readable = SEARCHABLE_TYPES.filter((type) => mayRead(context, type));
+      const page = await context.services.search.search({ query, types, where, first, after }, readable);
+      const records = await Promise.all(page.hits.map((hit) => RECORD_LOADERS[hit.type](hit, context)));
+      const edges: SearchResultEdge[] = [];
+      page.hits.forEach((hit, index) => {
+        const node = records[index];
+        // Deleted after the search read its row and before the record was loaded: left out.
+        if (!node) return;
+        typeOfRecord.set(node, hit.type);
+        edges.push({ cursor: hit.cursor, node, type: hit.type, rank: hit.rank });
+      });
+      return { edges, facets: page.facets, totalCount: page.totalCount, hasNextPage: page.hasNextPage, hasPreviousPage: page.hasPreviousPage };
+    },
+  },
+  SearchConnection: {
+    nodes: (results) => results.edges.map((edge) => edge.node),
+    pageInfo: (results) => ({
+      hasNextPage: results.hasNextPage,
+      hasPreviousPage: results.hasPreviousPage,
+      startCursor: results.edges[0]?.cursor ?? null,
+      endCursor: results.edges.at(-1)?.cursor ?? null,
+    }),
+  },
+  SearchResult: {
+    __resolveType: (record) => typeOfRecord.get(record) ?? null,
+  },
+};
