@@ -140,8 +140,14 @@ const RULE_FIELDS = /* GraphQL */ `
     category
     frequency: evaluationInterval
     interval: pendingPeriod
-    labels
-    annotations
+    labels {
+      name
+      value
+    }
+    annotations {
+      name
+      value
+    }
     metadata
     channelIds
     context
@@ -153,7 +159,10 @@ const RULE_FIELDS = /* GraphQL */ `
       nextEvaluationAt
       lastError
       alerts {
-        labels
+        labels {
+          name
+          value
+        }
         value
       }
     }
@@ -239,17 +248,29 @@ function ruleFilter(given: Record<string, unknown> = {}) {
 
 const lower = (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value);
 
+interface NamedValue {
+  name: string;
+  value: string;
+}
+
+/** Labels or annotations as the original answers them: one object of names to values. */
+const asObject = (pairs: NamedValue[]) => Object.fromEntries(pairs.map(({ name, value }) => [name, value]));
+
 /**
  * A rule as the original's console reads it: lower-case enums, `notification.channels`,
  * `alertData` (the evaluator's state, with Grafana's words for its alerts) and `silenceState`.
  */
 function restRule(row: Row): Row {
-  const { evaluation, silence, channelIds, ...rest } = row as Row & { evaluation: Row | null; silence: Row | null; channelIds: string[] };
+  const { evaluation, silence, channelIds, ...rest } = row as Row & { evaluation: Row | null; silence: Row | null; channelIds: string[]; labels: NamedValue[]; annotations: NamedValue[] };
   const state = lower(evaluation?.state);
   // Muted while the rule's silence is active (the alerts service says when it is).
   const muted = silence?.state === enumName(ENUMS.SilenceState, 'active');
   return {
     ...rest,
+    // In the order GraphQL lists them, which is the order they were written: the same object (and
+    // the same place among the keys: a key given again keeps its first place).
+    labels: asObject(rest.labels),
+    annotations: asObject(rest.annotations),
     manager: lower(rest.manager),
     status: lower(rest.status),
     operator: lower(rest.operator),
@@ -265,7 +286,7 @@ function restRule(row: Row): Row {
             nextEvaluation: evaluation.nextEvaluationAt,
             ...(evaluation.lastError ? { lastError: evaluation.lastError } : {}),
             alerts: (evaluation.alerts as Row[]).map((alert) => ({
-              labels: alert.labels,
+              labels: asObject(alert.labels as NamedValue[]),
               value: alert.value,
               state: state === 'firing' ? 'Alerting' : 'Pending',
               activeAt: evaluation.activeSince,

@@ -2,6 +2,7 @@
 //
 //   openapi.json            the REST layer's OpenAPI 3.1 document, from the REST table (rest/openapi.ts)
 //   schema.graphql          the GraphQL schema printed from graphql/*.graphql (graphql's printSchema)
+//   docs/introspection.json the answer to GraphQL's introspection query (what GraphiQL and code generators read)
 //   persisted-operations.json  the allow list of GraphQL operations, from graphql/operations/*.graphql
 //   docs/configuration.md   the configuration reference, from environmentSchema (src/config-reference.ts)
 //   README.md               its configuration table and its REST table, each between its markers
@@ -11,7 +12,7 @@
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { printSchema } from 'graphql';
+import { getIntrospectionQuery, graphqlSync, printSchema } from 'graphql';
 import { restEndpoints } from '../rest/endpoints.js';
 import { buildOpenApiDocument } from '../rest/openapi.js';
 import { restReadmeTable } from '../rest/readme-table.js';
@@ -52,6 +53,19 @@ export function graphqlSchemaText(): string {
   return `# Generated from graphql/*.graphql by \`npm run generate:docs\`; do not edit.\n\n${printSchema(buildSchema(GATEWAY_VERSION))}\n`;
 }
 
+/** The options of the introspection query the snapshot answers: everything graphql 16 tells but its experiments. */
+export const INTROSPECTION_OPTIONS = { descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true, oneOf: true } as const;
+
+/**
+ * The introspection result, committed so that a change to what clients see (a type, a description,
+ * a deprecation, an argument's default) shows in the diff as they will see it.
+ */
+export function introspectionText(): string {
+  const { data, errors } = graphqlSync({ schema: buildSchema(GATEWAY_VERSION), source: getIntrospectionQuery(INTROSPECTION_OPTIONS) });
+  if (errors) throw new Error(`introspection failed: ${errors.map((error) => error.message).join('; ')}`);
+  return `${JSON.stringify(data, null, 2)}\n`;
+}
+
 /** Held to the default depth and alias limits, so a listed operation never fails them at run time. */
 export function persistedOperationsText(): string {
   const { maxDepth, maxAliases } = loadConfig({}).graphqlLimits;
@@ -72,6 +86,7 @@ export function generatedFiles(): GeneratedFile[] {
   return [
     { path: 'openapi.json', content: openApiText() },
     { path: 'schema.graphql', content: graphqlSchemaText() },
+    { path: 'docs/introspection.json', content: introspectionText() },
     { path: 'persisted-operations.json', content: persistedOperationsText() },
     { path: 'docs/configuration.md', content: configurationReference() },
     ...(readme === undefined ? [] : [{ path: 'README.md', content: readme }]),

@@ -324,7 +324,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   const policy = loadPolicy(config.auth.permissionsFile);
   const rateLimiter = config.scale.rateLimitStore === 'postgres' ? new SharedRateLimiter(database.pool, config.rateLimits, logger) : new RateLimiter(config.rateLimits);
   logger.info(`rate limits: ${describeRateLimits(config)}`);
-  const accessControl = new AccessControl(policy, rateLimiter);
+  const accessControl = new AccessControl(policy, rateLimiter, { costPerToken: config.graphqlLimits.costPerToken });
   const authenticator = createAuthenticator(config.auth, database, logger, config.http.host);
   const jwt = config.auth.jwt;
   if (jwt && (!jwt.issuer || !jwt.audience)) {

@@ -1,4 +1,4 @@
-// The committed generated files (openapi.json, schema.graphql, docs/configuration.md, the README's
+// The committed generated files (openapi.json, schema.graphql, docs/introspection.json, docs/configuration.md, the README's
 // configuration table) are what the code generates now; the compose file wires only variables the
 // gateway knows. Fix a failure with `npm run generate:docs` and commit the result.
 import { readFileSync } from 'node:fs';
@@ -16,7 +16,7 @@ describe('generated files', () => {
   });
 
   it('include the README configuration table between its markers', () => {
-    expect(generatedFiles().map((file) => file.path)).toEqual(['openapi.json', 'schema.graphql', 'persisted-operations.json', 'docs/configuration.md', 'README.md']);
+    expect(generatedFiles().map((file) => file.path)).toEqual(['openapi.json', 'schema.graphql', 'docs/introspection.json', 'persisted-operations.json', 'docs/configuration.md', 'README.md']);
   });
 
   it('print a schema.graphql that builds back into the executable schema', () => {

@@ -5,11 +5,30 @@
 import { GatewayError } from '../errors.js';
 import { PUBLIC_API_ID } from './field-api-ids.js';
 import type { PermissionPolicy } from './policy.js';
-import type { Budget, Take } from './rate-limit.js';
+import type { Budget, RateLimitSettings, Take } from './rate-limit.js';
 
 /** Decides a rate limit: at once (in memory) or after a round trip (the shared store). */
 export interface RateLimitDecider {
-  take(budget: Budget, callerKey: string): Take | Promise<Take>;
+  /** Takes `tokens` (default 1, never more than the budget's burst) from the caller's bucket, or none. */
+  take(budget: Budget, callerKey: string, tokens?: number): Take | Promise<Take>;
+  readonly settings: RateLimitSettings;
+}
+
+/** What this request's GraphQL document paid from the caller's general budget (the `rateLimit` field). */
+export interface RateLimitStatus {
+  /** Most tokens the budget holds. */
+  limit: number;
+  /** Tokens the document paid. */
+  cost: number;
+  /** Whole tokens left after it. */
+  remaining: number;
+  /** When the budget is full again. */
+  resetAt: Date;
+}
+
+export interface AccessControlOptions {
+  /** GraphQL cost one rate-limit token buys: a document pays ceil(cost / costPerToken) tokens, at least 1. Default 250. */
+  costPerToken?: number;
 }
 
 /** How the caller proved who it is. */
@@ -53,11 +72,33 @@ export class RateLimitedError extends GatewayError {
   }
 }
 
+/** A document that costs more tokens than the caller's budget ever holds: waiting would not help, so no Retry-After. */
+export class CostOverRateLimitError extends GatewayError {
+  readonly extensions = { http: { status: 429 } };
+
+  constructor(cost: number, tokens: number, costPerToken: number, limit: number) {
+    super(
+      'QUERY_COST_OVER_RATE_LIMIT',
+      `This operation costs ${cost} (${tokens} rate-limit tokens at ${costPerToken} per token); a caller's budget holds at most ${limit} tokens. Ask for smaller pages (first) or fewer fields.`,
+    );
+  }
+}
+
 export class AccessControl {
+  readonly costPerToken: number;
+
   constructor(
     readonly policy: Pick<PermissionPolicy, 'allows' | 'rolesFor'>,
     readonly limiter: RateLimitDecider,
-  ) {}
+    options: AccessControlOptions = {},
+  ) {
+    this.costPerToken = options.costPerToken ?? 250;
+  }
+
+  /** Tokens a GraphQL document of `cost` pays. */
+  tokensFor(cost: number): number {
+    return Math.max(1, Math.ceil(cost / this.costPerToken));
+  }
 
   /** `clientAddress` keys the rate limit of callers without an identity. */
   forRequest(authentication: Authentication, clientAddress: string | undefined): RequestAccess {
@@ -71,6 +112,11 @@ export class RequestAccess {
   private readonly prepaid: Record<Budget, number> = { general: 0, ingest: 0 };
   // The last rate-limit decision still being made elsewhere (the shared store), if any.
   private pending: Promise<void> | undefined;
+  // Cost of the GraphQL documents priced and not yet paid for (one, or each of a batch).
+  private unpaidCost = 0;
+  // The last document charge: the root fields of a paid document wait for it and share its refusal.
+  private documentCharge: { decided: void | Promise<void>; refusal?: unknown } | undefined;
+  private lastCharge: RateLimitStatus | undefined;
 
   constructor(
     private readonly control: AccessControl,
@@ -89,17 +135,80 @@ export class RequestAccess {
    */
   admit(apiIds: readonly string[], options: { prepay?: boolean } = {}): void | Promise<void> {
     this.authorize(apiIds);
-    const { caller } = this.authentication;
     const budget: Budget = apiIds.includes(INGEST_API_ID) ? 'ingest' : 'general';
     if (this.prepaid[budget] > 0) {
       this.prepaid[budget] -= 1;
       return;
     }
+    // A priced GraphQL document pays its cost at its first root field admitted; the others share
+    // that decision. Ingestion keeps its own budget of calls.
+    if (budget === 'general' && this.unpaidCost > 0) {
+      const cost = this.unpaidCost;
+      this.unpaidCost = 0;
+      return this.payDocument(cost);
+    }
+    if (budget === 'general' && this.documentCharge) return this.documentOutcome(this.documentCharge);
+    return this.decide(budget, 1, () => {
+      if (options.prepay) this.prepaid[budget] += 1;
+    });
+  }
+
+  /**
+   * Remembers the cost of a GraphQL document this request runs (after validation), to be paid by
+   * its first root field admitted: credentials and permissions are still checked before the rate
+   * limit, and a document whose fields are all refused pays nothing.
+   */
+  priceDocument(cost: number): void {
+    this.unpaidCost += cost;
+  }
+
+  /**
+   * Takes the tokens a GraphQL document of `cost` pays (see AccessControl.tokensFor) from the
+   * caller's general budget now. Throws RATE_LIMITED (not enough tokens yet) or
+   * QUERY_COST_OVER_RATE_LIMIT (more than the budget ever holds); answers a promise only when the
+   * rate limit is decided elsewhere (RATE_LIMIT_STORE=postgres). Checks no permission: `authorize` first.
+   */
+  charge(cost: number): void | Promise<void> {
+    const tokens = this.control.tokensFor(cost);
+    const { perSecond, burst } = this.control.limiter.settings.general;
+    if (perSecond > 0 && tokens > burst) throw new CostOverRateLimitError(cost, tokens, this.control.costPerToken, burst);
+    return this.decide('general', tokens, ({ state }) => {
+      if (state) this.lastCharge = { limit: burst, cost: tokens, remaining: state.remaining, resetAt: new Date(state.fullAt) };
+    });
+  }
+
+  /** The caller's general budget after this request's last document charge; undefined when calls are not limited. */
+  get rateLimit(): RateLimitStatus | undefined {
+    return this.lastCharge;
+  }
+
+  private payDocument(cost: number): void | Promise<void> {
+    const charge: { decided: void | Promise<void>; refusal?: unknown } = { decided: undefined };
+    this.documentCharge = charge;
+    try {
+      charge.decided = this.charge(cost);
+    } catch (error) {
+      charge.refusal = error;
+    }
+    return this.documentOutcome(charge);
+  }
+
+  private documentOutcome(charge: { decided: void | Promise<void>; refusal?: unknown }): void | Promise<void> {
+    if ('refusal' in charge) throw charge.refusal;
+    return charge.decided;
+  }
+
+  private decide(budget: Budget, tokens: number, allowed: (taken: Take & { allowed: true }) => void): void | Promise<void> {
+    const { caller } = this.authentication;
     const callerKey = caller ? `${caller.via}:${caller.id}` : `address:${this.clientAddress}`;
+    const settle = (taken: Take): void => {
+      if (!taken.allowed) throw new RateLimitedError(budget, taken.retryAfterSeconds);
+      allowed(taken);
+    };
     const decide = (): void | Promise<void> => {
-      const taken = this.control.limiter.take(budget, callerKey);
-      if (taken instanceof Promise) return taken.then((decided) => this.settle(budget, decided, options.prepay));
-      this.settle(budget, taken, options.prepay);
+      const taken = this.control.limiter.take(budget, callerKey, tokens);
+      if (taken instanceof Promise) return taken.then(settle);
+      settle(taken);
     };
     // Decisions made elsewhere are taken one after another, in the order the fields asked: the
     // fields of one GraphQL request run side by side, and the one refused must be the last one.
@@ -135,11 +244,6 @@ export class RequestAccess {
     return decision;
   }
 
-  private settle(budget: Budget, taken: Take, prepay: boolean | undefined): void {
-    if (!taken.allowed) throw new RateLimitedError(budget, taken.retryAfterSeconds);
-    if (prepay) this.prepaid[budget] += 1;
-  }
-
   /** `admit` for each list of API ids in turn; synchronous when every decision is. */
   admitEach(apiIdLists: readonly (readonly string[])[]): void | Promise<void> {
     for (let index = 0; index < apiIdLists.length; index += 1) {
@@ -150,7 +254,7 @@ export class RequestAccess {
 }
 
 /** Access for contexts made without access control (tools, older call sites): SYSTEM, no limits. */
-const OPEN = new AccessControl({ allows: () => true, rolesFor: () => [] }, { take: () => ({ allowed: true }) });
+const OPEN = new AccessControl({ allows: () => true, rolesFor: () => [] }, { take: () => ({ allowed: true }), settings: { general: { perSecond: 0, burst: 1 }, ingest: { perSecond: 0, burst: 1 } } });
 
 export function unrestrictedAccess(): RequestAccess {
   return OPEN.forRequest({ caller: SYSTEM_CALLER }, 'local');

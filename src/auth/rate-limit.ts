@@ -25,8 +25,19 @@ interface Bucket {
   updatedAt: number;
 }
 
-/** Result of taking a token: allowed, or how long until one is there. */
-export type Take = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+/**
+ * Result of taking tokens: allowed (with what the bucket holds after it, when the budget is on), or
+ * how long until enough are there.
+ */
+export type Take = { allowed: true; state?: BucketState } | { allowed: false; retryAfterSeconds: number };
+
+/** A caller's bucket right after a decision. */
+export interface BucketState {
+  /** Whole tokens left. */
+  remaining: number;
+  /** When the bucket is full again (epoch ms). */
+  fullAt: number;
+}
 
 const ALLOWED: Take = { allowed: true };
 // Full buckets carry no information; they are dropped when the table grows past this.
@@ -36,7 +47,7 @@ export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
 
   constructor(
-    private readonly settings: RateLimitSettings,
+    readonly settings: RateLimitSettings,
     private readonly now: () => number = () => performance.now(),
   ) {}
 
@@ -44,7 +55,8 @@ export class RateLimiter {
     return this.settings[budget].perSecond > 0;
   }
 
-  take(budget: Budget, callerKey: string): Take {
+  /** Takes `tokens` (at most the burst: the caller checks) from the caller's bucket, or none when they are not all there. */
+  take(budget: Budget, callerKey: string, tokens = 1): Take {
     const { perSecond, burst } = this.settings[budget];
     if (perSecond <= 0) return ALLOWED;
     const key = `${budget}\u0000${callerKey}`;
@@ -64,11 +76,11 @@ export class RateLimiter {
       bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.updatedAt) / 1000) * perSecond);
       bucket.updatedAt = now;
     }
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
-      return ALLOWED;
+    if (bucket.tokens >= tokens) {
+      bucket.tokens -= tokens;
+      return { allowed: true, state: { remaining: Math.floor(bucket.tokens), fullAt: Date.now() + Math.ceil(((burst - bucket.tokens) / perSecond) * 1000) } };
     }
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond)) };
+    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((tokens - bucket.tokens) / perSecond)) };
   }
 
   /** Callers currently tracked (for tests and the soak report). */

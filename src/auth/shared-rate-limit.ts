@@ -19,7 +19,7 @@ ON CONFLICT (key) DO UPDATE SET
   allowed = GREATEST(b.tat_ms, EXCLUDED.seen_ms) + $2 - EXCLUDED.seen_ms <= $3,
   tat_ms = CASE WHEN GREATEST(b.tat_ms, EXCLUDED.seen_ms) + $2 - EXCLUDED.seen_ms <= $3 THEN GREATEST(b.tat_ms, EXCLUDED.seen_ms) + $2 ELSE b.tat_ms END,
   seen_ms = EXCLUDED.seen_ms
-RETURNING allowed, tat_ms - seen_ms AS ahead_ms`;
+RETURNING allowed, tat_ms, tat_ms - seen_ms AS ahead_ms`;
 
 // A row whose bucket is full again says nothing a missing row would not.
 const PRUNE = 'DELETE FROM rate_limit_buckets WHERE tat_ms < extract(epoch FROM clock_timestamp()) * 1000';
@@ -35,7 +35,7 @@ export class SharedRateLimiter {
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly settings: RateLimitSettings,
+    readonly settings: RateLimitSettings,
     private readonly logger: Logger,
   ) {
     this.fallback = new RateLimiter(settings);
@@ -47,17 +47,19 @@ export class SharedRateLimiter {
     return this.settings[budget].perSecond > 0;
   }
 
-  take(budget: Budget, callerKey: string): Take | Promise<Take> {
+  /** Takes `tokens` (at most the burst: the caller checks) from the caller's budget, or none when they are not all there. */
+  take(budget: Budget, callerKey: string, tokens = 1): Take | Promise<Take> {
     const { perSecond, burst } = this.settings[budget];
     if (perSecond <= 0) return ALLOWED;
     const intervalMs = 1000 / perSecond;
     const toleranceMs = burst * intervalMs;
-    return this.pool.query<{ allowed: boolean; ahead_ms: number }>(DECIDE, [`${budget}:${callerKey}`, intervalMs, toleranceMs]).then(
+    const costMs = tokens * intervalMs;
+    return this.pool.query<{ allowed: boolean; tat_ms: number; ahead_ms: number }>(DECIDE, [`${budget}:${callerKey}`, costMs, toleranceMs]).then(
       ({ rows }) => {
-        const { allowed, ahead_ms: aheadMs } = rows[0]!;
-        if (allowed) return ALLOWED;
-        // The next call fits once tat + interval - now is within the tolerance again.
-        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((aheadMs + intervalMs - toleranceMs) / 1000)) };
+        const { allowed, tat_ms: fullAt, ahead_ms: aheadMs } = rows[0]!;
+        if (allowed) return { allowed: true, state: { remaining: Math.floor((toleranceMs - aheadMs) / intervalMs + 1e-9), fullAt: Math.ceil(fullAt) } };
+        // The call fits once tat + its cost - now is within the tolerance again.
+        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((aheadMs + costMs - toleranceMs) / 1000)) };
       },
       (error: unknown) => {
         const now = Date.now();
@@ -65,7 +67,7 @@ export class SharedRateLimiter {
           this.warnedAt = now;
           this.logger.warn({ err: error }, 'rate limits: the shared store did not answer; this copy decides alone until it does');
         }
-        return this.fallback.take(budget, callerKey);
+        return this.fallback.take(budget, callerKey, tokens);
       },
     );
   }

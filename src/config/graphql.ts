@@ -20,6 +20,14 @@ export const graphqlVariables = z.object({
     .regex(/^\s*(\*|(role|caller):[^,;\s]+)(\s*,\s*(\*|(role|caller):[^,;\s]+))*\s*$/, 'must be * or a comma-separated list of role:<role> and caller:<caller id>')
     .optional()
     .describe('GraphQL callers that may run only operations of the allow list: * (everyone), role:<role>, caller:<id> (JWT subject, session user, apikey:<name>), comma-separated. Default: nobody.'),
+  GRAPHQL_COST_PER_TOKEN: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(250)
+    .describe(
+      'GraphQL cost one rate-limit token buys: a document pays ceil(cost / this) tokens of the caller budget (RATE_LIMIT_BURST), at least 1 (a REST call pays 1). The default makes the costliest document GRAPHQL_MAX_COST allows cost the default burst.',
+    ),
   GRAPHQL_MAX_BATCH: z.coerce.number().int().min(1).max(100).default(1).describe('Most operations in one batched GraphQL request (1: batching off).'),
 });
 
@@ -39,5 +47,12 @@ export function graphqlSettings(e: GraphqlVariables & Pick<ServerVariables, 'NOD
 }
 
 export function graphqlLimitSettings(e: GraphqlVariables) {
-  return { maxDepth: e.GRAPHQL_MAX_DEPTH, maxAliases: e.GRAPHQL_MAX_ALIASES, maxTokens: e.GRAPHQL_MAX_TOKENS, maxCost: e.GRAPHQL_MAX_COST, maxBatch: e.GRAPHQL_MAX_BATCH };
+  return {
+    maxDepth: e.GRAPHQL_MAX_DEPTH,
+    maxAliases: e.GRAPHQL_MAX_ALIASES,
+    maxTokens: e.GRAPHQL_MAX_TOKENS,
+    maxCost: e.GRAPHQL_MAX_COST,
+    costPerToken: e.GRAPHQL_COST_PER_TOKEN,
+    maxBatch: e.GRAPHQL_MAX_BATCH,
+  };
 }

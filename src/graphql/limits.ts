@@ -260,20 +260,27 @@ function limitError(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } } });
 }
 
+/** What the cost plugin needs of a request's context: where the document's price goes (src/auth/access.ts). */
+interface PricedContext {
+  access?: { priceDocument(cost: number): void };
+}
+
 /**
  * Refuses an operation whose cost (with the request's variables) is over `maxCost`, before it runs;
  * an answer carries the cost it was priced at in `extensions.cost`, so a client sees what a query
- * costs before it reaches the limit.
+ * costs before it reaches the limit. The cost is also the price the caller's rate limit charges
+ * (paid by the first root field admitted).
  */
-export function costLimitPlugin<TContext extends object>(maxCost: number, options: CostOptions = DEFAULT_COST_OPTIONS): ApolloServerPlugin<TContext> {
+export function costLimitPlugin<TContext extends PricedContext>(maxCost: number, options: CostOptions = DEFAULT_COST_OPTIONS): ApolloServerPlugin<TContext> {
   return {
     async requestDidStart() {
       let cost: number | undefined;
       return {
-        async didResolveOperation({ schema, document, operation, request }) {
+        async didResolveOperation({ schema, document, operation, request, contextValue }) {
           if (!operation) return;
           cost = operationCost(schema, document, operation, request.variables ?? {}, options);
           if (cost > maxCost) throw limitError(`The operation costs ${cost}; at most ${maxCost} is allowed. Ask for smaller pages (first) or fewer fields.`);
+          contextValue.access?.priceDocument(cost);
         },
         async willSendResponse({ response }) {
           if (cost === undefined || response.body.kind !== 'single') return;

@@ -31,6 +31,8 @@ interface KeptAnswer {
   linkedApiIds: readonly (readonly string[])[];
   /** The operation's label in the request metrics (src/http/use-observability.ts). */
   operationLabel: string | undefined;
+  /** The document's cost (its `extensions.cost`), which the caller's rate limit charges each time it is served. */
+  cost: number | undefined;
 }
 
 /** How the answers of one request are keyed: the document's text, the operation chosen and the variables. */
@@ -90,7 +92,8 @@ export function publishedResults<TContext extends { access: RequestAccess }>(opt
           // The extensions (the document's cost) are the same for every answer of this key: kept with it.
           const { data, extensions } = response.body.singleResult;
           const body = JSON.stringify(extensions ? { data, extensions } : { data }) + '\n';
-          answers.keep(key, { body, apiIds: plan.apiIds, linkedApiIds: plan.linkedApiIds, operationLabel: currentRequestScope()?.graphqlOperation }, { tables: plan.tables }, start);
+          const cost = typeof extensions?.cost === 'number' ? extensions.cost : undefined;
+          answers.keep(key, { body, apiIds: plan.apiIds, linkedApiIds: plan.linkedApiIds, operationLabel: currentRequestScope()?.graphqlOperation, cost }, { tables: plan.tables }, start);
         },
       };
     },
@@ -118,6 +121,8 @@ export function publishedResults<TContext extends { access: RequestAccess }>(opt
     let admitted: void | Promise<void>;
     try {
       for (const ids of kept.linkedApiIds) access.authorize(ids);
+      // Served or executed, a document pays the same: its cost, at its first root field admitted.
+      if (kept.cost !== undefined) access.priceDocument(kept.cost);
       admitted = access.admitEach(kept.apiIds);
     } catch {
       return next();

@@ -54,13 +54,18 @@ export function readTypeDefs(dir = SDL_DIR): string[] {
 const rootResolvers = (version: string): Resolvers => ({
   DateTime: DateTimeResolver,
   JSON: JSONResolver,
-  Query: { version: () => version },
+  Query: {
+    version: () => version,
+    // Read after the guard has admitted this field, by which time the operation has paid.
+    rateLimit: (_root, _args, context) => context.access.rateLimit ?? null,
+  },
   ...GRAPHQL_ENUM_VALUES,
 });
 
 /** Every root field's API ids, as each module declares them beside its resolvers. */
 export const ROOT_FIELD_PERMISSIONS: FieldPermissions = {
   'Query.version': [PUBLIC_API_ID],
+  'Query.rateLimit': [PUBLIC_API_ID],
   ...nodeFieldPermissions,
   ...alertsFieldPermissions,
   ...alertRulesFieldPermissions,

@@ -253,3 +253,37 @@ it('refuses a body that is not JSON with 400', async () => {
   expect(response.status).toBe(400);
   expect(response.body.errors[0].message).toMatch(/not valid JSON/);
 });
+
+describe('alert rules: typed labels, annotations and alert type', () => {
+  it("lists a rule's labels and annotations as name/value pairs in the order written, and REST still answers them as the same objects", async () => {
+    const name = `Typed labels ${randomUUID().slice(0, 8)}`;
+    const created = await gw()
+      .http.post('/alerts/v1/create')
+      .send({
+        name,
+        manager: 'embedded',
+        category: 'processing',
+        labels: { team: 'data', component: 'obsrv' },
+        annotations: { summary: 'Lag is high', runbook_url: 'https://runbooks.example.com/lag' },
+        metadata: { queryBuilderContext: { metric: 'sum(gateway_info)', operator: 'gt', threshold: [0] } },
+        context: { alertType: 'CUSTOM' },
+      });
+    expect(created.status).toBe(200);
+    const id = created.body.result.id as string;
+    const read = ok(await graphql(gw(), 'query($id: ID!) { alertRule(id: $id) { labels { name value } annotations { name value } alertType context } }', { id }));
+    expect(read.alertRule).toEqual({
+      labels: [
+        { name: 'team', value: 'data' },
+        { name: 'component', value: 'obsrv' },
+      ],
+      annotations: [
+        { name: 'summary', value: 'Lag is high' },
+        { name: 'runbook_url', value: 'https://runbooks.example.com/lag' },
+      ],
+      alertType: 'CUSTOM',
+      context: { alertType: 'CUSTOM' },
+    });
+    const rest = await gw().http.get(`/alerts/v1/get/${id}`);
+    expect(rest.text).toContain('"labels":{"team":"data","component":"obsrv"},"annotations":{"summary":"Lag is high","runbook_url":"https://runbooks.example.com/lag"},"metadata":');
+  });
+});

@@ -6,14 +6,17 @@ import { JWT_ENV, token } from '../support/auth.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 let gw: TestGateway;
+let priced: TestGateway;
 
 beforeAll(async () => {
   // Burst 3 then one call every 20 s: nothing refills during a test.
   gw = await startTestGateway({ ...JWT_ENV, RATE_LIMIT_RPS: '0.05', RATE_LIMIT_BURST: '3', RATE_LIMIT_INGEST_RPS: '0.05', RATE_LIMIT_INGEST_BURST: '2' });
+  // A budget of 100 tokens that refills once in 1,000 s, one token per 10 of a document's cost.
+  priced = await startTestGateway({ ...JWT_ENV, RATE_LIMIT_RPS: '0.001', RATE_LIMIT_BURST: '100', GRAPHQL_COST_PER_TOKEN: '10' });
 }, 60_000);
 
 afterAll(async () => {
-  await gw?.stop();
+  await Promise.all([gw?.stop(), priced?.stop()]);
 });
 
 const bearer = async (sub: string, roles = ['admin']) => `Bearer ${await token({ sub, roles })}`;
@@ -55,15 +58,88 @@ describe('a caller over its budget', () => {
     expect(response.body.errors[0].extensions).toEqual({ code: 'RATE_LIMITED', responseCode: 'TOO_MANY_REQUESTS' });
   });
 
-  it('counts each root field of a GraphQL request', async () => {
+  it('charges a GraphQL request once for the whole document, however many root fields it has', async () => {
     const dave = await bearer('dave');
-    const response = await gw.http
+    const fourFields = await gw.http
       .post('/graphql')
       .set('authorization', dave)
-      .send({ query: '{ a: template(id: "x") { id } b: template(id: "x") { id } c: template(id: "x") { id } d: template(id: "x") { id } }' });
-    expect(response.status).toBe(429);
-    const limited = response.body.errors.filter((error: { extensions: { code: string } }) => error.extensions.code === 'RATE_LIMITED');
-    expect(limited.map((error: { path: string[] }) => error.path)).toEqual([['d']]);
+      .send({ query: '{ a: template(id: "x") { templateId } b: template(id: "x") { templateId } c: template(id: "x") { templateId } d: template(id: "x") { templateId } }' });
+    expect(fourFields.status).toBe(200);
+    expect(fourFields.body.data).toEqual({ a: null, b: null, c: null, d: null });
+    // Its cost (8) is within one token: two more calls fit in the burst of 3, the third does not.
+    expect(fourFields.body.extensions.cost).toBe(8);
+    expect((await listTemplates(dave)).status).toBe(200);
+    expect((await listTemplates(dave)).status).toBe(200);
+    expect((await listTemplates(dave)).status).toBe(429);
+  });
+});
+
+describe('a GraphQL operation', () => {
+  const RATE_LIMIT = 'rateLimit { limit cost remaining resetAt }';
+  const CHEAP = `{ ${RATE_LIMIT} }`;
+  // 1 + (1 + 100 × 2) for the list, 5 for rateLimit: 207, so 21 tokens.
+  const COSTLY = `{ templates(first: 100) { nodes { templateId name } } ${RATE_LIMIT} }`;
+  const ask = (authorization: string, query: string) => priced.http.post('/graphql').set('authorization', authorization).send({ query });
+
+  it('pays tokens by its cost, and rateLimit shows the limit, what the operation paid and what is left', async () => {
+    const frank = await bearer('frank');
+    const startedAt = Date.now();
+    const cheap = await ask(frank, CHEAP);
+    expect(cheap.status).toBe(200);
+    expect(cheap.body.extensions.cost).toBe(5);
+    expect(cheap.body.data.rateLimit).toMatchObject({ limit: 100, cost: 1, remaining: 99 });
+    // Full again one token's refill (1,000 s) after the one token spent.
+    expect(Date.parse(cheap.body.data.rateLimit.resetAt)).toBeGreaterThanOrEqual(startedAt + 990_000);
+
+    const costly = await ask(frank, COSTLY);
+    expect(costly.status).toBe(200);
+    expect(costly.body.extensions.cost).toBe(207);
+    expect(costly.body.data.rateLimit).toMatchObject({ limit: 100, cost: 21, remaining: 78 });
+    expect(Date.parse(costly.body.data.rateLimit.resetAt)).toBeGreaterThan(Date.parse(cheap.body.data.rateLimit.resetAt));
+
+    expect((await ask(frank, CHEAP)).body.data.rateLimit).toMatchObject({ cost: 1, remaining: 77 });
+  });
+
+  it('is refused with RATE_LIMITED and Retry-After once its cost is more than what is left, and a refused operation pays nothing', async () => {
+    const grace = await bearer('grace');
+    const remaining: number[] = [];
+    for (let i = 0; i < 4; i += 1) remaining.push((await ask(grace, COSTLY)).body.data.rateLimit.remaining);
+    expect(remaining).toEqual([79, 58, 37, 16]);
+    const refused = await ask(grace, COSTLY);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(1000);
+    // `templates` is non-null, so its refusal empties the whole answer.
+    expect(refused.body.data).toBeNull();
+    expect(new Set(refused.body.errors.map((error: { extensions: { code: string } }) => error.extensions.code))).toEqual(new Set(['RATE_LIMITED']));
+    // What is left still buys a cheap one.
+    expect((await ask(grace, CHEAP)).body.data.rateLimit).toMatchObject({ cost: 1, remaining: 15 });
+  });
+
+  it('costing more than the whole budget is refused with QUERY_COST_OVER_RATE_LIMIT (429, no Retry-After) and pays nothing', async () => {
+    const heidi = await bearer('heidi');
+    const huge = await ask(heidi, `{ templates(first: 1000) { nodes { templateId name } } }`);
+    expect(huge.status).toBe(429);
+    expect(huge.headers['retry-after']).toBeUndefined();
+    expect(huge.body.errors[0].extensions).toEqual({ code: 'QUERY_COST_OVER_RATE_LIMIT', responseCode: 'TOO_MANY_REQUESTS' });
+    expect(huge.body.errors[0].message).toMatch(/costs 2002 \(201 rate-limit tokens at 10 per token\); a caller's budget holds at most 100 tokens/);
+    expect((await ask(heidi, CHEAP)).body.data.rateLimit).toMatchObject({ cost: 1, remaining: 99 });
+  });
+
+  it('pays the same when the answer is served again from the published cache', async () => {
+    const judy = await bearer('judy');
+    const list = `{ templates(first: 100) { nodes { templateId name } } }`;
+    const answers = [await ask(judy, list), await ask(judy, list)];
+    expect(answers.map((answer) => [answer.status, answer.body.extensions.cost])).toEqual([
+      [200, 202],
+      [200, 202],
+    ]);
+    expect((await ask(judy, CHEAP)).body.data.rateLimit).toMatchObject({ cost: 1, remaining: 100 - 21 - 21 - 1 });
+  });
+
+  it('shares the budget with REST, where each call pays one token whatever it returns', async () => {
+    const ivan = await bearer('ivan');
+    for (let i = 0; i < 2; i += 1) expect((await priced.http.post('/v2/template/list').set('authorization', ivan).send(envelope('api.query.template.list', {}))).status).toBe(200);
+    expect((await ask(ivan, CHEAP)).body.data.rateLimit).toMatchObject({ cost: 1, remaining: 97 });
   });
 });
 

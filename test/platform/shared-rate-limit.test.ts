@@ -2,6 +2,7 @@
 // share one budget per caller, whichever copy a call reaches (two in-process copies here; the
 // scale-out test does the same through HAProxy). With memory each copy keeps its own.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
 import supertest from 'supertest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
@@ -68,6 +69,29 @@ describe('rate limits kept in PostgreSQL', () => {
     const ingested = [(await ingest(a)).status, (await ingest(b)).status, (await ingest(a)).status];
     expect(ingested.slice(0, 2)).not.toContain(429);
     expect(ingested[2]).toBe(429);
+  }, 60_000);
+
+  it('charges a GraphQL operation by its cost in the shared store, and rateLimit reads what is left whichever copy answers', async () => {
+    const [a, b] = [await start({ GRAPHQL_COST_PER_TOKEN: '10', RATE_LIMIT_BURST: '20' }), await start({ GRAPHQL_COST_PER_TOKEN: '10', RATE_LIMIT_BURST: '20' })];
+    const ask = (gateway: Gateway, query: string) => supertest(gateway.url).post('/graphql').send({ query });
+    const RATE_LIMIT = 'rateLimit { limit cost remaining }';
+    // The one caller (AUTH_MODE=none) spent its budget in the test above: it starts again full.
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    await client.query("DELETE FROM rate_limit_buckets WHERE key LIKE 'general:%'");
+    await client.end();
+    // 1 + (1 + 50 × 1) for the list and 4 for rateLimit: 56, so 6 tokens.
+    const costly = await ask(a, `{ templates(first: 50) { nodes { templateId } } ${RATE_LIMIT} }`);
+    expect(costly.body.extensions.cost).toBe(56);
+    expect(costly.body.data.rateLimit).toEqual({ limit: 20, cost: 6, remaining: 14 });
+    expect((await ask(b, `{ ${RATE_LIMIT} }`)).body.data.rateLimit).toEqual({ limit: 20, cost: 1, remaining: 13 });
+    for (const gateway of [a, b]) expect((await ask(gateway, `{ templates(first: 50) { nodes { templateId } } ${RATE_LIMIT} }`)).status).toBe(200);
+    const refused = await ask(a, `{ templates(first: 50) { nodes { templateId } } }`);
+    expect(refused.status).toBe(429);
+    expect(refused.body.errors[0].extensions.code).toBe('RATE_LIMITED');
+    const overBudget = await ask(b, `{ templates(first: 500) { nodes { templateId } } }`);
+    expect(overBudget.status).toBe(429);
+    expect(overBudget.body.errors[0].extensions.code).toBe('QUERY_COST_OVER_RATE_LIMIT');
   }, 60_000);
 
   it('with RATE_LIMIT_STORE=memory each copy keeps its own budget', async () => {

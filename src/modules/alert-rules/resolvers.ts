@@ -7,9 +7,12 @@ import { formatDuration } from '../../platform/promql/parser.js';
 import { authorizeLink } from '../../graphql/nodes.js';
 import type { ChannelRecord } from '../alerts/types.js';
 import { datasetOfRule } from './service.js';
-import type { AlertRuleView } from './types.js';
+import type { AlertRuleView, StringMap } from './types.js';
 
 const NOTIFICATIONS_MAX = 200;
+
+/** A name-to-text map as name/value pairs, in its own order (the REST layer turns them back into the same object). */
+const namedValues = (map: StringMap) => Object.entries(map).map(([name, value]) => ({ name, value }));
 
 export const alertRuleResolvers: Resolvers = {
   Query: {
@@ -65,8 +68,14 @@ export const alertRuleResolvers: Resolvers = {
     },
     evaluation: (rule: AlertRuleView, _, { loaders }) => (rule.evaluation !== undefined ? rule.evaluation : loaders.ruleEvaluation.load(rule.id)),
     silence: (rule: AlertRuleView, _, { loaders }) => (rule.silence !== undefined ? rule.silence : loaders.silenceOfAlert.load(rule.id)),
+    labels: (rule: AlertRuleView) => namedValues(rule.labels),
+    annotations: (rule: AlertRuleView) => namedValues(rule.annotations),
+    alertType: (rule: AlertRuleView) => (typeof rule.context.alertType === 'string' ? rule.context.alertType : null),
     createdAt: (rule: AlertRuleView) => rule.createdDate,
     updatedAt: (rule: AlertRuleView) => rule.updatedDate,
+  },
+  ActiveAlert: {
+    labels: (alert) => namedValues(alert.labels),
   },
   AlertNotification: {
     channel: async (notification, _, context) => {

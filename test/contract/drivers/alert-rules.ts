@@ -30,15 +30,17 @@ export function restAlertRulesDriver(gw: TestGateway): AlertRulesDriver {
 // GraphQL
 
 const RULE = `id: alertRuleId name manager status description metric operator thresholds expression severity category evaluationInterval pendingPeriod
-  labels annotations metadata channelIds context createdBy updatedBy createdAt updatedAt
-  evaluation { state activeSince firingSince lastEvaluatedAt nextEvaluationAt lastError alerts { labels value } }
+  labels { name value } annotations { name value } metadata channelIds context createdBy updatedBy createdAt updatedAt
+  evaluation { state activeSince firingSince lastEvaluatedAt nextEvaluationAt lastError alerts { labels { name value } value } }
   silence { id: silenceId startDate endDate }`;
 
 /** The fields GraphQL names as REST does (asRule passes them on; the enums' case aside), and its own. */
 interface GraphQLRule extends Pick<
   AlertRule,
-  'id' | 'name' | 'manager' | 'status' | 'description' | 'metric' | 'operator' | 'expression' | 'severity' | 'category' | 'labels' | 'annotations' | 'metadata' | 'context' | 'createdAt' | 'updatedAt'
+  'id' | 'name' | 'manager' | 'status' | 'description' | 'metric' | 'operator' | 'expression' | 'severity' | 'category' | 'metadata' | 'context' | 'createdAt' | 'updatedAt'
 > {
+  labels: NamedValue[];
+  annotations: NamedValue[];
   thresholds: number[];
   evaluationInterval: string;
   pendingPeriod: string;
@@ -52,10 +54,18 @@ interface GraphQLRule extends Pick<
     lastEvaluatedAt: string | null;
     nextEvaluationAt: string;
     lastError: string | null;
-    alerts: { labels: Record<string, string>; value: number }[];
+    alerts: { labels: NamedValue[]; value: number }[];
   } | null;
   silence: { id: string; startDate: string; endDate: string } | null;
 }
+
+interface NamedValue {
+  name: string;
+  value: string;
+}
+
+/** GraphQL lists labels and annotations as name/value pairs; the REST shape is one object. */
+const asObject = (pairs: NamedValue[]) => Object.fromEntries(pairs.map(({ name, value }) => [name, value]));
 
 const lower = (value: string) => value.toLowerCase();
 const upper = (value: unknown) => (typeof value === 'string' ? value.toUpperCase() : value);
@@ -78,7 +88,7 @@ function alertData(evaluation: NonNullable<GraphQLRule['evaluation']>): AlertDat
     lastEvaluation: evaluation.lastEvaluatedAt,
     nextEvaluation: evaluation.nextEvaluationAt,
     ...(evaluation.lastError ? { lastError: evaluation.lastError } : {}),
-    alerts: evaluation.alerts.map((alert) => ({ ...alert, state: state === 'firing' ? 'Alerting' : 'Pending', activeAt: evaluation.activeSince })),
+    alerts: evaluation.alerts.map((alert) => ({ labels: asObject(alert.labels), value: alert.value, state: state === 'firing' ? 'Alerting' : 'Pending', activeAt: evaluation.activeSince })),
   };
 }
 
@@ -86,6 +96,8 @@ function asRule(rule: GraphQLRule): AlertRule {
   const { thresholds, evaluationInterval, pendingPeriod, channelIds, createdBy, updatedBy, evaluation, silence, ...rest } = rule;
   return {
     ...rest,
+    labels: asObject(rule.labels),
+    annotations: asObject(rule.annotations),
     manager: lower(rule.manager),
     status: lower(rule.status),
     operator: lower(rule.operator),
