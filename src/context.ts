@@ -15,7 +15,7 @@ import type { IngestionService } from './modules/ingestion/service.js';
 import type { DatasetHealth, HealthService } from './modules/metrics/health.js';
 import type { ConnectorRecord } from './modules/connectors/types.js';
 import type { ChannelRecord, SilenceRecord } from './modules/alerts/types.js';
-import type { AlertRuleView, RuleEvaluation } from './modules/alert-rules/types.js';
+import type { AlertNotificationRecord, AlertRuleView, RuleEvaluation } from './modules/alert-rules/types.js';
 import type { MetricsService } from './modules/metrics/service.js';
 import type { MetricsQueries } from './modules/data-access/metrics.js';
 import type { PiiService } from './modules/pii/service.js';
@@ -73,6 +73,7 @@ export interface RequestLoaders {
   alertRuleById: DataLoader<string, AlertRuleView | undefined>;
   alertRulesByDataset: DataLoader<string, AlertRuleView[]>;
   ruleEvaluation: DataLoader<string, RuleEvaluation | null>;
+  ruleNotifications: DataLoader<{ ruleId: string; take: number }, AlertNotificationRecord[], string>;
   silenceOfAlert: DataLoader<string, SilenceRecord | null>;
   templatesByDataset: DataLoader<string, TemplateRecord[]>;
   datasetHealth: DataLoader<string, DatasetHealth>;
@@ -87,6 +88,7 @@ function createLoaders(services: Services): RequestLoaders {
     alertRuleById: services.alertRules.createLoader(),
     alertRulesByDataset: services.alertRules.createDatasetLoader(),
     ruleEvaluation: services.alertRules.createEvaluationLoader(),
+    ruleNotifications: services.alertRules.createNotificationsLoader(),
     silenceOfAlert: services.alerts.createSilenceLoader(),
     templatesByDataset: services.templates.createDatasetLoader(),
     datasetHealth: services.health.createLoader(),

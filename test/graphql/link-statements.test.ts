@@ -12,6 +12,7 @@ const RULE = 1;
 const CHANNEL = 2;
 const SILENCE = 3;
 const NOTIFICATION = 4;
+const MORE_NOTIFICATIONS = 5;
 
 beforeAll(async () => {
   gw = await startTestGateway();
@@ -46,6 +47,12 @@ beforeAll(async () => {
     SELECT ('${uuid(NOTIFICATION, 0).slice(0, -8)}' || lpad(e::text, 8, '0'))::uuid, '${uuid(RULE, 1)}',
            ('${uuid(CHANNEL, 0).slice(0, -8)}' || lpad((e % 5 + 1)::text, 8, '0'))::uuid, 'firing', now() - e * interval '1 minute', 's', 't'
     FROM generate_series(1, 100) e`);
+  // Two notifications for each of the other rules (the first has its 100 above).
+  await gw.sql(`
+    INSERT INTO alert_notifications (id, rule_id, channel_id, kind, evaluated_at, subject, text, created_date)
+    SELECT ('${uuid(MORE_NOTIFICATIONS, 0).slice(0, -8)}' || lpad((e * 10 + k)::text, 8, '0'))::uuid, ('${uuid(RULE, 0).slice(0, -8)}' || lpad(e::text, 8, '0'))::uuid,
+           ('${uuid(CHANNEL, 0).slice(0, -8)}' || lpad((e % 5 + 1)::text, 8, '0'))::uuid, 'firing', now() - k * interval '1 minute', 's', 't', now() - k * interval '1 minute'
+    FROM generate_series(2, 100) e, generate_series(1, 2) k`);
   await gw.sql(`
     INSERT INTO query_templates (template_id, template_name, query, query_type, created_by, updated_by)
     SELECT 'links_' || e, 'links ' || e, 'SELECT COUNT(*) FROM "links-' || lpad(e::text, 3, '0') || '" WHERE __time BETWEEN {{STARTDATE}} AND {{ENDDATE}}', 'sql', 'SYSTEM', 'SYSTEM'
@@ -143,7 +150,51 @@ describe('links between alerting records', () => {
     expect((silences as { alertRule: { name: string } }[]).every((silence) => silence.alertRule.name.startsWith('links-rule-'))).toBe(true);
   });
 
-  it('resolve a template’s datasets and a datasource’s dataset', async () => {
+  it('resolve the newest notifications of each rule in a page of 100 in constant statements', async () => {
+    const rules = (await expectConstant(
+      `query ($first: Int!) { alertRules(first: $first, filter: { category: "links" }) { nodes { alertRuleId notifications(last: 2) { notificationId channel { channelId } } } } }`,
+      (data) => data.alertRules.nodes,
+      6,
+    )) as { alertRuleId: string; notifications: { notificationId: string; channel: { channelId: string } }[] }[];
+    for (const rule of rules) {
+      const n = Number(rule.alertRuleId.slice(-8));
+      // Newest first: the rule with 100 has its two latest (1 and 2 minutes old); the others theirs.
+      const expected = n === 1 ? [uuid(NOTIFICATION, 1), uuid(NOTIFICATION, 2)] : [uuid(MORE_NOTIFICATIONS, n * 10 + 1), uuid(MORE_NOTIFICATIONS, n * 10 + 2)];
+      expect([rule.alertRuleId, rule.notifications.map((notification) => notification.notificationId)]).toEqual([rule.alertRuleId, expected]);
+      expect(rule.notifications.every((notification) => notification.channel.channelId === uuid(CHANNEL, (n % 5) + 1) || n === 1)).toBe(true);
+    }
+  });
+
+  it('list 100 datasources with their datasets in constant statements', async () => {
+    // Datasources exist for datasets with a view: made here for the 100, and dropped after.
+    const views = (verb: 'CREATE' | 'DROP') =>
+      gw.sql(`DO $$ BEGIN
+        FOR e IN 1..100 LOOP
+          EXECUTE format('${verb === 'CREATE' ? 'CREATE VIEW datasources.%I AS SELECT now() AS __time' : 'DROP VIEW IF EXISTS datasources.%I'}', 'links-' || lpad(e::text, 3, '0'));
+        END LOOP;
+      END $$`);
+    await gw.sql('CREATE SCHEMA IF NOT EXISTS datasources');
+    await views('CREATE');
+    try {
+      const count = async (query: string) => {
+        const before = gw.gateway.database.statementCount();
+        const response = await graphql(gw, query);
+        expect(response.errors).toBeUndefined();
+        return { statements: gw.gateway.database.statementCount() - before, datasources: response.data!.datasources as { datasetId: string; dataset?: { datasetId: string; status: string } }[] };
+      };
+      const plain = await count('{ datasources { datasetId } }');
+      const linked = await count('{ datasources { datasetId dataset { datasetId status } } }');
+      expect(linked.datasources.filter((entry) => entry.datasetId.startsWith('links-')).length).toBe(100);
+      expect(linked.datasources.every((entry) => entry.dataset?.datasetId === entry.datasetId && entry.dataset.status === 'LIVE')).toBe(true);
+      // The list: the Live datasets and which have a view (2); the link: one batch at most.
+      expect(plain.statements).toBeLessThanOrEqual(2);
+      expect(linked.statements).toBeLessThanOrEqual(plain.statements + 1);
+    } finally {
+      await views('DROP');
+    }
+  });
+
+  it('resolve a template’s datasets', async () => {
     const templates = await expectConstant(`query ($first: Int!) { templates(first: $first) { nodes { templateId datasets { datasetId status } } } }`, (data) => data.templates.nodes, 4);
     for (const template of templates as { templateId: string; datasets: { datasetId: string }[] }[]) {
       expect(template.datasets).toEqual([{ datasetId: `links-${template.templateId.slice('links_'.length).padStart(3, '0')}`, status: 'LIVE' }]);

@@ -53,7 +53,7 @@ export const alertRuleResolvers: Resolvers = {
     alertRuleId: (rule: AlertRuleView) => rule.id,
     evaluationInterval: (rule: AlertRuleView) => formatDuration(rule.evaluationIntervalMs),
     pendingPeriod: (rule: AlertRuleView) => formatDuration(rule.pendingForMs),
-    notifications: (rule: AlertRuleView, { last }, { services }) => services.alertRules.notificationsOf(rule.id, Math.min(Math.max(last ?? 20, 0), NOTIFICATIONS_MAX)),
+    notifications: (rule: AlertRuleView, { last }, { loaders }) => loaders.ruleNotifications.load({ ruleId: rule.id, take: Math.min(Math.max(last ?? 20, 0), NOTIFICATIONS_MAX) }),
     channels: async (rule: AlertRuleView, _, context) => {
       authorizeLink(context, 'NotificationChannel');
       const channels = await context.loaders.channelById.loadMany(rule.channelIds);

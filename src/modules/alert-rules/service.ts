@@ -398,8 +398,18 @@ export function createAlertRuleService(store: AlertRuleStore, alerts: AlertServi
     },
 
     /** The notifications decided for a rule, newest first. */
-    async notificationsOf(ruleId: string, take: number): Promise<AlertNotificationRecord[]> {
-      return store.notifications(ruleId, take);
+    /** The newest notifications of each rule (`take` of them), one batch per request and page size. */
+    createNotificationsLoader(): DataLoader<{ ruleId: string; take: number }, AlertNotificationRecord[], string> {
+      return new DataLoader(
+        async (keys) => {
+          const byTake = new Map<number, Map<string, AlertNotificationRecord[]>>();
+          for (const take of new Set(keys.map((key) => key.take))) {
+            byTake.set(take, await store.notificationsOfRules([...new Set(keys.filter((key) => key.take === take).map((key) => key.ruleId))], take));
+          }
+          return keys.map((key) => byTake.get(key.take)!.get(key.ruleId) ?? []);
+        },
+        { cacheKeyFn: (key) => `${key.take}:${key.ruleId}` },
+      );
     },
   };
 }

@@ -166,10 +166,23 @@ export function createAlertRuleStore(prisma: PrismaClient) {
       return row ? notification(row) : undefined;
     },
 
-    /** The notifications decided for a rule, newest first. */
-    async notifications(ruleId: string, take: number): Promise<AlertNotificationRecord[]> {
-      const rows = await prisma.alertNotification.findMany({ where: { ruleId }, orderBy: [{ createdDate: 'desc' }, { id: 'asc' }], take });
-      return rows.map(notification);
+    /**
+     * The newest `take` notifications (decided) of each rule, newest first, in two statements whatever the number of rules:
+     * the ids ranked per rule (rule_id leads the table's unique index), then those rows.
+     */
+    async notificationsOfRules(ruleIds: readonly string[], take: number): Promise<Map<string, AlertNotificationRecord[]>> {
+      const byRule = new Map<string, AlertNotificationRecord[]>(ruleIds.map((id) => [id, []]));
+      if (ruleIds.length === 0 || take <= 0) return byRule;
+      const ranked = await prisma.$queryRaw<{ id: string }[]>`
+        SELECT id FROM (
+          SELECT id, row_number() OVER (PARTITION BY rule_id ORDER BY created_date DESC, id ASC) AS position
+          FROM alert_notifications WHERE rule_id = ANY(${[...ruleIds]}::uuid[])
+        ) AS ranked
+        WHERE position <= ${take}`;
+      if (ranked.length === 0) return byRule;
+      const rows = await prisma.alertNotification.findMany({ where: { id: { in: ranked.map((row) => row.id) } }, orderBy: [{ createdDate: 'desc' }, { id: 'asc' }] });
+      for (const row of rows) byRule.get(row.ruleId)?.push(notification(row));
+      return byRule;
     },
   };
 }

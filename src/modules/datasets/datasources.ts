@@ -76,13 +76,15 @@ export function createDatasourceService(store: DatasetStore, queryEngine: QueryE
       if (filter.type && filter.type !== engineType) return [];
       if (filter.statuses && filter.statuses.length > 0 && !filter.statuses.includes('Live')) return [];
       const live = await store.list({ statuses: ['Live'], take: options.listMax, skip: 0 });
+      // One lookup for the whole list where the engine can (the embedded one), else one per dataset.
+      const names = queryEngine.datasetsWithDatasource ? await queryEngine.datasetsWithDatasource(live.map((dataset) => dataset.datasetId)) : undefined;
       const entries = await Promise.all(
         live.map(async (dataset) => {
-          const source = await queryEngine.datasource(dataset.datasetId);
-          if (!source) return undefined;
+          const name = names ? names.get(dataset.datasetId) : (await queryEngine.datasource(dataset.datasetId))?.name;
+          if (name === undefined) return undefined;
           return {
             datasource: dataset.alias ?? dataset.datasetId,
-            datasourceRef: source.name,
+            datasourceRef: name,
             datasetId: dataset.datasetId,
             status: dataset.status,
             type: engineType,

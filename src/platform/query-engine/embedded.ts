@@ -151,14 +151,14 @@ export class EmbeddedQueryEngine implements QueryEngine {
     return { name, columns: new Set(result.rows.map((row) => row.column_name).filter((column) => column !== '__time')) };
   }
 
-  async datasetsWithDatasource(datasetIds: readonly string[]): Promise<Set<string>> {
-    if (datasetIds.length === 0) return new Set();
+  async datasetsWithDatasource(datasetIds: readonly string[]): Promise<Map<string, string>> {
+    if (datasetIds.length === 0) return new Map();
     const byName = new Map(datasetIds.map((datasetId) => [pgIdentifierName(datasetId), datasetId]));
     const result = await this.pool.query<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_name = ANY($2::text[])', [
       SCHEMA,
       [...byName.keys()],
     ]);
-    return new Set(result.rows.map((row) => byName.get(row.table_name)!));
+    return new Map(result.rows.map((row) => [byName.get(row.table_name)!, row.table_name]));
   }
 
   async datasourceSizes(): Promise<Map<string, DatasourceSize>> {

@@ -37,8 +37,8 @@ export interface QueryEngine {
   dropQueryable(datasetId: string): Promise<void>;
   /** The datasource of a dataset, or undefined when it cannot be queried. */
   datasource(datasetId: string): Promise<Datasource | undefined>;
-  /** Which of these datasets have a datasource, in one call (a list page's health); absent: one `datasource` call each. */
-  datasetsWithDatasource?(datasetIds: readonly string[]): Promise<Set<string>>;
+  /** Which of these datasets have a datasource, with the engine's name for it, in one call (a list page's health, the datasource list); absent: one `datasource` call each. */
+  datasetsWithDatasource?(datasetIds: readonly string[]): Promise<Map<string, string>>;
   /** How the n-th (1-based) bound parameter of a type is written in this engine's SQL. */
   parameterMarker(n: number, type: ParameterType): string;
   /** How a datasource is written in this engine's SQL (quoted). */
