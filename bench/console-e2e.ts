@@ -8,14 +8,16 @@
 //      gives the console a database of its own in the same cluster: its tables (dbScripts/all.sql)
 //      and one admin user;
 //   3. starts the console's server (ts-node) with its proxies pointed at the gateway;
-//   4. drives Chromium through login, the dataset list, the dataset wizard and publishing, with a
+//   4. drives Chromium through login, the dataset list, the dataset wizard and publishing, then the
+//      screens an operator watches (issue 38): the home dashboard's figures after an ingest, a rule
+//      that fires shown by the alerts bell, and a connector's configuration form; with a
 //      screenshot, what the page showed, the console's API calls (browser side) and the gateway's
-//      request lines after each step;
+//      request lines after each step, and PASS/FAIL per screen at the end;
 //   5. stops everything it started and exits non-zero naming the first step that failed.
 //
 // Not part of `npm test` or CI: it needs the mirror, Chromium and several minutes.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createSign, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync } from 'node:fs';
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -210,6 +212,9 @@ async function startGatewayAndDatabase(cleanups: Cleanups, out: string, consoleD
     CORS_ALLOWED_ORIGINS: consoleOrigin,
     OBJECT_STORE_CORS_ORIGINS: consoleOrigin,
     CONNECTOR_UI_SPEC_FORMAT: 'console',
+    // The bell's rule fires on sampled ingestion counters: sample and evaluate often, so it fires within a step.
+    METRICS_SAMPLE_INTERVAL_SECONDS: '3',
+    ALERT_EVALUATION_TICK_SECONDS: '2',
   };
   log(
     `gateway: ${Object.entries(gatewayEnv)
@@ -251,6 +256,14 @@ async function startGatewayAndDatabase(cleanups: Cleanups, out: string, consoleD
   await seedConsoleDatabase(consoleDbUrl.toString(), consoleDir);
   timings.push({ what: 'start the gateway and the databases', seconds: since(started), note: '' });
   return { gatewayUrl: gateway.url, gatewayLines, consoleDbUrl: consoleDbUrl.toString(), privateKey, consoleOrigin };
+}
+
+/** A token as the console's server signs its users' (RS256, its claims), for what its proxies send on their own (GF_BEARER_TOKEN). */
+function consoleToken(privateKey: string): string {
+  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const now = Math.floor(Date.now() / 1000);
+  const body = `${encode({ alg: 'RS256', typ: 'JWT' })}.${encode({ id: 'e2e-admin-1', user_name: USER_NAME, email_address: 'e2e-admin@example.com', roles: ['admin'], is_owner: true, iat: now, exp: now + 6 * 3600 })}`;
+  return `${body}.${createSign('RSA-SHA256').update(body).sign(privateKey, 'base64url')}`;
 }
 
 async function bcryptHash(consoleDir: string, password: string): Promise<string> {
@@ -308,6 +321,8 @@ async function startConsoleServer(cleanups: Cleanups, out: string, consoleDir: s
     ALERT_MANAGER_URL: gateway.gatewayUrl,
     GRAFANA_URL: gateway.gatewayUrl,
     GRAFANA_ADMIN_URL: gateway.gatewayUrl,
+    // Its /alertmanager proxy (the alerts bell) sends this instead of the user's token, as it does to Grafana (README table).
+    GF_BEARER_TOKEN: `Bearer ${consoleToken(gateway.privateKey)}`,
     // Its OpenID Connect strategy is registered whatever AUTHENTICATION_TYPE says, and throws at
     // start-up without these; nothing contacts them with a basic login.
     AUTH_OIDC_ISSUER: 'http://127.0.0.1:9/oidc',
@@ -415,6 +430,18 @@ async function settle(page: Page, timeout = 15_000): Promise<void> {
 
 /** Clicks the first visible, enabled button-like element whose text is `text`. */
 async function clickText(page: Page, text: string, timeout: number, selector = 'button, [role="button"], [role="menuitem"], [role="tab"], a, li'): Promise<void> {
+  // React may replace the element between finding and clicking it (a busy machine widens that gap): find it again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await clickTextOnce(page, text, timeout, selector);
+    } catch (error) {
+      if (attempt >= 3 || !/detached|not clickable|not an element/i.test((error as Error).message)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
+async function clickTextOnce(page: Page, text: string, timeout: number, selector: string): Promise<void> {
   const handle = await page
     .waitForFunction(
       (wantedText: string, css: string) => {
@@ -501,6 +528,44 @@ async function datasetStatus(page: Page, datasetId: string): Promise<string> {
 interface Step {
   name: string;
   run: (page: Page, timeout: number) => Promise<string>;
+  /** A screen of its own: the steps after it still run when it fails (the wizard's steps depend on each other). */
+  screen?: boolean;
+}
+
+/** A call the script makes through the console's proxies with the page's session (marked, so the report does not count it as the console's). */
+async function callThroughConsole(page: Page, method: string, apiPath: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+  return page.evaluate(
+    async (verb: string, target: string, payload: string | null, header: string) => {
+      const response = await fetch(target, { method: verb, headers: { [header]: '1', ...(payload ? { 'content-type': 'application/json' } : {}) }, body: payload ?? undefined });
+      const text = await response.text();
+      try {
+        return { status: response.status, body: JSON.parse(text) as unknown };
+      } catch {
+        return { status: response.status, body: text.slice(0, 300) };
+      }
+    },
+    method,
+    apiPath,
+    body === undefined ? null : JSON.stringify(body),
+    CHECK_HEADER,
+  );
+}
+
+/** The console's metrics call for one chart (its request names the chart's query id), and what the console's parse makes of the answer. */
+function chartCall(page: Page, chartId: string, timeout: number): Promise<HTTPResponse> {
+  const response = page
+    .waitForResponse((candidate) => new URL(candidate.url()).pathname.endsWith('/config/v2/data/metrics') && (candidate.request().postData() ?? '').includes(`"id":"${chartId}"`), { timeout })
+    .catch(() => {
+      throw new Error(`the console asked for no ${chartId} figure within ${timeout / 1000} s`);
+    });
+  response.catch(() => undefined);
+  return response;
+}
+
+/** lodash's sumBy over a dotted path, as the console's chart parsers read a groupBy answer. */
+function sumOf(rows: unknown, dotted: string): number {
+  if (!Array.isArray(rows)) return 0;
+  return rows.reduce<number>((sum, row) => sum + (Number(dotted.split('.').reduce<unknown>((value, key) => (value as Record<string, unknown> | undefined)?.[key], row)) || 0), 0);
 }
 
 function steps(consoleUrl: string, out: string, datasetName: string): Step[] {
@@ -670,6 +735,122 @@ function steps(consoleUrl: string, out: string, datasetName: string): Step[] {
         return `the list shows "${datasetName}"`;
       },
     },
+    {
+      name: 'home-figures',
+      screen: true,
+      async run(page, timeout) {
+        // Five events (distinct ids), sent as a client of the gateway would, through the console's proxy.
+        const events = Array.from({ length: 5 }, (_, i) => ({ id: `h${i}`, ts: new Date().toISOString(), city: 'Pune', temperature: 30 + i, device: { model: 'T-100', firmware: '1.2' } }));
+        const ingest = await callThroughConsole(page, 'POST', `/console/config/v2/data/in/${encodeURIComponent(datasetId)}`, {
+          id: 'api.data.in',
+          ver: 'v2',
+          ts: new Date().toISOString(),
+          params: { msgid: `e2e-${Date.now()}` },
+          data: events,
+        });
+        if (ingest.status !== 200) throw new Error(`ingesting 5 events answered ${ingest.status}: ${JSON.stringify(ingest.body).slice(0, 300)}`);
+        const received = chartCall(page, 'totalEventsProcessedToday', timeout);
+        const average = chartCall(page, 'avgProcessingTime', timeout);
+        await page.goto(`${consoleUrl}/console/dashboard`, { waitUntil: 'domcontentloaded', timeout });
+        const answer = await received;
+        await expectOk(answer, "the home's Data Received (today)");
+        const rows = ((await answer.json()) as { result?: unknown }).result;
+        const figure = sumOf(rows, 'event.count');
+        if (figure !== events.length) throw new Error(`Data Received (today) parses to ${figure} (expected ${events.length}); the gateway answered ${JSON.stringify(rows).slice(0, 300)}`);
+        await expectOk(await average, "the home's average processing time");
+        await page
+          .waitForFunction((count: number) => new RegExp(`(^|\\s)${count}\\s*Events`).test(document.body.innerText), { timeout }, events.length)
+          .catch(() => {
+            throw new Error(`the home did not show "${events.length} Events" within ${timeout / 1000} s`);
+          });
+        await settle(page);
+        // The ingestion section is below the fold: bring it into the screenshot.
+        await page.evaluate(() => {
+          const label = Array.from(document.querySelectorAll<HTMLElement>('span, p, h6, div')).find((element) => element.innerText?.trim() === 'Data Received (today)');
+          label?.scrollIntoView({ block: 'center' });
+        });
+        return `ingested ${events.length} events; the home's Data Received (today) answered ${answer.status()} and shows "${events.length} Events"; its processing-time figures answered too`;
+      },
+    },
+    {
+      name: 'alerts-bell',
+      screen: true,
+      async run(page, timeout) {
+        const description = `Events arrive in ${datasetId}`;
+        const created = await callThroughConsole(page, 'POST', '/console/config/alerts/v1/create', {
+          name: `e2e events arrive ${Date.now().toString(36)}`,
+          description,
+          category: 'ingestion',
+          severity: 'critical',
+          frequency: '10s',
+          interval: '0s',
+          labels: { team: 'e2e' },
+          metadata: { queryBuilderContext: { metric: `sum(increase(gateway_ingestion_events_total{dataset="${datasetId}", stage="received"}[5m]))`, operator: 'gt', threshold: [0] } },
+          context: { alertType: 'CUSTOM' },
+        });
+        const id = (created.body as { result?: { id?: string } }).result?.id;
+        if (created.status !== 200 || !id) throw new Error(`creating the rule answered ${created.status}: ${JSON.stringify(created.body).slice(0, 300)}`);
+        const published = await callThroughConsole(page, 'GET', `/console/config/alerts/v1/publish/${id}`);
+        if (published.status !== 200) throw new Error(`publishing the rule answered ${published.status}: ${JSON.stringify(published.body).slice(0, 300)}`);
+        // Read as the bell reads it (its /alertmanager proxy, GF_BEARER_TOKEN), until the rule fires.
+        const deadline = Date.now() + timeout;
+        let state: string;
+        let shownAs: string;
+        for (;;) {
+          const rules = await callThroughConsole(page, 'GET', '/console/alertmanager/api/prometheus/grafana/api/v1/rules');
+          if (rules.status !== 200) throw new Error(`the rules API answered ${rules.status} through the console's /alertmanager proxy: ${JSON.stringify(rules.body).slice(0, 300)}`);
+          type Rule = { uid?: string; state?: string; alerts?: { annotations?: { summary?: string; description?: string } }[] };
+          const groups = (rules.body as { data?: { groups?: { rules?: Rule[] }[] } }).data?.groups ?? [];
+          const rule = groups.flatMap((group) => group.rules ?? []).find((candidate) => candidate.uid === id);
+          state = rule?.state ?? 'not listed';
+          // What the bell lists for an alert: its summary, else its description.
+          shownAs = rule?.alerts?.[0]?.annotations?.summary || rule?.alerts?.[0]?.annotations?.description || '';
+          if (state === 'firing') break;
+          if (Date.now() > deadline) throw new Error(`the rule is ${state}, not firing, after ${timeout / 1000} s`);
+          await new Promise((resolve) => setTimeout(resolve, 2_000));
+        }
+        // The bell reads the rules when the page loads, shows their count, and lists them when opened.
+        const bellRead = answered(page, 'GET', '/alertmanager/api/prometheus/grafana/api/v1/rules', timeout);
+        await page.goto(`${consoleUrl}/console/dashboard`, { waitUntil: 'domcontentloaded', timeout });
+        await expectOk(await bellRead, 'the alerts bell');
+        const bell = await page.waitForSelector('[data-testid="NotificationsNoneOutlinedIcon"]', { visible: true, timeout });
+        const badge = await page.evaluate(() => document.querySelector('.MuiBadge-badge')?.textContent ?? '');
+        await bell!.click();
+        const listed = shownAs.split('{{')[0]!.slice(0, 60);
+        await waitForText(page, listed, timeout);
+        return `rule ${id} created and published; the rules API says firing; the bell shows ${badge || 'no'} alert(s) and, opened, "${listed}…"`;
+      },
+    },
+    {
+      name: 'connector-form',
+      screen: true,
+      async run(page, timeout) {
+        await page.goto(`${consoleUrl}/console/dataset/create`, { waitUntil: 'domcontentloaded', timeout });
+        await clickText(page, 'Create New Dataset', timeout);
+        await waitForPath(page, /\/dataset\/edit\/connector\/list\//, timeout);
+        await settle(page);
+        await clickText(page, 'Kafka', timeout, 'div, span, p, h2, h6');
+        const read = answered(page, 'GET', '/config/v2/connectors/read/', timeout);
+        await clickText(page, 'Proceed', timeout);
+        await waitForPath(page, /\/dataset\/edit\/connector\/configure\//, timeout);
+        const response = await read;
+        await expectOk(response, "reading the connector's ui_spec");
+        const spec = ((await response.json()) as { result?: { ui_spec?: { title?: string; properties?: Record<string, { title?: string }> } } }).result?.ui_spec;
+        const titles = Object.values(spec?.properties ?? {})
+          .map((property) => property.title)
+          .filter((title): title is string => Boolean(title));
+        if (titles.length === 0) throw new Error(`the connector's ui_spec has no titled properties: ${JSON.stringify(spec).slice(0, 300)}`);
+        await settle(page);
+        const shown = await page.evaluate((wanted: string[]) => wanted.filter((title) => document.body.innerText.includes(title)), titles);
+        const fields = await page.evaluate(() => document.querySelectorAll('form input, form select, form textarea, form [role="combobox"]').length);
+        if (shown.length < titles.length || fields === 0) {
+          throw new Error(
+            `the form shows ${shown.length} of the ui_spec's ${titles.length} field titles (${titles.filter((title) => !shown.includes(title)).join(', ')} missing) and ${fields} input(s)`,
+          );
+        }
+        return `the Kafka form "${spec?.title ?? ''}" shows its ${titles.length} fields (${titles.join(', ')}), ${fields} input(s)`;
+      },
+    },
   ];
 }
 
@@ -722,7 +903,8 @@ async function runSteps(browser: Browser, running: Running, out: string): Promis
     reports.push(report);
     timings.push({ what: `step ${label}`, seconds, note: ok ? 'ok' : 'FAILED' });
     printStep(report);
-    if (!ok) break;
+    // A failed wizard step leaves nothing for the next one; a failed screen leaves the others to try.
+    if (!ok && !step.screen) break;
   }
   if (consoleErrors.length > 0)
     log(
@@ -732,6 +914,11 @@ async function runSteps(browser: Browser, running: Running, out: string): Promis
         .join('\n  ')}`,
     );
   printFailedCalls(reports);
+  log('\nscreens:');
+  for (const [index, step] of list.entries()) {
+    const report = reports[index];
+    log(`  ${report ? (report.ok ? 'PASS' : 'FAIL') : 'NOT RUN'}  ${String(index + 1).padStart(2, '0')}-${step.name}${report ? `  ${report.screenshot}` : ''}`);
+  }
   return reports;
 }
 

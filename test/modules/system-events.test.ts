@@ -344,6 +344,20 @@ describe('system-events on the embedded defaults', () => {
     expect(body.error.message).toMatch(message);
   });
 
+  it("reads a window since 2000 (the console's dataset list asks so) from the start of the retention, where the kept rows begin", async () => {
+    const { status, rows } = await native({
+      queryType: 'timeseries',
+      intervals: `2000-01-01/${indianDay().split('/')[1]!}`,
+      granularity: { type: 'all', timeZone: 'Asia/Kolkata' },
+      aggregations: [{ type: 'longSum', name: 'count', fieldName: 'count' }],
+      filter: { type: 'and', fields: [selector('ctx_module', 'processing'), selector('ctx_dataset', DATASET), selector('ctx_pdata_pid', 'router'), selector('error_code', null)] },
+    });
+    expect(status).toBe(200);
+    expect(rows).toEqual([{ timestamp: expect.any(String), result: { count: 5 } }]);
+    // Stamped with the window's start as read: seven days back (METRICS_RETENTION_DAYS' default).
+    expect(Date.now() - Date.parse((rows as { timestamp: string }[])[0]!.timestamp)).toBeGreaterThanOrEqual(7 * 86_400_000 - 60_000);
+  });
+
   it('refuses a ten-year native query on /v2/data/query/system-events too', async () => {
     const response = await gw()
       .http.post('/v2/data/query/system-events')

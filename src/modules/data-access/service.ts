@@ -37,7 +37,12 @@ export interface DataAccessOptions {
    * The platform's system-events datasource, queried by that name when no Live dataset has it: the
    * embedded telemetry (written out first, so this gateway's latest counts are in), or Druid's own.
    */
-  systemEvents?: { datasource: Datasource; flush(): Promise<void> };
+  systemEvents?: {
+    datasource: Datasource;
+    flush(): Promise<void>;
+    /** Since when rows are kept (the metrics retention), when this gateway deletes older ones; a window starting earlier is read from then. */
+    keptSinceMs?(): number;
+  };
 }
 
 export function createDataAccessService(datasets: DatasetService, engine: QueryEngine, options: DataAccessOptions) {
@@ -78,7 +83,15 @@ export function createDataAccessService(datasets: DatasetService, engine: QueryE
       const native: Record<string, unknown> = { ...query, dataSource: datasource.name };
       // The original's context.aggregationLevel: the bucket when the query names none.
       if (aggregationLevel && native.granularity === undefined) native.granularity = aggregationLevel;
-      const { start, end } = queryInterval(native.intervals);
+      const interval = queryInterval(native.intervals);
+      const end = interval.end;
+      let start = interval.start;
+      const keptSince = systemEvents?.keptSinceMs?.();
+      if (keptSince !== undefined && start < keptSince && end > keptSince) {
+        // Nothing older is kept: "since 2000" (the console's dataset list asks so) is the retention window, exactly.
+        start = keptSince;
+        native.intervals = [`${new Date(start).toISOString()}/${new Date(end).toISOString()}`];
+      }
       if (end - start > MAX_RANGE_DAYS * DAY_MS) throw new GatewayError('DATA_OUT_INVALID_DATE_RANGE', `Invalid date range! make sure your range cannot be more than ${MAX_RANGE_DAYS} days`);
       return engine.runNative(datasource, native);
     },

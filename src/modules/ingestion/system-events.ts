@@ -74,6 +74,11 @@ export class SystemEventsRecorder {
   /** The datasource the embedded query engine answers system-events from. */
   readonly datasource: Datasource = { name: SYSTEM_EVENTS_DATASOURCE, columns: SYSTEM_EVENTS_COLUMNS, columnTypes: SYSTEM_EVENTS_COLUMN_TYPES };
 
+  /** Since when rows are kept: older ones are deleted (at the latest ten minutes after they age out) and never counted. */
+  keptSinceMs(): number {
+    return this.now() - this.options.retentionMs;
+  }
+
   /** Counts one ingest call: every stage's passed events (with `durationMs` each) and its refusals. */
   record(dataset: Pick<DatasetRecord, 'datasetId' | 'type'>, outcome: PublishOutcome, durationMs: number): void {
     if (!outcome.refusedBy) return;
