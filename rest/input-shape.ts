@@ -3,7 +3,7 @@
 // one declaration come both the body's JSON Schema (shape and unknown keys only: every rule about a
 // value is the service's, so both transports answer it with one message) and the conversion of the
 // request into the operation's variables, done once here at the REST edge.
-import { buildASTSchema, concatAST, type GraphQLInputType, GraphQLEnumType, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, parse } from 'graphql';
+import { buildASTSchema, concatAST, type GraphQLInputField, type GraphQLInputType, GraphQLEnumType, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, Kind, parse, typeFromAST } from 'graphql';
 import { readTypeDefs } from '../src/graphql/schema.js';
 import { ENUMS } from './enum-names.js';
 import type { JsonSchema } from './validation.js';
@@ -12,7 +12,10 @@ import type { JsonSchema } from './validation.js';
 export type Rename = Readonly<Record<string, string | { field: string; rename: Rename }>>;
 
 export interface InputShape {
-  /** The GraphQL input type the request becomes (e.g. `CreateDatasetInput`). */
+  /**
+   * What the request becomes: a GraphQL input type (e.g. `CreateDatasetInput`), or, given as the
+   * operation's text, the variables of a REST entry's operation (for operations taking arguments).
+   */
   type: string;
   /** Contract name → GraphQL field, for each field the request may carry. */
   rename: Rename;
@@ -46,6 +49,26 @@ function inputObject(name: string): GraphQLInputObjectType {
   return type;
 }
 
+type InputFields = Readonly<Record<string, Pick<GraphQLInputField, 'name' | 'type' | 'description' | 'defaultValue'>>>;
+
+/** The fields of an input type, or the variables of an operation's text, each with its GraphQL type. */
+const operationFields = new Map<string, InputFields>();
+
+function fieldsOf(type: string): InputFields {
+  if (!type.includes('(')) return inputObject(type).getFields();
+  const known = operationFields.get(type);
+  if (known) return known;
+  const operation = parse(type).definitions.find((definition) => definition.kind === Kind.OPERATION_DEFINITION);
+  const fields: Record<string, Pick<GraphQLInputField, 'name' | 'type' | 'description' | 'defaultValue'>> = {};
+  for (const variable of operation?.variableDefinitions ?? []) {
+    const variableType = typeFromAST(graphqlSchema(), variable.type) as GraphQLInputType | undefined;
+    if (!variableType) throw new Error(`the operation's variable $${variable.variable.name.value} has a type the schema lacks`);
+    fields[variable.variable.name.value] = { name: variable.variable.name.value, type: variableType, description: undefined, defaultValue: variable.defaultValue };
+  }
+  operationFields.set(type, fields);
+  return fields;
+}
+
 /** The contract's spellings of a GraphQL enum's values (its GraphQL names when the enum table has none). */
 function enumSpellings(type: GraphQLEnumType): Readonly<Record<string, string>> {
   return (ENUMS as EnumTable)[type.name] ?? Object.fromEntries(type.getValues().map((value) => [value.name, value.name]));
@@ -66,7 +89,7 @@ function typeSchema(type: GraphQLInputType, rename: Rename | undefined): JsonSch
   if (type instanceof GraphQLNonNull) return typeSchema(type.ofType, rename);
   if (type instanceof GraphQLList) return { type: 'array', items: typeSchema(type.ofType, rename) };
   if (type instanceof GraphQLEnumType) return { type: 'string', enum: Object.values(enumSpellings(type)) };
-  if (type instanceof GraphQLInputObjectType) return objectSchema(type, rename ?? identity(type));
+  if (type instanceof GraphQLInputObjectType) return objectSchema(type.getFields(), rename ?? identity(type));
   const scalar = SCALAR_SCHEMAS[type.name];
   if (!scalar) throw new Error(`no JSON Schema for the GraphQL scalar ${type.name}`);
   return scalar;
@@ -77,18 +100,18 @@ function identity(type: GraphQLInputObjectType): Rename {
   return Object.fromEntries(Object.keys(type.getFields()).map((name) => [name, name]));
 }
 
-function fieldOf(type: GraphQLInputObjectType, restName: string, target: Rename[string]) {
+function fieldOf(fields: InputFields, restName: string, target: Rename[string]) {
   const name = typeof target === 'string' ? target : target.field;
-  const field = type.getFields()[name];
-  if (!field) throw new Error(`REST field ${restName}: ${type.name} has no field ${name}`);
+  const field = fields[name];
+  if (!field) throw new Error(`REST field ${restName}: the input has no field ${name}`);
   return { field, rename: typeof target === 'string' ? undefined : target.rename };
 }
 
-function objectSchema(type: GraphQLInputObjectType, rename: Rename, shape: Omit<InputShape, 'type' | 'rename'> = {}): JsonSchema {
+function objectSchema(fields: InputFields, rename: Rename, shape: Omit<InputShape, 'type' | 'rename'> = {}): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const [restName, target] of Object.entries(rename)) {
-    const { field, rename: nested } = fieldOf(type, restName, target);
+    const { field, rename: nested } = fieldOf(fields, restName, target);
     properties[restName] = { ...typeSchema(field.type, nested), ...(field.description ? { description: field.description } : {}) };
     if (field.type instanceof GraphQLNonNull && field.defaultValue === undefined) required.push(restName);
   }
@@ -100,7 +123,7 @@ function objectSchema(type: GraphQLInputObjectType, rename: Rename, shape: Omit<
 
 /** The JSON Schema of a request shaped as `shape` says: each field's type as its GraphQL field has it, no other keys. */
 export function inputSchema(shape: InputShape): JsonSchema {
-  return objectSchema(inputObject(shape.type), shape.rename, shape);
+  return objectSchema(fieldsOf(shape.type), shape.rename, shape);
 }
 
 /** The JSON Schema of one value of a GraphQL input type, in its own field names (e.g. a list of `ItemChange`). */
@@ -116,15 +139,15 @@ function toValue(type: GraphQLInputType, value: unknown, rename: Rename | undefi
     const spellings = enumSpellings(type);
     return Object.keys(spellings).find((name) => spellings[name] === value) ?? value;
   }
-  if (type instanceof GraphQLInputObjectType) return toObject(type, value as Record<string, unknown>, rename ?? identity(type));
+  if (type instanceof GraphQLInputObjectType) return toObject(type.getFields(), value as Record<string, unknown>, rename ?? identity(type));
   return value;
 }
 
-function toObject(type: GraphQLInputObjectType, request: Record<string, unknown>, rename: Rename): Record<string, unknown> {
+function toObject(fields: InputFields, request: Record<string, unknown>, rename: Rename): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const [restName, target] of Object.entries(rename)) {
     if (request[restName] === undefined) continue;
-    const { field, rename: nested } = fieldOf(type, restName, target);
+    const { field, rename: nested } = fieldOf(fields, restName, target);
     input[field.name] = toValue(field.type, request[restName], nested);
   }
   return input;
@@ -136,7 +159,7 @@ function toObject(type: GraphQLInputObjectType, request: Record<string, unknown>
  * the operation's generated input type, which the derived schema has already held the request to.
  */
 export function toInput<T>(shape: InputShape, request: unknown): T {
-  return toObject(inputObject(shape.type), (request ?? {}) as Record<string, unknown>, shape.rename) as T;
+  return toObject(fieldsOf(shape.type), (request ?? {}) as Record<string, unknown>, shape.rename) as T;
 }
 
 /** A list of values of a GraphQL input type spelled with its own field names (a change list), enum spellings made GraphQL names. */

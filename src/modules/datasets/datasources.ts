@@ -102,6 +102,8 @@ export function createDatasourceService(store: DatasetStore, queryEngine: QueryE
      * call), so it only checks the dataset can take events.
      */
     async reset(datasetId: string, category: ResetCategory): Promise<{ status: 'Completed' }> {
+      const idProblem = datasetIdLengthProblem(datasetId);
+      if (idProblem) throw new GatewayError('DATASET_RESET_INPUT_INVALID', `dataset_id ${idProblem}`);
       const live = await liveDataset(datasetId, 'DATASET_NOT_FOUND');
       if (category === 'query') await queryEngine.ensureQueryable(live);
       return { status: 'Completed' };
