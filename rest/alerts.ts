@@ -37,10 +37,10 @@ import type {
   RestUpdateMetricAliasMutationVariables,
   RestUpdateSilenceMutation,
   RestUpdateSilenceMutationVariables,
+  NotificationChannelConfigInput,
 } from '../src/generated/rest-operations.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
 import { GatewayError } from '../src/errors.js';
-import { type ChannelConfig } from '../src/modules/alerts/types.js';
 import { domainValues, enumName, ENUMS } from './enum-names.js';
 import { withFragment } from './fragments.js';
 import { defineEndpoint, pathParam, type RestInput } from './table.js';
@@ -203,6 +203,9 @@ function pageVariables(search: { limit?: number | string; offset?: number | stri
   // Without a limit a search returns every match, up to the configured maximum.
   return { first: search.limit === undefined ? null : Number(search.limit), after: offset > 0 ? cursorForOffset(offset - 1) : null };
 }
+
+/** A channel's config as the contract spells it: GraphQL's, but labels as one object of names and values. */
+type ChannelConfig = Omit<NotificationChannelConfigInput, 'labels'> & { labels?: Record<string, string> };
 
 interface ChannelBody {
   manager?: string;
@@ -710,11 +713,11 @@ export const alertEndpoints = [
             },
             // The console's channel page tests the channel record it read, with these fields beside
             // its id; they are accepted and ignored (the stored channel is what is tested).
-            status: { type: 'string', maxLength: 16 },
-            created_by: { type: 'string', maxLength: 200 },
-            updated_by: { type: 'string', maxLength: 200 },
-            createdAt: { type: 'string', maxLength: 64 },
-            updatedAt: { type: 'string', maxLength: 64 },
+            status: { type: 'string' },
+            created_by: { type: 'string' },
+            updated_by: { type: 'string' },
+            createdAt: { type: 'string' },
+            updatedAt: { type: 'string' },
             manager,
             name: text,
             type: channelType,

@@ -139,7 +139,7 @@ export const datasetEndpoints = [
     querySchema: {
       type: 'object',
       properties: {
-        mode: { type: 'string', maxLength: 20 },
+        mode: { type: 'string' },
         fields: { type: 'string', maxLength: 2000 },
         status: { type: 'string', enum: STATUSES },
       },
