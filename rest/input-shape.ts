@@ -80,7 +80,7 @@ const SCALAR_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   Int: { type: 'integer' },
   Float: { type: 'number' },
   Boolean: { type: 'boolean' },
-  DateTime: { type: 'string' },
+  DateTime: { type: 'string', format: 'date-time' },
   // Free-form documents: their content is the service's to judge.
   JSON: {},
 };
