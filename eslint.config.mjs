@@ -6,16 +6,18 @@ import tseslint from 'typescript-eslint';
 
 // Layers (README "Layout"): rest/ and src/graphql are transports over src/modules; a module reaches
 // outside systems through the ports of src/platform, which know no module, transport or HTTP
-// layer (what a port needs from a module, src/server.ts hands it). Only src/server.ts, which wires
-// them together, may import anything. Imports here are always relative, so a forbidden import is
+// layer (what a port needs from a module, src/server.ts hands it); nor does src/telemetry, the
+// gateway's own metrics, which modules feed. Only src/server.ts, which wires them together, may import anything. Imports here are always relative, so a forbidden import is
 // recognised by its specifier; test/deploy/layers.test.ts plants one of each kind and checks that
 // lint fails on it. Type-only imports count too: a shape a port and a module share lives in the port.
+const upperLayers = (layer, remedy) => ({
+  regex: '^(\\.\\./)+((modules|graphql|http|auth)(/|$)|(server|context)\\.js$)',
+  message: `${layer} does not import modules, transports or the HTTP layer: ${remedy}.`,
+});
 const FORBIDDEN = {
   rest: { regex: '^(\\.\\./)+rest(/|$)', message: 'src/ does not import rest/ (the REST transport sits on top of src/; only src/server.ts wires it in).' },
-  upperLayers: {
-    regex: '^(\\.\\./)+((modules|graphql|http|auth)(/|$)|(server|context)\\.js$)',
-    message: 'src/platform does not import modules, transports or the HTTP layer: put the shared type in the port, and hand what the port needs from a module over in src/server.ts.',
-  },
+  upperLayers: upperLayers('src/platform', 'put the shared type in the port, and hand what the port needs from a module over in src/server.ts'),
+  telemetryUpperLayers: upperLayers('src/telemetry', 'the metrics declare the observer types they implement, and modules import those'),
   otherModuleStore: { regex: '^\\.\\./[^/.][^/]*/store(\\.js)?$|(^|/)modules/[^/]+/store(\\.js)?$', message: "A module does not import another module's store: call that module's service." },
   anyModuleStore: { regex: '(^|/)modules/[^/]+/store(\\.js)?$', message: "Only a module itself (and src/server.ts, which wires it) imports a module's store: call its service." },
 };
@@ -67,6 +69,7 @@ export default tseslint.config(
   // One block per layer: a later block replaces an earlier one's options, so each lists all it forbids.
   { files: ['src/**/*.ts'], ignores: ['src/server.ts'], rules: layerRule(FORBIDDEN.rest, FORBIDDEN.anyModuleStore) },
   { files: ['src/platform/**/*.ts'], rules: layerRule(FORBIDDEN.rest, FORBIDDEN.upperLayers, FORBIDDEN.anyModuleStore) },
+  { files: ['src/telemetry/**/*.ts'], rules: layerRule(FORBIDDEN.rest, FORBIDDEN.telemetryUpperLayers, FORBIDDEN.anyModuleStore) },
   { files: ['src/modules/**/*.ts'], rules: layerRule(FORBIDDEN.rest, FORBIDDEN.otherModuleStore) },
   { files: ['rest/**/*.ts'], rules: layerRule(FORBIDDEN.anyModuleStore) },
 );

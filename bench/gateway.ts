@@ -56,7 +56,7 @@ const SEED_CONCURRENCY = 8;
 const COLUMNS = 'template_id, template_name, query, query_type, created_by, updated_by, created_date, updated_date';
 const GRAPHQL_FIELDS = 'id: templateId name query queryType createdBy updatedBy createdAt updatedAt';
 
-// What the gateway's dataset answers carry (src/modules/datasets/definition.ts: DEFAULT_LIVE_READ_FIELDS,
+// What the gateway's dataset answers carry (rest/datasets.ts: LIVE_READ_FIELDS,
 // LIST_FIELDS, and DRAFT_LIST_EXTRA_FIELDS for drafts); the JSON keys are the column names.
 const DATASET_READ_COLUMNS = 'dataset_id, name, type, status, tags, version, api_version, dataset_config, transformations_config, connectors_config';
 const DATASET_LIST_COLUMNS = 'dataset_id, name, type, status, tags, version, version_key, api_version, dataset_config, created_date, updated_date';

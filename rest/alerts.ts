@@ -37,12 +37,13 @@ import type {
   RestUpdateMetricAliasMutationVariables,
   RestUpdateSilenceMutation,
   RestUpdateSilenceMutationVariables,
+  NotificationChannelConfigInput,
 } from '../src/generated/rest-operations.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
 import { GatewayError } from '../src/errors.js';
-import { type ChannelConfig } from '../src/modules/alerts/types.js';
 import { domainValues, enumName, ENUMS } from './enum-names.js';
 import { withFragment } from './fragments.js';
+import { inputSchema, toInput, type InputShape } from './input-shape.js';
 import { defineEndpoint, pathParam, type RestInput } from './table.js';
 import type { JsonSchema } from './validation.js';
 
@@ -55,7 +56,6 @@ const managerKind = { type: 'string', enum: domainValues(ENUMS.AlertManagerKind)
 const manager = { type: 'string' };
 const channelStatus = { type: 'string', enum: domainValues(ENUMS.NotificationChannelStatus) };
 const channelType = { type: 'string', enum: domainValues(ENUMS.NotificationChannelType) };
-const dateTime = { type: 'string', format: 'date-time' };
 // Shape only, as GraphQL's input types declare it: lengths, emptiness, UUIDs and addresses are the
 // service's rules (src/modules/alerts/rules.ts), one message on both transports.
 const text = { type: 'string' };
@@ -107,6 +107,19 @@ function searchSchema(filters: JsonSchema): JsonSchema {
   const criteria = { type: 'object', properties: { filters, ...page }, additionalProperties: false };
   return { type: 'object', properties: { request: criteria, filters, ...page }, additionalProperties: false };
 }
+
+/** Silences and metric aliases: the alerting routes name GraphQL's input fields as GraphQL does. */
+const sameNames = (...names: string[]) => Object.fromEntries(names.map((name) => [name, name]));
+const CREATE_SILENCE: InputShape = { type: 'CreateSilenceInput', rename: sameNames('startDate', 'endDate', 'alertId', 'manager', 'comment') };
+// startTime/endTime are the original's names for the same bounds (startDate/endDate win when both are given).
+const UPDATE_SILENCE: InputShape = { type: 'UpdateSilenceInput', rename: { startTime: 'startDate', endTime: 'endDate', startDate: 'startDate', endDate: 'endDate' } };
+const CREATE_METRIC_ALIAS: InputShape = { type: 'CreateMetricAliasInput', rename: sameNames('alias', 'component', 'metric', 'subComponent', 'context') };
+const UPDATE_METRIC_ALIAS: InputShape = {
+  type: 'UpdateMetricAliasInput',
+  rename: sameNames('alias', 'component', 'metric', 'subComponent', 'context'),
+  // null clears the sub-component, as GraphQL's nullable field does.
+  own: { subComponent: { type: ['string', 'null'] } },
+};
 
 // ---------------------------------------------------------------------------------------------
 // Mapping
@@ -204,6 +217,9 @@ function pageVariables(search: { limit?: number | string; offset?: number | stri
   return { first: search.limit === undefined ? null : Number(search.limit), after: offset > 0 ? cursorForOffset(offset - 1) : null };
 }
 
+/** A channel's config as the contract spells it: GraphQL's, but labels as one object of names and values. */
+type ChannelConfig = Omit<NotificationChannelConfigInput, 'labels'> & { labels?: Record<string, string> };
+
 interface ChannelBody {
   manager?: string;
   name: string;
@@ -261,12 +277,7 @@ export const alertEndpoints = [
     summary: 'Silence an alert at an alert manager (replacing its previous silence)',
     invalidInputCode: 'SILENCE_INVALID_INPUT',
     errorCodes: ['SILENCE_NOT_FOUND', 'SILENCE_CONFLICT', 'ALERT_MANAGER_FAILED'],
-    bodySchema: {
-      type: 'object',
-      properties: { startDate: dateTime, endDate: dateTime, alertId: text, manager, comment: text },
-      required: ['startDate', 'endDate', 'alertId'],
-      additionalProperties: false,
-    },
+    bodySchema: inputSchema(CREATE_SILENCE),
     operation: /* GraphQL */ `
       mutation RestCreateSilence($input: CreateSilenceInput!) {
         createSilence(input: $input) {
@@ -276,10 +287,7 @@ export const alertEndpoints = [
         }
       }
     `,
-    variables: (input) => {
-      const b = body<{ alertId: string; manager?: string; startDate: string; endDate: string; comment?: string }>(input);
-      return { input: { alertId: b.alertId, manager: b.manager ?? null, startDate: b.startDate, endDate: b.endDate, comment: b.comment ?? null } };
-    },
+    variables: (input) => ({ input: toInput(CREATE_SILENCE, input.body) }),
     result: idResult('createSilence', 'silence'),
   }),
 
@@ -354,12 +362,7 @@ export const alertEndpoints = [
     invalidInputCode: 'SILENCE_INVALID_INPUT',
     errorCodes: ['SILENCE_NOT_FOUND', 'SILENCE_CONFLICT', 'ALERT_MANAGER_FAILED'],
     pathSchema: idPath,
-    // startTime/endTime are the original's names for the same bounds.
-    bodySchema: {
-      type: 'object',
-      properties: { startDate: dateTime, endDate: dateTime, startTime: dateTime, endTime: dateTime },
-      additionalProperties: false,
-    },
+    bodySchema: inputSchema(UPDATE_SILENCE),
     operation: /* GraphQL */ `
       mutation RestUpdateSilence($id: ID!, $input: UpdateSilenceInput!) {
         updateSilence(id: $id, input: $input) {
@@ -369,10 +372,7 @@ export const alertEndpoints = [
         }
       }
     `,
-    variables: (input) => {
-      const b = body<{ startDate?: string; startTime?: string; endDate?: string; endTime?: string }>(input);
-      return { id: pathParam(input, 'id'), input: { startDate: b.startDate ?? b.startTime ?? null, endDate: b.endDate ?? b.endTime ?? null } };
-    },
+    variables: (input) => ({ id: pathParam(input, 'id'), input: toInput(UPDATE_SILENCE, input.body) }),
     result: idResult('updateSilence', 'silence'),
   }),
 
@@ -404,13 +404,8 @@ export const alertEndpoints = [
     summary: 'Create a metric alias (a named PromQL expression)',
     invalidInputCode: 'METRIC_ALIAS_INVALID_INPUT',
     errorCodes: ['METRIC_ALIAS_ALREADY_EXISTS', 'METRIC_ALIAS_NOT_FOUND'],
-    bodySchema: {
-      type: 'object',
-      // context is any JSON here, as GraphQL's: the service says it must be an object.
-      properties: { alias: text, component: text, metric: text, subComponent: text, context: {} },
-      required: ['alias', 'component', 'metric'],
-      additionalProperties: false,
-    },
+    // context is any JSON here, as GraphQL's: the service says it must be an object.
+    bodySchema: inputSchema(CREATE_METRIC_ALIAS),
     operation: /* GraphQL */ `
       mutation RestCreateMetricAlias($input: CreateMetricAliasInput!) {
         createMetricAlias(input: $input) {
@@ -420,10 +415,7 @@ export const alertEndpoints = [
         }
       }
     `,
-    variables: (input) => {
-      const b = body<{ alias: string; component: string; metric: string; subComponent?: string; context?: unknown }>(input);
-      return { input: { alias: b.alias, component: b.component, metric: b.metric, subComponent: b.subComponent ?? null, context: b.context ?? null } };
-    },
+    variables: (input) => ({ input: toInput(CREATE_METRIC_ALIAS, input.body) }),
     result: idResult('createMetricAlias', 'metricAlias'),
   }),
 
@@ -492,11 +484,7 @@ export const alertEndpoints = [
     invalidInputCode: 'METRIC_ALIAS_INVALID_INPUT',
     errorCodes: ['METRIC_ALIAS_ALREADY_EXISTS', 'METRIC_ALIAS_NOT_FOUND'],
     pathSchema: idPath,
-    bodySchema: {
-      type: 'object',
-      properties: { alias: text, component: text, metric: text, subComponent: { type: ['string', 'null'] }, context: {} },
-      additionalProperties: false,
-    },
+    bodySchema: inputSchema(UPDATE_METRIC_ALIAS),
     operation: /* GraphQL */ `
       mutation RestUpdateMetricAlias($id: ID!, $input: UpdateMetricAliasInput!) {
         updateMetricAlias(id: $id, input: $input) {
@@ -507,7 +495,7 @@ export const alertEndpoints = [
       }
     `,
     // Only the keys given reach GraphQL, so an absent subComponent or context is left as it is.
-    variables: (input) => ({ id: pathParam(input, 'id'), input: body(input) }),
+    variables: (input) => ({ id: pathParam(input, 'id'), input: toInput(UPDATE_METRIC_ALIAS, input.body) }),
     result: idResult('updateMetricAlias', 'metricAlias'),
   }),
 
@@ -710,11 +698,11 @@ export const alertEndpoints = [
             },
             // The console's channel page tests the channel record it read, with these fields beside
             // its id; they are accepted and ignored (the stored channel is what is tested).
-            status: { type: 'string', maxLength: 16 },
-            created_by: { type: 'string', maxLength: 200 },
-            updated_by: { type: 'string', maxLength: 200 },
-            createdAt: { type: 'string', maxLength: 64 },
-            updatedAt: { type: 'string', maxLength: 64 },
+            status: { type: 'string' },
+            created_by: { type: 'string' },
+            updated_by: { type: 'string' },
+            createdAt: { type: 'string' },
+            updatedAt: { type: 'string' },
             manager,
             name: text,
             type: channelType,

@@ -113,8 +113,9 @@ export const connectorEndpoints = [
     summary: 'Read a connector version with its ui_spec (Live; mode=edit reads the Draft)',
     invalidInputCode: 'CONNECTOR_READ_INVALID_INPUT',
     errorCodes: ['CONNECTOR_NOT_FOUND'],
-    pathSchema: { type: 'object', properties: { connector_id: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['connector_id'] },
-    querySchema: { type: 'object', properties: { mode: { type: 'string', maxLength: 20 } } },
+    // The id's length is the service's rule; any mode but edit reads the Live version.
+    pathSchema: { type: 'object', properties: { connector_id: { type: 'string' } }, required: ['connector_id'] },
+    querySchema: { type: 'object', properties: { mode: { type: 'string' } } },
     operation: withFragment(
       /* GraphQL */ `
         query RestReadConnector($id: ID!, $status: ConnectorStatus) {

@@ -15,6 +15,7 @@ import type {
 } from '../src/generated/rest-operations.js';
 import { domainValues, enumName, ENUMS } from './enum-names.js';
 import { defineEndpoint, pathParam, type RestInput } from './table.js';
+import { envelopeFields } from './validation.js';
 
 export const dataAccessEndpoints = [
   defineEndpoint<RestQueryDatasetQuery, RestQueryDatasetQueryVariables>({
@@ -29,10 +30,7 @@ export const dataAccessEndpoints = [
     bodySchema: {
       type: 'object',
       properties: {
-        id: { const: 'api.data.out' },
-        ver: { type: 'string', maxLength: 16 },
-        ts: { type: 'string', maxLength: 64 },
-        params: { type: 'object', properties: { msgid: { type: 'string', maxLength: 256 } }, additionalProperties: false },
+        ...envelopeFields('api.data.out'),
         query: { anyOf: [{ type: 'string' }, { type: 'object' }] },
         context: { type: 'object', properties: { aggregationLevel: { type: 'string', enum: domainValues(ENUMS.AggregationLevel) } } },
       },

@@ -2,7 +2,6 @@
 // `inferSchema` query and gives its result the original's shape: maps where GraphQL has lists, and
 // `removedKeys` only when something was removed.
 import type { RestInferSchemaQuery, RestInferSchemaQueryVariables } from '../src/generated/rest-operations.js';
-import type { IndexOption, RollupSuggestion } from '../src/modules/schema-inference/types.js';
 import { defineEndpoint, type RestInput } from './table.js';
 import { envelopeSchema } from './validation.js';
 
@@ -11,11 +10,11 @@ function request(input: RestInput): { data: unknown[]; config: { dataset: string
 }
 
 /** `[{label, path}]` as the original's `{label: path}`. fromEntries defines keys, so `__proto__` stays a key. */
-function indexMap(options: IndexOption[]): Record<string, string> {
+function indexMap(options: readonly { label: string; path: string }[]): Record<string, string> {
   return Object.fromEntries(options.map(({ label, path }) => [label, path]));
 }
 
-function rollupSummary(rollup: RollupSuggestion[]): Record<string, Omit<RollupSuggestion, 'field'>> {
+function rollupSummary<T extends { field: string }>(rollup: readonly T[]): Record<string, Omit<T, 'field'>> {
   return Object.fromEntries(rollup.map(({ field, ...summary }) => [field, summary]));
 }
 

@@ -25,11 +25,11 @@ import type {
   RestTransitionDatasetMutationVariables,
   RestUpdateDatasetMutation,
   RestUpdateDatasetMutationVariables,
+  ItemChange,
 } from '../src/generated/rest-operations.js';
-import { DATASET_ID_MAX_LENGTH, DATASET_ID_PATTERN, DEFAULT_LIVE_READ_FIELDS } from '../src/modules/datasets/definition.js';
-import { CREATE_REQUEST_SCHEMA, UPDATE_REQUEST_SCHEMA } from '../src/modules/datasets/drafting.js';
 import { domainValue, domainValues, enumName, ENUMS } from './enum-names.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
+import { inputSchema, inputTypeSchema, toInput, toInputList, type InputShape } from './input-shape.js';
 import { defineEndpoint, isEditMode, pathParam, requestOf } from './table.js';
 import { envelopeSchema } from './validation.js';
 
@@ -38,68 +38,55 @@ const STATUSES = domainValues(ENUMS.DatasetStatus);
 const TRANSITIONS = [...domainValues(ENUMS.DatasetTransition), 'Retire'];
 const status = (value: string) => enumName(ENUMS.DatasetStatus, value);
 const datasetType = (value: unknown) => (typeof value === 'string' ? enumName(ENUMS.DatasetType, value) : null);
-const datasetId = { type: 'string', minLength: 1, maxLength: DATASET_ID_MAX_LENGTH };
-const newDatasetId = { ...datasetId, pattern: DATASET_ID_PATTERN };
+// A dataset id's length and pattern are the services' rules (src/modules/datasets/definition.ts), one message on both transports.
+const datasetId = { type: 'string' };
 
-/** The sections create and update name (the service checks each one's content). */
-interface DefinitionSections {
-  dataset_id: string;
-  name?: string;
-  type?: string;
-  data_schema?: unknown;
-  dataset_config?: unknown;
-  extraction_config?: unknown;
-  validation_config?: unknown;
-  dedup_config?: unknown;
-  denorm_config?: unknown;
-  transformations_config?: unknown[];
-  connectors_config?: unknown[];
-  tags?: string[];
-  sample_data?: unknown;
-}
+/** Fields a Live read returns when `fields` is not given: the record of contract 2.1, plus what the original always adds. */
+const LIVE_READ_FIELDS = ['dataset_id', 'name', 'type', 'status', 'tags', 'version', 'api_version', 'dataset_config', 'transformations_config', 'connectors_config'];
 
-// Create and update: the edge checks what the GraphQL input's types need (ids, enums, the change
-// lists' shape) and refuses unknown names; the service checks every section, with the same codes.
-const changeList = { type: 'array', items: { type: 'object', properties: { action: { type: 'string', enum: ['upsert', 'remove'] }, value: {} }, required: ['action', 'value'] } };
-const createRequest = {
-  type: 'object',
-  properties: { dataset_id: newDatasetId, name: { type: 'string' }, type: { type: 'string', enum: ['event', 'master'] } },
-  required: ['dataset_id', 'name'],
-  propertyNames: { enum: Object.keys(CREATE_REQUEST_SCHEMA.properties) },
+/** The sections create and update both take: contract name → GraphQL input field. */
+const SECTIONS = {
+  dataset_id: 'id',
+  type: 'type',
+  data_schema: 'dataSchema',
+  dataset_config: 'datasetConfig',
+  extraction_config: 'extractionConfig',
+  validation_config: 'validationConfig',
+  dedup_config: 'dedupConfig',
+  transformations_config: 'transformations',
+  connectors_config: 'connectors',
+  tags: 'tags',
+  sample_data: 'sampleData',
+} as const;
+
+const CREATE: InputShape = {
+  type: 'CreateDatasetInput',
+  rename: { ...SECTIONS, name: 'name', denorm_config: 'denormConfig' },
+  // A whole definition may be sent back (the console does): what the gateway sets itself is accepted and not used.
+  ignored: [
+    'id',
+    'status',
+    'version',
+    'version_key',
+    'api_version',
+    'data_version',
+    'router_config',
+    'entry_topic',
+    'created_by',
+    'updated_by',
+    'created_date',
+    'updated_date',
+    'published_date',
+    'alias',
+  ],
 };
-const updateRequest = {
-  type: 'object',
-  properties: {
-    dataset_id: datasetId,
-    version_key: { type: 'string' },
-    type: { type: 'string', enum: ['event', 'master'] },
-    tags: changeList,
-    transformations_config: changeList,
-    connectors_config: changeList,
-    denorm_config: { type: 'object', properties: { denorm_fields: changeList } },
-  },
-  required: ['dataset_id', 'version_key'],
-  propertyNames: { enum: Object.keys(UPDATE_REQUEST_SCHEMA.properties) },
+
+const UPDATE: InputShape = {
+  type: 'UpdateDatasetInput',
+  rename: { ...SECTIONS, version_key: 'versionKey', name: 'name' },
+  // denorm_config is two GraphQL fields: its settings, and its denorm_fields as a change list.
+  own: { denorm_config: { type: 'object', properties: { denorm_fields: { type: 'array', items: inputTypeSchema('ItemChange') } } } },
 };
-
-/** The sections create and update both take, under their GraphQL input names. */
-function sectionInputs(r: DefinitionSections) {
-  return {
-    id: r.dataset_id,
-    type: datasetType(r.type),
-    dataSchema: r.data_schema ?? null,
-    datasetConfig: r.dataset_config ?? null,
-    extractionConfig: r.extraction_config ?? null,
-    validationConfig: r.validation_config ?? null,
-    dedupConfig: r.dedup_config ?? null,
-    sampleData: r.sample_data ?? null,
-  };
-}
-
-/** A contract change list ({value, action}) as GraphQL's ItemChange/TagChange. */
-function itemChanges<T = unknown>(list: unknown): { action: keyof typeof ENUMS.ChangeAction; value: T }[] | null {
-  return Array.isArray(list) ? list.map((change: { action: string; value: T }) => ({ action: enumName(ENUMS.ChangeAction, change.action), value: change.value })) : null;
-}
 
 function fieldList(value: unknown): string[] | null {
   if (typeof value !== 'string' || value.trim() === '') return null;
@@ -152,7 +139,7 @@ export const datasetEndpoints = [
     querySchema: {
       type: 'object',
       properties: {
-        mode: { type: 'string', maxLength: 20 },
+        mode: { type: 'string' },
         fields: { type: 'string', maxLength: 2000 },
         status: { type: 'string', enum: STATUSES },
       },
@@ -183,7 +170,7 @@ export const datasetEndpoints = [
       return {
         id: pathParam(input, 'dataset_id'),
         status: wanted ? status(wanted) : null,
-        fields: fieldList(input.query.fields) ?? (draftRead ? null : DEFAULT_LIVE_READ_FIELDS),
+        fields: fieldList(input.query.fields) ?? (draftRead ? null : LIVE_READ_FIELDS),
       };
     },
     result: (data) => ('editDataset' in data ? data.editDataset.definition : data.dataset?.definition),
@@ -261,7 +248,7 @@ export const datasetEndpoints = [
             required: ['datasetId', 'isLive'],
             additionalProperties: false,
           },
-          destination: { type: 'object', properties: { datasetId: newDatasetId }, required: ['datasetId'], additionalProperties: false },
+          destination: { type: 'object', properties: { datasetId }, required: ['datasetId'], additionalProperties: false },
         },
         required: ['source', 'destination'],
         additionalProperties: false,
@@ -357,7 +344,7 @@ export const datasetEndpoints = [
     summary: 'Create the draft of a new dataset from a partial definition (defaults fill the rest)',
     invalidInputCode: 'DATASET_INVALID_INPUT',
     errorCodes: ['DATASET_EXISTS', 'DATASET_DUPLICATE_DENORM_KEY'],
-    bodySchema: envelopeSchema('api.datasets.create', createRequest, { requestRequired: true }),
+    bodySchema: envelopeSchema('api.datasets.create', inputSchema(CREATE), { requestRequired: true }),
     operation: /* GraphQL */ `
       mutation RestCreateDataset($input: CreateDatasetInput!) {
         createDataset(input: $input) {
@@ -366,19 +353,7 @@ export const datasetEndpoints = [
         }
       }
     `,
-    variables: (input) => {
-      const r = requestOf<DefinitionSections & { name: string }>(input);
-      return {
-        input: {
-          ...sectionInputs(r),
-          name: r.name,
-          denormConfig: r.denorm_config ?? null,
-          transformations: r.transformations_config ?? null,
-          connectors: r.connectors_config ?? null,
-          tags: r.tags ?? null,
-        },
-      };
-    },
+    variables: (input) => ({ input: toInput(CREATE, input.body.request) }),
     result: (data) => {
       const created = data.createDataset;
       return { id: created.id, version_key: created.versionKey };
@@ -392,7 +367,7 @@ export const datasetEndpoints = [
     summary: 'Change a draft section by section; version_key guards against lost updates',
     invalidInputCode: 'DATASET_UPDATE_INPUT_INVALID',
     errorCodes: ['DATASET_UPDATE_NO_FIELDS', 'DATASET_NOT_EXISTS', 'DATASET_OUTDATED', 'DATASET_NOT_IN_DRAFT_STATE_TO_UPDATE', 'DATASET_DUPLICATE_DENORM_KEY'],
-    bodySchema: envelopeSchema('api.datasets.update', updateRequest, { requestRequired: true }),
+    bodySchema: envelopeSchema('api.datasets.update', inputSchema(UPDATE), { requestRequired: true }),
     operation: /* GraphQL */ `
       mutation RestUpdateDataset($input: UpdateDatasetInput!) {
         updateDataset(input: $input) {
@@ -402,18 +377,13 @@ export const datasetEndpoints = [
       }
     `,
     variables: (input) => {
-      const r = requestOf<DefinitionSections & { version_key: string }>(input);
-      const { denorm_fields: denormFields, ...denormSettings } = (r.denorm_config ?? {}) as Record<string, unknown>;
+      const { denorm_config: denorm } = requestOf<{ denorm_config?: Record<string, unknown> }>(input);
+      const { denorm_fields: denormFields, ...denormSettings } = denorm ?? {};
       return {
         input: {
-          ...sectionInputs(r),
-          versionKey: r.version_key,
-          name: r.name ?? null,
+          ...toInput<RestUpdateDatasetMutationVariables['input']>(UPDATE, input.body.request),
           denormSettings: Object.keys(denormSettings).length > 0 ? denormSettings : null,
-          denormFields: itemChanges(denormFields),
-          transformations: itemChanges(r.transformations_config),
-          connectors: itemChanges(r.connectors_config),
-          tags: itemChanges(r.tags),
+          denormFields: toInputList<ItemChange>('ItemChange', denormFields),
         },
       };
     },
@@ -434,7 +404,7 @@ export const datasetEndpoints = [
       'api.datasets.alias',
       {
         type: 'object',
-        properties: { dataset_id: datasetId, alias_name: { type: 'string', minLength: 1, maxLength: 200 }, table_name: { type: 'string', minLength: 1, maxLength: 200 } },
+        properties: { dataset_id: datasetId, alias_name: { type: 'string' }, table_name: { type: 'string' } },
         required: ['dataset_id', 'alias_name'],
         additionalProperties: false,
       },

@@ -1,7 +1,7 @@
 // REST entry for ingestion (contract 4.2). The body is the envelope with `data` instead of `request`.
 import type { RestCheckEventQuery, RestCheckEventQueryVariables, RestIngestMutation, RestIngestMutationVariables } from '../src/generated/rest-operations.js';
 import { defineEndpoint, pathParam } from './table.js';
-import { envelopeSchema } from './validation.js';
+import { envelopeFields, envelopeSchema } from './validation.js';
 
 export const ingestionEndpoints = [
   defineEndpoint<RestIngestMutation, RestIngestMutationVariables>({
@@ -19,10 +19,7 @@ export const ingestionEndpoints = [
     bodySchema: {
       type: 'object',
       properties: {
-        id: { const: 'api.data.in' },
-        ver: { type: 'string', maxLength: 16 },
-        ts: { type: 'string', maxLength: 64 },
-        params: { type: 'object', properties: { msgid: { type: 'string', minLength: 1 } }, required: ['msgid'], additionalProperties: false },
+        ...envelopeFields('api.data.in', { msgid: { type: 'string', minLength: 1 } }),
         // Which item of a batch is wrong is said by the service (data/<n>), the same for GraphQL.
         data: { type: ['object', 'array'] },
       },

@@ -2,7 +2,8 @@
 // GraphQL spells enum values in capitals; the contract in snake case (statuses as Healthy/Unhealthy),
 // and a component carries only the fields it has.
 import type { RestDatasetHealthQuery, RestDatasetHealthQueryVariables, RestDatasetMetricsQuery, RestDatasetMetricsQueryVariables } from '../src/generated/rest-operations.js';
-import { domainValue, domainValues, enumName, ENUMS } from './enum-names.js';
+import { domainValue, ENUMS } from './enum-names.js';
+import { inputSchema, toInput, type InputShape } from './input-shape.js';
 import { defineEndpoint } from './table.js';
 import { envelopeSchema } from './validation.js';
 
@@ -27,6 +28,49 @@ function restComponent(component: ComponentData): Record<string, unknown> {
   };
 }
 
+// The requests name the operations' variables (their ranges and emptiness are the services' rules).
+const METRICS: InputShape = {
+  type: /* GraphQL */ `
+    query RestDatasetMetrics($id: ID!, $categories: [MetricCategory!], $period: Int) {
+      dataset(id: $id) {
+        metrics(categories: $categories, period: $period) {
+          category
+          status
+          components {
+            type
+            threshold
+            value
+            status
+            id
+          }
+        }
+      }
+    }
+  `,
+  // category is optional (the contract's choice over the original's): without it, every category.
+  rename: { dataset_id: 'id', category: 'categories', query_time_period: 'period' },
+};
+
+const HEALTH: InputShape = {
+  type: /* GraphQL */ `
+    query RestDatasetHealth($id: ID!, $categories: [HealthCategory!]!) {
+      datasetHealth(datasetId: $id, categories: $categories) {
+        status
+        details {
+          category
+          status
+          components {
+            type
+            status
+            message
+          }
+        }
+      }
+    }
+  `,
+  rename: { dataset_id: 'id', categories: 'categories' },
+};
+
 export const metricsEndpoints = [
   defineEndpoint<RestDatasetMetricsQuery, RestDatasetMetricsQueryVariables>({
     method: 'POST',
@@ -35,46 +79,9 @@ export const metricsEndpoints = [
     summary: 'Health figures of a dataset: freshness, observability, volume, lineage, connectors, quality',
     invalidInputCode: 'DATA_OUT_INVALID_INPUT',
     errorCodes: ['DATASET_NOT_FOUND', 'FAILED_TO_FETCH_METRICS'],
-    bodySchema: envelopeSchema(
-      'api.dataset.metrics',
-      {
-        type: 'object',
-        properties: {
-          dataset_id: { type: 'string', minLength: 1, maxLength: 200 },
-          // Optional (the contract's choice over the original's): without it, every category.
-          category: { type: 'array', minItems: 1, maxItems: 12, items: { type: 'string', enum: domainValues(ENUMS.MetricCategory) } },
-          query_time_period: { type: 'integer', minimum: 1 },
-        },
-        required: ['dataset_id'],
-        additionalProperties: false,
-      },
-      { requestRequired: true },
-    ),
-    operation: /* GraphQL */ `
-      query RestDatasetMetrics($id: ID!, $categories: [MetricCategory!], $period: Int) {
-        dataset(id: $id) {
-          metrics(categories: $categories, period: $period) {
-            category
-            status
-            components {
-              type
-              threshold
-              value
-              status
-              id
-            }
-          }
-        }
-      }
-    `,
-    variables: (input) => {
-      const request = input.body.request as { dataset_id: string; category?: string[]; query_time_period?: number };
-      return {
-        id: request.dataset_id,
-        categories: request.category?.map((category) => enumName(ENUMS.MetricCategory, category)) ?? null,
-        period: request.query_time_period ?? null,
-      };
-    },
+    bodySchema: envelopeSchema('api.dataset.metrics', inputSchema(METRICS), { requestRequired: true }),
+    operation: METRICS.type,
+    variables: (input) => toInput(METRICS, input.body.request),
     result: (data) =>
       (data.dataset!.metrics ?? []).map((category) => ({
         category: category.category.toLowerCase(),
@@ -90,40 +97,10 @@ export const metricsEndpoints = [
     summary: "Probe what a Live dataset depends on (infra, processing, query); dataset_id * for the platform's infra",
     invalidInputCode: 'DATASET_HEALTH_INVALID_INPUT',
     errorCodes: ['DATASET_NOT_FOUND'],
-    bodySchema: envelopeSchema(
-      'api.dataset.health',
-      {
-        type: 'object',
-        properties: {
-          dataset_id: { type: 'string', minLength: 1, maxLength: 200 },
-          categories: { type: 'array', minItems: 1, maxItems: 3, items: { type: 'string', enum: domainValues(ENUMS.HealthCategory) } },
-        },
-        required: ['dataset_id', 'categories'],
-        additionalProperties: false,
-      },
-      // The original's console sends api.datasets.health (the original never checked the id).
-      { requestRequired: true, otherIds: ['api.datasets.health'] },
-    ),
-    operation: /* GraphQL */ `
-      query RestDatasetHealth($id: ID!, $categories: [HealthCategory!]!) {
-        datasetHealth(datasetId: $id, categories: $categories) {
-          status
-          details {
-            category
-            status
-            components {
-              type
-              status
-              message
-            }
-          }
-        }
-      }
-    `,
-    variables: (input) => {
-      const request = input.body.request as { dataset_id: string; categories: string[] };
-      return { id: request.dataset_id, categories: request.categories.map((category) => enumName(ENUMS.HealthCategory, category)) };
-    },
+    // The original's console sends api.datasets.health (the original never checked the id).
+    bodySchema: envelopeSchema('api.dataset.health', inputSchema(HEALTH), { requestRequired: true, otherIds: ['api.datasets.health'] }),
+    operation: HEALTH.type,
+    variables: (input) => toInput(HEALTH, input.body.request),
     result: (data) => {
       const health = data.datasetHealth;
       return {

@@ -1,20 +1,8 @@
 // REST entry for PII analysis (contract 4.2): the records in `request.data`, findings as `result`.
 import type { RestAnalyzePiiQuery, RestAnalyzePiiQueryVariables } from '../src/generated/rest-operations.js';
+import { inputSchema, toInput, type InputShape } from './input-shape.js';
 import { defineEndpoint } from './table.js';
 import { envelopeSchema } from './validation.js';
-
-/** What the analysis takes: the records of one dataset (the original's request id is carried, not used). */
-const ANALYSIS_REQUEST = {
-  type: 'object',
-  properties: {
-    id: { type: 'string', maxLength: 256 },
-    dataset_id: { type: 'string', minLength: 1, maxLength: 200 },
-    // How many records fit, and how large, is the service's rule (configured limits).
-    data: { type: 'array', minItems: 1, items: { type: 'object' } },
-  },
-  required: ['dataset_id', 'data'],
-  additionalProperties: false,
-};
 
 const ANALYSIS_OPERATION = /* GraphQL */ `
   query RestAnalyzePii($datasetId: ID!, $records: [JSON!]!) {
@@ -32,7 +20,14 @@ const ANALYSIS_OPERATION = /* GraphQL */ `
   }
 `;
 
-const analysisVariables = (request: { dataset_id: string; data: unknown[] }) => ({ datasetId: request.dataset_id, records: request.data });
+/** The records of one dataset: how many, how large and of what kind is the service's rule (configured limits). */
+const ANALYSIS: InputShape = {
+  type: ANALYSIS_OPERATION,
+  rename: { dataset_id: 'datasetId', data: 'records' },
+  // The original's request id is carried, not used.
+  ignored: ['id'],
+};
+const ANALYSIS_REQUEST = inputSchema(ANALYSIS);
 
 export const piiEndpoints = [
   defineEndpoint<RestAnalyzePiiQuery, RestAnalyzePiiQueryVariables>({
@@ -44,7 +39,7 @@ export const piiEndpoints = [
     errorCodes: ['ERR_BAD_REQUEST'],
     bodySchema: envelopeSchema('api.data.analyze.pii', ANALYSIS_REQUEST, { requestRequired: true }),
     operation: ANALYSIS_OPERATION,
-    variables: (input) => analysisVariables(input.body.request as { dataset_id: string; data: unknown[] }),
+    variables: (input) => toInput(ANALYSIS, input.body.request),
     result: (data) => data.analyzePii,
   }),
 
@@ -58,7 +53,7 @@ export const piiEndpoints = [
     errorCodes: ['ERR_BAD_REQUEST'],
     bodySchema: ANALYSIS_REQUEST,
     operation: ANALYSIS_OPERATION,
-    variables: (input) => analysisVariables(input.body as { dataset_id: string; data: unknown[] }),
+    variables: (input) => toInput(ANALYSIS, input.body),
     result: (data) => data.analyzePii,
   }),
 ];

@@ -16,8 +16,9 @@ import type {
 } from '../src/generated/rest-operations.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
 import { withFragment } from './fragments.js';
-import { domainValues, enumName, ENUMS } from './enum-names.js';
+import { enumName, ENUMS } from './enum-names.js';
 import { defineEndpoint, pathParam, requestOf } from './table.js';
+import { inputSchema, toInput, type InputShape } from './input-shape.js';
 import { envelopeSchema, type JsonSchema } from './validation.js';
 
 const TEMPLATE_FIELDS = /* GraphQL */ `
@@ -40,20 +41,29 @@ function restTemplate(template: TemplateData) {
   return { ...template, query_type: template.query_type.toLowerCase() };
 }
 
-const templateIdPath: JsonSchema = {
-  type: 'object',
-  properties: { template_id: { type: 'string', minLength: 1, maxLength: 120 } },
-  required: ['template_id'],
-};
+// A template id's length is the service's rule (src/modules/templates/rules.ts), as are the name's and the query's.
+const templateIdPath: JsonSchema = { type: 'object', properties: { template_id: { type: 'string' } }, required: ['template_id'] };
 
 const queryType = { type: 'string', enum: ['sql', 'json'] };
-// Shape only: the name's pattern and length and the query's length are the service's rules (src/modules/templates/rules.ts).
-const templateName = { type: 'string' };
-// A json query may come as an object; the service turns it into JSON text. A sql query is text.
-const query = { type: ['string', 'object'] };
-const sqlQueryIsText = {
-  if: { properties: { query_type: { const: 'sql' } }, required: ['query_type'] },
-  then: { properties: { query: { type: 'string' } } },
+
+/** Create and update: the contract's names of a template input's fields. */
+function templateShape(type: 'CreateQueryTemplateInput' | 'UpdateQueryTemplateInput'): InputShape {
+  return {
+    type,
+    rename: { template_name: 'name', query_type: 'queryType', query: 'query' },
+    // A json query may come as an object (the entry makes it JSON text); a sql query is text.
+    own: { query: { type: ['string', 'object'] } },
+    also: { if: { properties: { query_type: { const: 'sql' } }, required: ['query_type'] }, then: { properties: { query: { type: 'string' } } } },
+  };
+}
+const CREATE = templateShape('CreateQueryTemplateInput');
+const UPDATE = templateShape('UpdateQueryTemplateInput');
+
+const RUN: InputShape = {
+  type: 'RunTemplateInput',
+  rename: { startdate: 'startDate', enddate: 'endDate', dataset: 'dataset', aggregationLevel: 'aggregationLevel', limit: 'limit' },
+  // GraphQL takes a day when it is left out; the contract's REST call names it.
+  required: ['aggregationLevel'],
 };
 
 const queryTypeName = (value: unknown) => (typeof value === 'string' ? enumName(ENUMS.QueryType, value) : null);
@@ -78,17 +88,7 @@ export const templateEndpoints = [
     summary: 'Create a query template',
     invalidInputCode: 'QUERY_TEMPLATE_INVALID',
     errorCodes: ['QUERY_TEMPLATE_ALREADY_EXISTS'],
-    bodySchema: envelopeSchema(
-      'api.query.template.create',
-      {
-        type: 'object',
-        properties: { template_name: templateName, query_type: queryType, query },
-        required: ['template_name', 'query_type', 'query'],
-        additionalProperties: false,
-        ...sqlQueryIsText,
-      },
-      { requestRequired: true },
-    ),
+    bodySchema: envelopeSchema('api.query.template.create', inputSchema(CREATE), { requestRequired: true }),
     operation: /* GraphQL */ `
       mutation RestCreateTemplate($input: CreateQueryTemplateInput!) {
         createTemplate(input: $input) {
@@ -101,8 +101,8 @@ export const templateEndpoints = [
       }
     `,
     variables: (input) => {
-      const r = requestOf<{ template_name: string; query_type: string; query: unknown }>(input);
-      return { input: { name: r.template_name, queryType: enumName(ENUMS.QueryType, r.query_type), query: queryText(r.query) } };
+      const given = toInput<RestCreateTemplateMutationVariables['input']>(CREATE, input.body.request);
+      return { input: { ...given, query: queryText(given.query) } };
     },
     result: (data) => {
       const created = data.createTemplate;
@@ -224,16 +224,7 @@ export const templateEndpoints = [
     invalidInputCode: 'QUERY_TEMPLATE_INVALID_INPUT',
     errorCodes: ['QUERY_TEMPLATE_INVALID', 'QUERY_TEMPLATE_NOT_EXISTS', 'QUERY_TEMPLATE_ALREADY_EXISTS'],
     pathSchema: templateIdPath,
-    bodySchema: envelopeSchema(
-      'api.query.template.update',
-      {
-        type: 'object',
-        properties: { template_name: templateName, query_type: queryType, query },
-        additionalProperties: false,
-        ...sqlQueryIsText,
-      },
-      { requestRequired: true },
-    ),
+    bodySchema: envelopeSchema('api.query.template.update', inputSchema(UPDATE), { requestRequired: true }),
     operation: /* GraphQL */ `
       mutation RestUpdateTemplate($id: ID!, $input: UpdateQueryTemplateInput!) {
         updateTemplate(id: $id, input: $input) {
@@ -245,11 +236,8 @@ export const templateEndpoints = [
       }
     `,
     variables: (input) => {
-      const r = requestOf<{ template_name?: string; query_type?: string; query?: unknown }>(input);
-      return {
-        id: pathParam(input, 'template_id'),
-        input: { name: r.template_name ?? null, queryType: queryTypeName(r.query_type), query: r.query === undefined ? null : queryText(r.query) },
-      };
+      const given = toInput<RestUpdateTemplateMutationVariables['input']>(UPDATE, input.body.request);
+      return { id: pathParam(input, 'template_id'), input: { ...given, query: given.query === undefined ? null : queryText(given.query) } };
     },
     result: (data) => {
       const updated = data.updateTemplate;
@@ -273,34 +261,13 @@ export const templateEndpoints = [
       'DATA_OUT_QUERY_TIMEOUT',
     ],
     pathSchema: templateIdPath,
-    bodySchema: envelopeSchema(
-      'api.query.template.query',
-      {
-        type: 'object',
-        properties: {
-          startdate: { type: 'string', minLength: 1, maxLength: 64 },
-          enddate: { type: 'string', minLength: 1, maxLength: 64 },
-          dataset: { type: 'string', minLength: 1, maxLength: 200 },
-          aggregationLevel: { type: 'string', enum: domainValues(ENUMS.AggregationLevel) },
-          limit: { type: 'integer', minimum: 1 },
-        },
-        required: ['startdate', 'enddate', 'dataset', 'aggregationLevel'],
-        additionalProperties: false,
-      },
-      { requestRequired: true },
-    ),
+    bodySchema: envelopeSchema('api.query.template.query', inputSchema(RUN), { requestRequired: true }),
     operation: /* GraphQL */ `
       query RestRunTemplate($id: ID!, $input: RunTemplateInput!) {
         runTemplate(id: $id, input: $input)
       }
     `,
-    variables: (input) => {
-      const r = requestOf<{ startdate: string; enddate: string; dataset: string; aggregationLevel: string; limit?: number }>(input);
-      return {
-        id: pathParam(input, 'template_id'),
-        input: { startDate: r.startdate, endDate: r.enddate, dataset: r.dataset, aggregationLevel: enumName(ENUMS.AggregationLevel, r.aggregationLevel), limit: r.limit ?? null },
-      };
-    },
+    variables: (input) => ({ id: pathParam(input, 'template_id'), input: toInput(RUN, input.body.request) }),
     result: (data) => data.runTemplate,
   }),
 

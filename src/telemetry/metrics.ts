@@ -3,7 +3,6 @@
 // sets; never ids, sizes or paths. Dataset ids are the one id-like label ("by dataset"), capped too.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type pg from 'pg';
-import type { IngestionObserver } from '../modules/ingestion/counters.js';
 import type { EventBus } from '../platform/event-bus/event-bus.js';
 
 /** The label a value gets once a label has seen its maximum of distinct values. */
@@ -27,6 +26,15 @@ export class BoundedLabel {
 }
 
 export type Transport = 'rest' | 'graphql' | 'http';
+
+/**
+ * Told of every ingestion count as it happens. Declared here, by the metrics that implement it, so
+ * telemetry (a layer under the modules) imports no module: the ingestion counters import this type.
+ */
+export interface IngestionObserver {
+  accepted(datasetId: string, outcome: { accepted: number; processed?: number; duplicates?: number; failed?: number }): void;
+  rejected(datasetId: string): void;
+}
 
 type ApiCallLabel = 'entity' | 'id' | 'endpoint' | 'dataset_id' | 'status';
 

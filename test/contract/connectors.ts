@@ -146,6 +146,11 @@ export function connectorScenarios(ctx: SuiteContext<ConnectorsDriver, StoreGate
       expect((await readOk('postgres-connector-1.0.0')).status).toBe('Live');
     });
 
+    // The service's rule (issue 34; REST's path schema held it before): one message on both transports.
+    it('refuses an id longer than any version id (200 characters) with CONNECTOR_READ_INVALID_INPUT, not as missing', async () => {
+      expectFailure(await ctx.driver.read('c'.repeat(201)), 'CONNECTOR_READ_INVALID_INPUT', /^connector_id is 201 characters long; at most 200 are allowed$/);
+    });
+
     it('answers CONNECTOR_NOT_FOUND for the Draft of a connector that is only Live, and for a Draft read as Live', async () => {
       expectFailure(await ctx.driver.read('postgres-connector-1.0.0', { draft: true }), 'CONNECTOR_NOT_FOUND', /^Connector not found: postgres-connector-1\.0\.0$/);
       const draft = await insertConnector(ctx.gw, 'only-draft', '0.3.0', 'Draft');

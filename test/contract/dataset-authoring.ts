@@ -91,6 +91,17 @@ export function datasetAuthoringScenarios(ctx: SuiteContext<AuthoringDriver>): v
       expectFailure(await ctx.driver.create(wizardCreate('author-live')), 'DATASET_EXISTS', /author-live/);
     });
 
+    // The service's rules (issue 34; REST's schema held the length and pattern before): one message on both transports.
+    it('refuses an id no dataset may have (a leading dot, over 200 characters) with DATASET_INVALID_INPUT, naming the rule, and stores nothing', async () => {
+      expectFailure(
+        await ctx.driver.create(wizardCreate('.author-dot')),
+        'DATASET_INVALID_INPUT',
+        /^#properties\/dataset_id\/pattern must match pattern "\^\[A-Za-z0-9\]\[A-Za-z0-9._-\]\*\$" at \/dataset_id$/,
+      );
+      expectFailure(await ctx.driver.create(wizardCreate('a'.repeat(201))), 'DATASET_INVALID_INPUT', /^#properties\/dataset_id\/maxLength must NOT have more than 200 characters at \/dataset_id$/);
+      expectFailure(await ctx.driver.draft('.author-dot'), 'DATASET_NOT_FOUND');
+    });
+
     it('keeps the last transformation of each field and refuses a bad one, naming it', async () => {
       await created('author-dedup', { transformations_config: [transformation('device', 'a'), transformation('device', 'b')] });
       const draft = expectOk(await ctx.driver.draft('author-dedup'));

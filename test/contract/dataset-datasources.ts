@@ -51,6 +51,16 @@ export function datasourceScenarios(ctx: SuiteContext<DatasourcesDriver>): void 
       expectFailure(await ctx.driver.setAlias('alias-draft', 'fresh'), 'DATASET_NOT_EXISTS', /alias-draft/);
       expect(expectOk(await ctx.driver.aliasOf('alias-three'))).toBeNull();
     });
+
+    // The service's rules (issue 34; REST's schema held the lengths before): one message on both transports.
+    it('refuses an empty alias, one over 200 characters and a dataset id no dataset can have, naming what is wrong', async () => {
+      await seedDataset(ctx.gw, 'alias-four', 'Live');
+      expectFailure(await ctx.driver.setAlias('alias-four', ''), 'ALIAS_NAME_INVALID', /^Alias name must only contain lowercase letters, numbers, periods, and dashes\.$/);
+      expectFailure(await ctx.driver.setAlias('alias-four', 'a'.repeat(201)), 'ALIAS_NAME_INVALID', /^Alias name is 201 characters long; at most 200 are allowed\.$/);
+      expectFailure(await ctx.driver.setAlias('d'.repeat(201), 'fresh'), 'DATASET_ALIAS_INPUT_INVALID', /^dataset_id is 201 characters long; at most 200 are allowed$/);
+      expectFailure(await ctx.driver.setAlias('', 'fresh'), 'DATASET_ALIAS_INPUT_INVALID', /^dataset_id must not be empty$/);
+      expect(expectOk(await ctx.driver.aliasOf('alias-four'))).toBeNull();
+    });
   });
 
   describe('datasources', () => {

@@ -75,6 +75,18 @@ export function metricsScenarios(ctx: SuiteContext<MetricsDriver>): void {
     expectFailure(await ctx.driver.metrics(ctx.gw, MESSY, { period: 91 }), 'DATA_OUT_INVALID_INPUT', /^query_time_period must be a whole number of days from 1 to 90 \(got 91\)$/);
   });
 
+  // The services' rules (issue 34; REST's schema held them before): one message on both transports.
+  it('refuses a period under one day and an empty category list, saying so', async () => {
+    expectFailure(await ctx.driver.metrics(ctx.gw, MESSY, { period: 0 }), 'DATA_OUT_INVALID_INPUT', /^query_time_period must be a whole number of days from 1 to 90 \(got 0\)$/);
+    expectFailure(await ctx.driver.metrics(ctx.gw, MESSY, { categories: [] }), 'DATA_OUT_INVALID_INPUT', /^category must name at least one category; leave it out for all of them$/);
+  });
+
+  it('refuses a dataset id no dataset can have (over 200 characters) as bad input, not as missing', async () => {
+    // GraphQL's dataset(id) is no REST entry's: it answers the generic code, REST this entry's.
+    const code = ctx.transport === 'rest' ? 'DATA_OUT_INVALID_INPUT' : 'INVALID_INPUT';
+    expectFailure(await ctx.driver.metrics(ctx.gw, 'm'.repeat(201)), code, /^dataset_id is 201 characters long; at most 200 are allowed$/);
+  });
+
   it('answers DATASET_NOT_FOUND for an unknown dataset and for one that only has a Draft', async () => {
     expectFailure(await ctx.driver.metrics(ctx.gw, 'metrics_nowhere'), 'DATASET_NOT_FOUND', /metrics_nowhere/);
     expectFailure(await ctx.driver.metrics(ctx.gw, DRAFT), 'DATASET_NOT_FOUND', /metrics_draft/);

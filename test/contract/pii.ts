@@ -68,6 +68,14 @@ export function piiScenarios(ctx: SuiteContext<PiiDriver>): void {
       expectFailure(await analyze('d', [{ text: 'x'.repeat(17 * 1024) }]), INVALID, /^the records take \d+ bytes; at most 16384 fit in one call$/);
     });
 
+    // The service's rules (issue 34; REST's schema held them before): one message on both transports.
+    it('refuses no records, a record that is not an object, and a dataset_id empty or over 200 characters, saying which', async () => {
+      expectFailure(await analyze('d', []), INVALID, /^data must be a non-empty array of record objects$/);
+      expectFailure(await analyze('d', [{ a: 1 }, 'text']), INVALID, /^data\/1 is not a JSON object$/);
+      expectFailure(await analyze('', [{ a: 1 }]), INVALID, /^dataset_id must be a non-empty string of at most 200 characters$/);
+      expectFailure(await analyze('d'.repeat(201), [{ a: 1 }]), INVALID, /^dataset_id must be a non-empty string of at most 200 characters$/);
+    });
+
     it('refuses records nested deeper than 32 levels, naming where', async () => {
       let deep: Record<string, unknown> = { leaf: 'x' };
       for (let i = 0; i < 40; i++) deep = { level: deep };

@@ -281,6 +281,20 @@ export function templateRunScenarios(ctx: SuiteContext<TemplateRunDriver>): void
       for (const key of ['sqlByHour', 'scan'] as const) expectFailure(await run(key, { limit }), 'QUERY_TEMPLATE_INVALID_INPUT', /limit/);
     });
 
+    // Rules of the service (issue 34), no longer of REST's schema: one message on both transports.
+    it('refuses an empty dataset and one longer than a dataset id may be (200 characters) with QUERY_TEMPLATE_INVALID_INPUT, saying so', async () => {
+      expectFailure(await run('sqlByHour', { dataset: '' }), 'QUERY_TEMPLATE_INVALID_INPUT', /^dataset must not be empty$/);
+      expectFailure(await run('sqlByHour', { dataset: 'd'.repeat(201) }), 'QUERY_TEMPLATE_INVALID_INPUT', /^dataset is 201 characters long; at most 200 are allowed$/);
+    });
+
+    it('refuses an empty startdate with QUERY_TEMPLATE_INVALID_INPUT, naming it', async () => {
+      expectFailure(await run('sqlByHour', { startdate: '' }), 'QUERY_TEMPLATE_INVALID_INPUT', /^startdate "" is not a date/);
+    });
+
+    it('refuses a template id longer than any template has (120 characters) with QUERY_TEMPLATE_INVALID_INPUT, not as missing', async () => {
+      expectFailure(await ctx.driver.run('t'.repeat(121), runRequest()), 'QUERY_TEMPLATE_INVALID_INPUT', /^template_id is 121 characters long; at most 120 are allowed$/);
+    });
+
     it.each(AGGREGATION_LEVELS)('accepts aggregationLevel %s', async (aggregationLevel) => {
       expect(await runOk('sqlByLevel', { aggregationLevel })).toEqual(expect.any(Array));
     });

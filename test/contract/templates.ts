@@ -190,6 +190,16 @@ export function templatesScenarios(ctx: SuiteContext<TemplatesDriver>): void {
     it('answers QUERY_TEMPLATE_NOT_EXISTS naming an id that does not exist', async () => {
       expectFailure(await ctx.driver.read('never_created_template'), 'QUERY_TEMPLATE_NOT_EXISTS', /never_created_template/);
     });
+
+    // The service's rule (issue 34; REST's path schema held it before): the same message on both transports.
+    it('refuses an id longer than any template has (120 characters) with QUERY_TEMPLATE_INVALID_INPUT, on read, update and delete', async () => {
+      const id = 'x'.repeat(121);
+      const message = /^template_id is 121 characters long; at most 120 are allowed$/;
+      expectFailure(await ctx.driver.read(id), 'QUERY_TEMPLATE_INVALID_INPUT', message);
+      expectFailure(await ctx.driver.update(id, { template_name: 'Long Id Rename' }), 'QUERY_TEMPLATE_INVALID_INPUT', message);
+      expectFailure(await ctx.driver.remove(id), 'QUERY_TEMPLATE_INVALID_INPUT', message);
+      expect(idsOf(await listOk())).not.toContain('long_id_rename');
+    });
   });
 
   describe('list', () => {

@@ -27,6 +27,7 @@ async function layerProblems(file: string, code: string): Promise<string[]> {
 }
 
 const PLATFORM = /src\/platform does not import modules, transports or the HTTP layer/;
+const TELEMETRY = /src\/telemetry does not import modules, transports or the HTTP layer/;
 const REST = /src\/ does not import rest\//;
 const OTHER_STORE = /A module does not import another module's store/;
 const ANY_STORE = /Only a module itself \(and src\/server.ts, which wires it\) imports a module's store/;
@@ -38,6 +39,9 @@ const FORBIDDEN: [string, string, string, RegExp][] = [
   ['platform imports the HTTP layer', 'src/platform/notifier/planted.ts', "import { sendFailure } from '../../http/envelope.js';", PLATFORM],
   ['platform imports a GraphQL transport file', 'src/platform/cache/planted.ts', "import { publishedResults } from '../../graphql/published-results.js';", PLATFORM],
   ['platform imports the composition root', 'src/platform/database/planted.ts', "import { startGateway } from '../../server.js';", PLATFORM],
+  ['telemetry takes a type from a module', 'src/telemetry/planted.ts', "import type { IngestionCounts } from '../modules/ingestion/counters.js';", TELEMETRY],
+  ['telemetry imports the HTTP layer', 'src/telemetry/planted.ts', "import { sendFailure } from '../http/envelope.js';", TELEMETRY],
+  ['telemetry imports rest/', 'src/telemetry/planted.ts', "import { REST_PREFIXES } from '../../rest/router.js';", REST],
   ['an HTTP middleware imports rest/', 'src/http/planted.ts', "import { restEndpoints } from '../../rest/endpoints.js';", REST],
   ['auth takes a type from rest/', 'src/auth/planted.ts', "import type { RestEndpoint } from '../../rest/table.js';", REST],
   ['a module imports rest/', 'src/modules/templates/planted.ts', "import { templateEndpoints } from '../../../rest/templates.js';", REST],
@@ -60,6 +64,8 @@ const ALLOWED: [string, string, string][] = [
     'src/platform/alert-manager/planted.ts',
     "import type { ChannelTarget } from '../notifier/channel.js';\nimport { GatewayError } from '../../errors.js';",
   ],
+  ['telemetry imports a port', 'src/telemetry/planted.ts', "import type { EventBus } from '../platform/event-bus/event-bus.js';"],
+  ['a module imports the observer type telemetry declares', 'src/modules/ingestion/planted.ts', "import type { IngestionObserver } from '../../telemetry/metrics.js';"],
   ['a platform adapter imports the metrics store (a platform file named store)', 'src/platform/promql/planted.ts', "import { MetricsStore } from '../metrics-store/store.js';"],
   ['rest/ imports the envelope from src/http', 'rest/planted.ts', "import { sendFailure } from '../src/http/envelope.js';"],
 ];

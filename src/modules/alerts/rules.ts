@@ -1,6 +1,7 @@
 // The rules alerting inputs must keep, as plain functions returning the reason a value is refused
 // (or undefined when it is fine). The service turns reasons into errors, the same for both transports.
 import { CHANNEL_ORDER_FIELDS, CHANNEL_STATUSES, CHANNEL_TYPES, MANAGER_KINDS, type ChannelOrderField, type ChannelStatus, type ChannelType, type ManagerKind } from './types.js';
+import { oneOf } from '../../validation/one-of.js';
 
 export const NAME_MAX_LENGTH = 200;
 export const COMPONENT_MAX_LENGTH = 100;
@@ -30,21 +31,10 @@ export function isUuid(value: string): boolean {
   return UUID.test(value);
 }
 
-export function isManagerKind(value: string): value is ManagerKind {
-  return (MANAGER_KINDS as readonly string[]).includes(value);
-}
-
-export function isChannelType(value: string): value is ChannelType {
-  return (CHANNEL_TYPES as readonly string[]).includes(value);
-}
-
-export function isChannelStatus(value: string): value is ChannelStatus {
-  return (CHANNEL_STATUSES as readonly string[]).includes(value);
-}
-
-export function isChannelOrderField(value: string): value is ChannelOrderField {
-  return (CHANNEL_ORDER_FIELDS as readonly string[]).includes(value);
-}
+export const isManagerKind = oneOf<ManagerKind>(MANAGER_KINDS);
+export const isChannelType = oneOf<ChannelType>(CHANNEL_TYPES);
+export const isChannelStatus = oneOf<ChannelStatus>(CHANNEL_STATUSES);
+export const isChannelOrderField = oneOf<ChannelOrderField>(CHANNEL_ORDER_FIELDS);
 
 /** Labels: an object of at most LABELS_MAX names, each mapped to a string. */
 export function checkLabels(what: string, labels: unknown): string | undefined {

@@ -69,6 +69,9 @@ function spool(stream: Readable, target: string, limit: number): Promise<number>
   });
 }
 
+/** Longest connector version id a read takes (ids are `<connector id>-<version>`). */
+const CONNECTOR_ID_MAX_LENGTH = 200;
+
 export function createConnectorService(store: ConnectorStore, files: FileService, options: ConnectorServiceOptions) {
   const registrationFailed = (message: string) => new GatewayError('FAILED_TO_REGISTER_CONNECTOR', message);
   const uploadFailed = (message: string) => new GatewayError('FAILED_TO_UPLOAD', message);
@@ -114,6 +117,8 @@ export function createConnectorService(store: ConnectorStore, files: FileService
 
     /** One version by id; `status` narrows it (the REST read asks for Live, or Draft with mode=edit). */
     async get(id: string, status?: ConnectorStatus | null): Promise<ConnectorRecord> {
+      // No version id is that long: the caller's mistake, not a missing connector.
+      if (id.length > CONNECTOR_ID_MAX_LENGTH) throw new GatewayError('CONNECTOR_READ_INVALID_INPUT', `connector_id is ${id.length} characters long; at most ${CONNECTOR_ID_MAX_LENGTH} are allowed`);
       const record = await store.find(id, status ?? undefined);
       if (!record) throw notFound(id);
       return record;

@@ -3,6 +3,7 @@
 // query side back when it went astray (the original's alias, datasources/list and reset).
 import { GatewayError } from '../../errors.js';
 import type { QueryEngine } from '../../platform/query-engine/query-engine.js';
+import { datasetIdLengthProblem } from './definition.js';
 import { isUniqueViolation, type DatasetStore } from './store.js';
 import type { DatasetRecord, DatasetStatus } from './types.js';
 
@@ -41,9 +42,10 @@ export function createDatasourceService(store: DatasetStore, queryEngine: QueryE
      * whether or not a table is named, and an alias may not be another dataset's id.
      */
     async setAlias(datasetId: string, alias: string, table?: string | null): Promise<DatasetRecord> {
-      if (!ALIAS.test(alias) || alias.length > ALIAS_MAX_LENGTH) {
-        throw new GatewayError('ALIAS_NAME_INVALID', 'Alias name must only contain lowercase letters, numbers, periods, and dashes.');
-      }
+      const idProblem = datasetIdLengthProblem(datasetId);
+      if (idProblem) throw new GatewayError('DATASET_ALIAS_INPUT_INVALID', `dataset_id ${idProblem}`);
+      if (alias.length > ALIAS_MAX_LENGTH) throw new GatewayError('ALIAS_NAME_INVALID', `Alias name is ${alias.length} characters long; at most ${ALIAS_MAX_LENGTH} are allowed.`);
+      if (!ALIAS.test(alias)) throw new GatewayError('ALIAS_NAME_INVALID', 'Alias name must only contain lowercase letters, numbers, periods, and dashes.');
       const live = await liveDataset(datasetId, 'DATASET_NOT_EXISTS');
       if (table && table !== datasetId) throw new GatewayError('TABLE_NOT_EXISTS', `Dataset ${datasetId} has no table ${table}; its one table is ${datasetId}`);
       const notUnique = () => new GatewayError('ALIAS_NOT_UNIQUE', `Alias name '${alias}' is already used by another dataset`);
@@ -102,6 +104,8 @@ export function createDatasourceService(store: DatasetStore, queryEngine: QueryE
      * call), so it only checks the dataset can take events.
      */
     async reset(datasetId: string, category: ResetCategory): Promise<{ status: 'Completed' }> {
+      const idProblem = datasetIdLengthProblem(datasetId);
+      if (idProblem) throw new GatewayError('DATASET_RESET_INPUT_INVALID', `dataset_id ${idProblem}`);
       const live = await liveDataset(datasetId, 'DATASET_NOT_FOUND');
       if (category === 'query') await queryEngine.ensureQueryable(live);
       return { status: 'Completed' };

@@ -345,8 +345,6 @@ export function toContractRecord(record: DatasetRecord): JsonObject {
   };
 }
 
-/** Fields a read returns when `fields` is not given: the record of seed 2.1, plus what the original always adds. */
-export const DEFAULT_LIVE_READ_FIELDS = ['dataset_id', 'name', 'type', 'status', 'tags', 'version', 'api_version', 'dataset_config', 'transformations_config', 'connectors_config'];
 /** The record as the v2 list shows it: the list fields, and for a draft its configuration too. */
 export function listRecord(record: DatasetRecord): JsonObject {
   const full = toContractRecord(record);

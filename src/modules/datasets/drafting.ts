@@ -34,7 +34,7 @@ const draftDataSchema = { ...properties.data_schema, properties: { ...properties
 const draftSchema = { ...definitionSchema, properties: { ...properties, data_schema: draftDataSchema } };
 /** What create accepts: only the id and name required; dataset_config is checked once merged over the defaults. */
 const { if: _v2If, then: _v2Then, else: _v2Else, ...unconditionalDraftSchema } = draftSchema;
-export const CREATE_REQUEST_SCHEMA = { ...unconditionalDraftSchema, properties: { ...draftSchema.properties, dataset_config: { type: 'object' } }, required: ['dataset_id', 'name'] };
+const CREATE_REQUEST_SCHEMA = { ...unconditionalDraftSchema, properties: { ...draftSchema.properties, dataset_config: { type: 'object' } }, required: ['dataset_id', 'name'] };
 
 function changeList(value: object) {
   return {
@@ -45,7 +45,7 @@ function changeList(value: object) {
 }
 
 /** What update accepts: sections replace (dataset_config merges), list sections are change lists. */
-export const UPDATE_REQUEST_SCHEMA = {
+const UPDATE_REQUEST_SCHEMA = {
   type: 'object',
   properties: {
     dataset_id: { type: 'string', minLength: 1, maxLength: DATASET_ID_MAX_LENGTH },

@@ -10,6 +10,7 @@ import { unsupportedPatternIn } from '../../validation/linear-regexp.js';
 import {
   connectorSchema,
   convertFlatDatasetConfig,
+  datasetIdLengthProblem,
   datasetIdProblem,
   DEFAULT_ENTRY_TOPIC,
   definitionSchema,
@@ -60,6 +61,16 @@ const MAX_DEFINITION_DEPTH = 32;
 const validateDenormField = compileValidator(denormFieldSchema);
 const validateTransformation = compileValidator(transformationSchema);
 const validateConnector = compileValidator(connectorSchema);
+
+/**
+ * A dataset id no dataset can have is the caller's mistake, not a missing dataset: INVALID_INPUT,
+ * which each REST entry answers under its own code (DATASET_READ_INVALID_INPUT, ...).
+ */
+function checkedId(datasetId: string, name = 'dataset_id'): string {
+  const problem = datasetIdLengthProblem(datasetId);
+  if (problem) throw new GatewayError('INVALID_INPUT', `${name} ${problem}`);
+  return datasetId;
+}
 
 function notFound(datasetId: string): GatewayError {
   return new GatewayError('DATASET_NOT_FOUND', `Dataset with the given dataset_id:${datasetId} not found`);
@@ -148,6 +159,7 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
 
     /** The Live version (Live or Retired) by default, or the version holding `status`. */
     async get(datasetId: string, options: { stage?: Stage; status?: DatasetStatus | null } = {}, loader?: DataLoader<string, DatasetVersions>): Promise<DatasetRecord> {
+      checkedId(datasetId);
       const stage: Stage = options.status ? stageOf(options.status) : (options.stage ?? 'live');
       const record = loader ? (await loader.load(datasetId))[stage] : await findStage(datasetId, stage);
       if (!record || (options.status && record.status !== options.status)) throw notFound(datasetId);
@@ -160,7 +172,7 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
      * complete; a Retired dataset is not exported).
      */
     async export(datasetId: string, status?: DatasetStatus | null): Promise<JsonObject> {
-      const record = await findStage(datasetId, status && status !== 'Live' && status !== 'Retired' ? 'draft' : 'live');
+      const record = await findStage(checkedId(datasetId), status && status !== 'Live' && status !== 'Retired' ? 'draft' : 'live');
       if (!record) throw new GatewayError('DATASET_NOT_FOUND', `Dataset with the given dataset_id:${datasetId} not found to export`);
       if (record.status !== 'Live' && record.status !== 'ReadyToPublish') {
         throw new GatewayError('DATASET_EXPORT_FAILURE', `Dataset with status:${record.status} cannot be exported`);
@@ -172,7 +184,7 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
 
     /** The draft to edit: the existing one (converted to v2 if needed), or a new one made from Live. */
     async edit(datasetId: string, actor: Actor): Promise<DatasetRecord> {
-      const draft = await findStage(datasetId, 'draft');
+      const draft = await findStage(checkedId(datasetId), 'draft');
       if (draft) {
         if (draft.apiVersion === 'v2' && isNestedDatasetConfig(draft.datasetConfig)) return draft;
         return store.replace(draftFrom(draft, { status: draft.status, versionKey: draft.versionKey, createdBy: draft.createdBy }, actor));
@@ -258,9 +270,10 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
     },
 
     async copy(input: { sourceId: string; sourceStage: Stage; destinationId: string }, actor: Actor): Promise<DatasetRecord> {
-      // The REST schema checks this at its edge; GraphQL's ID type does not, so the rule lives here.
       const badId = datasetIdProblem(input.destinationId);
       if (badId) throw new GatewayError('DATASET_COPY_INVALID_INPUT', `destinationId ${JSON.stringify(input.destinationId.slice(0, 60))} ${badId}`);
+      const badSource = datasetIdLengthProblem(input.sourceId);
+      if (badSource) throw new GatewayError('DATASET_COPY_INVALID_INPUT', `sourceId ${badSource}`);
       const source = await findStage(input.sourceId, input.sourceStage);
       if (!source) throw new GatewayError('DATASET_NOT_EXISTS', `Dataset ${input.sourceId} does not exist`);
       const taken = await store.findVersions([input.destinationId]);
@@ -284,7 +297,7 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
      * or null after Delete. Both transports hand over a member of the lifecycle (REST maps the original's `Retire`).
      */
     async transition(datasetId: string, transition: Transition, actor: Actor): Promise<DatasetRecord | null> {
-      const versions = await store.findVersions([datasetId]);
+      const versions = await store.findVersions([checkedId(datasetId)]);
       const byStage = Object.fromEntries(versions.map((record) => [record.stage, record])) as DatasetVersions;
       if (versions.length === 0) throw new GatewayError('DATASET_NOT_FOUND', `Dataset not found for dataset: ${datasetId}`);
 

@@ -1,6 +1,7 @@
 // Per-dataset ingestion counters kept by the gateway (received, processed, duplicates, failed),
 // read by the ingestion stats and the metrics' importance score; in memory, since they describe this
 // process's own traffic.
+import type { IngestionObserver } from '../../telemetry/metrics.js';
 
 export interface IngestionCounts {
   requests: number;
@@ -9,12 +10,6 @@ export interface IngestionCounts {
   duplicates: number;
   failed: number;
   rejectedRequests: number;
-}
-
-/** Told of every count as it happens (the Prometheus metrics, src/telemetry/metrics.ts). */
-export interface IngestionObserver {
-  accepted(datasetId: string, outcome: { accepted: number; processed?: number; duplicates?: number; failed?: number }): void;
-  rejected(datasetId: string): void;
 }
 
 /** Datasets tracked at most: callers can name any id (refused ones are counted too), so the map is bounded. */

@@ -7,6 +7,7 @@ import DataLoader from 'dataloader';
 import { GatewayError } from '../../errors.js';
 import type { EventBus } from '../../platform/event-bus/event-bus.js';
 import type { QueryEngine } from '../../platform/query-engine/query-engine.js';
+import { datasetIdLengthProblem } from '../datasets/definition.js';
 import type { DatasetService } from '../datasets/service.js';
 import type { MetricsService } from './service.js';
 
@@ -121,6 +122,8 @@ export function createHealthService(deps: HealthDependencies) {
 
     async check(datasetId: string, categories: readonly HealthCategory[]): Promise<DatasetHealth> {
       const invalid = (message: string) => new GatewayError('DATASET_HEALTH_INVALID_INPUT', message);
+      const idProblem = datasetIdLengthProblem(datasetId);
+      if (idProblem) throw invalid(`dataset_id ${idProblem}`);
       if (categories.length === 0) throw invalid('categories must name at least one of infra, processing, query');
       const unknown = categories.find((category) => !HEALTH_CATEGORIES.includes(category));
       if (unknown) throw invalid(`unknown category ${JSON.stringify(unknown)} (known: ${HEALTH_CATEGORIES.join(', ')})`);

@@ -3,6 +3,8 @@
 import { QUERY_TYPES, type QueryType } from './types.js';
 
 export const TEMPLATE_NAME_MAX_LENGTH = 100;
+/** Longer than any name (at most 100 characters) makes an id, with room for the original's older ids. */
+export const TEMPLATE_ID_MAX_LENGTH = 120;
 export const TEMPLATE_QUERY_MAX_LENGTH = 100_000;
 export const REQUIRED_PLACEHOLDERS = ['DATASET', 'STARTDATE', 'ENDDATE'] as const;
 
@@ -14,6 +16,11 @@ const PLACEHOLDER_PATTERN = /\{\{\s*([A-Za-z_]+)\s*\}\}/g;
 export function checkTemplateName(name: string): string | undefined {
   if (name.length > TEMPLATE_NAME_MAX_LENGTH) return `${TEMPLATE_NAME_RULE} (at most ${TEMPLATE_NAME_MAX_LENGTH} characters)`;
   return NAME_PATTERN.test(name) ? undefined : TEMPLATE_NAME_RULE;
+}
+
+/** Why no template can have `id` (it is longer than any template's), or undefined. */
+export function checkTemplateId(id: string): string | undefined {
+  return id.length > TEMPLATE_ID_MAX_LENGTH ? `template_id is ${id.length} characters long; at most ${TEMPLATE_ID_MAX_LENGTH} are allowed` : undefined;
 }
 
 /** The id the original derives from a name: lower case, words joined by underscores. */

@@ -6,6 +6,7 @@ import { GatewayError } from '../../errors.js';
 import { GRANULARITY_PERIODS, queryInterval } from '../../platform/query-engine/native-to-sql.js';
 import type { Datasource, QueryEngine, QueryParameter } from '../../platform/query-engine/query-engine.js';
 import { pathDeeperThan } from '../../validation/json-depth.js';
+import { datasetIdLengthProblem } from '../datasets/definition.js';
 import type { DatasetService } from '../datasets/service.js';
 import type { TemplateRecord } from './types.js';
 
@@ -152,6 +153,8 @@ export function bindNative(template: string, values: Values, datasource: Datasou
 
 export function createTemplateRunner(datasets: DatasetService, engine: QueryEngine, options: { maxRows: number }) {
   return async function run(template: TemplateRecord, input: RunInput): Promise<unknown[]> {
+    const datasetProblem = datasetIdLengthProblem(input.dataset);
+    if (datasetProblem) throw invalid(`dataset ${datasetProblem}`);
     const start = parseDate(input.startdate, 'startdate');
     const end = parseDate(input.enddate, 'enddate');
     if (end <= start) throw new GatewayError('DATA_OUT_INVALID_DATE_RANGE', 'Invalid date range! enddate must be after startdate');

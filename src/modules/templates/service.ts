@@ -3,7 +3,7 @@ import type { Actor } from '../../auth/actor.js';
 import { pageOf, pageWindow } from '../../validation/page-window.js';
 import DataLoader from 'dataloader';
 import { GatewayError, type ErrorCode } from '../../errors.js';
-import { checkTemplateName, checkTemplateQuery, isQueryType, templateIdFromName } from './rules.js';
+import { checkTemplateId, checkTemplateName, checkTemplateQuery, isQueryType, templateIdFromName } from './rules.js';
 import type { RunInput } from './run.js';
 import { isUniqueViolation, type TemplateStore } from './store.js';
 import type { CreateTemplateInput, QueryType, TemplateListQuery, TemplatePage, TemplateRecord, TemplateSort, UpdateTemplateInput } from './types.js';
@@ -54,7 +54,15 @@ export function createTemplateService(store: TemplateStore, options: TemplateSer
     return name;
   }
 
+  /** An id no template can have is the caller's mistake, said as such on both transports (not a 404). */
+  function checkedId(id: string): string {
+    const problem = checkTemplateId(id);
+    if (problem) throw new GatewayError('QUERY_TEMPLATE_INVALID_INPUT', problem);
+    return id;
+  }
+
   async function get(id: string, loader?: DataLoader<string, TemplateRecord | undefined>): Promise<TemplateRecord> {
+    checkedId(id);
     const record = loader ? await loader.load(id) : await store.findById(id);
     if (!record) throw notFound(id);
     return record;
@@ -103,6 +111,7 @@ export function createTemplateService(store: TemplateStore, options: TemplateSer
 
     async update(id: string, input: UpdateTemplateInput, actor: Actor): Promise<TemplateRecord> {
       const code = 'QUERY_TEMPLATE_INVALID_INPUT';
+      checkedId(id);
       const hasQuery = input.query !== undefined && input.query !== null;
       const hasType = input.queryType !== undefined && input.queryType !== null;
       const hasName = input.templateName !== undefined && input.templateName !== null;
@@ -140,7 +149,7 @@ export function createTemplateService(store: TemplateStore, options: TemplateSer
     },
 
     async delete(id: string): Promise<void> {
-      if (!(await store.delete(id))) throw notFound(id);
+      if (!(await store.delete(checkedId(id)))) throw notFound(id);
     },
   };
 }
