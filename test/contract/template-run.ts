@@ -304,7 +304,7 @@ export function templateRunScenarios(ctx: SuiteContext<TemplateRunDriver>): void
     it.each([
       ['a javascript filter', 'javascriptFilter', /javascript/],
       ['a hyperUnique aggregator', 'hyperUnique', /hyperUnique/],
-      ['postAggregations', 'postAggregations', /postAggregations/],
+      ['a javascript post-aggregator', 'postAggregations', /post-aggregator type "javascript" \(postAggregations\[0\]\)/],
     ] as const)('refuses %s with DATA_OUT_INVALID_INPUT naming it', async (_, key, construct) => {
       expectFailure(await run(key), 'DATA_OUT_INVALID_INPUT', construct);
     });

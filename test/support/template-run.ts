@@ -214,17 +214,8 @@ export const JSON_TEMPLATES = {
     queryType: 'timeseries',
     granularity: 'all',
     aggregations: [SUMS[0]],
-    postAggregations: [
-      {
-        type: 'arithmetic',
-        name: 'double',
-        fn: '*',
-        fields: [
-          { type: 'fieldAccess', fieldName: 'events' },
-          { type: 'constant', value: 2 },
-        ],
-      },
-    ],
+    // arithmetic, expression and fieldAccess post-aggregators run; a JavaScript one never does.
+    postAggregations: [{ type: 'javascript', name: 'double', fieldNames: ['events'], function: 'function(events) { return events * 2; }' }],
   }),
 } as const;
 
