@@ -71,6 +71,7 @@ import { createDatasetService } from './modules/datasets/service.js';
 import { PublishedCache } from './platform/cache/published-cache.js';
 import { createFileService } from './modules/files/service.js';
 import { IngestionCounters } from './modules/ingestion/counters.js';
+import { createIngestionCounterStore } from './modules/ingestion/store.js';
 import { SYSTEM_EVENTS_DATASOURCE, SystemEventsRecorder } from './modules/ingestion/system-events.js';
 import { createIngestionService } from './modules/ingestion/service.js';
 import { createHealthService } from './modules/metrics/health.js';
@@ -150,7 +151,7 @@ function createServices(
     connectorSecrets,
   });
   // Ingestion counts; the embedded metrics source reads them for the importance score.
-  const ingestionCounters = new IngestionCounters(platform.metrics.ingestion);
+  const ingestionCounters = new IngestionCounters(createIngestionCounterStore(database.pool), logger, platform.metrics.ingestion);
   const metrics = createMetricsService(datasets, createMetricsSource(config.metrics, database.pool, ingestionCounters), { ...config.metrics, logger });
   const dataAccess = createDataAccessService(datasets, platform.queryEngine, {
     maxRows: config.queryEngine.maxRows,
