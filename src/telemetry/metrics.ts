@@ -92,6 +92,8 @@ export class GatewayMetrics {
 
   private readonly ingestionRequests: Counter<'dataset' | 'outcome'>;
 
+  private readonly sharedSamplings: Counter;
+
   // The original's series, which the console's dashboards query (see the constructor).
   private readonly apiCalls: Record<'total' | 'failed' | 'success', Counter<ApiCallLabel>>;
   private readonly apiResponseTime: Gauge<ApiCallLabel>;
@@ -135,6 +137,11 @@ export class GatewayMetrics {
       labelNames: ['dataset', 'outcome'],
       registers,
     });
+    this.sharedSamplings = new Counter({
+      name: 'gateway_metrics_shared_samplings_total',
+      help: "Samplings of the database's shared series (ingestion counters) this gateway wrote into the embedded metrics store while it held the sampler's lease.",
+      registers,
+    });
     const apiLabelNames = ['entity', 'id', 'endpoint', 'dataset_id', 'status'] as const;
     const apiCounter = (name: string, help: string) => new Counter({ name, help, labelNames: apiLabelNames, registers });
     this.apiCalls = {
@@ -176,6 +183,10 @@ export class GatewayMetrics {
       this.apiCalls[success ? 'success' : 'failed'].inc(apiLabels);
       this.apiResponseTime.set(apiLabels, observation.seconds * 1000);
     }
+  }
+
+  sharedSamplingWritten(): void {
+    this.sharedSamplings.inc();
   }
 
   restFailure(apiId: string, code: string): void {

@@ -3,6 +3,7 @@
 // (store.ts), so every gateway on the database answers the same numbers; this process's own
 // Prometheus counters are told of each count as it happens.
 import type { Logger } from '../../logger.js';
+import type { SharedSample } from '../../platform/metrics-store/sampler.js';
 import type { IngestionCounterStore, IngestionCounts } from './store.js';
 
 export type { IngestionCounts } from './store.js';
@@ -12,6 +13,11 @@ export interface IngestionObserver {
   accepted(datasetId: string, outcome: { accepted: number; processed?: number; duplicates?: number; failed?: number }): void;
   rejected(datasetId: string): void;
 }
+
+/** Metric names of the counters (as src/telemetry/metrics.ts names this process's own): the database-wide ones replace them in the metrics store. */
+export const INGESTION_SERIES: ReadonlySet<string> = new Set(['gateway_ingestion_events_total', 'gateway_ingestion_requests_total']);
+/** Datasets the shared series carry at most, the busiest first (a label per dataset, as the process's series bound theirs). */
+const MAX_SERIES_DATASETS = 500;
 
 export class IngestionCounters {
   constructor(
@@ -55,6 +61,22 @@ export class IngestionCounters {
   /** Accepted ingest calls of one dataset and over every dataset (the metrics' importance score). */
   requestTotals(datasetId: string): Promise<{ dataset: number; all: number }> {
     return this.store.requestTotals(datasetId);
+  }
+
+  /** The counters of every gateway as metric series: what the metrics sampler's lease holder writes for the database. */
+  async sharedSeries(): Promise<SharedSample[]> {
+    const series: SharedSample[] = [];
+    const counter = (name: string, labels: Record<string, string>, value: number) => series.push({ name, labels, value, cumulative: true });
+    for (const counts of await this.store.busiest(MAX_SERIES_DATASETS)) {
+      const dataset = counts.datasetId;
+      counter('gateway_ingestion_requests_total', { dataset, outcome: 'accepted' }, counts.requests);
+      counter('gateway_ingestion_requests_total', { dataset, outcome: 'rejected' }, counts.rejectedRequests);
+      counter('gateway_ingestion_events_total', { dataset, stage: 'received' }, counts.received);
+      counter('gateway_ingestion_events_total', { dataset, stage: 'processed' }, counts.processed);
+      counter('gateway_ingestion_events_total', { dataset, stage: 'duplicate' }, counts.duplicates);
+      counter('gateway_ingestion_events_total', { dataset, stage: 'failed' }, counts.failed);
+    }
+    return series;
   }
 
   requestTotalsOf(datasetIds: readonly string[]): Promise<{ dataset: number; all: number }[]> {

@@ -143,6 +143,9 @@ export function createIngestionService(datasets: DatasetService, bus: EventBus, 
     /** The dataset's counters as the shared store holds them: every gateway on the database answers the same. */
     counts: (datasetId: string) => counters.snapshot(datasetId),
 
+    /** Every dataset's counters as metric series (the metrics sampler's shared series). */
+    sharedSeries: () => counters.sharedSeries(),
+
     /** A per-request batch of `counts` (a list page's `ingestion` fields cost one statement). */
     createCountsLoader: () => new DataLoader<string, IngestionCounts>((datasetIds) => counters.snapshots(datasetIds), { maxBatchSize: 500 }),
   };

@@ -49,18 +49,54 @@ export function createIngestionCounterStore(pool: pg.Pool, options: { maxRefused
   const maxRefusedOnly = options.maxRefusedOnly ?? MAX_REFUSED_ONLY_IDS;
   let refusedSinceTrim = 0;
 
-  return {
-    async add(datasetId: string, delta: IngestionDelta): Promise<void> {
+  /** Deltas waiting for the next write, summed per dataset, and the calls waiting for that write. */
+  type Waiter = { resolve: () => void; reject: (error: unknown) => void };
+  let pending = new Map<string, IngestionCounts>();
+  let waiting: Waiter[] = [];
+  let writing: Promise<void> | undefined;
+
+  const writePending = async (): Promise<void> => {
+    const [batch, waiters] = [pending, waiting];
+    pending = new Map<string, IngestionCounts>();
+    waiting = [];
+    const ids = [...batch.keys()].sort();
+    const column = (name: keyof IngestionCounts) => ids.map((id) => batch.get(id)![name]);
+    try {
       await pool.query(
         `INSERT INTO ingestion_counters AS c (dataset_id, requests, received, processed, duplicates, failed, rejected_requests)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
+         SELECT * FROM unnest($1::text[], $2::int8[], $3::int8[], $4::int8[], $5::int8[], $6::int8[], $7::int8[])
          ON CONFLICT (dataset_id) DO UPDATE SET
            requests = c.requests + EXCLUDED.requests, received = c.received + EXCLUDED.received,
            processed = c.processed + EXCLUDED.processed, duplicates = c.duplicates + EXCLUDED.duplicates,
            failed = c.failed + EXCLUDED.failed, rejected_requests = c.rejected_requests + EXCLUDED.rejected_requests,
            updated_at = now()`,
-        [datasetId, delta.requests ?? 0, delta.received ?? 0, delta.processed ?? 0, delta.duplicates ?? 0, delta.failed ?? 0, delta.rejectedRequests ?? 0],
+        [ids, column('requests'), column('received'), column('processed'), column('duplicates'), column('failed'), column('rejectedRequests')],
       );
+      for (const waiter of waiters) waiter.resolve();
+    } catch (error) {
+      for (const waiter of waiters) waiter.reject(error);
+    }
+  };
+
+  /** Writes what is pending, then whatever arrived meanwhile, until nothing is left: one statement at a time. */
+  const drain = async (): Promise<void> => {
+    while (pending.size > 0) await writePending();
+    writing = undefined;
+  };
+
+  return {
+    /**
+     * Adds one call's outcome; resolves once it is written. Calls that arrive while a write is under
+     * way go together in the next one (one statement for many concurrent calls, in dataset order so
+     * two gateways' writes never wait on each other's rows in a cycle).
+     */
+    async add(datasetId: string, delta: IngestionDelta): Promise<void> {
+      const sum = pending.get(datasetId) ?? zeroCounts();
+      for (const key of Object.keys(sum) as (keyof IngestionCounts)[]) sum[key] += delta[key] ?? 0;
+      pending.set(datasetId, sum);
+      const written = new Promise<void>((resolve, reject) => waiting.push({ resolve, reject }));
+      writing ??= drain();
+      await written;
       if (!delta.requests && (refusedSinceTrim += 1) >= TRIM_EVERY) {
         refusedSinceTrim = 0;
         await this.trimRefusedOnly();

@@ -21,6 +21,8 @@ export interface Database {
   queryRole: string;
   /** Committed changes to published records, as the database announces them (caches listen). */
   changes: ChangeFeed;
+  /** A connection string for session-long state (LISTEN, session advisory locks): DATABASE_LISTEN_URL, else the pool's. */
+  sessionUrl: string;
   /** Where the data lives, for start-up logs (password hidden). */
   description: string;
   /** SQL statements sent since start-up (every client of the pool, Prisma's included). */
@@ -118,6 +120,7 @@ export async function openDatabase(settings: Config['database'], logger: Logger,
     queryPool: queryReader.pool,
     queryRole: queryReader.description,
     changes,
+    sessionUrl: listenUrl,
     description,
     statementCount: () => statements,
     async ping(timeoutMs = 2_000) {
