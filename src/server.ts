@@ -496,6 +496,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     tickMs: config.alerting.evaluationTickMs,
     repeatIntervalMs: config.alerting.repeatIntervalMs,
     logger,
+    evaluated: () => metrics.alertRuleEvaluated(),
   });
   alertEvaluator.start();
   logger.info(

@@ -93,6 +93,7 @@ export class GatewayMetrics {
   private readonly ingestionRequests: Counter<'dataset' | 'outcome'>;
 
   private readonly sharedSamplings: Counter;
+  private readonly ruleEvaluations: Counter;
 
   // The original's series, which the console's dashboards query (see the constructor).
   private readonly apiCalls: Record<'total' | 'failed' | 'success', Counter<ApiCallLabel>>;
@@ -142,6 +143,11 @@ export class GatewayMetrics {
       help: "Samplings of the database's shared series (ingestion counters) this gateway wrote into the embedded metrics store while it held the sampler's lease.",
       registers,
     });
+    this.ruleEvaluations = new Counter({
+      name: 'gateway_alert_rule_evaluations_total',
+      help: 'Alert rule evaluations this gateway made (each due rule is claimed by one gateway: the sum over gateways is one per rule and interval).',
+      registers,
+    });
     const apiLabelNames = ['entity', 'id', 'endpoint', 'dataset_id', 'status'] as const;
     const apiCounter = (name: string, help: string) => new Counter({ name, help, labelNames: apiLabelNames, registers });
     this.apiCalls = {
@@ -187,6 +193,10 @@ export class GatewayMetrics {
 
   sharedSamplingWritten(): void {
     this.sharedSamplings.inc();
+  }
+
+  alertRuleEvaluated(): void {
+    this.ruleEvaluations.inc();
   }
 
   restFailure(apiId: string, code: string): void {
