@@ -152,7 +152,9 @@ function createServices(
     connectorSecrets,
   });
   // Ingestion counts; the embedded metrics source reads them for the importance score.
-  const ingestionCounters = new IngestionCounters(createIngestionCounterStore(database.pool), logger, platform.metrics.ingestion);
+  // The counters' writes are one statement at a time (concurrent calls share it), on a connection of
+  // their own: on the main pool each ingest call waited for a connection behind other calls' inserts.
+  const ingestionCounters = new IngestionCounters(createIngestionCounterStore(database.pool, { writePool: database.openSidePool(1) }), logger, platform.metrics.ingestion);
   const metrics = createMetricsService(datasets, createMetricsSource(config.metrics, database.pool, ingestionCounters), { ...config.metrics, logger });
   const dataAccess = createDataAccessService(datasets, platform.queryEngine, {
     maxRows: config.queryEngine.maxRows,

@@ -45,7 +45,14 @@ function countsOf(row: CounterRow): IngestionCounts {
   };
 }
 
-export function createIngestionCounterStore(pool: pg.Pool, options: { maxRefusedOnly?: number } = {}) {
+export interface IngestionCounterStoreOptions {
+  maxRefusedOnly?: number;
+  /** Where the counters are written (one statement at a time); `pool` by default. */
+  writePool?: pg.Pool;
+}
+
+export function createIngestionCounterStore(pool: pg.Pool, options: IngestionCounterStoreOptions = {}) {
+  const writePool = options.writePool ?? pool;
   const maxRefusedOnly = options.maxRefusedOnly ?? MAX_REFUSED_ONLY_IDS;
   let refusedSinceTrim = 0;
 
@@ -62,7 +69,7 @@ export function createIngestionCounterStore(pool: pg.Pool, options: { maxRefused
     const ids = [...batch.keys()].sort();
     const column = (name: keyof IngestionCounts) => ids.map((id) => batch.get(id)![name]);
     try {
-      await pool.query(
+      await writePool.query(
         `INSERT INTO ingestion_counters AS c (dataset_id, requests, received, processed, duplicates, failed, rejected_requests)
          SELECT * FROM unnest($1::text[], $2::int8[], $3::int8[], $4::int8[], $5::int8[], $6::int8[], $7::int8[])
          ON CONFLICT (dataset_id) DO UPDATE SET
