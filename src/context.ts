@@ -12,6 +12,7 @@ import type { DatasetService, DatasetVersions } from './modules/datasets/service
 import type { FileService } from './modules/files/service.js';
 import type { SchemaInferenceService } from './modules/schema-inference/service.js';
 import type { IngestionService } from './modules/ingestion/service.js';
+import type { IngestionCounts } from './modules/ingestion/counters.js';
 import type { DatasetHealth, HealthService } from './modules/metrics/health.js';
 import type { ConnectorRecord } from './modules/connectors/types.js';
 import type { ChannelRecord, SilenceRecord } from './modules/alerts/types.js';
@@ -77,6 +78,7 @@ export interface RequestLoaders {
   silenceOfAlert: DataLoader<string, SilenceRecord | null>;
   templatesByDataset: DataLoader<string, TemplateRecord[]>;
   datasetHealth: DataLoader<string, DatasetHealth>;
+  ingestionCounts: DataLoader<string, IngestionCounts>;
 }
 
 function createLoaders(services: Services): RequestLoaders {
@@ -92,6 +94,7 @@ function createLoaders(services: Services): RequestLoaders {
     silenceOfAlert: services.alerts.createSilenceLoader(),
     templatesByDataset: services.templates.createDatasetLoader(),
     datasetHealth: services.health.createLoader(),
+    ingestionCounts: services.ingestion.createCountsLoader(),
   };
 }
 

@@ -5,6 +5,7 @@ import { createDataAccessService } from './modules/data-access/service.js';
 import { createMetricsQueries } from './modules/data-access/metrics.js';
 import { createEmbeddedPrometheusApi, createRemotePrometheusApi, type PrometheusApi } from './platform/metrics-store/prometheus-api.js';
 import { MetricsSampler } from './platform/metrics-store/sampler.js';
+import { SamplerLease } from './platform/metrics-store/sampler-lease.js';
 import { MetricsStore } from './platform/metrics-store/store.js';
 import { keptSecret, memoisedKey } from './platform/secrets/kept-secret.js';
 import http from 'node:http';
@@ -70,7 +71,8 @@ import { createConnectorStore } from './modules/connectors/store.js';
 import { createDatasetService } from './modules/datasets/service.js';
 import { PublishedCache } from './platform/cache/published-cache.js';
 import { createFileService } from './modules/files/service.js';
-import { IngestionCounters } from './modules/ingestion/counters.js';
+import { INGESTION_SERIES, IngestionCounters } from './modules/ingestion/counters.js';
+import { createIngestionCounterStore } from './modules/ingestion/store.js';
 import { SYSTEM_EVENTS_DATASOURCE, SystemEventsRecorder } from './modules/ingestion/system-events.js';
 import { createIngestionService } from './modules/ingestion/service.js';
 import { createHealthService } from './modules/metrics/health.js';
@@ -152,7 +154,9 @@ function createServices(
     connectorSecrets,
   });
   // Ingestion counts; the embedded metrics source reads them for the importance score.
-  const ingestionCounters = new IngestionCounters(platform.metrics.ingestion);
+  // The counters' writes are one statement at a time (concurrent calls share it), on a connection of
+  // their own: on the main pool each ingest call waited for a connection behind other calls' inserts.
+  const ingestionCounters = new IngestionCounters(createIngestionCounterStore(database.pool, { writePool: database.openSidePool(1) }), logger, platform.metrics.ingestion);
   const metrics = createMetricsService(datasets, createMetricsSource(config.metrics, database.pool, ingestionCounters), { ...config.metrics, logger });
   const dataAccess = createDataAccessService(datasets, platform.queryEngine, {
     maxRows: config.queryEngine.maxRows,
@@ -473,14 +477,19 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   const host = config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host;
   gatewayUrl = `http://${host}:${port}`;
   // The sampler exists whenever the store does (tests sample on demand); it runs on its own when an interval is set.
-  const sampler = metricsStore
-    ? new MetricsSampler(metricsStore, () => metrics.snapshot(), {
-        intervalMs: config.metrics.sampleIntervalMs,
-        retentionMs: config.metrics.retentionMs,
-        instance: `${os.hostname()}:${port}`,
-        logger,
-      })
-    : undefined;
+  const instance = `${os.hostname()}:${port}`;
+  // One gateway per database writes the shared series (the ingestion counters), the holder of a lease.
+  const samplerLease = metricsStore ? new SamplerLease({ url: database.sessionUrl, instance, logger }) : undefined;
+  const sampler =
+    metricsStore && samplerLease
+      ? new MetricsSampler(metricsStore, () => metrics.snapshot(), {
+          intervalMs: config.metrics.sampleIntervalMs,
+          retentionMs: config.metrics.retentionMs,
+          instance,
+          logger,
+          shared: { lease: samplerLease, names: INGESTION_SERIES, snapshot: () => services.ingestion.sharedSeries(), written: () => metrics.sharedSamplingWritten() },
+        })
+      : undefined;
   const sampling = sampler !== undefined && config.metrics.sampleIntervalMs > 0;
   if (sampling) sampler.start();
   // Written out on its own timer once the gateway serves (a start-up that fails leaves no timer behind).
@@ -492,6 +501,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     tickMs: config.alerting.evaluationTickMs,
     repeatIntervalMs: config.alerting.repeatIntervalMs,
     logger,
+    evaluated: () => metrics.alertRuleEvaluated(),
   });
   alertEvaluator.start();
   logger.info(
@@ -520,6 +530,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
         await alertEvaluator.stop();
         await systemEvents?.stop();
         if (sampling) await sampler.stop();
+        await samplerLease?.release();
         await eventBus.close();
         await objectStore.close();
         if (rateLimiter instanceof SharedRateLimiter) rateLimiter.close();

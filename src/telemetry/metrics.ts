@@ -100,6 +100,9 @@ export class GatewayMetrics {
 
   private readonly ingestionRequests: Counter<'dataset' | 'outcome'>;
 
+  private readonly sharedSamplings: Counter;
+  private readonly ruleEvaluations: Counter;
+
   // The original's series, which the console's dashboards query (see the constructor).
   private readonly apiCalls: Record<'total' | 'failed' | 'success', Counter<ApiCallLabel>>;
   private readonly apiResponseTime: Gauge<ApiCallLabel>;
@@ -143,6 +146,16 @@ export class GatewayMetrics {
       labelNames: ['dataset', 'outcome'],
       registers,
     });
+    this.sharedSamplings = new Counter({
+      name: 'gateway_metrics_shared_samplings_total',
+      help: "Samplings of the database's shared series (ingestion counters) this gateway wrote into the embedded metrics store while it held the sampler's lease.",
+      registers,
+    });
+    this.ruleEvaluations = new Counter({
+      name: 'gateway_alert_rule_evaluations_total',
+      help: 'Alert rule evaluations this gateway made (each due rule is claimed by one gateway: the sum over gateways is one per rule and interval).',
+      registers,
+    });
     const apiLabelNames = ['entity', 'id', 'endpoint', 'dataset_id', 'status'] as const;
     const apiCounter = (name: string, help: string) => new Counter({ name, help, labelNames: apiLabelNames, registers });
     this.apiCalls = {
@@ -184,6 +197,14 @@ export class GatewayMetrics {
       this.apiCalls[success ? 'success' : 'failed'].inc(apiLabels);
       this.apiResponseTime.set(apiLabels, observation.seconds * 1000);
     }
+  }
+
+  sharedSamplingWritten(): void {
+    this.sharedSamplings.inc();
+  }
+
+  alertRuleEvaluated(): void {
+    this.ruleEvaluations.inc();
   }
 
   restFailure(apiId: string, code: string): void {

@@ -6,18 +6,20 @@
 // against a real broker only when KAFKA_BROKERS is set.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
 import { CompressionTypes, Kafka, logLevel, type ProducerBatch, type RecordMetadata } from 'kafkajs';
 import { GatewayError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
 import type { DatasetService } from '../../src/modules/datasets/service.js';
 import type { DatasetRecord, JsonObject } from '../../src/modules/datasets/types.js';
 import { IngestionCounters } from '../../src/modules/ingestion/counters.js';
+import { createIngestionCounterStore } from '../../src/modules/ingestion/store.js';
 import { createIngestionService, type IngestionService } from '../../src/modules/ingestion/service.js';
 import { findFreePort } from '../../src/platform/database/embedded.js';
 import { KafkaEventBus, type KafkaProducer } from '../../src/platform/event-bus/kafka.js';
 import { envelope, errorCode, graphql } from '../support/api.js';
 import { seedDataset } from '../support/datasets.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { createTestDatabase, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { describeWhen } from '../support/skip.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -94,10 +96,23 @@ const datasetService = {
   },
 } as unknown as DatasetService;
 
+// The ingestion counters live in PostgreSQL, as the gateway keeps them: a database of this file's own.
+let countersDatabase: Awaited<ReturnType<typeof createTestDatabase>>;
+let countersPool: pg.Pool;
+beforeAll(async () => {
+  countersDatabase = await createTestDatabase();
+  countersPool = new pg.Pool({ connectionString: countersDatabase.url, max: 2 });
+});
+afterAll(async () => {
+  await countersPool?.end();
+  await countersDatabase?.drop();
+});
+
 function kafkaIngestion(timeoutMs = 2_000): { producer: FakeProducer; service: IngestionService; bus: KafkaEventBus } {
   const producer = new FakeProducer();
-  const bus = new KafkaEventBus(producer, { brokers: ['fake:9092'], clientId: 'test', timeoutMs }, createLogger('silent'));
-  return { producer, bus, service: createIngestionService(datasetService, bus, new IngestionCounters(), { maxBatch: 1000 }) };
+  const logger = createLogger('silent');
+  const bus = new KafkaEventBus(producer, { brokers: ['fake:9092'], clientId: 'test', timeoutMs }, logger);
+  return { producer, bus, service: createIngestionService(datasetService, bus, new IngestionCounters(createIngestionCounterStore(countersPool), logger), { maxBatch: 1000 }) };
 }
 
 /** The one message of the one topic of the one sendBatch. */

@@ -30,6 +30,9 @@ export async function startHaProxy(port: number, backends: string[]): Promise<Ha
       '  timeout connect 2s',
       '  timeout client 30s',
       '  timeout server 30s',
+      // A check waits this long for /readyz (by default only \`inter\`, 250 ms): on a loaded machine a
+      // slow but ready copy was taken out, and with all three out HAProxy answered 503 itself.
+      '  timeout check 2s',
       // A request refused on connect (a copy that just closed its socket) is tried on another copy.
       '  retries 3',
       '  option redispatch 1',

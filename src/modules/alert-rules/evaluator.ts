@@ -29,6 +29,8 @@ export interface AlertEvaluatorOptions {
   maxAttempts?: number;
   logger: Logger;
   now?: () => number;
+  /** Told of each rule evaluation this gateway made (a per-copy counter: the copies' sum is the database's). */
+  evaluated?: () => void;
 }
 
 /** Managers whose rules this evaluator runs (Grafana evaluates its own). */
@@ -170,6 +172,7 @@ export class AlertEvaluator {
       );
       const rule = claimed.rows[0];
       if (!rule) return false;
+      this.options.evaluated?.();
       const next = new Date(at.getTime() + rule.evaluation_interval_ms);
       let alerts: ActiveAlert[];
       try {

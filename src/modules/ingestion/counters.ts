@@ -1,78 +1,80 @@
-// Per-dataset ingestion counters kept by the gateway (received, processed, duplicates, failed),
-// read by the ingestion stats and the metrics' importance score; in memory, since they describe this
-// process's own traffic.
+// Per-dataset ingestion counters (requests, received, processed, duplicates, failed, refused calls),
+// read by the ingestion stats and the metrics' importance score. They are kept in the shared store
+// (store.ts), so every gateway on the database answers the same numbers; this process's own
+// Prometheus counters are told of each count as it happens.
+import type { Logger } from '../../logger.js';
+import type { SharedSample } from '../../platform/metrics-store/sampler.js';
 import type { IngestionObserver } from '../../telemetry/metrics.js';
+import type { IngestionCounterStore, IngestionCounts } from './store.js';
 
-export interface IngestionCounts {
-  requests: number;
-  received: number;
-  processed: number;
-  duplicates: number;
-  failed: number;
-  rejectedRequests: number;
-}
+export type { IngestionCounts } from './store.js';
 
-/** Datasets tracked at most: callers can name any id (refused ones are counted too), so the map is bounded. */
-export const MAX_TRACKED_DATASETS = 10_000;
-
-function zero(): IngestionCounts {
-  return { requests: 0, received: 0, processed: 0, duplicates: 0, failed: 0, rejectedRequests: 0 };
-}
+/** Metric names of the counters (as src/telemetry/metrics.ts names this process's own): the database-wide ones replace them in the metrics store. */
+export const INGESTION_SERIES: ReadonlySet<string> = new Set(['gateway_ingestion_events_total', 'gateway_ingestion_requests_total']);
+/** Datasets the shared series carry at most, the busiest first (a label per dataset, as the process's series bound theirs). */
+const MAX_SERIES_DATASETS = 500;
 
 export class IngestionCounters {
-  private readonly byDataset = new Map<string, IngestionCounts>();
-
   constructor(
+    private readonly store: IngestionCounterStore,
+    private readonly logger: Pick<Logger, 'warn'>,
     private readonly observer?: IngestionObserver,
-    private readonly maxTracked = MAX_TRACKED_DATASETS,
   ) {}
 
-  private entry(datasetId: string): IngestionCounts {
-    let counts = this.byDataset.get(datasetId);
-    if (!counts) {
-      if (this.byDataset.size >= this.maxTracked) this.evictOne();
-      counts = zero();
-      this.byDataset.set(datasetId, counts);
-    }
-    return counts;
-  }
-
-  /** Drops the oldest id that only ever had refused calls (guessed or mistyped ids), else the oldest. */
-  private evictOne(): void {
-    for (const [id, counts] of this.byDataset) {
-      if (counts.requests === 0) {
-        this.byDataset.delete(id);
-        return;
-      }
-    }
-    const oldest = this.byDataset.keys().next();
-    if (!oldest.done) this.byDataset.delete(oldest.value);
-  }
-
-  recordAccepted(datasetId: string, outcome: { accepted: number; processed?: number; duplicates?: number; failed?: number }): void {
-    const counts = this.entry(datasetId);
-    counts.requests += 1;
-    counts.received += outcome.accepted;
-    counts.processed += outcome.processed ?? outcome.accepted;
-    counts.duplicates += outcome.duplicates ?? 0;
-    counts.failed += outcome.failed ?? 0;
+  /**
+   * Counted after the events are durable: a counter that cannot be written is logged, never turned
+   * into a failed answer (the caller would send the acknowledged events again).
+   */
+  async recordAccepted(datasetId: string, outcome: { accepted: number; processed?: number; duplicates?: number; failed?: number }): Promise<void> {
     this.observer?.accepted(datasetId, outcome);
+    await this.store
+      .add(datasetId, {
+        requests: 1,
+        received: outcome.accepted,
+        processed: outcome.processed ?? outcome.accepted,
+        duplicates: outcome.duplicates ?? 0,
+        failed: outcome.failed ?? 0,
+      })
+      .catch((error: unknown) => this.logger.warn({ err: error, datasetId }, 'ingestion counters: an accepted call could not be counted'));
   }
 
-  recordRejected(datasetId: string): void {
-    this.entry(datasetId).rejectedRequests += 1;
+  async recordRejected(datasetId: string): Promise<void> {
     this.observer?.rejected(datasetId);
+    await this.store.add(datasetId, { rejectedRequests: 1 }).catch((error: unknown) => this.logger.warn({ err: error, datasetId }, 'ingestion counters: a refused call could not be counted'));
   }
 
-  /** Reading never adds an entry: asking about an id costs no memory. */
-  snapshot(datasetId: string): IngestionCounts {
-    return { ...(this.byDataset.get(datasetId) ?? zero()) };
+  /** Reading never adds a row: asking about an id costs no storage. */
+  async snapshot(datasetId: string): Promise<IngestionCounts> {
+    return (await this.store.countsOf([datasetId]))[0]!;
   }
 
-  /** Accepted ingest calls over every dataset (the metrics' importance score compares against it). */
-  totalRequests(): number {
-    let total = 0;
-    for (const counts of this.byDataset.values()) total += counts.requests;
-    return total;
+  /** The counts of many datasets in one statement (a list page's `ingestion` fields). */
+  snapshots(datasetIds: readonly string[]): Promise<IngestionCounts[]> {
+    return this.store.countsOf(datasetIds);
+  }
+
+  /** Accepted ingest calls of one dataset and over every dataset (the metrics' importance score). */
+  requestTotals(datasetId: string): Promise<{ dataset: number; all: number }> {
+    return this.store.requestTotals(datasetId);
+  }
+
+  /** The counters of every gateway as metric series: what the metrics sampler's lease holder writes for the database. */
+  async sharedSeries(): Promise<SharedSample[]> {
+    const series: SharedSample[] = [];
+    const counter = (name: string, labels: Record<string, string>, value: number) => series.push({ name, labels, value, cumulative: true });
+    for (const counts of await this.store.busiest(MAX_SERIES_DATASETS)) {
+      const dataset = counts.datasetId;
+      counter('gateway_ingestion_requests_total', { dataset, outcome: 'accepted' }, counts.requests);
+      counter('gateway_ingestion_requests_total', { dataset, outcome: 'rejected' }, counts.rejectedRequests);
+      counter('gateway_ingestion_events_total', { dataset, stage: 'received' }, counts.received);
+      counter('gateway_ingestion_events_total', { dataset, stage: 'processed' }, counts.processed);
+      counter('gateway_ingestion_events_total', { dataset, stage: 'duplicate' }, counts.duplicates);
+      counter('gateway_ingestion_events_total', { dataset, stage: 'failed' }, counts.failed);
+    }
+    return series;
+  }
+
+  requestTotalsOf(datasetIds: readonly string[]): Promise<{ dataset: number; all: number }[]> {
+    return this.store.requestTotalsOf(datasetIds);
   }
 }

@@ -8,13 +8,12 @@ export const ingestionResolvers: Resolvers = {
       const problem = await services.ingestion.checkEvent(datasetId, version ?? 'live', event);
       return problem ? { isValid: false, message: problem } : { isValid: true, message: 'The event is valid' };
     },
-    ingestionStats: (_, { datasetId }, { services }) => ({ datasetId, ...services.ingestion.counts(datasetId) }),
+    ingestionStats: async (_, { datasetId }, { services }) => ({ datasetId, ...(await services.ingestion.counts(datasetId)) }),
   },
   Dataset: {
-    // In-memory counters of this process: no statement to batch.
-    ingestion: (dataset, _, context) => {
+    ingestion: async (dataset, _, context) => {
       context.access.authorize(ingestionFieldPermissions['Query.ingestionStats']!);
-      return { datasetId: dataset.datasetId, ...context.services.ingestion.counts(dataset.datasetId) };
+      return { datasetId: dataset.datasetId, ...(await context.loaders.ingestionCounts.load(dataset.datasetId)) };
     },
   },
   Mutation: {

@@ -1,5 +1,6 @@
 // Ingestion rules: which dataset accepts events, where they go, and what counts as accepted.
 import { randomUUID } from 'node:crypto';
+import DataLoader from 'dataloader';
 import { GatewayError } from '../../errors.js';
 import { buildIngestMessage, type EventBus } from '../../platform/event-bus/event-bus.js';
 import { pathDeeperThan } from '../../validation/json-depth.js';
@@ -7,7 +8,7 @@ import { datasetIdLengthProblem } from '../datasets/definition.js';
 import type { DatasetService } from '../datasets/service.js';
 import type { JsonObject, Stage } from '../datasets/types.js';
 import { validationProblem } from './pipeline.js';
-import type { IngestionCounters } from './counters.js';
+import type { IngestionCounters, IngestionCounts } from './counters.js';
 import type { SystemEventsRecorder } from './system-events.js';
 import { isObject } from '../../validation/json-object.js';
 
@@ -85,30 +86,30 @@ export function createIngestionService(datasets: DatasetService, bus: EventBus, 
       const idProblem = datasetIdLengthProblem(datasetId);
       if (idProblem) throw invalid(`datasetId ${idProblem}`);
       const key = datasetId.trim();
-      const notFound = () => {
-        counters.recordRejected(key);
+      const notFound = async () => {
+        await counters.recordRejected(key);
         return new GatewayError('DATASET_NOT_FOUND', `Dataset with id/alias name '${key.replaceAll('\u0000', '\\u0000')}' not found`);
       };
       // No dataset id holds a NUL (the database cannot store one): not found, without asking it.
-      if (key.includes('\u0000')) throw notFound();
-      const dataset = await datasets.get(key, { stage: 'live' }).catch((error: unknown) => {
-        throw error instanceof GatewayError && error.code === 'DATASET_NOT_FOUND' ? notFound() : error;
+      if (key.includes('\u0000')) throw await notFound();
+      const dataset = await datasets.get(key, { stage: 'live' }).catch(async (error: unknown) => {
+        throw error instanceof GatewayError && error.code === 'DATASET_NOT_FOUND' ? await notFound() : error;
       });
       if (dataset.status !== 'Live') {
-        counters.recordRejected(key);
+        await counters.recordRejected(key);
         throw new GatewayError('DATASET_NOT_FOUND', `Dataset '${key}' is ${dataset.status}; only a Live dataset accepts events`);
       }
       const flatTopic = dataset.datasetConfig.entry_topic;
       const topic = dataset.entryTopic || (typeof flatTopic === 'string' ? flatTopic : '');
       if (!topic) {
-        counters.recordRejected(key);
+        await counters.recordRejected(key);
         throw new GatewayError('TOPIC_NOT_FOUND', `Entry topic not found for dataset '${key}'`);
       }
 
       const message = buildIngestMessage(dataset, topic, data as JsonObject | JsonObject[], msgid || randomUUID());
       const startedAt = performance.now();
       const outcome = await bus.publish(message, dataset);
-      counters.recordAccepted(dataset.datasetId, outcome);
+      await counters.recordAccepted(dataset.datasetId, outcome);
       options.systemEvents?.record(dataset, outcome, performance.now() - startedAt);
       return {
         accepted: outcome.accepted,
@@ -139,7 +140,14 @@ export function createIngestionService(datasets: DatasetService, bus: EventBus, 
       return validationProblem(event, { ...dataset, validationConfig: { ...dataset.validationConfig, validate: true } });
     },
 
+    /** The dataset's counters as the shared store holds them: every gateway on the database answers the same. */
     counts: (datasetId: string) => counters.snapshot(datasetId),
+
+    /** Every dataset's counters as metric series (the metrics sampler's shared series). */
+    sharedSeries: () => counters.sharedSeries(),
+
+    /** A per-request batch of `counts` (a list page's `ingestion` fields cost one statement). */
+    createCountsLoader: () => new DataLoader<string, IngestionCounts>((datasetIds) => counters.snapshots(datasetIds), { maxBatchSize: 500 }),
   };
 }
 

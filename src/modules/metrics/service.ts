@@ -220,9 +220,10 @@ export function createMetricsService(datasets: DatasetService, source: MetricsSo
       const outcomes = source.outcomesOf
         ? await fromSource(source.outcomesOf(datasetIds, window))
         : new Map(await Promise.all(datasetIds.map(async (datasetId) => [datasetId, await fromSource(source.outcomes(datasetId, window))] as const)));
+      const callsOf = source.apiCallsOf ? await fromSource(source.apiCallsOf(datasetIds, window)) : undefined;
       const results = new Map<string, MetricCategoryResult>();
       for (const datasetId of datasetIds) {
-        const calls = await fromSource(source.apiCalls(datasetId, window));
+        const calls = callsOf?.get(datasetId) ?? (await fromSource(source.apiCalls(datasetId, window)));
         results.set(datasetId, builders.observability(outcomes.get(datasetId) ?? { stored: 0, failedByStage: {} }, calls));
       }
       return results;

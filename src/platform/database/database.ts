@@ -21,8 +21,15 @@ export interface Database {
   queryRole: string;
   /** Committed changes to published records, as the database announces them (caches listen). */
   changes: ChangeFeed;
+  /** A connection string for session-long state (LISTEN, session advisory locks): DATABASE_LISTEN_URL, else the pool's. */
+  sessionUrl: string;
   /** Where the data lives, for start-up logs (password hidden). */
   description: string;
+  /**
+   * A small pool of its own on the same database, for writes that must never wait behind the main
+   * pool's queue (the ingestion counters, written after each ingest call); closed with the database.
+   */
+  openSidePool(max: number): pg.Pool;
   /** SQL statements sent since start-up (every client of the pool, Prisma's included). */
   statementCount(): number;
   /** Rejects with the reason when the database cannot answer a trivial query within the timeout. */
@@ -107,6 +114,7 @@ export async function openDatabase(settings: Config['database'], logger: Logger,
   }
 
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const sidePools: pg.Pool[] = [];
   const description =
     settings.mode === 'embedded'
       ? `embedded PostgreSQL at 127.0.0.1:${embedded!.port} (data in ${embedded!.dataDir})`
@@ -118,7 +126,13 @@ export async function openDatabase(settings: Config['database'], logger: Logger,
     queryPool: queryReader.pool,
     queryRole: queryReader.description,
     changes,
+    sessionUrl: listenUrl,
     description,
+    openSidePool(max) {
+      const side = createPool(url, max);
+      sidePools.push(side);
+      return side;
+    },
     statementCount: () => statements,
     async ping(timeoutMs = 2_000) {
       let timer: NodeJS.Timeout | undefined;
@@ -135,6 +149,7 @@ export async function openDatabase(settings: Config['database'], logger: Logger,
       await changes.close();
       await prisma.$disconnect().catch(() => undefined);
       await queryReader.close().catch(() => undefined);
+      await Promise.all(sidePools.map((side) => side.end().catch(() => undefined)));
       await pool.end().catch(() => undefined);
       await embedded?.stop();
     },

@@ -1,5 +1,5 @@
 // Figures computed from the embedded event store (tables events and failed_events, written by
-// src/platform/event-bus/embedded-store.ts) and the gateway's ingestion counters. Volume and
+// src/platform/event-bus/embedded-store.ts) and the ingestion counters every gateway shares. Volume and
 // freshness go by an event's own time (its timestamp key); stage outcomes by when it arrived.
 // Each figure is one SQL statement on the indexes the store already has.
 import type pg from 'pg';
@@ -77,7 +77,12 @@ export class EmbeddedMetricsSource implements MetricsSource {
   }
 
   async apiCalls(datasetId: string): Promise<ApiCallFigures> {
-    // The counters cover this process since it started; the window cannot narrow them.
-    return { dataset: this.counters.snapshot(datasetId).requests, all: this.counters.totalRequests() };
+    // The shared counters cover every gateway since the database's start; the window cannot narrow them.
+    return this.counters.requestTotals(datasetId);
+  }
+
+  async apiCallsOf(datasetIds: readonly string[]): Promise<Map<string, ApiCallFigures>> {
+    const totals = await this.counters.requestTotalsOf(datasetIds);
+    return new Map(datasetIds.map((datasetId, index) => [datasetId, totals[index]!]));
   }
 }

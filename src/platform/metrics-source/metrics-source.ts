@@ -39,12 +39,12 @@ export interface ApiCallFigures {
   all: number;
 }
 
-/** This gateway's own ingestion counts (the ingestion module's IngestionCounters). */
+/** The ingestion counts every gateway on the database shares (the ingestion module's IngestionCounters). */
 export interface IngestionCallCounts {
-  /** Accepted ingest calls for one dataset since start-up. */
-  snapshot(datasetId: string): { requests: number };
-  /** Accepted ingest calls over every dataset. */
-  totalRequests(): number;
+  /** Accepted ingest calls of one dataset, and over every dataset. */
+  requestTotals(datasetId: string): Promise<{ dataset: number; all: number }>;
+  /** The same for several datasets, in the order given, in one statement. */
+  requestTotalsOf(datasetIds: readonly string[]): Promise<{ dataset: number; all: number }[]>;
 }
 
 export interface MetricsSource {
@@ -62,6 +62,8 @@ export interface MetricsSource {
   connectors(datasetId: string, window: Window): Promise<ConnectorFigures[]>;
   /** API calls about the dataset, against calls about all datasets (the importance score). */
   apiCalls(datasetId: string, window: Window): Promise<ApiCallFigures>;
+  /** The same for several datasets in one call (a list page's health); absent: one `apiCalls` call each. */
+  apiCallsOf?(datasetIds: readonly string[], window: Window): Promise<Map<string, ApiCallFigures>>;
 }
 
 export function createMetricsSource(settings: Config['metrics'], pool: pg.Pool, counters: IngestionCallCounts): MetricsSource {

@@ -10,6 +10,28 @@ import type { Logger } from '../../logger.js';
 import type { Labels } from '../promql/evaluator.js';
 import type { MetricsStore } from './store.js';
 
+/** A series the whole database shares (read from the shared store, not from this process). */
+export interface SharedSample {
+  name: string;
+  /** Its labels besides `__name__` and `job` (no `instance`: any gateway may write the next sampling). */
+  labels: Record<string, string>;
+  value: number;
+  cumulative: boolean;
+}
+
+/**
+ * The shared series: written by one gateway per database, the lease's holder; every gateway still
+ * writes its own figures with its `instance` label.
+ */
+export interface SharedSampling {
+  lease: { tryHold(): Promise<boolean> };
+  /** Metric names the shared snapshot writes: this process's series of those names are not sampled (they would be counted twice). */
+  names: ReadonlySet<string>;
+  snapshot(): Promise<SharedSample[]>;
+  /** Told of each sampling of the shared series this gateway wrote. */
+  written?: () => void;
+}
+
 export interface SamplerOptions {
   intervalMs: number;
   retentionMs: number;
@@ -18,6 +40,7 @@ export interface SamplerOptions {
   logger: Logger;
   /** The clock (tests inject one). */
   now?: () => number;
+  shared?: SharedSampling;
 }
 
 export type MetricsSnapshot = () => Promise<MetricObjectWithValues<MetricValue<string>>[]>;
@@ -99,7 +122,9 @@ export class MetricsSampler {
   async sample(atMs = this.now()): Promise<number> {
     const samples: { labels: Labels; value: number }[] = [];
     const born: { labels: Labels; value: number }[] = [];
+    const shared = this.options.shared;
     for (const metric of await this.snapshot()) {
+      if (shared?.names.has(metric.name)) continue;
       for (const value of metric.values) {
         const labels = this.labelsOf((value as { metricName?: string }).metricName ?? metric.name, value.labels);
         samples.push({ labels, value: value.value });
@@ -110,11 +135,26 @@ export class MetricsSampler {
         }
       }
     }
+    const sharedBorn: { labels: Labels; value: number }[] = [];
+    const holding = shared !== undefined && (await shared.lease.tryHold());
+    if (holding) {
+      for (const sample of await shared.snapshot()) {
+        const labels: Labels = { __name__: sample.name, job: 'gateway', ...sample.labels };
+        samples.push({ labels, value: sample.value });
+        if (sample.cumulative) sharedBorn.push({ labels, value: 0 });
+      }
+    }
     // The zeros and the first sampling in one statement: a query between two would see a new
     // series at zero only (an increase() over nothing).
-    const bornBatch = { atMs: this.previousAtMs, samples: this.previousAtMs < atMs ? born : [] };
-    await this.store.write(bornBatch, { atMs, samples });
+    const before = this.previousAtMs < atMs;
+    await this.store.write(
+      { atMs: this.previousAtMs, samples: before ? born : [] },
+      // A shared series is born once per database, whichever gateway wrote it first.
+      { atMs: this.previousAtMs, samples: before ? sharedBorn : [], newSeriesOnly: true },
+      { atMs, samples },
+    );
     this.previousAtMs = atMs;
+    if (holding) shared.written?.();
     return samples.length;
   }
 

@@ -12,6 +12,11 @@ import { matchesAll, signature, type Labels, type SampleSource, type StoredSerie
 export interface SampleBatch {
   atMs: number;
   samples: { labels: Labels; value: number }[];
+  /**
+   * Written only for series this statement adds to the store (a shared counter's zero at its birth:
+   * a gateway taking the sampler's lease over must not write zeros over its predecessor's figures).
+   */
+  newSeriesOnly?: boolean;
 }
 
 const HOUR_MS = 3_600_000;
@@ -102,7 +107,10 @@ export class MetricsStore implements SampleSource {
   }
 
   private async writeSamples(batches: SampleBatch[]): Promise<void> {
-    const rows = batches.flatMap((batch) => batch.samples.map((sample) => ({ key: seriesKey(sample.labels), labels: sample.labels, atMs: batch.atMs, value: sample.value })));
+    let rows = batches.flatMap((batch) =>
+      batch.samples.map((sample) => ({ key: seriesKey(sample.labels), labels: sample.labels, atMs: batch.atMs, value: sample.value, newSeriesOnly: batch.newSeriesOnly === true })),
+    );
+    const created = new Set<string>();
     /** Series not yet known to this process, once each (one statement may not insert a row twice), with their latest time. */
     const unknown = new Map<string, { labels: Labels; atMs: number }>();
     for (const row of rows) {
@@ -113,15 +121,21 @@ export class MetricsStore implements SampleSource {
     if (unknown.size > 0) {
       const entries = [...unknown];
       // DO UPDATE (not DO NOTHING) so RETURNING gives the id of a series another gateway added first.
-      const result = await this.pool.query<{ id: number; signature: string }>(
+      // xmax = 0: the row was inserted by this statement, not updated.
+      const result = await this.pool.query<{ id: number; signature: string; created: boolean }>(
         `INSERT INTO metric_series (name, labels, signature, last_sample_ms)
          SELECT n, l::jsonb, s, t FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS u(n, l, s, t)
          ON CONFLICT (signature) DO UPDATE SET last_sample_ms = EXCLUDED.last_sample_ms
-         RETURNING id, signature`,
+         RETURNING id, signature, (xmax = 0) AS created`,
         [entries.map(([, { labels }]) => labels.__name__ ?? ''), entries.map(([, { labels }]) => JSON.stringify(labels)), entries.map(([key]) => key), entries.map(([, { atMs }]) => atMs)],
       );
-      for (const row of result.rows) this.ids.set(row.signature, row.id);
+      for (const row of result.rows) {
+        this.ids.set(row.signature, row.id);
+        if (row.created) created.add(row.signature);
+      }
     }
+    rows = rows.filter((row) => !row.newSeriesOnly || created.has(row.key));
+    if (rows.length === 0) return;
     const [seriesIds, times, values] = [rows.map((row) => this.ids.get(row.key)!), rows.map((row) => row.atMs), rows.map((row) => row.value)];
     const latest = Math.max(...batches.map((batch) => batch.atMs));
     await this.pool.query(
