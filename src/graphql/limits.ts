@@ -36,10 +36,12 @@ import {
   visit,
 } from 'graphql';
 import { GatewayError } from '../errors.js';
+import { DEFAULT_PAGE_SIZE } from '../platform/lists/list-query.js';
 import { characterCount, describeJsonLimitViolation, findJsonLimitViolation, JSON_LIMIT_SETTINGS, type JsonLimits } from '../validation/json-limits.js';
 
 /** The list argument whose value is a field's page size. */
 const PAGE_SIZE_ARGUMENT = 'first';
+const LAST_ARGUMENT = 'last';
 
 function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
   const fragments = new Map<string, FragmentDefinitionNode>();
@@ -186,11 +188,21 @@ export function operationCost(
   const pageSize = (field: GraphQLField<unknown, unknown>, node: { arguments?: readonly { name: { value: string }; value: ValueNode }[] }): number | undefined => {
     const argument = field.args.find((arg) => arg.name === PAGE_SIZE_ARGUMENT);
     if (!argument) return undefined;
-    const given = node.arguments?.find((arg) => arg.name.value === PAGE_SIZE_ARGUMENT);
+    // A list of the list contract pages backwards with `last` instead; with neither, it serves its default page.
+    const sizeArgument = node.arguments?.some((arg) => arg.name.value === PAGE_SIZE_ARGUMENT)
+      ? PAGE_SIZE_ARGUMENT
+      : node.arguments?.some((arg) => arg.name.value === LAST_ARGUMENT)
+        ? LAST_ARGUMENT
+        : undefined;
+    const given = sizeArgument === undefined ? undefined : node.arguments?.find((arg) => arg.name.value === sizeArgument);
+    const contractList = argument.defaultValue === undefined && field.args.some((arg) => arg.name === LAST_ARGUMENT);
+    if (!given && contractList) return DEFAULT_PAGE_SIZE;
     let value: unknown = argument.defaultValue;
     if (given) {
       if (given.value.kind === Kind.VARIABLE) {
         const name = given.value.name.value;
+        const bound = Object.hasOwn(variables, name) || variableDefaults.has(name);
+        if (!bound && contractList) return DEFAULT_PAGE_SIZE;
         value = Object.hasOwn(variables, name) ? variables[name] : variableDefaults.has(name) ? variableDefaults.get(name) : argument.defaultValue;
       } else if (given.value.kind === Kind.INT) {
         value = Number(given.value.value);
