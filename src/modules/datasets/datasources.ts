@@ -75,7 +75,7 @@ export function createDatasourceService(store: DatasetStore, queryEngine: QueryE
     async datasources(filter: { statuses?: readonly DatasetStatus[] | null; type?: string | null }): Promise<DatasourceEntry[]> {
       if (filter.type && filter.type !== engineType) return [];
       if (filter.statuses && filter.statuses.length > 0 && !filter.statuses.includes('Live')) return [];
-      const live = await store.list({ statuses: ['Live'], take: options.listMax, skip: 0 });
+      const live = (await store.page({ where: { status: { eq: 'Live' } }, first: options.listMax }, options.listMax)).items;
       const entries = await Promise.all(
         live.map(async (dataset) => {
           const source = await queryEngine.datasource(dataset.datasetId);

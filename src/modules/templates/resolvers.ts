@@ -1,6 +1,7 @@
 // GraphQL resolvers for query templates: arguments in, service call, result out.
 import { globalId } from '../../graphql/global-id.js';
-import { legacyEq, listConnectionResolvers, withLegacyFilter } from '../../graphql/list-connection.js';
+import { listConnectionResolvers } from '../../graphql/list-connection.js';
+import { legacyEq, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
 import type { Resolvers } from '../../generated/graphql.js';
 import { authorizeLink } from '../../graphql/nodes.js';
 import { namesInQuery } from './service.js';

@@ -26,6 +26,8 @@ export interface ListField {
   /** For kind `enum`: the GraphQL enum, and its values as stored (GraphQL name → stored value). */
   enumType?: string;
   enumValues?: Readonly<Record<string, string>>;
+  /** For kind `key` on a uuid column: a value that is not a UUID matches nothing (the column could not hold it). */
+  uuid?: boolean;
   /** May appear in `orderBy` (a plain column, never null, with an index that starts with it). */
   orderable?: boolean;
   /** May appear in `groupBy`. */

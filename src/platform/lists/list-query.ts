@@ -70,6 +70,7 @@ class Parameters {
 const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 /** A declared column: a plain name is quoted, an expression (declared, never client text) is used as written. */
 const columnSql = (column: string) => (/^[a-z_][a-z0-9_]*$/.test(column) ? quote(column) : column);
+const isUuid = (value: unknown) => typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 const likePattern = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
 
 function invalid(declaration: ListDeclaration, message: string): GatewayError {
@@ -120,7 +121,7 @@ function whereSql(declaration: ListDeclaration, where: ListWhere | null | undefi
       counter.predicates += 1;
       if (counter.predicates > MAX_PREDICATES) throw invalid(declaration, `where: at most ${MAX_PREDICATES} comparisons`);
       if (operator === 'in') {
-        const list = operand as readonly unknown[];
+        const list = (operand as readonly unknown[]).filter((item) => !field.uuid || isUuid(item));
         if (list.length > MAX_IN_VALUES) throw invalid(declaration, `${path}.${name}.in: at most ${MAX_IN_VALUES} values (got ${list.length})`);
         parts.push(list.length === 0 ? 'FALSE' : `${column} IN (${list.map((item) => params.add(item)).join(', ')})`);
       } else if (operator === 'contains' || operator === 'startsWith') {
@@ -128,6 +129,8 @@ function whereSql(declaration: ListDeclaration, where: ListWhere | null | undefi
         // The trigram index answers patterns of three characters or more; a shorter one would read every row.
         if (text.length < 3) throw invalid(declaration, `${path}.${name}.${operator}: give at least 3 characters (got ${text.length})`);
         parts.push(`${column} ILIKE ${params.add(operator === 'contains' ? `%${likePattern(text)}%` : `${likePattern(text)}%`)}`);
+      } else if (field.uuid && !isUuid(operand)) {
+        parts.push('FALSE');
       } else {
         parts.push(`${column} ${COMPARE[operator]} ${params.add(operand)}`);
       }
@@ -172,7 +175,8 @@ function resolveOrder(declaration: ListDeclaration, orderBy: readonly ListOrderI
 
 const signatureOf = (order: readonly ResolvedKey[]) => order.map((key) => `${key.column}.${key.direction}`).join(',');
 
-function cursorOf(declaration: ListDeclaration, order: readonly ResolvedKey[], row: Record<string, unknown>): string {
+/** The cursor naming `row` (as the database returns it, by column) in `order`. */
+export function cursorOf(declaration: ListDeclaration, order: readonly ResolvedKey[], row: Record<string, unknown>): string {
   const values = order.map((key) => {
     const value = row[key.column];
     return value instanceof Date ? value.toISOString() : typeof value === 'bigint' ? value.toString() : value;
