@@ -1,6 +1,7 @@
 // Every list of the list contract, for the SDL printed from them (graphql/lists.graphql, written by
 // `npm run generate:docs`) and for the tests that hold each list to its declaration.
 import { alertRuleList } from '../modules/alert-rules/list.js';
+import { channelList, metricAliasList, silenceList } from '../modules/alerts/list.js';
 import { connectorList } from '../modules/connectors/list.js';
 import { datasetList } from '../modules/datasets/list.js';
 import { templateList } from '../modules/templates/list.js';
@@ -12,6 +13,9 @@ export const LIST_DECLARATIONS: readonly { declaration: ListDeclaration; options
   { declaration: datasetList },
   { declaration: connectorList },
   { declaration: alertRuleList, options: { ownOrderInput: true } },
+  { declaration: silenceList },
+  { declaration: metricAliasList },
+  { declaration: channelList, options: { ownOrderInput: true } },
 ];
 
 export const LIST_SDL_FILE = 'graphql/lists.graphql';

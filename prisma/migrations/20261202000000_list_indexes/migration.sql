@@ -32,3 +32,20 @@ CREATE INDEX "alert_rules_manager_idx" ON "alert_rules"("manager");
 CREATE INDEX "alert_rules_alert_type_idx" ON "alert_rules"((context->>'alertType'));
 CREATE INDEX "alert_rules_created_date_idx" ON "alert_rules"("created_date");
 CREATE INDEX "alert_rules_updated_date_idx" ON "alert_rules"("updated_date");
+
+-- alert_silences: alert_id (unique) and end_time already have theirs.
+CREATE INDEX "alert_silences_manager_idx" ON "alert_silences"("manager");
+CREATE INDEX "alert_silences_start_time_idx" ON "alert_silences"("start_time");
+CREATE INDEX "alert_silences_created_date_idx" ON "alert_silences"("created_date");
+
+-- metric_aliases: alias (unique) and component already have theirs.
+CREATE INDEX "metric_aliases_alias_trgm_idx" ON "metric_aliases" USING GIN ("alias" gin_trgm_ops);
+CREATE INDEX "metric_aliases_sub_component_idx" ON "metric_aliases"("sub_component");
+CREATE INDEX "metric_aliases_created_date_idx" ON "metric_aliases"("created_date");
+CREATE INDEX "metric_aliases_updated_date_idx" ON "metric_aliases"("updated_date");
+
+-- notification_channels: name (unique), manager and status already have theirs.
+CREATE INDEX "notification_channels_name_trgm_idx" ON "notification_channels" USING GIN ("name" gin_trgm_ops);
+CREATE INDEX "notification_channels_type_idx" ON "notification_channels"("type");
+CREATE INDEX "notification_channels_created_date_idx" ON "notification_channels"("created_date");
+CREATE INDEX "notification_channels_updated_date_idx" ON "notification_channels"("updated_date");
