@@ -4,6 +4,7 @@
 // against counts made in SQL, and the refusals (first with last, a page over the maximum, a malformed,
 // foreign or other-order cursor, an unknown field or operator). The templates list carries the full
 // set; datasets, connectors and alert rules the same contract in one scenario each.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { cursorForOffset } from '../../src/graphql/cursor.js';
 import { graphql, type GraphQLResponse } from '../support/api.js';
@@ -362,5 +363,17 @@ describe('the same contract on datasets, connectors and alert rules', () => {
     expect(first.data?.[field].totalCount).toBe(rows.length);
     const upper = (value: string) => value.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase();
     expect(first.data?.[field].groupBy).toEqual(groups.map((row) => ({ key: upper(row.key), count: row.count })));
+  });
+});
+
+describe('the README', () => {
+  it('shows a list query that runs', async () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('## Lists'));
+    const example = /```graphql\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(example).toMatch(/query CriticalRules/);
+    const response = await graphql(gw, example!);
+    expect(response.errors).toBeUndefined();
+    expect(response.data?.alertRules.totalCount).toBe(response.data?.alertRules.bySeverity.reduce((sum: number, group: { count: number }) => sum + group.count, 0));
   });
 });
