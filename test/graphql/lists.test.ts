@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { cursorForOffset } from '../../src/graphql/cursor.js';
 import { graphql, type GraphQLResponse } from '../support/api.js';
+import { seedDataset } from '../support/datasets.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 let gw: TestGateway;
@@ -375,5 +376,26 @@ describe('the README', () => {
     const response = await graphql(gw, example!);
     expect(response.errors).toBeUndefined();
     expect(response.data?.alertRules.totalCount).toBe(response.data?.alertRules.bySeverity.reduce((sum: number, group: { count: number }) => sum + group.count, 0));
+  });
+});
+
+describe('datasources, a page at a time', () => {
+  const live = ['lc_source_a', 'lc_source_b', 'lc_source_c'];
+  beforeAll(async () => {
+    for (const id of live) await seedDataset(gw, id, 'Live');
+  }, 60_000);
+
+  it.each(['datasourcePage', 'datasourceSizePage'])('%s pages the Live datasets’ datasources by cursor, with where, orderBy and totalCount', async (field) => {
+    const node = field === 'datasourcePage' ? 'datasetId datasource' : 'datasetId name rows';
+    const query = `query($after: String) { ${field}(where: { datasetId: { in: ${JSON.stringify(live)} } }, orderBy: [{ field: DATASET_ID, direction: DESC }], first: 2, after: $after) {
+      nodes { ${node} } pageInfo { hasNextPage endCursor } totalCount groupBy(field: STATUS) { key count } } }`;
+    const first = await graphql(gw, query);
+    expect(first.errors).toBeUndefined();
+    const second = await graphql(gw, query, { after: first.data?.[field].pageInfo.endCursor });
+    expect(second.errors).toBeUndefined();
+    const ids = [...(first.data?.[field].nodes ?? []), ...(second.data?.[field].nodes ?? [])].map((entry: { datasetId: string }) => entry.datasetId);
+    expect(ids).toEqual([...live].reverse());
+    expect({ more: first.data?.[field].pageInfo.hasNextPage, last: second.data?.[field].pageInfo.hasNextPage }).toEqual({ more: true, last: false });
+    expect({ totalCount: first.data?.[field].totalCount, groups: first.data?.[field].groupBy }).toEqual({ totalCount: 3, groups: [{ key: 'LIVE', count: 3 }] });
   });
 });

@@ -7,6 +7,8 @@ import { isUniqueViolation, type DatasetStore } from './store.js';
 import type { DatasetRecord, DatasetStatus } from './types.js';
 
 /** The original's rule for alias names. */
+import { withLegacyFilter } from '../../platform/lists/legacy-filter.js';
+import type { ListArguments, ListPage } from '../../platform/lists/list-query.js';
 const ALIAS_PATTERN = '^[a-z0-9.-]+$';
 const ALIAS = new RegExp(ALIAS_PATTERN);
 const ALIAS_MAX_LENGTH = 200;
@@ -24,6 +26,8 @@ export interface DatasourceEntry {
   isPrimary: boolean;
 }
 
+export type DatasourcePage = ListPage<DatasourceEntry>;
+
 export type ResetCategory = 'processing' | 'query';
 
 export function createDatasourceService(store: DatasetStore, queryEngine: QueryEngine, options: { listMax: number }) {
@@ -33,6 +37,12 @@ export function createDatasourceService(store: DatasetStore, queryEngine: QueryE
     const live = await store.find(datasetId, 'live');
     if (!live || live.status !== 'Live') throw new GatewayError(code, `Dataset does not exists with id:${datasetId} (no Live version)`);
     return live;
+  }
+
+  async function entryOf(dataset: DatasetRecord): Promise<DatasourceEntry | undefined> {
+    const source = await queryEngine.datasource(dataset.datasetId);
+    if (!source) return undefined;
+    return { datasource: dataset.alias ?? dataset.datasetId, datasourceRef: source.name, datasetId: dataset.datasetId, status: dataset.status, type: engineType, alias: dataset.alias, isPrimary: true };
   }
 
   return {
@@ -76,22 +86,19 @@ export function createDatasourceService(store: DatasetStore, queryEngine: QueryE
       if (filter.type && filter.type !== engineType) return [];
       if (filter.statuses && filter.statuses.length > 0 && !filter.statuses.includes('Live')) return [];
       const live = (await store.page({ where: { status: { eq: 'Live' } }, first: options.listMax }, options.listMax)).items;
-      const entries = await Promise.all(
-        live.map(async (dataset) => {
-          const source = await queryEngine.datasource(dataset.datasetId);
-          if (!source) return undefined;
-          return {
-            datasource: dataset.alias ?? dataset.datasetId,
-            datasourceRef: source.name,
-            datasetId: dataset.datasetId,
-            status: dataset.status,
-            type: engineType,
-            alias: dataset.alias,
-            isPrimary: true,
-          };
-        }),
-      );
+      const entries = await Promise.all(live.map(entryOf));
       return entries.filter((entry): entry is DatasourceEntry => entry !== undefined);
+    },
+
+    /**
+     * A page of the datasources of Live datasets, by the dataset list's contract (where, orderBy,
+     * cursors). A Live dataset whose datasource is not made yet is left out of its page.
+     */
+    async datasourcePage(args: ListArguments): Promise<DatasourcePage> {
+      const page = await store.page({ ...args, where: withLegacyFilter(args.where, { status: { eq: 'Live' } }) }, options.listMax);
+      const entries = await Promise.all(page.items.map(entryOf));
+      const kept = entries.flatMap((entry, index) => (entry ? [{ entry, cursor: page.cursors[index]! }] : []));
+      return { ...page, items: kept.map((item) => item.entry), cursors: kept.map((item) => item.cursor) };
     },
 
     /**

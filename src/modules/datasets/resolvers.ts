@@ -8,6 +8,7 @@ import { authorizeLink } from '../../graphql/nodes.js';
 import { connectorInstances, listRecord, withCacheNames } from './definition.js';
 import { datasetConfiguration, transformations } from './configuration.js';
 import { schemaFields } from './schema-fields.js';
+import type { DatasourceEntry } from './datasources.js';
 import type { DatasetRecord } from './types.js';
 
 /** Keeps what was given: a GraphQL null or absent field means "not part of this request". */
@@ -64,6 +65,7 @@ export const datasetResolvers: Resolvers = {
       }),
     exportDataset: (_, { id, status }, { services }) => services.datasets.export(id, status),
     datasources: (_, { filter }, { services }) => services.datasets.datasources({ statuses: filter?.status, type: filter?.type }),
+    datasourcePage: (_, args, { services }) => services.datasets.datasourcePage(args),
   },
   Mutation: {
     editDataset: (_, { id }, { services, actor }) => services.datasets.edit(id, actor),
@@ -114,6 +116,7 @@ export const datasetResolvers: Resolvers = {
     listRecord: (dataset) => listRecord(dataset),
   },
   DatasetConnection: listConnectionResolvers<DatasetRecord>(),
+  DatasourceConnection: listConnectionResolvers<DatasourceEntry>(),
   Datasource: {
     id: (entry) => globalId('Datasource', entry.datasetId),
     dataset: async (entry, _, context) => {
