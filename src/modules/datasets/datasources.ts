@@ -42,7 +42,15 @@ export function createDatasourceService(store: DatasetStore, queryEngine: QueryE
   async function entryOf(dataset: DatasetRecord): Promise<DatasourceEntry | undefined> {
     const source = await queryEngine.datasource(dataset.datasetId);
     if (!source) return undefined;
-    return { datasource: dataset.alias ?? dataset.datasetId, datasourceRef: source.name, datasetId: dataset.datasetId, status: dataset.status, type: engineType, alias: dataset.alias, isPrimary: true };
+    return {
+      datasource: dataset.alias ?? dataset.datasetId,
+      datasourceRef: source.name,
+      datasetId: dataset.datasetId,
+      status: dataset.status,
+      type: engineType,
+      alias: dataset.alias,
+      isPrimary: true,
+    };
   }
 
   return {
