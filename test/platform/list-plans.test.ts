@@ -28,6 +28,15 @@ const SEED: Record<string, string> = {
     SELECT gen_random_uuid(), 'Rule ' || g, (ARRAY['embedded','alertmanager','grafana'])[1 + g % 3], (ARRAY['draft','live','retired'])[1 + g % 3], 'm', 'gt', '{1}', 'm > 1',
            CASE WHEN g % 7 = 0 THEN 'critical' ELSE 'warning' END, 'cat' || (g % 300), 60000, 0, jsonb_build_object('alertType', 'type' || (g % 400)), 'user', 'user',
            now() - g * interval '1 second', now() - g * interval '2 second' FROM generate_series(1, ${ROWS}) g`,
+  alert_silences: `INSERT INTO alert_silences (id, alert_id, manager, start_time, end_time, comment, created_by, updated_by, created_date, updated_date)
+    SELECT gen_random_uuid(), gen_random_uuid(), (ARRAY['embedded','alertmanager','grafana'])[1 + g % 3], now() - g * interval '1 second', now() + g * interval '1 second', 'c', 'user', 'user',
+           now() - g * interval '3 second', now() - g * interval '3 second' FROM generate_series(1, ${ROWS}) g`,
+  metric_aliases: `INSERT INTO metric_aliases (id, alias, component, sub_component, metric, created_by, updated_by, created_date, updated_date)
+    SELECT gen_random_uuid(), 'alias_' || g, 'component' || (g % 300), 'part' || (g % 700), 'm', 'user', 'user', now() - g * interval '1 second', now() - g * interval '2 second'
+      FROM generate_series(1, ${ROWS}) g`,
+  notification_channels: `INSERT INTO notification_channels (id, manager, name, type, status, config, created_by, updated_by, created_date, updated_date)
+    SELECT gen_random_uuid(), (ARRAY['embedded','grafana'])[1 + g % 2], 'Channel ' || g, (ARRAY['email','slack','teams'])[1 + g % 3], (ARRAY['draft','live','retired'])[1 + g % 3],
+           '{}', 'user', 'user', now() - g * interval '1 second', now() - g * interval '2 second' FROM generate_series(1, ${ROWS}) g`,
 };
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
