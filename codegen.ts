@@ -30,6 +30,8 @@ const config: CodegenConfig = {
           Dataset: '../modules/datasets/types.js#DatasetRecord',
           DatasetConnection: '../modules/datasets/types.js#DatasetPage',
           Datasource: '../modules/datasets/datasources.js#DatasourceEntry',
+          DatasourceConnection: '../modules/datasets/datasources.js#DatasourcePage',
+          DatasourceSizeConnection: '../modules/data-access/metrics.js#DatasourceSizePage',
           DatasetConnector: '../modules/datasets/definition.js#ConnectorInstance',
           Connector: '../modules/connectors/types.js#ConnectorRecord',
           ConnectorConnection: '../modules/connectors/types.js#ConnectorPage',

@@ -1,5 +1,6 @@
 // The committed files generated from the code, and the check that they are current:
 //
+//   graphql/lists.graphql   the list contract's inputs, from the lists' declarations (src/graphql/lists.ts)
 //   openapi.json            the REST layer's OpenAPI 3.1 document, from the REST table (rest/openapi.ts)
 //   schema.graphql          the GraphQL schema printed from graphql/*.graphql (graphql's printSchema)
 //   docs/introspection.json the answer to GraphQL's introspection query (what GraphiQL and code generators read)
@@ -24,6 +25,7 @@ import { loadConfig } from '../src/config.js';
 import { configurationReference, configurationTable } from '../src/config-reference.js';
 import { aliasLimitRule, depthLimitRule } from '../src/graphql/limits.js';
 import { buildManifest } from '../src/graphql/persisted-operations.js';
+import { LIST_SDL_FILE, listSdlText } from '../src/graphql/lists.js';
 import { buildSchema } from '../src/graphql/schema.js';
 import { GATEWAY_VERSION } from '../src/server.js';
 
@@ -84,6 +86,7 @@ function readmeText(): string | undefined {
 export function generatedFiles(): GeneratedFile[] {
   const readme = readmeText();
   return [
+    { path: LIST_SDL_FILE, content: listSdlText() },
     { path: 'openapi.json', content: openApiText() },
     { path: 'schema.graphql', content: graphqlSchemaText() },
     { path: 'docs/introspection.json', content: introspectionText() },

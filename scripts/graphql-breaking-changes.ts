@@ -24,6 +24,8 @@ export function changeCoordinate(description: string): string | undefined {
   if (implemented) return implemented[1];
   const enumValue = /^(\w+) was (?:added to|removed from) enum type (\w+)/.exec(description);
   if (enumValue) return `${enumValue[2]}.${enumValue[1]}`;
+  const inputField = /field (\w+) on input type (\w+)/.exec(description);
+  if (inputField) return `${inputField[2]}.${inputField[1]}`;
   return /\b(\w+\.\w+)\b/.exec(description)?.[1] ?? /^(\w+)\b/.exec(description)?.[1];
 }
 

@@ -16,7 +16,15 @@ describe('generated files', () => {
   });
 
   it('include the README configuration table between its markers', () => {
-    expect(generatedFiles().map((file) => file.path)).toEqual(['openapi.json', 'schema.graphql', 'docs/introspection.json', 'persisted-operations.json', 'docs/configuration.md', 'README.md']);
+    expect(generatedFiles().map((file) => file.path)).toEqual([
+      'graphql/lists.graphql',
+      'openapi.json',
+      'schema.graphql',
+      'docs/introspection.json',
+      'persisted-operations.json',
+      'docs/configuration.md',
+      'README.md',
+    ]);
   });
 
   it('print a schema.graphql that builds back into the executable schema', () => {

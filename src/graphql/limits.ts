@@ -36,10 +36,12 @@ import {
   visit,
 } from 'graphql';
 import { GatewayError } from '../errors.js';
+import { DEFAULT_PAGE_SIZE } from '../platform/lists/list-query.js';
 import { characterCount, describeJsonLimitViolation, findJsonLimitViolation, JSON_LIMIT_SETTINGS, type JsonLimits } from '../validation/json-limits.js';
 
 /** The list argument whose value is a field's page size. */
 const PAGE_SIZE_ARGUMENT = 'first';
+const LAST_ARGUMENT = 'last';
 
 function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
   const fragments = new Map<string, FragmentDefinitionNode>();
@@ -183,21 +185,29 @@ export function operationCost(
     else if (value?.kind === Kind.NULL) variableDefaults.set(definition.variable.name.value, null);
   }
 
+  /** An argument's value as written (a variable resolved): undefined when not given. */
+  const argumentValue = (node: { arguments?: readonly { name: { value: string }; value: ValueNode }[] }, name: string): unknown => {
+    const given = node.arguments?.find((arg) => arg.name.value === name);
+    if (!given) return undefined;
+    if (given.value.kind === Kind.VARIABLE) {
+      const variable = given.value.name.value;
+      return Object.hasOwn(variables, variable) ? variables[variable] : variableDefaults.get(variable);
+    }
+    if (given.value.kind === Kind.INT) return Number(given.value.value);
+    if (given.value.kind === Kind.NULL) return null;
+    return undefined;
+  };
+
   const pageSize = (field: GraphQLField<unknown, unknown>, node: { arguments?: readonly { name: { value: string }; value: ValueNode }[] }): number | undefined => {
     const argument = field.args.find((arg) => arg.name === PAGE_SIZE_ARGUMENT);
     if (!argument) return undefined;
-    const given = node.arguments?.find((arg) => arg.name.value === PAGE_SIZE_ARGUMENT);
-    let value: unknown = argument.defaultValue;
-    if (given) {
-      if (given.value.kind === Kind.VARIABLE) {
-        const name = given.value.name.value;
-        value = Object.hasOwn(variables, name) ? variables[name] : variableDefaults.has(name) ? variableDefaults.get(name) : argument.defaultValue;
-      } else if (given.value.kind === Kind.INT) {
-        value = Number(given.value.value);
-      } else if (given.value.kind === Kind.NULL) {
-        value = null;
-      }
+    let value = argumentValue(node, PAGE_SIZE_ARGUMENT);
+    // A list of the list contract pages backwards with `last` instead, and serves its default page with neither.
+    if (value === undefined && field.args.some((arg) => arg.name === LAST_ARGUMENT)) {
+      const last = argumentValue(node, LAST_ARGUMENT);
+      value = last === undefined || last === null ? (argument.defaultValue ?? DEFAULT_PAGE_SIZE) : last;
     }
+    if (value === undefined) value = argument.defaultValue;
     if (value === null || value === undefined) return options.unboundedPageSize;
     return typeof value === 'number' && Number.isFinite(value) ? Math.max(0, value) : 1;
   };

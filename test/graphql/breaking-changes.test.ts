@@ -28,6 +28,7 @@ describe('the breaking-change report and the changelog', () => {
     expect(changeCoordinate('Mutation._noop was removed.')).toBe('Mutation._noop');
     expect(changeCoordinate('Node added to interfaces implemented by Dataset.')).toBe('Dataset');
     expect(changeCoordinate('QUERY_COST_OVER_RATE_LIMIT was added to enum type ErrorCode.')).toBe('ErrorCode.QUERY_COST_OVER_RATE_LIMIT');
+    expect(changeCoordinate('An optional field direction on input type AlertRuleOrder was added.')).toBe('AlertRuleOrder.direction');
     expect(changesMissingFrom('- `AlertRule.labels` changed', ['AlertRule.labels changed type from JSON! to [Label!]!.', 'AlertRule.annotations changed type from JSON! to [Annotation!]!.'])).toEqual([
       'AlertRule.annotations changed type from JSON! to [Annotation!]!.',
     ]);

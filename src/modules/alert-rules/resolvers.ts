@@ -1,6 +1,6 @@
 // GraphQL resolvers for alert rules: arguments in, service call, result out.
 import { globalId } from '../../graphql/global-id.js';
-import { connectionResolvers, offsetAfter } from '../../graphql/cursor.js';
+import { listConnectionResolvers } from '../../graphql/list-connection.js';
 import { givenFields } from '../../graphql/inputs.js';
 import type { Resolvers } from '../../generated/graphql.js';
 import { formatDuration } from '../../platform/promql/parser.js';
@@ -17,13 +17,8 @@ const namedValues = (map: StringMap) => Object.entries(map).map(([name, value]) 
 export const alertRuleResolvers: Resolvers = {
   Query: {
     alertRule: (_, { id }, { services }) => services.alertRules.getRule(id),
-    alertRules: (_, { filter, orderBy, first, after }, { services }) =>
-      services.alertRules.searchRules({
-        filter: filter ? givenFields(filter) : null,
-        order: orderBy?.map((key) => ({ field: key.field, direction: key.order ?? 'asc' })) ?? null,
-        limit: first,
-        offset: offsetAfter(after, 'ALERT_RULE_INVALID_INPUT'),
-      }),
+    alertRules: (_, { filter, where, orderBy, first, after, last, before }, { services }) =>
+      services.alertRules.searchRules({ filter: filter ? givenFields(filter) : null, where, orderBy, first, after, last, before }),
     prometheusRules: (_, { manager }, { services }) => services.alertRules.prometheusRules(manager),
   },
   Mutation: {
@@ -86,7 +81,7 @@ export const alertRuleResolvers: Resolvers = {
     notificationId: (notification) => notification.id,
     deliveredAt: (notification) => notification.deliveredDate,
   },
-  AlertRuleConnection: connectionResolvers<AlertRuleView>(),
+  AlertRuleConnection: listConnectionResolvers<AlertRuleView>(),
   Silence: {
     alertRule: async (silence, _, context) => {
       authorizeLink(context, 'AlertRule');

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../errors.js';
 import type { AlertManagers, RuleSpec } from '../../platform/alert-manager/alert-manager.js';
 import { pathDeeperThan } from '../../validation/json-depth.js';
-import { pageOf, pageWindow } from '../../validation/page-window.js';
+import { legacyEq, legacyIn, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
 import type { AlertService } from '../alerts/service.js';
 import { checkMetricExpression } from '../alerts/metric-expression.js';
 import { checkName, isUuid } from '../alerts/rules.js';
@@ -255,11 +255,19 @@ export function createAlertRuleService(store: AlertRuleStore, alerts: AlertServi
     },
 
     async searchRules(query: AlertRuleQuery): Promise<AlertRulePage> {
-      const window = pageWindow(query, options.listMax, CODE);
-      const filter = checkFilter(query.filter ?? {});
-      if (filter.id && !isUuid(filter.id)) return pageOf([], window, async () => 0);
-      const records = await store.list(filter, query.order ?? [], { take: window.take, skip: window.offset });
-      return pageOf(await views(records), window, () => store.count(filter));
+      const { filter: given, ...args } = query;
+      const filter = checkFilter(given ?? {});
+      const legacy = {
+        ...legacyIn('status', filter.status?.length ? filter.status : undefined),
+        ...legacyEq('alertRuleId', filter.id),
+        ...legacyEq('name', filter.name),
+        ...legacyEq('category', filter.category),
+        ...legacyEq('severity', filter.severity),
+        ...legacyEq('manager', filter.manager),
+        ...legacyEq('alertType', filter.alertType),
+      };
+      const page = await store.page({ ...args, where: withLegacyFilter(args.where, legacy) }, options.listMax);
+      return { ...page, items: await views(page.items) };
     },
 
     async createRule(input: AlertRuleInput, actor: Actor): Promise<AlertRuleRecord> {

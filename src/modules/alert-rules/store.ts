@@ -3,6 +3,8 @@
 // own, in evaluator.ts.
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import type { ManagerKind } from '../alerts/types.js';
+import { readList, type ListArguments, type ListPage } from '../../platform/lists/list-query.js';
+import { alertRuleList } from './list.js';
 import type {
   ActiveAlert,
   AlertNotificationRecord,
@@ -116,8 +118,9 @@ export function createAlertRuleStore(prisma: PrismaClient) {
       return (await prisma.alertRule.findMany({ where: ruleWhere(filter), orderBy: ruleOrder(order), ...window })).map(rule);
     },
 
-    count(filter: AlertRuleFilter): Promise<number> {
-      return prisma.alertRule.count({ where: ruleWhere(filter) });
+    /** A page of the alert-rule search (the list contract: src/platform/lists). */
+    page(args: ListArguments, listMax: number): Promise<ListPage<AlertRuleRecord>> {
+      return readList(prisma, alertRuleList, args, listMax, rule);
     },
 
     async insert(record: RuleRowInput): Promise<AlertRuleRecord> {

@@ -1,10 +1,10 @@
 // Domain types of alert rules: what a rule is, how it is written, and where the embedded evaluator
 // found it. Shared by the service, the store, the evaluator and the GraphQL mappers.
 import type { Actor } from '../../auth/actor.js';
-import type { Page } from '../../validation/page-window.js';
+import type { ListArguments, ListPage } from '../../platform/lists/list-query.js';
 import type { ManagerKind, SilenceRecord } from '../alerts/types.js';
 
-export type { Actor, Page };
+export type { Actor };
 
 export const RULE_STATUSES = ['draft', 'live', 'retired'] as const;
 export type RuleStatus = (typeof RULE_STATUSES)[number];
@@ -100,11 +100,9 @@ export interface RuleOrder {
   direction: 'asc' | 'desc';
 }
 
-export interface AlertRuleQuery {
+/** An alert-rule search: the list contract's arguments, and the older filter (its fields must all match too). */
+export interface AlertRuleQuery extends ListArguments {
   filter?: AlertRuleFilter | null;
-  order?: RuleOrder[] | null;
-  limit?: number | null;
-  offset?: number | null;
 }
 
 /** One series the condition held for at the last evaluation. */
@@ -132,7 +130,7 @@ export interface AlertRuleView extends AlertRuleRecord {
   silence?: SilenceRecord | null;
 }
 
-export type AlertRulePage = Page<AlertRuleView>;
+export type AlertRulePage = ListPage<AlertRuleView>;
 
 export const NOTIFICATION_KINDS = ['firing', 'repeat', 'resolved'] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];

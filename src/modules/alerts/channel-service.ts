@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../errors.js';
 import type { AlertManager } from '../../platform/alert-manager/alert-manager.js';
 import type { Notifier } from '../../platform/notifier/notifier.js';
-import { pageOf, pageWindow } from '../../validation/page-window.js';
+import { legacyEq, legacyIn, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
 import {
   CHANNEL_NAME_MAX_LENGTH,
   checkLabels,
@@ -151,8 +151,8 @@ export function createChannelService(store: Pick<AlertStore, 'channels'>, { name
     /** Channels matching the filter, in the order asked (newest first by default). */
     async listChannels(query: ChannelListQuery): Promise<Page<ChannelRecord>> {
       const code = 'NOTIFICATION_CHANNEL_INVALID_INPUT';
-      const window = pageWindow(query, options.listMax, code);
-      const given = query.filter ?? {};
+      const { filter: legacyFilter, orderBy, ...args } = query;
+      const given = legacyFilter ?? {};
       const filter: ChannelWhere = {};
       if (given.manager) {
         if (!isManagerKind(given.manager)) throw new GatewayError(code, 'the manager filter must be one of embedded, alertmanager, grafana');
@@ -171,12 +171,17 @@ export function createChannelService(store: Pick<AlertStore, 'channels'>, { name
       if (given.name) filter.name = given.name;
       if (given.id) {
         // No channel has an id that is not a UUID; the column could not even hold one.
-        if (!isUuid(given.id)) return pageOf([], window, async () => 0);
         filter.id = given.id;
       }
-      const sort = (query.orderBy ?? []).map((key, index) => channelSort(key, index));
-      const rows = await store.channels.list(filter, sort, { take: window.take, skip: window.offset });
-      return pageOf(rows, window, () => store.channels.count(filter));
+      const sort = (orderBy ?? []).map((key, index) => channelSort(key, index));
+      const legacy = {
+        ...legacyEq('channelId', filter.id),
+        ...legacyEq('name', filter.name),
+        ...legacyEq('manager', filter.manager),
+        ...legacyEq('type', filter.type),
+        ...legacyIn('status', filter.statuses),
+      };
+      return store.channels.page({ ...args, orderBy: sort, where: withLegacyFilter(args.where, legacy) }, options.listMax);
     },
 
     /** Stores a new channel as a draft; publishing creates it at its manager (as the original). */

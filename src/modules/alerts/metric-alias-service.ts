@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../errors.js';
 import { pathDeeperThan } from '../../validation/json-depth.js';
-import { pageOf, pageWindow } from '../../validation/page-window.js';
+import { legacyEq, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
 import { checkMetricExpression } from './metric-expression.js';
 import { checkName, COMPONENT_MAX_LENGTH, isUuid, METRIC_MAX_LENGTH } from './rules.js';
 import { invalid, type AlertServiceOptions } from './service-support.js';
@@ -56,10 +56,9 @@ export function createMetricAliasService(store: Pick<AlertStore, 'aliases'>, opt
     getMetricAlias: getAlias,
 
     async listMetricAliases(query: ListQuery<MetricAliasFilter>): Promise<Page<MetricAliasRecord>> {
-      const window = pageWindow(query, options.listMax, 'METRIC_ALIAS_INVALID_INPUT');
-      const filter = { component: query.filter?.component?.toLowerCase() ?? null, subComponent: query.filter?.subComponent ?? null };
-      const rows = await store.aliases.list(filter, { take: window.take, skip: window.offset });
-      return pageOf(rows, window, () => store.aliases.count(filter));
+      const { filter: given, ...args } = query;
+      const legacy = { ...legacyEq('component', given?.component?.toLowerCase()), ...legacyEq('subComponent', given?.subComponent) };
+      return store.aliases.page({ ...args, where: withLegacyFilter(args.where, legacy) }, options.listMax);
     },
 
     async createMetricAlias(input: CreateMetricAliasInput, actor: Actor): Promise<MetricAliasRecord> {

@@ -1,7 +1,7 @@
 // GraphQL resolvers for alerting: arguments in, service call, result out.
 import { globalId } from '../../graphql/global-id.js';
 import { GatewayError } from '../../errors.js';
-import { connectionResolvers, offsetAfter } from '../../graphql/cursor.js';
+import { listConnectionResolvers } from '../../graphql/list-connection.js';
 import { givenFields } from '../../graphql/inputs.js';
 import type { NotificationChannelConfigInput, Resolvers } from '../../generated/graphql.js';
 import { splitRecipients } from './rules.js';
@@ -25,17 +25,12 @@ function config(input: NotificationChannelConfigInput): ChannelConfig {
 export const alertResolvers: Resolvers = {
   Query: {
     silence: (_, { id }, { services }) => services.alerts.getSilence(id),
-    silences: (_, { filter, first, after }, { services }) => services.alerts.listSilences({ filter, limit: first, offset: offsetAfter(after, 'SILENCE_INVALID_INPUT') }),
+    silences: (_, { filter, where, orderBy, first, after, last, before }, { services }) => services.alerts.listSilences({ filter, where, orderBy, first, after, last, before }),
     metricAlias: (_, { id }, { services }) => services.alerts.getMetricAlias(id),
-    metricAliases: (_, { filter, first, after }, { services }) => services.alerts.listMetricAliases({ filter, limit: first, offset: offsetAfter(after, 'METRIC_ALIAS_INVALID_INPUT') }),
+    metricAliases: (_, { filter, where, orderBy, first, after, last, before }, { services }) => services.alerts.listMetricAliases({ filter, where, orderBy, first, after, last, before }),
     notificationChannel: (_, { id }, { services }) => services.alerts.getChannel(id),
-    notificationChannels: (_, { filter, orderBy, first, after }, { services }) =>
-      services.alerts.listChannels({
-        filter,
-        orderBy: orderBy?.map((key) => ({ field: key.field, direction: key.order ?? 'asc' })),
-        limit: first,
-        offset: offsetAfter(after, 'NOTIFICATION_CHANNEL_INVALID_INPUT'),
-      }),
+    notificationChannels: (_, { filter, where, orderBy, first, after, last, before }, { services }) =>
+      services.alerts.listChannels({ filter, where, orderBy: orderBy?.map((key) => ({ field: key.field, direction: key.direction ?? key.order ?? 'asc' })), first, after, last, before }),
   },
   Mutation: {
     createSilence: async (_, { input }, { services, actor }) => ({
@@ -108,7 +103,7 @@ export const alertResolvers: Resolvers = {
     labels: (channelConfig) => (channelConfig.labels ? Object.entries(channelConfig.labels).map(([name, value]) => ({ name, value })) : null),
     recipients: (channelConfig) => (channelConfig.recipientAddresses === undefined ? null : (splitRecipients(channelConfig.recipientAddresses).recipients ?? [])),
   },
-  SilenceConnection: connectionResolvers<SilenceRecord>(),
-  MetricAliasConnection: connectionResolvers<MetricAliasRecord>(),
-  NotificationChannelConnection: connectionResolvers<ChannelRecord>(),
+  SilenceConnection: listConnectionResolvers<SilenceRecord>(),
+  MetricAliasConnection: listConnectionResolvers<MetricAliasRecord>(),
+  NotificationChannelConnection: listConnectionResolvers<ChannelRecord>(),
 };

@@ -2,7 +2,7 @@
 import DataLoader from 'dataloader';
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../errors.js';
-import { pageOf, pageWindow } from '../../validation/page-window.js';
+import { legacyEq, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
 import { checkName, checkSilenceWindow, COMMENT_MAX_LENGTH, isManagerKind, isUuid } from './rules.js';
 import { invalid, type AlertServiceOptions, type ManagerAccess } from './service-support.js';
 import { isUniqueViolation, type AlertStore } from './store.js';
@@ -44,12 +44,12 @@ export function createSilenceService(store: Pick<AlertStore, 'silences'>, { mana
     },
 
     async listSilences(query: ListQuery<SilenceFilter>): Promise<Page<SilenceRecord>> {
-      const window = pageWindow(query, options.listMax, 'SILENCE_INVALID_INPUT');
-      const filter = { alertId: query.filter?.alertId ?? null, manager: query.filter?.manager ?? null };
+      const { filter: given, ...args } = query;
+      const filter = { alertId: given?.alertId ?? null, manager: given?.manager ?? null };
       if (filter.alertId && !isUuid(filter.alertId)) throw new GatewayError('SILENCE_INVALID_INPUT', 'the alertId filter must be a UUID');
       if (filter.manager && !isManagerKind(filter.manager)) throw new GatewayError('SILENCE_INVALID_INPUT', `the manager filter must be one of embedded, alertmanager, grafana`);
-      const rows = await store.silences.list(filter, { take: window.take, skip: window.offset });
-      return pageOf(rows, window, () => store.silences.count(filter));
+      const legacy = { ...legacyEq('alertId', filter.alertId), ...legacyEq('manager', filter.manager) };
+      return store.silences.page({ ...args, where: withLegacyFilter(args.where, legacy) }, options.listMax);
     },
 
     /**

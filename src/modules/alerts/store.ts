@@ -2,19 +2,9 @@
 // the alerts module touches these tables.
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 export { isUniqueViolation } from '../../platform/database/errors.js';
-import type {
-  ChannelConfig,
-  ChannelOrderField,
-  ChannelRecord,
-  ChannelStatus,
-  ChannelType,
-  JsonObject,
-  ManagerKind,
-  MetricAliasFilter,
-  MetricAliasRecord,
-  SilenceFilter,
-  SilenceRecord,
-} from './types.js';
+import { readList, type ListArguments, type ListPage } from '../../platform/lists/list-query.js';
+import { channelList, metricAliasList, silenceList } from './list.js';
+import type { ChannelConfig, ChannelOrderField, ChannelRecord, ChannelStatus, ChannelType, JsonObject, ManagerKind, MetricAliasRecord, SilenceRecord } from './types.js';
 
 type SilenceRow = Prisma.AlertSilenceGetPayload<object>;
 type AliasRow = Prisma.MetricAliasGetPayload<object>;
@@ -45,39 +35,6 @@ export interface ChannelSort {
   direction: 'asc' | 'desc';
 }
 
-const CHANNEL_COLUMN = { createdAt: 'createdDate', updatedAt: 'updatedDate', name: 'name', status: 'status', type: 'type' } as const satisfies Record<ChannelOrderField, keyof ChannelRow>;
-
-// Newest first; the id breaks ties so pages never overlap.
-const NEWEST_FIRST = [{ createdDate: 'desc' as const }, { id: 'asc' as const }];
-
-interface Window {
-  take: number;
-  skip: number;
-}
-
-function silenceWhere(filter: SilenceFilter): Prisma.AlertSilenceWhereInput {
-  return { ...(filter.alertId ? { alertId: filter.alertId } : {}), ...(filter.manager ? { manager: filter.manager } : {}) };
-}
-
-function aliasWhere(filter: MetricAliasFilter): Prisma.MetricAliasWhereInput {
-  return { ...(filter.component ? { component: filter.component } : {}), ...(filter.subComponent ? { subComponent: filter.subComponent } : {}) };
-}
-
-function channelWhere(filter: ChannelWhere): Prisma.NotificationChannelWhereInput {
-  return {
-    ...(filter.id ? { id: filter.id } : {}),
-    ...(filter.name ? { name: filter.name } : {}),
-    ...(filter.manager ? { manager: filter.manager } : {}),
-    ...(filter.type ? { type: filter.type } : {}),
-    ...(filter.statuses ? { status: { in: filter.statuses } } : {}),
-  };
-}
-
-/** The keys asked for, then newest first and the id, so pages never overlap. */
-function channelOrder(sort: readonly ChannelSort[]): Prisma.NotificationChannelOrderByWithRelationInput[] {
-  return [...sort.map((key) => ({ [CHANNEL_COLUMN[key.field]]: key.direction })), ...NEWEST_FIRST];
-}
-
 export function createAlertStore(prisma: PrismaClient) {
   return {
     silences: {
@@ -96,12 +53,9 @@ export function createAlertStore(prisma: PrismaClient) {
         return (await prisma.alertSilence.findMany({ where: { alertId: { in: [...alertIds] } } })).map(silence);
       },
 
-      async list(filter: SilenceFilter, window: Window): Promise<SilenceRecord[]> {
-        return (await prisma.alertSilence.findMany({ where: silenceWhere(filter), orderBy: NEWEST_FIRST, ...window })).map(silence);
-      },
-
-      count(filter: SilenceFilter): Promise<number> {
-        return prisma.alertSilence.count({ where: silenceWhere(filter) });
+      /** A page of the silence list (the list contract: src/platform/lists). */
+      page(args: ListArguments, listMax: number): Promise<ListPage<SilenceRecord>> {
+        return readList(prisma, silenceList, args, listMax, silence);
       },
 
       /** Inserts a silence, removing the one it replaces in the same transaction. */
@@ -132,12 +86,9 @@ export function createAlertStore(prisma: PrismaClient) {
         return row ? alias(row) : undefined;
       },
 
-      async list(filter: MetricAliasFilter, window: Window): Promise<MetricAliasRecord[]> {
-        return (await prisma.metricAlias.findMany({ where: aliasWhere(filter), orderBy: NEWEST_FIRST, ...window })).map(alias);
-      },
-
-      count(filter: MetricAliasFilter): Promise<number> {
-        return prisma.metricAlias.count({ where: aliasWhere(filter) });
+      /** A page of the metric alias list (the list contract: src/platform/lists). */
+      page(args: ListArguments, listMax: number): Promise<ListPage<MetricAliasRecord>> {
+        return readList(prisma, metricAliasList, args, listMax, alias);
       },
 
       async insert(record: Omit<MetricAliasRecord, 'createdDate' | 'updatedDate'>): Promise<MetricAliasRecord> {
@@ -172,12 +123,9 @@ export function createAlertStore(prisma: PrismaClient) {
         return row ? channel(row) : undefined;
       },
 
-      async list(filter: ChannelWhere, sort: readonly ChannelSort[], window: Window): Promise<ChannelRecord[]> {
-        return (await prisma.notificationChannel.findMany({ where: channelWhere(filter), orderBy: channelOrder(sort), ...window })).map(channel);
-      },
-
-      count(filter: ChannelWhere): Promise<number> {
-        return prisma.notificationChannel.count({ where: channelWhere(filter) });
+      /** A page of the channel list (the list contract: src/platform/lists). */
+      page(args: ListArguments, listMax: number): Promise<ListPage<ChannelRecord>> {
+        return readList(prisma, channelList, args, listMax, channel);
       },
 
       async insert(record: Omit<ChannelRecord, 'createdDate' | 'updatedDate'>): Promise<ChannelRecord> {

@@ -3,7 +3,7 @@
 import type { Actor } from '../../auth/actor.js';
 import type { ManagerKind } from '../../platform/alert-manager/alert-manager.js';
 import type { ChannelConfig, ChannelType, DeliveryReport } from '../../platform/notifier/channel.js';
-import type { Page } from '../../validation/page-window.js';
+import type { ListArguments, ListPage } from '../../platform/lists/list-query.js';
 
 export type { Actor };
 export { MANAGER_KINDS, type ManagerKind } from '../../platform/alert-manager/alert-manager.js';
@@ -135,7 +135,7 @@ export interface ChannelOrder {
   direction: string;
 }
 
-export interface ChannelListQuery extends ListQuery<ChannelFilter> {
+export interface ChannelListQuery extends Omit<ListQuery<ChannelFilter>, 'orderBy'> {
   /** Applied in turn; newest first when empty. */
   orderBy?: readonly ChannelOrder[] | null;
 }
@@ -155,12 +155,11 @@ export interface TestChannelResult extends DeliveryReport {
 
 export type JsonObject = Record<string, unknown>;
 
-export type { Page };
+export type Page<T> = ListPage<T>;
 
-export interface ListQuery<F> {
+/** A list request: the list contract's arguments, and the list's older filter (its fields must all match too). */
+export interface ListQuery<F> extends ListArguments {
   filter?: F | null;
-  limit?: number | null;
-  offset?: number | null;
 }
 
 export type SilencePage = Page<SilenceRecord>;

@@ -21,5 +21,6 @@ export const auditResolvers: Resolvers = {
       startCursor: page.items[0] ? auditCursor(page.items[0].id) : null,
       endCursor: page.items.at(-1) ? auditCursor(page.items.at(-1)!.id) : null,
     }),
+    totalCount: (page) => page.countAll(),
   },
 };

@@ -58,7 +58,7 @@ export function createAuditService(store: AuditStore, options: AuditServiceOptio
       const beforeId = idAfter(after);
       // One row more than asked tells whether another page follows, without counting.
       const rows = await store.list(filter, limit + 1, beforeId);
-      return { items: rows.slice(0, limit), hasNextPage: rows.length > limit, hasPreviousPage: beforeId !== undefined };
+      return { items: rows.slice(0, limit), hasNextPage: rows.length > limit, hasPreviousPage: beforeId !== undefined, countAll: () => store.count(filter) };
     },
   };
 }

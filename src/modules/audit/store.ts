@@ -30,6 +30,11 @@ export function createAuditStore(prisma: PrismaClient) {
       await prisma.auditRecord.create({ data: record });
     },
 
+    /** How many records match the filter, over all pages. */
+    count(filter: AuditFilter): Promise<number> {
+      return prisma.auditRecord.count({ where: where(filter, undefined) });
+    },
+
     /** Newest first, ids below `beforeId` when given (keyset pagination: stable while records are added). */
     async list(filter: AuditFilter, take: number, beforeId?: bigint): Promise<AuditRecord[]> {
       const rows = await prisma.auditRecord.findMany({ where: where(filter, beforeId), orderBy: { id: 'desc' }, take });

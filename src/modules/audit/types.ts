@@ -35,6 +35,8 @@ export interface AuditPage {
   hasNextPage: boolean;
   /** True when the page started after a cursor. */
   hasPreviousPage: boolean;
+  /** Counts every match over all pages; run only when a client asks for it. */
+  countAll: () => Promise<number>;
 }
 
 /** GraphQL's AuditTransport values and what this domain calls each (resolvers, codegen and REST all read this). */

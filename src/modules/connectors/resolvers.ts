@@ -1,7 +1,7 @@
 // GraphQL resolvers for the connector registry: arguments in, service call, result out.
 import { globalId } from '../../graphql/global-id.js';
 import { GraphQLUpload } from 'graphql-upload-minimal';
-import { connectionResolvers, offsetAfter } from '../../graphql/cursor.js';
+import { listConnectionResolvers } from '../../graphql/list-connection.js';
 import type { Resolvers } from '../../generated/graphql.js';
 import { authorizeLink } from '../../graphql/nodes.js';
 import type { ConnectorRecord } from './types.js';
@@ -10,13 +10,8 @@ export const connectorResolvers: Resolvers = {
   Upload: GraphQLUpload,
   Query: {
     connector: (_, { id, status }, { services }) => services.connectors.get(id, status),
-    connectors: (_, { filter, first, after }, { services }) =>
-      services.connectors.list({
-        statuses: filter?.status,
-        categories: filter?.category,
-        limit: first,
-        offset: offsetAfter(after, 'CONNECTORS_LIST_INPUT_INVALID'),
-      }),
+    connectors: (_, { filter, where, orderBy, first, after, last, before }, { services }) =>
+      services.connectors.list({ statuses: filter?.status, categories: filter?.category, where, orderBy, first, after, last, before }),
   },
   Mutation: {
     // The original's success message, which its clients show as it is.
@@ -30,7 +25,7 @@ export const connectorResolvers: Resolvers = {
     updatedAt: (connector) => connector.updatedDate,
     liveAt: (connector) => connector.liveDate,
   },
-  ConnectorConnection: connectionResolvers<ConnectorRecord>(),
+  ConnectorConnection: listConnectionResolvers<ConnectorRecord>(),
   DatasetConnector: {
     connector: (instance, _, context) => {
       authorizeLink(context, 'Connector');

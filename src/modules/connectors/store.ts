@@ -1,6 +1,8 @@
 // Prisma access for the connector registry. Nothing outside the connectors module touches this table.
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 export { isUniqueViolation } from '../../platform/database/errors.js';
+import { readList, type ListArguments, type ListPage } from '../../platform/lists/list-query.js';
+import { connectorList } from './list.js';
 import type { ConnectorCategory, ConnectorRecord, ConnectorStatus, ConnectorValues, JsonObject } from './types.js';
 
 type Row = Prisma.ConnectorRegistryGetPayload<object>;
@@ -22,18 +24,6 @@ function toData(values: ConnectorValues): Omit<Prisma.ConnectorRegistryUnchecked
   return { ...rest, iconurl: iconUrl, uiSpec: uiSpec as Prisma.InputJsonValue, source: source === null ? 'DbNull' : (source as Prisma.InputJsonValue) };
 }
 
-interface ListFilter {
-  statuses?: readonly ConnectorStatus[];
-  categories?: readonly ConnectorCategory[];
-}
-
-function where(filter: ListFilter): Prisma.ConnectorRegistryWhereInput {
-  return {
-    ...(filter.statuses ? { status: { in: [...filter.statuses] } } : {}),
-    ...(filter.categories ? { category: { in: [...filter.categories] } } : {}),
-  };
-}
-
 export function createConnectorStore(prisma: PrismaClient) {
   return {
     async find(id: string, status?: ConnectorStatus): Promise<ConnectorRecord | undefined> {
@@ -48,13 +38,9 @@ export function createConnectorStore(prisma: PrismaClient) {
       return rows.map(toRecord);
     },
 
-    async list(filter: ListFilter & { take: number; skip: number }): Promise<ConnectorRecord[]> {
-      const rows = await prisma.connectorRegistry.findMany({ where: where(filter), orderBy: [{ name: 'asc' }, { id: 'asc' }], take: filter.take, skip: filter.skip });
-      return rows.map(toRecord);
-    },
-
-    count(filter: ListFilter): Promise<number> {
-      return prisma.connectorRegistry.count({ where: where(filter) });
+    /** A page of the connector list (the list contract: src/platform/lists). */
+    page(args: ListArguments, listMax: number): Promise<ListPage<ConnectorRecord>> {
+      return readList(prisma, connectorList, args, listMax, toRecord);
     },
 
     /** Inserts the entries whose id is free; existing ones (however they changed since) stay as they are. */

@@ -1,6 +1,6 @@
 // Domain types of the connector registry (contract 2.4, 4.4).
 import type { Readable } from 'node:stream';
-import type { Page } from '../../validation/page-window.js';
+import type { ListArguments, ListPage } from '../../platform/lists/list-query.js';
 
 export const CONNECTOR_STATUSES = ['Draft', 'InValidation', 'Live', 'Retired'] as const;
 export type ConnectorStatus = (typeof CONNECTOR_STATUSES)[number];
@@ -42,14 +42,13 @@ export interface ConnectorRecord {
 /** What registration and seeding write; dates are the store's business. */
 export type ConnectorValues = Omit<ConnectorRecord, 'createdDate' | 'updatedDate' | 'liveDate' | 'createdBy'>;
 
-export interface ConnectorListQuery {
+/** A connector list request: the list contract's arguments, and the older filter's sets (refused when empty, as the original does). */
+export interface ConnectorListQuery extends ListArguments {
   statuses?: readonly ConnectorStatus[] | null;
   categories?: readonly ConnectorCategory[] | null;
-  limit?: number | null;
-  offset?: number | null;
 }
 
-export type ConnectorPage = Page<ConnectorRecord>;
+export type ConnectorPage = ListPage<ConnectorRecord>;
 
 /** An uploaded file as both transports hand it over (graphql-upload-minimal's FileUpload fits). */
 export interface UploadedFile {

@@ -3,8 +3,10 @@
 // Prometheus; Druid native queries on a Live dataset's datasource; and each datasource's size.
 import { GatewayError } from '../../errors.js';
 import { MetricsRequestError, readRequest, type MetricsParams, type PrometheusApi } from '../../platform/metrics-store/prometheus-api.js';
-import type { QueryEngine } from '../../platform/query-engine/query-engine.js';
+import type { ListArguments, ListPage } from '../../platform/lists/list-query.js';
+import type { DatasourceSize, QueryEngine } from '../../platform/query-engine/query-engine.js';
 import { isObject } from '../../validation/json-object.js';
+import type { DatasourceEntry } from '../datasets/datasources.js';
 import type { DatasetService } from '../datasets/service.js';
 
 export interface DatasourceSizeEntry {
@@ -15,6 +17,8 @@ export interface DatasourceSizeEntry {
   minTime: Date | null;
   maxTime: Date | null;
 }
+
+export type DatasourceSizePage = ListPage<DatasourceSizeEntry>;
 
 export function createMetricsQueries(prometheus: PrometheusApi, datasets: DatasetService, engine: QueryEngine, runNative: (dataset: string, query: unknown) => Promise<unknown[]>) {
   return {
@@ -50,20 +54,16 @@ export function createMetricsQueries(prometheus: PrometheusApi, datasets: Datase
       return query.queryType === 'groupBy' ? rows.map(druidGroupByRow) : rows;
     },
 
+    /** A page of the Live datasets' datasources with their sizes, by the dataset list's contract. */
+    async datasourceSizePage(args: ListArguments): Promise<DatasourceSizePage> {
+      const [page, sizes] = await Promise.all([datasets.datasourcePage(args), engine.datasourceSizes()]);
+      return { ...page, items: page.items.map((entry) => sizeEntry(entry, sizes.get(entry.datasourceRef))) };
+    },
+
     /** Every Live dataset's datasource with its size (the console's dataset list shows it). */
     async datasourceSizes(): Promise<DatasourceSizeEntry[]> {
       const [entries, sizes] = await Promise.all([datasets.datasources({ statuses: ['Live'] }), engine.datasourceSizes()]);
-      return entries.map((entry) => {
-        const size = sizes.get(entry.datasourceRef);
-        return {
-          name: entry.datasourceRef,
-          datasetId: entry.datasetId,
-          rows: size?.rows ?? 0,
-          bytes: size?.bytes ?? 0,
-          minTime: size?.minTime ? new Date(size.minTime) : null,
-          maxTime: size?.maxTime ? new Date(size.maxTime) : null,
-        };
-      });
+      return entries.map((entry) => sizeEntry(entry, sizes.get(entry.datasourceRef)));
     },
   };
 }
@@ -71,6 +71,17 @@ export function createMetricsQueries(prometheus: PrometheusApi, datasets: Datase
 /** A groupBy item {timestamp, result} as Druid writes its groupBy rows: {version, timestamp, event}. */
 function druidGroupByRow(row: unknown): unknown {
   return isObject(row) && isObject(row.result) ? { version: 'v1', timestamp: row.timestamp, event: row.result } : row;
+}
+
+function sizeEntry(entry: DatasourceEntry, size: DatasourceSize | undefined): DatasourceSizeEntry {
+  return {
+    name: entry.datasourceRef,
+    datasetId: entry.datasetId,
+    rows: size?.rows ?? 0,
+    bytes: size?.bytes ?? 0,
+    minTime: size?.minTime ? new Date(size.minTime) : null,
+    maxTime: size?.maxTime ? new Date(size.maxTime) : null,
+  };
 }
 
 export type MetricsQueries = ReturnType<typeof createMetricsQueries>;

@@ -10,4 +10,5 @@ export const dataAccessFieldPermissions: FieldPermissions = {
   'Query.prometheus': ['api.data.metrics'],
   'Query.druidNativeQuery': ['api.data.metrics'],
   'Query.datasourceSizes': ['api.druid.datasources'],
+  'Query.datasourceSizePage': ['api.druid.datasources'],
 };

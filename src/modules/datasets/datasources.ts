@@ -8,6 +8,8 @@ import { isUniqueViolation, type DatasetStore } from './store.js';
 import type { DatasetRecord, DatasetStatus } from './types.js';
 
 /** The original's rule for alias names. */
+import { withLegacyFilter } from '../../platform/lists/legacy-filter.js';
+import type { ListArguments, ListPage } from '../../platform/lists/list-query.js';
 const ALIAS_PATTERN = '^[a-z0-9.-]+$';
 const ALIAS = new RegExp(ALIAS_PATTERN);
 const ALIAS_MAX_LENGTH = 200;
@@ -25,6 +27,8 @@ export interface DatasourceEntry {
   isPrimary: boolean;
 }
 
+export type DatasourcePage = ListPage<DatasourceEntry>;
+
 export type ResetCategory = 'processing' | 'query';
 
 export function createDatasourceService(store: DatasetStore, queryEngine: QueryEngine, options: { listMax: number }) {
@@ -34,6 +38,18 @@ export function createDatasourceService(store: DatasetStore, queryEngine: QueryE
     const live = await store.find(datasetId, 'live');
     if (!live || live.status !== 'Live') throw new GatewayError(code, `Dataset does not exists with id:${datasetId} (no Live version)`);
     return live;
+  }
+
+  /** The datasources of some Live datasets, in their order (undefined: not made yet): one engine lookup where the engine can batch (the embedded one), else one per dataset. */
+  async function entriesOf(datasets: readonly DatasetRecord[]): Promise<(DatasourceEntry | undefined)[]> {
+    const names = queryEngine.datasetsWithDatasource ? await queryEngine.datasetsWithDatasource(datasets.map((dataset) => dataset.datasetId)) : undefined;
+    return Promise.all(
+      datasets.map(async (dataset): Promise<DatasourceEntry | undefined> => {
+        const name = names ? names.get(dataset.datasetId) : (await queryEngine.datasource(dataset.datasetId))?.name;
+        if (name === undefined) return undefined;
+        return { datasource: dataset.alias ?? dataset.datasetId, datasourceRef: name, datasetId: dataset.datasetId, status: dataset.status, type: engineType, alias: dataset.alias, isPrimary: true };
+      }),
+    );
   }
 
   return {
@@ -77,25 +93,20 @@ export function createDatasourceService(store: DatasetStore, queryEngine: QueryE
     async datasources(filter: { statuses?: readonly DatasetStatus[] | null; type?: string | null }): Promise<DatasourceEntry[]> {
       if (filter.type && filter.type !== engineType) return [];
       if (filter.statuses && filter.statuses.length > 0 && !filter.statuses.includes('Live')) return [];
-      const live = await store.list({ statuses: ['Live'], take: options.listMax, skip: 0 });
-      // One lookup for the whole list where the engine can (the embedded one), else one per dataset.
-      const names = queryEngine.datasetsWithDatasource ? await queryEngine.datasetsWithDatasource(live.map((dataset) => dataset.datasetId)) : undefined;
-      const entries = await Promise.all(
-        live.map(async (dataset) => {
-          const name = names ? names.get(dataset.datasetId) : (await queryEngine.datasource(dataset.datasetId))?.name;
-          if (name === undefined) return undefined;
-          return {
-            datasource: dataset.alias ?? dataset.datasetId,
-            datasourceRef: name,
-            datasetId: dataset.datasetId,
-            status: dataset.status,
-            type: engineType,
-            alias: dataset.alias,
-            isPrimary: true,
-          };
-        }),
-      );
+      const live = (await store.page({ where: { status: { eq: 'Live' } }, first: options.listMax }, options.listMax)).items;
+      const entries = await entriesOf(live);
       return entries.filter((entry): entry is DatasourceEntry => entry !== undefined);
+    },
+
+    /**
+     * A page of the datasources of Live datasets, by the dataset list's contract (where, orderBy,
+     * cursors). A Live dataset whose datasource is not made yet is left out of its page.
+     */
+    async datasourcePage(args: ListArguments): Promise<DatasourcePage> {
+      const page = await store.page({ ...args, where: withLegacyFilter(args.where, { status: { eq: 'Live' } }) }, options.listMax);
+      const entries = await entriesOf(page.items);
+      const kept = entries.flatMap((entry, index) => (entry ? [{ entry, cursor: page.cursors[index]! }] : []));
+      return { ...page, items: kept.map((item) => item.entry), cursors: kept.map((item) => item.cursor) };
     },
 
     /**

@@ -10,6 +10,7 @@ export const datasetsFieldPermissions: FieldPermissions = {
   'Query.exportDataset': ['api.datasets.export'],
   'Mutation.editDataset': ['api.datasets.update'],
   'Query.datasources': ['api.datasources.list'],
+  'Query.datasourcePage': ['api.datasources.list'],
   'Mutation.setDatasetAlias': ['api.datasets.alias'],
   'Mutation.resetDataset': ['api.datasets.reset'],
   'Mutation.createDataset': ['api.datasets.create'],

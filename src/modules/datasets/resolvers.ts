@@ -1,12 +1,14 @@
 // GraphQL resolvers for datasets: arguments in, service call, result out. Nested versions and
 // denorm sources go through the per-request DataLoader, so a list costs a constant number of queries.
 import { globalId } from '../../graphql/global-id.js';
-import { connectionResolvers, offsetAfter } from '../../graphql/cursor.js';
+import { listConnectionResolvers } from '../../graphql/list-connection.js';
+import { legacyEq, legacyIn, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
 import type { CreateDatasetInput, Resolvers, UpdateDatasetInput } from '../../generated/graphql.js';
 import { authorizeLink } from '../../graphql/nodes.js';
 import { connectorInstances, listRecord, withCacheNames } from './definition.js';
 import { datasetConfiguration, transformations } from './configuration.js';
 import { schemaFields } from './schema-fields.js';
+import type { DatasourceEntry } from './datasources.js';
 import type { DatasetRecord } from './types.js';
 
 /** Keeps what was given: a GraphQL null or absent field means "not part of this request". */
@@ -51,10 +53,19 @@ function updateRequest(input: UpdateDatasetInput): Record<string, unknown> {
 export const datasetResolvers: Resolvers = {
   Query: {
     dataset: (_, { id, version, status }, { services, loaders }) => services.datasets.get(id, { stage: version ?? 'live', status }, loaders.datasetVersions),
-    datasets: (_, { filter, first, after }, { services }) =>
-      services.datasets.list({ statuses: filter?.status, type: filter?.type, limit: first, offset: offsetAfter(after, 'DATASET_LIST_INPUT_INVALID') }),
+    datasets: (_, { filter, where, orderBy, first, after, last, before }, { services }) =>
+      services.datasets.list({
+        // An empty status list of the older filter selects every status, as it always did.
+        where: withLegacyFilter(where, { ...legacyIn('status', filter?.status?.length ? filter.status : undefined), ...legacyEq('type', filter?.type) }),
+        orderBy,
+        first,
+        after,
+        last,
+        before,
+      }),
     exportDataset: (_, { id, status }, { services }) => services.datasets.export(id, status),
     datasources: (_, { filter }, { services }) => services.datasets.datasources({ statuses: filter?.status, type: filter?.type }),
+    datasourcePage: (_, args, { services }) => services.datasets.datasourcePage(args),
   },
   Mutation: {
     editDataset: (_, { id }, { services, actor }) => services.datasets.edit(id, actor),
@@ -104,7 +115,8 @@ export const datasetResolvers: Resolvers = {
     definition: (dataset, { fields }, { services }) => services.datasets.document(dataset, fields),
     listRecord: (dataset) => listRecord(dataset),
   },
-  DatasetConnection: connectionResolvers<DatasetRecord>(),
+  DatasetConnection: listConnectionResolvers<DatasetRecord>(),
+  DatasourceConnection: listConnectionResolvers<DatasourceEntry>(),
   Datasource: {
     id: (entry) => globalId('Datasource', entry.datasetId),
     dataset: async (entry, _, context) => {

@@ -5,7 +5,6 @@ import type { QueryEngine } from '../../platform/query-engine/query-engine.js';
 import { pathDeeperThan } from '../../validation/json-depth.js';
 import { compileValidator } from '../../validation/json-schema.js';
 import { isObject } from '../../validation/json-object.js';
-import { pageOf, pageWindow } from '../../validation/page-window.js';
 import { unsupportedPatternIn } from '../../validation/linear-regexp.js';
 import {
   connectorSchema,
@@ -201,10 +200,7 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
     },
 
     async list(query: DatasetListQuery): Promise<DatasetPage> {
-      const window = pageWindow(query, options.listMax, 'DATASET_LIST_INPUT_INVALID');
-      const filter = { statuses: query.statuses && query.statuses.length > 0 ? query.statuses : undefined, type: query.type ?? undefined };
-      const rows = await store.list({ ...filter, take: window.take, skip: window.offset });
-      return pageOf(rows, window, () => store.count(filter));
+      return store.page(query, options.listMax);
     },
 
     async importDefinition(input: unknown, options: { overwrite: boolean }, actor: Actor): Promise<ImportResult> {

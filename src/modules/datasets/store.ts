@@ -5,6 +5,8 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import type { RecordCache } from '../../platform/cache/published-cache.js';
 export { isUniqueViolation } from '../../platform/database/errors.js';
+import { readList, type ListArguments, type ListPage } from '../../platform/lists/list-query.js';
+import { datasetList } from './list.js';
 import type { DatasetDraftValues, DatasetRecord, DatasetStatus, DatasetType, JsonObject, Stage } from './types.js';
 
 type Row = Prisma.DatasetGetPayload<object>;
@@ -84,21 +86,9 @@ export function createDatasetStore(prisma: PrismaClient, cache?: RecordCache<Dat
         return row ? toRecord(row) : undefined;
       },
 
-      /** Live versions first, then drafts; newest change first within each. */
-      async list(options: { statuses?: readonly DatasetStatus[]; type?: DatasetType; take: number; skip: number }): Promise<DatasetRecord[]> {
-        const rows = await db.dataset.findMany({
-          where: { ...(options.statuses ? { status: { in: [...options.statuses] } } : {}), ...(options.type ? { type: options.type } : {}) },
-          orderBy: [{ stage: 'desc' }, { updatedDate: 'desc' }, { datasetId: 'asc' }],
-          take: options.take,
-          skip: options.skip,
-        });
-        return rows.map(toRecord);
-      },
-
-      count(options: { statuses?: readonly DatasetStatus[]; type?: DatasetType }): Promise<number> {
-        return db.dataset.count({
-          where: { ...(options.statuses ? { status: { in: [...options.statuses] } } : {}), ...(options.type ? { type: options.type } : {}) },
-        });
+      /** A page of the dataset list (the list contract: src/platform/lists); never inside a transaction. */
+      page(args: ListArguments, listMax: number): Promise<ListPage<DatasetRecord>> {
+        return readList(prisma, datasetList, args, listMax, toRecord);
       },
 
       /** Live versions of the given ids that are masters with status Live. */

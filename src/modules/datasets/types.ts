@@ -1,6 +1,6 @@
 // Domain types of datasets.
-import type { DatasetRecord, DatasetStatus, DatasetType, Stage } from '../../platform/dataset.js';
-import type { Page } from '../../validation/page-window.js';
+import type { DatasetRecord, DatasetStatus, Stage } from '../../platform/dataset.js';
+import type { ListArguments, ListPage } from '../../platform/lists/list-query.js';
 
 export type { DatasetRecord, DatasetStatus, DatasetType, JsonObject, Stage } from '../../platform/dataset.js';
 
@@ -19,14 +19,10 @@ export interface IgnoredItem {
 
 export type IgnoredFields = Partial<Record<'transformations' | 'connectors' | 'denorm_fields' | 'dataset_config', IgnoredItem[]>>;
 
-export interface DatasetListQuery {
-  statuses?: readonly DatasetStatus[] | null;
-  type?: DatasetType | null;
-  limit?: number | null;
-  offset?: number | null;
-}
+/** A dataset list request: the list contract's arguments (src/platform/lists). */
+export type DatasetListQuery = ListArguments;
 
-export type DatasetPage = Page<DatasetRecord>;
+export type DatasetPage = ListPage<DatasetRecord>;
 
 export const TRANSITIONS = ['ReadyToPublish', 'Live', 'Retired', 'Delete'] as const;
 export type Transition = (typeof TRANSITIONS)[number];

@@ -1,22 +1,28 @@
 // GraphQL resolvers for query templates: arguments in, service call, result out.
 import { globalId } from '../../graphql/global-id.js';
-import { connectionResolvers, offsetAfter } from '../../graphql/cursor.js';
+import { listConnectionResolvers } from '../../graphql/list-connection.js';
+import { legacyEq, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
 import type { Resolvers } from '../../generated/graphql.js';
 import { authorizeLink } from '../../graphql/nodes.js';
 import { namesInQuery } from './service.js';
-import type { TemplateRecord } from './types.js';
+import type { TemplateRecord, TemplateSortField } from './types.js';
+
+/** The older `sort` argument's fields as the list contract names them. */
+const LEGACY_SORT_FIELDS: Record<TemplateSortField, string> = { createdDate: 'createdAt', updatedDate: 'updatedAt', templateName: 'name', templateId: 'templateId' };
 
 export const templateResolvers: Resolvers = {
   Query: {
     runTemplate: (_, { id, input }, { services, loaders }) =>
       services.templates.run(id, { startdate: input.startDate, enddate: input.endDate, dataset: input.dataset, aggregationLevel: input.aggregationLevel, limit: input.limit }, loaders.templateById),
     template: (_, { id }, { services, loaders }) => services.templates.get(id, loaders.templateById),
-    templates: (_, { filter, sort, first, after }, { services }) =>
+    templates: (_, { filter, sort, where, orderBy, first, after, last, before }, { services }) =>
       services.templates.list({
-        queryType: filter?.queryType,
-        sort: sort?.map((key) => ({ field: key.field, order: key.order ?? 'asc' })),
-        limit: first,
-        offset: offsetAfter(after, 'QUERY_TEMPLATE_INVALID_INPUT'),
+        where: withLegacyFilter(where, legacyEq('queryType', filter?.queryType)),
+        orderBy: orderBy ?? sort?.map((key) => ({ field: LEGACY_SORT_FIELDS[key.field], direction: key.order })),
+        first,
+        after,
+        last,
+        before,
       }),
   },
   Mutation: {
@@ -44,7 +50,7 @@ export const templateResolvers: Resolvers = {
       return found.flatMap((versions) => (versions instanceof Error ? [] : (versions.live ?? versions.draft ?? [])));
     },
   },
-  QueryTemplateConnection: connectionResolvers<TemplateRecord>(),
+  QueryTemplateConnection: listConnectionResolvers<TemplateRecord>(),
   Dataset: {
     templates: (dataset, _, context) => {
       authorizeLink(context, 'QueryTemplate');

@@ -1,14 +1,11 @@
 // Every business rule of query templates lives here; both transports call these functions.
 import type { Actor } from '../../auth/actor.js';
-import { pageOf, pageWindow } from '../../validation/page-window.js';
 import DataLoader from 'dataloader';
 import { GatewayError, type ErrorCode } from '../../errors.js';
 import { checkTemplateId, checkTemplateName, checkTemplateQuery, isQueryType, templateIdFromName } from './rules.js';
 import type { RunInput } from './run.js';
 import { isUniqueViolation, type TemplateStore } from './store.js';
-import type { CreateTemplateInput, QueryType, TemplateListQuery, TemplatePage, TemplateRecord, TemplateSort, UpdateTemplateInput } from './types.js';
-
-const DEFAULT_SORT: readonly TemplateSort[] = [{ field: 'createdDate', order: 'desc' }];
+import type { CreateTemplateInput, QueryType, TemplateListQuery, TemplatePage, TemplateRecord, UpdateTemplateInput } from './types.js';
 
 export interface TemplateServiceOptions {
   /** Most templates one list call returns. */
@@ -88,11 +85,7 @@ export function createTemplateService(store: TemplateStore, options: TemplateSer
     },
 
     async list(query: TemplateListQuery): Promise<TemplatePage> {
-      const window = pageWindow(query, options.listMax, 'QUERY_TEMPLATE_INVALID_INPUT');
-      const queryType = query.queryType ?? undefined;
-      const sort = query.sort && query.sort.length > 0 ? query.sort : DEFAULT_SORT;
-      const rows = await store.list({ queryType, sort, take: window.take, skip: window.offset });
-      return pageOf(rows, window, () => store.count(queryType));
+      return store.page(query, options.listMax);
     },
 
     async create(input: CreateTemplateInput, actor: Actor): Promise<TemplateRecord> {

@@ -4,7 +4,9 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import type { RecordCache } from '../../platform/cache/published-cache.js';
 export { isUniqueViolation } from '../../platform/database/errors.js';
-import type { QueryType, TemplateRecord, TemplateSort } from './types.js';
+import { readList, type ListArguments, type ListPage } from '../../platform/lists/list-query.js';
+import { templateList } from './list.js';
+import type { QueryType, TemplateRecord } from './types.js';
 
 type Row = Prisma.QueryTemplateGetPayload<object>;
 
@@ -56,18 +58,9 @@ export function createTemplateStore(prisma: PrismaClient, cache?: RecordCache<Te
       return row ? toRecord(row) : undefined;
     },
 
-    async list(options: { queryType?: QueryType; sort: readonly TemplateSort[]; take: number; skip: number }): Promise<TemplateRecord[]> {
-      const rows = await prisma.queryTemplate.findMany({
-        where: options.queryType ? { queryType: options.queryType } : {},
-        orderBy: [...options.sort.map((key) => ({ [key.field]: key.order })), { templateId: 'asc' }],
-        take: options.take,
-        skip: options.skip,
-      });
-      return rows.map(toRecord);
-    },
-
-    count(queryType?: QueryType): Promise<number> {
-      return prisma.queryTemplate.count({ where: queryType ? { queryType } : {} });
+    /** A page of the template list (the list contract: src/platform/lists). */
+    page(args: ListArguments, listMax: number): Promise<ListPage<TemplateRecord>> {
+      return readList(prisma, templateList, args, listMax, toRecord);
     },
 
     async insert(record: Omit<TemplateRecord, 'createdDate' | 'updatedDate'>): Promise<TemplateRecord> {

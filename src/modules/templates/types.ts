@@ -1,5 +1,5 @@
 // Domain types of query templates, shared by the service, the store and the GraphQL mappers.
-import type { Page } from '../../validation/page-window.js';
+import type { ListArguments, ListPage } from '../../platform/lists/list-query.js';
 
 export const QUERY_TYPES = ['sql', 'json'] as const;
 export type QueryType = (typeof QUERY_TYPES)[number];
@@ -17,23 +17,10 @@ export interface TemplateRecord {
 
 export const TEMPLATE_SORT_FIELDS = ['createdDate', 'updatedDate', 'templateName', 'templateId'] as const;
 export type TemplateSortField = (typeof TEMPLATE_SORT_FIELDS)[number];
-export type SortDirection = 'asc' | 'desc';
+/** A template list request: the list contract's arguments (src/platform/lists). */
+export type TemplateListQuery = ListArguments;
 
-export interface TemplateSort {
-  field: TemplateSortField;
-  order: SortDirection;
-}
-
-export interface TemplateListQuery {
-  queryType?: QueryType | null;
-  sort?: readonly TemplateSort[] | null;
-  /** Page size; at most the configured maximum. */
-  limit?: number | null;
-  /** Items to skip. */
-  offset?: number | null;
-}
-
-export type TemplatePage = Page<TemplateRecord>;
+export type TemplatePage = ListPage<TemplateRecord>;
 
 export interface CreateTemplateInput {
   templateName: string;

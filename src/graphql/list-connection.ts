@@ -1,0 +1,18 @@
+// The resolvers every connection of the list contract shares (edges, nodes, pageInfo, totalCount,
+// groupBy) over a page read by src/platform/lists/list-query.ts.
+import type { ListPage } from '../platform/lists/list-query.js';
+
+export function listConnectionResolvers<T>() {
+  return {
+    edges: (page: ListPage<T>) => page.items.map((node, index) => ({ cursor: page.cursors[index]!, node })),
+    nodes: (page: ListPage<T>) => page.items,
+    pageInfo: (page: ListPage<T>) => ({
+      hasNextPage: page.hasNextPage,
+      hasPreviousPage: page.hasPreviousPage,
+      startCursor: page.cursors[0] ?? null,
+      endCursor: page.cursors.at(-1) ?? null,
+    }),
+    totalCount: (page: ListPage<T>) => page.countAll(),
+    groupBy: (page: ListPage<T>, args: { field: string }) => page.groupBy(args.field),
+  };
+}

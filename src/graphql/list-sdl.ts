@@ -1,0 +1,104 @@
+// The GraphQL inputs of the list contract, printed from the lists' declarations: per list a typed
+// `<Type>Where`, `<Type>OrderField`/`<Type>Order` and `<Type>GroupField`; shared, one comparison
+// input per kind of field (and per enum). `npm run generate:docs` writes them to
+// graphql/lists.graphql, which the schema and the generated types read like any other SDL file.
+import { enumNameOf, type ListDeclaration, type ListField } from '../platform/lists/declaration.js';
+
+export interface ListSdlOptions {
+  /** Lists whose `<Type>Order` input and `<Type>OrderField` enum are written by hand (they predate the contract). */
+  ownOrderInput?: boolean;
+}
+
+const OPERATOR_DESCRIPTIONS: Record<string, string> = {
+  eq: 'Equal to this value.',
+  in: 'Equal to one of these values (at most 500).',
+  contains: 'Holds this text, ignoring case (at least 3 characters).',
+  startsWith: 'Starts with this text, ignoring case (at least 3 characters).',
+  gt: 'After (greater than) this value.',
+  gte: 'At or after (greater than or equal to) this value.',
+  lt: 'Before (less than) this value.',
+  lte: 'At or before (less than or equal to) this value.',
+};
+
+const KIND_COMPARISONS: Record<Exclude<ListField['kind'], 'enum'>, { name: string; scalar: string; operators: string[]; description: string }> = {
+  key: { name: 'KeyComparison', scalar: 'String', operators: ['eq', 'in'], description: 'Compares an identifier or a code: every operator given must hold.' },
+  text: { name: 'TextComparison', scalar: 'String', operators: ['eq', 'in', 'contains', 'startsWith'], description: 'Compares a text field: every operator given must hold.' },
+  time: { name: 'DateTimeComparison', scalar: 'DateTime', operators: ['eq', 'gt', 'gte', 'lt', 'lte'], description: 'Compares a time: every operator given must hold.' },
+  int: { name: 'IntComparison', scalar: 'Int', operators: ['eq', 'in', 'gt', 'gte', 'lt', 'lte'], description: 'Compares a whole number: every operator given must hold.' },
+};
+
+function comparisonName(field: ListField): string {
+  return field.kind === 'enum' ? `${field.enumType}Comparison` : KIND_COMPARISONS[field.kind].name;
+}
+
+function comparisonInput(name: string, scalar: string, operators: readonly string[], description: string): string {
+  const lines = operators.map((operator) => `  ${JSON.stringify(OPERATOR_DESCRIPTIONS[operator])}\n  ${operator}: ${operator === 'in' ? `[${scalar}!]` : scalar}`);
+  return `"${description}"\ninput ${name} {\n${lines.join('\n')}\n}`;
+}
+
+const describe = (text: string) => JSON.stringify(text);
+
+function listInputs(declaration: ListDeclaration, options: ListSdlOptions): string[] {
+  const { type, plural } = declaration;
+  const fields = Object.entries(declaration.fields);
+  const where = [
+    `${describe(`Filters ${plural}: every field given must match; \`_and\`, \`_or\` and \`_not\` combine filters.`)}`,
+    `input ${type}Where {`,
+    `  "Every one of these filters matches."`,
+    `  _and: [${type}Where!]`,
+    `  "At least one of these filters matches."`,
+    `  _or: [${type}Where!]`,
+    `  "This filter does not match."`,
+    `  _not: ${type}Where`,
+    ...fields.flatMap(([name, field]) => [`  ${describe(field.description)}`, `  ${name}: ${comparisonName(field)}`]),
+    '}',
+  ].join('\n');
+  const enumOf = (name: string, description: string, wanted: (field: ListField) => boolean | undefined) =>
+    [`${describe(description)}`, `enum ${name} {`, ...fields.filter(([, field]) => wanted(field)).flatMap(([key, field]) => [`  ${describe(field.description)}`, `  ${enumNameOf(key)}`]), '}'].join(
+      '\n',
+    );
+  const blocks = [where];
+  if (!options.ownOrderInput) {
+    blocks.push(enumOf(`${type}OrderField`, `What ${plural} can be ordered by.`, (field) => field.orderable));
+    blocks.push(
+      [
+        `${describe(`One key of an order of ${plural}: later keys break ties of earlier ones, and the identifier breaks the rest.`)}`,
+        `input ${type}Order {`,
+        '  "What to order by."',
+        `  field: ${type}OrderField!`,
+        '  "Which way. Ascending when omitted."',
+        '  direction: SortOrder = ASC',
+        '}',
+      ].join('\n'),
+    );
+  }
+  blocks.push(enumOf(`${type}GroupField`, `What ${plural} can be counted by (\`groupBy\`).`, (field) => field.groupable));
+  return blocks;
+}
+
+/** The SDL of every list's inputs and of the shared comparison inputs (each printed once). */
+export function listContractSdl(lists: readonly { declaration: ListDeclaration; options?: ListSdlOptions }[]): string {
+  const shared = new Map<string, string>();
+  for (const { declaration } of lists) {
+    for (const field of Object.values(declaration.fields)) {
+      if (field.kind === 'enum') {
+        const name = comparisonName(field);
+        shared.set(name, comparisonInput(name, field.enumType!, ['eq', 'in'], `Compares a ${field.enumType} value: every operator given must hold.`));
+      } else {
+        const comparison = KIND_COMPARISONS[field.kind];
+        shared.set(comparison.name, comparisonInput(comparison.name, comparison.scalar, comparison.operators, comparison.description));
+      }
+    }
+  }
+  const groupCount = [
+    '"How many items of a filtered list hold one value of a field (`groupBy`)."',
+    'type GroupCount {',
+    '  "The value, as its GraphQL enum value for an enum field; null for items without one."',
+    '  key: String',
+    '  "How many items hold it."',
+    '  count: Int!',
+    '}',
+  ].join('\n');
+  const blocks = [groupCount, ...[...shared.keys()].sort().map((name) => shared.get(name)!), ...lists.flatMap(({ declaration, options }) => listInputs(declaration, options ?? {}))];
+  return `# Generated from the lists' declarations (src/graphql/lists.ts) by \`npm run generate:docs\`; do not edit.\n\n${blocks.join('\n\n')}\n`;
+}

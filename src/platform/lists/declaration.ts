@@ -1,0 +1,76 @@
+// What a list declares about itself, once: the fields a client may filter, order and count by, the
+// column (or indexed expression) each reads, and how its rows are identified. The GraphQL inputs
+// (src/graphql/list-sdl.ts) and the SQL of every page (list-query.ts) are both built from it, so
+// the schema can offer nothing the database cannot answer from an index.
+import type { ErrorCode } from '../../errors.js';
+
+/** What a field holds; it fixes the operators a `where` may use on it. */
+export type ListFieldKind =
+  /** An identifier or a short code: `eq`, `in`. */
+  | 'key'
+  /** Free text: `eq`, `in`, `contains`, `startsWith` (case-insensitive, served by a trigram index). */
+  | 'text'
+  /** A point in time: `eq`, `gt`, `gte`, `lt`, `lte`. */
+  | 'time'
+  /** A whole number: `eq`, `in`, `gt`, `gte`, `lt`, `lte`. */
+  | 'int'
+  /** A value of a GraphQL enum: `eq`, `in`. */
+  | 'enum';
+
+export interface ListField {
+  /** The SQL the field reads: a column name, or an expression with an index of its own (trusted text, never client input). */
+  column: string;
+  kind: ListFieldKind;
+  /** One sentence for the GraphQL descriptions: what the field is. */
+  description: string;
+  /** For kind `enum`: the GraphQL enum, and its values as stored (GraphQL name → stored value). */
+  enumType?: string;
+  enumValues?: Readonly<Record<string, string>>;
+  /** For kind `key` on a uuid column: a value that is not a UUID matches nothing (the column could not hold it). */
+  uuid?: boolean;
+  /** May appear in `orderBy` (a plain column, never null, with an index that starts with it). */
+  orderable?: boolean;
+  /** May appear in `groupBy`. */
+  groupable?: boolean;
+}
+
+export type Direction = 'asc' | 'desc';
+
+export interface ListOrderKey {
+  /** A field of the declaration. */
+  field: string;
+  direction: Direction;
+}
+
+export interface ListDeclaration {
+  /** The GraphQL type of the list's nodes (`QueryTemplate`): names the generated inputs and the cursors. */
+  type: string;
+  /** Plural noun for descriptions ("query templates"). */
+  plural: string;
+  /** The table the list reads. */
+  table: string;
+  /** The Prisma model of that table: its rows are handed back with the model's field names. */
+  model: string;
+  /** The columns that identify a row; they break the last ties of every order, ascending. */
+  key: readonly string[];
+  fields: Readonly<Record<string, ListField>>;
+  /** The order when the client gives none. */
+  defaultOrder: readonly ListOrderKey[];
+  /** Keys that follow the client's own (before the identifying columns), as the list always did. */
+  thenBy?: readonly ListOrderKey[];
+  /** The error code of the list's bad arguments (its existing one, so the REST layer's answers stay the same). */
+  invalidInputCode: ErrorCode;
+  /** A table that grows without bound (the audit trail): a filter must narrow it by an indexed predicate, never only by `_not`. */
+  large?: boolean;
+}
+
+/** `createdAt` → `CREATED_AT`: the GraphQL enum value naming a field. */
+export function enumNameOf(field: string): string {
+  return field.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+}
+
+/** The field an enum value or a field name stands for; undefined when the list has none such. */
+export function fieldNamed(declaration: ListDeclaration, name: string): string | undefined {
+  if (Object.hasOwn(declaration.fields, name)) return name;
+  return Object.keys(declaration.fields).find((field) => enumNameOf(field) === name);
+}
