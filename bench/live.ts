@@ -7,7 +7,8 @@
 // (default 10,000) over BENCH_CONNECTIONS WebSockets (default 1,000), spread evenly over the gateways:
 // half on ingestionCounts(every: 1) of the datasets, half on datasetChanged. For BENCH_DURATION
 // seconds (default 20) it ingests a batch into every dataset each second and creates a dataset every
-// 200 ms, both through the first gateway (so the second delivers what another copy committed). It then
+// 200 ms, both through the first gateway (so the second delivers what another copy committed); it
+// measures once every subscription has been sent a warm-up change and a first step. It then
 // waits for every create to be answered and for deliveries to stop, and prints, per field, deliveries
 // against what was due ("every subscriber gets every change"), change-to-delivery p50/p99
 // (datasetChanged: from the mutation sent, and from the record written, to the event received; ingestionCounts: from the end of the
@@ -28,6 +29,7 @@ const INDEXING = { keys_config: { timestamp_key: 'ts' }, indexing_config: { olap
 const SCHEMA = { type: 'object', properties: { id: { type: 'string' }, ts: { type: 'string' } } };
 const CLOCK_TICKS = 100;
 const CLOSE_SLOW_CONSUMER = 4429;
+const WARM_UP = 'live_warm_up';
 
 function procStatus(pid: number): { rss: number; cpuSeconds: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -107,6 +109,9 @@ async function run(gatewayCount: number, subscribers: number, connections: numbe
     const countLatencies: number[] = [];
     let changeDeliveries = 0;
     let countDeliveries = 0;
+    let warmedUp = 0;
+    let countingSubscribers = 0;
+    let missedSteps = 0;
     let changeSubscribers = 0;
     let countSubscribers = 0;
     let errors = 0;
@@ -138,6 +143,7 @@ async function run(gatewayCount: number, subscribers: number, connections: numbe
             { query: 'subscription { datasetChanged { datasetId kind dataset { updatedAt } } }' },
             {
               next: (result) => {
+                if (result.data?.datasetChanged.datasetId === WARM_UP) warmedUp += 1;
                 const sent = sentAt.get(result.data?.datasetChanged.datasetId ?? '');
                 if (!measuring || sent === undefined) return;
                 changeDeliveries += 1;
@@ -152,13 +158,20 @@ async function run(gatewayCount: number, subscribers: number, connections: numbe
           );
         } else {
           countSubscribers += 1;
+          /** The last step this subscriber was sent: a later one that is not the next means steps it missed. */
+          let lastStep: number | undefined;
           client.subscribe<{ ingestionCounts: { t: string; eventsIn: number } }>(
             { query: 'subscription($id: String!) { ingestionCounts(datasetId: $id, every: 1) { t eventsIn } }', variables: { id: ids[Math.floor(n / 2) % datasets] } },
             {
               next: (result) => {
-                if (!measuring || !result.data) return;
+                if (!result.data) return;
+                const step = Date.parse(result.data.ingestionCounts.t);
+                if (lastStep === undefined) countingSubscribers += 1;
+                else if (measuring && step > lastStep + 1000) missedSteps += (step - lastStep) / 1000 - 1;
+                lastStep = Math.max(step, lastStep ?? step);
+                if (!measuring) return;
                 countDeliveries += 1;
-                countLatencies.push(Date.now() - Date.parse(result.data.ingestionCounts.t));
+                countLatencies.push(Date.now() - step);
               },
               error: () => (errors += 1),
               complete: () => undefined,
@@ -172,8 +185,12 @@ async function run(gatewayCount: number, subscribers: number, connections: numbe
     }
     while (acknowledged + failedConnections < connections) await sleep(50);
     if (failedConnections > 0) console.log(`${failedConnections} connections failed to open`);
-    // Let every subscribe reach the gateways and one interval pass before measuring.
-    await sleep(3_000);
+    // Every subscription active before measuring: each datasetChanged subscriber has been sent a
+    // warm-up dataset's creation and each ingestionCounts subscriber a first step (at most 120 s).
+    await postEnvelope(url, '/v2/datasets/import', 'api.datasets.import', { dataset_id: WARM_UP, name: WARM_UP, type: 'event', data_schema: SCHEMA, dataset_config: INDEXING }, WARM_UP);
+    for (const started = Date.now(); (warmedUp < changeSubscribers || countingSubscribers < countSubscribers) && Date.now() - started < 120_000;) await sleep(200);
+    if (warmedUp < changeSubscribers || countingSubscribers < countSubscribers)
+      console.log(`not every subscription was active after 120 s: ${warmedUp} of ${changeSubscribers} datasetChanged, ${countingSubscribers} of ${countSubscribers} ingestionCounts`);
 
     const before = gateways.map((gateway) => procStatus(gateway.child.pid!));
     const peakRss = before.map((status) => status.rss);
@@ -263,7 +280,7 @@ async function run(gatewayCount: number, subscribers: number, connections: numbe
       `datasetChanged: ${created} datasets created (of ${sent} sent, one each 200 ms); delivered ${changeDeliveries} of ${dueChanges} due (${((100 * changeDeliveries) / Math.max(1, dueChanges)).toFixed(2)} %); mutation sent → event received p50 ${percentile(changeLatencies, 50)} ms, p99 ${percentile(changeLatencies, 99)} ms; record written → event received p50 ${percentile(commitLatencies, 50)} ms, p99 ${percentile(commitLatencies, 99)} ms`,
     );
     console.log(
-      `ingestionCounts: ${ingests} ingest calls of 10 events; delivered ${countDeliveries} points (about ${countSubscribers} × ${intervals} intervals = ${countSubscribers * intervals} due); interval end → point received p50 ${percentile(countLatencies, 50)} ms, p99 ${percentile(countLatencies, 99)} ms`,
+      `ingestionCounts: ${ingests} ingest calls of 10 events; delivered ${countDeliveries} points (about ${countSubscribers} × ${intervals} intervals = ${countSubscribers * intervals}), steps missed (a subscriber's step not sent before its next): ${missedSteps}; interval end → point received p50 ${percentile(countLatencies, 50)} ms, p99 ${percentile(countLatencies, 99)} ms`,
     );
     console.log(`messages: ${(messages / seconds).toFixed(0)}/s delivered; subscription errors: ${errors}; connections dropped as slow consumers (4429): ${dropped}`);
     gateways.forEach((_, g) => {
