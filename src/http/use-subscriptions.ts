@@ -18,7 +18,6 @@ import type { Authentication, Caller, RequestAccess } from '../auth/access.js';
 import type { Authenticator } from '../auth/authenticate.js';
 import type { Logger } from '../logger.js';
 import type { LiveGate, PreparedSubscription } from '../modules/live/gate.js';
-import { Channel } from '../modules/live/channel.js';
 import { formatLiveResult, type ErrorFormatter, type LiveSubscriber, type Membership, type SharedResult, type SharedSubscriptions } from '../modules/live/multiplexer.js';
 import { SocketSubscription } from './subscription-socket.js';
 
@@ -106,37 +105,104 @@ function dropSlowConsumer(socket: WebSocket): void {
   setTimeout(() => socket.terminate(), SLOW_CONSUMER_GRACE_MS).unref();
 }
 
-/** The SSE equivalent of 4429: a last `next` event saying why (RATE_LIMITED), `complete`, and the response ended, then cut. */
+/** The SSE equivalent of 4429: a last `next` event saying why (RATE_LIMITED) and `complete`; the response is cut a second later. */
 const SLOW_STREAM_EVENTS =
   `event: next\ndata: ${JSON.stringify({ errors: [{ message: `${SLOW_CONSUMER_MESSAGE}; the stream is closed`, extensions: { code: 'RATE_LIMITED', responseCode: 'TOO_MANY_REQUESTS' } }] })}\n\n` +
   'event: complete\ndata: \n\n';
 
+/** Responses cut as slow consumers: the failure of their last writes is expected, not logged. */
+const droppedStreams = new WeakSet<Response>();
+
 function dropSlowStream(res: Response): void {
-  if (res.writableEnded || res.destroyed) return;
-  res.end(SLOW_STREAM_EVENTS);
+  if (res.writableEnded || res.destroyed || droppedStreams.has(res)) return;
+  droppedStreams.add(res);
+  res.write(SLOW_STREAM_EVENTS);
   setTimeout(() => res.destroy(), SLOW_CONSUMER_GRACE_MS).unref();
 }
 
-/** An SSE subscription's deliveries: a bounded queue that graphql-sse reads, an event written before the next is taken. */
-class StreamSubscription implements LiveSubscriber {
-  readonly events: Channel<ExecutionResult>;
-  private membership: Membership | undefined;
+const EVENT_OPENING = Buffer.from('event: next\ndata: ');
+const EVENT_CLOSING = Buffer.from('\n\n');
 
-  constructor(capacity: number, onOverflow: () => void) {
-    this.events = new Channel<ExecutionResult>({ capacity, onOverflow, onClose: () => this.membership?.leave() });
-  }
+/**
+ * An SSE subscription's deliveries, written straight to its response (graphql-sse would read its
+ * stream into a queue of its own without bound): the shared result's bytes as a `next` event; the
+ * events not yet handed to the kernel are its queue, one more than `capacity` drops it. graphql-sse
+ * reads this object as the operation's stream, which yields nothing and ends with the subscription.
+ */
+class StreamSubscription implements LiveSubscriber, AsyncIterableIterator<never> {
+  private unflushed = 0;
+  /** Results that came before the response's head was written (written once it is). */
+  private early: SharedResult[] = [];
+  private ended = false;
+  private membership: Membership | undefined;
+  private wake: ((result: IteratorReturnResult<undefined>) => void) | undefined;
+
+  constructor(
+    private readonly res: Response,
+    private readonly capacity: number,
+    private readonly onOverflow: () => void,
+  ) {}
 
   joined(membership: Membership): void {
-    if (this.events.isClosed) membership.leave();
+    if (this.ended) membership.leave();
     else this.membership = membership;
   }
 
   deliver(result: SharedResult): void {
-    this.events.push(result.formatted as ExecutionResult);
+    if (this.ended || this.res.writableEnded || this.res.destroyed) return;
+    if (this.unflushed + this.early.length >= this.capacity) {
+      this.end();
+      this.onOverflow();
+      return;
+    }
+    if (!this.res.headersSent) {
+      this.early.push(result);
+      if (this.early.length === 1) setImmediate(this.writeEarly);
+      return;
+    }
+    this.write(result);
   }
 
+  private readonly writeEarly = (): void => {
+    if (this.ended || this.res.destroyed) return;
+    if (!this.res.headersSent) {
+      setImmediate(this.writeEarly);
+      return;
+    }
+    for (const result of this.early.splice(0)) this.write(result);
+  };
+
+  private write(result: SharedResult): void {
+    this.unflushed += 1;
+    this.res.write(Buffer.concat([EVENT_OPENING, result.json, EVENT_CLOSING]), this.flushed);
+  }
+
+  private readonly flushed = (): void => {
+    this.unflushed -= 1;
+  };
+
   end(): void {
-    this.events.close();
+    if (this.ended) return;
+    this.ended = true;
+    this.early = [];
+    this.membership?.leave();
+    this.membership = undefined;
+    this.wake?.({ value: undefined, done: true });
+    this.wake = undefined;
+  }
+
+  next(): Promise<IteratorResult<never>> {
+    if (this.ended) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => (this.wake = resolve));
+  }
+
+  return(): Promise<IteratorResult<never>> {
+    this.end();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<never> {
+    return this;
   }
 }
 
@@ -297,10 +363,7 @@ export function serveSubscriptions(options: SubscriptionTransportOptions) {
       if (Array.isArray(prepared)) return sseRefusal(prepared, statusOf(prepared));
       const release = gate.acquire(authentication.caller, 0);
       if (release instanceof GraphQLError) return sseRefusal([release], 429);
-      const subscriber = new StreamSubscription(options.queueCapacity, () => {
-        subscriber.end();
-        dropSlowStream(res);
-      });
+      const subscriber = new StreamSubscription(res, options.queueCapacity, () => dropSlowStream(res));
       openStreams.add(res);
       res.once('close', () => {
         openStreams.delete(res);
@@ -311,7 +374,7 @@ export function serveSubscriptions(options: SubscriptionTransportOptions) {
     },
     subscribe: async (args) => {
       const { prepared, subscriber } = args.contextValue;
-      return ((await join(prepared, subscriber)) ?? subscriber.events) as never;
+      return ((await join(prepared, subscriber)) ?? subscriber) as never;
     },
     onNext: (_ctx, _req, result) => ('errors' in result ? (format(result as ExecutionResult) as ExecutionResult | undefined) : undefined),
   });
@@ -320,8 +383,8 @@ export function serveSubscriptions(options: SubscriptionTransportOptions) {
     streams += 1;
     Promise.resolve(sse(req, res))
       .catch((error: unknown) => {
-        // A write failing on a response already ended (a dropped slow consumer) is no failure of ours.
-        if (res.writableEnded) return;
+        // A write failing on a response cut as a slow consumer is no failure of ours.
+        if (droppedStreams.has(res)) return;
         options.logger.error({ err: error }, 'subscription stream failed');
         if (!res.headersSent) next(error);
         else res.destroy();

@@ -83,7 +83,13 @@ export class LiveGate {
     const cost = operationCost(this.options.schema, document, operation, variables as Record<string, unknown>, this.options.limits.cost);
     if (cost > this.options.limits.maxCost) return [refusal('GRAPHQL_VALIDATION_FAILED', `The operation costs ${cost}; at most ${this.options.limits.maxCost} is allowed.`)];
     if (this.options.persistedRequired(access.caller) && !this.options.persisted.includes(typeof hash === 'string' ? hash : undefined, document, operation)) {
-      return [refusal('PERSISTED_OPERATION_REQUIRED', 'This caller may run only the operations of the allow list (persisted-operations.json): the subscription sent is not on it.')];
+      return [
+        refusal(
+          'PERSISTED_OPERATION_REQUIRED',
+          'This caller may run only the operations of the allow list (persisted-operations.json, generated from graphql/operations/): send a listed subscription, or its id as extensions.persistedQuery.sha256Hash. The subscription sent is not on the list.',
+          'FORBIDDEN',
+        ),
+      ];
     }
     try {
       for (const selection of operation.selectionSet.selections) {
