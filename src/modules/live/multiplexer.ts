@@ -101,6 +101,8 @@ function stableJson(value: unknown): string {
 
 export class SharedSubscriptions {
   private readonly topics = new Map<string, Topic>();
+  /** Documents' printed text (the gate hands the same document to every subscriber of one text). */
+  private readonly printed = new WeakMap<DocumentNode, string>();
   private evaluations = 0;
 
   constructor(private readonly options: SharedSubscriptionsOptions) {}
@@ -117,7 +119,7 @@ export class SharedSubscriptions {
     variables: Record<string, unknown> | null | undefined,
     subscriber: LiveSubscriber,
   ): Promise<Membership | LiveResult> {
-    const key = `${print(document)}\u0000${operationName ?? ''}\u0000${stableJson(variables ?? {})}`;
+    const key = `${this.textOf(document)}\u0000${operationName ?? ''}\u0000${stableJson(variables ?? {})}`;
     let topic = this.topics.get(key);
     if (!topic || !topic.joinable) {
       topic = { key, subscribers: new Set(), joinable: true, ended: false };
@@ -132,6 +134,15 @@ export class SharedSubscriptions {
     }
     joined.subscribers.add(subscriber);
     return { leave: () => this.leave(joined, subscriber) };
+  }
+
+  private textOf(document: DocumentNode): string {
+    let text = this.printed.get(document);
+    if (text === undefined) {
+      text = print(document);
+      this.printed.set(document, text);
+    }
+    return text;
   }
 
   /** Subscribes the operation once; a result (not a stream) is answered to the caller and nothing is shared. */
