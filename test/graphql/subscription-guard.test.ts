@@ -168,7 +168,7 @@ describe('keep-alive', () => {
     const { socket } = await openSocket();
     let pings = 0;
     socket.on('ping', () => (pings += 1));
-    while (pings < 3) await sleep(100);
+    while (pings < 2) await sleep(100);
     expect(socket.readyState).toBe(WebSocket.OPEN);
     const pong = new Promise<unknown>((resolve) => socket.once('message', (data) => resolve(JSON.parse((data as Buffer).toString('utf8')))));
     socket.send(JSON.stringify({ type: 'ping' }));

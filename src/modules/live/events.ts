@@ -186,19 +186,27 @@ export class LiveEvents {
     });
     /** The end of the first step not yet read. */
     let unread = (Math.floor(this.now() / stepMs) + 1) * stepMs;
-    const schedule = () => {
+    /** Waits for the next unread step to end (at least `atLeastMs`), then reads every step since the last read. */
+    const schedule = (atLeastMs = 0) => {
       if (channel.isClosed) return;
       timer = setTimeout(
         () => {
           this.timers.delete(timer!);
           const last = Math.max(unread, Math.floor((this.now() - AFTER_STEP_MS) / stepMs) * stepMs);
           const from = Math.max(unread, last - (MAX_CATCH_UP_STEPS - 1) * stepMs);
-          unread = last + stepMs;
-          tick(from, last, channel)
-            .catch((error: unknown) => this.options.logger.warn({ err: error }, 'live: a step could not be read'))
-            .finally(schedule);
+          tick(from, last, channel).then(
+            () => {
+              unread = last + stepMs;
+              schedule();
+            },
+            // A failed reading (the database busy or away) is tried again a step later, from the same step.
+            (error: unknown) => {
+              this.options.logger.warn({ err: error }, 'live: a step could not be read');
+              schedule(stepMs);
+            },
+          );
         },
-        Math.max(0, unread + AFTER_STEP_MS - this.now()),
+        Math.max(atLeastMs, unread + AFTER_STEP_MS - this.now()),
       );
       this.timers.add(timer);
     };
@@ -208,7 +216,7 @@ export class LiveEvents {
           this.options.logger.warn({ err: error }, 'live: a window could not be read');
           channel.close();
         })
-        .finally(schedule);
+        .finally(() => schedule());
     } else schedule();
     return channel;
   }
