@@ -260,13 +260,14 @@ async function run(gatewayCount: number, subscribers: number, connections: numbe
     clearInterval(ingestTimer);
     clearInterval(changeTimer);
     const sendingEnded = Date.now();
-    // Every create answered, then deliveries drained: until none arrive for 2 s (at most 30 s), so a
-    // backlog shows in the latencies, not as losses.
+    // Every create answered, then deliveries drained.
     while (pending.size > 0) await Promise.all([...pending]);
     const answered = Date.now();
-    for (let last = -1; changeDeliveries !== last && Date.now() - answered < 30_000;) {
+    // Until every change is delivered, or none arrives for 10 s (at most 60 s): a backlog shows in the latencies, not as losses.
+    for (let last = -1, quietSince = Date.now(); changeDeliveries < changed.size * changeSubscribers && Date.now() - answered < 60_000 && Date.now() - quietSince < 10_000;) {
+      if (changeDeliveries !== last) quietSince = Date.now();
       last = changeDeliveries;
-      await sleep(2_000);
+      await sleep(500);
     }
     measuring = false;
     clearInterval(rssTimer);
