@@ -375,9 +375,10 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     shared: new SharedSubscriptions({
       schema,
       context: () => sharedEvaluationContext(systemContext),
-      queueCapacity: config.live.queueCapacity,
+      formatError: formatGraphQLError,
       startsWithSnapshot: (document) => subscribedFields(document).includes('metricSeries'),
     }),
+    queueCapacity: config.live.queueCapacity,
     keepAliveMs: config.live.keepAliveMs,
     formatError: formatGraphQLError,
     logger,

@@ -2,21 +2,24 @@
 // on the /graphql upgrade, and GraphQL over Server-Sent Events (graphql-sse, distinct connections
 // mode) on /graphql/stream. Both authenticate as HTTP does (API key, bearer JWT, session cookie),
 // pass each subscription through the same gate (src/modules/live/gate.ts), and hand it to the shared
-// evaluations (multiplexer.ts). Close codes beyond graphql-ws's own: 4403 when the credential
-// expires, 4429 when a subscriber falls LIVE_QUEUE_CAPACITY events behind.
+// evaluations (multiplexer.ts), whose serialised results are written to every socket as they are
+// (subscription-socket.ts). Close codes beyond graphql-ws's own: 4403 when the credential expires,
+// 4429 when a subscriber falls LIVE_QUEUE_CAPACITY events behind; an SSE stream that falls behind
+// gets a last event with RATE_LIMITED, then `complete`, and is closed.
 import type http from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
 import express, { type Request, type Response } from 'express';
-import { GraphQLError, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, type ExecutionResult, type FormattedExecutionResult, type GraphQLSchema } from 'graphql';
+import { CloseCode, handleProtocols, makeServer } from 'graphql-ws';
 import { createHandler as createSseHandler } from 'graphql-sse/lib/use/express';
-import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Authentication, Caller, RequestAccess } from '../auth/access.js';
 import type { Authenticator } from '../auth/authenticate.js';
 import type { Logger } from '../logger.js';
 import type { LiveGate, PreparedSubscription } from '../modules/live/gate.js';
-import type { SharedSubscriptions, SubscriberHooks } from '../modules/live/multiplexer.js';
+import { formatLiveResult, type ErrorFormatter, type LiveSubscriber, type Membership, type SharedResult, type SharedSubscriptions } from '../modules/live/multiplexer.js';
+import { SocketSubscription } from './subscription-socket.js';
 
 export const WS_PATH = '/graphql';
 export const SSE_PATH = '/graphql/stream';
@@ -38,14 +41,16 @@ export interface SubscriptionTransportOptions {
   accessFor(authentication: Authentication, clientAddress: string | undefined): RequestAccess;
   gate: LiveGate;
   shared: SharedSubscriptions;
+  /** Events a subscriber may fall behind by before it is dropped (LIVE_QUEUE_CAPACITY). */
+  queueCapacity: number;
   keepAliveMs: number;
   /** Shapes errors as the HTTP endpoint does (codes kept, unexpected ones masked). */
-  formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
+  formatError: ErrorFormatter;
   logger: Logger;
 }
 
 /** What a subscription carries from its gate to its shared evaluation. */
-type LiveOperationContext = { prepared: PreparedSubscription; hooks: SubscriberHooks } & Record<string, unknown>;
+type LiveOperationContext<S> = { prepared: PreparedSubscription; subscriber: S } & Record<string, unknown>;
 
 interface ConnectionState {
   headers: IncomingHttpHeaders;
@@ -92,18 +97,128 @@ function refusedAuthentication(authentication: Authentication): GraphQLError | u
 /** How long a dropped consumer gets to take its close frame before its socket is cut (it is not reading, so usually it cannot). */
 const SLOW_CONSUMER_GRACE_MS = 1_000;
 
+const SLOW_CONSUMER_MESSAGE = 'Slow consumer: too many events not yet read';
+
 function dropSlowConsumer(socket: WebSocket): void {
   if (socket.readyState !== socket.OPEN) return;
-  socket.close(CLOSE_SLOW_CONSUMER, 'Slow consumer: too many events not yet read');
+  socket.close(CLOSE_SLOW_CONSUMER, SLOW_CONSUMER_MESSAGE);
   setTimeout(() => socket.terminate(), SLOW_CONSUMER_GRACE_MS).unref();
+}
+
+/** The SSE equivalent of 4429: a last `next` event saying why (RATE_LIMITED) and `complete`; the response is cut a second later. */
+const SLOW_STREAM_EVENTS =
+  `event: next\ndata: ${JSON.stringify({ errors: [{ message: `${SLOW_CONSUMER_MESSAGE}; the stream is closed`, extensions: { code: 'RATE_LIMITED', responseCode: 'TOO_MANY_REQUESTS' } }] })}\n\n` +
+  'event: complete\ndata: \n\n';
+
+/** Responses cut as slow consumers: the failure of their last writes is expected, not logged. */
+const droppedStreams = new WeakSet<Response>();
+
+function dropSlowStream(res: Response): void {
+  if (res.writableEnded || res.destroyed || droppedStreams.has(res)) return;
+  droppedStreams.add(res);
+  res.write(SLOW_STREAM_EVENTS);
+  setTimeout(() => res.destroy(), SLOW_CONSUMER_GRACE_MS).unref();
+}
+
+const EVENT_OPENING = Buffer.from('event: next\ndata: ');
+const EVENT_CLOSING = Buffer.from('\n\n');
+
+/**
+ * An SSE subscription's deliveries, written straight to its response (graphql-sse would read its
+ * stream into a queue of its own without bound): the shared result's bytes as a `next` event; the
+ * events not yet handed to the kernel are its queue, one more than `capacity` drops it. graphql-sse
+ * reads this object as the operation's stream, which yields nothing and ends with the subscription.
+ */
+class StreamSubscription implements LiveSubscriber, AsyncIterableIterator<never> {
+  private unflushed = 0;
+  /** Results that came before the response's head was written (written once it is). */
+  private early: SharedResult[] = [];
+  private ended = false;
+  private membership: Membership | undefined;
+  private wake: ((result: IteratorReturnResult<undefined>) => void) | undefined;
+
+  constructor(
+    private readonly res: Response,
+    private readonly capacity: number,
+    private readonly onOverflow: () => void,
+  ) {}
+
+  joined(membership: Membership): void {
+    if (this.ended) membership.leave();
+    else this.membership = membership;
+  }
+
+  deliver(result: SharedResult): void {
+    if (this.ended || this.res.writableEnded || this.res.destroyed) return;
+    if (this.unflushed + this.early.length >= this.capacity) {
+      this.end();
+      this.onOverflow();
+      return;
+    }
+    if (!this.res.headersSent) {
+      this.early.push(result);
+      if (this.early.length === 1) setImmediate(this.writeEarly);
+      return;
+    }
+    this.write(result);
+  }
+
+  private readonly writeEarly = (): void => {
+    if (this.ended || this.res.destroyed) return;
+    if (!this.res.headersSent) {
+      setImmediate(this.writeEarly);
+      return;
+    }
+    for (const result of this.early.splice(0)) this.write(result);
+  };
+
+  private write(result: SharedResult): void {
+    this.unflushed += 1;
+    this.res.write(Buffer.concat([EVENT_OPENING, result.json, EVENT_CLOSING]), this.flushed);
+  }
+
+  private readonly flushed = (): void => {
+    this.unflushed -= 1;
+  };
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.early = [];
+    this.membership?.leave();
+    this.membership = undefined;
+    this.wake?.({ value: undefined, done: true });
+    this.wake = undefined;
+  }
+
+  next(): Promise<IteratorResult<never>> {
+    if (this.ended) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => (this.wake = resolve));
+  }
+
+  return(): Promise<IteratorResult<never>> {
+    this.end();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<never> {
+    return this;
+  }
 }
 
 export function serveSubscriptions(options: SubscriptionTransportOptions) {
   const { gate, shared, authenticator } = options;
-  // Results are shared by every subscriber of an evaluation; only one with errors is reshaped, per send.
-  const format = (result: ExecutionResult): FormattedExecutionResult | undefined =>
-    result.errors ? { ...(result.data !== undefined ? { data: result.data } : {}), errors: result.errors.map((error) => options.formatError(error.toJSON(), error)) } : undefined;
-  const run = (prepared: PreparedSubscription, hooks: SubscriberHooks) => shared.subscribe(prepared.document, prepared.operationName, prepared.variables, hooks);
+  // A result answered at subscribe (not a stream) is shaped here; shared results arrive shaped (multiplexer.ts).
+  const format = (result: ExecutionResult): FormattedExecutionResult | undefined => (result.errors ? formatLiveResult(result, options.formatError) : undefined);
+  /** Joins the shared evaluation; the result itself when the operation answered one instead of a stream. */
+  const join = async <S extends LiveSubscriber & { joined(membership: Membership): void }>(prepared: PreparedSubscription, subscriber: S): Promise<ExecutionResult | undefined> => {
+    const joined = await shared.subscribe(prepared.document, prepared.operationName, prepared.variables, subscriber);
+    if ('leave' in joined) {
+      subscriber.joined(joined);
+      return undefined;
+    }
+    return joined;
+  };
 
   // ---- WebSocket ----
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
@@ -143,51 +258,98 @@ export function serveSubscriptions(options: SubscriptionTransportOptions) {
     state.expiryTimer.unref();
   };
 
-  const wsServer = useServer<Record<string, unknown>, { socket: WebSocket; request: http.IncomingMessage }>(
-    {
-      schema: options.schema,
-      // A client has this long after opening to send connection_init (graphql-ws's 3 s is short for a busy client).
-      connectionInitWaitTimeout: CONNECTION_INIT_WAIT_MS,
-      onConnect: async (ctx) => {
-        const headers = credentialHeaders(ctx.extra.request, ctx.connectionParams);
-        const authentication = await authenticator.authenticate(headers);
-        if (refusedAuthentication(authentication)) return false;
-        const address = ctx.extra.request.socket.remoteAddress;
-        const state: ConnectionState = { headers, address, access: options.accessFor(authentication, address), held: new Map() };
-        states.set(ctx, state);
-        watchExpiry(state, authentication.caller!, ctx.extra.socket);
-        return true;
-      },
-      onSubscribe: async (ctx, id, payload) => {
-        const state = states.get(ctx);
-        if (!state) return [new GraphQLError('the connection is not acknowledged', { extensions: { code: 'UNAUTHENTICATED' } })];
-        const prepared = await gate.prepare(state.access, payload);
-        if (Array.isArray(prepared)) return prepared;
-        const release = gate.acquire(state.access.caller, state.held.size);
-        if (release instanceof GraphQLError) return [release];
-        state.held.set(id, release);
-        const hooks: SubscriberHooks = { onOverflow: () => dropSlowConsumer(ctx.extra.socket) };
-        return { schema: options.schema, document: prepared.document, operationName: prepared.operationName, variableValues: prepared.variables, contextValue: { prepared, hooks } };
-      },
-      subscribe: (args) => {
-        const { prepared, hooks } = args.contextValue as { prepared: PreparedSubscription; hooks: SubscriberHooks };
-        return run(prepared, hooks) as never;
-      },
-      onNext: (_ctx, _id, _payload, _args, result) => format(result),
-      onComplete: (ctx, id) => {
-        const state = states.get(ctx);
-        state?.held.get(id)?.();
-        state?.held.delete(id);
-      },
-      onClose: (ctx) => releaseAll(states.get(ctx)),
+  type Extra = { socket: WebSocket; request: http.IncomingMessage };
+  const protocol = makeServer<Record<string, unknown>, Extra>({
+    schema: options.schema,
+    // A client has this long after opening to send connection_init (graphql-ws's 3 s is short for a busy client).
+    connectionInitWaitTimeout: CONNECTION_INIT_WAIT_MS,
+    onConnect: async (ctx) => {
+      const headers = credentialHeaders(ctx.extra.request, ctx.connectionParams);
+      const authentication = await authenticator.authenticate(headers);
+      if (refusedAuthentication(authentication)) return false;
+      const address = ctx.extra.request.socket.remoteAddress;
+      const state: ConnectionState = { headers, address, access: options.accessFor(authentication, address), held: new Map() };
+      states.set(ctx, state);
+      watchExpiry(state, authentication.caller!, ctx.extra.socket);
+      return true;
     },
-    wss,
-    options.keepAliveMs > 0 ? options.keepAliveMs : Infinity,
-  );
+    onSubscribe: async (ctx, id, payload) => {
+      const state = states.get(ctx);
+      if (!state) return [new GraphQLError('the connection is not acknowledged', { extensions: { code: 'UNAUTHENTICATED' } })];
+      const prepared = await gate.prepare(state.access, payload);
+      if (Array.isArray(prepared)) return prepared;
+      const release = gate.acquire(state.access.caller, state.held.size);
+      if (release instanceof GraphQLError) return [release];
+      state.held.set(id, release);
+      const socket = ctx.extra.socket;
+      const subscriber = new SocketSubscription(socket, id, options.queueCapacity, () => dropSlowConsumer(socket));
+      const contextValue: LiveOperationContext<SocketSubscription> = { prepared, subscriber };
+      return { schema: options.schema, document: prepared.document, operationName: prepared.operationName, variableValues: prepared.variables, contextValue };
+    },
+    // The subscriber is sent its results directly (subscription-socket.ts); graphql-ws completes it when its stream ends.
+    subscribe: async (args) => {
+      const { prepared, subscriber } = args.contextValue as LiveOperationContext<SocketSubscription>;
+      return ((await join(prepared, subscriber)) ?? subscriber) as never;
+    },
+    onNext: (_ctx, _id, _payload, _args, result) => format(result),
+    onComplete: (ctx, id) => {
+      const state = states.get(ctx);
+      state?.held.get(id)?.();
+      state?.held.delete(id);
+    },
+    onClose: (ctx) => releaseAll(states.get(ctx)),
+  });
+
+  /** One WebSocket: graphql-ws's protocol over it, pings while it is open (a client that does not answer one in time is cut). */
+  const openConnection = (socket: WebSocket, request: http.IncomingMessage) => {
+    const internalError = (error: unknown) => {
+      options.logger.error({ err: error }, 'subscription socket failed');
+      if (socket.readyState === socket.OPEN) socket.close(CloseCode.InternalServerError, 'Internal server error');
+    };
+    socket.once('error', internalError);
+    let pongWait: NodeJS.Timeout | undefined;
+    const pings =
+      options.keepAliveMs > 0
+        ? setInterval(() => {
+            if (socket.readyState !== socket.OPEN || pongWait) return;
+            pongWait = setTimeout(() => socket.terminate(), options.keepAliveMs);
+            socket.ping();
+          }, options.keepAliveMs)
+        : undefined;
+    socket.on('pong', () => {
+      clearTimeout(pongWait);
+      pongWait = undefined;
+    });
+    const closed = protocol.opened(
+      {
+        protocol: socket.protocol,
+        send: (data) =>
+          new Promise<void>((resolve, reject) => {
+            if (socket.readyState !== socket.OPEN) return resolve();
+            socket.send(data, (error) => (error ? reject(error) : resolve()));
+          }),
+        close: (code, reason) => socket.close(code, reason),
+        onMessage: (handle) =>
+          socket.on('message', (data: Buffer) => {
+            Promise.resolve(handle(String(data))).catch(internalError);
+          }),
+      },
+      { socket, request },
+    );
+    socket.once('close', (code, reason) => {
+      clearTimeout(pongWait);
+      clearInterval(pings);
+      void closed(code, String(reason));
+    });
+  };
+  wss.options.handleProtocols = handleProtocols;
+  wss.on('connection', openConnection);
 
   // ---- Server-Sent Events ----
-  const streams = new Set<Response>();
-  const sse = createSseHandler<LiveOperationContext>({
+  /** SSE handlers in flight: a stream counts until graphql-sse has finished with its response. */
+  let streams = 0;
+  const openStreams = new Set<Response>();
+  const sse = createSseHandler<LiveOperationContext<StreamSubscription>>({
     schema: options.schema,
     // Distinct connections mode only: each event stream is one subscription, authenticated on its own.
     authenticate: () => null,
@@ -201,35 +363,44 @@ export function serveSubscriptions(options: SubscriptionTransportOptions) {
       if (Array.isArray(prepared)) return sseRefusal(prepared, statusOf(prepared));
       const release = gate.acquire(authentication.caller, 0);
       if (release instanceof GraphQLError) return sseRefusal([release], 429);
-      streams.add(res);
+      const subscriber = new StreamSubscription(res, options.queueCapacity, () => dropSlowStream(res));
+      openStreams.add(res);
       res.once('close', () => {
-        streams.delete(res);
+        openStreams.delete(res);
+        subscriber.end();
         release();
       });
-      // The SSE equivalent of 4429: the response is cut (the client sees the stream end without `complete`).
-      const hooks: SubscriberHooks = { onOverflow: () => res.destroy() };
-      return { schema: options.schema, document: prepared.document, operationName: prepared.operationName, variableValues: prepared.variables, contextValue: { prepared, hooks } };
+      return { schema: options.schema, document: prepared.document, operationName: prepared.operationName, variableValues: prepared.variables, contextValue: { prepared, subscriber } };
     },
-    subscribe: (args) => run(args.contextValue.prepared, args.contextValue.hooks) as never,
+    subscribe: async (args) => {
+      const { prepared, subscriber } = args.contextValue;
+      return ((await join(prepared, subscriber)) ?? subscriber) as never;
+    },
     onNext: (_ctx, _req, result) => ('errors' in result ? (format(result as ExecutionResult) as ExecutionResult | undefined) : undefined),
   });
   const sseRouter = express.Router();
   sseRouter.use(SSE_PATH, express.json({ limit: MAX_MESSAGE_BYTES }), (req, res, next) => {
-    Promise.resolve(sse(req, res)).catch((error: unknown) => {
-      options.logger.error({ err: error }, 'subscription stream failed');
-      if (!res.headersSent) next(error);
-      else res.destroy();
-    });
+    streams += 1;
+    Promise.resolve(sse(req, res))
+      .catch((error: unknown) => {
+        // A write failing on a response cut as a slow consumer is no failure of ours.
+        if (droppedStreams.has(res)) return;
+        options.logger.error({ err: error }, 'subscription stream failed');
+        if (!res.headersSent) next(error);
+        else res.destroy();
+      })
+      .finally(() => (streams -= 1));
   });
 
   return {
     sseRouter,
     /** Open WebSocket connections and SSE streams. */
-    stats: () => ({ webSockets: wss.clients.size, streams: streams.size, evaluations: shared.activeEvaluations }),
+    stats: () => ({ webSockets: wss.clients.size, streams, evaluations: shared.activeEvaluations }),
     async close(): Promise<void> {
       options.httpServer.off('upgrade', onUpgrade);
-      for (const res of streams) res.end();
-      await Promise.resolve(wsServer.dispose()).catch(() => undefined);
+      for (const res of openStreams) res.end();
+      for (const client of wss.clients) client.close(1001, 'Going away');
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
 }

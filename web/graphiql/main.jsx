@@ -8,6 +8,7 @@ import './setup-workers.js';
 import { createRoot } from 'react-dom/client';
 import { GraphiQL } from 'graphiql';
 import { createGraphiQLFetcher } from '@graphiql/toolkit';
+import { createClient } from 'graphql-ws';
 import 'graphiql/style.css';
 
 const DEFAULT_QUERY = `# Data Platform Gateway — GraphiQL
@@ -66,10 +67,26 @@ query DatasetDashboard {
 const params = new URLSearchParams(window.location.search);
 const endpoint = document.body.dataset.endpoint || '/graphql';
 
-const fetcher = createGraphiQLFetcher({
-  url: endpoint,
-  headers: { 'apollo-require-preflight': 'true' },
-});
+// Subscriptions run over GraphQL over WebSocket on the same path (the gateway's graphql-ws server).
+// Browsers cannot set headers on a WebSocket, so the Headers tab (e.g. authorization, x-api-key) is
+// sent as connection_init's payload: one client per distinct set of headers, made when first used.
+const subscriptionUrl = new URL(endpoint, window.location.href);
+subscriptionUrl.protocol = subscriptionUrl.protocol === 'https:' ? 'wss:' : 'ws:';
+const fetchers = new Map();
+function fetcherFor(headers) {
+  const key = JSON.stringify(headers ?? {});
+  let made = fetchers.get(key);
+  if (!made) {
+    made = createGraphiQLFetcher({
+      url: endpoint,
+      headers: { 'apollo-require-preflight': 'true' },
+      wsClient: createClient({ url: subscriptionUrl.href, lazy: true, retryAttempts: 0, connectionParams: headers ?? {} }),
+    });
+    fetchers.set(key, made);
+  }
+  return made;
+}
+const fetcher = (params, options) => fetcherFor(options?.headers)(params, options);
 
 // ?query=... prefills the operation editor (overrides the stored tab query);
 // ?variables=... prefills the variables editor.

@@ -38,6 +38,8 @@ export interface LiveEventsOptions {
 const COALESCE_MS = 20;
 /** A step's counts are read this long after the step ends, so a sampling on that instant has landed. */
 const AFTER_STEP_MS = 300;
+/** Steps a late reading catches up on at most (after a stall longer than this, the oldest are skipped). */
+const MAX_CATCH_UP_STEPS = 60;
 /** Datasets whose last state is remembered (to tell a status change and to deliver a change once). */
 const REMEMBERED_DATASETS = 10_000;
 
@@ -166,8 +168,12 @@ export class LiveEvents {
     return this.fromListeners(this.notificationListeners, accept);
   }
 
-  /** Runs `tick(stepEndMs)` after each step of `stepMs` ends, until the returned channel is closed. */
-  private onEachStep<T>(stepMs: number, tick: (stepEndMs: number, channel: Channel<T>) => Promise<void>, first?: (channel: Channel<T>) => Promise<void>): Channel<T> {
+  /**
+   * Runs `tick(firstStepEndMs, lastStepEndMs)` after each step of `stepMs` ends, until the returned
+   * channel is closed. A reading that ends after the next step has ended (a busy gateway or
+   * database) is followed by one for every step since, so no step is skipped.
+   */
+  private onEachStep<T>(stepMs: number, tick: (firstStepEndMs: number, lastStepEndMs: number, channel: Channel<T>) => Promise<void>, first?: (channel: Channel<T>) => Promise<void>): Channel<T> {
     let timer: NodeJS.Timeout | undefined;
     const channel = new Channel<T>({
       capacity: this.capacity,
@@ -178,17 +184,29 @@ export class LiveEvents {
         }
       },
     });
-    const schedule = () => {
+    /** The end of the first step not yet read. */
+    let unread = (Math.floor(this.now() / stepMs) + 1) * stepMs;
+    /** Waits for the next unread step to end (at least `atLeastMs`), then reads every step since the last read. */
+    const schedule = (atLeastMs = 0) => {
       if (channel.isClosed) return;
-      const stepEnd = (Math.floor(this.now() / stepMs) + 1) * stepMs;
       timer = setTimeout(
         () => {
           this.timers.delete(timer!);
-          tick(stepEnd, channel)
-            .catch((error: unknown) => this.options.logger.warn({ err: error }, 'live: a step could not be read'))
-            .finally(schedule);
+          const last = Math.max(unread, Math.floor((this.now() - AFTER_STEP_MS) / stepMs) * stepMs);
+          const from = Math.max(unread, last - (MAX_CATCH_UP_STEPS - 1) * stepMs);
+          tick(from, last, channel).then(
+            () => {
+              unread = last + stepMs;
+              schedule();
+            },
+            // A failed reading (the database busy or away) is tried again a step later, from the same step.
+            (error: unknown) => {
+              this.options.logger.warn({ err: error }, 'live: a step could not be read');
+              schedule(stepMs);
+            },
+          );
         },
-        Math.max(0, stepEnd + AFTER_STEP_MS - this.now()),
+        Math.max(atLeastMs, unread + AFTER_STEP_MS - this.now()),
       );
       this.timers.add(timer);
     };
@@ -198,26 +216,25 @@ export class LiveEvents {
           this.options.logger.warn({ err: error }, 'live: a window could not be read');
           channel.close();
         })
-        .finally(schedule);
+        .finally(() => schedule());
     } else schedule();
     return channel;
   }
 
   /** The dataset's counts of each step of `everySeconds` as the step ends. */
   ingestionCounts(datasetId: string, everySeconds: number): Channel<IngestionPoint> {
-    return this.onEachStep<IngestionPoint>(everySeconds * 1000, async (stepEnd, channel) => {
-      const [point] = await this.options.series.ingestionSeries(datasetId, new Date(stepEnd), new Date(stepEnd), everySeconds);
-      if (point) channel.push(point);
+    return this.onEachStep<IngestionPoint>(everySeconds * 1000, async (from, last, channel) => {
+      for (const point of await this.options.series.ingestionSeries(datasetId, new Date(from), new Date(last), everySeconds)) channel.push(point);
     });
   }
 
-  /** The window of `rangeSeconds` first, then the point of each new step. */
+  /** The window of `rangeSeconds` first, then the point of each new step (the points of several, after a late reading). */
   metricSeries(query: string, rangeSeconds: number, stepSeconds: number): Channel<TimeSeries[]> {
     const stepMs = stepSeconds * 1000;
     return this.onEachStep<TimeSeries[]>(
       stepMs,
-      async (stepEnd, channel) => {
-        channel.push(await this.options.series.metricSeries(query, new Date(stepEnd), new Date(stepEnd), stepSeconds));
+      async (from, last, channel) => {
+        channel.push(await this.options.series.metricSeries(query, new Date(from), new Date(last), stepSeconds));
       },
       async (channel) => {
         const end = Math.floor(this.now() / stepMs) * stepMs;

@@ -46,8 +46,12 @@ export function callerKey(caller: Caller | undefined): string {
   return caller ? `${caller.via}:${caller.id}` : 'anonymous';
 }
 
+/** Subscription texts whose parse and validation are remembered (the oldest forgotten first). */
+const CHECKED_DOCUMENTS = 500;
+
 export class LiveGate {
   private readonly perCaller = new Map<string, number>();
+  private readonly checked = new Map<string, DocumentNode | GraphQLError[]>();
   private readonly rules;
 
   constructor(private readonly options: LiveGateOptions) {
@@ -64,14 +68,8 @@ export class LiveGate {
     const variables = request.variables ?? {};
     if (variables === null || typeof variables !== 'object' || Array.isArray(variables)) return [refusal('BAD_REQUEST', 'variables must be an object')];
 
-    let document: DocumentNode;
-    try {
-      document = parse(text, { maxTokens: this.options.limits.maxTokens });
-    } catch (error) {
-      return [refusal('GRAPHQL_PARSE_FAILED', (error as Error).message)];
-    }
-    const errors = validate(this.options.schema, document, this.rules);
-    if (errors.length > 0) return errors.map((error) => refusal('GRAPHQL_VALIDATION_FAILED', error.message));
+    const document = this.documentOf(text);
+    if (Array.isArray(document)) return document;
     const operations = document.definitions.filter((node): node is OperationDefinitionNode => node.kind === Kind.OPERATION_DEFINITION);
     const operationName = request.operationName ?? undefined;
     const operation = operationName === undefined ? (operations.length === 1 ? operations[0] : undefined) : operations.find((node) => node.name?.value === operationName);
@@ -83,7 +81,13 @@ export class LiveGate {
     const cost = operationCost(this.options.schema, document, operation, variables as Record<string, unknown>, this.options.limits.cost);
     if (cost > this.options.limits.maxCost) return [refusal('GRAPHQL_VALIDATION_FAILED', `The operation costs ${cost}; at most ${this.options.limits.maxCost} is allowed.`)];
     if (this.options.persistedRequired(access.caller) && !this.options.persisted.includes(typeof hash === 'string' ? hash : undefined, document, operation)) {
-      return [refusal('PERSISTED_OPERATION_REQUIRED', 'This caller may run only the operations of the allow list (persisted-operations.json): the subscription sent is not on it.')];
+      return [
+        refusal(
+          'PERSISTED_OPERATION_REQUIRED',
+          'This caller may run only the operations of the allow list (persisted-operations.json, generated from graphql/operations/): send a listed subscription, or its id as extensions.persistedQuery.sha256Hash. The subscription sent is not on the list.',
+          'FORBIDDEN',
+        ),
+      ];
     }
     try {
       for (const selection of operation.selectionSet.selections) {
@@ -98,6 +102,26 @@ export class LiveGate {
       throw error;
     }
     return { document, operationName, variables: variables as Record<string, unknown> };
+  }
+
+  /**
+   * The document parsed and validated (its depth and aliases too), or why not. Dashboards open many
+   * subscriptions of the same text: each text is checked once (the answer does not depend on the caller).
+   */
+  private documentOf(text: string): DocumentNode | GraphQLError[] {
+    const known = this.checked.get(text);
+    if (known) return known;
+    let checked: DocumentNode | GraphQLError[];
+    try {
+      checked = parse(text, { maxTokens: this.options.limits.maxTokens });
+      const errors = validate(this.options.schema, checked, this.rules);
+      if (errors.length > 0) checked = errors.map((error) => refusal('GRAPHQL_VALIDATION_FAILED', error.message));
+    } catch (error) {
+      checked = [refusal('GRAPHQL_PARSE_FAILED', (error as Error).message)];
+    }
+    if (this.checked.size >= CHECKED_DOCUMENTS) this.checked.delete(this.checked.keys().next().value!);
+    this.checked.set(text, checked);
+    return checked;
   }
 
   /** Takes one of the caller's subscriptions; a function giving it back, or the refusal. */

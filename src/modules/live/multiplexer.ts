@@ -1,22 +1,71 @@
 // Subscribers to the same operation with the same variables share one evaluation (as Hasura's live
 // queries do): the operation is subscribed once, with the gateway's own context, and each result is
-// handed to every subscriber's bounded queue (the transports format errors as they send). Access is decided per subscriber
-// before it joins (gate.ts); cost grows with distinct operations, not with subscribers.
+// handed to every subscriber as one SharedResult, formatted and serialised once, which the transports
+// write as they are (each with its own bounded queue). Access is decided per subscriber before it
+// joins (gate.ts); cost grows with distinct operations, not with subscribers.
 import { isAsyncIterable } from './async.js';
-import { Kind, subscribe as graphqlSubscribe, type DocumentNode, type ExecutionResult, type GraphQLSchema, print } from 'graphql';
-import { Channel } from './channel.js';
+import {
+  Kind,
+  subscribe as graphqlSubscribe,
+  type DocumentNode,
+  type ExecutionResult,
+  type FormattedExecutionResult,
+  type GraphQLError,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+  print,
+} from 'graphql';
 
 export type LiveResult = ExecutionResult;
 
-/** What one subscriber needs from the transport. */
-export interface SubscriberHooks {
-  /** Its queue is full: the transport drops it (4429). */
-  onOverflow(): void;
+/** Shapes one error as the HTTP endpoint does (codes kept, unexpected ones masked). */
+export type ErrorFormatter = (formatted: GraphQLFormattedError, error: GraphQLError) => GraphQLFormattedError;
+
+/** The result as a subscriber is sent it: errors shaped; a result without errors as it is. */
+export function formatLiveResult(result: LiveResult, formatError: ErrorFormatter): FormattedExecutionResult {
+  if (!result.errors) return result;
+  return { ...(result.data !== undefined ? { data: result.data } : {}), errors: result.errors.map((error) => formatError(error.toJSON(), error)) };
+}
+
+/** One result of a shared evaluation: formatted and serialised once, whatever the number of its subscribers. */
+export class SharedResult {
+  private formattedResult?: FormattedExecutionResult;
+  private serialised?: Buffer;
+
+  constructor(
+    readonly result: LiveResult,
+    private readonly formatError: ErrorFormatter,
+  ) {}
+
+  /** The result as subscribers are sent it (errors shaped as the HTTP endpoint shapes them). */
+  get formatted(): FormattedExecutionResult {
+    this.formattedResult ??= formatLiveResult(this.result, this.formatError);
+    return this.formattedResult;
+  }
+
+  /** `formatted` as JSON (UTF-8): the payload of every subscriber's `next` message. */
+  get json(): Buffer {
+    this.serialised ??= Buffer.from(JSON.stringify(this.formatted));
+    return this.serialised;
+  }
+}
+
+/** One subscriber of a shared evaluation, as its transport delivers to it. */
+export interface LiveSubscriber {
+  /** A result; the same object is handed to every subscriber of the evaluation. */
+  deliver(result: SharedResult): void;
+  /** The evaluation ended (its source finished or failed): nothing more comes. */
+  end(): void;
+}
+
+/** A subscriber's place in an evaluation; leaving the last place stops the evaluation. */
+export interface Membership {
+  leave(): void;
 }
 
 interface Topic {
   key: string;
-  subscribers: Set<Channel<LiveResult>>;
+  subscribers: Set<LiveSubscriber>;
   /** Whether a subscriber arriving now may join (false once a windowed operation has delivered). */
   joinable: boolean;
   source?: AsyncIterator<ExecutionResult>;
@@ -27,8 +76,8 @@ export interface SharedSubscriptionsOptions {
   schema: GraphQLSchema;
   /** The context shared evaluations run with (the gateway's own: access was checked per subscriber). */
   context(): unknown;
-  /** Results a subscriber may fall behind by before it is dropped. */
-  queueCapacity: number;
+  /** Shapes the errors of a result as subscribers are sent them (once per result, not per subscriber). */
+  formatError: ErrorFormatter;
   /** Operations whose first result is a snapshot (a window): later subscribers start an evaluation of their own. */
   startsWithSnapshot(document: DocumentNode): boolean;
 }
@@ -52,6 +101,8 @@ function stableJson(value: unknown): string {
 
 export class SharedSubscriptions {
   private readonly topics = new Map<string, Topic>();
+  /** Documents' printed text (the gate hands the same document to every subscriber of one text). */
+  private readonly printed = new WeakMap<DocumentNode, string>();
   private evaluations = 0;
 
   constructor(private readonly options: SharedSubscriptionsOptions) {}
@@ -61,13 +112,14 @@ export class SharedSubscriptions {
     return this.evaluations;
   }
 
+  /** Joins the evaluation of this operation and variables (starting it if none runs); a result instead when the operation answers one (not a stream). */
   async subscribe(
     document: DocumentNode,
     operationName: string | null | undefined,
     variables: Record<string, unknown> | null | undefined,
-    hooks: SubscriberHooks,
-  ): Promise<AsyncIterableIterator<LiveResult> | LiveResult> {
-    const key = `${print(document)}\u0000${operationName ?? ''}\u0000${stableJson(variables ?? {})}`;
+    subscriber: LiveSubscriber,
+  ): Promise<Membership | LiveResult> {
+    const key = `${this.textOf(document)}\u0000${operationName ?? ''}\u0000${stableJson(variables ?? {})}`;
     let topic = this.topics.get(key);
     if (!topic || !topic.joinable) {
       topic = { key, subscribers: new Set(), joinable: true, ended: false };
@@ -76,14 +128,21 @@ export class SharedSubscriptions {
       if (started !== undefined) return started;
     }
     const joined = topic;
-    const channel: Channel<LiveResult> = new Channel<LiveResult>({
-      capacity: this.options.queueCapacity,
-      onOverflow: () => hooks.onOverflow(),
-      onClose: () => this.leave(joined, channel),
-    });
-    if (joined.ended) channel.close();
-    else joined.subscribers.add(channel);
-    return channel;
+    if (joined.ended) {
+      queueMicrotask(() => subscriber.end());
+      return { leave: () => undefined };
+    }
+    joined.subscribers.add(subscriber);
+    return { leave: () => this.leave(joined, subscriber) };
+  }
+
+  private textOf(document: DocumentNode): string {
+    let text = this.printed.get(document);
+    if (text === undefined) {
+      text = print(document);
+      this.printed.set(document, text);
+    }
+    return text;
   }
 
   /** Subscribes the operation once; a result (not a stream) is answered to the caller and nothing is shared. */
@@ -98,7 +157,7 @@ export class SharedSubscriptions {
     if (!isAsyncIterable<ExecutionResult>(result)) {
       topic.ended = true;
       this.forget(topic);
-      for (const subscriber of [...topic.subscribers]) subscriber.close();
+      for (const subscriber of [...topic.subscribers]) subscriber.end();
       return result;
     }
     const snapshotFirst = this.options.startsWithSnapshot(document);
@@ -118,7 +177,8 @@ export class SharedSubscriptions {
           topic.joinable = false;
           this.forget(topic);
         }
-        for (const subscriber of topic.subscribers) subscriber.push(next.value);
+        const shared = new SharedResult(next.value, this.options.formatError);
+        for (const subscriber of topic.subscribers) subscriber.deliver(shared);
         if (topic.subscribers.size === 0) break;
       }
     } catch {
@@ -127,13 +187,15 @@ export class SharedSubscriptions {
       topic.ended = true;
       this.evaluations -= 1;
       this.forget(topic);
-      for (const subscriber of [...topic.subscribers]) subscriber.close();
+      const subscribers = [...topic.subscribers];
+      topic.subscribers.clear();
+      for (const subscriber of subscribers) subscriber.end();
       await source.return?.().catch(() => undefined);
     }
   }
 
-  private leave(topic: Topic, channel: Channel<LiveResult>): void {
-    topic.subscribers.delete(channel);
+  private leave(topic: Topic, subscriber: LiveSubscriber): void {
+    if (!topic.subscribers.delete(subscriber)) return;
     if (topic.subscribers.size === 0 && !topic.ended) {
       // The last one left: stop evaluating (the pump sees the source end).
       topic.ended = true;
