@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** An answer as it is kept: its bytes after the per-request part, and its validator. */
 export interface PreparedAnswer {
@@ -37,7 +37,7 @@ export function prepareBody(body: string): PreparedAnswer {
 const NO_CACHE = /(?:^|,)\s*no-cache\s*(?:,|$)/i;
 
 /** Whether the caller already holds `etag` (If-None-Match, weak comparison), as HTTP caches ask it. */
-export function holdsEtag(headers: IncomingHttpHeaders, etag: string): boolean {
+function holdsEtag(headers: IncomingHttpHeaders, etag: string): boolean {
   const offered = headers['if-none-match'];
   if (!offered) return false;
   const cacheControl = headers['cache-control'];
