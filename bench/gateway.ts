@@ -1,5 +1,5 @@
 // `npm run bench`: throughput and latency of template and dataset read and list over REST, over
-// GraphQL, and over a hand-written express + pg "floor" that does the same SQL with nothing around it.
+// GraphQL, and over hand-written "floors" that do the same SQL with nothing around it.
 //
 // One run starts an embedded PostgreSQL in a fresh temporary folder, the gateway against it
 // (production settings, silent logs), seeds templates and datasets through the REST API (datasets
@@ -8,10 +8,14 @@
 // and the folder removed, also when something fails; the exit status says whether every scenario
 // answered 200 with what was expected.
 //
+// Two floors: express 5 + pg, and bare node:http + pg (what the SQL and a socket write cost).
+//
 // Settings (environment): BENCH_DURATION seconds per scenario (default 5), BENCH_CONNECTIONS
 // concurrent connections (default 10), BENCH_ONLY a regular expression: only the scenarios whose
-// operation (e.g. "template read") it matches, each with its floor. Each scenario is preceded by a
-// 1 s warm-up.
+// operation (e.g. "template read") it matches, each with its floors; BENCH_ROUNDS how many times the
+// whole sequence runs (default 1), so the gateway and its floors alternate under the same load.
+// Each scenario is preceded by a 1 s warm-up.
+import http from 'node:http';
 import type autocannon from 'autocannon';
 import express from 'express';
 import pg from 'pg';
@@ -32,6 +36,8 @@ import {
   record,
   reportFailures,
   runAutocannon as runAutocannonWith,
+  loadAverage,
+  residentMemory,
   runBench,
   startBenchGateway,
   type Floor,
@@ -72,7 +78,8 @@ interface Scenario {
   name: string;
   /** Scenarios with the same operation are compared with the floor scenario of that operation. */
   operation: string;
-  isFloor: boolean;
+  /** Set on the floors: which one it is. */
+  floor?: FloorKind;
   /** Base URL of the server under test. */
   url: string;
   /** Sent in turn by every connection. */
@@ -81,9 +88,12 @@ interface Scenario {
   checkBody(body: unknown, request: BenchRequest): string | undefined;
 }
 
+type FloorKind = 'express' | 'node';
+
 interface Outcome {
   scenario: Scenario;
-  result: autocannon.Result;
+  /** One autocannon result per round. */
+  results: autocannon.Result[];
   problems: string[];
 }
 
@@ -179,73 +189,117 @@ function seedDatasets(gatewayUrl: string): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The floor: the same SQL behind plain express 5 and a pg pool, with a minimal envelope.
+// The floors: the same SQL with a minimal envelope, behind plain express 5 and behind bare node:http
+// (what a socket write plus the SQL costs), each on a pg pool of its own.
 
-async function startFloor(databaseUrl: string): Promise<Floor> {
+/** The floors' SQL, one function per route: each returns the body to send, or undefined for 404. */
+function floorQueries(pool: pg.Pool) {
+  return {
+    // Named statements are parsed and planned once per connection.
+    templateRead: async (id: string): Promise<unknown> => {
+      const found = await pool.query({ name: 'floor_template_read', text: `SELECT ${COLUMNS} FROM query_templates WHERE template_id = $1`, values: [id] });
+      const row: unknown = found.rows[0];
+      return row === undefined ? undefined : { result: row };
+    },
+    templateList: async (): Promise<unknown> => {
+      const found = await pool.query({
+        name: 'floor_template_list',
+        text: `SELECT ${COLUMNS} FROM query_templates ORDER BY created_date DESC, template_id ASC LIMIT $1`,
+        values: [1000],
+      });
+      return { result: found.rows };
+    },
+    // The Live version, as the gateway's default read; the primary key is (dataset_id, stage).
+    datasetRead: async (id: string): Promise<unknown> => {
+      const found = await pool.query({
+        name: 'floor_dataset_read',
+        text: `SELECT ${DATASET_READ_COLUMNS} FROM datasets WHERE dataset_id = $1 AND stage = 'live'`,
+        values: [id],
+      });
+      const row: unknown = found.rows[0];
+      return row === undefined ? undefined : { result: row };
+    },
+    // Live versions first, then drafts (which carry a few more fields), as the gateway lists them.
+    datasetList: async (): Promise<unknown> => {
+      const found = await pool.query<Record<string, unknown> & { draft_extras: Record<string, unknown> | null }>({
+        name: 'floor_dataset_list',
+        text:
+          `SELECT ${DATASET_LIST_COLUMNS}, CASE WHEN stage = 'draft' THEN ${DATASET_DRAFT_EXTRAS} END AS draft_extras ` +
+          `FROM datasets ORDER BY stage DESC, updated_date DESC, dataset_id ASC LIMIT $1`,
+        values: [1000],
+      });
+      const data = found.rows.map(({ draft_extras, ...row }) => (draft_extras ? { ...row, ...draft_extras } : row));
+      return { result: { data, count: data.length } };
+    },
+    // Connectors: the registry row the read shows (ui_spec included), and every Live connector for the list.
+    connectorRead: async (id: string): Promise<unknown> => {
+      const found = await pool.query({ name: 'floor_connector_read', text: `SELECT ${CONNECTOR_COLUMNS}, ui_spec FROM connector_registry WHERE id = $1`, values: [id] });
+      const row: unknown = found.rows[0];
+      return row === undefined ? undefined : { result: row };
+    },
+    connectorList: async (): Promise<unknown> => {
+      const found = await pool.query({
+        name: 'floor_connector_list',
+        text: `SELECT ${CONNECTOR_COLUMNS} FROM connector_registry WHERE status = 'Live' ORDER BY created_date DESC, id ASC LIMIT $1`,
+        values: [1000],
+      });
+      return { result: { data: found.rows, count: found.rows.length } };
+    },
+  };
+}
+
+function floorPool(databaseUrl: string): pg.Pool {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX });
   pool.on('error', () => undefined);
+  return pool;
+}
+
+async function startExpressFloor(databaseUrl: string): Promise<Floor> {
+  const pool = floorPool(databaseUrl);
+  const queries = floorQueries(pool);
   const app = express();
   app.disable('x-powered-by');
-
-  app.get('/template/read/:id', async (req, res) => {
-    // Named statements are parsed and planned once per connection.
-    const found = await pool.query({ name: 'floor_template_read', text: `SELECT ${COLUMNS} FROM query_templates WHERE template_id = $1`, values: [req.params.id] });
-    const row: unknown = found.rows[0];
-    if (row === undefined) res.status(404).json({ error: 'not found' });
-    else res.json({ result: row });
-  });
-
-  app.post('/template/list', express.json(), async (_req, res) => {
-    const found = await pool.query({
-      name: 'floor_template_list',
-      text: `SELECT ${COLUMNS} FROM query_templates ORDER BY created_date DESC, template_id ASC LIMIT $1`,
-      values: [1000],
-    });
-    res.json({ result: found.rows });
-  });
-
-  // The Live version, as the gateway's default read; the primary key is (dataset_id, stage).
-  app.get('/dataset/read/:id', async (req, res) => {
-    const found = await pool.query({
-      name: 'floor_dataset_read',
-      text: `SELECT ${DATASET_READ_COLUMNS} FROM datasets WHERE dataset_id = $1 AND stage = 'live'`,
-      values: [req.params.id],
-    });
-    const row: unknown = found.rows[0];
-    if (row === undefined) res.status(404).json({ error: 'not found' });
-    else res.json({ result: row });
-  });
-
-  // Live versions first, then drafts (which carry a few more fields), as the gateway lists them.
-  app.post('/dataset/list', express.json(), async (_req, res) => {
-    const found = await pool.query<Record<string, unknown> & { draft_extras: Record<string, unknown> | null }>({
-      name: 'floor_dataset_list',
-      text:
-        `SELECT ${DATASET_LIST_COLUMNS}, CASE WHEN stage = 'draft' THEN ${DATASET_DRAFT_EXTRAS} END AS draft_extras ` + `FROM datasets ORDER BY stage DESC, updated_date DESC, dataset_id ASC LIMIT $1`,
-      values: [1000],
-    });
-    const data = found.rows.map(({ draft_extras, ...row }) => (draft_extras ? { ...row, ...draft_extras } : row));
-    res.json({ result: { data, count: data.length } });
-  });
-
-  // Connectors: the registry row the read shows (ui_spec included), and every Live connector for the list.
-  app.get('/connector/read/:id', async (req, res) => {
-    const found = await pool.query({ name: 'floor_connector_read', text: `SELECT ${CONNECTOR_COLUMNS}, ui_spec FROM connector_registry WHERE id = $1`, values: [req.params.id] });
-    const row: unknown = found.rows[0];
-    if (row === undefined) res.status(404).json({ error: 'not found' });
-    else res.json({ result: row });
-  });
-
-  app.post('/connector/list', express.json(), async (_req, res) => {
-    const found = await pool.query({
-      name: 'floor_connector_list',
-      text: `SELECT ${CONNECTOR_COLUMNS} FROM connector_registry WHERE status = 'Live' ORDER BY created_date DESC, id ASC LIMIT $1`,
-      values: [1000],
-    });
-    res.json({ result: { data: found.rows, count: found.rows.length } });
-  });
-
+  const answer = (res: express.Response, body: unknown) => (body === undefined ? res.status(404).json({ error: 'not found' }) : res.json(body));
+  app.get('/template/read/:id', async (req, res) => answer(res, await queries.templateRead(req.params.id)));
+  app.post('/template/list', express.json(), async (_req, res) => answer(res, await queries.templateList()));
+  app.get('/dataset/read/:id', async (req, res) => answer(res, await queries.datasetRead(req.params.id)));
+  app.post('/dataset/list', express.json(), async (_req, res) => answer(res, await queries.datasetList()));
+  app.get('/connector/read/:id', async (req, res) => answer(res, await queries.connectorRead(req.params.id)));
+  app.post('/connector/list', express.json(), async (_req, res) => answer(res, await queries.connectorList()));
   return listenFloor(app, pool);
+}
+
+/** The same routes on a bare node:http handler: no router, no middleware, the body read and dropped. */
+async function startNodeFloor(databaseUrl: string): Promise<Floor> {
+  const pool = floorPool(databaseUrl);
+  const queries = floorQueries(pool);
+  const reads: Record<string, (id: string) => Promise<unknown>> = {
+    '/template/read/': queries.templateRead,
+    '/dataset/read/': queries.datasetRead,
+    '/connector/read/': queries.connectorRead,
+  };
+  const lists: Record<string, () => Promise<unknown>> = { '/template/list': queries.templateList, '/dataset/list': queries.datasetList, '/connector/list': queries.connectorList };
+  const send = (res: http.ServerResponse, status: number, body: unknown) => {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  };
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const url = req.url ?? '/';
+    let work: Promise<unknown> | undefined;
+    if (req.method === 'GET') {
+      const slash = url.lastIndexOf('/');
+      const read = reads[url.slice(0, slash + 1)];
+      if (read) work = read(decodeURIComponent(url.slice(slash + 1)));
+    } else if (req.method === 'POST') work = lists[url]?.();
+    req.resume();
+    if (!work) return send(res, 404, { error: 'not found' });
+    work.then(
+      (body) => (body === undefined ? send(res, 404, { error: 'not found' }) : send(res, 200, body)),
+      () => send(res, 500, { error: 'failed' }),
+    );
+  };
+  return listenFloor(handler, pool);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -312,7 +366,6 @@ function templateScenarios(gatewayUrl: string, floorUrl: string): Scenario[] {
     {
       name: 'REST template read',
       operation: 'template read',
-      isFloor: false,
       url: gatewayUrl,
       requests: templateIds.map((id) => ({ method: 'GET', path: `/v2/template/read/${id}` })),
       checkBody: restCheck((result, request) => expectId(result, requestedId(request), 'template_id', 'template')),
@@ -320,7 +373,6 @@ function templateScenarios(gatewayUrl: string, floorUrl: string): Scenario[] {
     {
       name: 'REST template list',
       operation: 'template list',
-      isFloor: false,
       url: gatewayUrl,
       requests: [{ method: 'POST', path: '/v2/template/list' }],
       checkBody: restCheck((result) => expectList(result, 'template_id', 'template', TEMPLATE_COUNT)),
@@ -328,7 +380,6 @@ function templateScenarios(gatewayUrl: string, floorUrl: string): Scenario[] {
     {
       name: 'GraphQL template read',
       operation: 'template read',
-      isFloor: false,
       url: gatewayUrl,
       requests: templateIds.map((id) => graphqlRequest(graphqlRead, { id })),
       checkBody: graphqlCheck((data, request) => expectId(data.template, requestedId(request), 'id', 'template')),
@@ -336,7 +387,6 @@ function templateScenarios(gatewayUrl: string, floorUrl: string): Scenario[] {
     {
       name: 'GraphQL template list',
       operation: 'template list',
-      isFloor: false,
       url: gatewayUrl,
       requests: [graphqlRequest(graphqlList)],
       checkBody: graphqlCheck((data) => expectList(record(data.templates)?.nodes, 'id', 'template', TEMPLATE_COUNT)),
@@ -344,7 +394,7 @@ function templateScenarios(gatewayUrl: string, floorUrl: string): Scenario[] {
     {
       name: 'floor template read',
       operation: 'template read',
-      isFloor: true,
+      floor: 'express',
       url: floorUrl,
       requests: templateIds.map((id) => ({ method: 'GET', path: `/template/read/${id}` })),
       checkBody: (body, request) => expectId(record(body)?.result, requestedId(request), 'template_id', 'template'),
@@ -352,7 +402,7 @@ function templateScenarios(gatewayUrl: string, floorUrl: string): Scenario[] {
     {
       name: 'floor template list',
       operation: 'template list',
-      isFloor: true,
+      floor: 'express',
       url: floorUrl,
       requests: [{ method: 'POST', path: '/template/list' }],
       checkBody: (body) => expectList(record(body)?.result, 'template_id', 'template', TEMPLATE_COUNT),
@@ -368,7 +418,6 @@ function datasetScenarios(gatewayUrl: string, floorUrl: string): Scenario[] {
     {
       name: 'REST dataset read',
       operation: 'dataset read',
-      isFloor: false,
       url: gatewayUrl,
       requests: liveDatasetIds.map((id) => ({ method: 'GET', path: `/v2/datasets/read/${id}` })),
       checkBody: restCheck((result, request) => expectId(result, requestedId(request), 'dataset_id', 'dataset')),
@@ -376,7 +425,6 @@ function datasetScenarios(gatewayUrl: string, floorUrl: string): Scenario[] {
     {
       name: 'REST dataset list',
       operation: 'dataset list',
-      isFloor: false,
       url: gatewayUrl,
       requests: [{ method: 'POST', path: '/v2/datasets/list', headers: jsonHeaders, body: listBody }],
       checkBody: restCheck((result) => expectDatasetList(record(result)?.data, 'dataset_id', 'Live', 'Draft')),
@@ -384,7 +432,6 @@ function datasetScenarios(gatewayUrl: string, floorUrl: string): Scenario[] {
     {
       name: 'GraphQL dataset read',
       operation: 'dataset read',
-      isFloor: false,
       url: gatewayUrl,
       requests: liveDatasetIds.map((id) => graphqlRequest(graphqlRead, { id })),
       checkBody: graphqlCheck((data, request) => expectId(data.dataset, requestedId(request), 'id', 'dataset')),
@@ -392,7 +439,6 @@ function datasetScenarios(gatewayUrl: string, floorUrl: string): Scenario[] {
     {
       name: 'GraphQL dataset list',
       operation: 'dataset list',
-      isFloor: false,
       url: gatewayUrl,
       requests: [graphqlRequest(graphqlList)],
       checkBody: graphqlCheck((data) => expectDatasetList(record(data.datasets)?.nodes, 'id', 'LIVE', 'DRAFT')),
@@ -400,7 +446,7 @@ function datasetScenarios(gatewayUrl: string, floorUrl: string): Scenario[] {
     {
       name: 'floor dataset read',
       operation: 'dataset read',
-      isFloor: true,
+      floor: 'express',
       url: floorUrl,
       requests: liveDatasetIds.map((id) => ({ method: 'GET', path: `/dataset/read/${id}` })),
       checkBody: (body, request) => expectId(record(body)?.result, requestedId(request), 'dataset_id', 'dataset'),
@@ -408,7 +454,7 @@ function datasetScenarios(gatewayUrl: string, floorUrl: string): Scenario[] {
     {
       name: 'floor dataset list',
       operation: 'dataset list',
-      isFloor: true,
+      floor: 'express',
       url: floorUrl,
       requests: [{ method: 'POST', path: '/dataset/list' }],
       checkBody: (body) => expectDatasetList(record(record(body)?.result)?.data, 'dataset_id', 'Live', 'Draft'),
@@ -426,7 +472,6 @@ function connectorScenarios(gatewayUrl: string, floorUrl: string, connectorIds: 
     {
       name: 'REST connector read',
       operation: 'connector read',
-      isFloor: false,
       url: gatewayUrl,
       requests: connectorIds.map((id) => ({ method: 'GET', path: `/v2/connectors/read/${id}` })),
       checkBody: restCheck((result, request) => expectId(result, requestedId(request), 'id', 'connector')),
@@ -434,7 +479,6 @@ function connectorScenarios(gatewayUrl: string, floorUrl: string, connectorIds: 
     {
       name: 'REST connector list',
       operation: 'connector list',
-      isFloor: false,
       url: gatewayUrl,
       requests: [{ method: 'POST', path: '/v2/connectors/list', headers: jsonHeaders, body: listBody }],
       checkBody: restCheck((result) => expectList(record(result)?.data, 'id', 'connector', count)),
@@ -442,7 +486,6 @@ function connectorScenarios(gatewayUrl: string, floorUrl: string, connectorIds: 
     {
       name: 'GraphQL connector read',
       operation: 'connector read',
-      isFloor: false,
       url: gatewayUrl,
       requests: connectorIds.map((id) => graphqlRequest(graphqlRead, { id })),
       checkBody: graphqlCheck((data, request) => expectId(data.connector, requestedId(request), 'id', 'connector')),
@@ -450,7 +493,6 @@ function connectorScenarios(gatewayUrl: string, floorUrl: string, connectorIds: 
     {
       name: 'GraphQL connector list',
       operation: 'connector list',
-      isFloor: false,
       url: gatewayUrl,
       requests: [graphqlRequest(graphqlList)],
       checkBody: graphqlCheck((data) => expectList(record(data.connectors)?.nodes, 'id', 'connector', count)),
@@ -458,7 +500,7 @@ function connectorScenarios(gatewayUrl: string, floorUrl: string, connectorIds: 
     {
       name: 'floor connector read',
       operation: 'connector read',
-      isFloor: true,
+      floor: 'express',
       url: floorUrl,
       requests: connectorIds.map((id) => ({ method: 'GET', path: `/connector/read/${id}` })),
       checkBody: (body, request) => expectId(record(body)?.result, requestedId(request), 'id', 'connector'),
@@ -466,7 +508,7 @@ function connectorScenarios(gatewayUrl: string, floorUrl: string, connectorIds: 
     {
       name: 'floor connector list',
       operation: 'connector list',
-      isFloor: true,
+      floor: 'express',
       url: floorUrl,
       requests: [{ method: 'POST', path: '/connector/list' }],
       checkBody: (body) => expectList(record(record(body)?.result)?.data, 'id', 'connector', count),
@@ -474,8 +516,17 @@ function connectorScenarios(gatewayUrl: string, floorUrl: string, connectorIds: 
   ];
 }
 
-function scenarios(gatewayUrl: string, floorUrl: string, connectorIds: string[]): Scenario[] {
-  return [...templateScenarios(gatewayUrl, floorUrl), ...datasetScenarios(gatewayUrl, floorUrl), ...connectorScenarios(gatewayUrl, floorUrl, connectorIds)];
+/** Every scenario, and each express floor's twin on the node:http floor (same paths, same SQL). */
+function scenarios(gatewayUrl: string, floorUrls: Record<FloorKind, string>, connectorIds: string[]): Scenario[] {
+  const all = [...templateScenarios(gatewayUrl, floorUrls.express), ...datasetScenarios(gatewayUrl, floorUrls.express), ...connectorScenarios(gatewayUrl, floorUrls.express, connectorIds)];
+  return all.flatMap((scenario) =>
+    scenario.floor === 'express'
+      ? [
+          { ...scenario, name: `express ${scenario.name}` },
+          { ...scenario, name: `node:http ${scenario.name}`, url: floorUrls.node, floor: 'node' as const },
+        ]
+      : [scenario],
+  );
 }
 
 /** Sends every distinct request of a scenario once and checks each answer; returns the problems and the largest body size. */
@@ -512,20 +563,40 @@ function resultProblems(result: autocannon.Result): string[] {
 // ---------------------------------------------------------------------------------------------
 // Report
 
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+const rateOf = (result: autocannon.Result) => result.requests.average;
+const p99Of = (result: autocannon.Result) => result.latency.p99;
+
+/**
+ * req/s and p99 are medians over the rounds; each ratio is worked out per round (the scenario and
+ * its floor ran minutes apart at most, under the same load) and shown as its median, with the
+ * lowest and highest round when there are several.
+ */
 function printTable(outcomes: Outcome[]): void {
-  const floorRate = new Map(outcomes.filter((o) => o.scenario.isFloor).map((o) => [o.scenario.operation, o.result.requests.average]));
-  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'vs floor'];
-  const rows = outcomes.map(({ scenario, result }) => {
-    const floor = floorRate.get(scenario.operation);
-    return [
-      scenario.name,
-      formatNumber(result.requests.average, 0),
-      formatNumber(result.latency.p50, 0),
-      formatNumber(result.latency.p99, 0),
-      String(result.non2xx),
-      floor ? `${formatNumber(result.requests.average / floor, 2)}×` : 'n/a',
-    ];
-  });
+  const floors = (kind: FloorKind) => new Map(outcomes.filter((o) => o.scenario.floor === kind).map((o) => [o.scenario.operation, o.results]));
+  const byFloor = { express: floors('express'), node: floors('node') };
+  const ratio = (results: autocannon.Result[], floorResults: autocannon.Result[] | undefined, of: (result: autocannon.Result) => number) => {
+    if (!floorResults) return 'n/a';
+    const ratios = results.map((result, round) => of(result) / of(floorResults[round]!));
+    const shown = `${formatNumber(median(ratios), 2)}×`;
+    return ratios.length > 1 ? `${shown} (${formatNumber(Math.min(...ratios), 2)}–${formatNumber(Math.max(...ratios), 2)})` : shown;
+  };
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'vs express floor', 'vs node:http floor', 'p99 vs node:http'];
+  const rows = outcomes.map(({ scenario, results }) => [
+    scenario.name,
+    formatNumber(median(results.map(rateOf)), 0),
+    formatNumber(median(results.map((result) => result.latency.p50)), 0),
+    formatNumber(median(results.map(p99Of)), 0),
+    String(results.reduce((sum, result) => sum + result.non2xx, 0)),
+    scenario.floor ? '' : ratio(results, byFloor.express.get(scenario.operation), rateOf),
+    scenario.floor ? '' : ratio(results, byFloor.node.get(scenario.operation), rateOf),
+    scenario.floor ? '' : ratio(results, byFloor.node.get(scenario.operation), p99Of),
+  ]);
   printRows(header, rows);
 }
 
@@ -535,11 +606,12 @@ function printTable(outcomes: Outcome[]): void {
 async function main(): Promise<boolean> {
   const durationSeconds = positiveIntegerSetting('BENCH_DURATION', 5);
   const connections = positiveIntegerSetting('BENCH_CONNECTIONS', 10);
+  const rounds = positiveIntegerSetting('BENCH_ROUNDS', 1);
   const only = new RegExp(process.env.BENCH_ONLY ?? '');
 
   logMachine();
   log(
-    `settings: ${durationSeconds} s per scenario after a ${WARMUP_SECONDS} s warm-up, ${connections} connections, ` +
+    `settings: ${rounds} round(s), ${durationSeconds} s per scenario after a ${WARMUP_SECONDS} s warm-up, ${connections} connections, ` +
       `${CLIENT_WORKERS} autocannon worker thread, ${TEMPLATE_COUNT} templates, ` +
       `${DATASET_COUNT} datasets (${liveDatasetIds.length} Live, ${DRAFT_DATASET_COUNT} Draft; reads rotate over the Live ones), database pool ${POOL_MAX} (gateway and floor), ` +
       `NODE_ENV=production, gateway LOG_LEVEL=silent; everything on this machine (client, gateway, floor, PostgreSQL)`,
@@ -549,7 +621,7 @@ async function main(): Promise<boolean> {
   const cleanups = new Cleanups();
   let succeeded = false;
   try {
-    const { cluster, url: gatewayUrl } = await startBenchGateway(cleanups, POOL_MAX);
+    const { cluster, url: gatewayUrl, pid: gatewayPid } = await startBenchGateway(cleanups, POOL_MAX);
     const registry = new pg.Client({ connectionString: cluster.url });
     await registry.connect();
     cleanups.push('bench database client', () => registry.end());
@@ -566,31 +638,47 @@ async function main(): Promise<boolean> {
     await seedDatasets(gatewayUrl);
     log(`  seeded in ${Date.now() - seededDatasets} ms`);
 
-    log('starting the floor server (express 5 + pg.Pool)…');
-    const floor = await startFloor(cluster.url);
-    cleanups.push('floor server', () => floor.stop());
+    log('starting the floor servers (express 5 + pg.Pool, node:http + pg.Pool)…');
+    const expressFloor = await startExpressFloor(cluster.url);
+    cleanups.push('express floor server', () => expressFloor.stop());
+    const nodeFloor = await startNodeFloor(cluster.url);
+    cleanups.push('node:http floor server', () => nodeFloor.stop());
 
     const connectorIds = (await registry.query<{ id: string }>(`SELECT id FROM connector_registry WHERE status = 'Live' ORDER BY id`)).rows.map((row) => row.id);
 
-    const outcomes: Outcome[] = [];
-    for (const scenario of scenarios(gatewayUrl, floor.url, connectorIds).filter((each) => only.test(each.operation))) {
-      const checked = await probe(scenario);
+    // Each operation's scenarios run one after another (gateway, then its floors), round after round.
+    const outcomes: Outcome[] = scenarios(gatewayUrl, { express: expressFloor.url, node: nodeFloor.url }, connectorIds)
+      .filter((each) => only.test(each.operation))
+      .map((scenario) => ({ scenario, results: [], problems: [] }));
+    for (const outcome of outcomes) {
+      const checked = await probe(outcome.scenario);
       log(
-        `running ${scenario.name} for ${durationSeconds} s (${scenario.requests.length} distinct request(s), ` +
-          `response ${formatNumber(checked.bytes / 1024, 1)} KiB, each checked: ${checked.problems.length ? 'FAILED' : 'ok'})…`,
+        `${outcome.scenario.name}: ${outcome.scenario.requests.length} distinct request(s), response ${formatNumber(checked.bytes / 1024, 1)} KiB, each checked: ${checked.problems.length ? 'FAILED' : 'ok'}`,
       );
       for (const problem of checked.problems) log(`  ! ${problem}`);
-      await runAutocannon(scenario, WARMUP_SECONDS, connections);
-      const result = await runAutocannon(scenario, durationSeconds, connections);
-      const runProblems = resultProblems(result);
-      for (const problem of runProblems) log(`  ! ${problem}`);
-      outcomes.push({ scenario, result, problems: [...checked.problems, ...runProblems] });
+      outcome.problems.push(...checked.problems);
     }
+    for (let round = 1; round <= rounds; round += 1) {
+      log(`round ${round} of ${rounds} (load average ${loadAverage()})…`);
+      for (const outcome of outcomes) {
+        await runAutocannon(outcome.scenario, WARMUP_SECONDS, connections);
+        const result = await runAutocannon(outcome.scenario, durationSeconds, connections);
+        const runProblems = resultProblems(result);
+        for (const problem of runProblems) log(`  ! ${outcome.scenario.name}: ${problem}`);
+        outcome.results.push(result);
+        outcome.problems.push(...runProblems);
+      }
+    }
+    const memory = residentMemory(gatewayPid);
+    if (memory) log(`gateway resident memory after the runs: ${formatNumber(memory.nowMiB, 0)} MiB, peak ${formatNumber(memory.peakMiB, 0)} MiB`);
 
     log('');
     printTable(outcomes);
     log('');
-    log('req/s: average of per-second counts; p50/p99: latency of 2xx responses (autocannon records whole ms); vs floor: req/s ÷ floor req/s for the same operation.');
+    log(
+      'req/s: average of per-second counts; p50/p99: latency of 2xx responses (autocannon records whole ms); vs … floor: req/s ÷ that floor’s req/s for the same operation; ' +
+        'p99 vs node:http: p99 ÷ the node:http floor’s p99. Several rounds: medians, ratios per round (lowest–highest).',
+    );
 
     if (reportFailures(outcomes)) {
       log('checks: every distinct request answered 200 with the expected body when sent alone; under load no non-2xx, errors or timeouts.');

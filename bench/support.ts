@@ -116,6 +116,8 @@ export interface BenchGateway {
   config: Config;
   /** Base URL of the gateway. */
   url: string;
+  /** The gateway's process id (its memory is read from /proc). */
+  pid: number | undefined;
 }
 
 /** The arguments `npm start` gives node (package.json: "start": "node <args>"): compiled JavaScript and the heap flags. */
@@ -163,7 +165,19 @@ export async function startBenchGateway(cleanups: Cleanups, poolMax: number, ext
     if (Date.now() - started > 60_000) throw new Error('the gateway was not ready within 60 s');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { cluster, config: loadConfig(settings), url };
+  return { cluster, config: loadConfig(settings), url, pid: child.pid };
+}
+
+/** A process's resident memory now and at its peak, in MiB (Linux's /proc; undefined elsewhere). */
+export function residentMemory(pid: number | undefined): { nowMiB: number; peakMiB: number } | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { nowMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024 };
+  } catch {
+    return undefined;
+  }
 }
 
 /** A TCP port nothing listens on now (the kernel's choice). */
@@ -182,7 +196,7 @@ export interface Floor {
 }
 
 /** Serves a floor's express app on 127.0.0.1 (a free port); stop() closes it, then ends its pool (also when it cannot listen). */
-export async function listenFloor(app: express.Express, pool: pg.Pool): Promise<Floor> {
+export async function listenFloor(app: express.Express | http.RequestListener, pool: pg.Pool): Promise<Floor> {
   const server = http.createServer(app);
   try {
     await new Promise<void>((resolve, reject) => {

@@ -1,7 +1,6 @@
 // Builds the express router for the REST table. Each entry's GraphQL operation is parsed and
 // validated once here, then executed directly against the schema per request (no second HTTP hop),
 // with the same context factory GraphQL clients get.
-import { createHash } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { type DocumentNode, execute, type GraphQLSchema, Kind, parse, validate } from 'graphql';
 import type { Authentication } from '../src/auth/access.js';
@@ -12,7 +11,9 @@ import type { Logger } from '../src/logger.js';
 import type { ReadPlanner } from '../src/graphql/published-reads.js';
 import type { CachePart, PublishedCache } from '../src/platform/cache/published-cache.js';
 import { describeJsonLimitViolation, findJsonLimitViolation, type JsonLimits } from '../src/validation/json-limits.js';
-import { requestMsgid, sendFailure, successEnvelopeJson } from '../src/http/envelope.js';
+import { requestMsgid, sendFailure, successEnvelopeHead, successEnvelopeJson } from '../src/http/envelope.js';
+import { answerEtag, prepareResult, type PreparedAnswer, writeKeptAnswer } from '../src/http/kept-answer.js';
+import type { KeptReads } from '../src/http/kept-reads.js';
 import { jsonBodyOf } from '../src/platform/json/written-json.js';
 import { MultipartRefused, receiveSingleFile } from './multipart.js';
 import { presentationOf, type RestEndpoint } from './table.js';
@@ -52,29 +53,17 @@ export interface RestRouterOptions {
    * its result until a change to what it is made of.
    */
   publishedReads?: { cache: PublishedCache; planOf: ReadPlanner };
+  /** Where the GET reads answered from the published cache are noted by URL, for the fast path (src/http/fast-path.ts). */
+  keptReads?: KeptReads;
 }
 
 const SINGLE_OPERATION = 'default';
 /** Most results each cached entry keeps (distinct requests: ids, pages, filters). */
 const RESULT_CACHE_ENTRIES = 2_000;
 
-/** A REST read's `result`, kept as its JSON text. */
-interface CachedResult {
-  /** The envelope's `result`, serialised. */
-  json: string;
-  /** A validator of the result itself (not of the envelope around it), for If-None-Match. */
-  etag: string;
-}
-
-/** The weak ETag of a serialised result: equal results, equal tags, whenever they were served. */
-function resultEtag(json: string): string {
-  return `W/"${createHash('sha1').update(json).digest('base64url')}"`;
-}
-
 /** Sends a success envelope around the serialised result; a GET gets the result's ETag (304 when the caller has it). */
-function sendSuccess(req: Request, res: Response, apiId: string, msgid: string | undefined, result: CachedResult | string): void {
-  const json = typeof result === 'string' ? result : result.json;
-  if (req.method === 'GET') res.set('etag', typeof result === 'string' ? resultEtag(json) : result.etag);
+function sendSuccess(req: Request, res: Response, apiId: string, msgid: string | undefined, json: string): void {
+  if (req.method === 'GET') res.set('etag', answerEtag(json));
   // express answers 304 without a body when If-None-Match holds this ETag (req.fresh).
   res
     .status(200)
@@ -144,8 +133,16 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
   for (const compiled of options.endpoints.map((endpoint) => compile(endpoint, options.schema, published?.planOf))) {
     const { endpoint } = compiled;
     const method = endpoint.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
-    const results: CachePart<CachedResult> | undefined =
-      published && compiled.cacheable.size > 0 ? published.cache.part<CachedResult>(`REST ${endpoint.method} ${endpoint.path}`, RESULT_CACHE_ENTRIES) : undefined;
+    // A kept result is its envelope's prepared tail (src/http/kept-answer.ts), ETag included.
+    const results: CachePart<PreparedAnswer> | undefined =
+      published && compiled.cacheable.size > 0 ? published.cache.part<PreparedAnswer>(`REST ${endpoint.method} ${endpoint.path}`, RESULT_CACHE_ENTRIES) : undefined;
+    /** Answers a kept result; a GET without a body is noted for the fast path, which then serves this URL itself. */
+    const sendKept = (req: Request, res: Response, msgid: string | undefined, key: string, kept: PreparedAnswer) => {
+      if (options.keptReads && req.method === 'GET' && !hasBody(req) && results) {
+        options.keptReads.remember(req.originalUrl, { apiId: endpoint.apiId, route: endpoint.path, datasetId: res.locals.datasetId as string | undefined, part: results, key });
+      }
+      writeKeptAnswer(req.method, req.headers, res, kept, successEnvelopeHead(endpoint.apiId, msgid));
+    };
     const failEntry = (res: Response, msgid: string | undefined, error: GatewayError) => sendFailure(res, endpoint.apiId, msgid, error, presentationOf(endpoint, error));
 
     const handle = async (req: Request, res: Response, file?: unknown) => {
@@ -171,7 +168,7 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       const madeOf = results && compiled.cacheable.get(operationName);
       const cacheKey = madeOf && `${operationName}\u0000${JSON.stringify(variableValues)}`;
       const cached = cacheKey ? results.get(cacheKey) : undefined;
-      if (cached) return sendSuccess(req, res, endpoint.apiId, msgid, cached);
+      if (cached) return sendKept(req, res, msgid, cacheKey!, cached);
       const start = madeOf && results.since(madeOf);
       const outcome = await execute({ schema: options.schema, document, variableValues, contextValue: context });
       const firstError = outcome.errors?.[0];
@@ -196,9 +193,9 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       if (typeof endpoint.bareResult === 'function' ? endpoint.bareResult(input) : endpoint.bareResult) return void res.status(200).type('json').send(jsonBodyOf(result));
       const json = JSON.stringify(result);
       if (!cacheKey || !start) return sendSuccess(req, res, endpoint.apiId, msgid, json);
-      const kept = { json, etag: resultEtag(json) };
+      const kept = prepareResult(json);
       results.keep(cacheKey, kept, { tables: madeOf }, start);
-      sendSuccess(req, res, endpoint.apiId, msgid, kept);
+      sendKept(req, res, msgid, cacheKey, kept);
     };
 
     const paths = [endpoint.path, ...(endpoint.aliases ?? [])];

@@ -39,7 +39,9 @@ export function createLogger(level: string, destination?: DestinationStream, for
   };
   if (destination) return pino(options, destination);
   if (format === 'pretty') return pino(options, pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service', singleLine: true, sync: true }));
-  return pino(options);
+  // Written asynchronously: a request's log line never waits for standard output (pino flushes
+  // what is pending when the process exits).
+  return pino(options, pino.destination({ dest: 1, sync: false }));
 }
 
 /** Hides the password of a connection string so it can be logged. */

@@ -41,7 +41,9 @@ import { loadPersistedOperations, persistedOnlyFor, persistedOperationsPlugin } 
 import { publishedResults } from './graphql/published-results.js';
 import { answerClientErrors } from './http/client-errors.js';
 import { limitAnonymousGraphQL } from './http/limit-anonymous.js';
-import { useCrossOrigin } from './http/use-cross-origin.js';
+import { crossOriginPolicy, useCrossOrigin } from './http/use-cross-origin.js';
+import { withFastPath } from './http/fast-path.js';
+import { KeptReads } from './http/kept-reads.js';
 import { useAuth } from './http/use-auth.js';
 import { graphiqlRouter } from './http/graphiql.js';
 import { embeddedObjectStoreRouter } from './http/embedded-object-store.js';
@@ -50,7 +52,7 @@ import { apiDocsRouter } from './http/api-docs.js';
 import { metricsRouter } from './http/metrics-endpoint.js';
 import { metricFamilies, PROMETHEUS_API_PREFIX, prometheusApiRouter } from './http/prometheus-api.js';
 import { GRAFANA_RULES_PREFIX, grafanaRulesRouter } from './http/grafana-rules.js';
-import { graphqlObservabilityPlugin, useObservability } from './http/use-observability.js';
+import { graphqlObservabilityPlugin, requestObserver, useObservability } from './http/use-observability.js';
 import { AUDIT_LIST_MAX, createAuditService } from './modules/audit/service.js';
 import { createAuditStore } from './modules/audit/store.js';
 import { withAuditTrail } from './modules/audit/trail.js';
@@ -194,6 +196,11 @@ function createServices(
     },
   };
 }
+
+/** Most REST read URLs the fast path knows (each a few hundred bytes). */
+const KEPT_READ_URLS = 20_000;
+/** Largest GraphQL body the fast path reads ahead (a query and its variables; an ingest batch is far larger). */
+const FAST_PATH_MAX_BODY_BYTES = 64 * 1024;
 
 /** Most ids each published-record cache keeps (a few KiB each: 10,000 datasets stay well under 100 MiB). */
 const PUBLISHED_RECORD_ENTRIES = 10_000;
@@ -348,9 +355,11 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   app.disable('x-powered-by');
   // requestTimeout: a client that stalls mid-request is answered 408 (client-errors.ts) once the
   // whole request has taken this long, instead of holding its connection until REQUEST_TIMEOUT_MS.
+  // The fast path (src/http/fast-path.ts) answers kept reads in front of the app; it is set up below, once the app is.
+  let handle: http.RequestListener = app;
   const httpServer = http.createServer(
     { requestTimeout: config.http.bodyTimeoutMs, headersTimeout: Math.min(60_000, config.http.bodyTimeoutMs), connectionsCheckingInterval: Math.min(1000, config.http.bodyTimeoutMs / 4) },
-    app,
+    (req, res) => handle(req, res),
   );
   // The contract's responses carry `Keep-Alive: timeout=5` (Node's header follows this setting).
   httpServer.keepAliveTimeout = 5_000;
@@ -411,9 +420,10 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   });
   await apollo.start();
 
+  const crossOrigin = { allowedOrigins: config.http.corsAllowedOrigins, loopbackHostsOnly: config.auth.mode === 'none', ownPolicyPrefixes: [EMBEDDED_LINK_PREFIX] };
   app.use(useRequestId());
   app.use(useSecurityHeaders());
-  app.use(useCrossOrigin({ allowedOrigins: config.http.corsAllowedOrigins, loopbackHostsOnly: config.auth.mode === 'none', ownPolicyPrefixes: [EMBEDDED_LINK_PREFIX] }));
+  app.use(useCrossOrigin(crossOrigin));
   app.use(useObservability({ logger, metrics }));
   let draining = false;
   // While draining, answers ask clients to reconnect, which a balancer then sends to another copy.
@@ -454,6 +464,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     }),
   );
   app.use(grafanaRulesRouter({ alertRules: services.alertRules, accessControl, logger }));
+  const keptReads = new KeptReads(KEPT_READ_URLS);
   const rest = createRestRouter({
     schema,
     endpoints: restEndpoints,
@@ -464,11 +475,29 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     uploadLimitBytes: config.connectors.uploadLimitBytes,
     jsonLimits: config.jsonLimits,
     publishedReads: { cache: published, planOf },
+    keptReads,
   });
   app.use(rest);
   app.use(routeNotFound);
   app.use(graphqlBodyErrorHandler);
   app.use(restErrorHandler(logger));
+
+  if (config.http.fastPath) {
+    const persistedOnly = persistedOnlyFor(persistedRequiredFor);
+    handle = withFastPath({
+      normalPath: app,
+      crossOrigin: crossOriginPolicy(crossOrigin),
+      observe: requestObserver({ logger, metrics }),
+      served: (transport) => metrics.fastPathAnswer(transport),
+      authenticator,
+      accessFor: (authentication, address) => accessControl.forRequest(authentication, address),
+      draining: () => draining,
+      restReads: keptReads,
+      graphql: { keptAnswerFor: keptResults.keptAnswerFor, persistedOnly },
+      maxGraphQLBodyBytes: FAST_PATH_MAX_BODY_BYTES,
+      handOverAfterMs: Math.min(1000, config.http.requestTimeoutMs),
+    });
+  }
 
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);

@@ -2,7 +2,7 @@
 // how long its strings and arrays, and who may read /metrics.
 import { z } from 'zod';
 import type { ServerVariables } from './server.js';
-import { byteSize, list } from './values.js';
+import { booleanText, byteSize, list } from './values.js';
 
 export const httpVariables = z.object({
   CORS_ALLOWED_ORIGINS: z
@@ -50,6 +50,11 @@ export const httpVariables = z.object({
     .describe(
       'Most items of any one array in a JSON request body (REST), or in the variables or literal values of a GraphQL operation; a longer one is refused with 400, naming where it is. At least INGEST_MAX_BATCH (a batch is an array).',
     ),
+  FAST_PATH: booleanText
+    .default(true)
+    .describe(
+      'Answer reads the published cache keeps (REST GET reads of datasets, templates and connectors, and GraphQL queries over them) before the express stack, with the same checks, headers, log line and metrics. false sends every request through express.',
+    ),
   METRICS_TOKEN: z
     .string()
     .min(16, 'must be at least 16 characters')
@@ -68,6 +73,7 @@ export function httpSettings(e: HttpVariables & Pick<ServerVariables, 'HOST' | '
     bodyLimitBytes: e.REQUEST_BODY_LIMIT,
     bodyTimeoutMs: e.REQUEST_BODY_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS ?? defaultRequestTimeout(downstreamTimeoutsMs),
+    fastPath: e.FAST_PATH,
     ...(e.METRICS_TOKEN ? { metricsToken: e.METRICS_TOKEN } : {}),
   };
 }

@@ -10,8 +10,10 @@
 // the document, running every plugin's hooks, serialising the data again) cost a cache hit more
 // than half of its time. The kept body is the exact text Apollo sends for it.
 import type { ApolloServerPlugin } from '@apollo/server';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import type { RequestAccess } from '../auth/access.js';
+import { prepareBody, type PreparedAnswer, writeKeptAnswer } from '../http/kept-answer.js';
 import type { PublishedCache, ReadStart } from '../platform/cache/published-cache.js';
 import { currentRequestScope } from '../request-scope.js';
 import type { ReadPlan, ReadPlanner } from './published-reads.js';
@@ -23,9 +25,9 @@ export interface PublishedResultsOptions {
   maxEntries: number;
 }
 
-interface KeptAnswer {
-  /** The response body, as Apollo writes it (JSON and a newline). */
-  body: string;
+export interface KeptAnswer {
+  /** The response body, as Apollo writes it (JSON and a newline), prepared with its ETag. */
+  answer: PreparedAnswer;
   apiIds: readonly (readonly string[])[];
   /** The API ids of each type of record it reaches through links, checked before it is served. */
   linkedApiIds: readonly (readonly string[])[];
@@ -40,10 +42,17 @@ function answerKey(query: string, operationName: unknown, variables: unknown): s
   return `${query}\u0000${typeof operationName === 'string' ? operationName : ''}\u0000${JSON.stringify(variables ?? {})}`;
 }
 
-/** The one media type a kept answer is served as before Apollo; other Accept headers are left to Apollo's negotiation. */
-const JSON_MEDIA_TYPE = 'application/json; charset=utf-8';
-const isJsonRequest = (req: Request) => /^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '');
+/** A kept answer is served before Apollo only as JSON; other Accept headers are left to Apollo's negotiation. */
+export const isJsonRequest = (headers: IncomingHttpHeaders) => /^application\/json\s*(;|$)/i.test(headers['content-type'] ?? '');
 const acceptsPlainJson = (accept: string | undefined) => accept === undefined || accept === '*/*' || accept === 'application/json';
+
+/** The operation a JSON POST body asks for, as Apollo reads it. */
+interface GraphQLRequestBody {
+  query?: unknown;
+  operationName?: unknown;
+  variables?: unknown;
+  extensions?: unknown;
+}
 
 export interface PublishedResults<TContext extends { access: RequestAccess }> {
   /** Keeps the answers Apollo executes, and serves kept ones to requests that reach Apollo. */
@@ -53,6 +62,30 @@ export interface PublishedResults<TContext extends { access: RequestAccess }> {
    * field (and not bound to persisted operations); passes every other request on.
    */
   keptAnswers(callerAccess: (req: Request, res: Response) => RequestAccess, persistedOnly: (caller: RequestAccess['caller']) => boolean): RequestHandler;
+  /**
+   * The kept answer a JSON POST with this (parsed) body may be served before Apollo, if any: a single
+   * operation with its text (no batch, no persisted-query extensions), asking for plain JSON. Used by
+   * keptAnswers and by the fast path (src/http/fast-path.ts), which must decide alike.
+   */
+  keptAnswerFor: (body: unknown, headers: IncomingHttpHeaders) => KeptAnswer | undefined;
+}
+
+/**
+ * Admits a caller to a kept answer as its execution would: refused when bound to persisted
+ * operations, else the links' check and each root field's admission (rate limit included).
+ * Throws (or rejects) on a refusal, which the caller leaves to execution to report.
+ */
+export function admitToKeptAnswer(access: RequestAccess, kept: KeptAnswer, persistedOnly: (caller: RequestAccess['caller']) => boolean): void | Promise<void> {
+  if (persistedOnly(access.caller)) throw new Error('persisted operations only');
+  for (const ids of kept.linkedApiIds) access.authorize(ids);
+  // Served or executed, a document pays the same: its cost, at its first root field admitted.
+  if (kept.cost !== undefined) access.priceDocument(kept.cost);
+  return access.admitEach(kept.apiIds);
+}
+
+/** Writes a kept answer (the same writer REST's kept reads use). */
+export function writeKeptGraphQLAnswer(req: IncomingMessage, res: ServerResponse, kept: KeptAnswer): void {
+  writeKeptAnswer(req.method, req.headers, res, kept.answer, '');
 }
 
 export function publishedResults<TContext extends { access: RequestAccess }>(options: PublishedResultsOptions): PublishedResults<TContext> {
@@ -84,7 +117,7 @@ export function publishedResults<TContext extends { access: RequestAccess }>(opt
             return null;
           }
           key = undefined; // served: nothing to keep afterwards
-          return { http: response.http, body: { kind: 'single', singleResult: JSON.parse(kept.body) as { data: Record<string, unknown> } } };
+          return { http: response.http, body: { kind: 'single', singleResult: JSON.parse(kept.answer.bytes.toString()) as { data: Record<string, unknown> } } };
         },
         async willSendResponse({ response }) {
           if (!plan || key === undefined || !start) return;
@@ -93,37 +126,40 @@ export function publishedResults<TContext extends { access: RequestAccess }>(opt
           const { data, extensions } = response.body.singleResult;
           const body = JSON.stringify(extensions ? { data, extensions } : { data }) + '\n';
           const cost = typeof extensions?.cost === 'number' ? extensions.cost : undefined;
-          answers.keep(key, { body, apiIds: plan.apiIds, linkedApiIds: plan.linkedApiIds, operationLabel: currentRequestScope()?.graphqlOperation, cost }, { tables: plan.tables }, start);
+          answers.keep(
+            key,
+            { answer: prepareBody(body), apiIds: plan.apiIds, linkedApiIds: plan.linkedApiIds, operationLabel: currentRequestScope()?.graphqlOperation, cost },
+            { tables: plan.tables },
+            start,
+          );
         },
       };
     },
   };
 
-  const keptAnswers: PublishedResults<TContext>['keptAnswers'] = (callerAccess, persistedOnly) => (req, res, next) => {
-    const body = req.body as { query?: unknown; operationName?: unknown; variables?: unknown; extensions?: unknown } | undefined;
+  const keptAnswerFor: PublishedResults<TContext>['keptAnswerFor'] = (body, headers) => {
     // Only a JSON POST, which no cross-site form can send: a multipart one (an upload, or a form
     // forging a query) goes through Apollo's CSRF prevention. Batches, GET, persisted-query
     // extensions and other media types take Apollo's way too.
-    if (req.method !== 'POST' || !isJsonRequest(req) || typeof body !== 'object' || body === null || Array.isArray(body) || typeof body.query !== 'string' || body.extensions !== undefined)
-      return next();
-    if (!options.cache.listening || !acceptsPlainJson(req.headers.accept)) return next();
-    const kept = answers.get(answerKey(body.query, body.operationName, body.variables));
+    if (!isJsonRequest(headers) || typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+    const { query, operationName, variables, extensions } = body as GraphQLRequestBody;
+    if (typeof query !== 'string' || extensions !== undefined || !options.cache.listening || !acceptsPlainJson(headers.accept)) return undefined;
+    return answers.get(answerKey(query, operationName, variables));
+  };
+
+  const keptAnswers: PublishedResults<TContext>['keptAnswers'] = (callerAccess, persistedOnly) => (req, res, next) => {
+    if (req.method !== 'POST') return next();
+    const kept = keptAnswerFor(req.body, req.headers);
     if (!kept) return next();
-    const access = callerAccess(req, res);
-    if (persistedOnly(access.caller)) return next();
     const serve = () => {
       const scope = currentRequestScope();
       if (scope && kept.operationLabel !== undefined) scope.graphqlOperation = kept.operationLabel;
-      res.setHeader('content-type', JSON_MEDIA_TYPE);
-      res.send(kept.body);
+      writeKeptGraphQLAnswer(req, res, kept);
     };
     // A refusal goes on to Apollo, which executes the operation, and the resolvers' guard reports it.
     let admitted: void | Promise<void>;
     try {
-      for (const ids of kept.linkedApiIds) access.authorize(ids);
-      // Served or executed, a document pays the same: its cost, at its first root field admitted.
-      if (kept.cost !== undefined) access.priceDocument(kept.cost);
-      admitted = access.admitEach(kept.apiIds);
+      admitted = admitToKeptAnswer(callerAccess(req, res), kept, persistedOnly);
     } catch {
       return next();
     }
@@ -131,5 +167,5 @@ export function publishedResults<TContext extends { access: RequestAccess }>(opt
     else serve();
   };
 
-  return { plugin, keptAnswers };
+  return { plugin, keptAnswers, keptAnswerFor };
 }

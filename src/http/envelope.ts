@@ -40,13 +40,32 @@ function params(status: EnvelopeParams['status'], msgid: string | undefined): En
   return msgid ? { status, msgid, resmsgid: randomUUID() } : { status, resmsgid: randomUUID() };
 }
 
+// The timestamp changes once a second: formatted once per second, not per answer.
+let stampSecond = -1;
+let stampText = '';
+function currentTimestamp(): string {
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== stampSecond) {
+    stampSecond = second;
+    stampText = envelopeTimestamp(new Date(now));
+  }
+  return stampText;
+}
+
 /**
- * The success envelope as JSON text around an already serialised `result`, so a result is walked
- * once (and a cached one not at all), with the contract's keys in the contract's order.
+ * The part of a success envelope in front of its `result`, with the contract's keys in the
+ * contract's order: `{"id":…,"ver":"v2","ts":…,"params":{…},"responseCode":"OK","result":`. A result
+ * is serialised once (and a kept one not at all) and spliced in behind it.
  */
+export function successEnvelopeHead(apiId: string, msgid: string | undefined): string {
+  const params = msgid ? `{"status":"SUCCESS","msgid":${JSON.stringify(msgid)},"resmsgid":"${randomUUID()}"}` : `{"status":"SUCCESS","resmsgid":"${randomUUID()}"}`;
+  return `{"id":${JSON.stringify(apiId)},"ver":"v2","ts":"${currentTimestamp()}","params":${params},"responseCode":"OK","result":`;
+}
+
+/** The success envelope as JSON text around an already serialised `result`. */
 export function successEnvelopeJson(apiId: string, msgid: string | undefined, resultJson: string): string {
-  const head = JSON.stringify({ id: apiId, ver: 'v2', ts: envelopeTimestamp(), params: params('SUCCESS', msgid), responseCode: 'OK' });
-  return `${head.slice(0, -1)},"result":${resultJson}}`;
+  return `${successEnvelopeHead(apiId, msgid)}${resultJson}}`;
 }
 
 export function failureEnvelope(apiId: string, msgid: string | undefined, kind: ErrorKind, code: string, message: string): FailureEnvelope {

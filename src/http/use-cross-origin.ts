@@ -7,6 +7,7 @@
 // With AUTH_MODE=none every caller acts as SYSTEM, which is safe only because nothing but this
 // machine can reach the gateway. A DNS-rebinding page reaches it through a name of its own that
 // resolves to 127.0.0.1: so in that mode only loopback Host names are answered.
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { failureEnvelope } from './envelope.js';
 import { GatewayError } from '../errors.js';
@@ -31,10 +32,48 @@ function hostname(host: string): string {
   return host.replace(/:\d+$/, '');
 }
 
-/** The origin this request was addressed to, as a browser on this gateway's own pages would send it. */
-function ownOrigins(req: Request): string[] {
-  const host = req.headers.host ?? '';
-  return [`http://${host}`, `https://${host}`];
+/** The origins this request was addressed to, as a browser on this gateway's own pages would send them. */
+function isOwnOrigin(origin: string, host: string | undefined): boolean {
+  const lower = origin.toLowerCase();
+  return lower === `http://${host ?? ''}` || lower === `https://${host ?? ''}`;
+}
+
+/** What the policy says of one request: refuse it, let it through as it is, or allow it with the CORS headers (and answer it at once when it is a preflight). */
+export type CrossOriginDecision = { refuse: GatewayError } | { pass: true } | { allowOrigin: string; credentials: boolean; preflight: boolean };
+
+const PASS: CrossOriginDecision = Object.freeze({ pass: true as const });
+
+/** The decision alone, for the middleware below and the fast path (fast-path.ts), which must decide alike. */
+export function crossOriginPolicy(options: UseCrossOriginOptions): (method: string, path: string, headers: IncomingHttpHeaders) => CrossOriginDecision {
+  const anyOrigin = options.allowedOrigins.includes('*');
+  const allowed = new Set(options.allowedOrigins.filter((origin) => origin !== '*').map((origin) => origin.toLowerCase()));
+  return (method, path, headers) => {
+    if (options.loopbackHostsOnly && !LOOPBACK_HOSTNAME.test(hostname(headers.host ?? ''))) {
+      return {
+        refuse: new GatewayError('FORBIDDEN', `This gateway runs without authentication (AUTH_MODE=none) and answers loopback host names only; Host ${JSON.stringify(headers.host ?? '')} is not one.`),
+      };
+    }
+    if (options.ownPolicyPrefixes?.some((prefix) => path.startsWith(`${prefix}/`))) return PASS;
+    const origin = headers.origin;
+    // No Origin: not a browser page's cross-origin call (servers, curl, same-origin GETs).
+    if (origin === undefined || isOwnOrigin(origin, headers.host)) return PASS;
+    if (origin === 'null') return { refuse: new GatewayError('FORBIDDEN', 'Requests from an opaque origin (Origin: null: a sandboxed page or a file) are refused.') };
+    const named = allowed.has(origin.toLowerCase());
+    if (!anyOrigin && !named) {
+      return { refuse: new GatewayError('FORBIDDEN', `Cross-origin requests from ${origin} are refused; an operator allows an origin with CORS_ALLOWED_ORIGINS.`) };
+    }
+    return { allowOrigin: anyOrigin && !named ? '*' : origin, credentials: !anyOrigin || named, preflight: method === 'OPTIONS' };
+  };
+}
+
+/** The CORS headers of an allowed cross-origin answer. */
+export function setCrossOriginHeaders(res: ServerResponse, decision: { allowOrigin: string; credentials: boolean }): void {
+  const vary = res.getHeader('vary');
+  if (vary === undefined) res.setHeader('vary', 'Origin');
+  else if (!/(^|,)\s*origin\s*(,|$)/i.test(String(vary))) res.setHeader('vary', `${String(vary)}, Origin`);
+  res.setHeader('access-control-allow-origin', decision.allowOrigin);
+  if (decision.credentials) res.setHeader('access-control-allow-credentials', 'true');
+  res.setHeader('access-control-expose-headers', 'x-request-id, retry-after, etag');
 }
 
 function refuse(req: Request, res: Response, error: GatewayError): void {
@@ -46,31 +85,13 @@ function refuse(req: Request, res: Response, error: GatewayError): void {
 }
 
 export function useCrossOrigin(options: UseCrossOriginOptions) {
-  const anyOrigin = options.allowedOrigins.includes('*');
-  const allowed = new Set(options.allowedOrigins.filter((origin) => origin !== '*').map((origin) => origin.toLowerCase()));
-
+  const decide = crossOriginPolicy(options);
   return (req: Request, res: Response, next: NextFunction) => {
-    if (options.loopbackHostsOnly && !LOOPBACK_HOSTNAME.test(hostname(req.headers.host ?? ''))) {
-      return refuse(
-        req,
-        res,
-        new GatewayError('FORBIDDEN', `This gateway runs without authentication (AUTH_MODE=none) and answers loopback host names only; Host ${JSON.stringify(req.headers.host ?? '')} is not one.`),
-      );
-    }
-    if (options.ownPolicyPrefixes?.some((prefix) => req.path.startsWith(`${prefix}/`))) return next();
-    const origin = req.headers.origin;
-    // No Origin: not a browser page's cross-origin call (servers, curl, same-origin GETs).
-    if (origin === undefined || ownOrigins(req).includes(origin.toLowerCase())) return next();
-    if (origin === 'null') return refuse(req, res, new GatewayError('FORBIDDEN', 'Requests from an opaque origin (Origin: null: a sandboxed page or a file) are refused.'));
-    const isAllowed = anyOrigin || allowed.has(origin.toLowerCase());
-    if (!isAllowed) {
-      return refuse(req, res, new GatewayError('FORBIDDEN', `Cross-origin requests from ${origin} are refused; an operator allows an origin with CORS_ALLOWED_ORIGINS.`));
-    }
-    res.vary('Origin');
-    res.set('access-control-allow-origin', anyOrigin && !allowed.has(origin.toLowerCase()) ? '*' : origin);
-    if (!anyOrigin || allowed.has(origin.toLowerCase())) res.set('access-control-allow-credentials', 'true');
-    res.set('access-control-expose-headers', 'x-request-id, retry-after, etag');
-    if (req.method === 'OPTIONS') {
+    const decision = decide(req.method, req.path, req.headers);
+    if ('refuse' in decision) return refuse(req, res, decision.refuse);
+    if ('pass' in decision) return next();
+    setCrossOriginHeaders(res, decision);
+    if (decision.preflight) {
       res.set('access-control-allow-methods', ALLOWED_METHODS);
       res.set('access-control-allow-headers', ALLOWED_HEADERS);
       res.set('access-control-max-age', PREFLIGHT_MAX_AGE_SECONDS);

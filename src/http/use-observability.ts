@@ -5,6 +5,7 @@
 // the GraphQL plugin below names the operation, and everything else gets a fixed route name.
 // The query string is never logged (signed links carry their signature there), nor are headers.
 import type { ApolloServerPlugin } from '@apollo/server';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { OperationDefinitionNode } from 'graphql';
 import type { GatewayContext } from '../context.js';
@@ -39,58 +40,82 @@ function routeName(path: string): string {
   return 'unmatched';
 }
 
-function describe(req: Request, res: Response, scope: RequestScope): { transport: Transport; operation: string } {
+/** What a request is named in its log line and its metrics, read when it ends. */
+export interface ObservedRequest {
+  transport: Transport;
+  operation: string;
+  /** A REST entry's path template. */
+  route?: string;
+  /** The dataset a REST call names in its path. */
+  datasetId?: string;
+  /** The failure envelope's code, when a REST call failed. */
+  errorCode?: string;
+  /** A 503 that is meant (a stopping gateway's readiness): logged as information, not as a failure. */
+  expectedUnavailable?: boolean;
+}
+
+function describe(req: Request, res: Response, scope: RequestScope): ObservedRequest {
+  const { route, datasetId, errorCode, expectedUnavailable } = res.locals as { route?: string; datasetId?: string; errorCode?: string; expectedUnavailable?: boolean };
   const apiId = res.locals.apiId as string | undefined;
-  if (apiId) return { transport: 'rest', operation: apiId };
+  if (apiId) return { transport: 'rest', operation: apiId, route, datasetId, errorCode, expectedUnavailable };
   const path = req.originalUrl.split('?')[0] ?? '';
   if (path === '/graphql' || path.startsWith('/graphql/')) {
     // GET /graphql from a browser is the GraphiQL page, not an operation.
-    if (scope.graphqlOperation) return { transport: 'graphql', operation: scope.graphqlOperation };
-    return req.method === 'GET' && res.getHeader('content-type')?.toString().startsWith('text/html') ? { transport: 'http', operation: 'graphiql' } : { transport: 'graphql', operation: 'unresolved' };
+    if (scope.graphqlOperation) return { transport: 'graphql', operation: scope.graphqlOperation, expectedUnavailable };
+    return req.method === 'GET' && res.getHeader('content-type')?.toString().startsWith('text/html')
+      ? { transport: 'http', operation: 'graphiql', expectedUnavailable }
+      : { transport: 'graphql', operation: 'unresolved', expectedUnavailable };
   }
-  return { transport: 'http', operation: routeName(path) };
+  return { transport: 'http', operation: routeName(path), expectedUnavailable };
 }
 
-export function useObservability({ logger, metrics }: ObservabilityOptions) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const started = process.hrtime.bigint();
-    const requestId = res.locals.requestId as string;
-    const scope: RequestScope = { requestId };
-    enterRequestScope(scope);
+/**
+ * The one observation of a request, for the express stack and the fast path (fast-path.ts) alike:
+ * when the response ends (or its connection closes first), one metrics observation and one log line.
+ */
+export function requestObserver({ logger, metrics }: ObservabilityOptions) {
+  return (req: IncomingMessage, res: ServerResponse, requestId: string, started: bigint, names: () => ObservedRequest): void => {
+    const url = req.url ?? '/';
     let done = false;
     const finish = () => {
       if (done) return;
       done = true;
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const aborted = !res.writableFinished;
-      const { transport, operation } = describe(req, res, scope);
-      metrics.observeRequest({
-        transport,
-        operation,
-        method: req.method,
-        status: res.statusCode,
-        seconds,
-        route: res.locals.route as string | undefined,
-        datasetId: res.locals.datasetId as string | undefined,
-      });
-      const errorCode = res.locals.errorCode as string | undefined;
-      if (transport === 'rest' && errorCode) metrics.restFailure(operation, errorCode);
+      const observed = names();
+      const method = req.method ?? 'GET';
+      metrics.observeRequest(observed.transport, observed.operation, method, res.statusCode, seconds, observed.route, observed.datasetId);
+      if (observed.transport === 'rest' && observed.errorCode) metrics.restFailure(observed.operation, observed.errorCode);
+      // A stopping gateway's readiness answers 503 on purpose (health.ts marks it): not a failure.
+      const failed = res.statusCode >= 500 && !observed.expectedUnavailable;
+      if (!logger.isLevelEnabled(failed ? 'error' : 'info')) return;
+      const query = url.indexOf('?');
       const line = {
         requestId,
-        method: req.method,
-        path: req.originalUrl.split('?')[0],
-        transport,
-        operation,
+        method,
+        path: query < 0 ? url : url.slice(0, query),
+        transport: observed.transport,
+        operation: observed.operation,
         status: res.statusCode,
         durationMs: Math.round(seconds * 1e6) / 1e3,
         ...(aborted ? { aborted: true } : {}),
       };
-      // A stopping gateway's readiness answers 503 on purpose (health.ts marks it): not a failure.
-      if (res.statusCode >= 500 && !res.locals.expectedUnavailable) logger.error(line, 'request failed');
+      if (failed) logger.error(line, 'request failed');
       else logger.info(line, 'request completed');
     };
     res.once('finish', finish);
     res.once('close', finish);
+  };
+}
+
+export function useObservability(options: ObservabilityOptions) {
+  const observe = requestObserver(options);
+  return (req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    const requestId = res.locals.requestId as string;
+    const scope: RequestScope = { requestId };
+    enterRequestScope(scope);
+    observe(req, res, requestId, started, () => describe(req, res, scope));
     next();
   };
 }

@@ -1,9 +1,10 @@
 // Prometheus metrics (prom-client), served at GET /metrics. Labels are bounded by construction:
 // API ids and GraphQL operation names (capped), status classes, stages and error codes from closed
 // sets; never ids, sizes or paths. Dataset ids are the one id-like label ("by dataset"), capped too.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type pg from 'pg';
 import type { EventBus } from '../platform/event-bus/event-bus.js';
+import { FastHistogram, FastValues } from './request-series.js';
 
 /** The label a value gets once a label has seen its maximum of distinct values. */
 export const OVERFLOW_LABEL = '_other';
@@ -36,20 +37,11 @@ export interface IngestionObserver {
   rejected(datasetId: string): void;
 }
 
-type ApiCallLabel = 'entity' | 'id' | 'endpoint' | 'dataset_id' | 'status';
-
-export interface RequestObservation {
-  transport: Transport;
-  /** API id, GraphQL operation name, or a fixed route name. */
-  operation: string;
-  method: string;
-  status: number;
-  seconds: number;
-  /** A REST entry's path template (never the raw path). */
-  route?: string;
-  /** The dataset a REST call names in its path. */
-  datasetId?: string;
-}
+const REQUEST_LABELS = ['transport', 'operation', 'method', 'status_class'];
+const API_CALL_LABELS = ['entity', 'id', 'endpoint', 'dataset_id', 'status'];
+const STATUS_CLASSES = ['0xx', '1xx', '2xx', '3xx', '4xx', '5xx'];
+/** Every status code's text, made once. */
+const STATUS_TEXTS = Array.from({ length: 600 }, (_, status) => String(status));
 
 /** The original's API entities (its node_* series), by API id; any other REST call is management. */
 const ENTITIES: Record<string, string> = {
@@ -89,9 +81,9 @@ export class GatewayMetrics {
 
   private readonly datasets: BoundedLabel;
 
-  private readonly requestDuration: Histogram<'transport' | 'operation' | 'method' | 'status_class'>;
-
-  private readonly requests: Counter<'transport' | 'operation' | 'method' | 'status_class'>;
+  // Recorded on every request, so without allocating (request-series.ts).
+  private readonly requestDuration: FastHistogram;
+  private readonly requests = new FastValues(REQUEST_LABELS);
   private readonly restFailures: Counter<'api_id' | 'code'>;
 
   private readonly graphqlErrors: Counter<'operation' | 'code'>;
@@ -104,8 +96,13 @@ export class GatewayMetrics {
   private readonly ruleEvaluations: Counter;
 
   // The original's series, which the console's dashboards query (see the constructor).
-  private readonly apiCalls: Record<'total' | 'failed' | 'success', Counter<ApiCallLabel>>;
-  private readonly apiResponseTime: Gauge<ApiCallLabel>;
+  private readonly apiCalls: Record<'total' | 'failed' | 'success', FastValues> = {
+    total: new FastValues(API_CALL_LABELS),
+    failed: new FastValues(API_CALL_LABELS),
+    success: new FastValues(API_CALL_LABELS),
+  };
+  private readonly apiResponseTime = new FastValues(API_CALL_LABELS);
+  private readonly fastPathAnswers = new FastValues(['transport']);
 
   constructor(options: MetricsOptions) {
     processMetrics();
@@ -113,15 +110,23 @@ export class GatewayMetrics {
     this.datasets = new BoundedLabel(options.maxDatasetLabels ?? 500);
     const registers = [this.registry];
     new Gauge({ name: 'gateway_info', help: 'Always 1; the version label says which gateway answers.', labelNames: ['version'], registers }).set({ version: options.version }, 1);
-    const labelNames = ['transport', 'operation', 'method', 'status_class'] as const;
-    this.requestDuration = new Histogram({
-      name: 'gateway_http_request_duration_seconds',
-      help: 'Time from receiving a request to the end of its response, by API id (REST) or operation name (GraphQL).',
-      labelNames,
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    this.requestDuration = new FastHistogram(
+      'gateway_http_request_duration_seconds',
+      'Time from receiving a request to the end of its response, by API id (REST) or operation name (GraphQL).',
+      REQUEST_LABELS,
+      [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      this.registry,
+    );
+    const requests = this.requests;
+    new Counter({
+      name: 'gateway_http_requests_total',
+      help: 'Requests answered, by API id (REST) or operation name (GraphQL) and status class.',
+      labelNames: REQUEST_LABELS,
       registers,
+      collect() {
+        requests.copyInto(this);
+      },
     });
-    this.requests = new Counter({ name: 'gateway_http_requests_total', help: 'Requests answered, by API id (REST) or operation name (GraphQL) and status class.', labelNames, registers });
     this.graphqlErrors = new Counter({
       name: 'gateway_graphql_errors_total',
       help: 'Errors in responses of POST /graphql, by operation and error catalogue code (REST failures show in the status class).',
@@ -156,46 +161,64 @@ export class GatewayMetrics {
       help: 'Alert rule evaluations this gateway made (each due rule is claimed by one gateway: the sum over gateways is one per rule and interval).',
       registers,
     });
-    const apiLabelNames = ['entity', 'id', 'endpoint', 'dataset_id', 'status'] as const;
-    const apiCounter = (name: string, help: string) => new Counter({ name, help, labelNames: apiLabelNames, registers });
-    this.apiCalls = {
-      total: apiCounter(
-        'node_total_api_calls',
-        "REST calls, by entity (data-in, data-out, management), API id, route, dataset and HTTP status (the original service's series, which the console's dashboards read).",
-      ),
-      failed: apiCounter('node_failed_api_calls', 'REST calls answered with a failure, labelled as node_total_api_calls.'),
-      success: apiCounter('node_success_api_calls', 'REST calls answered with success, labelled as node_total_api_calls.'),
-    };
-    this.apiResponseTime = new Gauge({
+    const apiCalls = this.apiCalls;
+    const apiCounter = (name: string, help: string, values: FastValues) =>
+      new Counter({
+        name,
+        help,
+        labelNames: API_CALL_LABELS,
+        registers,
+        collect() {
+          values.copyInto(this);
+        },
+      });
+    apiCounter(
+      'node_total_api_calls',
+      "REST calls, by entity (data-in, data-out, management), API id, route, dataset and HTTP status (the original service's series, which the console's dashboards read).",
+      apiCalls.total,
+    );
+    apiCounter('node_failed_api_calls', 'REST calls answered with a failure, labelled as node_total_api_calls.', apiCalls.failed);
+    apiCounter('node_success_api_calls', 'REST calls answered with success, labelled as node_total_api_calls.', apiCalls.success);
+    const fastPathAnswers = this.fastPathAnswers;
+    new Counter({
+      name: 'gateway_fast_path_answers_total',
+      help: 'Answers the fast path served from the published cache before the express stack (FAST_PATH), by transport; they are counted in gateway_http_requests_total too.',
+      labelNames: ['transport'],
+      registers,
+      collect() {
+        fastPathAnswers.copyInto(this);
+      },
+    });
+    const responseTime = this.apiResponseTime;
+    new Gauge({
       name: 'node_query_response_time',
       help: 'Milliseconds the last REST call of each label set took, labelled as node_total_api_calls.',
-      labelNames: apiLabelNames,
+      labelNames: API_CALL_LABELS,
       registers,
+      collect() {
+        responseTime.copyInto(this);
+      },
     });
   }
 
-  observeRequest(observation: RequestObservation): void {
-    const labels = {
-      transport: observation.transport,
-      operation: observation.operation,
-      method: METHODS.has(observation.method) ? observation.method : 'OTHER',
-      status_class: `${Math.trunc(observation.status / 100)}xx`,
-    };
-    this.requestDuration.observe(labels, observation.seconds);
-    this.requests.inc(labels);
-    if (observation.transport === 'rest' && observation.route) {
-      const success = observation.status < 400;
+  /**
+   * One answered request: `operation` is its API id, GraphQL operation name or fixed route name;
+   * `route` a REST entry's path template (never the raw path), `datasetId` the dataset its path names.
+   */
+  observeRequest(transport: Transport, operation: string, method: string, status: number, seconds: number, route?: string, datasetId?: string): void {
+    const knownMethod = METHODS.has(method) ? method : 'OTHER';
+    const statusClass = STATUS_CLASSES[Math.trunc(status / 100)] ?? 'other';
+    this.requestDuration.record(seconds, transport, operation, knownMethod, statusClass);
+    this.requests.add(1, transport, operation, knownMethod, statusClass);
+    if (transport === 'rest' && route) {
+      const success = status < 400;
       // Unlike the original (raw URL, request and response sizes), every label here is bounded.
-      const apiLabels = {
-        entity: ENTITIES[observation.operation] ?? 'management',
-        id: observation.operation,
-        endpoint: observation.route,
-        dataset_id: observation.datasetId ? this.datasets.value(observation.datasetId, success) : '',
-        status: String(observation.status),
-      };
-      this.apiCalls.total.inc(apiLabels);
-      this.apiCalls[success ? 'success' : 'failed'].inc(apiLabels);
-      this.apiResponseTime.set(apiLabels, observation.seconds * 1000);
+      const entity = ENTITIES[operation] ?? 'management';
+      const dataset = datasetId ? this.datasets.value(datasetId, success) : '';
+      const statusText = STATUS_TEXTS[status] ?? String(status);
+      this.apiCalls.total.add(1, entity, operation, route, dataset, statusText);
+      this.apiCalls[success ? 'success' : 'failed'].add(1, entity, operation, route, dataset, statusText);
+      this.apiResponseTime.set(seconds * 1000, entity, operation, route, dataset, statusText);
     }
   }
 
@@ -205,6 +228,11 @@ export class GatewayMetrics {
 
   alertRuleEvaluated(): void {
     this.ruleEvaluations.inc();
+  }
+
+  /** One answer served by the fast path (src/http/fast-path.ts). */
+  fastPathAnswer(transport: 'rest' | 'graphql'): void {
+    this.fastPathAnswers.add(1, transport);
   }
 
   restFailure(apiId: string, code: string): void {

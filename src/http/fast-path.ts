@@ -1,0 +1,226 @@
+// The fast path: a node:http request handler in front of the express app that answers, from the
+// raw request, what the published cache already keeps (REST GET reads noted in kept-reads.ts, and
+// GraphQL POSTs whose answer published-results.ts keeps), and hands every other request to express
+// untouched. A cached read otherwise pays for express's routing, body parsing and middleware chain,
+// which cost more than the answer.
+//
+// Nothing is decided twice in two ways: the request id (use-request-id.ts), the security headers
+// (use-security-headers.ts), the cross-origin policy (use-cross-origin.ts), authentication (the same
+// authenticator), access and rate limits (RequestAccess.admit, admitToKeptAnswer), the log line and
+// metrics (use-observability.ts) and the answer's bytes, ETag and 304 (kept-answer.ts) are the same
+// functions the express stack calls. Whatever the fast path would refuse (a foreign origin, missing
+// credentials, a spent rate limit, a preflight) it does not answer: it hands the request to express,
+// which refuses it as it always does. It writes nothing before it knows it serves the request.
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Authentication, RequestAccess } from '../auth/access.js';
+import type { Authenticator } from '../auth/authenticate.js';
+import { admitToKeptAnswer, isJsonRequest, type KeptAnswer, writeKeptGraphQLAnswer } from '../graphql/published-results.js';
+import { successEnvelopeHead } from './envelope.js';
+import { writeKeptAnswer } from './kept-answer.js';
+import type { KeptReads } from './kept-reads.js';
+import type { CrossOriginDecision } from './use-cross-origin.js';
+import { setCrossOriginHeaders } from './use-cross-origin.js';
+import type { ObservedRequest, requestObserver } from './use-observability.js';
+import { requestIdFor } from './use-request-id.js';
+import { setSecurityHeaders } from './use-security-headers.js';
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+export interface FastPathOptions {
+  /** The normal path (the express app), which gets every request the fast path does not serve. */
+  normalPath: Listener;
+  crossOrigin: (method: string, path: string, headers: IncomingHttpHeaders) => CrossOriginDecision;
+  observe: ReturnType<typeof requestObserver>;
+  /** Counts an answer the fast path served. */
+  served: (transport: 'rest' | 'graphql') => void;
+  authenticator: Authenticator;
+  accessFor: (authentication: Authentication, clientAddress: string | undefined) => RequestAccess;
+  /** While the gateway drains, every request takes the normal path (which asks clients to reconnect). */
+  draining: () => boolean;
+  restReads: KeptReads;
+  graphql: {
+    keptAnswerFor: (body: unknown, headers: IncomingHttpHeaders) => KeptAnswer | undefined;
+    persistedOnly: (caller: RequestAccess['caller']) => boolean;
+  };
+  /** Largest /graphql body read ahead to look for a kept answer; larger ones go the normal way unread. */
+  maxGraphQLBodyBytes: number;
+  /**
+   * Longest the fast path waits for authentication and the rate limit when they are decided
+   * elsewhere (a session lookup, the shared rate-limit store); then the request goes the normal way,
+   * where REQUEST_TIMEOUT_MS bounds it.
+   */
+  handOverAfterMs: number;
+}
+
+const hasBody = (headers: IncomingHttpHeaders) => headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
+
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+}
+
+/**
+ * Reads a whole body of at most `limit` bytes and puts it back at once, so that the stream reads the
+ * same bytes again for whoever reads it next (express's body parser, when the request goes the
+ * normal way). `done` gets the body, or undefined when it was longer than `limit` or failed.
+ */
+function peekBody(req: IncomingMessage, limit: number, done: (body: Buffer | undefined) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const finish = (body: Buffer | undefined) => {
+    req.off('readable', onReadable);
+    req.off('error', onError);
+    // Back in the stream before its end is announced (on the next tick, and only when it is empty).
+    if (size > 0) req.unshift(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    done(body);
+  };
+  const onError = () => finish(undefined);
+  const onReadable = () => {
+    let chunk: Buffer | null;
+    while ((chunk = req.read() as Buffer | null) !== null) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size > limit) return finish(undefined);
+    }
+    if (req.complete) finish(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+  };
+  req.on('readable', onReadable);
+  req.on('error', onError);
+}
+
+export function withFastPath(options: FastPathOptions): Listener {
+  const { normalPath } = options;
+
+  /**
+   * Serves a kept answer once the caller is authenticated and admitted (`admit` throws or rejects
+   * when not); hands the request over otherwise. `write` writes the answer, or answers false when
+   * the answer is no longer kept (dropped while the admission was being decided elsewhere).
+   */
+  const serve = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    cors: CrossOriginDecision,
+    names: ObservedRequest,
+    admit: (access: RequestAccess) => void | Promise<void>,
+    write: (requestId: string) => boolean,
+  ): void => {
+    const started = process.hrtime.bigint();
+    let settled = false;
+    let timer: NodeJS.Timeout | undefined;
+    const handOver = () => {
+      if (settled) return;
+      settled = true;
+      if (timer) clearTimeout(timer);
+      normalPath(req, res);
+    };
+    const answer = () => {
+      if (settled) return;
+      const requestId = requestIdFor(req.headers);
+      res.setHeader('x-request-id', requestId);
+      setSecurityHeaders(res);
+      if ('allowOrigin' in cors) setCrossOriginHeaders(res, cors);
+      options.observe(req, res, requestId, started, () => names);
+      if (!write(requestId)) {
+        // Headers set here are set again, to the same values, by the normal path.
+        for (const name of res.getHeaderNames()) res.removeHeader(name);
+        return handOver();
+      }
+      settled = true;
+      if (timer) clearTimeout(timer);
+      options.served(names.transport === 'graphql' ? 'graphql' : 'rest');
+    };
+    const withAccess = (authentication: Authentication) => {
+      if (settled) return;
+      let admitted: void | Promise<void>;
+      try {
+        admitted = admit(options.accessFor(authentication, req.socket.remoteAddress));
+      } catch {
+        return handOver();
+      }
+      if (admitted) admitted.then(answer, handOver);
+      else answer();
+    };
+    const authentication = options.authenticator.authenticate(req.headers);
+    if (authentication instanceof Promise) {
+      timer = setTimeout(handOver, options.handOverAfterMs);
+      authentication.then(withAccess, handOver);
+    } else withAccess(authentication);
+  };
+
+  const serveRestRead = (req: IncomingMessage, res: ServerResponse, url: string): boolean => {
+    if (hasBody(req.headers)) return false;
+    const found = options.restReads.find(url);
+    if (!found) return false;
+    const cors = options.crossOrigin('GET', pathOf(url), req.headers);
+    if ('refuse' in cors || ('preflight' in cors && cors.preflight)) return false;
+    const { read } = found;
+    let answer = found.answer;
+    let decidedLater = false;
+    serve(
+      req,
+      res,
+      cors,
+      { transport: 'rest', operation: read.apiId, route: read.route, datasetId: read.datasetId },
+      (access) => {
+        const admitted = access.admit([read.apiId]);
+        decidedLater = admitted !== undefined;
+        return admitted;
+      },
+      () => {
+        // A decision made elsewhere took time: the answer must still be the kept one.
+        if (decidedLater) {
+          const again = options.restReads.find(url);
+          if (!again) return false;
+          answer = again.answer;
+        }
+        writeKeptAnswer('GET', req.headers, res, answer, successEnvelopeHead(read.apiId, undefined));
+        return true;
+      },
+    );
+    return true;
+  };
+
+  const serveGraphQL = (req: IncomingMessage, res: ServerResponse): boolean => {
+    const { headers } = req;
+    const length = Number(headers['content-length']);
+    if (!isJsonRequest(headers) || headers['transfer-encoding'] !== undefined || headers['content-encoding'] !== undefined) return false;
+    if (!(length > 0 && length <= options.maxGraphQLBodyBytes)) return false;
+    const cors = options.crossOrigin('POST', '/graphql', headers);
+    if ('refuse' in cors || ('preflight' in cors && cors.preflight)) return false;
+    peekBody(req, options.maxGraphQLBodyBytes, (body) => {
+      let kept: KeptAnswer | undefined;
+      if (body) {
+        try {
+          kept = options.graphql.keptAnswerFor(JSON.parse(body.toString()), headers);
+        } catch {
+          kept = undefined;
+        }
+      }
+      if (!kept) return normalPath(req, res);
+      const found = kept;
+      serve(
+        req,
+        res,
+        cors,
+        { transport: 'graphql', operation: found.operationLabel ?? 'unresolved' },
+        (access) => {
+          // Callers without credentials pay per document before parsing (limit-anonymous.ts): the normal way.
+          if (!access.caller) throw new Error('anonymous');
+          return admitToKeptAnswer(access, found, options.graphql.persistedOnly);
+        },
+        () => {
+          writeKeptGraphQLAnswer(req, res, found);
+          return true;
+        },
+      );
+    });
+    return true;
+  };
+
+  return (req, res) => {
+    if (options.draining()) return normalPath(req, res);
+    const url = req.url ?? '/';
+    if (req.method === 'GET' ? serveRestRead(req, res, url) : req.method === 'POST' && url === '/graphql' && serveGraphQL(req, res)) return;
+    normalPath(req, res);
+  };
+}

@@ -1,0 +1,224 @@
+// The fast path (src/http/fast-path.ts) answers kept reads before express with the same guarantees
+// as the normal path. Two gateways share one database: one with the fast path (the default), one
+// with FAST_PATH=false, where every request goes through express. Each guarantee sends the same
+// request to both and compares status, headers (but the date and a generated request id) and body
+// (but the envelope's ts and resmsgid); gateway_fast_path_answers_total says which answers the fast
+// path served.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import supertest, { type Response } from 'supertest';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { startGateway, type Gateway } from '../../src/server.js';
+import { JWT_ENV, token } from '../support/auth.js';
+import { seedDataset } from '../support/datasets.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { lineCollector, type Line } from '../support/log-lines.js';
+import { seedTemplate } from '../support/templates.js';
+
+const ORIGIN = 'https://console.example';
+// A small budget per caller (refilled once in 100 s), so the rate limit is reached in a test; each
+// gateway keeps its own (RATE_LIMIT_STORE=memory).
+const ENV = { ...JWT_ENV, RATE_LIMIT_RPS: '0.01', RATE_LIMIT_BURST: '4', RATE_LIMIT_STORE: 'memory', CORS_ALLOWED_ORIGINS: ORIGIN };
+
+let fast: TestGateway;
+let normal: Gateway;
+let normalHttp: ReturnType<typeof supertest>;
+const fastLogs = lineCollector();
+const normalLogs = lineCollector();
+let callers = 0;
+
+/** A token for a caller of its own (its own rate-limit budget). */
+const bearer = async (roles: string[] = ['admin']) => `Bearer ${await token({ sub: `caller-${(callers += 1)}`, roles })}`;
+
+/** The gateway with credentials, for the seed helpers (a caller of its own per request). */
+async function seeding(gw: TestGateway): Promise<TestGateway> {
+  const tokens = await Promise.all(Array.from({ length: 12 }, () => bearer()));
+  let next = 0;
+  const authorised = (test: supertest.Test) => test.set('authorization', tokens[next++ % tokens.length]!);
+  const http = { get: (path: string) => authorised(gw.http.get(path)), post: (path: string) => authorised(gw.http.post(path)) };
+  return { ...gw, http: http as unknown as TestGateway['http'] };
+}
+
+const DATASET = 'fast-path-dataset';
+let templateId: string;
+let connectorId: string;
+
+beforeAll(async () => {
+  fast = await startTestGateway(ENV, { logStream: fastLogs.stream });
+  const config = loadConfig({ DATABASE_URL: fast.databaseUrl, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'test', DB_POOL_MAX: '4', METRICS_SAMPLE_INTERVAL_SECONDS: '0', ...ENV, FAST_PATH: 'false' });
+  normal = await startGateway(config, createLogger('info', normalLogs.stream));
+  normalHttp = supertest(normal.url);
+  const seeder = await seeding(fast);
+  await seedDataset(seeder, DATASET, 'Live');
+  templateId = await seedTemplate(seeder, 'Fast path template');
+  const connectors = await fast.sql<{ id: string }>(`SELECT id FROM connector_registry WHERE status = 'Live' ORDER BY id LIMIT 1`);
+  connectorId = connectors.rows[0]!.id;
+}, 120_000);
+
+afterAll(async () => {
+  await normal?.stop();
+  await fast?.stop();
+});
+
+interface Read {
+  name: string;
+  send(http: ReturnType<typeof supertest>, authorization: string | undefined, headers?: Record<string, string>): supertest.Test;
+  /** The same request's answer may be refused with 304 when the caller holds its ETag (GET). */
+  conditional: boolean;
+}
+
+const withHeaders = (test: supertest.Test, authorization: string | undefined, headers: Record<string, string>) => {
+  if (authorization) test.set('authorization', authorization);
+  for (const [name, value] of Object.entries(headers)) test.set(name, value);
+  return test;
+};
+
+const restRead = (name: string, path: () => string): Read => ({
+  name,
+  conditional: true,
+  send: (http, authorization, headers = {}) => withHeaders(http.get(path()), authorization, headers),
+});
+
+const graphqlRead = (name: string, query: string, variables: () => Record<string, unknown>): Read => ({
+  name,
+  conditional: false,
+  send: (http, authorization, headers = {}) =>
+    withHeaders(http.post('/graphql').set('content-type', 'application/json'), authorization, headers).send(JSON.stringify({ query, variables: variables() })),
+});
+
+const READS: Read[] = [
+  restRead('REST dataset read', () => `/v2/datasets/read/${DATASET}`),
+  restRead('REST template read', () => `/v2/template/read/${templateId}`),
+  restRead('REST connector read', () => `/v2/connectors/read/${connectorId}`),
+  graphqlRead('GraphQL dataset read', 'query FastDataset($id: ID!) { dataset(id: $id) { datasetId name status version } }', () => ({ id: DATASET })),
+  graphqlRead('GraphQL template read', 'query FastTemplate($id: ID!) { template(id: $id) { templateId name query } }', () => ({ id: templateId })),
+];
+
+async function fastAnswers(): Promise<number> {
+  const text = (await fast.http.get('/metrics')).text;
+  return [...text.matchAll(/^gateway_fast_path_answers_total\{[^}]*\} (\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+}
+
+/** What must be equal: status, headers but the per-request ones, body but the envelope's per-request parts. */
+function comparable(response: Response, keepRequestId: boolean) {
+  const { date: _date, 'x-request-id': requestId, etag, ...headers } = response.headers as Record<string, string>;
+  // A failure's body carries its own ts and resmsgid, and so its ETag (express tags every body it sends).
+  if (response.status < 400 && etag !== undefined) headers.etag = etag;
+  let body: unknown = response.text;
+  if (response.headers['content-type']?.startsWith('application/json') && response.text) {
+    const parsed = JSON.parse(response.text) as { ts?: string; params?: { resmsgid?: string } };
+    if (parsed.ts !== undefined) parsed.ts = '<ts>';
+    if (parsed.params?.resmsgid !== undefined) parsed.params.resmsgid = '<resmsgid>';
+    body = parsed;
+  }
+  return { status: response.status, headers, body, ...(keepRequestId ? { requestId } : {}) };
+}
+
+/**
+ * Sends `read` to both gateways (after one answer from each has put it in the cache) and expects
+ * the same answer; `servedFast`: whether the fast path must have answered it.
+ */
+async function expectSameAnswer(read: Read, authorization: string | undefined, headers: Record<string, string>, servedFast: boolean): Promise<{ fast: Response; normal: Response }> {
+  let fastResponse: Response | undefined;
+  // A kept answer may be dropped between the warm-up and the request (an announced change): then sent again.
+  for (let attempt = 0; attempt < 3 && !fastResponse; attempt += 1) {
+    const warm = await bearer();
+    expect((await read.send(fast.http, warm)).status).toBe(200);
+    expect((await read.send(normalHttp, warm)).status).toBe(200);
+    const before = await fastAnswers();
+    const response = await read.send(fast.http, authorization, headers);
+    const served = (await fastAnswers()) - before;
+    if (served === (servedFast ? 1 : 0) || attempt === 2) {
+      expect(served).toBe(servedFast ? 1 : 0);
+      fastResponse = response;
+    }
+  }
+  const normalResponse = await read.send(normalHttp, authorization, headers);
+  expect(comparable(fastResponse!, 'x-request-id' in headers)).toEqual(comparable(normalResponse, 'x-request-id' in headers));
+  return { fast: fastResponse!, normal: normalResponse };
+}
+
+describe.each(READS)('$name on the fast path and the normal path', (read) => {
+  it('answers the same status, headers and body, with the security headers and a request id', async () => {
+    const { fast: answer } = await expectSameAnswer(read, await bearer(), {}, true);
+    expect(answer.status).toBe(200);
+    expect(answer.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'content-type': 'application/json; charset=utf-8' });
+    expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(answer.headers.etag).toMatch(/^W\//);
+  });
+
+  it("echoes the caller's request id", async () => {
+    const { fast: answer } = await expectSameAnswer(read, await bearer(), { 'x-request-id': 'caller-id-42' }, true);
+    expect(answer.headers['x-request-id']).toBe('caller-id-42');
+  });
+
+  it('answers 304 without a body when the caller holds the ETag (GET), the answer itself otherwise', async () => {
+    const etag = (await read.send(fast.http, await bearer())).headers.etag!;
+    const { fast: answer } = await expectSameAnswer(read, await bearer(), { 'if-none-match': etag }, true);
+    expect(answer.status).toBe(read.conditional ? 304 : 200);
+    if (read.conditional) expect(answer.text).toBe('');
+  });
+
+  it('gives an allowed origin the CORS headers, and refuses a foreign one with 403', async () => {
+    const { fast: allowed } = await expectSameAnswer(read, await bearer(), { origin: ORIGIN }, true);
+    expect(allowed.headers).toMatchObject({ 'access-control-allow-origin': ORIGIN, 'access-control-allow-credentials': 'true', vary: 'Origin' });
+    const { fast: refused } = await expectSameAnswer(read, await bearer(), { origin: 'https://elsewhere.example' }, false);
+    expect(refused.status).toBe(403);
+  });
+
+  it('refuses a caller without credentials, with a bad token or without the permission, as the normal path does', async () => {
+    await expectSameAnswer(read, undefined, {}, false);
+    await expectSameAnswer(read, 'Bearer not-a-token', {}, false);
+    const { fast: forbidden } = await expectSameAnswer(read, await bearer(['ingestor']), {}, false);
+    if (read.conditional) expect(forbidden.body).toMatchObject({ error: { code: 'FORBIDDEN' } });
+    else expect(forbidden.body).toMatchObject({ errors: [{ extensions: { code: 'FORBIDDEN' } }] });
+  });
+
+  it('charges the rate limit once per answer and refuses a spent budget with 429 and Retry-After', async () => {
+    const caller = await bearer();
+    const warm = await bearer();
+    const before = await fastAnswers();
+    const answers = { fast: [] as Response[], normal: [] as Response[] };
+    // The budget is 4 per caller on each gateway (each keeps its own): 4 answers, then refusals.
+    for (const [gateway, http] of [
+      ['fast', fast.http],
+      ['normal', normalHttp],
+    ] as const) {
+      expect((await read.send(http, warm)).status).toBe(200);
+      for (let index = 0; index < 5; index += 1) answers[gateway].push(await read.send(http, caller));
+    }
+    console.log(
+      answers.fast.map((answer) => answer.status),
+      answers.normal.map((answer) => answer.status),
+    );
+    expect(answers.fast.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 429]);
+    expect((await fastAnswers()) - before).toBeGreaterThanOrEqual(3);
+    answers.fast.forEach((answer, index) => expect(comparable(answer, false)).toEqual(comparable(answers.normal[index]!, false)));
+    expect(Number(answers.fast[4]!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('the access log and metrics of a fast-path answer', () => {
+  const lineOf = (lines: Line[], requestId: string) => lines.find((line) => line.requestId === requestId && line.msg === 'request completed');
+
+  it.each(READS)('$name: one log line and one request counted, as on the normal path', async (read) => {
+    const metricLine = async (http: ReturnType<typeof supertest>) => {
+      const text = (await http.get('/metrics')).text;
+      const transport = read.conditional ? 'rest' : 'graphql';
+      return text.split('\n').filter((line) => line.startsWith(`gateway_http_requests_total{transport="${transport}"`) && line.includes('status_class="2xx"') && line.includes('method="'));
+    };
+    const total = (lines: string[]) => lines.reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+    const fastBefore = total(await metricLine(fast.http));
+    const normalBefore = total(await metricLine(normalHttp));
+    const id = `log-${read.name.replaceAll(' ', '-')}`;
+    // Each gateway answers it once uncounted by this comparison (the warm-up), then the compared request.
+    await expectSameAnswer(read, await bearer(), { 'x-request-id': id }, true);
+    expect(total(await metricLine(fast.http)) - fastBefore).toBe(total(await metricLine(normalHttp)) - normalBefore);
+    const fastLine = lineOf(fastLogs.lines, id);
+    const normalLine = lineOf(normalLogs.lines, id);
+    expect(fastLine).toBeDefined();
+    const shown = (line: Line | undefined) => ({ ...line, time: undefined, pid: undefined, hostname: undefined, durationMs: typeof line?.durationMs });
+    expect(shown(fastLine)).toEqual(shown(normalLine));
+    expect(fastLine).toMatchObject({ method: read.conditional ? 'GET' : 'POST', status: 200, transport: read.conditional ? 'rest' : 'graphql' });
+  });
+});
