@@ -288,6 +288,10 @@ export function costLimitPlugin<TContext extends PricedContext>(maxCost: number,
       return {
         async didResolveOperation({ schema, document, operation, request, contextValue }) {
           if (!operation) return;
+          // Apollo would execute a subscription as a query and fail inside; it has transports of its own.
+          if (operation.operation === OperationTypeNode.SUBSCRIPTION) {
+            throw limitError('A subscription is served over WebSocket (graphql-transport-ws) on /graphql or Server-Sent Events on /graphql/stream, not over a plain HTTP request.');
+          }
           cost = operationCost(schema, document, operation, request.variables ?? {}, options);
           if (cost > maxCost) throw limitError(`The operation costs ${cost}; at most ${maxCost} is allowed. Ask for smaller pages (first) or fewer fields.`);
           contextValue.access?.priceDocument(cost);

@@ -8,6 +8,9 @@ const UNAVAILABLE_SQLSTATE = /^(08(?!P01)...|57P0[123]|53300)$/;
 const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 // Prisma: can't reach server, timed out, closed the connection, pool timeout.
 const UNAVAILABLE_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1017', 'P2024']);
+// A raw query (Prisma's P2010) says why it failed only in meta.driverAdapterError.cause: these kinds,
+// or kind "postgres" with the SQLSTATE in originalCode.
+const UNAVAILABLE_ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
 // pg's "Client has encountered a connection error and is not queryable" / "Client was closed and is not
 // queryable": a pooled connection the server dropped (e.g. while it restarted).
 const UNAVAILABLE_MESSAGES =
@@ -15,13 +18,14 @@ const UNAVAILABLE_MESSAGES =
 
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 5) return false;
-  const e = error as { code?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown };
+  const e = error as { code?: unknown; originalCode?: unknown; kind?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
   for (const code of [e.code, e.originalCode]) {
     if (typeof code !== 'string') continue;
     if (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_NODE_CODES.has(code) || UNAVAILABLE_PRISMA_CODES.has(code)) return true;
   }
+  if (typeof e.kind === 'string' && UNAVAILABLE_ADAPTER_KINDS.has(e.kind)) return true;
   if (typeof e.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message)) return true;
-  return isDatabaseUnavailable(e.cause, depth + 1);
+  return isDatabaseUnavailable(e.cause, depth + 1) || isDatabaseUnavailable(e.meta?.driverAdapterError, depth + 1);
 }
 
 /** True when Prisma refused a write because a unique column already holds the value. */
