@@ -87,6 +87,13 @@ describe('over HTTP', () => {
     expect(health.status).toBe(200);
   });
 
+  it('refuses a subscription sent as a plain HTTP request with 400 naming the transports that serve it, before it runs', async () => {
+    const response = await post(gw, { query: 'subscription { datasetChanged { datasetId } }' });
+    expect(response.status).toBe(400);
+    expect(response.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(response.body.errors[0].message).toMatch(/WebSocket \(graphql-transport-ws\) on \/graphql or Server-Sent Events on \/graphql\/stream/);
+  });
+
   it('refuses thirty aliased lists with `first: null` as the 30,000 rows they would fetch', async () => {
     // Each list: itself, `nodes`, and 1000 × (id, name).
     const lists = Array.from({ length: 30 }, (_, i) => `l${i}: templates(first: null) { nodes { id name } }`).join(' ');
