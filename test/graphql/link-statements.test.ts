@@ -2,6 +2,7 @@
 // statements as a list of 10: every link goes through one DataLoader batch per request.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { buildSchema, NoDeprecatedCustomRule, parse, validate } from 'graphql';
 import { graphql } from '../support/api.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
@@ -207,6 +208,9 @@ describe('GraphiQL', () => {
     const page = readFileSync(new URL('../../web/graphiql/main.jsx', import.meta.url), 'utf8');
     const defaultQuery = /const DEFAULT_QUERY = `([\s\S]*?)`;/.exec(page)![1]!.replaceAll('\\`', '`');
     expect(defaultQuery).toMatch(/query DatasetDashboard/);
+    // The first query a newcomer sees teaches the current API, not a deprecated argument.
+    const schema = buildSchema(readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8'));
+    expect(validate(schema, parse(defaultQuery), [NoDeprecatedCustomRule]).map((error) => error.message)).toEqual([]);
     const response = await graphql(gw, defaultQuery);
     expect(response.errors).toBeUndefined();
     const nodes = response.data!.datasets.nodes as { connectors: { connector: unknown }[]; alertRules: { channels: unknown[] }[]; health: unknown }[];

@@ -30,7 +30,7 @@ const DEFAULT_QUERY = `# Data Platform Gateway — GraphiQL
 # ingestion counts, connectors and alert rules. Every \`id\` is a
 # global id that node(id:) refetches; datasetId is the dataset's own id.
 query DatasetDashboard {
-  datasets(first: 20, filter: { status: [LIVE] }) {
+  datasets(first: 20, where: { status: { eq: LIVE } }) {
     totalCount
     nodes {
       id
