@@ -1,27 +1,20 @@
 // The alert-rule list's contract: what a `where`, `orderBy` and `groupBy` may name, and the indexed
 // column each reads (migration 20261202000000_list_indexes). The order input (AlertRuleOrder) is
 // older than the contract and written in graphql/alert-rules.graphql.
-import type { ListDeclaration } from '../../platform/lists/declaration.js';
+import { changeTimeFields, uuidIdField, defineList } from '../../platform/lists/declaration.js';
 import { ALERT_MANAGER_KIND_VALUES } from '../alerts/types.js';
 import { ALERT_RULE_SEVERITY_VALUES, ALERT_RULE_STATUS_VALUES } from './types.js';
 
-export const alertRuleList: ListDeclaration = {
-  type: 'AlertRule',
-  plural: 'alert rules',
-  table: 'alert_rules',
-  model: 'AlertRule',
-  key: ['id'],
-  fields: {
-    alertRuleId: { column: 'id', kind: 'key', uuid: true, description: 'The rule id (a UUID).' },
+export const alertRuleList = defineList(
+  { type: 'AlertRule', plural: 'alert rules', table: 'alert_rules', invalidInputCode: 'ALERT_RULE_INVALID_INPUT' },
+  {
+    alertRuleId: uuidIdField('rule'),
     name: { column: 'name', kind: 'text', description: 'The rule name.', orderable: true },
     status: { column: 'status', kind: 'enum', enumType: 'AlertRuleStatus', enumValues: ALERT_RULE_STATUS_VALUES, description: 'Draft, Live or retired.', orderable: true, groupable: true },
     severity: { column: 'severity', kind: 'enum', enumType: 'AlertRuleSeverity', enumValues: ALERT_RULE_SEVERITY_VALUES, description: 'How severe its alerts are.', orderable: true, groupable: true },
     category: { column: 'category', kind: 'key', description: 'The rule category.', orderable: true, groupable: true },
     manager: { column: 'manager', kind: 'enum', enumType: 'AlertManagerKind', enumValues: ALERT_MANAGER_KIND_VALUES, description: 'The alert manager that holds it.', groupable: true },
     alertType: { column: "(context->>'alertType')", kind: 'key', description: "The client context's `alertType` (the console's CUSTOM or SYSTEM).", groupable: true },
-    createdAt: { column: 'created_date', kind: 'time', description: 'When the rule was created.', orderable: true },
-    updatedAt: { column: 'updated_date', kind: 'time', description: 'When the rule was last changed.', orderable: true },
+    ...changeTimeFields('rule'),
   },
-  defaultOrder: [{ field: 'createdAt', direction: 'desc' }],
-  invalidInputCode: 'ALERT_RULE_INVALID_INPUT',
-};
+);

@@ -1,24 +1,17 @@
 // The connector list's contract: what a `where`, `orderBy` and `groupBy` may name, and the indexed
 // column each reads (migration 20261202000000_list_indexes).
-import type { ListDeclaration } from '../../platform/lists/declaration.js';
+import { changeTimeFields, defineList } from '../../platform/lists/declaration.js';
 import { CONNECTOR_CATEGORY_VALUES, CONNECTOR_STATUS_VALUES } from './types.js';
 
-export const connectorList: ListDeclaration = {
-  type: 'Connector',
-  plural: 'connector versions',
-  table: 'connector_registry',
-  model: 'ConnectorRegistry',
-  key: ['id'],
-  fields: {
+export const connectorList = defineList(
+  { type: 'Connector', plural: 'connector versions', table: 'connector_registry', defaultOrder: [{ field: 'name', direction: 'asc' }], invalidInputCode: 'CONNECTORS_LIST_INPUT_INVALID' },
+  {
     connectorVersionId: { column: 'id', kind: 'key', description: 'The connector version id.', orderable: true },
     connectorId: { column: 'connector_id', kind: 'key', description: 'The connector id (the same for all its versions).' },
     name: { column: 'name', kind: 'text', description: 'The connector name.', orderable: true },
     status: { column: 'status', kind: 'enum', enumType: 'ConnectorStatus', enumValues: CONNECTOR_STATUS_VALUES, description: 'The version state.', groupable: true },
     category: { column: 'category', kind: 'enum', enumType: 'ConnectorCategory', enumValues: CONNECTOR_CATEGORY_VALUES, description: 'What the connector reads from.', groupable: true },
     technology: { column: 'technology', kind: 'key', description: 'What it is built with (e.g. scala, python).', groupable: true },
-    createdAt: { column: 'created_date', kind: 'time', description: 'When the version was registered.', orderable: true },
-    updatedAt: { column: 'updated_date', kind: 'time', description: 'When the version was last changed.', orderable: true },
+    ...changeTimeFields('version', 'registered'),
   },
-  defaultOrder: [{ field: 'name', direction: 'asc' }],
-  invalidInputCode: 'CONNECTORS_LIST_INPUT_INVALID',
-};
+);

@@ -1,28 +1,28 @@
 // The dataset list's contract: what a `where`, `orderBy` and `groupBy` may name, and the indexed
 // column each reads (migration 20261202000000_list_indexes).
-import type { ListDeclaration } from '../../platform/lists/declaration.js';
+import { changeTimeFields, defineList } from '../../platform/lists/declaration.js';
 import { DATASET_STATUS_VALUES, DATASET_TYPE_VALUES, DATASET_VERSION_VALUES } from './types.js';
 
-export const datasetList: ListDeclaration = {
-  type: 'Dataset',
-  plural: 'dataset versions',
-  table: 'datasets',
-  model: 'Dataset',
-  key: ['dataset_id', 'stage'],
-  fields: {
+export const datasetList = defineList(
+  {
+    type: 'Dataset',
+    plural: 'dataset versions',
+    table: 'datasets',
+    key: ['dataset_id', 'stage'],
+    // Published versions first, then drafts; newest change first within each.
+    defaultOrder: [
+      { field: 'version', direction: 'desc' },
+      { field: 'updatedAt', direction: 'desc' },
+    ],
+    invalidInputCode: 'DATASET_LIST_INPUT_INVALID',
+  },
+  {
     datasetId: { column: 'dataset_id', kind: 'key', description: 'The dataset id.', orderable: true },
     name: { column: 'name', kind: 'text', description: 'The dataset name.', orderable: true },
     version: { column: 'stage', kind: 'enum', enumType: 'DatasetVersion', enumValues: DATASET_VERSION_VALUES, description: 'Published (LIVE) or draft version.', groupable: true },
     status: { column: 'status', kind: 'enum', enumType: 'DatasetStatus', enumValues: DATASET_STATUS_VALUES, description: 'The lifecycle status.', groupable: true },
     type: { column: 'type', kind: 'enum', enumType: 'DatasetType', enumValues: DATASET_TYPE_VALUES, description: 'Event or master dataset.', groupable: true },
     alias: { column: 'alias', kind: 'key', description: 'The alias its data can also be queried by.' },
-    createdAt: { column: 'created_date', kind: 'time', description: 'When the version was created.', orderable: true },
-    updatedAt: { column: 'updated_date', kind: 'time', description: 'When the version was last changed.', orderable: true },
+    ...changeTimeFields('version'),
   },
-  // Published versions first, then drafts; newest change first within each.
-  defaultOrder: [
-    { field: 'version', direction: 'desc' },
-    { field: 'updatedAt', direction: 'desc' },
-  ],
-  invalidInputCode: 'DATASET_LIST_INPUT_INVALID',
-};
+);

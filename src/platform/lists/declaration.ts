@@ -49,10 +49,10 @@ export interface ListDeclaration {
   plural: string;
   /** The table the list reads. */
   table: string;
-  /** The Prisma model of that table: its rows are handed back with the model's field names. */
-  model: string;
-  /** The columns that identify a row; they break the last ties of every order, ascending. */
-  key: readonly string[];
+  /** The Prisma model of that table, when Prisma's data model has no model mapped to it: rows are handed back with the model's field names. */
+  model?: string;
+  /** The columns that identify a row; they break the last ties of every order, ascending. `id` when not given. */
+  key?: readonly string[];
   fields: Readonly<Record<string, ListField>>;
   /** The order when the client gives none. */
   defaultOrder: readonly ListOrderKey[];
@@ -64,6 +64,11 @@ export interface ListDeclaration {
   large?: boolean;
 }
 
+/** The columns that identify a row of the list. */
+export function keyColumns(declaration: ListDeclaration): readonly string[] {
+  return declaration.key ?? ['id'];
+}
+
 /** `createdAt` → `CREATED_AT`: the GraphQL enum value naming a field. */
 export function enumNameOf(field: string): string {
   return field.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
@@ -73,4 +78,27 @@ export function enumNameOf(field: string): string {
 export function fieldNamed(declaration: ListDeclaration, name: string): string | undefined {
   if (Object.hasOwn(declaration.fields, name)) return name;
   return Object.keys(declaration.fields).find((field) => enumNameOf(field) === name);
+}
+
+/** A uuid `id` column as a list's identifying field: "The rule id (a UUID)." */
+export function uuidIdField(noun: string): ListField {
+  return { column: 'id', kind: 'key', uuid: true, description: `The ${noun} id (a UUID).` };
+}
+
+/** When a row was made: every list keeps it in `created_date`, and can be ordered by it. */
+export function createdAtField(noun: string, made = 'created'): ListField {
+  return { column: 'created_date', kind: 'time', description: `When the ${noun} was ${made}.`, orderable: true };
+}
+
+/** `createdAt` and `updatedAt` (from `created_date` and `updated_date`), both orderable, as nearly every list has them. */
+export function changeTimeFields(noun: string, made = 'created'): { createdAt: ListField; updatedAt: ListField } {
+  return { createdAt: createdAtField(noun, made), updatedAt: { column: 'updated_date', kind: 'time', description: `When the ${noun} was last changed.`, orderable: true } };
+}
+
+/** What a list says about itself besides its fields; the order is newest first when it gives none. */
+type ListHeader = Omit<ListDeclaration, 'fields' | 'defaultOrder'> & Partial<Pick<ListDeclaration, 'defaultOrder'>>;
+
+/** A list's declaration from its header (one line) and its fields. */
+export function defineList(header: ListHeader, fields: ListDeclaration['fields']): ListDeclaration {
+  return { defaultOrder: [{ field: 'createdAt', direction: 'desc' }], ...header, fields };
 }

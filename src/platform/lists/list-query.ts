@@ -4,7 +4,7 @@
 // removed before it. Also the count and the group counts over the same filter.
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { GatewayError } from '../../errors.js';
-import { fieldNamed, type Direction, type ListDeclaration, type ListField, type ListOrderKey } from './declaration.js';
+import { fieldNamed, keyColumns, type Direction, type ListDeclaration, type ListField, type ListOrderKey } from './declaration.js';
 
 /** A `where` as GraphQL hands it over: field → comparison, plus `_and`, `_or`, `_not`. */
 export type ListWhere = { _and?: readonly ListWhere[] | null; _or?: readonly ListWhere[] | null; _not?: ListWhere | null } & { [field: string]: unknown };
@@ -165,7 +165,7 @@ function resolveOrder(declaration: ListDeclaration, orderBy: readonly ListOrderI
   const keys = [...(given.length > 0 ? given : declaration.defaultOrder), ...(declaration.thenBy ?? [])].map((key) => ({ column: declaration.fields[key.field]!.column, direction: key.direction }));
   const seen = new Set<string>();
   const resolved: ResolvedKey[] = [];
-  for (const key of [...keys, ...declaration.key.map((column) => ({ column, direction: 'asc' as const }))]) {
+  for (const key of [...keys, ...keyColumns(declaration).map((column) => ({ column, direction: 'asc' as const }))]) {
     if (seen.has(key.column)) continue;
     seen.add(key.column);
     resolved.push({ ...key, kind: kindOf(declaration, key.column) });
@@ -302,11 +302,13 @@ export function planList(declaration: ListDeclaration, args: ListArguments, list
   };
 }
 
-/** Column name → Prisma field name of a model, from the client's own data model. */
-function fieldNamesOf(prisma: PrismaClient, model: string): Map<string, string> {
-  const models = (prisma as unknown as { _runtimeDataModel: { models: Record<string, { fields: { name: string; dbName: string | null; kind: string }[] }> } })._runtimeDataModel.models;
-  const fields = models[model]?.fields;
-  if (!fields) throw new Error(`list: Prisma has no model ${model}`);
+/** Column name → Prisma field name of the list's model (the one mapped to its table), from the client's own data model. */
+function fieldNamesOf(prisma: PrismaClient, declaration: ListDeclaration): Map<string, string> {
+  const models = (prisma as unknown as { _runtimeDataModel: { models: Record<string, { dbName: string | null; fields: { name: string; dbName: string | null; kind: string }[] }> } })._runtimeDataModel
+    .models;
+  const model = declaration.model ?? Object.keys(models).find((name) => (models[name]!.dbName ?? name) === declaration.table);
+  const fields = model === undefined ? undefined : models[model]?.fields;
+  if (!fields) throw new Error(`list: Prisma has no model of the table ${declaration.table}`);
   return new Map(fields.filter((field) => field.kind === 'scalar' || field.kind === 'enum').map((field) => [field.dbName ?? field.name, field.name]));
 }
 
@@ -316,7 +318,7 @@ function fieldNamesOf(prisma: PrismaClient, model: string): Map<string, string> 
  */
 export async function readList<T>(prisma: PrismaClient, declaration: ListDeclaration, args: ListArguments, listMax: number, toItem: (row: never) => T): Promise<ListPage<T>> {
   const plan = planList(declaration, args, listMax);
-  const names = fieldNamesOf(prisma, declaration.model);
+  const names = fieldNamesOf(prisma, declaration);
   const rows = await prisma.$queryRawUnsafe<Record<string, unknown>[]>(plan.page.text, ...plan.page.values);
   const more = rows.length > plan.size;
   const kept = rows.slice(0, plan.size);
