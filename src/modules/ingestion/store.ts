@@ -34,7 +34,7 @@ interface CounterRow {
   rejected_requests: string;
 }
 
-function countsOf(row: CounterRow): IngestionCounts {
+function countsOf(row: Omit<CounterRow, 'dataset_id'>): IngestionCounts {
   return {
     requests: Number(row.requests),
     received: Number(row.received),
@@ -49,6 +49,56 @@ export interface IngestionCounterStoreOptions {
   maxRefusedOnly?: number;
   /** Where the counters are written (one statement at a time); `pool` by default. */
   writePool?: pg.Pool;
+}
+
+interface CounterRead {
+  byId: Map<string, IngestionCounts>;
+  /** Accepted calls over every dataset (read only when a caller asked for it). */
+  allRequests: number;
+}
+
+/**
+ * Reads of the counters asked for in the same turn of the event loop share one statement: a list
+ * page asks for its datasets' counters (Dataset.ingestion) and for their accepted calls against every
+ * dataset's (Dataset.health's failure rate) at once, from two DataLoaders of two modules.
+ */
+function counterReads(pool: pg.Pool) {
+  let ids = new Set<string>();
+  let withTotal = false;
+  let next: Promise<CounterRead> | undefined;
+
+  const read = async (wanted: string[], total: boolean): Promise<CounterRead> => {
+    const result = await pool.query<Omit<CounterRow, 'dataset_id'> & { dataset_id: string | null }>(
+      `SELECT dataset_id, requests, received, processed, duplicates, failed, rejected_requests FROM ingestion_counters WHERE dataset_id = ANY($1::text[])${
+        total ? ' UNION ALL SELECT NULL, coalesce(sum(requests), 0), 0, 0, 0, 0, 0 FROM ingestion_counters' : ''
+      }`,
+      [wanted],
+    );
+    const byId = new Map<string, IngestionCounts>();
+    let allRequests = 0;
+    for (const row of result.rows) {
+      if (row.dataset_id === null) allRequests = Number(row.requests);
+      else byId.set(row.dataset_id, countsOf(row));
+    }
+    return { byId, allRequests };
+  };
+
+  return {
+    request(datasetIds: readonly string[], total: boolean): Promise<CounterRead> {
+      for (const id of datasetIds) ids.add(id);
+      withTotal ||= total;
+      next ??= new Promise<CounterRead>((resolve, reject) => {
+        setImmediate(() => {
+          const [wanted, wantTotal] = [[...ids], withTotal];
+          ids = new Set();
+          withTotal = false;
+          next = undefined;
+          read(wanted, wantTotal).then(resolve, reject);
+        });
+      });
+      return next;
+    },
+  };
 }
 
 export function createIngestionCounterStore(pool: pg.Pool, options: IngestionCounterStoreOptions = {}) {
@@ -91,6 +141,8 @@ export function createIngestionCounterStore(pool: pg.Pool, options: IngestionCou
     writing = undefined;
   };
 
+  const reads = counterReads(pool);
+
   return {
     /**
      * Adds one call's outcome; resolves once it is written. Calls that arrive while a write is under
@@ -120,32 +172,22 @@ export function createIngestionCounterStore(pool: pg.Pool, options: IngestionCou
       return result.rowCount ?? 0;
     },
 
-    /** The counts of each id, in the order given (zeros for an id never counted): one statement. */
+    /** The counts of each id, in the order given (zeros for an id never counted). */
     async countsOf(datasetIds: readonly string[]): Promise<IngestionCounts[]> {
-      const result = await pool.query<CounterRow>('SELECT * FROM ingestion_counters WHERE dataset_id = ANY($1::text[])', [[...datasetIds]]);
-      const byId = new Map(result.rows.map((row) => [row.dataset_id, countsOf(row)]));
-      return datasetIds.map((id) => byId.get(id) ?? zeroCounts());
+      const read = await reads.request(datasetIds, false);
+      return datasetIds.map((id) => read.byId.get(id) ?? zeroCounts());
     },
 
     /** Accepted ingest calls of one dataset and of every dataset. */
     async requestTotals(datasetId: string): Promise<{ dataset: number; all: number }> {
-      const result = await pool.query<{ dataset: string | null; all: string | null }>('SELECT sum(requests) FILTER (WHERE dataset_id = $1) AS dataset, sum(requests) AS all FROM ingestion_counters', [
-        datasetId,
-      ]);
-      const row = result.rows[0];
-      return { dataset: Number(row?.dataset ?? 0), all: Number(row?.all ?? 0) };
+      const read = await reads.request([datasetId], true);
+      return { dataset: read.byId.get(datasetId)?.requests ?? 0, all: read.allRequests };
     },
 
-    /** requestTotals of several datasets, in the order given, in one statement. */
+    /** requestTotals of several datasets, in the order given. */
     async requestTotalsOf(datasetIds: readonly string[]): Promise<{ dataset: number; all: number }[]> {
-      const result = await pool.query<{ dataset_id: string | null; requests: string }>(
-        `SELECT dataset_id, requests FROM ingestion_counters WHERE dataset_id = ANY($1::text[])
-         UNION ALL SELECT NULL, coalesce(sum(requests), 0) FROM ingestion_counters`,
-        [[...datasetIds]],
-      );
-      const all = Number(result.rows.find((row) => row.dataset_id === null)?.requests ?? 0);
-      const byId = new Map(result.rows.flatMap((row) => (row.dataset_id === null ? [] : [[row.dataset_id, Number(row.requests)] as const])));
-      return datasetIds.map((id) => ({ dataset: byId.get(id) ?? 0, all }));
+      const read = await reads.request(datasetIds, true);
+      return datasetIds.map((id) => ({ dataset: read.byId.get(id)?.requests ?? 0, all: read.allRequests }));
     },
 
     /** The counters of the `limit` datasets with the most accepted calls (the shared metric series). */

@@ -217,10 +217,13 @@ export function createMetricsService(datasets: DatasetService, source: MetricsSo
      */
     async observabilityOf(datasetIds: readonly string[]): Promise<Map<string, MetricCategoryResult>> {
       const window = periodWindow(clock(), options.defaultPeriodDays);
-      const outcomes = source.outcomesOf
-        ? await fromSource(source.outcomesOf(datasetIds, window))
-        : new Map(await Promise.all(datasetIds.map(async (datasetId) => [datasetId, await fromSource(source.outcomes(datasetId, window))] as const)));
-      const callsOf = source.apiCallsOf ? await fromSource(source.apiCallsOf(datasetIds, window)) : undefined;
+      // Asked together: the counters' read then shares its statement with the page's Dataset.ingestion.
+      const [outcomes, callsOf] = await Promise.all([
+        source.outcomesOf
+          ? fromSource(source.outcomesOf(datasetIds, window))
+          : Promise.all(datasetIds.map(async (datasetId) => [datasetId, await fromSource(source.outcomes(datasetId, window))] as const)).then((entries) => new Map(entries)),
+        source.apiCallsOf ? fromSource(source.apiCallsOf(datasetIds, window)) : undefined,
+      ]);
       const results = new Map<string, MetricCategoryResult>();
       for (const datasetId of datasetIds) {
         const calls = callsOf?.get(datasetId) ?? (await fromSource(source.apiCalls(datasetId, window)));
