@@ -2,6 +2,7 @@
 // `npm run generate:docs`) and for the tests that hold each list to its declaration.
 import { alertRuleList } from '../modules/alert-rules/list.js';
 import { channelList, metricAliasList, silenceList } from '../modules/alerts/list.js';
+import { auditList } from '../modules/audit/list.js';
 import { connectorList } from '../modules/connectors/list.js';
 import { datasetList } from '../modules/datasets/list.js';
 import { templateList } from '../modules/templates/list.js';
@@ -16,6 +17,7 @@ export const LIST_DECLARATIONS: readonly { declaration: ListDeclaration; options
   { declaration: silenceList },
   { declaration: metricAliasList },
   { declaration: channelList, options: { ownOrderInput: true } },
+  { declaration: auditList },
 ];
 
 export const LIST_SDL_FILE = 'graphql/lists.graphql';

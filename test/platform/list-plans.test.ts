@@ -1,4 +1,4 @@
-// The list contract on 100,000 rows: every filter and every order a list declares is planned by
+// The list contract on 100,000 rows (the audit trail included): every filter and every order a list declares is planned by
 // PostgreSQL with an index (no sequential scan of the table), for the first page and for a page
 // after a keyset cursor. The statements are the ones the gateway runs, built by planList from the
 // lists' declarations, so a field declared without its index fails here.
@@ -34,6 +34,10 @@ const SEED: Record<string, string> = {
   metric_aliases: `INSERT INTO metric_aliases (id, alias, component, sub_component, metric, created_by, updated_by, created_date, updated_date)
     SELECT gen_random_uuid(), 'alias_' || g, 'component' || (g % 300), 'part' || (g % 700), 'm', 'user', 'user', now() - g * interval '1 second', now() - g * interval '2 second'
       FROM generate_series(1, ${ROWS}) g`,
+  audit_records: `INSERT INTO audit_records (at, request_id, actor, transport, api_id, operation, target_id, outcome, error_code)
+    SELECT now() - (${ROWS} - g) * interval '1 second', 'req-' || g, 'user' || (g % 500), CASE WHEN g % 3 = 0 THEN 'rest' ELSE 'graphql' END,
+           CASE WHEN g % 3 = 0 THEN 'api.call.' || (g % 150) END, 'mutation' || (g % 120), 'target_' || (g % 20000), CASE WHEN g % 10 = 0 THEN 'failure' ELSE 'success' END,
+           CASE WHEN g % 10 = 0 THEN 'CODE_' || (g % 60) END FROM generate_series(1, ${ROWS}) g`,
   notification_channels: `INSERT INTO notification_channels (id, manager, name, type, status, config, created_by, updated_by, created_date, updated_date)
     SELECT gen_random_uuid(), (ARRAY['embedded','grafana'])[1 + g % 2], 'Channel ' || g, (ARRAY['email','slack','teams'])[1 + g % 3], (ARRAY['draft','live','retired'])[1 + g % 3],
            '{}', 'user', 'user', now() - g * interval '1 second', now() - g * interval '2 second' FROM generate_series(1, ${ROWS}) g`,

@@ -1,26 +1,49 @@
 // The audit trail's rules: what a record holds, how the trail is read. Records are written by the
 // trail (trail.ts) around every mutation, so both transports produce them.
+import { withLegacyFilter, legacyEq } from '../../platform/lists/legacy-filter.js';
+import { cursorOf, planList, type ListArguments, type ListWhere } from '../../platform/lists/list-query.js';
 import { GatewayError } from '../../errors.js';
+import { auditList } from './list.js';
 import type { AuditStore } from './store.js';
 import type { AuditFilter, AuditPage, AuditRecord, NewAuditRecord } from './types.js';
 
-const CURSOR_PREFIX = 'audit:';
+const LEGACY_CURSOR_PREFIX = 'audit:';
 /** Largest id the bigint column holds; a cursor past it was not made here (and would fail in the database). */
 const ID_MAX = 9_223_372_036_854_775_807n;
 
+/** The cursor the trail gave before the list contract (`audit:<id>`, newest first); still accepted as `after`. */
 export function auditCursor(id: string): string {
-  return Buffer.from(`${CURSOR_PREFIX}${id}`, 'utf8').toString('base64url');
+  return Buffer.from(`${LEGACY_CURSOR_PREFIX}${id}`, 'utf8').toString('base64url');
 }
 
-function idAfter(cursor: string | null | undefined): bigint | undefined {
-  if (cursor === null || cursor === undefined) return undefined;
+/**
+ * An older `audit:<id>` cursor as the list contract's cursor of the same record in the trail's own
+ * order (newest first), so a client paging across an upgrade keeps its place; any other cursor as given.
+ */
+function currentCursor(cursor: string | null | undefined, args: ListArguments): string | null | undefined {
+  if (cursor === null || cursor === undefined) return cursor;
   const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
-  const id = decoded.startsWith(CURSOR_PREFIX) ? decoded.slice(CURSOR_PREFIX.length) : '';
-  const value = /^[1-9][0-9]{0,18}$/.test(id) ? BigInt(id) : undefined;
-  if (value === undefined || value > ID_MAX) {
-    throw new GatewayError('INVALID_INPUT', `after: ${JSON.stringify(cursor.slice(0, 60))} is not a cursor returned by auditRecords`);
-  }
-  return value;
+  if (!decoded.startsWith(LEGACY_CURSOR_PREFIX)) return cursor;
+  const id = decoded.slice(LEGACY_CURSOR_PREFIX.length);
+  if (!/^[1-9][0-9]{0,18}$/.test(id) || BigInt(id) > ID_MAX) throw new GatewayError('INVALID_INPUT', `after: ${JSON.stringify(cursor.slice(0, 60))} is not a cursor returned by auditRecords`);
+  if (args.orderBy && args.orderBy.length > 0) throw new GatewayError('INVALID_INPUT', 'after: an older auditRecords cursor pages the newest-first order only (give no orderBy)');
+  return cursorOf(auditList, planList(auditList, { first: 0 }, 0).order, { id });
+}
+
+/** The older `filter` argument as a `where` of the list contract. */
+function legacyWhere(filter: AuditFilter | null | undefined): ListWhere | undefined {
+  if (!filter) return undefined;
+  const at = { ...(filter.since ? { gte: filter.since } : {}), ...(filter.until ? { lt: filter.until } : {}) };
+  const where: ListWhere = {
+    ...legacyEq('actor', filter.actor || undefined),
+    ...legacyEq('operation', filter.operation || undefined),
+    ...legacyEq('apiId', filter.apiId || undefined),
+    ...legacyEq('targetId', filter.targetId || undefined),
+    ...legacyEq('outcome', filter.outcome || undefined),
+    ...legacyEq('transport', filter.transport || undefined),
+    ...(Object.keys(at).length > 0 ? { at } : {}),
+  };
+  return Object.keys(where).length > 0 ? where : undefined;
 }
 
 /** Most records one page of `auditRecords` returns. */
@@ -29,6 +52,11 @@ export const AUDIT_LIST_MAX = 1000;
 export interface AuditServiceOptions {
   /** Most records one page returns. */
   listMax: number;
+}
+
+export interface AuditListQuery extends ListArguments {
+  /** The older `filter` argument; both it and `where` must match. */
+  filter?: AuditFilter | null;
 }
 
 export function createAuditService(store: AuditStore, options: AuditServiceOptions) {
@@ -46,19 +74,12 @@ export function createAuditService(store: AuditStore, options: AuditServiceOptio
     /** One record by id; undefined when there is none. */
     async find(id: string): Promise<AuditRecord | undefined> {
       if (!/^[1-9][0-9]{0,18}$/.test(id) || BigInt(id) > ID_MAX) return undefined;
-      const [record] = await store.list({}, 1, BigInt(id) + 1n);
-      return record?.id === id ? record : undefined;
+      return store.findById(BigInt(id));
     },
 
-    async list(filter: AuditFilter, first: number | null | undefined, after: string | null | undefined): Promise<AuditPage> {
-      const limit = first ?? 100;
-      if (!Number.isInteger(limit) || limit < 0 || limit > options.listMax) {
-        throw new GatewayError('INVALID_INPUT', `first must be an integer from 0 to ${options.listMax} (got ${limit})`);
-      }
-      const beforeId = idAfter(after);
-      // One row more than asked tells whether another page follows, without counting.
-      const rows = await store.list(filter, limit + 1, beforeId);
-      return { items: rows.slice(0, limit), hasNextPage: rows.length > limit, hasPreviousPage: beforeId !== undefined, countAll: () => store.count(filter) };
+    list(query: AuditListQuery): Promise<AuditPage> {
+      const { filter, ...args } = query;
+      return store.page({ ...args, where: withLegacyFilter(args.where, legacyWhere(filter)), after: currentCursor(args.after, args) }, options.listMax);
     },
   };
 }

@@ -1,6 +1,8 @@
 // Prisma access for the audit trail. Nothing outside the audit module touches audit_records.
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
-import type { AuditFilter, AuditRecord, AuditTransport, AuditOutcome, NewAuditRecord } from './types.js';
+import { readList, type ListArguments, type ListPage } from '../../platform/lists/list-query.js';
+import { auditList } from './list.js';
+import type { AuditRecord, AuditTransport, AuditOutcome, NewAuditRecord } from './types.js';
 
 type Row = Prisma.AuditRecordGetPayload<object>;
 
@@ -11,34 +13,20 @@ const toRecord = (row: Row): AuditRecord => ({
   outcome: row.outcome as AuditOutcome,
 });
 
-function where(filter: AuditFilter, beforeId: bigint | undefined): Prisma.AuditRecordWhereInput {
-  return {
-    ...(filter.actor ? { actor: filter.actor } : {}),
-    ...(filter.operation ? { operation: filter.operation } : {}),
-    ...(filter.apiId ? { apiId: filter.apiId } : {}),
-    ...(filter.targetId ? { targetId: filter.targetId } : {}),
-    ...(filter.outcome ? { outcome: filter.outcome } : {}),
-    ...(filter.transport ? { transport: filter.transport } : {}),
-    ...(filter.since || filter.until ? { at: { ...(filter.since ? { gte: filter.since } : {}), ...(filter.until ? { lt: filter.until } : {}) } } : {}),
-    ...(beforeId !== undefined ? { id: { lt: beforeId } } : {}),
-  };
-}
-
 export function createAuditStore(prisma: PrismaClient) {
   return {
     async insert(record: NewAuditRecord): Promise<void> {
       await prisma.auditRecord.create({ data: record });
     },
 
-    /** How many records match the filter, over all pages. */
-    count(filter: AuditFilter): Promise<number> {
-      return prisma.auditRecord.count({ where: where(filter, undefined) });
+    async findById(id: bigint): Promise<AuditRecord | undefined> {
+      const row = await prisma.auditRecord.findUnique({ where: { id } });
+      return row ? toRecord(row) : undefined;
     },
 
-    /** Newest first, ids below `beforeId` when given (keyset pagination: stable while records are added). */
-    async list(filter: AuditFilter, take: number, beforeId?: bigint): Promise<AuditRecord[]> {
-      const rows = await prisma.auditRecord.findMany({ where: where(filter, beforeId), orderBy: { id: 'desc' }, take });
-      return rows.map(toRecord);
+    /** A page of the trail (the list contract: src/platform/lists). */
+    page(args: ListArguments, listMax: number): Promise<ListPage<AuditRecord>> {
+      return readList(prisma, auditList, args, listMax, toRecord);
     },
   };
 }

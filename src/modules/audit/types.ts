@@ -1,4 +1,5 @@
 // Domain types of the audit trail, shared by the trail, the service, the store and the GraphQL mappers.
+import type { ListPage } from '../../platform/lists/list-query.js';
 
 export type AuditTransport = 'graphql' | 'rest';
 export type AuditOutcome = 'success' | 'failure';
@@ -30,14 +31,8 @@ export interface AuditFilter {
   until?: Date | null;
 }
 
-export interface AuditPage {
-  items: AuditRecord[];
-  hasNextPage: boolean;
-  /** True when the page started after a cursor. */
-  hasPreviousPage: boolean;
-  /** Counts every match over all pages; run only when a client asks for it. */
-  countAll: () => Promise<number>;
-}
+/** A page of the trail (the list contract's page: items, cursors, counts). */
+export type AuditPage = ListPage<AuditRecord>;
 
 /** GraphQL's AuditTransport values and what this domain calls each (resolvers, codegen and REST all read this). */
 export const AUDIT_TRANSPORT_VALUES = { GRAPHQL: 'graphql', REST: 'rest' } as const;

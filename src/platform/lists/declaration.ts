@@ -28,6 +28,8 @@ export interface ListField {
   enumValues?: Readonly<Record<string, string>>;
   /** For kind `key` on a uuid column: a value that is not a UUID matches nothing (the column could not hold it). */
   uuid?: boolean;
+  /** For kind `key` on a bigint column: a value that is not a whole number the column can hold matches nothing. */
+  bigint?: boolean;
   /** May appear in `orderBy` (a plain column, never null, with an index that starts with it). */
   orderable?: boolean;
   /** May appear in `groupBy`. */

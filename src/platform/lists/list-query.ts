@@ -55,7 +55,7 @@ const OFFSET_PREFIX = 'offset:';
 interface ResolvedKey {
   column: string;
   direction: Direction;
-  kind: 'time' | 'int' | 'other';
+  kind: 'time' | 'int' | 'bigint' | 'other';
 }
 
 /** Bound values and the `$n` that names each. */
@@ -71,6 +71,10 @@ const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 /** A declared column: a plain name is quoted, an expression (declared, never client text) is used as written. */
 const columnSql = (column: string) => (/^[a-z_][a-z0-9_]*$/.test(column) ? quote(column) : column);
 const isUuid = (value: unknown) => typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+const BIGINT_MAX = 9_223_372_036_854_775_807n;
+const isBigint = (value: unknown) => typeof value === 'string' && /^-?[0-9]{1,19}$/.test(value) && BigInt(value) <= BIGINT_MAX && BigInt(value) >= -BIGINT_MAX - 1n;
+/** Whether a key field's column could hold `value` (a value it could not hold matches no row, rather than failing in SQL). */
+const fits = (field: ListField, value: unknown) => (!field.uuid || isUuid(value)) && (!field.bigint || isBigint(value));
 const likePattern = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
 
 function invalid(declaration: ListDeclaration, message: string): GatewayError {
@@ -121,7 +125,7 @@ function whereSql(declaration: ListDeclaration, where: ListWhere | null | undefi
       counter.predicates += 1;
       if (counter.predicates > MAX_PREDICATES) throw invalid(declaration, `where: at most ${MAX_PREDICATES} comparisons`);
       if (operator === 'in') {
-        const list = (operand as readonly unknown[]).filter((item) => !field.uuid || isUuid(item));
+        const list = (operand as readonly unknown[]).filter((item) => fits(field, item));
         if (list.length > MAX_IN_VALUES) throw invalid(declaration, `${path}.${name}.in: at most ${MAX_IN_VALUES} values (got ${list.length})`);
         parts.push(list.length === 0 ? 'FALSE' : `${column} IN (${list.map((item) => params.add(item)).join(', ')})`);
       } else if (operator === 'contains' || operator === 'startsWith') {
@@ -129,7 +133,7 @@ function whereSql(declaration: ListDeclaration, where: ListWhere | null | undefi
         // The trigram index answers patterns of three characters or more; a shorter one would read every row.
         if (text.length < 3) throw invalid(declaration, `${path}.${name}.${operator}: give at least 3 characters (got ${text.length})`);
         parts.push(`${column} ILIKE ${params.add(operator === 'contains' ? `%${likePattern(text)}%` : `${likePattern(text)}%`)}`);
-      } else if (field.uuid && !isUuid(operand)) {
+      } else if (!fits(field, operand)) {
         parts.push('FALSE');
       } else {
         parts.push(`${column} ${COMPARE[operator]} ${params.add(operand)}`);
@@ -152,7 +156,7 @@ function narrowsPositively(where: ListWhere | null | undefined): boolean {
 
 function kindOf(declaration: ListDeclaration, column: string): ResolvedKey['kind'] {
   const field = Object.values(declaration.fields).find((candidate) => candidate.column === column);
-  return field?.kind === 'time' ? 'time' : field?.kind === 'int' ? 'int' : 'other';
+  return field?.kind === 'time' ? 'time' : field?.kind === 'int' ? 'int' : field?.bigint ? 'bigint' : 'other';
 }
 
 /** The whole order: the client's keys (or the default), the list's own follow-up keys, the identifying columns. */
@@ -216,6 +220,7 @@ function decodeCursor(declaration: ListDeclaration, order: readonly ResolvedKey[
         return at;
       }
       if (key.kind === 'int' ? typeof value !== 'number' : typeof value !== 'string') throw refuse('malformed');
+      if (key.kind === 'bigint' && !isBigint(value)) throw refuse('malformed');
       return value;
     }),
   };
