@@ -16,7 +16,7 @@ import { answerEtag, prepareResult, type PreparedAnswer, writeKeptAnswer } from 
 import type { KeptReads } from '../src/http/kept-reads.js';
 import { jsonBodyOf } from '../src/platform/json/written-json.js';
 import { MultipartRefused, receiveSingleFile } from './multipart.js';
-import { presentationOf, type RestEndpoint } from './table.js';
+import { presentationOf, type RestEndpoint, type RestInput } from './table.js';
 import { compileValidator, type Validator } from './validation.js';
 
 /** Paths the REST layer answers for, matched or not. */
@@ -53,7 +53,10 @@ export interface RestRouterOptions {
    * its result until a change to what it is made of.
    */
   publishedReads?: { cache: PublishedCache; planOf: ReadPlanner };
-  /** Where the GET reads answered from the published cache are noted by URL, for the fast path (src/http/fast-path.ts). */
+  /**
+   * Where the GET reads answered from the published cache are noted by URL, and the POST reads whose
+   * results it may keep are declared by path, for the fast path (src/http/fast-path.ts).
+   */
   keptReads?: KeptReads;
 }
 
@@ -145,29 +148,37 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
     };
     const failEntry = (res: Response, msgid: string | undefined, error: GatewayError) => sendFailure(res, endpoint.apiId, msgid, error, presentationOf(endpoint, error));
 
+    // The steps from a request's input to the key of its kept result, shared by the route and the
+    // fast path's kept POST reads (keyOfBody), so both find the same result for the same request.
+    const invalidInput = (path: unknown, query: unknown, body: unknown) =>
+      compiled.validatePath?.(path) ?? compiled.validateQuery?.(query) ?? (compiled.validateBody ? compiled.validateBody(body) : undefined);
+    /** The operation an input runs, with its variables; throws the entry's GatewayError for an input it refuses. */
+    const operationFor = (input: RestInput) => ({ variableValues: endpoint.variables(input), operationName: endpoint.chooseOperation?.(input) ?? SINGLE_OPERATION });
+    const keyFor = (operationName: string, variableValues: Record<string, unknown>) =>
+      results && compiled.cacheable.has(operationName) ? `${operationName}\u0000${JSON.stringify(variableValues)}` : undefined;
+
     const handle = async (req: Request, res: Response, file?: unknown) => {
       const body: unknown = req.body === undefined ? {} : req.body;
       const msgid = requestMsgid(body);
       const fail = (error: GatewayError) => failEntry(res, msgid, error);
-      const invalid = compiled.validatePath?.(req.params) ?? compiled.validateQuery?.(req.query) ?? (compiled.validateBody ? compiled.validateBody(body) : undefined);
+      const input: RestInput = { path: req.params as Record<string, string>, query: req.query, body: (body ?? {}) as Record<string, unknown>, file };
+      const invalid = invalidInput(req.params, req.query, body);
       if (invalid !== undefined) return fail(new GatewayError(endpoint.invalidInputCode, invalid));
 
       const context = (res.locals.context as GatewayContext | undefined) ?? options.createContext(res.locals.requestId as string, res.locals.auth as Authentication | undefined, req.ip);
       context.apiId = endpoint.apiId;
-      const input = { path: req.params as Record<string, string>, query: req.query as Record<string, unknown>, body: (body ?? {}) as Record<string, unknown>, file };
       let variableValues: Record<string, unknown>;
       let operationName: string;
       try {
-        variableValues = endpoint.variables(input);
-        operationName = endpoint.chooseOperation?.(input) ?? SINGLE_OPERATION;
+        ({ variableValues, operationName } = operationFor(input));
       } catch (error) {
         if (error instanceof GatewayError) return fail(error);
         throw error;
       }
       const document = compiled.documents.get(operationName)!;
       const madeOf = results && compiled.cacheable.get(operationName);
-      const cacheKey = madeOf && `${operationName}\u0000${JSON.stringify(variableValues)}`;
-      const cached = cacheKey ? results.get(cacheKey) : undefined;
+      const cacheKey = keyFor(operationName, variableValues);
+      const cached = cacheKey ? results!.get(cacheKey) : undefined;
       if (cached) return sendKept(req, res, msgid, cacheKey!, cached);
       const start = madeOf && results.since(madeOf);
       const outcome = await execute({ schema: options.schema, document, variableValues, contextValue: context });
@@ -199,6 +210,23 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
     };
 
     const paths = [endpoint.path, ...(endpoint.aliases ?? [])];
+    // A POST read whose result may be kept (a list) is declared to the fast path, which keys a raw
+    // request's JSON body the way this route does and serves the kept result, if any. Only paths
+    // without parameters: the fast path matches the request line as it is.
+    if (options.keptReads && results && endpoint.method === 'POST' && !endpoint.multipart && !endpoint.largeBody) {
+      const keyOfBody = (body: unknown): string | undefined => {
+        if (findJsonLimitViolation(body, options.jsonLimits)) return undefined;
+        if (invalidInput({}, {}, body) !== undefined) return undefined;
+        const input: RestInput = { path: {}, query: {}, body: (body ?? {}) as Record<string, unknown> };
+        try {
+          const { operationName, variableValues } = operationFor(input);
+          return keyFor(operationName, variableValues);
+        } catch {
+          return undefined;
+        }
+      };
+      for (const path of paths.filter((each) => !each.includes(':'))) options.keptReads.declarePost(path, { apiId: endpoint.apiId, route: endpoint.path, part: results, keyOfBody });
+    }
     // Names the call for the request log and the metrics (src/http/use-observability.ts).
     router[method](paths, (req: Request, res: Response, next: NextFunction) => {
       res.locals.apiId = endpoint.apiId;

@@ -201,6 +201,8 @@ function createServices(
 const KEPT_READ_URLS = 20_000;
 /** Largest GraphQL body the fast path reads ahead (a query and its variables; an ingest batch is far larger). */
 const FAST_PATH_MAX_BODY_BYTES = 64 * 1024;
+/** Largest REST POST read body the fast path reads ahead (a list's envelope: filters, sort, a page). */
+const FAST_PATH_MAX_REST_BODY_BYTES = 16 * 1024;
 
 /** Most ids each published-record cache keeps (a few KiB each: 10,000 datasets stay well under 100 MiB). */
 const PUBLISHED_RECORD_ENTRIES = 10_000;
@@ -495,6 +497,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
       restReads: keptReads,
       graphql: { keptAnswerFor: keptResults.keptAnswerFor, persistedOnly },
       maxGraphQLBodyBytes: FAST_PATH_MAX_BODY_BYTES,
+      maxRestBodyBytes: Math.min(FAST_PATH_MAX_REST_BODY_BYTES, config.http.bodyLimitBytes),
       handOverAfterMs: Math.min(1000, config.http.requestTimeoutMs),
     });
   }

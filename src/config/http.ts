@@ -53,7 +53,7 @@ export const httpVariables = z.object({
   FAST_PATH: booleanText
     .default(true)
     .describe(
-      'Answer reads the published cache keeps (REST GET reads of datasets, templates and connectors, and GraphQL queries over them) before the express stack, with the same checks, headers, log line and metrics. false sends every request through express.',
+      'Answer reads the published cache keeps (REST reads and lists of datasets, templates and connectors, and GraphQL queries over them) before the express stack, with the same checks, headers, log line and metrics. false sends every request through express.',
     ),
   METRICS_TOKEN: z
     .string()

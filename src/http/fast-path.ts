@@ -1,6 +1,7 @@
 // The fast path: a node:http request handler in front of the express app that answers, from the
-// raw request, what the published cache already keeps (REST GET reads noted in kept-reads.ts, and
-// GraphQL POSTs whose answer published-results.ts keeps), and hands every other request to express
+// raw request, what the published cache already keeps (REST GET reads noted in kept-reads.ts, REST
+// POST reads such as the lists, keyed by their JSON body as the REST router keys them, and GraphQL
+// POSTs whose answer published-results.ts keeps), and hands every other request to express
 // untouched. A cached read otherwise pays for express's routing, body parsing and middleware chain,
 // which cost more than the answer.
 //
@@ -15,7 +16,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { Authentication, RequestAccess } from '../auth/access.js';
 import type { Authenticator } from '../auth/authenticate.js';
 import { admitToKeptAnswer, isJsonRequest, type KeptAnswer, writeKeptGraphQLAnswer } from '../graphql/published-results.js';
-import { successEnvelopeHead } from './envelope.js';
+import { requestMsgid, successEnvelopeHead } from './envelope.js';
 import { writeKeptAnswer } from './kept-answer.js';
 import type { KeptReads } from './kept-reads.js';
 import type { CrossOriginDecision } from './use-cross-origin.js';
@@ -44,6 +45,8 @@ export interface FastPathOptions {
   };
   /** Largest /graphql body read ahead to look for a kept answer; larger ones go the normal way unread. */
   maxGraphQLBodyBytes: number;
+  /** Largest REST POST read body (a list's envelope) read ahead; at most the REST body limit, so nothing the normal path refuses as too large is served. */
+  maxRestBodyBytes: number;
   /**
    * Longest the fast path waits for authentication and the rate limit when they are decided
    * elsewhere (a session lookup, the shared rate-limit store); then the request goes the normal way,
@@ -51,6 +54,9 @@ export interface FastPathOptions {
    */
   handOverAfterMs: number;
 }
+
+/** JSON that express's body parser reads as UTF-8 (no other charset, which it refuses). */
+const isUtf8Json = (contentType: string | undefined) => contentType !== undefined && /^application\/json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i.test(contentType);
 
 const hasBody = (headers: IncomingHttpHeaders) => headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
 
@@ -180,6 +186,66 @@ export function withFastPath(options: FastPathOptions): Listener {
     return true;
   };
 
+  /**
+   * A REST POST read (a list): its body, JSON of a few KiB or none at all, is read ahead and keyed
+   * as the REST router keys it (kept-reads.ts). A body the route would refuse, any other media type,
+   * charset or encoding, or a body too large to read ahead, goes the normal way untouched, which
+   * answers its failure envelope.
+   */
+  const serveRestPost = (req: IncomingMessage, res: ServerResponse, url: string): boolean => {
+    const read = options.restReads.postAt(url);
+    if (!read) return false;
+    const { headers } = req;
+    if (headers['transfer-encoding'] !== undefined || headers['content-encoding'] !== undefined) return false;
+    const length = headers['content-length'];
+    const contentType = headers['content-type'];
+    // No body (the route then reads `{}`), or JSON the fast path may read ahead.
+    const bodyless = (length === undefined || length === '0') && (contentType === undefined || isUtf8Json(contentType));
+    if (!bodyless && !(isUtf8Json(contentType) && Number(length) > 0 && Number(length) <= options.maxRestBodyBytes)) return false;
+    const cors = options.crossOrigin('POST', url, headers);
+    if ('refuse' in cors || ('preflight' in cors && cors.preflight)) return false;
+    const withBody = (body: unknown) => {
+      const key = read.keyOfBody(body);
+      let answer = key === undefined ? undefined : read.part.get(key);
+      if (!answer) return normalPath(req, res);
+      const head = successEnvelopeHead(read.apiId, requestMsgid(body));
+      let decidedLater = false;
+      serve(
+        req,
+        res,
+        cors,
+        { transport: 'rest', operation: read.apiId, route: read.route, datasetId: undefined },
+        (access) => {
+          const admitted = access.admit([read.apiId]);
+          decidedLater = admitted !== undefined;
+          return admitted;
+        },
+        () => {
+          // A decision made elsewhere took time: the answer must still be the kept one.
+          if (decidedLater) answer = read.part.get(key!);
+          if (!answer) return false;
+          writeKeptAnswer('POST', headers, res, answer, head);
+          return true;
+        },
+      );
+    };
+    if (bodyless) {
+      withBody({});
+      return true;
+    }
+    peekBody(req, options.maxRestBodyBytes, (bytes) => {
+      let body: unknown;
+      try {
+        body = bytes && JSON.parse(bytes.toString());
+      } catch {
+        body = undefined;
+      }
+      if (body === undefined) return normalPath(req, res);
+      withBody(body);
+    });
+    return true;
+  };
+
   const serveGraphQL = (req: IncomingMessage, res: ServerResponse): boolean => {
     const { headers } = req;
     const length = Number(headers['content-length']);
@@ -220,7 +286,7 @@ export function withFastPath(options: FastPathOptions): Listener {
   return (req, res) => {
     if (options.draining()) return normalPath(req, res);
     const url = req.url ?? '/';
-    if (req.method === 'GET' ? serveRestRead(req, res, url) : req.method === 'POST' && url === '/graphql' && serveGraphQL(req, res)) return;
+    if (req.method === 'GET' ? serveRestRead(req, res, url) : req.method === 'POST' && (url === '/graphql' ? serveGraphQL(req, res) : serveRestPost(req, res, url))) return;
     normalPath(req, res);
   };
 }

@@ -4,6 +4,11 @@
 // same URL routes and validates the same way again, so the note only says where that result is
 // kept. The result itself stays in the published cache, which drops it on a change: a note whose
 // result is gone is forgotten, and the URL goes the normal way until it is kept again.
+//
+// REST POST reads (the lists) are keyed by their body, not their URL: the REST router declares each
+// such path with the function that keys a parsed body as the route does (its body schema, JSON
+// limits and variables; undefined for a body the route would refuse), and the fast path looks the
+// key up in the published cache itself.
 import type { CachePart } from '../platform/cache/published-cache.js';
 import type { PreparedAnswer } from './kept-answer.js';
 
@@ -16,8 +21,18 @@ export interface KeptRead {
   key: string;
 }
 
+/** A REST POST read (a list) whose result the published cache may keep, declared by its path. */
+export interface KeptPostRead {
+  apiId: string;
+  route: string;
+  part: CachePart<PreparedAnswer>;
+  /** The kept result's key for a parsed JSON body, or undefined when the route would refuse the body (or not keep its result). */
+  keyOfBody(body: unknown): string | undefined;
+}
+
 export class KeptReads {
   private readonly urls = new Map<string, KeptRead>();
+  private readonly posts = new Map<string, KeptPostRead>();
 
   constructor(private readonly maxUrls: number) {}
 
@@ -35,5 +50,14 @@ export class KeptReads {
     if (answer) return { read, answer };
     this.urls.delete(url);
     return undefined;
+  }
+
+  declarePost(path: string, read: KeptPostRead): void {
+    this.posts.set(path, read);
+  }
+
+  /** The POST read declared at exactly `url` (no query string), if any. */
+  postAt(url: string): KeptPostRead | undefined {
+    return this.posts.get(url);
   }
 }

@@ -62,9 +62,12 @@ afterAll(async () => {
 
 interface Read {
   name: string;
-  send(http: ReturnType<typeof supertest>, authorization: string | undefined, headers?: Record<string, string>): supertest.Test;
+  /** `msgid`: a REST list's envelope msgid, which its answer echoes (the warm-up sends another one than the compared request). */
+  send(http: ReturnType<typeof supertest>, authorization: string | undefined, headers?: Record<string, string>, msgid?: string): supertest.Test;
   /** The same request's answer may be refused with 304 when the caller holds its ETag (GET). */
   conditional: boolean;
+  transport: 'rest' | 'graphql';
+  method: 'GET' | 'POST';
 }
 
 const withHeaders = (test: supertest.Test, authorization: string | undefined, headers: Record<string, string>) => {
@@ -76,12 +79,29 @@ const withHeaders = (test: supertest.Test, authorization: string | undefined, he
 const restRead = (name: string, path: () => string): Read => ({
   name,
   conditional: true,
+  transport: 'rest',
+  method: 'GET',
   send: (http, authorization, headers = {}) => withHeaders(http.get(path()), authorization, headers),
+});
+
+/** A REST list's envelope (contract: id, ver, ts, params.msgid, request). */
+const listEnvelope = (apiId: string, request: Record<string, unknown>, msgid: string) => ({ id: apiId, ver: 'v2', ts: '2026-11-28T05:00:00+00:00', params: { msgid }, request });
+
+/** A REST list: a POST whose JSON body (the envelope) says what to list. */
+const restList = (name: string, path: string, apiId: string, request: Record<string, unknown>): Read => ({
+  name,
+  conditional: false,
+  transport: 'rest',
+  method: 'POST',
+  send: (http, authorization, headers = {}, msgid = 'compared-msgid') =>
+    withHeaders(http.post(path).set('content-type', 'application/json'), authorization, headers).send(JSON.stringify(listEnvelope(apiId, request, msgid))),
 });
 
 const graphqlRead = (name: string, query: string, variables: () => Record<string, unknown>): Read => ({
   name,
   conditional: false,
+  transport: 'graphql',
+  method: 'POST',
   send: (http, authorization, headers = {}) =>
     withHeaders(http.post('/graphql').set('content-type', 'application/json'), authorization, headers).send(JSON.stringify({ query, variables: variables() })),
 });
@@ -92,6 +112,9 @@ const READS: Read[] = [
   restRead('REST connector read', () => `/v2/connectors/read/${connectorId}`),
   graphqlRead('GraphQL dataset read', 'query FastDataset($id: ID!) { dataset(id: $id) { datasetId name status version } }', () => ({ id: DATASET })),
   graphqlRead('GraphQL template read', 'query FastTemplate($id: ID!) { template(id: $id) { templateId name query } }', () => ({ id: templateId })),
+  restList('REST dataset list', '/v2/datasets/list', 'api.datasets.list', { filters: { status: 'Live' } }),
+  restList('REST template list', '/v2/template/list', 'api.query.template.list', {}),
+  restList('REST connector list', '/v2/connectors/list', 'api.connectors.list', { filters: { status: ['Live'] } }),
 ];
 
 async function fastAnswers(): Promise<number> {
@@ -123,8 +146,8 @@ async function expectSameAnswer(read: Read, authorization: string | undefined, h
   // A kept answer may be dropped between the warm-up and the request (an announced change): then sent again.
   for (let attempt = 0; attempt < 3 && !fastResponse; attempt += 1) {
     const warm = await bearer();
-    expect((await read.send(fast.http, warm)).status).toBe(200);
-    expect((await read.send(normalHttp, warm)).status).toBe(200);
+    expect((await read.send(fast.http, warm, {}, 'warm-up-msgid')).status).toBe(200);
+    expect((await read.send(normalHttp, warm, {}, 'warm-up-msgid')).status).toBe(200);
     const before = await fastAnswers();
     const response = await read.send(fast.http, authorization, headers);
     const served = (await fastAnswers()) - before;
@@ -145,6 +168,8 @@ describe.each(READS)('$name on the fast path and the normal path', (read) => {
     expect(answer.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'content-type': 'application/json; charset=utf-8' });
     expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(answer.headers.etag).toMatch(/^W\//);
+    // A REST list's kept answer echoes each request's msgid, not the one of the request that kept it.
+    if (read.transport === 'rest' && read.method === 'POST') expect(answer.body).toMatchObject({ params: { msgid: 'compared-msgid' }, responseCode: 'OK' });
   });
 
   it("echoes the caller's request id", async () => {
@@ -170,7 +195,7 @@ describe.each(READS)('$name on the fast path and the normal path', (read) => {
     await expectSameAnswer(read, undefined, {}, false);
     await expectSameAnswer(read, 'Bearer not-a-token', {}, false);
     const { fast: forbidden } = await expectSameAnswer(read, await bearer(['ingestor']), {}, false);
-    if (read.conditional) expect(forbidden.body).toMatchObject({ error: { code: 'FORBIDDEN' } });
+    if (read.transport === 'rest') expect(forbidden.body).toMatchObject({ error: { code: 'FORBIDDEN' } });
     else expect(forbidden.body).toMatchObject({ errors: [{ extensions: { code: 'FORBIDDEN' } }] });
   });
 
@@ -187,14 +212,56 @@ describe.each(READS)('$name on the fast path and the normal path', (read) => {
       expect((await read.send(http, warm)).status).toBe(200);
       for (let index = 0; index < 5; index += 1) answers[gateway].push(await read.send(http, caller));
     }
-    console.log(
-      answers.fast.map((answer) => answer.status),
-      answers.normal.map((answer) => answer.status),
-    );
     expect(answers.fast.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 429]);
     expect((await fastAnswers()) - before).toBeGreaterThanOrEqual(3);
     answers.fast.forEach((answer, index) => expect(comparable(answer, false)).toEqual(comparable(answers.normal[index]!, false)));
     expect(Number(answers.fast[4]!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('REST lists: the body says what is listed, and anything unusual takes the normal path', () => {
+  const connectorList = READS.find((read) => read.name === 'REST connector list')!;
+  const post = (http: ReturnType<typeof supertest>, authorization: string, contentType: string, body: string) =>
+    http.post('/v2/connectors/list').set('authorization', authorization).set('content-type', contentType).send(body);
+  const envelopeText = (request: Record<string, unknown>) => JSON.stringify(listEnvelope('api.connectors.list', request, 'odd-body'));
+
+  it('keeps one answer per body: another filter is another kept answer', async () => {
+    const byCategory = restList('REST connector list by category', '/v2/connectors/list', 'api.connectors.list', { filters: { category: ['Database'] } });
+    const { fast: filtered } = await expectSameAnswer(byCategory, await bearer(), {}, true);
+    const { fast: all } = await expectSameAnswer(connectorList, await bearer(), {}, true);
+    const ids = (answer: Response) => (answer.body as { result: { data: { id: string }[] } }).result.data.map((connector) => connector.id);
+    expect(ids(filtered).length).toBeLessThan(ids(all).length);
+    expect(ids(all)).toEqual(expect.arrayContaining(ids(filtered)));
+  });
+
+  it('serves a list asked without a body (which the route reads as {}), as the normal path answers it', async () => {
+    const bodyless: Read = {
+      name: 'REST template list without a body',
+      conditional: false,
+      transport: 'rest',
+      method: 'POST',
+      send: (http, authorization, headers = {}) => withHeaders(http.post('/v2/template/list'), authorization, headers),
+    };
+    const { fast: answer } = await expectSameAnswer(bodyless, await bearer(), {}, true);
+    expect(answer.body).toMatchObject({ id: 'api.query.template.list', responseCode: 'OK' });
+  });
+
+  it.each([
+    ['a body its schema refuses (an unknown filter)', 'application/json', envelopeText({ filters: { colour: ['red'] } }), 400],
+    ['a body that is not JSON', 'application/json', '{"id": "api.connectors.list",', 400],
+    ['a body that is not said to be JSON', 'text/plain', envelopeText({ filters: { status: ['Live'] } }), 400],
+    ['a charset express refuses', 'application/json; charset=latin1', envelopeText({ filters: { status: ['Live'] } }), 400],
+    ['a body larger than the fast path reads ahead', 'application/json', envelopeText({ filters: { status: ['Live'] } }) + ' '.repeat(20_000), 200],
+  ])('%s: answered by the normal path, as the gateway without the fast path answers it', async (_what, contentType, body, status) => {
+    // The same list, kept, with an ordinary body first.
+    const warm = await bearer();
+    expect((await connectorList.send(fast.http, warm)).status).toBe(200);
+    const caller = await bearer();
+    const before = await fastAnswers();
+    const answer = await post(fast.http, caller, contentType, body);
+    expect((await fastAnswers()) - before).toBe(0);
+    expect(answer.status).toBe(status);
+    expect(comparable(answer, false)).toEqual(comparable(await post(normalHttp, caller, contentType, body), false));
   });
 });
 
@@ -204,7 +271,7 @@ describe('the access log and metrics of a fast-path answer', () => {
   it.each(READS)('$name: one log line and one request counted, as on the normal path', async (read) => {
     const metricLine = async (http: ReturnType<typeof supertest>) => {
       const text = (await http.get('/metrics')).text;
-      const transport = read.conditional ? 'rest' : 'graphql';
+      const { transport } = read;
       return text.split('\n').filter((line) => line.startsWith(`gateway_http_requests_total{transport="${transport}"`) && line.includes('status_class="2xx"') && line.includes('method="'));
     };
     const total = (lines: string[]) => lines.reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
@@ -219,6 +286,6 @@ describe('the access log and metrics of a fast-path answer', () => {
     expect(fastLine).toBeDefined();
     const shown = (line: Line | undefined) => ({ ...line, time: undefined, pid: undefined, hostname: undefined, durationMs: typeof line?.durationMs });
     expect(shown(fastLine)).toEqual(shown(normalLine));
-    expect(fastLine).toMatchObject({ method: read.conditional ? 'GET' : 'POST', status: 200, transport: read.conditional ? 'rest' : 'graphql' });
+    expect(fastLine).toMatchObject({ method: read.method, status: 200, transport: read.transport });
   });
 });
