@@ -7,6 +7,7 @@
 // the same under any collation the test database may use).
 import { alertRuleList } from '../../src/modules/alert-rules/list.js';
 import { channelList, metricAliasList, silenceList } from '../../src/modules/alerts/list.js';
+import { auditList } from '../../src/modules/audit/list.js';
 import { connectorList } from '../../src/modules/connectors/list.js';
 import { datasetList } from '../../src/modules/datasets/list.js';
 import { templateList } from '../../src/modules/templates/list.js';
@@ -115,6 +116,21 @@ export const LIST_HARNESSES: readonly ListHarness[] = [
       SELECT md5('lc-channel' || g)::uuid, (ARRAY['embedded','grafana'])[1 + g % 2], 'Contract Channel ' || ${padded}, (ARRAY['email','slack','teams'])[1 + g % 3],
              (ARRAY['draft','live','retired'])[1 + g % 3], '{}', 'u', 'u', ${created}, ${updated}
         FROM unnest($1::int[]) g ON CONFLICT DO NOTHING`,
+  },
+  {
+    // Seeded ids are far above the trail's own sequence; the calls the other harnesses' set-up made
+    // are cleared, so the trail holds only numbered rows and the cursor scenarios land where they aim.
+    field: 'auditRecords',
+    declaration: auditList,
+    node: 'auditRecordId',
+    keyOf: (node) => String(node.auditRecordId),
+    insert: `INSERT INTO audit_records (id, at, request_id, actor, transport, api_id, operation, target_id, outcome, error_code)
+      SELECT 900000 + g, ${created}, 'lc-request-' || ${padded}, 'actor' || (g % 4), (ARRAY['graphql','rest'])[1 + g % 2], CASE WHEN g % 2 = 1 THEN 'api.contract.' || (g % 3) END,
+             'contractOperation' || (g % 5), CASE WHEN g % 3 <> 0 THEN 'lc-target-' || ${padded} END, (ARRAY['success','failure'])[1 + g % 2], CASE WHEN g % 2 = 1 THEN 'CODE_' || (g % 3) END
+        FROM unnest($1::int[]) g ON CONFLICT DO NOTHING`,
+    prepare: async (gw) => {
+      await gw.sql('DELETE FROM audit_records WHERE id < 900000');
+    },
   },
   { field: 'datasourcePage', declaration: datasetList, node: 'datasetId', keyOf: datasetKey, insert: DATASETS, scope: `"status" = 'Live'`, prepare: makeDatasources },
   { field: 'datasourceSizePage', declaration: datasetList, node: 'datasetId', keyOf: datasetKey, insert: DATASETS, scope: `"status" = 'Live'`, prepare: makeDatasources },

@@ -144,7 +144,8 @@ function whereSql(declaration: ListDeclaration, where: ListWhere | null | undefi
 }
 
 /** True when `where` narrows the rows by at least one comparison that is not under `_not` (an index can find them). */
-function narrowsPositively(where: ListWhere | null | undefined): boolean {
+/** Whether a filter selects by some field's value (not only by negation): what a `large` list requires of a `where`. */
+export function narrowsPositively(where: ListWhere | null | undefined): boolean {
   if (!where) return false;
   return Object.entries(where).some(([name, value]) => {
     if (value === null || value === undefined || name === '_not') return false;
