@@ -3,16 +3,20 @@
 // after a keyset cursor. The statements are the ones the gateway runs, built by planList from the
 // lists' declarations, so a field declared without its index fails here.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
+import { PrismaClient } from '../../src/generated/prisma/client.js';
 import { LIST_DECLARATIONS } from '../../src/graphql/lists.js';
 import type { ListDeclaration, ListField } from '../../src/platform/lists/declaration.js';
 import { GatewayError } from '../../src/errors.js';
+import { templateList } from '../../src/modules/templates/list.js';
 import {
   checkCountIndexed,
   cursorOf,
   LARGE_TABLE_ROWS,
   operatorsOf,
   planList,
+  readList,
   type BoundSql,
   type CountSql,
   type ListOrderInput,
@@ -216,5 +220,30 @@ describe.each(LIST_DECLARATIONS.map(({ declaration }) => [declaration.type, decl
         message: expect.stringMatching(new RegExp(`^${what.replace(/[()]/g, '\\$&')}: no index can count ${declaration.plural} by this where, and reading all 100000 of them is refused`)),
       });
     }
+  });
+});
+
+describe('a list read on 100,000 rows, as the gateway reads it (Prisma)', () => {
+  let prisma: PrismaClient;
+  beforeAll(() => {
+    prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  });
+  afterAll(async () => {
+    await prisma?.$disconnect();
+  });
+
+  it('answers totalCount and groupBy of an indexed where as SQL counts them, and refuses those of a where no index serves', async () => {
+    const where: ListWhere = { createdBy: { in: ['user7', 'user8'] } };
+    const page = await readList(prisma, templateList, { where, first: 1 }, 1000, (row: Record<string, unknown>) => row);
+    const { rows } = await pool.query<{ key: string; count: number }>(
+      "SELECT query_type AS key, count(*)::int AS count FROM query_templates WHERE created_by IN ('user7', 'user8') GROUP BY 1 ORDER BY 2 DESC, 1",
+    );
+    expect({ total: await page.countAll(), groups: await page.groupBy('QUERY_TYPE') }).toEqual({
+      total: rows.reduce((sum, row) => sum + row.count, 0),
+      groups: rows.map((row) => ({ key: row.key.toUpperCase(), count: row.count })),
+    });
+    const unindexed = await readList(prisma, templateList, { where: { _not: { createdBy: { eq: 'user7' } } }, first: 1 }, 1000, (row: Record<string, unknown>) => row);
+    await expect(unindexed.countAll()).rejects.toMatchObject({ code: 'QUERY_TEMPLATE_INVALID_INPUT', message: expect.stringMatching(/^totalCount: no index can count query templates/) });
+    await expect(unindexed.groupBy('QUERY_TYPE')).rejects.toMatchObject({ code: 'QUERY_TEMPLATE_INVALID_INPUT', message: expect.stringMatching(/^groupBy\(field: QUERY_TYPE\): no index/) });
   });
 });
