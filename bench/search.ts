@@ -2,7 +2,8 @@
 // alert rules, 1,000 notification channels and 1,000 connector versions, written with SQL into
 // their own tables (the search table's triggers index them as any write does), then typical
 // searches over GraphQL HTTP, each with its facets and a page of 20 records as the graph's types.
-// Prints p50 and p99 latency per search and over all. Target: p50 under 50 ms.
+// Prints p50 and p99 latency per search, per kind of search (broad one-word searches match the
+// most records) and over all. Target: p50 under 50 ms, over all and over the broad searches.
 //
 // Usage: node --import tsx bench/search.ts   (BENCH_SEARCH_RUNS=<n> timed runs of each search, 40 by default)
 import { performance } from 'node:perf_hooks';
@@ -77,20 +78,25 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 }
 
+/** What a search asks for, for the figures per kind: broad one-word searches rank the most matches. */
+type Kind = 'broad' | 'narrow' | 'exact' | 'none';
+
 interface Case {
   name: string;
+  kind: Kind;
   variables: Record<string, unknown>;
 }
 
 const CASES: Case[] = [
-  { name: 'one word, many matches ("orders")', variables: { q: 'orders' } },
-  { name: 'two words ("payments daily")', variables: { q: 'payments daily' } },
-  { name: 'a field name ("customer_email")', variables: { q: 'customer_email' } },
-  { name: 'a prefix ("ship")', variables: { q: 'ship' } },
-  { name: 'part of a name ("voices sum")', variables: { q: 'voices sum' } },
-  { name: 'an exact name ("Refunds Enriched 2420")', variables: { q: 'Refunds Enriched 2420' } },
-  { name: 'one type ("sessions", datasets)', variables: { q: 'sessions', types: ['DATASET'] } },
-  { name: 'no match ("quetzal")', variables: { q: 'quetzal' } },
+  { name: 'one word, many matches ("orders")', kind: 'broad', variables: { q: 'orders' } },
+  { name: 'one word, many matches ("daily")', kind: 'broad', variables: { q: 'daily' } },
+  { name: 'a prefix ("ship")', kind: 'broad', variables: { q: 'ship' } },
+  { name: 'a field name ("customer_email")', kind: 'broad', variables: { q: 'customer_email' } },
+  { name: 'two words ("payments daily")', kind: 'narrow', variables: { q: 'payments daily' } },
+  { name: 'part of a name ("voices sum")', kind: 'narrow', variables: { q: 'voices sum' } },
+  { name: 'one type ("sessions", datasets)', kind: 'narrow', variables: { q: 'sessions', types: ['DATASET'] } },
+  { name: 'an exact name ("Refunds Enriched 2420")', kind: 'exact', variables: { q: 'Refunds Enriched 2420' } },
+  { name: 'no match ("quetzal")', kind: 'none', variables: { q: 'quetzal' } },
 ];
 
 async function main(): Promise<boolean> {
@@ -140,13 +146,28 @@ async function main(): Promise<boolean> {
         `  ${entry.name.padEnd(40)} ${String(matches.get(entry.name)).padStart(8)} ${formatNumber(percentile(measured, 0.5), 2).padStart(8)} ${formatNumber(percentile(measured, 0.99), 2).padStart(8)}`,
       );
     }
+    log('');
+    log(`  ${'by kind'.padEnd(40)} ${'searches'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`);
+    const byKind = (kind: Kind) => CASES.filter((entry) => entry.kind === kind).flatMap((entry) => times.get(entry.name)!);
+    for (const kind of ['broad', 'narrow', 'exact', 'none'] as const) {
+      const measured = byKind(kind);
+      const label = kind === 'broad' ? 'broad (hundreds to 1,400 matches)' : kind;
+      log(
+        `  ${label.padEnd(40)} ${String(CASES.filter((entry) => entry.kind === kind).length).padStart(8)} ${formatNumber(percentile(measured, 0.5), 2).padStart(8)} ${formatNumber(percentile(measured, 0.99), 2).padStart(8)}`,
+      );
+    }
     const all = [...times.values()].flat();
     const p50 = percentile(all, 0.5);
+    const broadP50 = percentile(byKind('broad'), 0.5);
     log(`  ${'all searches'.padEnd(40)} ${''.padStart(8)} ${formatNumber(p50, 2).padStart(8)} ${formatNumber(percentile(all, 0.99), 2).padStart(8)}`);
     log(`  ${'floor: { version } over the same HTTP'.padEnd(40)} ${''.padStart(8)} ${formatNumber(percentile(floor, 0.5), 2).padStart(8)} ${formatNumber(percentile(floor, 0.99), 2).padStart(8)}`);
     log(`  load average at the end: ${loadAverage()}`);
-    const met = p50 < TARGET_P50_MS;
-    log(met ? `  p50 under the ${TARGET_P50_MS} ms target` : `  FAILED: p50 ${formatNumber(p50, 2)} ms is not under ${TARGET_P50_MS} ms`);
+    const met = p50 < TARGET_P50_MS && broadP50 < TARGET_P50_MS;
+    log(
+      met
+        ? `  p50 under the ${TARGET_P50_MS} ms target, over all searches and over the broad ones`
+        : `  FAILED: p50 ${formatNumber(p50, 2)} ms over all, ${formatNumber(broadP50, 2)} ms over the broad searches; the target is under ${TARGET_P50_MS} ms for both`,
+    );
     return met;
   } finally {
     await local.stop();

@@ -3,10 +3,26 @@
 // after a keyset cursor. The statements are the ones the gateway runs, built by planList from the
 // lists' declarations, so a field declared without its index fails here.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
+import { PrismaClient } from '../../src/generated/prisma/client.js';
 import { LIST_DECLARATIONS } from '../../src/graphql/lists.js';
 import type { ListDeclaration, ListField } from '../../src/platform/lists/declaration.js';
-import { cursorOf, operatorsOf, planList, type BoundSql, type ListOrderInput, type ListWhere } from '../../src/platform/lists/list-query.js';
+import { GatewayError } from '../../src/errors.js';
+import { templateList } from '../../src/modules/templates/list.js';
+import {
+  checkCountIndexed,
+  cursorOf,
+  LARGE_TABLE_ROWS,
+  operatorsOf,
+  planList,
+  readList,
+  type BoundSql,
+  type CountSql,
+  type ListOrderInput,
+  type ListWhere,
+  type RunSql,
+} from '../../src/platform/lists/list-query.js';
 import { createTestDatabase } from '../support/gateway.js';
 
 const ROWS = 100_000;
@@ -129,5 +145,109 @@ describe.each(LIST_DECLARATIONS.map(({ declaration }) => [declaration.type, decl
       expectIndexed(await scansOf(planList(declaration, { orderBy, first: 100, after: cursor }, 1000).page, declaration.table), `${what} after a cursor`);
       expectIndexed(await scansOf(planList(declaration, { orderBy, last: 100, before: cursor }, 1000).page, declaration.table), `${what} before a cursor`);
     }
+  });
+});
+
+// The count and group statements (totalCount, groupBy) on the same 100,000 rows: each table is large
+// (LARGE_TABLE_ROWS), so the gateway plans them with sequential scans off before running them, and
+// refuses one the planner can still answer only by reading the table whole.
+const pgRun =
+  (client: pg.PoolClient): RunSql =>
+  async (text, values) =>
+    (await client.query<Record<string, unknown>>(text, [...values])).rows;
+
+/** checkCountIndexed in a transaction of its own, as the gateway runs it; the plan's scans of the table, or the refusal. */
+async function countPlan(declaration: ListDeclaration, statement: CountSql, what: string): Promise<{ scans: { types: string[]; indexes: string[] }; refusal?: unknown }> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const run = pgRun(client);
+    try {
+      await checkCountIndexed(run, declaration, statement, what, ROWS);
+    } catch (error) {
+      return { scans: { types: [], indexes: [] }, refusal: error };
+    }
+    const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement.values);
+    const scans = nodesOf(rows[0]!['QUERY PLAN'][0].Plan).filter((node) => node['Relation Name'] === declaration.table);
+    return { scans: { types: scans.map((node) => node['Node Type']), indexes: scans.map((node) => node['Index Name'] ?? '') } };
+  } finally {
+    await client.query('ROLLBACK');
+    client.release();
+  }
+}
+
+describe.each(LIST_DECLARATIONS.map(({ declaration }) => [declaration.type, declaration] as const))('the %s list’s totalCount and groupBy on 100,000 rows', (_type, declaration) => {
+  it('is a large table, whose counts are planned before they run', async () => {
+    expect(ROWS).toBeGreaterThanOrEqual(LARGE_TABLE_ROWS);
+    const { rows } = await pool.query<{ rows: number }>('SELECT reltuples::float8 AS rows FROM pg_class WHERE oid = to_regclass($1)', [`"${declaration.table}"`]);
+    expect(rows[0]!.rows).toBeGreaterThanOrEqual(LARGE_TABLE_ROWS);
+  });
+
+  it('counts with no filter and with every filter, each operator, from an index', async () => {
+    const cases: [string, ListWhere | undefined][] = [['no filter', undefined]];
+    for (const [name, field] of Object.entries(declaration.fields)) {
+      for (const operator of operatorsOf(field.kind)) cases.push([`${name} ${operator}`, await whereFor(declaration, name, field, operator)]);
+    }
+    for (const [what, where] of cases) {
+      const planned = await countPlan(declaration, planList(declaration, { where, first: 1 }, 1000).count, 'totalCount');
+      expect({ refusal: planned.refusal }).toEqual({ refusal: undefined });
+      expectIndexed(planned.scans, `totalCount, ${what}`);
+    }
+  });
+
+  it('counts by every groupable field, with no filter and with one, from an index', async () => {
+    const [timeName, timeField] = Object.entries(declaration.fields).find(([, field]) => field.kind === 'time')!;
+    const filter = await whereFor(declaration, timeName, timeField, 'gte');
+    for (const [name, field] of Object.entries(declaration.fields)) {
+      if (!field.groupable) continue;
+      for (const where of [undefined, filter]) {
+        const planned = await countPlan(declaration, planList(declaration, { where, first: 1 }, 1000).group(name), `groupBy(field: ${name})`);
+        expect({ refusal: planned.refusal }).toEqual({ refusal: undefined });
+        expectIndexed(planned.scans, `groupBy ${name}${where ? ` where ${timeName} gte` : ''}`);
+      }
+    }
+  });
+
+  it('refuses to count by a where no index serves (only _not), naming what to do, with the list’s code', async () => {
+    // `NOT (a < b)` is planned as `a >= b`, which an index serves; `NOT (a = b)` is `a <> b`, which none does.
+    const [name, field] = Object.entries(declaration.fields).find(([, candidate]) => candidate.kind === 'key' || candidate.kind === 'enum')!;
+    const where: ListWhere = { _not: await whereFor(declaration, name, field, 'eq') };
+    const plan = planList(declaration, { where, first: 1 }, 1000);
+    for (const [statement, what] of [
+      [plan.count, 'totalCount'],
+      [plan.group(Object.keys(declaration.fields).find((candidate) => declaration.fields[candidate]!.groupable)!), 'groupBy(field: x)'],
+    ] as const) {
+      const { refusal } = await countPlan(declaration, statement, what);
+      expect(refusal).toBeInstanceOf(GatewayError);
+      expect({ code: (refusal as GatewayError).code, message: (refusal as GatewayError).message }).toEqual({
+        code: declaration.invalidInputCode,
+        message: expect.stringMatching(new RegExp(`^${what.replace(/[()]/g, '\\$&')}: no index can count ${declaration.plural} by this where, and reading all 100000 of them is refused`)),
+      });
+    }
+  });
+});
+
+describe('a list read on 100,000 rows, as the gateway reads it (Prisma)', () => {
+  let prisma: PrismaClient;
+  beforeAll(() => {
+    prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  });
+  afterAll(async () => {
+    await prisma?.$disconnect();
+  });
+
+  it('answers totalCount and groupBy of an indexed where as SQL counts them, and refuses those of a where no index serves', async () => {
+    const where: ListWhere = { createdBy: { in: ['user7', 'user8'] } };
+    const page = await readList(prisma, templateList, { where, first: 1 }, 1000, (row: Record<string, unknown>) => row);
+    const { rows } = await pool.query<{ key: string; count: number }>(
+      "SELECT query_type AS key, count(*)::int AS count FROM query_templates WHERE created_by IN ('user7', 'user8') GROUP BY 1 ORDER BY 2 DESC, 1",
+    );
+    expect({ total: await page.countAll(), groups: await page.groupBy('QUERY_TYPE') }).toEqual({
+      total: rows.reduce((sum, row) => sum + row.count, 0),
+      groups: rows.map((row) => ({ key: row.key.toUpperCase(), count: row.count })),
+    });
+    const unindexed = await readList(prisma, templateList, { where: { _not: { createdBy: { eq: 'user7' } } }, first: 1 }, 1000, (row: Record<string, unknown>) => row);
+    await expect(unindexed.countAll()).rejects.toMatchObject({ code: 'QUERY_TEMPLATE_INVALID_INPUT', message: expect.stringMatching(/^totalCount: no index can count query templates/) });
+    await expect(unindexed.groupBy('QUERY_TYPE')).rejects.toMatchObject({ code: 'QUERY_TEMPLATE_INVALID_INPUT', message: expect.stringMatching(/^groupBy\(field: QUERY_TYPE\): no index/) });
   });
 });

@@ -43,6 +43,11 @@ export interface BoundSql {
   values: unknown[];
 }
 
+/** A count or group statement, and whether a `where` narrows it (else it counts every row). */
+export interface CountSql extends BoundSql {
+  filtered: boolean;
+}
+
 /** The page a client gets without asking for a size (`first` omitted), as the lists always served. */
 export const DEFAULT_PAGE_SIZE = 100;
 /** Most values one `in` may list, and most comparisons one `where` may hold. */
@@ -245,9 +250,9 @@ const orderSql = (order: readonly ResolvedKey[], reverse: boolean) => order.map(
 
 export interface ListPlan {
   page: BoundSql;
-  count: BoundSql;
+  count: CountSql;
   /** The group-count statement for a groupable field. */
-  group: (field: string) => BoundSql;
+  group: (field: string) => CountSql;
   /** Reading backwards (`last`): the rows come in reverse and are turned around. */
   backward: boolean;
   size: number;
@@ -273,6 +278,7 @@ export function planList(declaration: ListDeclaration, args: ListArguments, list
   const params = new Parameters();
   const filter = whereSql(declaration, args.where, params, { predicates: 0 }, 'where');
   const filterValues = [...params.values];
+  const filtered = filter !== 'TRUE';
   const conditions = [filter];
   let offset = 0;
   for (const argumentName of ['after', 'before'] as const) {
@@ -294,18 +300,94 @@ export function planList(declaration: ListDeclaration, args: ListArguments, list
   const filterOnly = `FROM ${quote(declaration.table)} WHERE ${filter}`;
   return {
     page,
-    count: { text: `SELECT count(*)::int AS count ${filterOnly}`, values: filterValues },
+    count: { text: `SELECT count(*)::int AS count ${filterOnly}`, values: filterValues, filtered },
     group: (name) => {
       const field = fieldNamed(declaration, name);
       if (!field || !declaration.fields[field]!.groupable) throw invalid(declaration, `groupBy: ${declaration.plural} cannot be counted by ${name}`);
       const column = columnSql(declaration.fields[field]!.column);
-      return { text: `SELECT ${column} AS key, count(*)::int AS count ${filterOnly} GROUP BY 1 ORDER BY 2 DESC, 1 ASC LIMIT ${MAX_GROUPS}`, values: filterValues };
+      return { text: `SELECT ${column} AS key, count(*)::int AS count ${filterOnly} GROUP BY 1 ORDER BY 2 DESC, 1 ASC LIMIT ${MAX_GROUPS}`, values: filterValues, filtered };
     },
     backward,
     size,
     order,
     beyondCursor: backward ? args.before !== null && args.before !== undefined : offset > 0 || (args.after !== null && args.after !== undefined),
   };
+}
+
+/** Runs one statement and gives its rows (inside the transaction a guarded count opens). */
+export type RunSql = (text: string, values: readonly unknown[]) => Promise<Record<string, unknown>[]>;
+
+/**
+ * Tables estimated to hold at least this many rows are "large": their count and group statements are
+ * planned first, and one the planner can answer only by reading the whole table is refused. Below
+ * it a whole-table read is a few milliseconds, so it runs as planned.
+ */
+export const LARGE_TABLE_ROWS = 50_000;
+const TABLE_SIZE_TTL_MS = 60_000;
+const tableSizes = new Map<string, { rows: number; at: number }>();
+
+/** The planner's estimate of a table's rows (pg_class), kept for a minute: statistics move slowly. */
+async function estimatedRows(run: RunSql, table: string): Promise<number> {
+  const known = tableSizes.get(table);
+  if (known && Date.now() - known.at < TABLE_SIZE_TTL_MS) return known.rows;
+  // reltuples is -1 before the first ANALYZE: fall back on the pages the table holds.
+  const rows = await run('SELECT (CASE WHEN reltuples < 0 THEN relpages * 50 ELSE reltuples END)::float8 AS rows FROM pg_class WHERE oid = to_regclass($1)', [quote(table)]);
+  const estimate = Number(rows[0]?.rows ?? 0);
+  tableSizes.set(table, { rows: estimate, at: Date.now() });
+  return estimate;
+}
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Cond'?: string;
+  Plans?: PlanNode[];
+}
+
+/**
+ * Whether the plan reads the table whole to keep some of its rows: a sequential scan, or (for a
+ * filtered count) an index walked end to end, without an index condition. An index walked whole
+ * for a count of every row (no filter) is that count answered from the index.
+ */
+function readsWholeTable(plan: PlanNode, table: string, filtered: boolean): boolean {
+  return planNodes(plan).some(
+    (node) => (node['Node Type'] === 'Seq Scan' && node['Relation Name'] === table) || (filtered && /Index Scan|Index Only Scan/.test(node['Node Type']) && node['Index Cond'] === undefined),
+  );
+}
+
+const planNodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(planNodes)];
+
+/**
+ * Plans a count or group statement with sequential scans turned off, so the planner reads an index
+ * whenever one serves the filter, and refuses it when it still has to read `declaration.table`
+ * whole to filter it (a `where` no index serves, such as `_not` of an equality). Must run inside a
+ * transaction: the setting is local to it, and the statement run next in it uses the same plan.
+ */
+export async function checkCountIndexed(run: RunSql, declaration: ListDeclaration, statement: CountSql, what: string, rows: number): Promise<void> {
+  await run('SET LOCAL enable_seqscan = off', []);
+  const explained = await run(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement.values);
+  const plan = (explained[0]!['QUERY PLAN'] as [{ Plan: PlanNode }])[0].Plan;
+  if (readsWholeTable(plan, declaration.table, statement.filtered)) {
+    throw invalid(
+      declaration,
+      `${what}: no index can count ${declaration.plural} by this where, and reading all ${Math.round(rows)} of them is refused; narrow the where by a field compared positively (not only under _not)`,
+    );
+  }
+}
+
+/** Runs a count or group statement: on a large table through an indexed plan only (checkCountIndexed). */
+async function runCounting(prisma: PrismaClient, declaration: ListDeclaration, statement: CountSql, what: string): Promise<Record<string, unknown>[]> {
+  const runOn =
+    (client: Pick<PrismaClient, '$queryRawUnsafe'>): RunSql =>
+    (text, values) =>
+      client.$queryRawUnsafe<Record<string, unknown>[]>(text, ...values);
+  const rows = await estimatedRows(runOn(prisma), declaration.table);
+  if (rows < LARGE_TABLE_ROWS) return runOn(prisma)(statement.text, statement.values);
+  return prisma.$transaction(async (tx) => {
+    const run = runOn(tx);
+    await checkCountIndexed(run, declaration, statement, what, rows);
+    return run(statement.text, statement.values);
+  });
 }
 
 /** Column name → Prisma field name of the list's model (the one mapped to its table), from the client's own data model. */
@@ -348,12 +430,12 @@ export async function readList<T>(prisma: PrismaClient, declaration: ListDeclara
     cursors: kept.map((row) => cursorOf(declaration, plan.order, row)),
     hasNextPage: plan.backward ? plan.beyondCursor : more,
     hasPreviousPage: plan.backward ? more : plan.beyondCursor,
-    countAll: async () => (await prisma.$queryRawUnsafe<{ count: number }[]>(plan.count.text, ...plan.count.values))[0]!.count,
+    countAll: async () => (await runCounting(prisma, declaration, plan.count, 'totalCount'))[0]!.count as number,
     groupBy: async (field) => {
       const statement = plan.group(field);
       const toKey = groupKey(field);
-      const groups = await prisma.$queryRawUnsafe<{ key: unknown; count: number }[]>(statement.text, ...statement.values);
-      return groups.map((group) => ({ key: toKey(group.key), count: group.count }));
+      const groups = await runCounting(prisma, declaration, statement, `groupBy(field: ${field})`);
+      return groups.map((group) => ({ key: toKey(group.key), count: group.count as number }));
     },
   };
 }
