@@ -7,6 +7,8 @@ import pg from 'pg';
 import { LIST_DECLARATIONS } from '../../src/graphql/lists.js';
 import type { ListDeclaration, ListField } from '../../src/platform/lists/declaration.js';
 import { cursorOf, operatorsOf, planList, type BoundSql, type ListOrderInput, type ListWhere } from '../../src/platform/lists/list-query.js';
+import { linkScope, perParent } from '../../src/platform/lists/nested-list.js';
+import { alertRuleList, ruleDatasetLink } from '../../src/modules/alert-rules/list.js';
 import { createTestDatabase } from '../support/gateway.js';
 
 const ROWS = 100_000;
@@ -128,6 +130,29 @@ describe.each(LIST_DECLARATIONS.map(({ declaration }) => [declaration.type, decl
       const cursor = cursorOf(declaration, plan.order, rows[100]!);
       expectIndexed(await scansOf(planList(declaration, { orderBy, first: 100, after: cursor }, 1000).page, declaration.table), `${what} after a cursor`);
       expectIndexed(await scansOf(planList(declaration, { orderBy, last: 100, before: cursor }, 1000).page, declaration.table), `${what} before a cursor`);
+    }
+  });
+});
+
+describe('a nested list on 100,000 rows', () => {
+  it('reads each parent’s page, count and groups of Dataset.alertRulePage through the dataset index', async () => {
+    await pool.query(`UPDATE alert_rules SET labels = jsonb_build_object('dataset', 'ds_' || (abs(hashtext(id::text)) % 500)) WHERE name LIKE 'Rule 12%'`);
+    await pool.query('ANALYZE alert_rules');
+    const parents = ['ds_1', 'ds_2', 'ds_3'];
+    const plans = [
+      planList(alertRuleList, { first: 10 }, 1000, linkScope(ruleDatasetLink)),
+      planList(alertRuleList, { where: { severity: { eq: 'CRITICAL' } }, last: 10 }, 1000, linkScope(ruleDatasetLink)),
+    ];
+    for (const [index, plan] of plans.entries()) {
+      for (const [what, statement] of [
+        ['page', plan.page],
+        ['count', plan.count],
+        ['groupBy', plan.group('STATUS')],
+      ] as const) {
+        const scans = await scansOf(perParent(ruleDatasetLink, statement, parents, 'item'), 'alert_rules');
+        expectIndexed(scans, `plan ${index} ${what}`);
+        expect(scans.indexes).toContain('alert_rules_dataset_idx');
+      }
     }
   });
 });
