@@ -149,9 +149,13 @@ describe('a nested list on 100,000 rows', () => {
         ['count', plan.count],
         ['groupBy', plan.group('STATUS')],
       ] as const) {
-        const scans = await scansOf(perParent(ruleDatasetLink, statement, parents, 'item'), 'alert_rules');
-        expectIndexed(scans, `plan ${index} ${what}`);
-        expect(scans.indexes).toContain('alert_rules_dataset_idx');
+        const bound = perParent(ruleDatasetLink, statement, parents, 'item');
+        expectIndexed(await scansOf(bound, 'alert_rules'), `plan ${index} ${what}`);
+        if (index > 0) continue;
+        // Unfiltered, the link's own index finds each parent's rules (named on the scan node, or on the
+        // Bitmap Index Scan under a Bitmap Heap Scan). With a filter the planner may prefer the filter's index.
+        const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${bound.text}`, bound.values);
+        expect(nodesOf(rows[0]!['QUERY PLAN'][0].Plan).map((node) => node['Index Name'])).toContain('alert_rules_dataset_idx');
       }
     }
   });
