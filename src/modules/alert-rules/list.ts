@@ -2,6 +2,7 @@
 // column each reads (migration 20261202000000_list_indexes). The order input (AlertRuleOrder) is
 // older than the contract and written in graphql/alert-rules.graphql.
 import { changeTimeFields, uuidIdField, defineList } from '../../platform/lists/declaration.js';
+import type { ListLink } from '../../platform/lists/nested-list.js';
 import { ALERT_MANAGER_KIND_VALUES } from '../alerts/types.js';
 import { ALERT_RULE_SEVERITY_VALUES, ALERT_RULE_STATUS_VALUES } from './types.js';
 
@@ -18,3 +19,12 @@ export const alertRuleList = defineList(
     ...changeTimeFields('rule'),
   },
 );
+
+/**
+ * The dataset a rule is about, in SQL: its `dataset` label, else a text `datasetId` in its context
+ * (datasetOfRule's rule). Migration 20261203036100_alert_rule_dataset_index indexes this very expression.
+ */
+const RULE_DATASET_SQL = `COALESCE(NULLIF(labels->>'dataset', ''), CASE WHEN jsonb_typeof(context->'datasetId') = 'string' THEN NULLIF(context->>'datasetId', '') END)`;
+
+/** A dataset's rules (`Dataset.alertRulePage`): the rules whose dataset is the parent's id. */
+export const ruleDatasetLink: ListLink = { parentKey: RULE_DATASET_SQL, keyType: 'text' };

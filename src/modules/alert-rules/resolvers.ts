@@ -93,5 +93,9 @@ export const alertRuleResolvers: Resolvers = {
       authorizeLink(context, 'AlertRule');
       return context.loaders.alertRulesByDataset.load(dataset.datasetId);
     },
+    alertRulePage: (dataset, { where, orderBy, first, after, last, before }, context) => {
+      authorizeLink(context, 'AlertRule');
+      return context.services.alertRules.datasetRulePage(context.loaders, dataset.datasetId, { where, orderBy, first, after, last, before });
+    },
   },
 };

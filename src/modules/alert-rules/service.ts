@@ -10,6 +10,7 @@ import { GatewayError } from '../../errors.js';
 import type { AlertManagers, RuleSpec } from '../../platform/alert-manager/alert-manager.js';
 import { pathDeeperThan } from '../../validation/json-depth.js';
 import { legacyEq, legacyIn, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
+import type { ListArguments } from '../../platform/lists/list-query.js';
 import type { AlertService } from '../alerts/service.js';
 import { checkMetricExpression } from '../alerts/metric-expression.js';
 import { checkName, isUuid } from '../alerts/rules.js';
@@ -252,6 +253,15 @@ export function createAlertRuleService(store: AlertRuleStore, alerts: AlertServi
     async getRule(id: string): Promise<AlertRuleView> {
       const [view] = await views([await getRecord(id)]);
       return view!;
+    },
+
+    /**
+     * A page of the rules about one dataset (`Dataset.alertRulePage`), by the rule list's contract.
+     * The datasets of one request that ask with the same arguments share one statement (`request`: an
+     * object of that request); evaluations and silences are left to their fields' loaders.
+     */
+    datasetRulePage(request: object, datasetId: string, args: ListArguments): Promise<AlertRulePage> {
+      return store.datasetPage(request, datasetId, args, options.listMax);
     },
 
     async searchRules(query: AlertRuleQuery): Promise<AlertRulePage> {

@@ -4,7 +4,8 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import type { ManagerKind } from '../alerts/types.js';
 import { readList, type ListArguments, type ListPage } from '../../platform/lists/list-query.js';
-import { alertRuleList } from './list.js';
+import { nestedListReader } from '../../platform/lists/nested-list.js';
+import { alertRuleList, ruleDatasetLink } from './list.js';
 import type {
   ActiveAlert,
   AlertNotificationRecord,
@@ -82,6 +83,9 @@ export function createAlertRuleStore(prisma: PrismaClient) {
   });
 
   return {
+    /** The rules about each dataset of a request, a page per dataset by the list contract, batched (src/platform/lists/nested-list.ts). */
+    datasetPage: nestedListReader(prisma, alertRuleList, ruleDatasetLink, rule),
+
     async findById(id: string): Promise<AlertRuleRecord | undefined> {
       const row = await prisma.alertRule.findUnique({ where: { id } });
       return row ? rule(row) : undefined;

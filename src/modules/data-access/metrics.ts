@@ -60,9 +60,9 @@ export function createMetricsQueries(prometheus: PrometheusApi, datasets: Datase
       return { ...page, items: page.items.map((entry) => sizeEntry(entry, sizes.get(entry.datasourceRef))) };
     },
 
-    /** Every Live dataset's datasource with its size (the console's dataset list shows it). */
+    /** Every Live dataset's datasource with its size (the console's dataset list shows it); refused beyond the list maximum. */
     async datasourceSizes(): Promise<DatasourceSizeEntry[]> {
-      const [entries, sizes] = await Promise.all([datasets.datasources({ statuses: ['Live'] }), engine.datasourceSizes()]);
+      const [entries, sizes] = await Promise.all([datasets.datasources({ statuses: ['Live'] }, 'whole'), engine.datasourceSizes()]);
       return entries.map((entry) => sizeEntry(entry, sizes.get(entry.datasourceRef)));
     },
   };

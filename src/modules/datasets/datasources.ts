@@ -89,12 +89,22 @@ export function createDatasourceService(store: DatasetStore, queryEngine: QueryE
       return source ? { datasource: live.alias ?? datasetId, datasourceRef: source.name, datasetId, status: live.status, type: engineType, alias: live.alias, isPrimary: true } : undefined;
     },
 
-    /** Datasources of Live datasets (drafts and retired datasets have none), newest change first. */
-    async datasources(filter: { statuses?: readonly DatasetStatus[] | null; type?: string | null }): Promise<DatasourceEntry[]> {
+    /**
+     * Datasources of Live datasets (drafts and retired datasets have none), newest change first: at
+     * most the list maximum. `whole` (the whole-list GraphQL fields and the REST routes on them)
+     * refuses, naming the paged form, when there are more, rather than answering part of the list as if it were all.
+     */
+    async datasources(filter: { statuses?: readonly DatasetStatus[] | null; type?: string | null }, bound: 'cut' | 'whole' = 'cut'): Promise<DatasourceEntry[]> {
       if (filter.type && filter.type !== engineType) return [];
       if (filter.statuses && filter.statuses.length > 0 && !filter.statuses.includes('Live')) return [];
-      const live = (await store.page({ where: { status: { eq: 'Live' } }, first: options.listMax }, options.listMax)).items;
-      const entries = await entriesOf(live);
+      const page = await store.page({ where: { status: { eq: 'Live' } }, first: options.listMax }, options.listMax);
+      if (bound === 'whole' && page.hasNextPage) {
+        throw new GatewayError(
+          'DATASOURCE_LIST_INPUT_INVALID',
+          `there are more than ${options.listMax} Live datasets, more than one whole list answers; read them a page at a time with datasourcePage or datasourceSizePage`,
+        );
+      }
+      const entries = await entriesOf(page.items);
       return entries.filter((entry): entry is DatasourceEntry => entry !== undefined);
     },
 

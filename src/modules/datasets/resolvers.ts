@@ -64,7 +64,7 @@ export const datasetResolvers: Resolvers = {
         before,
       }),
     exportDataset: (_, { id, status }, { services }) => services.datasets.export(id, status),
-    datasources: (_, { filter }, { services }) => services.datasets.datasources({ statuses: filter?.status, type: filter?.type }),
+    datasources: (_, { filter }, { services }) => services.datasets.datasources({ statuses: filter?.status, type: filter?.type }, 'whole'),
     datasourcePage: (_, args, { services }) => services.datasets.datasourcePage(args),
   },
   Mutation: {

@@ -261,8 +261,11 @@ export interface ListPlan {
   beyondCursor: boolean;
 }
 
-/** Checks the arguments and builds the statements of one page; `listMax` bounds `first` and `last`. */
-export function planList(declaration: ListDeclaration, args: ListArguments, listMax: number): ListPlan {
+/**
+ * Checks the arguments and builds the statements of one page; `listMax` bounds `first` and `last`.
+ * `scope` (trusted SQL, never client text) narrows every statement further: a nested list's link to its parent.
+ */
+export function planList(declaration: ListDeclaration, args: ListArguments, listMax: number, scope?: string): ListPlan {
   const { first, last } = args;
   if (first !== null && first !== undefined && last !== null && last !== undefined) throw invalid(declaration, 'first and last: give one of them, not both');
   const backward = last !== null && last !== undefined;
@@ -279,7 +282,7 @@ export function planList(declaration: ListDeclaration, args: ListArguments, list
   const filter = whereSql(declaration, args.where, params, { predicates: 0 }, 'where');
   const filterValues = [...params.values];
   const filtered = filter !== 'TRUE';
-  const conditions = [filter];
+  const conditions = scope ? [scope, filter] : [filter];
   let offset = 0;
   for (const argumentName of ['after', 'before'] as const) {
     const cursor = args[argumentName];
@@ -297,7 +300,7 @@ export function planList(declaration: ListDeclaration, args: ListArguments, list
     text: `SELECT * ${from} ORDER BY ${orderSql(order, backward)} LIMIT ${size + 1}${offset > 0 ? ` OFFSET ${offset}` : ''}`,
     values: params.values,
   };
-  const filterOnly = `FROM ${quote(declaration.table)} WHERE ${filter}`;
+  const filterOnly = `FROM ${quote(declaration.table)} WHERE ${scope ? `${scope} AND ` : ''}${filter}`;
   return {
     page,
     count: { text: `SELECT count(*)::int AS count ${filterOnly}`, values: filterValues, filtered },
@@ -391,13 +394,24 @@ async function runCounting(prisma: PrismaClient, declaration: ListDeclaration, s
 }
 
 /** Column name → Prisma field name of the list's model (the one mapped to its table), from the client's own data model. */
-function fieldNamesOf(prisma: PrismaClient, declaration: ListDeclaration): Map<string, string> {
+export function fieldNamesOf(prisma: PrismaClient, declaration: ListDeclaration): Map<string, string> {
   const models = (prisma as unknown as { _runtimeDataModel: { models: Record<string, { dbName: string | null; fields: { name: string; dbName: string | null; kind: string }[] }> } })._runtimeDataModel
     .models;
   const model = declaration.model ?? Object.keys(models).find((name) => (models[name]!.dbName ?? name) === declaration.table);
   const fields = model === undefined ? undefined : models[model]?.fields;
   if (!fields) throw new Error(`list: Prisma has no model of the table ${declaration.table}`);
   return new Map(fields.filter((field) => field.kind === 'scalar' || field.kind === 'enum').map((field) => [field.dbName ?? field.name, field.name]));
+}
+
+/** How a group's stored value is answered: an enum field's GraphQL name, any other value as text. */
+export function groupKeyOf(declaration: ListDeclaration, field: string): (value: unknown) => string | null {
+  const declared = declaration.fields[fieldNamed(declaration, field) ?? ''];
+  const byStored = new Map(Object.entries(declared?.enumValues ?? {}).map(([name, stored]) => [stored, name]));
+  return (value: unknown) => {
+    if (value === null || value === undefined) return null;
+    const stored = typeof value === 'string' ? value : JSON.stringify(value);
+    return byStored.get(stored) ?? stored;
+  };
 }
 
 /**
@@ -416,15 +430,7 @@ export async function readList<T>(prisma: PrismaClient, declaration: ListDeclara
     for (const [column, value] of Object.entries(row)) named[names.get(column) ?? column] = value;
     return toItem(named as never);
   });
-  const groupKey = (field: string) => {
-    const declared = declaration.fields[fieldNamed(declaration, field) ?? ''];
-    const byStored = new Map(Object.entries(declared?.enumValues ?? {}).map(([name, stored]) => [stored, name]));
-    return (value: unknown) => {
-      if (value === null || value === undefined) return null;
-      const stored = typeof value === 'string' ? value : JSON.stringify(value);
-      return byStored.get(stored) ?? stored;
-    };
-  };
+  const groupKey = (field: string) => groupKeyOf(declaration, field);
   return {
     items: records,
     cursors: kept.map((row) => cursorOf(declaration, plan.order, row)),

@@ -1,0 +1,114 @@
+// A list under each item of another list (`Dataset.alertRulePage`), by the same contract as a root
+// list, batched: however many parents a response holds, their pages are one statement, their
+// `totalCount`s one more, and each `groupBy` field one more. Each statement reads the parents' keys
+// as one array parameter and runs the root list's own statement once per parent (a LATERAL join),
+// narrowed by the link, so every parent's page is cut and ordered by the database as a root page is.
+import DataLoader from 'dataloader';
+import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { ListDeclaration } from './declaration.js';
+import { cursorOf, fieldNamesOf, groupKeyOf, planList, type BoundSql, type ListArguments, type ListPage } from './list-query.js';
+
+export interface ListLink {
+  /** SQL over the list's table (trusted text, with an index of its own) giving the key of the parent an item belongs to. */
+  parentKey: string;
+  /** The SQL type of that key, for the array of parents' keys. */
+  keyType: 'text' | 'uuid';
+}
+
+const PARENT = '__parent';
+
+/** `statement` once per parent key: each row carries its parent's key as `__parent`. */
+export function perParent(link: ListLink, statement: BoundSql, parents: readonly string[], alias: string): BoundSql {
+  return {
+    text: `SELECT parent."${PARENT}", ${alias}.* FROM unnest($${statement.values.length + 1}::${link.keyType}[]) AS parent("${PARENT}") CROSS JOIN LATERAL (${statement.text}) AS ${alias}`,
+    values: [...statement.values, parents],
+  };
+}
+
+function byParent<R extends Record<string, unknown>>(rows: readonly R[]): Map<string, R[]> {
+  const grouped = new Map<string, R[]>();
+  for (const row of rows) {
+    const key = String(row[PARENT]);
+    const list = grouped.get(key) ?? grouped.set(key, []).get(key)!;
+    list.push(row);
+  }
+  return grouped;
+}
+
+/** The condition that narrows a list's statement to one parent's items (see perParent). */
+export const linkScope = (link: ListLink) => `${link.parentKey} = parent."${PARENT}"`;
+
+interface Batch<T> {
+  pages: DataLoader<string, ListPage<T>>;
+  counts: DataLoader<string, number>;
+  groups: Map<string, DataLoader<string, { key: string | null; count: number }[]>>;
+}
+
+/**
+ * A reader of nested pages. `request` is an object that lives as long as one request (its loaders):
+ * parents asking for the same arguments within it share one batch.
+ */
+export function nestedListReader<T>(prisma: PrismaClient, declaration: ListDeclaration, link: ListLink, toItem: (row: never) => T) {
+  const batches = new WeakMap<object, Map<string, Batch<T>>>();
+  const scope = linkScope(link);
+
+  function batchFor(request: object, args: ListArguments, listMax: number): Batch<T> {
+    const signature = JSON.stringify([args.where ?? null, args.orderBy ?? null, args.first, args.after ?? null, args.last ?? null, args.before ?? null, listMax]);
+    const ofRequest = batches.get(request) ?? batches.set(request, new Map()).get(request)!;
+    const existing = ofRequest.get(signature);
+    if (existing) return existing;
+    const plan = planList(declaration, args, listMax, scope);
+    const names = fieldNamesOf(prisma, declaration);
+    const batch: Batch<T> = {
+      pages: new DataLoader(async (parents) => {
+        const statement = perParent(link, plan.page, parents, 'item');
+        const grouped = byParent(await prisma.$queryRawUnsafe<Record<string, unknown>[]>(statement.text, ...statement.values));
+        return parents.map((parent): ListPage<T> => {
+          // The rows of one parent come in its page's order (the LATERAL subquery's ORDER BY ... LIMIT).
+          const rows = grouped.get(parent) ?? [];
+          const kept = rows.slice(0, plan.size);
+          if (plan.backward) kept.reverse();
+          const more = rows.length > plan.size;
+          return {
+            items: kept.map((row) => {
+              const named: Record<string, unknown> = {};
+              for (const [column, value] of Object.entries(row)) if (column !== PARENT) named[names.get(column) ?? column] = value;
+              return toItem(named as never);
+            }),
+            cursors: kept.map((row) => cursorOf(declaration, plan.order, row)),
+            hasNextPage: plan.backward ? plan.beyondCursor : more,
+            hasPreviousPage: plan.backward ? more : plan.beyondCursor,
+            countAll: () => batch.counts.load(parent),
+            groupBy: (field) => groupLoader(field).load(parent),
+          };
+        });
+      }),
+      counts: new DataLoader(async (parents) => {
+        const statement = perParent(link, plan.count, parents, 'counted');
+        const rows = await prisma.$queryRawUnsafe<{ __parent: string; count: number }[]>(statement.text, ...statement.values);
+        const counts = new Map(rows.map((row) => [String(row[PARENT]), row.count]));
+        return parents.map((parent) => counts.get(parent) ?? 0);
+      }),
+      groups: new Map(),
+    };
+    const groupLoader = (field: string) => {
+      const found = batch.groups.get(field);
+      if (found) return found;
+      // Checked before any statement: a field the list cannot be counted by is refused with the list's code.
+      const group = plan.group(field);
+      const toKey = groupKeyOf(declaration, field);
+      const loader = new DataLoader<string, { key: string | null; count: number }[]>(async (parents) => {
+        const statement = perParent(link, group, parents, 'grouped');
+        const grouped = byParent(await prisma.$queryRawUnsafe<{ __parent: string; key: unknown; count: number }[]>(statement.text, ...statement.values));
+        return parents.map((parent) => (grouped.get(parent) ?? []).map((row) => ({ key: toKey(row.key), count: row.count })));
+      });
+      batch.groups.set(field, loader);
+      return loader;
+    };
+    ofRequest.set(signature, batch);
+    return batch;
+  }
+
+  /** The page of `parentKey`'s items; `listMax` bounds `first` and `last` as on the root list. */
+  return (request: object, parentKey: string, args: ListArguments, listMax: number): Promise<ListPage<T>> => batchFor(request, args, listMax).pages.load(parentKey);
+}
