@@ -59,7 +59,7 @@ beforeAll(async () => {
   await gw.sql(`
     INSERT INTO ingestion_counters (dataset_id, requests, received, processed)
     SELECT 'dash-' || lpad(e::text, 3, '0'), 1, e, e FROM generate_series(1, 100) e`);
-});
+}, 120_000);
 afterAll(async () => {
   await second?.stop();
   await gw?.stop();

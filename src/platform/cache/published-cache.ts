@@ -23,7 +23,7 @@ export interface MadeOf {
 export interface ReadStart {
   readonly resets: number;
   readonly versions: readonly number[];
-  /** Date.now() when the read began. */
+  /** When the read began (performance.now(): a clock that never jumps). */
   readonly at: number;
 }
 
@@ -32,7 +32,7 @@ interface Entry<V> {
   key: string;
   value: V;
   madeOf: MadeOf;
-  /** Date.now() after which it is not served (made of figures kept for a bounded time). */
+  /** performance.now() after which it is not served (made of figures kept for a bounded time). */
   expiresAt?: number;
 }
 
@@ -81,7 +81,7 @@ export class PublishedCache {
 
   /** To hand to `keep` once the read is done: it keeps the value only if nothing it is made of changed meanwhile. */
   since(tables: readonly string[]): ReadStart {
-    return { resets: this.resets, versions: tables.map((table) => this.versions.get(table) ?? 0), at: Date.now() };
+    return { resets: this.resets, versions: tables.map((table) => this.versions.get(table) ?? 0), at: performance.now() };
   }
 
   /** A change of this process: every part drops what it made of now (the database's announcement, after commit, does so in every gateway). */
@@ -157,7 +157,7 @@ export class CachePart<V> {
 
   get(key: string): V | undefined {
     let entry = this.cache.listening ? this.entries.get(key) : undefined;
-    if (entry?.expiresAt !== undefined && entry.expiresAt <= Date.now()) {
+    if (entry?.expiresAt !== undefined && entry.expiresAt <= performance.now()) {
       this.remove(key);
       entry = undefined;
     }
@@ -175,7 +175,7 @@ export class CachePart<V> {
   /** Keeps `value`, read since `start`, unless something it is made of changed meanwhile (a kept value is frozen). */
   keep(key: string, value: V, madeOf: MadeOf, start: ReadStart): void {
     if (!this.cache.unchangedSince(madeOf.tables, start)) return;
-    if (madeOf.maxAgeMs !== undefined && start.at + madeOf.maxAgeMs <= Date.now()) return;
+    if (madeOf.maxAgeMs !== undefined && start.at + madeOf.maxAgeMs <= performance.now()) return;
     const frozen = deepFreeze(value);
     this.remove(key);
     const entry: Entry<V> = { part: this, key, value: frozen, madeOf };
