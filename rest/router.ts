@@ -9,7 +9,7 @@ import { GatewayError, GENERIC_FAILURE_MESSAGE, type ErrorCode } from '../src/er
 import { classifyGraphQLError } from '../src/graphql/errors.js';
 import type { Logger } from '../src/logger.js';
 import type { ReadPlanner } from '../src/graphql/published-reads.js';
-import type { CachePart, PublishedCache } from '../src/platform/cache/published-cache.js';
+import type { CachePart, MadeOf, PublishedCache } from '../src/platform/cache/published-cache.js';
 import { describeJsonLimitViolation, findJsonLimitViolation, type JsonLimits } from '../src/validation/json-limits.js';
 import { requestMsgid, sendFailure, successEnvelopeHead, successEnvelopeJson } from '../src/http/envelope.js';
 import { answerEtag, prepareResult, type PreparedAnswer, writeKeptAnswer } from '../src/http/kept-answer.js';
@@ -26,7 +26,7 @@ interface CompiledEndpoint {
   endpoint: RestEndpoint;
   documents: Map<string, DocumentNode>;
   /** The operations (by name) whose results the published cache may keep, with the tables they are made of. */
-  cacheable: Map<string, readonly string[]>;
+  cacheable: Map<string, MadeOf>;
   validatePath?: Validator;
   validateQuery?: Validator;
   validateBody?: Validator;
@@ -91,13 +91,13 @@ function compile(endpoint: RestEndpoint, schema: GraphQLSchema, planOf: ReadPlan
     }
     documents.set(name, document);
   }
-  const cacheable = new Map<string, readonly string[]>();
+  const cacheable = new Map<string, MadeOf>();
   // Results that go out as the operation's data mapped (not bare, not another media type), of one query reading published records only.
   if (planOf && !endpoint.bareResult && !endpoint.contentType) {
     for (const [name, document] of documents) {
       const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
       const plan = operations.length === 1 ? planOf(document, operations[0]!) : null;
-      if (plan) cacheable.set(name, plan.tables);
+      if (plan) cacheable.set(name, plan.maxAgeMs === undefined ? { tables: plan.tables } : { tables: plan.tables, maxAgeMs: plan.maxAgeMs });
     }
   }
   return {
@@ -180,7 +180,7 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       const cacheKey = keyFor(operationName, variableValues);
       const cached = cacheKey ? results!.get(cacheKey) : undefined;
       if (cached) return sendKept(req, res, msgid, cacheKey!, cached);
-      const start = madeOf && results.since(madeOf);
+      const start = madeOf && results.since(madeOf.tables);
       const outcome = await execute({ schema: options.schema, document, variableValues, contextValue: context });
       const firstError = outcome.errors?.[0];
       if (firstError) {
@@ -205,7 +205,7 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       const json = JSON.stringify(result);
       if (!cacheKey || !start) return sendSuccess(req, res, endpoint.apiId, msgid, json);
       const kept = prepareResult(json);
-      results.keep(cacheKey, kept, { tables: madeOf }, start);
+      results.keep(cacheKey, kept, madeOf, start);
       sendKept(req, res, msgid, cacheKey, kept);
     };
 

@@ -79,6 +79,8 @@ import { SYSTEM_EVENTS_DATASOURCE, SystemEventsRecorder } from './modules/ingest
 import { createIngestionService } from './modules/ingestion/service.js';
 import { createHealthService } from './modules/metrics/health.js';
 import { createMetricsService } from './modules/metrics/service.js';
+import { metricsFieldPermissions } from './modules/metrics/permissions.js';
+import { ingestionFieldPermissions } from './modules/ingestion/permissions.js';
 import { piiRules } from './modules/pii/detectors.js';
 import { createPiiService } from './modules/pii/service.js';
 import { createSeriesService } from './modules/series/series.js';
@@ -166,7 +168,14 @@ function createServices(
     systemEvents: platform.systemEvents ?? { datasource: { name: SYSTEM_EVENTS_DATASOURCE, columns: new Set() }, flush: async () => undefined },
   });
   const series = createSeriesService(platform.prometheus, { findAlias: async (name) => (await alerts.findMetricAlias(name))?.metric });
-  const alerts = createAlertService(createAlertStore(database.prisma), platform.alertManagers, platform.managerNames, platform.notifier, logger, { listMax: config.alerting.listMax });
+  const alerts = createAlertService(
+    createAlertStore(database.prisma, (id) => published.announce({ table: 'notification_channels', key: id })),
+    platform.alertManagers,
+    platform.managerNames,
+    platform.notifier,
+    logger,
+    { listMax: config.alerting.listMax },
+  );
   return {
     templates: createTemplateService(createTemplateStore(database.prisma, published.records<TemplateRecord | null>('query_templates', PUBLISHED_RECORD_ENTRIES)), {
       listMax: config.templates.listMax,
@@ -178,12 +187,21 @@ function createServices(
     schemaInference: createSchemaInferenceService(),
     ingestion: createIngestionService(datasets, platform.eventBus, ingestionCounters, { maxBatch: config.ingestion.maxBatch, systemEvents: platform.systemEvents }),
     files,
-    connectors: createConnectorService(createConnectorStore(database.prisma), files, config.connectors),
+    connectors: createConnectorService(
+      createConnectorStore(database.prisma, () => published.announce({ table: 'connector_registry', key: '*' })),
+      files,
+      config.connectors,
+    ),
     alerts,
-    alertRules: createAlertRuleService(createAlertRuleStore(database.prisma), alerts, platform.alertManagers, {
-      listMax: config.alerting.listMax,
-      resolveManager: (name) => platform.managerNames.resolveManager(name, 'rule'),
-    }),
+    alertRules: createAlertRuleService(
+      createAlertRuleStore(database.prisma, (id) => published.announce({ table: 'alert_rules', key: id })),
+      alerts,
+      platform.alertManagers,
+      {
+        listMax: config.alerting.listMax,
+        resolveManager: (name) => platform.managerNames.resolveManager(name, 'rule'),
+      },
+    ),
     audit: createAuditService(createAuditStore(database.prisma), { listMax: AUDIT_LIST_MAX }),
     pii: createPiiService(createPiiDetector(config.pii, piiRules), config.pii),
     metrics,
@@ -395,7 +413,9 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     logger,
   });
 
-  const planOf = readPlanner(schema, PUBLISHED_READS, ROOT_FIELD_PERMISSIONS, NODE_READ_API_IDS);
+  // A kept answer holding health or counters is served only to a caller their own fields admit.
+  const figuresApiIds = { DatasetHealth: metricsFieldPermissions['Query.datasetHealth']!, IngestionStats: ingestionFieldPermissions['Query.ingestionStats']! };
+  const planOf = readPlanner(schema, PUBLISHED_READS, ROOT_FIELD_PERMISSIONS, { ...NODE_READ_API_IDS, ...figuresApiIds }, config.graphql.figuresMaxAgeMs);
   const keptResults = publishedResults<GatewayContext>({ cache: published, planOf, maxEntries: 2_000 });
   const accessFor = requestAccessFactory(accessControl);
   const apollo = new ApolloServer<GatewayContext>({

@@ -28,6 +28,15 @@ export const graphqlVariables = z.object({
     .describe(
       'GraphQL cost one rate-limit token buys: a document pays ceil(cost / this) tokens of the caller budget (RATE_LIMIT_BURST), at least 1 (a REST call pays 1). The default makes the costliest document GRAPHQL_MAX_COST allows cost the default burst.',
     ),
+  GRAPHQL_FIGURES_MAX_AGE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .default(5_000)
+    .describe(
+      "How long (ms) a GraphQL answer that reads a dataset's ingestion counts or health (`Dataset.ingestion`, `Dataset.health`) may be kept and served again: such figures move with every ingest call and no change announces them, so they may be this old on a dashboard page that is kept (its other fields are dropped at once on a change). 0: such answers are never kept.",
+    ),
   GRAPHQL_MAX_BATCH: z.coerce.number().int().min(1).max(100).default(1).describe('Most operations in one batched GraphQL request (1: batching off).'),
 });
 
@@ -38,6 +47,8 @@ export function graphqlSettings(e: GraphqlVariables & Pick<ServerVariables, 'NOD
   return {
     graphiql: e.GRAPHIQL_ENABLED ?? !production,
     introspection: e.GRAPHQL_INTROSPECTION ?? !production,
+    /** How long an answer selecting ingestion counts or health may be kept (ms; 0: never). */
+    figuresMaxAgeMs: e.GRAPHQL_FIGURES_MAX_AGE_MS,
     /** The allow list (`file` unset: persisted-operations.json) and who must keep to it. */
     persistedOperations: {
       ...(e.PERSISTED_OPERATIONS_FILE ? { file: e.PERSISTED_OPERATIONS_FILE } : {}),

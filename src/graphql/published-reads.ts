@@ -13,6 +13,12 @@ export interface PublishedReads {
   unpublished?: readonly string[];
   /** Fields (`Type.field`) that link to records of other published tables: an answer selecting one is made of those tables too. */
   linked?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Fields (`Type.field`) made of figures that move with every ingest call or probe (counters,
+   * health) and that no change announces: an answer selecting one is kept for a bounded time only
+   * (`figuresMaxAgeMs` of the planner; never when it is 0).
+   */
+  figures?: readonly string[];
 }
 
 /** The declarations of several modules as one. */
@@ -21,6 +27,7 @@ export function combinePublishedReads(...reads: PublishedReads[]): Required<Publ
     tables: Object.assign({}, ...reads.map((read) => read.tables)) as PublishedReads['tables'],
     unpublished: reads.flatMap((read) => read.unpublished ?? []),
     linked: Object.assign({}, ...reads.map((read) => read.linked ?? {})) as NonNullable<PublishedReads['linked']>,
+    figures: reads.flatMap((read) => read.figures ?? []),
   };
 }
 
@@ -31,6 +38,8 @@ export interface ReadPlan {
   apiIds: (readonly string[])[];
   /** The API ids that admit a caller to each type of record its answer reaches through a link (checked, no token taken), as the links' resolvers check them. */
   linkedApiIds: (readonly string[])[];
+  /** How long the answer may be kept at most (ms since its read began), when it selects figures; unbounded otherwise. */
+  maxAgeMs?: number;
 }
 
 /** `planOf(document, operation)`: the operation's plan when its answer may be kept, else null; worked out once per parsed operation. */
@@ -39,11 +48,19 @@ export type ReadPlanner = (document: DocumentNode, operation: OperationDefinitio
 /**
  * `typeApiIds`: the API ids a caller needs to read a record of a type reached through a link
  * (a dataset's templates): a kept answer holds such records, so it is served only to a caller the
- * links' resolvers would have admitted.
+ * links' resolvers would have admitted. `figuresMaxAgeMs`: how long an answer selecting `figures` may
+ * be kept (0: never).
  */
-export function readPlanner(schema: GraphQLSchema, reads: PublishedReads, permissions: FieldPermissions, typeApiIds: Readonly<Record<string, readonly string[]>> = {}): ReadPlanner {
+export function readPlanner(
+  schema: GraphQLSchema,
+  reads: PublishedReads,
+  permissions: FieldPermissions,
+  typeApiIds: Readonly<Record<string, readonly string[]>> = {},
+  figuresMaxAgeMs = 0,
+): ReadPlanner {
   const plans = new WeakMap<OperationDefinitionNode, ReadPlan | null>();
   const unpublished = new Set(reads.unpublished ?? []);
+  const figures = new Set(reads.figures ?? []);
   return (document, operation) => {
     const known = plans.get(operation);
     if (known !== undefined) return known;
@@ -53,6 +70,7 @@ export function readPlanner(schema: GraphQLSchema, reads: PublishedReads, permis
       const apiIds: (readonly string[])[] = [];
       const linkedApiIds = new Map<string, readonly string[]>();
       let cacheable = true;
+      let selectsFigures = false;
       for (const selection of operation.selectionSet.selections) {
         if (selection.kind !== Kind.FIELD) continue;
         const coordinate = `Query.${selection.name.value}`;
@@ -73,12 +91,13 @@ export function readPlanner(schema: GraphQLSchema, reads: PublishedReads, permis
             const linkedType = returned && parent.name !== 'Query' ? getNamedType(returned).name : undefined;
             if (linkedType && typeApiIds[linkedType]) linkedApiIds.set(linkedType, typeApiIds[linkedType]);
             const coordinate = `${parent.name}.${node.name.value}`;
-            if (unpublished.has(coordinate)) cacheable = false;
+            if (unpublished.has(coordinate) || (figures.has(coordinate) && figuresMaxAgeMs <= 0)) cacheable = false;
+            if (figures.has(coordinate)) selectsFigures = true;
             reads.linked?.[coordinate]?.forEach((table) => tables.add(table));
           },
         }),
       );
-      if (cacheable) plan = { tables: [...tables], apiIds, linkedApiIds: [...linkedApiIds.values()] };
+      if (cacheable) plan = { tables: [...tables], apiIds, linkedApiIds: [...linkedApiIds.values()], ...(selectsFigures ? { maxAgeMs: figuresMaxAgeMs } : {}) };
     }
     plans.set(operation, plan);
     return plan;

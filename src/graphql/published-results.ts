@@ -129,7 +129,7 @@ export function publishedResults<TContext extends { access: RequestAccess }>(opt
           answers.keep(
             key,
             { answer: prepareBody(body), apiIds: plan.apiIds, linkedApiIds: plan.linkedApiIds, operationLabel: currentRequestScope()?.graphqlOperation, cost },
-            { tables: plan.tables },
+            plan.maxAgeMs === undefined ? { tables: plan.tables } : { tables: plan.tables, maxAgeMs: plan.maxAgeMs },
             start,
           );
         },

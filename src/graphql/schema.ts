@@ -24,7 +24,7 @@ import { templateResolvers } from '../modules/templates/resolvers.js';
 import { searchResolvers } from '../modules/search/resolvers.js';
 import { PUBLIC_API_ID, type FieldPermissions } from '../auth/field-api-ids.js';
 import { alertsFieldPermissions } from '../modules/alerts/permissions.js';
-import { alertRulesFieldPermissions } from '../modules/alert-rules/permissions.js';
+import { alertRulesFieldPermissions, alertRulesPublishedReads } from '../modules/alert-rules/permissions.js';
 import { auditFieldPermissions } from '../modules/audit/permissions.js';
 import { connectorsFieldPermissions, connectorsPublishedReads } from '../modules/connectors/permissions.js';
 import { datasetsFieldPermissions, datasetsPublishedReads } from '../modules/datasets/permissions.js';
@@ -85,7 +85,7 @@ export const ROOT_FIELD_PERMISSIONS: FieldPermissions = {
 };
 
 /** Root fields whose answers the published cache may keep, as each module declares them beside its resolvers. */
-export const PUBLISHED_READS = combinePublishedReads(datasetsPublishedReads, templatesPublishedReads, connectorsPublishedReads);
+export const PUBLISHED_READS = combinePublishedReads(datasetsPublishedReads, templatesPublishedReads, connectorsPublishedReads, alertRulesPublishedReads);
 
 export function buildSchema(version: string): GraphQLSchema {
   return makeExecutableSchema({

@@ -1,12 +1,27 @@
 // The dashboard page of the graph (bench/dashboard.ts times it): Live datasets with their status,
 // health, ingestion counts, connectors and alert rules in one query, at most 8 SQL statements however
 // long the page (every link is one DataLoader batch; the counters the health and the counts read
-// are one statement).
+// are one statement). The page is kept in the published cache: a change to a dataset, connector,
+// alert rule or channel is seen by the next read on every gateway of the database (announced
+// tables), the counts and health within GRAPHQL_FIGURES_MAX_AGE_MS (nothing announces them).
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { graphql } from '../support/api.js';
+import supertest from 'supertest';
+import { envelope, graphql } from '../support/api.js';
+import { seedDataset } from '../support/datasets.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { startGateway, type Gateway } from '../../src/server.js';
+
+/** How long both gateways keep a page that shows counts and health. */
+const FIGURES_MAX_AGE_MS = 1_000;
+const ENV = { GRAPHQL_FIGURES_MAX_AGE_MS: String(FIGURES_MAX_AGE_MS) };
 
 let gw: TestGateway;
+/** A second gateway on the same database, as behind a load balancer. */
+let second: Gateway;
+let secondHttp: ReturnType<typeof supertest>;
 
 const uuid = (kind: number, n: number) => `00000000-0000-4000-8000-${String(kind).padStart(4, '0')}${String(n).padStart(8, '0')}`;
 const RULE = 1;
@@ -14,7 +29,12 @@ const CHANNEL = 2;
 const datasetId = (n: number) => `dash-${String(n).padStart(3, '0')}`;
 
 beforeAll(async () => {
-  gw = await startTestGateway();
+  gw = await startTestGateway(ENV);
+  second = await startGateway(
+    loadConfig({ DATABASE_URL: gw.databaseUrl, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'test', DB_POOL_MAX: '2', METRICS_SAMPLE_INTERVAL_SECONDS: '0', ...ENV }),
+    createLogger('silent'),
+  );
+  secondHttp = supertest(second.url);
   // 100 Live event datasets fed by a built-in connector, each watched by two alert rules that notify
   // one of 5 channels, and each with ingestion counters of its own (dataset n received n events).
   await gw.sql(`
@@ -39,8 +59,9 @@ beforeAll(async () => {
   await gw.sql(`
     INSERT INTO ingestion_counters (dataset_id, requests, received, processed)
     SELECT 'dash-' || lpad(e::text, 3, '0'), 1, e, e FROM generate_series(1, 100) e`);
-});
+}, 120_000);
 afterAll(async () => {
+  await second?.stop();
   await gw?.stop();
 });
 
@@ -65,11 +86,12 @@ interface DashboardNode {
   alertRules: { name: string; status: string; channels: { name: string }[] }[];
 }
 
-async function dashboard(first: number): Promise<{ statements: number; nodes: DashboardNode[] }> {
-  const before = gw.gateway.database.statementCount();
-  const response = await graphql(gw, DASHBOARD, { first });
-  expect(response.errors).toBeUndefined();
-  return { statements: gw.gateway.database.statementCount() - before, nodes: response.data!.datasets.nodes as DashboardNode[] };
+async function dashboard(first: number, on: 'first' | 'second' = 'first'): Promise<{ statements: number; nodes: DashboardNode[] }> {
+  const [database, http] = on === 'first' ? [gw.gateway.database, gw.http] : [second.database, secondHttp];
+  const before = database.statementCount();
+  const response = await http.post('/graphql').send({ query: DASHBOARD, variables: { first } });
+  expect(response.body.errors).toBeUndefined();
+  return { statements: database.statementCount() - before, nodes: response.body.data.datasets.nodes as DashboardNode[] };
 }
 
 describe('the dashboard page', () => {
@@ -106,5 +128,66 @@ describe('the dashboard page', () => {
     }
     expect(new Set(hundred.nodes.map((node) => node.datasetId)).size).toBe(100);
     expect(hundred.nodes.map((node) => node.datasetId)).toContain(datasetId(100));
+  });
+});
+
+describe('the dashboard page kept in the published cache', () => {
+  const PAGE = 4;
+  /** Reads the page until it is served without a statement (a late announcement of an earlier change keeps nothing read meanwhile). */
+  const keptOn = async (on: 'first' | 'second') => {
+    let statements = Infinity;
+    for (let attempt = 0; attempt < 5 && statements > 0; attempt += 1) statements = (await dashboard(PAGE, on)).statements;
+    return statements;
+  };
+  const page = async (on: 'first' | 'second') => (await dashboard(PAGE, on)).nodes;
+  const both = async () => ({ first: await page('first'), second: await page('second') });
+
+  it('is served again without a statement, and shows a change to an alert rule, channel, connector or dataset on the next read of either gateway', async () => {
+    expect({ first: await keptOn('first'), second: await keptOn('second') }).toEqual({ first: 0, second: 0 });
+    const [shown] = await page('first');
+    const n = Number(shown!.datasetId.slice(-3));
+    const rule = (await gw.sql<{ id: string }>(`SELECT id FROM alert_rules WHERE name = $1`, [`dash-rule-${n}-1`])).rows[0]!.id;
+    const channel = uuid(CHANNEL, (n % 5) + 1);
+
+    // Each change made through this gateway's API is shown by its own next read at once, and by the
+    // second gateway's once it has heard the database's announcement (sync: every change committed before).
+    const renamedRule = await graphql(gw, `mutation { updateAlertRule(id: "${rule}", input: { name: "dash-renamed-rule" }) { alertRule { name } } }`);
+    expect(renamedRule.errors).toBeUndefined();
+    const renamedChannel = await graphql(gw, `mutation { updateNotificationChannel(id: "${channel}", input: { name: "dash-renamed-channel" }) { channel { name } } }`);
+    expect(renamedChannel.errors).toBeUndefined();
+    await second.database.changes.sync();
+    for (const [on, nodes] of Object.entries(await both())) {
+      const node = nodes.find((each) => each.datasetId === shown!.datasetId)!;
+      expect([on, node.alertRules.map((each) => each.name)]).toEqual([on, ['dash-renamed-rule', `dash-rule-${n}-2`]]);
+      expect([on, node.alertRules[0]!.channels]).toEqual([on, [{ name: 'dash-renamed-channel' }]]);
+    }
+    expect({ first: await keptOn('first'), second: await keptOn('second') }).toEqual({ first: 0, second: 0 });
+
+    // Changes behind the gateways' backs (plain SQL) are shown as soon as the database announces them.
+    const connectorId = n % 2 === 0 ? 'kafka-connector-1.0.0' : 'postgres-connector';
+    await gw.sql(`UPDATE connector_registry SET name = 'Renamed connector' WHERE (id = $1 OR connector_id = $1) AND status = 'Live'`, [connectorId]);
+    await gw.sql(`UPDATE datasets SET name = 'Renamed dataset' WHERE dataset_id = $1 AND stage = 'live'`, [shown!.datasetId]);
+    await second.database.changes.sync();
+    for (const [on, nodes] of Object.entries(await both())) {
+      const node = nodes.find((each) => each.datasetId === shown!.datasetId) as DashboardNode & { name: string };
+      expect([on, node.name, node.connectors[0]!.connector?.name]).toEqual([on, 'Renamed dataset', 'Renamed connector']);
+    }
+  });
+
+  it('shows ingestion counts and health no older than GRAPHQL_FIGURES_MAX_AGE_MS on either gateway', async () => {
+    await seedDataset(gw, 'dash-live', 'Live');
+    await second.database.changes.sync();
+    const received = (nodes: DashboardNode[]) => nodes.find((node) => node.datasetId === 'dash-live')?.ingestion.received;
+    expect({ first: await keptOn('first'), second: await keptOn('second') }).toEqual({ first: 0, second: 0 });
+    const before = await both();
+    expect({ first: received(before.first), second: received(before.second) }).toEqual({ first: 0, second: 0 });
+
+    const ingested = await gw.http.post('/v2/data/in/dash-live').send({ ...envelope('api.data.in'), data: { id: 'e1' } });
+    expect(ingested.status).toBe(200);
+    // Every answer still kept was read before the ingest call answered, so it is gone once the bound has passed since.
+    await sleep(FIGURES_MAX_AGE_MS);
+    const after = await both();
+    expect({ first: received(after.first), second: received(after.second) }).toEqual({ first: 1, second: 1 });
+    expect(after.first.find((node) => node.datasetId === 'dash-live')?.health?.details.map((detail) => detail.category)).toEqual(['PROCESSING', 'QUERY']);
   });
 });

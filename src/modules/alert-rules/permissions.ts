@@ -1,6 +1,7 @@
 // Who may call this module's root fields, by API id (config/permissions.json grants API ids to roles).
 // The ids are the original's (api.alert.create, api.alert.list, ...).
 import type { FieldPermissions } from '../../auth/field-api-ids.js';
+import type { PublishedReads } from '../../graphql/published-reads.js';
 
 export const alertRulesFieldPermissions: FieldPermissions = {
   'Query.alertRule': ['api.alert.get'],
@@ -11,4 +12,15 @@ export const alertRulesFieldPermissions: FieldPermissions = {
   'Mutation.publishAlertRule': ['api.alert.publish'],
   'Mutation.deleteAlertRule': ['api.alert.delete'],
   'Mutation.deleteAlertRules': ['api.alert.delete.bulk'],
+};
+
+/**
+ * An answer that reaches alert rules through a link (a dataset's alertRules) is made of alert_rules
+ * and, through their channels, notification_channels (both announced); what the evaluator writes at
+ * every evaluation (state, silences, notifications: no announced table) is never kept.
+ */
+export const alertRulesPublishedReads: PublishedReads = {
+  tables: {},
+  unpublished: ['AlertRule.evaluation', 'AlertRule.silence', 'AlertRule.notifications'],
+  linked: { 'AlertRule.channels': ['notification_channels'], 'AlertRule.dataset': ['datasets'] },
 };

@@ -74,7 +74,11 @@ function ruleOrder(order: readonly RuleOrder[]): Prisma.AlertRuleOrderByWithRela
 
 export type RuleRowInput = Omit<AlertRuleRecord, 'createdDate' | 'updatedDate'>;
 
-export function createAlertRuleStore(prisma: PrismaClient) {
+/**
+ * `changed(id)` is told of each rule this process wrote (`*`: several), once committed: kept answers
+ * made of alert_rules are dropped at once here, before the database's announcement reaches every gateway.
+ */
+export function createAlertRuleStore(prisma: PrismaClient, changed: (id: string) => void = () => undefined) {
   const toData = (record: Partial<RuleRowInput>) => ({
     ...record,
     ...(record.labels ? { labels: record.labels } : {}),
@@ -128,7 +132,9 @@ export function createAlertRuleStore(prisma: PrismaClient) {
     },
 
     async insert(record: RuleRowInput): Promise<AlertRuleRecord> {
-      return rule(await prisma.alertRule.create({ data: toData(record) as Prisma.AlertRuleCreateInput }));
+      const created = rule(await prisma.alertRule.create({ data: toData(record) as Prisma.AlertRuleCreateInput }));
+      changed(created.id);
+      return created;
     },
 
     /**
@@ -140,26 +146,33 @@ export function createAlertRuleStore(prisma: PrismaClient) {
         prisma.alertRuleState.deleteMany({ where: { ruleId: id } }),
         prisma.alertRule.updateManyAndReturn({ where: { id }, data: toData(changes) as Prisma.AlertRuleUpdateManyMutationInput }),
       ]);
+      changed(id);
       return rows[0] ? rule(rows[0]) : undefined;
     },
 
     /** Makes a rule Live and, when the embedded evaluator runs it, schedules its first evaluation. */
     async publish(id: string, updatedBy: string, firstEvaluationAt: Date | null): Promise<AlertRuleRecord | undefined> {
-      return prisma.$transaction(async (tx) => {
+      const published = await prisma.$transaction(async (tx) => {
         const rows = await tx.alertRule.updateManyAndReturn({ where: { id }, data: { status: 'live', updatedBy } });
         if (!rows[0]) return undefined;
         await tx.alertRuleState.deleteMany({ where: { ruleId: id } });
         if (firstEvaluationAt) await tx.alertRuleState.create({ data: { ruleId: id, nextEvaluationAt: firstEvaluationAt } });
         return rule(rows[0]);
       });
+      changed(id);
+      return published;
     },
 
     async delete(id: string): Promise<boolean> {
-      return (await prisma.alertRule.deleteMany({ where: { id } })).count > 0;
+      const deleted = (await prisma.alertRule.deleteMany({ where: { id } })).count > 0;
+      changed(id);
+      return deleted;
     },
 
     async deleteByIds(ids: readonly string[]): Promise<number> {
-      return (await prisma.alertRule.deleteMany({ where: { id: { in: [...ids] } } })).count;
+      const deleted = (await prisma.alertRule.deleteMany({ where: { id: { in: [...ids] } } })).count;
+      for (const id of ids) changed(id);
+      return deleted;
     },
 
     async evaluations(ids: readonly string[]): Promise<Map<string, RuleEvaluation>> {

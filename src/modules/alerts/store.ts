@@ -35,7 +35,12 @@ export interface ChannelSort {
   direction: 'asc' | 'desc';
 }
 
-export function createAlertStore(prisma: PrismaClient) {
+/**
+ * `channelChanged(id)` is told of each notification channel this process wrote, once committed:
+ * kept answers made of notification_channels are dropped at once here, before the database's
+ * announcement reaches every gateway.
+ */
+export function createAlertStore(prisma: PrismaClient, channelChanged: (id: string) => void = () => undefined) {
   return {
     silences: {
       async findById(id: string): Promise<SilenceRecord | undefined> {
@@ -129,18 +134,22 @@ export function createAlertStore(prisma: PrismaClient) {
       },
 
       async insert(record: Omit<ChannelRecord, 'createdDate' | 'updatedDate'>): Promise<ChannelRecord> {
-        return channel(await prisma.notificationChannel.create({ data: { ...record, config: record.config as Prisma.InputJsonValue } }));
+        const created = channel(await prisma.notificationChannel.create({ data: { ...record, config: record.config as Prisma.InputJsonValue } }));
+        channelChanged(created.id);
+        return created;
       },
 
       /** Undefined when no such channel has status `status` (it was deleted, or its status changed meanwhile). */
       async update(id: string, status: ChannelStatus, changes: Pick<ChannelRecord, 'name' | 'type' | 'config' | 'updatedBy'>): Promise<ChannelRecord | undefined> {
         const rows = await prisma.notificationChannel.updateManyAndReturn({ where: { id, status }, data: { ...changes, config: changes.config as Prisma.InputJsonValue } });
+        channelChanged(id);
         return rows[0] ? channel(rows[0]) : undefined;
       },
 
       /** Moves a channel from status `from` to `to`; undefined when it is not (or no longer) at `from`. */
       async moveStatus(id: string, from: ChannelStatus, to: ChannelStatus, updatedBy: string): Promise<ChannelRecord | undefined> {
         const rows = await prisma.notificationChannel.updateManyAndReturn({ where: { id, status: from }, data: { status: to, updatedBy } });
+        channelChanged(id);
         return rows[0] ? channel(rows[0]) : undefined;
       },
     },

@@ -24,7 +24,11 @@ function toData(values: ConnectorValues): Omit<Prisma.ConnectorRegistryUnchecked
   return { ...rest, iconurl: iconUrl, uiSpec: uiSpec as Prisma.InputJsonValue, source: source === null ? 'DbNull' : (source as Prisma.InputJsonValue) };
 }
 
-export function createConnectorStore(prisma: PrismaClient) {
+/**
+ * `changed()` is told once this process's write to the registry is committed: kept answers made of
+ * connector_registry are dropped at once here, before the database's announcement reaches every gateway.
+ */
+export function createConnectorStore(prisma: PrismaClient, changed: () => void = () => undefined) {
   return {
     async find(id: string, status?: ConnectorStatus): Promise<ConnectorRecord | undefined> {
       const row = await prisma.connectorRegistry.findFirst({ where: { id, ...(status ? { status } : {}) } });
@@ -50,6 +54,7 @@ export function createConnectorStore(prisma: PrismaClient) {
         data: entries.map((entry) => ({ ...toData(entry), createdBy: actorId, liveDate: entry.status === 'Live' ? now : null })),
         skipDuplicates: true,
       });
+      if (result.count > 0) changed();
       return result.count;
     },
 
@@ -60,7 +65,7 @@ export function createConnectorStore(prisma: PrismaClient) {
      * connector, so there is never more than one Live version.
      */
     async makeLive(entries: readonly ConnectorValues[], actorId: string): Promise<ConnectorRecord[]> {
-      return prisma.$transaction(async (tx) => {
+      const live = await prisma.$transaction(async (tx) => {
         for (const connectorId of [...new Set(entries.map((entry) => entry.connectorId))].sort()) {
           await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`connector_registry:${connectorId}`}))`;
         }
@@ -81,6 +86,8 @@ export function createConnectorStore(prisma: PrismaClient) {
         }
         return records;
       });
+      changed();
+      return live;
     },
   };
 }

@@ -23,7 +23,9 @@ export const datasetsFieldPermissions: FieldPermissions = {
 /** Root fields whose answers are made of published records only (kept until one of these tables changes). */
 export const datasetsPublishedReads: PublishedReads = {
   tables: { 'Query.dataset': ['datasets'], 'Query.datasets': ['datasets'] },
-  // Count events, probe the engines or read alert rules (no announced table): never kept.
-  unpublished: ['Dataset.metrics', 'Dataset.ingestion', 'Dataset.ingestionSeries', 'Dataset.health', 'Dataset.alertRules'],
-  linked: { 'Dataset.templates': ['query_templates'], 'DatasetConnector.connector': ['connector_registry'] },
+  // Count events over chosen windows: never kept.
+  unpublished: ['Dataset.metrics', 'Dataset.ingestionSeries'],
+  linked: { 'Dataset.templates': ['query_templates'], 'DatasetConnector.connector': ['connector_registry'], 'Dataset.alertRules': ['alert_rules'] },
+  // The counters (bumped by every ingest call) and the health probes: kept for GRAPHQL_FIGURES_MAX_AGE_MS at most.
+  figures: ['Dataset.ingestion', 'Dataset.health'],
 };

@@ -6,6 +6,8 @@
 // announced locally before them. A value read while a change to what it is made of was announced is
 // not kept (it may predate that change), so nothing is served older than its last committed change
 // beyond the announcement's delay. While announcements are not received, nothing is served or kept.
+// A value may also be made of figures no table announces (counters bumped by every ingest call,
+// health probes): it is then kept for a bounded time at most, counted from when its read began.
 // Values are frozen: one copy is shared by every request.
 import type { Change, ChangeFeed } from './change-feed.js';
 
@@ -13,12 +15,16 @@ import type { Change, ChangeFeed } from './change-feed.js';
 export interface MadeOf {
   tables: readonly string[];
   record?: string;
+  /** Kept this long at most (ms since its read began), when it is also made of figures no change announces. */
+  maxAgeMs?: number;
 }
 
 /** Where the changes to what a read is made of stood when the read began (see `since`). */
 export interface ReadStart {
   readonly resets: number;
   readonly versions: readonly number[];
+  /** When the read began (performance.now(): a clock that never jumps). */
+  readonly at: number;
 }
 
 interface Entry<V> {
@@ -26,6 +32,8 @@ interface Entry<V> {
   key: string;
   value: V;
   madeOf: MadeOf;
+  /** performance.now() after which it is not served (made of figures kept for a bounded time). */
+  expiresAt?: number;
 }
 
 /** The entries that depend on a table: on any of its records, or on one record. */
@@ -73,7 +81,7 @@ export class PublishedCache {
 
   /** To hand to `keep` once the read is done: it keeps the value only if nothing it is made of changed meanwhile. */
   since(tables: readonly string[]): ReadStart {
-    return { resets: this.resets, versions: tables.map((table) => this.versions.get(table) ?? 0) };
+    return { resets: this.resets, versions: tables.map((table) => this.versions.get(table) ?? 0), at: performance.now() };
   }
 
   /** A change of this process: every part drops what it made of now (the database's announcement, after commit, does so in every gateway). */
@@ -148,7 +156,12 @@ export class CachePart<V> {
   }
 
   get(key: string): V | undefined {
-    const value = this.cache.listening ? this.entries.get(key)?.value : undefined;
+    let entry = this.cache.listening ? this.entries.get(key) : undefined;
+    if (entry?.expiresAt !== undefined && entry.expiresAt <= performance.now()) {
+      this.remove(key);
+      entry = undefined;
+    }
+    const value = entry?.value;
     if (value === undefined) this.misses += 1;
     else this.hits += 1;
     return value;
@@ -162,9 +175,11 @@ export class CachePart<V> {
   /** Keeps `value`, read since `start`, unless something it is made of changed meanwhile (a kept value is frozen). */
   keep(key: string, value: V, madeOf: MadeOf, start: ReadStart): void {
     if (!this.cache.unchangedSince(madeOf.tables, start)) return;
+    if (madeOf.maxAgeMs !== undefined && start.at + madeOf.maxAgeMs <= performance.now()) return;
     const frozen = deepFreeze(value);
     this.remove(key);
     const entry: Entry<V> = { part: this, key, value: frozen, madeOf };
+    if (madeOf.maxAgeMs !== undefined) entry.expiresAt = start.at + madeOf.maxAgeMs;
     this.entries.set(key, entry);
     this.cache.index(entry);
     if (this.entries.size > this.maxEntries) this.remove(this.entries.keys().next().value!);
