@@ -6,6 +6,7 @@ import { createMetricsQueries } from './modules/data-access/metrics.js';
 import { createEmbeddedPrometheusApi, createRemotePrometheusApi, type PrometheusApi } from './platform/metrics-store/prometheus-api.js';
 import { MetricsSampler } from './platform/metrics-store/sampler.js';
 import { SamplerLease } from './platform/metrics-store/sampler-lease.js';
+import { readListTableSizes } from './platform/lists/list-query.js';
 import { MetricsStore } from './platform/metrics-store/store.js';
 import { keptSecret, memoisedKey } from './platform/secrets/kept-secret.js';
 import http from 'node:http';
@@ -315,6 +316,8 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
 }
 
 async function serve(config: Config, logger: Logger, database: Database): Promise<Gateway> {
+  // Lists guard their counts by the tables' sizes: read them now so that no request waits for them.
+  await readListTableSizes(database.prisma);
   const queryEngine = createQueryEngine(config, database);
   logger.info(`query engine: ${queryEngine.name}${queryEngine instanceof EmbeddedQueryEngine ? `; template queries run as ${database.queryRole}` : ''}`);
   const eventBus = await createEventBus(config, database, logger);

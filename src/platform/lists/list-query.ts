@@ -327,18 +327,57 @@ export type RunSql = (text: string, values: readonly unknown[]) => Promise<Recor
  */
 export const LARGE_TABLE_ROWS = 50_000;
 const TABLE_SIZE_TTL_MS = 60_000;
-const tableSizes = new Map<string, { rows: number; at: number }>();
 
-/** The planner's estimate of a table's rows (pg_class), kept for a minute: statistics move slowly. */
-async function estimatedRows(run: RunSql, table: string): Promise<number> {
-  const known = tableSizes.get(table);
-  if (known && Date.now() - known.at < TABLE_SIZE_TTL_MS) return known.rows;
-  // reltuples is -1 before the first ANALYZE: fall back on the pages the table holds.
-  const rows = await run('SELECT (CASE WHEN reltuples < 0 THEN relpages * 50 ELSE reltuples END)::float8 AS rows FROM pg_class WHERE oid = to_regclass($1)', [quote(table)]);
-  const estimate = Number(rows[0]?.rows ?? 0);
-  tableSizes.set(table, { rows: estimate, at: Date.now() });
-  return estimate;
+/** The planner's row estimates of the list tables, per database client, and when they were read. */
+interface TableSizes {
+  rows: Map<string, number>;
+  at: number;
+  refreshing?: Promise<void>;
 }
+const tableSizesOf = new WeakMap<object, TableSizes>();
+
+// reltuples is -1 before the first ANALYZE: fall back on the pages the table holds.
+const TABLE_SIZES_SQL = `SELECT relname::text AS "table", (CASE WHEN reltuples < 0 THEN relpages * 50 ELSE reltuples END)::float8 AS rows
+  FROM pg_class WHERE relkind IN ('r', 'p') AND relnamespace = current_schema()::regnamespace`;
+
+async function readTableSizes(run: RunSql, sizes: TableSizes): Promise<void> {
+  const rows = await run(TABLE_SIZES_SQL, []);
+  sizes.rows = new Map(rows.map((row) => [String(row.table), Number(row.rows)]));
+  sizes.at = Date.now();
+}
+
+/**
+ * Reads every table's row estimate in one statement, so that no list request pays for it: the
+ * gateway calls this once at start; afterwards a stale estimate is refreshed beside the request
+ * that finds it stale (statistics move slowly), never in front of it.
+ */
+export async function readListTableSizes(prisma: PrismaClient): Promise<void> {
+  const sizes: TableSizes = { rows: new Map(), at: 0 };
+  await readTableSizes(runOn(prisma), sizes);
+  tableSizesOf.set(prisma, sizes);
+}
+
+/** The planner's estimate of a table's rows (pg_class); read in front of the request only when none was ever read. */
+async function estimatedRows(prisma: PrismaClient, table: string): Promise<number> {
+  let sizes = tableSizesOf.get(prisma);
+  if (!sizes) {
+    await readListTableSizes(prisma);
+    sizes = tableSizesOf.get(prisma)!;
+  } else if (Date.now() - sizes.at >= TABLE_SIZE_TTL_MS && !sizes.refreshing) {
+    const refreshing = readTableSizes(runOn(prisma), sizes)
+      .catch(() => undefined) // the old estimates serve until a later refresh succeeds
+      .finally(() => {
+        sizes!.refreshing = undefined;
+      });
+    sizes.refreshing = refreshing;
+  }
+  return sizes.rows.get(table) ?? 0;
+}
+
+const runOn =
+  (client: Pick<PrismaClient, '$queryRawUnsafe'>): RunSql =>
+  (text, values) =>
+    client.$queryRawUnsafe<Record<string, unknown>[]>(text, ...values);
 
 interface PlanNode {
   'Node Type': string;
@@ -380,11 +419,7 @@ export async function checkCountIndexed(run: RunSql, declaration: ListDeclaratio
 
 /** Runs a count or group statement: on a large table through an indexed plan only (checkCountIndexed). */
 async function runCounting(prisma: PrismaClient, declaration: ListDeclaration, statement: CountSql, what: string): Promise<Record<string, unknown>[]> {
-  const runOn =
-    (client: Pick<PrismaClient, '$queryRawUnsafe'>): RunSql =>
-    (text, values) =>
-      client.$queryRawUnsafe<Record<string, unknown>[]>(text, ...values);
-  const rows = await estimatedRows(runOn(prisma), declaration.table);
+  const rows = await estimatedRows(prisma, declaration.table);
   if (rows < LARGE_TABLE_ROWS) return runOn(prisma)(statement.text, statement.values);
   return prisma.$transaction(async (tx) => {
     const run = runOn(tx);
