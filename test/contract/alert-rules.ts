@@ -297,7 +297,11 @@ export function alertRuleScenarios(ctx: SuiteContext<AlertRulesDriver>): void {
       ],
       ['a field the original does not know', (body: RuleBody) => ({ ...body, owner: 'me' }), /must NOT have additional properties.*owner|Field "owner" is not defined/],
       // Text the console's form holds is sent as its number; other text meets GraphQL's Float on both transports.
-      ['a threshold that is not a number', withCondition({ threshold: ['eighty'] }), /^Variable "\$input" got invalid value "eighty" at "input\.thresholds\[0\]"; Float cannot represent non numeric value: "eighty"$/],
+      [
+        'a threshold that is not a number',
+        withCondition({ threshold: ['eighty'] }),
+        /^Variable "\$input" got invalid value "eighty" at "input\.thresholds\[0\]"; Float cannot represent non numeric value: "eighty"$/,
+      ],
       ['an unknown severity', (body: RuleBody) => ({ ...body, severity: 'info' }), /allowed values \(warning, critical\) at \/severity|"INFO" does not exist in "AlertRuleSeverity"/],
     ])('refuses a rule with %s, naming the field, and stores nothing', async (_, change, message) => {
       const body = change(ruleBody());
