@@ -164,9 +164,9 @@ const RULE_FIELDS = /* GraphQL */ `
     }
     silence {
       id: silenceId
-      state
       endDate
     }
+    muted
     created_by: createdBy
     updated_by: updatedBy
     createdAt
@@ -240,10 +240,15 @@ const asObject = (pairs: NamedValue[]) => Object.fromEntries(pairs.map(({ name, 
  * `alertData` (the evaluator's state, with Grafana's words for its alerts) and `silenceState`.
  */
 function restRule(row: Row): Row {
-  const { evaluation, silence, channelIds, ...rest } = row as Row & { evaluation: Row | null; silence: Row | null; channelIds: string[]; labels: NamedValue[]; annotations: NamedValue[] };
+  const { evaluation, silence, muted, channelIds, ...rest } = row as Row & {
+    evaluation: Row | null;
+    silence: Row | null;
+    muted: boolean;
+    channelIds: string[];
+    labels: NamedValue[];
+    annotations: NamedValue[];
+  };
   const state = lower(evaluation?.state);
-  // Muted while the rule's silence is active (the alerts service says when it is).
-  const muted = silence?.state === enumName(ENUMS.SilenceState, 'active');
   return {
     ...rest,
     // In the order GraphQL lists them, which is the order they were written: the same object (and

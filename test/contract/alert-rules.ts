@@ -607,5 +607,14 @@ export function alertRuleScenarios(ctx: SuiteContext<AlertRulesDriver>): void {
       const silenceId = (await rest('post', '/alerts/v1/silence/create', silenceBody({ alertId: id, startDate: hoursFromNow(1), endDate: hoursFromNow(3) }))).id as string;
       expect((await readOk(id)).silenceState).toEqual({ state: 'unmuted', silenceId });
     });
+
+    it('shows a rule whose silence was ended and deleted as unmuted, with no silence', async () => {
+      const id = await createOk(ruleBody());
+      const silenceId = (await rest('post', '/alerts/v1/silence/create', silenceBody({ alertId: id }))).id as string;
+      expect((await readOk(id)).silenceState.state).toBe('muted');
+      const ended = await ctx.gw.http.delete(`/alerts/v1/silence/delete/${silenceId}`);
+      expect(ended.status).toBe(200);
+      expect((await readOk(id)).silenceState).toEqual({ state: 'unmuted', silenceId: '' });
+    });
   });
 }
