@@ -5,12 +5,11 @@
 // capitals; a field the body holds that the input type lacks is sent as it is, for the type to
 // refuse. Its answers are read back into the REST shape: `notification.channels`, `alertData` from
 // the evaluation, `silenceState` from the rule's silence and `muted`.
-import { expect } from '@jest/globals';
 import { cursorForOffset } from '../../../src/graphql/cursor.js';
-import { graphql, type GraphQLResponse } from '../../support/api.js';
+import { graphql } from '../../support/api.js';
 import type { TestGateway } from '../../support/gateway.js';
 import type { AlertData, AlertRule, AlertRulesDriver, RuleBody, RuleSearch, SilenceState } from '../alert-rules.js';
-import { graphqlOutcome, graphqlServiceOutcome, mapOutcome, restOutcome, type Outcome } from '../harness.js';
+import { graphqlTypedOutcome, mapOutcome, restOutcome } from '../harness.js';
 
 export function restAlertRulesDriver(gw: TestGateway): AlertRulesDriver {
   const at = (action: string, id: string) => `/alerts/v1/${action}/${encodeURIComponent(id)}`;
@@ -155,22 +154,8 @@ function ruleFilter(filters: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined));
 }
 
-/**
- * A GraphQL answer as an outcome. A variable its type refuses is GraphQL's own refusal (HTTP 400,
- * BAD_USER_INPUT, naming the field); the services' errors keep the shape graphqlServiceOutcome checks.
- */
-function outcomeOf<T>(response: GraphQLResponse, field: string): Outcome<T> {
-  const outcome = graphqlOutcome<T>(response, field);
-  if (!outcome.ok && outcome.code === 'BAD_USER_INPUT') {
-    // One error per field the type refuses, every one of them BAD_USER_INPUT.
-    expect({ status: response.status, codes: [...new Set(response.errors!.map((error) => error.extensions?.code))] }).toEqual({ status: 400, codes: ['BAD_USER_INPUT'] });
-    return outcome;
-  }
-  return graphqlServiceOutcome<T>(response, field);
-}
-
 export function graphqlAlertRulesDriver(gw: TestGateway): AlertRulesDriver {
-  const call = async <T>(field: string, operation: string, variables: Record<string, unknown>) => outcomeOf<T>(await graphql(gw, operation, variables), field);
+  const call = async <T>(field: string, operation: string, variables: Record<string, unknown>) => graphqlTypedOutcome<T>(await graphql(gw, operation, variables), field);
   const idOf = async (field: string, operation: string, variables: Record<string, unknown>) =>
     mapOutcome(await call<{ alertRule: { id: string } }>(field, operation, variables), ({ alertRule }) => ({ id: alertRule.id }));
 
