@@ -21,10 +21,10 @@ import type {
   RestUpdateAlertRuleMutation,
   RestUpdateAlertRuleMutationVariables,
 } from '../src/generated/rest-operations.js';
-import { GatewayError } from '../src/errors.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
 import { domainValues, enumName, ENUMS } from './enum-names.js';
 import { withFragment } from './fragments.js';
+import { inputSchema, sameNames, toInput, type InputShape } from './input-shape.js';
 import { defineEndpoint, pathParam, type RestInput } from './table.js';
 import type { JsonSchema } from './validation.js';
 
@@ -33,43 +33,40 @@ import type { JsonSchema } from './validation.js';
 
 const ERROR_CODES = ['ALERT_RULE_NOT_FOUND', 'ALERT_RULE_ALREADY_EXISTS', 'ALERT_MANAGER_FAILED'] as const;
 const idPath: JsonSchema = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 64 } }, required: ['id'] };
-// Shape only, as GraphQL's input types declare it: lengths, emptiness and how many channels are the
-// service's rules (src/modules/alert-rules/rules.ts), one message on both transports.
 const text = { type: 'string' };
-const duration = { type: 'string', minLength: 1, maxLength: 32 };
-// The console's form sends thresholds as numbers or as the text typed in.
-const threshold = { type: ['number', 'string'], maxLength: 40 };
-const stringMap = { type: 'object', maxProperties: 50, additionalProperties: { type: ['string', 'number', 'boolean'] } };
+// The console's form sends a threshold as a number or as the text typed in, alone or as a list.
+const threshold = { type: ['number', 'string'] };
 
+/** The console's condition: kept whole in `metadata`, and its metric, operator and thresholds given to GraphQL's own fields. */
 const queryBuilderContext = (required: string[]) => ({
   type: 'object',
   properties: {
     metric: text,
     metricAlias: text,
     operator: { type: 'string', enum: domainValues(ENUMS.AlertRuleOperator) },
-    threshold: { anyOf: [threshold, { type: 'array', minItems: 1, maxItems: 2, items: threshold }] },
+    threshold: { anyOf: [threshold, { type: 'array', items: threshold }] },
   },
   required,
   // The console keeps its form's other fields here (id, subComponent, threshold_from...); they are kept as given.
   additionalProperties: true,
 });
 
-/** A whole rule (create: its `required` fields and a whole condition), or changes to one (update: nothing required). */
-function ruleSchema(required: string[]): JsonSchema {
-  const creating = required.length > 0;
+/**
+ * A rule in the original's names: GraphQL's rule input (create: its required fields), the condition in
+ * `metadata.queryBuilderContext` (create: required, with its operator and threshold), the channels in
+ * `notification.channels`. Lengths, emptiness, label names, durations and thresholds are the service's
+ * rules (src/modules/alert-rules/rules.ts), one message on both transports.
+ */
+function ruleShape(type: 'CreateAlertRuleInput' | 'UpdateAlertRuleInput'): InputShape {
+  const creating = type === 'CreateAlertRuleInput';
   return {
-    type: 'object',
-    properties: {
-      name: text,
-      // A manager's name or an alias (the console always sends `grafana`); the service resolves it.
-      manager: text,
-      description: text,
-      category: text,
-      severity: { type: 'string', enum: domainValues(ENUMS.AlertRuleSeverity) },
-      frequency: duration,
-      interval: duration,
-      labels: stringMap,
-      annotations: stringMap,
+    type,
+    rename: {
+      ...sameNames('name', 'manager', 'description', 'category', 'severity', 'labels', 'annotations', 'metadata', 'context'),
+      frequency: 'evaluationInterval',
+      interval: 'pendingPeriod',
+    },
+    own: {
       metadata: {
         type: 'object',
         properties: { queryBuilderContext: queryBuilderContext(creating ? ['operator', 'threshold'] : []) },
@@ -81,13 +78,12 @@ function ruleSchema(required: string[]): JsonSchema {
         properties: { channels: { type: 'array', items: { type: ['string', 'null'] } } },
         additionalProperties: true,
       },
-      context: { type: 'object' },
     },
-    required,
-    minProperties: 1,
-    additionalProperties: false,
+    required: creating ? ['metadata'] : [],
   };
 }
+const CREATE_RULE = ruleShape('CreateAlertRuleInput');
+const UPDATE_RULE = ruleShape('UpdateAlertRuleInput');
 
 const statusName = { type: 'string', enum: domainValues(ENUMS.AlertRuleStatus) };
 const filters: JsonSchema = {
@@ -168,9 +164,9 @@ const RULE_FIELDS = /* GraphQL */ `
     }
     silence {
       id: silenceId
-      state
       endDate
     }
+    muted
     created_by: createdBy
     updated_by: updatedBy
     createdAt
@@ -196,41 +192,24 @@ interface RuleBody {
 }
 
 /**
- * A threshold as a number. Text that holds no number is refused here, naming the field: as NaN it
- * would reach GraphQL's Float, which refuses it as "invalid value NaN at input.thresholds[0]".
+ * Text the console's form holds, as the number it spells. Any other text goes to GraphQL as it is:
+ * its Float refuses it, naming the value and `input.thresholds[i]`, as it does for a GraphQL client.
  */
-function thresholds(value: number | string | (number | string)[] | undefined): number[] | undefined {
-  if (value === undefined) return undefined;
-  return (Array.isArray(value) ? value : [value]).map((item) => {
-    const number = typeof item === 'number' ? item : item.trim() === '' ? NaN : Number(item);
-    if (!Number.isFinite(number)) throw new GatewayError('ALERT_RULE_INVALID_INPUT', `metadata.queryBuilderContext.threshold must be a number (got ${JSON.stringify(item)})`);
-    return number;
-  });
-}
+const asNumber = (value: number | string) => (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value);
 
 /** The original's payload as GraphQL's rule input; only what the body gives (an update changes only that). */
-function ruleInput(body: RuleBody) {
+function ruleInput<T>(shape: InputShape, body: RuleBody): T {
   const condition = body.metadata?.queryBuilderContext;
+  const threshold = condition?.threshold;
   const entries = {
-    name: body.name,
-    manager: body.manager,
-    description: body.description,
-    category: body.category,
-    severity: body.severity === undefined ? undefined : enumName(ENUMS.AlertRuleSeverity, body.severity),
-    evaluationInterval: body.frequency,
-    pendingPeriod: body.interval,
     metric: condition?.metric,
     metricAlias: condition?.metric === undefined ? condition?.metricAlias : undefined,
     operator: condition?.operator === undefined ? undefined : enumName(ENUMS.AlertRuleOperator, condition.operator),
-    thresholds: thresholds(condition?.threshold),
-    labels: body.labels,
-    annotations: body.annotations,
-    metadata: body.metadata,
+    thresholds: threshold === undefined ? undefined : (Array.isArray(threshold) ? threshold : [threshold]).map(asNumber),
     // The console sends `[undefined]` when no channel was chosen; those holes are dropped.
     channelIds: body.notification?.channels?.filter((id): id is string => typeof id === 'string' && id !== ''),
-    context: body.context,
   };
-  return Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined));
+  return { ...toInput<T>(shape, body), ...Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined)) };
 }
 
 function ruleFilter(given: Record<string, unknown> = {}) {
@@ -261,10 +240,15 @@ const asObject = (pairs: NamedValue[]) => Object.fromEntries(pairs.map(({ name, 
  * `alertData` (the evaluator's state, with Grafana's words for its alerts) and `silenceState`.
  */
 function restRule(row: Row): Row {
-  const { evaluation, silence, channelIds, ...rest } = row as Row & { evaluation: Row | null; silence: Row | null; channelIds: string[]; labels: NamedValue[]; annotations: NamedValue[] };
+  const { evaluation, silence, muted, channelIds, ...rest } = row as Row & {
+    evaluation: Row | null;
+    silence: Row | null;
+    muted: boolean;
+    channelIds: string[];
+    labels: NamedValue[];
+    annotations: NamedValue[];
+  };
   const state = lower(evaluation?.state);
-  // Muted while the rule's silence is active (the alerts service says when it is).
-  const muted = silence?.state === enumName(ENUMS.SilenceState, 'active');
   return {
     ...rest,
     // In the order GraphQL lists them, which is the order they were written: the same object (and
@@ -315,7 +299,7 @@ export const alertRuleEndpoints = [
     summary: 'Write an alert rule as a draft (the condition in metadata.queryBuilderContext)',
     invalidInputCode: 'ALERT_RULE_INVALID_INPUT',
     errorCodes: ERROR_CODES,
-    bodySchema: ruleSchema(['name', 'category', 'metadata']),
+    bodySchema: inputSchema(CREATE_RULE),
     operation: /* GraphQL */ `
       mutation RestCreateAlertRule($input: CreateAlertRuleInput!) {
         createAlertRule(input: $input) {
@@ -325,7 +309,7 @@ export const alertRuleEndpoints = [
         }
       }
     `,
-    variables: (input) => ({ input: ruleInput(body<RuleBody>(input)) as RestCreateAlertRuleMutationVariables['input'] }),
+    variables: (input) => ({ input: ruleInput(CREATE_RULE, body<RuleBody>(input)) }),
     result: idOf('createAlertRule'),
   }),
 
@@ -397,7 +381,7 @@ export const alertRuleEndpoints = [
     invalidInputCode: 'ALERT_RULE_INVALID_INPUT',
     errorCodes: ERROR_CODES,
     pathSchema: idPath,
-    bodySchema: ruleSchema([]),
+    bodySchema: inputSchema(UPDATE_RULE),
     operation: /* GraphQL */ `
       mutation RestUpdateAlertRule($id: ID!, $input: UpdateAlertRuleInput!) {
         updateAlertRule(id: $id, input: $input) {
@@ -407,7 +391,7 @@ export const alertRuleEndpoints = [
         }
       }
     `,
-    variables: (input) => ({ id: pathParam(input, 'id'), input: ruleInput(body<RuleBody>(input)) }),
+    variables: (input) => ({ id: pathParam(input, 'id'), input: ruleInput(UPDATE_RULE, body<RuleBody>(input)) }),
     result: idOf('updateAlertRule'),
   }),
 

@@ -40,10 +40,9 @@ import type {
   NotificationChannelConfigInput,
 } from '../src/generated/rest-operations.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
-import { GatewayError } from '../src/errors.js';
 import { domainValues, enumName, ENUMS } from './enum-names.js';
 import { withFragment } from './fragments.js';
-import { inputSchema, toInput, type InputShape } from './input-shape.js';
+import { inputSchema, sameNames, toInput, type InputShape } from './input-shape.js';
 import { defineEndpoint, pathParam, type RestInput } from './table.js';
 import type { JsonSchema } from './validation.js';
 
@@ -52,8 +51,6 @@ import type { JsonSchema } from './validation.js';
 
 /** A manager kind, as records and filters spell it. */
 const managerKind = { type: 'string', enum: domainValues(ENUMS.AlertManagerKind) };
-/** A manager's name or an alias of one, as requests may give it (the service resolves it: manager-names.ts). */
-const manager = { type: 'string' };
 const channelStatus = { type: 'string', enum: domainValues(ENUMS.NotificationChannelStatus) };
 const channelType = { type: 'string', enum: domainValues(ENUMS.NotificationChannelType) };
 // Shape only, as GraphQL's input types declare it: lengths, emptiness, UUIDs and addresses are the
@@ -62,25 +59,17 @@ const text = { type: 'string' };
 const idPath: JsonSchema = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 64 } }, required: ['id'] };
 const page = { limit: { type: 'integer', minimum: 0 }, offset: { type: 'integer', minimum: 0 } };
 
-const channelConfig = {
-  type: 'object',
-  properties: {
-    recipientAddresses: text,
-    subject: text,
-    message: text,
-    webhookUrl: text,
-    channel: text,
-    labels: { type: 'object', additionalProperties: text },
-  },
-  additionalProperties: false,
+/** A channel's config as GraphQL's, but labels as one object of names to text (GraphQL: name/value pairs). */
+const CHANNEL_CONFIG: InputShape = {
+  type: 'NotificationChannelConfigInput',
+  rename: sameNames('recipientAddresses', 'subject', 'message', 'webhookUrl', 'channel'),
+  own: { labels: { type: 'object', additionalProperties: text } },
 };
-
-const channel = {
-  type: 'object',
-  properties: { manager, name: text, type: channelType, config: channelConfig },
-  required: ['name', 'type', 'config'],
-  additionalProperties: false,
-};
+const channelConfig = inputSchema(CHANNEL_CONFIG);
+const CREATE_CHANNEL: InputShape = { type: 'CreateNotificationChannelInput', rename: sameNames('manager', 'name', 'type'), own: { config: channelConfig }, required: ['config'] };
+// The console sends the manager back with every update (see UpdateNotificationChannelInput.manager).
+const UPDATE_CHANNEL: InputShape = { type: 'UpdateNotificationChannelInput', rename: sameNames('name', 'type', 'manager'), own: { config: channelConfig } };
+const channel = inputSchema(CREATE_CHANNEL);
 
 /** The console's channel search: typed filters, and `options.order` as `[field, direction]` pairs. */
 const channelSearch: JsonSchema = (() => {
@@ -108,8 +97,6 @@ function searchSchema(filters: JsonSchema): JsonSchema {
   return { type: 'object', properties: { request: criteria, filters, ...page }, additionalProperties: false };
 }
 
-/** Silences and metric aliases: the alerting routes name GraphQL's input fields as GraphQL does. */
-const sameNames = (...names: string[]) => Object.fromEntries(names.map((name) => [name, name]));
 const CREATE_SILENCE: InputShape = { type: 'CreateSilenceInput', rename: sameNames('startDate', 'endDate', 'alertId', 'manager', 'comment') };
 // startTime/endTime are the original's names for the same bounds (startDate/endDate win when both are given).
 const UPDATE_SILENCE: InputShape = { type: 'UpdateSilenceInput', rename: { startTime: 'startDate', endTime: 'endDate', startDate: 'startDate', endDate: 'endDate' } };
@@ -220,37 +207,27 @@ function pageVariables(search: { limit?: number | string; offset?: number | stri
 /** A channel's config as the contract spells it: GraphQL's, but labels as one object of names and values. */
 type ChannelConfig = Omit<NotificationChannelConfigInput, 'labels'> & { labels?: Record<string, string> };
 
-interface ChannelBody {
-  manager?: string;
-  name: string;
-  type: string;
-  config: ChannelConfig;
-}
-
 /** A config as GraphQL takes it: labels as name/value pairs. */
-function configInput({ labels, ...config }: ChannelConfig) {
-  return { ...config, ...(labels ? { labels: Object.entries(labels).map(([name, value]) => ({ name, value })) } : {}) };
+function configInput({ labels, ...config }: ChannelConfig): NotificationChannelConfigInput {
+  return { ...toInput<NotificationChannelConfigInput>(CHANNEL_CONFIG, config), ...(labels ? { labels: Object.entries(labels).map(([name, value]) => ({ name, value })) } : {}) };
 }
 
-/** The channel of a create or test body, as GraphQL takes it (the manager's name as given: the service resolves it). */
-function channelInput(value: ChannelBody) {
-  return { manager: value.manager ?? null, name: value.name, type: channelTypeName(value.type)!, config: configInput(value.config) };
+/** A create, update or test body's channel as GraphQL takes it (the manager's name as given: the service resolves it). */
+function channelInput<T>(shape: InputShape, value: unknown): T {
+  const config = (value as { config?: ChannelConfig }).config;
+  return { ...toInput<T>(shape, value), ...(config ? { config: configInput(config) } : {}) };
 }
 
-/** `[["createdAt", "DESC"]]` as GraphQL takes it; a field or direction it does not know is refused, named. */
+/**
+ * `[["createdAt", "DESC"]]` as GraphQL takes it. GraphQL's enums judge the field and the direction:
+ * a value REST does not spell is sent as it is, for them to refuse with the message a GraphQL client gets.
+ */
 function channelOrder(order: string[][] | undefined): NotificationChannelOrder[] {
-  return (order ?? []).map(([field = '', direction = 'ASC'], index) => {
-    if (!domainValues(ENUMS.NotificationChannelOrderField).includes(field)) {
-      throw new GatewayError(
-        'NOTIFICATION_CHANNEL_INVALID_INPUT',
-        `options.order[${index}]: ${JSON.stringify(field)} is not a field channels can be ordered by (${domainValues(ENUMS.NotificationChannelOrderField).join(', ')})`,
-      );
-    }
-    const upper = direction.toUpperCase();
-    const way = upper === 'ASC' ? 'ASC' : upper === 'DESC' ? 'DESC' : undefined;
-    if (!way) throw new GatewayError('NOTIFICATION_CHANNEL_INVALID_INPUT', `options.order[${index}]: ${JSON.stringify(direction)} is not a direction (ASC or DESC)`);
-    return { field: enumName(ENUMS.NotificationChannelOrderField, field), order: way };
-  });
+  const known = domainValues(ENUMS.NotificationChannelOrderField);
+  return (order ?? []).map(([field = '', direction = 'ASC']) => ({
+    field: known.includes(field) ? enumName(ENUMS.NotificationChannelOrderField, field) : (field as NotificationChannelOrder['field']),
+    order: direction.toUpperCase() as NotificationChannelOrder['order'],
+  }));
 }
 
 const CHANNEL_ERRORS = [
@@ -537,7 +514,7 @@ export const alertEndpoints = [
         }
       }
     `,
-    variables: (input) => ({ input: channelInput(body<ChannelBody>(input)) }),
+    variables: (input) => ({ input: channelInput(CREATE_CHANNEL, input.body) }),
     result: idResult('createNotificationChannel', 'channel'),
   }),
 
@@ -635,8 +612,7 @@ export const alertEndpoints = [
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
     errorCodes: [...CHANNEL_ERRORS],
     pathSchema: idPath,
-    // The console sends the manager back with every update (see UpdateNotificationChannelInput.manager).
-    bodySchema: { type: 'object', properties: { name: text, type: channelType, config: channelConfig, manager }, additionalProperties: false },
+    bodySchema: inputSchema(UPDATE_CHANNEL),
     operation: /* GraphQL */ `
       mutation RestUpdateChannel($id: ID!, $input: UpdateNotificationChannelInput!) {
         updateNotificationChannel(id: $id, input: $input) {
@@ -646,13 +622,7 @@ export const alertEndpoints = [
         }
       }
     `,
-    variables: (input) => {
-      const b = body<{ manager?: string; name?: string; type?: string; config?: ChannelConfig }>(input);
-      return {
-        id: pathParam(input, 'id'),
-        input: { manager: b.manager ?? null, name: b.name ?? null, type: channelTypeName(b.type), config: b.config ? configInput(b.config) : null },
-      };
-    },
+    variables: (input) => ({ id: pathParam(input, 'id'), input: channelInput(UPDATE_CHANNEL, input.body) }),
     result: idResult('updateNotificationChannel', 'channel'),
   }),
 
@@ -703,10 +673,7 @@ export const alertEndpoints = [
             updated_by: { type: 'string' },
             createdAt: { type: 'string' },
             updatedAt: { type: 'string' },
-            manager,
-            name: text,
-            type: channelType,
-            config: channelConfig,
+            ...(channel.properties as Record<string, JsonSchema>),
           },
           // Without the id of a stored channel, the payload is the channel. (Ajv's strict mode wants
           // the properties a `required` names declared beside it.)
@@ -729,8 +696,8 @@ export const alertEndpoints = [
       }
     `,
     variables: (input) => {
-      const { message, payload } = body<{ message?: string; payload: ChannelBody & { id?: string } }>(input);
-      return { input: { message: message ?? null, channelId: payload.id ?? null, channel: payload.id ? null : channelInput(payload) } };
+      const { message, payload } = body<{ message?: string; payload: { id?: string } }>(input);
+      return { input: { message: message ?? null, channelId: payload.id ?? null, channel: payload.id ? null : channelInput(CREATE_CHANNEL, payload) } };
     },
     result: (data) => {
       const sent = data.testNotificationChannel;

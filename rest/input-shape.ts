@@ -33,6 +33,9 @@ export interface InputShape {
   also?: JsonSchema;
 }
 
+/** A rename map for fields the contract names as GraphQL does. */
+export const sameNames = (...names: string[]): Rename => Object.fromEntries(names.map((name) => [name, name]));
+
 type EnumTable = Readonly<Record<string, Readonly<Record<string, string>>>>;
 
 let sdlSchema: ReturnType<typeof buildASTSchema> | undefined;

@@ -34,6 +34,8 @@ export interface TestReport {
 }
 
 export interface ChannelsDriver {
+  /** The code with which this transport refuses a value its types do not allow: REST's NOTIFICATION_CHANNEL_INVALID_INPUT, GraphQL's BAD_USER_INPUT. */
+  readonly typeRefusal: string;
   createChannel(channel: ChannelBody): Promise<Outcome<{ id: string }>>;
   readChannel(id: string): Promise<Outcome<Channel>>;
   /** The console's search: typed filters, and an order of `[field, direction]` pairs. */
@@ -226,6 +228,25 @@ export function channelScenarios(ctx: SuiteContext<ChannelsDriver, AlertingGatew
       expect(await names([['createdAt', 'DESC']])).toEqual(['a', 'c', 'b']);
       expect(await names([['createdAt', 'ASC']])).toEqual(['b', 'c', 'a']);
       expect(made).toHaveLength(3);
+    });
+
+    // GraphQL's enums judge an order on both transports (REST sends a field or direction it does not spell as given).
+    it.each([
+      [
+        'a field channels cannot be ordered by',
+        [['config', 'ASC']],
+        /^Variable "\$orderBy" got invalid value "config" at "orderBy\[0\]\.field"; Value "config" does not exist in "NotificationChannelOrderField" enum\./,
+      ],
+      [
+        'a direction that is not one',
+        [
+          ['name', 'ASC'],
+          ['createdAt', 'sideways'],
+        ],
+        /^Variable "\$orderBy" got invalid value "SIDEWAYS" at "orderBy\[1\]\.order"; Value "SIDEWAYS" does not exist in "SortOrder" enum\./,
+      ],
+    ])('refuses a search order with %s, naming it', async (_, order, message) => {
+      expectFailure(await ctx.driver.listChannels({}, order as [string, string][]), ctx.driver.typeRefusal, message);
     });
   });
 

@@ -127,6 +127,19 @@ export function graphqlOutcome<T = unknown>(response: GraphQLResponse, field: st
 }
 
 /**
+ * graphqlServiceOutcome, or GraphQL's own refusal of a variable its type does not allow: HTTP 400,
+ * BAD_USER_INPUT on every error (one per field refused), naming the field.
+ */
+export function graphqlTypedOutcome<T>(response: GraphQLResponse, field: string): Outcome<T> {
+  const outcome = graphqlOutcome<T>(response, field);
+  if (!outcome.ok && outcome.code === 'BAD_USER_INPUT') {
+    expect({ status: response.status, codes: [...new Set(response.errors!.map((error) => error.extensions?.code))] }).toEqual({ status: 400, codes: ['BAD_USER_INPUT'] });
+    return outcome;
+  }
+  return graphqlServiceOutcome<T>(response, field);
+}
+
+/**
  * graphqlOutcome, holding a failure to the shape of our services' errors on the way (as restOutcome
  * does the envelope): HTTP 200, one error, its extensions.responseCode the kind of its code. A masked
  * unexpected error carries its code only (src/server.ts formatGraphQLError).

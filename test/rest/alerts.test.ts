@@ -227,20 +227,6 @@ describe('notification channels: the request', () => {
     expect(await channelsNamed(gw(), body.name ?? '')).toEqual([]);
   });
 
-  it.each([
-    ['a field channels cannot be ordered by', [['config', 'ASC']], /options\.order\[0\]: "config" is not a field channels can be ordered by \(createdAt, updatedAt, name, status, type\)/],
-    [
-      'a direction that is not one',
-      [
-        ['name', 'ASC'],
-        ['createdAt', 'sideways'],
-      ],
-      /options\.order\[1\]: "sideways" is not a direction \(ASC or DESC\)/,
-    ],
-  ])('refuses a search order with %s with 400 NOTIFICATION_CHANNEL_INVALID_INPUT naming it', async (_, order, message) => {
-    expectFailure(await post('/alerts/v1/notifications/search', { request: { options: { order } } }), 400, 'NOTIFICATION_CHANNEL_INVALID_INPUT', message);
-  });
-
   it('refuses a search filter it does not know, or a status that is not one, with 400 NOTIFICATION_CHANNEL_INVALID_INPUT (no raw filters reach the database)', async () => {
     expectFailure(await post('/alerts/v1/notifications/search', { request: { filters: { config: { $ne: null } } } }), 400, 'NOTIFICATION_CHANNEL_INVALID_INPUT', /additional properties: 'config'/);
     expectFailure(await post('/alerts/v1/notifications/search', { request: { filters: { status: 'published' } } }), 400, 'NOTIFICATION_CHANNEL_INVALID_INPUT', /status/);

@@ -215,7 +215,7 @@ export class AlertEvaluator {
   private async recordNotifications(client: pg.PoolClient, rule: ClaimedRule, kind: NotificationKind, alerts: ActiveAlert[], at: Date): Promise<void> {
     if (rule.channel_ids.length === 0) return;
     const silence = (await this.alerts.silencesOf([rule.rule_id])).get(rule.rule_id);
-    const silenced = silence !== undefined && this.alerts.silenceState(silence, at.getTime()) === 'active';
+    const silenced = this.alerts.mutes(silence, at.getTime());
     const message = notificationMessage(rule, kind, alerts, at);
     for (const channelId of rule.channel_ids) {
       // A channel retired (or deleted) since the rule was published gets nothing; the record says why.

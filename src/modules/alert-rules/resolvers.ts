@@ -63,6 +63,7 @@ export const alertRuleResolvers: Resolvers = {
     },
     evaluation: (rule: AlertRuleView, _, { loaders }) => (rule.evaluation !== undefined ? rule.evaluation : loaders.ruleEvaluation.load(rule.id)),
     silence: (rule: AlertRuleView, _, { loaders }) => (rule.silence !== undefined ? rule.silence : loaders.silenceOfAlert.load(rule.id)),
+    muted: async (rule: AlertRuleView, _, { loaders, services }) => services.alerts.mutes(rule.silence !== undefined ? rule.silence : await loaders.silenceOfAlert.load(rule.id)),
     labels: (rule: AlertRuleView) => namedValues(rule.labels),
     annotations: (rule: AlertRuleView) => namedValues(rule.annotations),
     alertType: (rule: AlertRuleView) => (typeof rule.context.alertType === 'string' ? rule.context.alertType : null),

@@ -21,11 +21,18 @@ export function createSilenceService(store: Pick<AlertStore, 'silences'>, { mana
     return record;
   }
 
+  /** Where a silence stands at `at` (now by default): pending (not started), active, or expired. */
+  function silenceState(record: SilenceRecord, at = now().getTime()): SilenceState {
+    if (at < record.startTime.getTime()) return 'pending';
+    return at < record.endTime.getTime() ? 'active' : 'expired';
+  }
+
   return {
-    /** Where a silence stands at `at` (now by default): pending (not started), active, or expired. */
-    silenceState(record: SilenceRecord, at = now().getTime()): SilenceState {
-      if (at < record.startTime.getTime()) return 'pending';
-      return at < record.endTime.getTime() ? 'active' : 'expired';
+    silenceState,
+
+    /** Whether an alert's silence mutes it at `at` (now by default): while active, its notifications are held back and its rule shows as muted. */
+    mutes(record: SilenceRecord | null | undefined, at = now().getTime()): record is SilenceRecord {
+      return record !== null && record !== undefined && silenceState(record, at) === 'active';
     },
 
     getSilence,

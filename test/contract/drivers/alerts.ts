@@ -8,13 +8,14 @@ import type { TestGateway } from '../../support/gateway.js';
 import type { Channel, ChannelsDriver, TestReport } from '../alert-channels.js';
 import type { MetricAlias, MetricAliasesDriver } from '../alert-metric-aliases.js';
 import type { Silence, SilencesDriver } from '../alert-silences.js';
-import { graphqlServiceOutcome, restOutcome, type Outcome } from '../harness.js';
+import { graphqlServiceOutcome, graphqlTypedOutcome, restOutcome, type Outcome } from '../harness.js';
 
 export type AlertsDriver = SilencesDriver & MetricAliasesDriver & ChannelsDriver;
 
 export function restAlertsDriver(gw: TestGateway): AlertsDriver {
   const at = (path: string, id: string) => `/alerts/v1/${path}/${encodeURIComponent(id)}`;
   return {
+    typeRefusal: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
     createSilence: async (silence, on = gw) => restOutcome(await on.http.post('/alerts/v1/silence/create').send(silence)),
     readSilence: async (id) => restOutcome(await gw.http.get(at('silence/get', id))),
     listSilences: async (filter = {}) => restOutcome(await gw.http.get('/alerts/v1/silence/search').query(filter)),
@@ -138,13 +139,14 @@ function mapped<T, U>(outcome: Outcome<T>, map: (value: T) => U): Outcome<U> {
 
 export function graphqlAlertsDriver(gw: TestGateway): AlertsDriver {
   /** Runs `operation` and reads the field of the same name. */
-  const call = async <T>(field: string, operation: string, variables: Record<string, unknown>, on = gw) => graphqlServiceOutcome<T>(await graphql(on, operation, variables), field);
+  const call = async <T>(field: string, operation: string, variables: Record<string, unknown>, on = gw, outcome = graphqlServiceOutcome<T>) => outcome(await graphql(on, operation, variables), field);
   /** A mutation whose payload holds the record changed under `record`: `{id}` of it. */
   const idOf = async (field: string, record: string, operation: string, variables: Record<string, unknown>, on = gw) =>
     mapped(await call<Record<string, { id: string }>>(field, operation, variables, on), (payload) => ({ id: payload[record]!.id }));
   const deleted = async (field: string, id: string) => mapped(await call<{ id: string }>(field, `mutation($id: ID!) { ${field}(id: $id) { id } }`, { id }), ({ id }) => ({ id }));
 
   return {
+    typeRefusal: 'BAD_USER_INPUT',
     createSilence: async (silence, on) =>
       idOf(
         'createSilence',
@@ -197,6 +199,8 @@ export function graphqlAlertsDriver(gw: TestGateway): AlertsDriver {
             filter: { manager: upper(manager), type: upper(type), id, name, status: status === undefined ? undefined : (typeof status === 'string' ? [status] : status).map(upper) },
             orderBy: order?.map(([field, direction]) => ({ field: ORDER_FIELD[field] ?? field, order: direction.toUpperCase() })),
           },
+          gw,
+          graphqlTypedOutcome,
         ),
         ({ nodes, totalCount }) => ({ notifications: nodes.map(asChannel), count: totalCount }),
       ),
