@@ -8,7 +8,7 @@ import { isUniqueViolation, type DatasetStore } from './store.js';
 import type { DatasetRecord, DatasetStatus } from './types.js';
 
 /** The original's rule for alias names. */
-import { withLegacyFilter } from '../../platform/lists/legacy-filter.js';
+import { checkLegacyValues, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
 import type { ListArguments, ListPage } from '../../platform/lists/list-query.js';
 const ALIAS_PATTERN = '^[a-z0-9.-]+$';
 const ALIAS = new RegExp(ALIAS_PATTERN);
@@ -91,6 +91,7 @@ export function createDatasourceService(store: DatasetStore, queryEngine: QueryE
 
     /** Datasources of Live datasets (drafts and retired datasets have none), newest change first. */
     async datasources(filter: { statuses?: readonly DatasetStatus[] | null; type?: string | null }): Promise<DatasourceEntry[]> {
+      checkLegacyValues('DATASOURCE_LIST_INPUT_INVALID', 'status', filter.statuses);
       if (filter.type && filter.type !== engineType) return [];
       if (filter.statuses && filter.statuses.length > 0 && !filter.statuses.includes('Live')) return [];
       const live = (await store.page({ where: { status: { eq: 'Live' } }, first: options.listMax }, options.listMax)).items;
