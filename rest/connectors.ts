@@ -12,9 +12,8 @@ import type {
 import { cursorForOffset } from '../src/graphql/cursor.js';
 import { withFragment } from './fragments.js';
 import { domainValue, ENUMS } from './enum-names.js';
-import { inputSchema, toInput, type InputShape } from './input-shape.js';
+import { requestOfOperation, toInput, type InputShape } from './input-shape.js';
 import { defineEndpoint, isEditMode, pathParam, requestOf } from './table.js';
-import { envelopeSchema } from './validation.js';
 
 /** Fields of both list and read results (contract 2.4). */
 const COMMON_FIELDS = /* GraphQL */ `
@@ -73,8 +72,7 @@ export const connectorEndpoints = [
     summary: 'List connectors (technology and runtime included; no ui_spec)',
     invalidInputCode: 'CONNECTORS_LIST_INPUT_INVALID',
     errorCodes: ['CONNECTOR_NOT_FOUND'],
-    bodySchema: envelopeSchema('api.connectors.list', inputSchema(LIST), { requestRequired: false }),
-    operation: LIST.type,
+    ...requestOfOperation('api.connectors.list', LIST, { requestRequired: false }),
     variables: (input) => {
       const { offset } = requestOf<{ offset?: number }>(input);
       const given = toInput<RestListConnectorsQueryVariables>(LIST, input.body.request);

@@ -29,7 +29,7 @@ import type {
 } from '../src/generated/rest-operations.js';
 import { domainValue, domainValues, enumName, ENUMS } from './enum-names.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
-import { inputSchema, inputTypeSchema, toInput, toInputList, type InputShape } from './input-shape.js';
+import { inputSchema, inputTypeSchema, requestOfOperation, toInput, toInputList, type InputShape } from './input-shape.js';
 import { defineEndpoint, isEditMode, pathParam, requestOf } from './table.js';
 import { envelopeSchema, type JsonSchema } from './validation.js';
 
@@ -203,8 +203,7 @@ export const datasetEndpoints = [
     summary: 'List datasets: Live versions first, then drafts',
     invalidInputCode: 'DATASET_LIST_INPUT_INVALID',
     errorCodes: [],
-    bodySchema: envelopeSchema('api.datasets.list', inputSchema(LIST), { requestRequired: false }),
-    operation: LIST.type,
+    ...requestOfOperation('api.datasets.list', LIST, { requestRequired: false }),
     variables: (input) => {
       const r = requestOf<{ filters?: { status?: string | string[] }; offset?: number }>(input);
       const status = r.filters?.status;

@@ -1,9 +1,8 @@
 // REST entry for pre-signed file links (contract 4.5). The schema checks shape only: how many files
 // and how long their names are the service's rules, with one message on both transports.
 import type { RestGenerateFileUrlsMutation, RestGenerateFileUrlsMutationVariables } from '../src/generated/rest-operations.js';
-import { inputSchema, toInput, type InputShape } from './input-shape.js';
+import { requestOfOperation, toInput, type InputShape } from './input-shape.js';
 import { defineEndpoint } from './table.js';
-import { envelopeSchema } from './validation.js';
 
 const GENERATE: InputShape = {
   type: /* GraphQL */ `
@@ -29,8 +28,7 @@ export const fileEndpoints = [
     summary: 'Upload (access write, the default) or download (access read) links for files (also at /v2/files/url-access)',
     invalidInputCode: 'FILES_GENERATE_URL_INPUT_INVALID',
     errorCodes: ['FILES_URL_GENERATION_LIMIT_EXCEED', 'FILES_GENERATE_URL_FAILURE'],
-    bodySchema: envelopeSchema('api.files.generate-url', inputSchema(GENERATE), { requestRequired: true }),
-    operation: GENERATE.type,
+    ...requestOfOperation('api.files.generate-url', GENERATE, { requestRequired: true }),
     // Upload links to the dataset area unless the request says otherwise.
     variables: (input) => ({ access: 'WRITE', kind: 'DATASET', ...toInput<RestGenerateFileUrlsMutationVariables>(GENERATE, input.body.request) }),
     result: (data) => data.generateFileUrls,

@@ -18,7 +18,7 @@ import { cursorForOffset } from '../src/graphql/cursor.js';
 import { withFragment } from './fragments.js';
 import { enumName, ENUMS } from './enum-names.js';
 import { defineEndpoint, pathParam, requestOf } from './table.js';
-import { inputSchema, toInput, type InputShape } from './input-shape.js';
+import { inputSchema, requestOfOperation, toInput, type InputShape } from './input-shape.js';
 import { envelopeSchema, type JsonSchema } from './validation.js';
 
 const TEMPLATE_FIELDS = /* GraphQL */ `
@@ -164,8 +164,7 @@ export const templateEndpoints = [
     summary: 'List query templates',
     invalidInputCode: 'QUERY_TEMPLATE_INVALID_INPUT',
     errorCodes: [],
-    bodySchema: envelopeSchema('api.query.template.list', inputSchema(LIST), { requestRequired: false }),
-    operation: LIST.type,
+    ...requestOfOperation('api.query.template.list', LIST, { requestRequired: false }),
     variables: (input) => {
       const r = requestOf<{ sortBy?: { field: string; order?: string }[]; order?: [string, string][]; offset?: number }>(input);
       const given = toInput<RestListTemplatesQueryVariables>(LIST, input.body.request);
