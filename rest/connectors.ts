@@ -11,9 +11,9 @@ import type {
 } from '../src/generated/rest-operations.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
 import { withFragment } from './fragments.js';
-import { domainValue, domainValues, enumName, ENUMS } from './enum-names.js';
+import { domainValue, ENUMS } from './enum-names.js';
+import { requestOfOperation, toInput, type InputShape } from './input-shape.js';
 import { defineEndpoint, isEditMode, pathParam, requestOf } from './table.js';
-import { envelopeSchema } from './validation.js';
 
 /** Fields of both list and read results (contract 2.4). */
 const COMMON_FIELDS = /* GraphQL */ `
@@ -43,6 +43,27 @@ function restConnector(connector: ConnectorData) {
   return { ...connector, status: domainValue(ENUMS.ConnectorStatus, connector.status), category: domainValue(ENUMS.ConnectorCategory, connector.category) };
 }
 
+/** The list's request: its filters and page size as the operation's variables; the offset is REST's own (a cursor there). */
+const LIST: InputShape = {
+  type: withFragment(
+    /* GraphQL */ `
+      query RestListConnectors($filter: ConnectorFilter, $first: Int, $after: String) {
+        connectors(filter: $filter, first: $first, after: $after) {
+          totalCount
+          nodes {
+            ...RestConnectorFields
+            technology
+            runtime
+          }
+        }
+      }
+    `,
+    COMMON_FIELDS,
+  ),
+  rename: { filters: 'filter', limit: 'first' },
+  own: { offset: { type: 'integer', minimum: 0 } },
+};
+
 export const connectorEndpoints = [
   defineEndpoint<RestListConnectorsQuery, RestListConnectorsQueryVariables>({
     method: 'POST',
@@ -51,54 +72,12 @@ export const connectorEndpoints = [
     summary: 'List connectors (technology and runtime included; no ui_spec)',
     invalidInputCode: 'CONNECTORS_LIST_INPUT_INVALID',
     errorCodes: ['CONNECTOR_NOT_FOUND'],
-    bodySchema: envelopeSchema(
-      'api.connectors.list',
-      {
-        type: 'object',
-        properties: {
-          filters: {
-            type: 'object',
-            properties: {
-              status: { type: 'array', minItems: 1, maxItems: 10, items: { type: 'string', enum: domainValues(ENUMS.ConnectorStatus) } },
-              category: { type: 'array', minItems: 1, maxItems: 10, items: { type: 'string', enum: domainValues(ENUMS.ConnectorCategory) } },
-            },
-            additionalProperties: false,
-          },
-          limit: { type: 'integer', minimum: 0 },
-          offset: { type: 'integer', minimum: 0 },
-        },
-        additionalProperties: false,
-      },
-      { requestRequired: false },
-    ),
-    operation: withFragment(
-      /* GraphQL */ `
-        query RestListConnectors($filter: ConnectorFilter, $first: Int, $after: String) {
-          connectors(filter: $filter, first: $first, after: $after) {
-            totalCount
-            nodes {
-              ...RestConnectorFields
-              technology
-              runtime
-            }
-          }
-        }
-      `,
-      COMMON_FIELDS,
-    ),
+    ...requestOfOperation('api.connectors.list', LIST, { requestRequired: false }),
     variables: (input) => {
-      const r = requestOf<{ filters?: { status?: string[]; category?: string[] }; limit?: number; offset?: number }>(input);
-      const statuses = r.filters?.status;
-      const categories = r.filters?.category;
-      return {
-        filter: {
-          status: statuses?.map((status) => enumName(ENUMS.ConnectorStatus, status)) ?? null,
-          category: categories?.map((category) => enumName(ENUMS.ConnectorCategory, category)) ?? null,
-        },
-        // Without a limit the REST list returns every connector, up to the configured maximum.
-        first: r.limit ?? null,
-        after: r.offset ? cursorForOffset(r.offset - 1) : null,
-      };
+      const { offset } = requestOf<{ offset?: number }>(input);
+      const given = toInput<RestListConnectorsQueryVariables>(LIST, input.body.request);
+      // Without a limit the REST list returns every connector, up to the configured maximum.
+      return { filter: given.filter ?? null, first: given.first ?? null, after: offset ? cursorForOffset(offset - 1) : null };
     },
     result: (data) => {
       const page = data.connectors;

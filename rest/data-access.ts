@@ -15,7 +15,53 @@ import type {
 } from '../src/generated/rest-operations.js';
 import { domainValues, enumName, ENUMS } from './enum-names.js';
 import { defineEndpoint, pathParam, type RestInput } from './table.js';
-import { envelopeFields } from './validation.js';
+import { inputSchema, toInput, type InputShape } from './input-shape.js';
+import { envelopeFields, type JsonSchema } from './validation.js';
+
+/** A query's dataset (the path's) and query; `context` carries the bucket of a native query that names none. */
+const DATA_OUT: InputShape = {
+  type: /* GraphQL */ `
+    query RestQueryDataset($dataset: String!, $query: JSON!, $aggregationLevel: AggregationLevel) {
+      queryDataset(dataset: $dataset, query: $query, aggregationLevel: $aggregationLevel)
+    }
+  `,
+  rename: { query: 'query' },
+  own: { context: { type: 'object', properties: { aggregationLevel: { type: 'string', enum: domainValues(ENUMS.AggregationLevel) } } } },
+};
+
+/** A Druid SQL request: the options Druid takes besides the query are accepted and not needed here. */
+const SQL_QUERY: InputShape = {
+  type: /* GraphQL */ `
+    query RestSqlQuery($query: String!) {
+      sqlQuery(query: $query)
+    }
+  `,
+  rename: { query: 'query' },
+  own: { resultFormat: { type: 'string', enum: ['object'] }, header: { type: 'boolean' }, context: { type: 'object' } },
+};
+
+/** The days of an exhaust request, from its query string (which may carry parameters this call does not read). */
+const EXHAUST: InputShape = {
+  type: /* GraphQL */ `
+    query RestDatasetExhaust($datasetId: ID!, $type: ExhaustType, $from: String, $to: String, $since: String) {
+      datasetExhaust(datasetId: $datasetId, type: $type, from: $from, to: $to, since: $since) {
+        expiresAt
+        files
+        days {
+          day
+          files
+        }
+      }
+    }
+  `,
+  rename: { type: 'type', from: 'from', to: 'to', since: 'since' },
+  also: { additionalProperties: true },
+};
+
+/** The envelope's own fields beside a request's, as the original's data-out call carries them. */
+function withEnvelope(apiId: string, request: JsonSchema): JsonSchema {
+  return { ...request, properties: { ...envelopeFields(apiId), ...(request.properties as Record<string, JsonSchema>) } };
+}
 
 export const dataAccessEndpoints = [
   defineEndpoint<RestQueryDatasetQuery, RestQueryDatasetQueryVariables>({
@@ -27,21 +73,8 @@ export const dataAccessEndpoints = [
     errorCodes: ['DATASET_NOT_FOUND', 'DATA_OUT_SOURCE_NOT_FOUND', 'DATA_OUT_INVALID_DATE_RANGE', 'DATA_OUT_QUERY_FAILED', 'DATA_OUT_QUERY_TIMEOUT'],
     pathSchema: { type: 'object', properties: { dataset_id: { type: 'string' } }, required: ['dataset_id'] },
     // As the original: the envelope carries `query` (and `context`) instead of `request`.
-    bodySchema: {
-      type: 'object',
-      properties: {
-        ...envelopeFields('api.data.out'),
-        query: { anyOf: [{ type: 'string' }, { type: 'object' }] },
-        context: { type: 'object', properties: { aggregationLevel: { type: 'string', enum: domainValues(ENUMS.AggregationLevel) } } },
-      },
-      required: ['query'],
-      additionalProperties: false,
-    },
-    operation: /* GraphQL */ `
-      query RestQueryDataset($dataset: String!, $query: JSON!, $aggregationLevel: AggregationLevel) {
-        queryDataset(dataset: $dataset, query: $query, aggregationLevel: $aggregationLevel)
-      }
-    `,
+    bodySchema: withEnvelope('api.data.out', inputSchema(DATA_OUT)),
+    operation: DATA_OUT.type,
     variables: (input) => {
       const level = (input.body.context as { aggregationLevel?: string } | undefined)?.aggregationLevel;
       return { dataset: pathParam(input, 'dataset_id'), query: input.body.query, aggregationLevel: level ? enumName(ENUMS.AggregationLevel, level) : null };
@@ -56,25 +89,10 @@ export const dataAccessEndpoints = [
     summary: "Read-only SQL over every Live dataset's datasource, answered as rows without an envelope (for BI tools such as Metabase)",
     invalidInputCode: 'SQL_QUERY_EMPTY_REQUEST',
     errorCodes: ['SQL_QUERY_FAILURE', 'DATA_OUT_QUERY_TIMEOUT'],
-    // A Druid SQL request: the options Druid takes besides the query are accepted and not needed here.
-    bodySchema: {
-      type: 'object',
-      properties: {
-        query: { type: 'string' },
-        resultFormat: { type: 'string', enum: ['object'] },
-        header: { type: 'boolean' },
-        context: { type: 'object' },
-      },
-      required: ['query'],
-      additionalProperties: false,
-    },
+    bodySchema: inputSchema(SQL_QUERY),
     bareResult: true,
-    operation: /* GraphQL */ `
-      query RestSqlQuery($query: String!) {
-        sqlQuery(query: $query)
-      }
-    `,
-    variables: (input) => ({ query: input.body.query as string }),
+    operation: SQL_QUERY.type,
+    variables: (input) => toInput(SQL_QUERY, input.body),
     result: (data) => data.sqlQuery,
   }),
 
@@ -86,32 +104,9 @@ export const dataAccessEndpoints = [
     invalidInputCode: 'DATA_EXHAUST_INVALID_INPUT',
     errorCodes: ['DATASET_NOT_FOUND', 'DATA_EXHAUST_NO_FILES'],
     pathSchema: { type: 'object', properties: { dataset_id: { type: 'string' } }, required: ['dataset_id'] },
-    querySchema: {
-      type: 'object',
-      properties: {
-        type: { type: 'string', enum: domainValues(ENUMS.ExhaustType) },
-        from: { type: 'string', maxLength: 10 },
-        to: { type: 'string', maxLength: 10 },
-        since: { type: 'string', maxLength: 20 },
-      },
-    },
-    operation: /* GraphQL */ `
-      query RestDatasetExhaust($datasetId: ID!, $type: ExhaustType, $from: String, $to: String, $since: String) {
-        datasetExhaust(datasetId: $datasetId, type: $type, from: $from, to: $to, since: $since) {
-          expiresAt
-          files
-          days {
-            day
-            files
-          }
-        }
-      }
-    `,
-    variables: (input) => {
-      const text = (name: string) => (typeof input.query[name] === 'string' ? input.query[name] : null);
-      const type = text('type');
-      return { datasetId: pathParam(input, 'dataset_id'), type: type ? enumName(ENUMS.ExhaustType, type) : null, from: text('from'), to: text('to'), since: text('since') };
-    },
+    querySchema: inputSchema(EXHAUST),
+    operation: EXHAUST.type,
+    variables: (input) => ({ type: null, from: null, to: null, since: null, ...toInput<RestDatasetExhaustQueryVariables>(EXHAUST, input.query), datasetId: pathParam(input, 'dataset_id') }),
     result: (data) => {
       const found = data.datasetExhaust;
       return { expiresAt: found.expiresAt, files: found.files, periodWiseFiles: Object.fromEntries(found.days.map((day) => [day.day, day.files])) };
@@ -178,7 +173,8 @@ export const dataAccessEndpoints = [
     summary: "Live datasets' datasources with their sizes, as Druid's coordinator lists them with ?simple (the console's dataset list reads properties.segments); answered without an envelope",
     invalidInputCode: 'DATASOURCE_LIST_INPUT_INVALID',
     errorCodes: ['DATA_OUT_QUERY_FAILED', 'DATA_OUT_QUERY_TIMEOUT'],
-    querySchema: { type: 'object', properties: { simple: { type: 'string', maxLength: 10 }, full: { type: 'string', maxLength: 10 } } },
+    // Druid's options of this call; the answer is the same whichever is given.
+    querySchema: { type: 'object', properties: { simple: { type: 'string' }, full: { type: 'string' } } },
     bareResult: true,
     operation: /* GraphQL */ `
       query RestDatasourceSizes {

@@ -29,15 +29,14 @@ import type {
 } from '../src/generated/rest-operations.js';
 import { domainValue, domainValues, enumName, ENUMS } from './enum-names.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
-import { inputSchema, inputTypeSchema, toInput, toInputList, type InputShape } from './input-shape.js';
+import { inputSchema, inputTypeSchema, requestOfOperation, toInput, toInputList, type InputShape } from './input-shape.js';
 import { defineEndpoint, isEditMode, pathParam, requestOf } from './table.js';
-import { envelopeSchema } from './validation.js';
+import { envelopeSchema, type JsonSchema } from './validation.js';
 
 const STATUSES = domainValues(ENUMS.DatasetStatus);
 /** The original's `Retire` is accepted beside the contract's `Retired`. */
 const TRANSITIONS = [...domainValues(ENUMS.DatasetTransition), 'Retire'];
 const status = (value: string) => enumName(ENUMS.DatasetStatus, value);
-const datasetType = (value: unknown) => (typeof value === 'string' ? enumName(ENUMS.DatasetType, value) : null);
 // A dataset id's length and pattern are the services' rules (src/modules/datasets/definition.ts), one message on both transports.
 const datasetId = { type: 'string' };
 
@@ -95,6 +94,27 @@ function fieldList(value: unknown): string[] | null {
     .map((field) => field.trim())
     .filter(Boolean);
 }
+
+const listFilter = inputTypeSchema('DatasetFilter') as { properties: { status: { items: JsonSchema } } };
+
+/** The list's request: its filters and page size as the operation's variables; a status may also be one value, and the offset is REST's own. */
+const LIST: InputShape = {
+  type: /* GraphQL */ `
+    query RestListDatasets($filter: DatasetFilter, $first: Int, $after: String) {
+      datasets(filter: $filter, first: $first, after: $after) {
+        totalCount
+        nodes {
+          listRecord
+        }
+      }
+    }
+  `,
+  rename: { filters: 'filter', limit: 'first' },
+  own: {
+    filters: { ...listFilter, properties: { ...listFilter.properties, status: { anyOf: [listFilter.properties.status.items, listFilter.properties.status] } } },
+    offset: { type: 'integer', minimum: 0 },
+  },
+};
 
 export const datasetEndpoints = [
   defineEndpoint<RestImportDatasetMutation, RestImportDatasetMutationVariables>({
@@ -183,49 +203,12 @@ export const datasetEndpoints = [
     summary: 'List datasets: Live versions first, then drafts',
     invalidInputCode: 'DATASET_LIST_INPUT_INVALID',
     errorCodes: [],
-    bodySchema: envelopeSchema(
-      'api.datasets.list',
-      {
-        type: 'object',
-        properties: {
-          filters: {
-            type: 'object',
-            properties: {
-              status: {
-                anyOf: [
-                  { type: 'string', enum: STATUSES },
-                  { type: 'array', items: { type: 'string', enum: STATUSES }, maxItems: 10 },
-                ],
-              },
-              type: { type: 'string', enum: ['event', 'master'] },
-            },
-            additionalProperties: false,
-          },
-          limit: { type: 'integer', minimum: 0 },
-          offset: { type: 'integer', minimum: 0 },
-        },
-        additionalProperties: false,
-      },
-      { requestRequired: false },
-    ),
-    operation: /* GraphQL */ `
-      query RestListDatasets($filter: DatasetFilter, $first: Int, $after: String) {
-        datasets(filter: $filter, first: $first, after: $after) {
-          totalCount
-          nodes {
-            listRecord
-          }
-        }
-      }
-    `,
+    ...requestOfOperation('api.datasets.list', LIST, { requestRequired: false }),
     variables: (input) => {
-      const r = requestOf<{ filters?: { status?: string | string[]; type?: string }; limit?: number; offset?: number }>(input);
-      const statuses = r.filters?.status === undefined ? null : [r.filters.status].flat().map(status);
-      return {
-        filter: { status: statuses, type: datasetType(r.filters?.type) },
-        first: r.limit ?? null,
-        after: r.offset ? cursorForOffset(r.offset - 1) : null,
-      };
+      const r = requestOf<{ filters?: { status?: string | string[] }; offset?: number }>(input);
+      const status = r.filters?.status;
+      const given = toInput<RestListDatasetsQueryVariables>(LIST, status === undefined ? r : { ...r, filters: { ...r.filters, status: [status].flat() } });
+      return { filter: given.filter ?? null, first: given.first ?? null, after: r.offset ? cursorForOffset(r.offset - 1) : null };
     },
     result: (data) => ({ data: data.datasets.nodes.map((node) => node.listRecord), count: data.datasets.totalCount }),
   }),

@@ -1,9 +1,21 @@
 // REST entry for pre-signed file links (contract 4.5). The schema checks shape only: how many files
 // and how long their names are the service's rules, with one message on both transports.
 import type { RestGenerateFileUrlsMutation, RestGenerateFileUrlsMutationVariables } from '../src/generated/rest-operations.js';
-import { domainValues, enumName, ENUMS } from './enum-names.js';
-import { defineEndpoint, requestOf } from './table.js';
-import { envelopeSchema } from './validation.js';
+import { requestOfOperation, toInput, type InputShape } from './input-shape.js';
+import { defineEndpoint } from './table.js';
+
+const GENERATE: InputShape = {
+  type: /* GraphQL */ `
+    mutation RestGenerateFileUrls($files: [String!]!, $access: FileAccess, $kind: FileKind) {
+      generateFileUrls(files: $files, access: $access, kind: $kind) {
+        filePath
+        fileName
+        preSignedUrl
+      }
+    }
+  `,
+  rename: { files: 'files', access: 'access', type: 'kind' },
+};
 
 export const fileEndpoints = [
   defineEndpoint<RestGenerateFileUrlsMutation, RestGenerateFileUrlsMutationVariables>({
@@ -16,37 +28,9 @@ export const fileEndpoints = [
     summary: 'Upload (access write, the default) or download (access read) links for files (also at /v2/files/url-access)',
     invalidInputCode: 'FILES_GENERATE_URL_INPUT_INVALID',
     errorCodes: ['FILES_URL_GENERATION_LIMIT_EXCEED', 'FILES_GENERATE_URL_FAILURE'],
-    bodySchema: envelopeSchema(
-      'api.files.generate-url',
-      {
-        type: 'object',
-        properties: {
-          files: { type: 'array', items: { type: 'string' } },
-          access: { type: 'string', enum: domainValues(ENUMS.FileAccess) },
-          type: { type: 'string', enum: domainValues(ENUMS.FileKind) },
-        },
-        required: ['files'],
-        additionalProperties: false,
-      },
-      { requestRequired: true },
-    ),
-    operation: /* GraphQL */ `
-      mutation RestGenerateFileUrls($files: [String!]!, $access: FileAccess, $kind: FileKind) {
-        generateFileUrls(files: $files, access: $access, kind: $kind) {
-          filePath
-          fileName
-          preSignedUrl
-        }
-      }
-    `,
-    variables: (input) => {
-      const r = requestOf<{ files: string[]; access?: string; type?: string }>(input);
-      return {
-        files: r.files,
-        access: enumName(ENUMS.FileAccess, r.access ?? 'write'),
-        kind: enumName(ENUMS.FileKind, r.type ?? 'dataset'),
-      };
-    },
+    ...requestOfOperation('api.files.generate-url', GENERATE, { requestRequired: true }),
+    // Upload links to the dataset area unless the request says otherwise.
+    variables: (input) => ({ access: 'WRITE', kind: 'DATASET', ...toInput<RestGenerateFileUrlsMutationVariables>(GENERATE, input.body.request) }),
     result: (data) => data.generateFileUrls,
   }),
 ];

@@ -6,7 +6,7 @@
 import { buildASTSchema, concatAST, type GraphQLInputField, type GraphQLInputType, GraphQLEnumType, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, Kind, parse, typeFromAST } from 'graphql';
 import { readTypeDefs } from '../src/graphql/schema.js';
 import { ENUMS } from './enum-names.js';
-import type { JsonSchema } from './validation.js';
+import { envelopeSchema, type JsonSchema } from './validation.js';
 
 /** How the contract names the fields of one GraphQL input: contract name → field, or field plus the names of its own input's fields. */
 export type Rename = Readonly<Record<string, string | { field: string; rename: Rename }>>;
@@ -169,4 +169,12 @@ export function toInput<T>(shape: InputShape, request: unknown): T {
 export function toInputList<T>(typeName: string, items: unknown): T[] | null {
   const type = inputObject(typeName);
   return Array.isArray(items) ? items.map((item) => toValue(type, item, undefined) as T) : null;
+}
+
+/**
+ * The body schema and operation of an entry whose envelope's `request` is its operation's variables
+ * as `shape` declares them (`shape.type` is the operation's text).
+ */
+export function requestOfOperation(apiId: string, shape: InputShape, options: { requestRequired: boolean }): { bodySchema: JsonSchema; operation: string } {
+  return { bodySchema: envelopeSchema(apiId, inputSchema(shape), options), operation: shape.type };
 }

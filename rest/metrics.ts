@@ -3,7 +3,7 @@
 // and a component carries only the fields it has.
 import type { RestDatasetHealthQuery, RestDatasetHealthQueryVariables, RestDatasetMetricsQuery, RestDatasetMetricsQueryVariables } from '../src/generated/rest-operations.js';
 import { domainValue, ENUMS } from './enum-names.js';
-import { inputSchema, toInput, type InputShape } from './input-shape.js';
+import { inputSchema, requestOfOperation, toInput, type InputShape } from './input-shape.js';
 import { defineEndpoint } from './table.js';
 import { envelopeSchema } from './validation.js';
 
@@ -79,8 +79,7 @@ export const metricsEndpoints = [
     summary: 'Health figures of a dataset: freshness, observability, volume, lineage, connectors, quality',
     invalidInputCode: 'DATA_OUT_INVALID_INPUT',
     errorCodes: ['DATASET_NOT_FOUND', 'FAILED_TO_FETCH_METRICS'],
-    bodySchema: envelopeSchema('api.dataset.metrics', inputSchema(METRICS), { requestRequired: true }),
-    operation: METRICS.type,
+    ...requestOfOperation('api.dataset.metrics', METRICS, { requestRequired: true }),
     variables: (input) => toInput(METRICS, input.body.request),
     result: (data) =>
       (data.dataset!.metrics ?? []).map((category) => ({

@@ -18,7 +18,7 @@ import { cursorForOffset } from '../src/graphql/cursor.js';
 import { withFragment } from './fragments.js';
 import { enumName, ENUMS } from './enum-names.js';
 import { defineEndpoint, pathParam, requestOf } from './table.js';
-import { inputSchema, toInput, type InputShape } from './input-shape.js';
+import { inputSchema, requestOfOperation, toInput, type InputShape } from './input-shape.js';
 import { envelopeSchema, type JsonSchema } from './validation.js';
 
 const TEMPLATE_FIELDS = /* GraphQL */ `
@@ -44,8 +44,6 @@ function restTemplate(template: TemplateData) {
 // A template id's length is the service's rule (src/modules/templates/rules.ts), as are the name's and the query's.
 const templateIdPath: JsonSchema = { type: 'object', properties: { template_id: { type: 'string' } }, required: ['template_id'] };
 
-const queryType = { type: 'string', enum: ['sql', 'json'] };
-
 /** Create and update: the contract's names of a template input's fields. */
 function templateShape(type: 'CreateQueryTemplateInput' | 'UpdateQueryTemplateInput'): InputShape {
   return {
@@ -66,8 +64,6 @@ const RUN: InputShape = {
   required: ['aggregationLevel'],
 };
 
-const queryTypeName = (value: unknown) => (typeof value === 'string' ? enumName(ENUMS.QueryType, value) : null);
-
 /** Query text for GraphQL: objects become JSON text (the schema lets only text and objects through). */
 function queryText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
@@ -78,6 +74,35 @@ const SORT_FIELDS: Record<string, keyof typeof ENUMS.QueryTemplateSortField> = {
   updated_date: 'UPDATED_DATE',
   template_name: 'TEMPLATE_NAME',
   template_id: 'TEMPLATE_ID',
+};
+
+const sortField = { type: 'string', enum: Object.keys(SORT_FIELDS) };
+const sortOrder = { type: 'string', enum: ['asc', 'desc', 'ASC', 'DESC'] };
+
+/**
+ * The list's request: its filter and page size as the operation's variables. Its sort keys are
+ * REST's own spellings (the contract's sortBy, the original's [field, direction] pairs); how many
+ * the list takes is its rule (src/platform/lists), as is the page size.
+ */
+const LIST: InputShape = {
+  type: withFragment(
+    /* GraphQL */ `
+      query RestListTemplates($filter: QueryTemplateFilter, $sort: [QueryTemplateSort!], $first: Int, $after: String) {
+        templates(filter: $filter, sort: $sort, first: $first, after: $after) {
+          nodes {
+            ...RestTemplateFields
+          }
+        }
+      }
+    `,
+    TEMPLATE_FIELDS,
+  ),
+  rename: { filters: { field: 'filter', rename: { query_type: 'queryType' } }, limit: 'first' },
+  own: {
+    sortBy: { type: 'array', items: { type: 'object', properties: { field: sortField, order: sortOrder }, required: ['field'], additionalProperties: false } },
+    order: { type: 'array', items: { type: 'array', prefixItems: [sortField, sortOrder], minItems: 2, maxItems: 2, items: false } },
+    offset: { type: 'integer', minimum: 0 },
+  },
 };
 
 export const templateEndpoints = [
@@ -139,77 +164,16 @@ export const templateEndpoints = [
     summary: 'List query templates',
     invalidInputCode: 'QUERY_TEMPLATE_INVALID_INPUT',
     errorCodes: [],
-    bodySchema: envelopeSchema(
-      'api.query.template.list',
-      {
-        type: 'object',
-        properties: {
-          filters: {
-            type: 'object',
-            properties: { query_type: queryType },
-            additionalProperties: false,
-          },
-          sortBy: {
-            type: 'array',
-            maxItems: 4,
-            items: {
-              type: 'object',
-              properties: {
-                field: { type: 'string', enum: Object.keys(SORT_FIELDS) },
-                order: { type: 'string', enum: ['asc', 'desc', 'ASC', 'DESC'] },
-              },
-              required: ['field'],
-              additionalProperties: false,
-            },
-          },
-          // The original's sort form: [[field, direction], ...].
-          order: {
-            type: 'array',
-            maxItems: 4,
-            items: {
-              type: 'array',
-              prefixItems: [
-                { type: 'string', enum: Object.keys(SORT_FIELDS) },
-                { type: 'string', enum: ['asc', 'desc', 'ASC', 'DESC'] },
-              ],
-              minItems: 2,
-              maxItems: 2,
-              items: false,
-            },
-          },
-          limit: { type: 'integer', minimum: 0 },
-          offset: { type: 'integer', minimum: 0 },
-        },
-        additionalProperties: false,
-      },
-      { requestRequired: false },
-    ),
-    operation: withFragment(
-      /* GraphQL */ `
-        query RestListTemplates($filter: QueryTemplateFilter, $sort: [QueryTemplateSort!], $first: Int, $after: String) {
-          templates(filter: $filter, sort: $sort, first: $first, after: $after) {
-            nodes {
-              ...RestTemplateFields
-            }
-          }
-        }
-      `,
-      TEMPLATE_FIELDS,
-    ),
+    ...requestOfOperation('api.query.template.list', LIST, { requestRequired: false }),
     variables: (input) => {
-      const r = requestOf<{
-        filters?: { query_type?: string };
-        sortBy?: { field: string; order?: string }[];
-        order?: [string, string][];
-        limit?: number;
-        offset?: number;
-      }>(input);
+      const r = requestOf<{ sortBy?: { field: string; order?: string }[]; order?: [string, string][]; offset?: number }>(input);
+      const given = toInput<RestListTemplatesQueryVariables>(LIST, input.body.request);
       const keys = r.sortBy ?? r.order?.map(([field, order]) => ({ field, order })) ?? [];
       return {
-        filter: r.filters?.query_type ? { queryType: queryTypeName(r.filters.query_type) } : null,
+        filter: given.filter ?? null,
         sort: keys.map((key) => ({ field: SORT_FIELDS[key.field]!, order: enumName(ENUMS.SortOrder, (key.order ?? 'asc').toLowerCase()) })),
         // Without a limit the REST list returns every template, up to the configured maximum.
-        first: r.limit ?? null,
+        first: given.first ?? null,
         after: r.offset ? cursorForOffset(r.offset - 1) : null,
       };
     },

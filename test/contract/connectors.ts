@@ -106,6 +106,17 @@ export function connectorScenarios(ctx: SuiteContext<ConnectorsDriver, StoreGate
       expect(idsOf(liveFiles.data)).toContain('object-store-connector-1.0.0');
       for (const connector of liveFiles.data) expect(connector).toMatchObject({ category: 'File', status: 'Live' });
     });
+
+    // The service's rules (issue 34; REST's schema held them before), one message on both transports.
+    it('refuses an empty status or category filter with CONNECTORS_LIST_INPUT_INVALID, as the original does', async () => {
+      expectFailure(await ctx.driver.list({ status: [] }), 'CONNECTORS_LIST_INPUT_INVALID', /^filters\.status must have at least one item$/);
+      expectFailure(await ctx.driver.list({ category: [] }), 'CONNECTORS_LIST_INPUT_INVALID', /^filters\.category must have at least one item$/);
+    });
+
+    it('refuses a status or category filter of more than 10 values with CONNECTORS_LIST_INPUT_INVALID', async () => {
+      expectFailure(await ctx.driver.list({ status: Array<ConnectorStatus>(11).fill('Live') }), 'CONNECTORS_LIST_INPUT_INVALID', /^the status filter lists 11 values; at most 10 are allowed$/);
+      expectFailure(await ctx.driver.list({ category: Array<ConnectorCategory>(11).fill('File') }), 'CONNECTORS_LIST_INPUT_INVALID', /^the category filter lists 11 values; at most 10 are allowed$/);
+    });
   });
 
   describe('read', () => {

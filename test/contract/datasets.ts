@@ -758,5 +758,11 @@ export function datasetsScenarios(ctx: SuiteContext<DatasetsDriver>): void {
       expect(pairs(liveMasters.data).sort()).toEqual(await storedPairs("type = 'master' AND status = 'Live'"));
       expect(liveMasters.count).toBe(liveMasters.data.length);
     });
+
+    // The list contract's rule (issue 34; REST's schema held it before): the original's status_filter_limit.
+    it('refuses a status filter of more than 10 values with DATASET_LIST_INPUT_INVALID', async () => {
+      expectFailure(await ctx.driver.list({ status: Array<DatasetStatus>(11).fill('Live') }), 'DATASET_LIST_INPUT_INVALID', /^the status filter lists 11 values; at most 10 are allowed$/);
+      expect((await list({ status: Array<DatasetStatus>(10).fill('Live') })).count).toBeGreaterThan(0);
+    });
   });
 }

@@ -67,6 +67,9 @@ export function exhaustScenarios(ctx: SuiteContext<ExhaustDriver, StoreGateway>)
     expectFailure(await ctx.driver.exhaust(id, { from: '2026-01-01', to: '2026-03-04' }), 'DATA_EXHAUST_INVALID_INPUT', /31 days/);
     expectFailure(await ctx.driver.exhaust(id, { from: '2026-3-1' }), 'DATA_EXHAUST_INVALID_INPUT', /from must be a day written YYYY-MM-DD/);
     expectFailure(await ctx.driver.exhaust(id, { since: 'yesterday' }), 'DATA_EXHAUST_INVALID_INPUT', /LAST_<n>_DAYS/);
+    // Lengths are the service's rules too (issue 34; REST's query schema cut them short before): one message on both transports.
+    expectFailure(await ctx.driver.exhaust(id, { from: '2026-03-021', to: '2026-03-04' }), 'DATA_EXHAUST_INVALID_INPUT', /^from must be a day written YYYY-MM-DD \(got "2026-03-021"\)$/);
+    expectFailure(await ctx.driver.exhaust(id, { since: 'LAST_1000000_DAYS' }), 'DATA_EXHAUST_INVALID_INPUT', /^since must be LAST_<n>_DAYS \(got "LAST_1000000_DAYS"\)$/);
     expectFailure(await ctx.driver.exhaust(id, { from: '2026-02-01', to: '2026-02-10' }), 'DATA_EXHAUST_NO_FILES', /does not have any backup files/);
     expectFailure(await ctx.driver.exhaust('exhaust-nowhere', { since: 'LAST_2_DAYS' }), 'DATASET_NOT_FOUND', /exhaust-nowhere/);
   });

@@ -244,6 +244,21 @@ export function templatesScenarios(ctx: SuiteContext<TemplatesDriver>): void {
     it('refuses a page larger than the maximum of 1000 with QUERY_TEMPLATE_INVALID_INPUT', async () => {
       expectFailure(await ctx.driver.list({ limit: 1001 }), 'QUERY_TEMPLATE_INVALID_INPUT', /1000/);
     });
+
+    // The list contract's rules (issue 34; REST's schema held them before), one message on both transports.
+    it('refuses a negative page size with QUERY_TEMPLATE_INVALID_INPUT, saying the range', async () => {
+      expectFailure(await ctx.driver.list({ limit: -1 }), 'QUERY_TEMPLATE_INVALID_INPUT', /^the page size must be an integer from 0 to 1000 \(got -1\)$/);
+    });
+
+    it('refuses more sort keys than templates have fields to sort by (4) with QUERY_TEMPLATE_INVALID_INPUT', async () => {
+      const fields: TemplateSortField[] = ['created_date', 'updated_date', 'template_name', 'template_id', 'created_date'];
+      expectFailure(
+        await ctx.driver.list({ sortBy: fields.map((field) => ({ field })) }),
+        'QUERY_TEMPLATE_INVALID_INPUT',
+        /^the order has 5 keys; query templates can be ordered by at most 4 fields$/,
+      );
+      expect(await listOk({ sortBy: fields.slice(0, 4).map((field) => ({ field })) })).toEqual(expect.any(Array));
+    });
   });
 
   describe('update', () => {

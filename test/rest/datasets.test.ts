@@ -138,7 +138,8 @@ describe('POST /v2/datasets/list', () => {
     ['a single unknown status string', { filters: { status: 'Archived' } }, /\/request\/filters\/status/],
     ['an unknown type', { filters: { type: 'stream' } }, /\/request\/filters\/type/],
     ['an unknown filter key', { filters: { colour: 'blue' } }, /'colour'/],
-    ['a negative limit', { limit: -1 }, /\/request\/limit/],
+    // The list contract's rule (issue 34), in the words GraphQL gets for `first`.
+    ['a negative limit, as the page size', { limit: -1 }, /^the page size must be an integer from 0 to 1000 \(got -1\)$/],
     ['a fractional offset', { offset: 1.5 }, /\/request\/offset/],
   ])('returns 400 DATASET_LIST_INPUT_INVALID for %s, naming it', async (_, request, message) => {
     expectFailure(await list(request), 400, 'DATASET_LIST_INPUT_INVALID', message);

@@ -5,7 +5,7 @@
 // declared versions Live in one transaction. A failure after the store removes the stored archive.
 import DataLoader from 'dataloader';
 import { consoleForm } from './console-form.js';
-import { legacyIn, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
+import { checkLegacyValues, legacyIn, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
 import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -129,6 +129,8 @@ export function createConnectorService(store: ConnectorStore, files: FileService
       // The original refuses empty filter lists rather than reading them as "match nothing".
       if (query.statuses && query.statuses.length === 0) throw new GatewayError(code, 'filters.status must have at least one item');
       if (query.categories && query.categories.length === 0) throw new GatewayError(code, 'filters.category must have at least one item');
+      checkLegacyValues(code, 'status', query.statuses);
+      checkLegacyValues(code, 'category', query.categories);
       const { statuses, categories, ...args } = query;
       return store.page({ ...args, where: withLegacyFilter(args.where, { ...legacyIn('status', statuses), ...legacyIn('category', categories) }) }, options.listMax);
     },

@@ -8,7 +8,7 @@ import { isUniqueViolation, type DatasetStore } from './store.js';
 import type { DatasetRecord, DatasetStatus } from './types.js';
 
 /** The original's rule for alias names. */
-import { withLegacyFilter } from '../../platform/lists/legacy-filter.js';
+import { checkLegacyValues, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
 import type { ListArguments, ListPage } from '../../platform/lists/list-query.js';
 const ALIAS_PATTERN = '^[a-z0-9.-]+$';
 const ALIAS = new RegExp(ALIAS_PATTERN);
@@ -95,6 +95,7 @@ export function createDatasourceService(store: DatasetStore, queryEngine: QueryE
      * refuses, naming the paged form, when there are more, rather than answering part of the list as if it were all.
      */
     async datasources(filter: { statuses?: readonly DatasetStatus[] | null; type?: string | null }, bound: 'cut' | 'whole' = 'cut'): Promise<DatasourceEntry[]> {
+      checkLegacyValues('DATASOURCE_LIST_INPUT_INVALID', 'status', filter.statuses);
       if (filter.type && filter.type !== engineType) return [];
       if (filter.statuses && filter.statuses.length > 0 && !filter.statuses.includes('Live')) return [];
       const page = await store.page({ where: { status: { eq: 'Live' } }, first: options.listMax }, options.listMax);

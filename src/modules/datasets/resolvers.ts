@@ -2,7 +2,7 @@
 // denorm sources go through the per-request DataLoader, so a list costs a constant number of queries.
 import { globalId } from '../../graphql/global-id.js';
 import { listConnectionResolvers } from '../../graphql/list-connection.js';
-import { legacyEq, legacyIn, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
+import { checkLegacyValues, legacyEq, legacyIn, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
 import type { CreateDatasetInput, Resolvers, UpdateDatasetInput } from '../../generated/graphql.js';
 import { authorizeLink } from '../../graphql/nodes.js';
 import { connectorInstances, listRecord, withCacheNames } from './definition.js';
@@ -53,8 +53,9 @@ function updateRequest(input: UpdateDatasetInput): Record<string, unknown> {
 export const datasetResolvers: Resolvers = {
   Query: {
     dataset: (_, { id, version, status }, { services, loaders }) => services.datasets.get(id, { stage: version ?? 'live', status }, loaders.datasetVersions),
-    datasets: (_, { filter, where, orderBy, first, after, last, before }, { services }) =>
-      services.datasets.list({
+    datasets: (_, { filter, where, orderBy, first, after, last, before }, { services }) => {
+      checkLegacyValues('DATASET_LIST_INPUT_INVALID', 'status', filter?.status);
+      return services.datasets.list({
         // An empty status list of the older filter selects every status, as it always did.
         where: withLegacyFilter(where, { ...legacyIn('status', filter?.status?.length ? filter.status : undefined), ...legacyEq('type', filter?.type) }),
         orderBy,
@@ -62,7 +63,8 @@ export const datasetResolvers: Resolvers = {
         after,
         last,
         before,
-      }),
+      });
+    },
     exportDataset: (_, { id, status }, { services }) => services.datasets.export(id, status),
     datasources: (_, { filter }, { services }) => services.datasets.datasources({ statuses: filter?.status, type: filter?.type }, 'whole'),
     datasourcePage: (_, args, { services }) => services.datasets.datasourcePage(args),

@@ -167,6 +167,9 @@ function kindOf(declaration: ListDeclaration, column: string): ResolvedKey['kind
 
 /** The whole order: the client's keys (or the default), the list's own follow-up keys, the identifying columns. */
 function resolveOrder(declaration: ListDeclaration, orderBy: readonly ListOrderInput[] | null | undefined): ResolvedKey[] {
+  // More keys than orderable fields can only repeat one.
+  const orderable = Object.values(declaration.fields).filter((field) => field.orderable).length;
+  if (orderBy && orderBy.length > orderable) throw invalid(declaration, `the order has ${orderBy.length} keys; ${declaration.plural} can be ordered by at most ${orderable} fields`);
   const given: ListOrderKey[] = (orderBy ?? []).map((key, index) => {
     const field = fieldNamed(declaration, key.field);
     if (!field || !declaration.fields[field]!.orderable) throw invalid(declaration, `orderBy[${index}].field: ${declaration.plural} cannot be ordered by ${key.field}`);
@@ -271,8 +274,7 @@ export function planList(declaration: ListDeclaration, args: ListArguments, list
   const backward = last !== null && last !== undefined;
   // `first: null` asks for the largest page, as the lists always served it; omitted, the default page.
   const size = backward ? last : first === undefined ? Math.min(DEFAULT_PAGE_SIZE, listMax) : (first ?? listMax);
-  const argument = backward ? 'last' : 'first';
-  if (!Number.isInteger(size) || size < 0 || size > listMax) throw invalid(declaration, `the page size must be an integer from 0 to ${listMax} (got ${argument}: ${size})`);
+  if (!Number.isInteger(size) || size < 0 || size > listMax) throw invalid(declaration, `the page size must be an integer from 0 to ${listMax} (got ${size})`);
   if (declaration.large && args.where && !narrowsPositively(args.where) && Object.keys(args.where).length > 0) {
     throw invalid(declaration, `where: on ${declaration.plural}, a filter must also match some field (not only _not), so that an index can find the rows`);
   }
