@@ -22,7 +22,7 @@ export const scaleVariables = z.object({
     .enum(['memory', 'postgres'])
     .optional()
     .describe(
-      'Where rate-limit budgets are kept: `postgres` (table rate_limit_buckets, one statement per decision: every copy on the database shares one budget per caller) or `memory` (this process only). Default: postgres with DATABASE_URL, memory with the embedded PostgreSQL.',
+      'Where rate-limit budgets are kept: `postgres` (table rate_limit_buckets, the decisions that arrive during one round trip sent together in the next: every copy on the database shares one budget per caller) or `memory` (this process only). Default: postgres with DATABASE_URL, memory with the embedded PostgreSQL.',
     ),
 });
 

@@ -8,6 +8,7 @@ import supertest from 'supertest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startGateway, type Gateway } from '../../src/server.js';
+import { envelope } from '../support/api.js';
 import { seedDataset } from '../support/datasets.js';
 import { createTestDatabase, type TestGateway } from '../support/gateway.js';
 import { PGBOUNCER, startPgBouncer, type PgBouncer } from '../support/pgbouncer.js';
@@ -106,5 +107,14 @@ describeWhen(PGBOUNCER, 'pgbouncer is not installed (Debian package pgbouncer; .
     await direct.query("UPDATE datasets SET name = 'renamed unheard' WHERE dataset_id = 'unheard'");
     expect((await gw.http.get('/v2/datasets/read/unheard')).body.result.name).toBe('renamed unheard');
     expect(await statementsOf(gw, () => gw.http.get('/v2/datasets/read/unheard'))).toBeGreaterThan(0);
+  }, 30_000);
+
+  it('decides shared rate limits through it: burst + 1 calls of one caller over two gateways meet exactly one 429, and no gateway falls back to deciding alone', async () => {
+    const env = { DATABASE_LISTEN_URL: database.url, RATE_LIMIT_STORE: 'postgres', RATE_LIMIT_RPS: '0.001', RATE_LIMIT_BURST: '3' };
+    const copies = [await gatewayThroughBouncer(env), await gatewayThroughBouncer(env)];
+    const statuses: number[] = [];
+    for (const index of [0, 1, 0, 1]) statuses.push((await copies[index]!.gw.http.post('/v2/template/list').send(envelope('api.query.template.list', {}))).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    for (const { log } of copies) expect(log()).not.toContain('the shared store did not answer');
   }, 30_000);
 });

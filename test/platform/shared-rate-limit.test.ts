@@ -7,7 +7,8 @@ import supertest from 'supertest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startGateway, type Gateway } from '../../src/server.js';
-import { envelope } from '../support/api.js';
+import { envelope, SQL_QUERY } from '../support/api.js';
+import { JWT_ENV, token } from '../support/auth.js';
 import { createTestDatabase } from '../support/gateway.js';
 
 const BURST = 6;
@@ -100,4 +101,69 @@ describe('rate limits kept in PostgreSQL', () => {
     expect((await listTemplates(a)).status).toBe(429);
     expect((await listTemplates(b)).status).toBe(200);
   }, 60_000);
+
+  describe('with callers of their own (JWT)', () => {
+    // One copy serves kept reads on its fast path, the other only on the normal path.
+    const startPair = async (burst: number) => {
+      const env = { ...JWT_ENV, RATE_LIMIT_RPS: '0.01', RATE_LIMIT_BURST: String(burst) };
+      const pair = [await start(env), await start({ ...env, FAST_PATH: 'false' })] as const;
+      const seeder = `Bearer ${await token({ sub: `seeder-${burst}` })}`;
+      const created = await supertest(pair[0].url)
+        .post('/v2/template/create')
+        .set('authorization', seeder)
+        .send(envelope('api.query.template.create', { template_name: `Shared budget ${burst}`, query_type: 'sql', query: SQL_QUERY }));
+      expect(created.status).toBe(200);
+      return { pair, templateId: (created.body as { result: { template_id: string } }).result.template_id };
+    };
+    const bearer = async (sub: string) => `Bearer ${await token({ sub })}`;
+
+    it("answers a fresh caller's first read on the second copy while another caller's budget is spent, and refuses the spender there too", async () => {
+      const { pair, templateId } = await startPair(4);
+      const [a, b] = pair;
+      const reads = {
+        rest: (gateway: Gateway, authorization: string) => supertest(gateway.url).get(`/v2/template/read/${templateId}`).set('authorization', authorization),
+        graphql: (gateway: Gateway, authorization: string) =>
+          supertest(gateway.url)
+            .post('/graphql')
+            .set('authorization', authorization)
+            .send({ query: 'query Read($id: ID!) { template(id: $id) { templateId } }', variables: { id: templateId } }),
+      };
+      for (const [kind, read] of Object.entries(reads)) {
+        const spender = await bearer(`spender-${kind}`);
+        const fresh = await bearer(`fresh-${kind}`);
+        const spent: number[] = [];
+        for (let call = 0; call < 5; call += 1) spent.push((await read(a, spender)).status);
+        expect(spent).toEqual([200, 200, 200, 200, 429]);
+        const first = await read(b, fresh);
+        expect(first.status).toBe(200);
+        if (kind === 'rest') expect(first.body).toMatchObject({ result: { template_id: templateId } });
+        else expect(first.body.data).toEqual({ template: { templateId } });
+        const rest: number[] = [];
+        for (const gateway of [a, b, a, b]) rest.push((await read(gateway, fresh)).status);
+        expect(rest).toEqual([200, 200, 200, 429]);
+        expect((await read(b, spender)).status).toBe(429);
+      }
+    }, 60_000);
+
+    it('decides concurrent calls of several callers over two copies exactly: each caller gets its burst and no more', async () => {
+      const BURST_EACH = 10;
+      const { pair, templateId } = await startPair(BURST_EACH);
+      const callers = await Promise.all(['x', 'y', 'z'].map((name) => bearer(`concurrent-${name}`)));
+      // Every call at once, alternating copies, so each copy's decisions arrive together.
+      const calls = callers.flatMap((authorization) =>
+        Array.from({ length: BURST_EACH + 4 }, (_, index) =>
+          supertest(pair[index % 2]!.url)
+            .get(`/v2/template/read/${templateId}`)
+            .set('authorization', authorization)
+            .then((response) => ({ authorization, status: response.status })),
+        ),
+      );
+      const answers = await Promise.all(calls);
+      for (const authorization of callers) {
+        const statuses = answers.filter((answer) => answer.authorization === authorization).map((answer) => answer.status);
+        expect(statuses.filter((status) => status === 200)).toHaveLength(BURST_EACH);
+        expect(statuses.filter((status) => status === 429)).toHaveLength(4);
+      }
+    }, 60_000);
+  });
 });
