@@ -52,6 +52,32 @@ export interface Caller {
 export interface Authentication {
   caller?: Caller;
   failure?: GatewayError;
+  /** Tokens this request already paid before it was handed on (RequestAccess.handOn): drawn before any is taken. */
+  paid?: PaidTokens;
+}
+
+/**
+ * Rate-limit tokens one request paid through one RequestAccess before it was handed on to another
+ * path, which admits it again (the fast path hands a request it admitted to express): what that
+ * path then charges draws on them first, so the caller pays once. Known once the decisions made
+ * elsewhere (the shared store) are.
+ */
+export class PaidTokens {
+  private left: Record<Budget, number> | Promise<Record<Budget, number>>;
+
+  constructor(paid: Record<Budget, number> | Promise<Record<Budget, number>>) {
+    this.left = paid instanceof Promise ? paid.then((known) => (this.left = { ...known })) : { ...paid };
+  }
+
+  /** Draws up to `tokens` of `budget`; answers how many are still to take. */
+  draw(budget: Budget, tokens: number): number | Promise<number> {
+    const left = this.left;
+    // Its own callback, registered first, has replaced the promise when this one runs.
+    if (left instanceof Promise) return left.then(() => this.draw(budget, tokens));
+    const drawn = Math.min(left[budget], tokens);
+    left[budget] -= drawn;
+    return tokens - drawn;
+  }
 }
 
 /** AUTH_MODE=none: the only caller there is, like the original's SYSTEM user with RBAC off. */
@@ -117,6 +143,8 @@ export class RequestAccess {
   // The last document charge: the root fields of a paid document wait for it and share its refusal.
   private documentCharge: { decided: void | Promise<void>; refusal?: unknown } | undefined;
   private lastCharge: RateLimitStatus | undefined;
+  // Tokens taken from the caller's budgets for this request (handed on with it: handOn).
+  private readonly spent: Record<Budget, number> = { general: 0, ingest: 0 };
 
   constructor(
     private readonly control: AccessControl,
@@ -198,17 +226,35 @@ export class RequestAccess {
     return charge.decided;
   }
 
+  /**
+   * This request's authentication, to hand the request on to another path that admits it again
+   * with a RequestAccess of its own (the fast path handing a request to express): it carries the
+   * tokens taken here, once their decisions are made, for that path to draw on instead of taking
+   * them again.
+   */
+  handOn(): Authentication {
+    const spent = () => ({ ...this.spent });
+    return { ...this.authentication, paid: new PaidTokens(this.pending ? this.pending.then(spent) : spent()) };
+  }
+
   private decide(budget: Budget, tokens: number, allowed: (taken: Take & { allowed: true }) => void): void | Promise<void> {
-    const { caller } = this.authentication;
+    const { caller, paid } = this.authentication;
     const callerKey = caller ? `${caller.via}:${caller.id}` : `address:${this.clientAddress}`;
-    const settle = (taken: Take): void => {
-      if (!taken.allowed) throw new RateLimitedError(budget, taken.retryAfterSeconds);
-      allowed(taken);
-    };
-    const decide = (): void | Promise<void> => {
-      const taken = this.control.limiter.take(budget, callerKey, tokens);
+    const take = (owed: number): void | Promise<void> => {
+      // Paid already, before the request was handed on.
+      if (owed === 0) return allowed({ allowed: true });
+      const settle = (taken: Take): void => {
+        if (!taken.allowed) throw new RateLimitedError(budget, taken.retryAfterSeconds);
+        this.spent[budget] += owed;
+        allowed(taken);
+      };
+      const taken = this.control.limiter.take(budget, callerKey, owed);
       if (taken instanceof Promise) return taken.then(settle);
       settle(taken);
+    };
+    const decide = (): void | Promise<void> => {
+      const owed = paid ? paid.draw(budget, tokens) : tokens;
+      return owed instanceof Promise ? owed.then(take) : take(owed);
     };
     // Decisions made elsewhere are taken one after another, in the order the fields asked: the
     // fields of one GraphQL request run side by side, and the one refused must be the last one.

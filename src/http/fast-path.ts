@@ -24,6 +24,7 @@ import { setCrossOriginHeaders } from './use-cross-origin.js';
 import type { ObservedRequest, requestObserver } from './use-observability.js';
 import { requestIdFor } from './use-request-id.js';
 import { setSecurityHeaders } from './use-security-headers.js';
+import { authenticatedBefore } from './use-auth.js';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -113,10 +114,14 @@ export function withFastPath(options: FastPathOptions): Listener {
     const started = process.hrtime.bigint();
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
+    let access: RequestAccess | undefined;
     const handOver = () => {
       if (settled) return;
       settled = true;
       if (timer) clearTimeout(timer);
+      // Admitted here (or still being admitted: a slow shared store, an answer dropped meanwhile):
+      // express admits the request again, drawing on the tokens paid here instead of taking more.
+      if (access) authenticatedBefore(req, access.handOn());
       normalPath(req, res);
     };
     const answer = () => {
@@ -138,8 +143,9 @@ export function withFastPath(options: FastPathOptions): Listener {
     const withAccess = (authentication: Authentication) => {
       if (settled) return;
       let admitted: void | Promise<void>;
+      access = options.accessFor(authentication, req.socket.remoteAddress);
       try {
-        admitted = admit(options.accessFor(authentication, req.socket.remoteAddress));
+        admitted = admit(access);
       } catch {
         return handOver();
       }

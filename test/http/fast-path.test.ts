@@ -5,6 +5,7 @@
 // (but the envelope's ts and resmsgid); gateway_fast_path_answers_total says which answers the fast
 // path served.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
 import supertest, { type Response } from 'supertest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
@@ -288,4 +289,67 @@ describe('the access log and metrics of a fast-path answer', () => {
     expect(shown(fastLine)).toEqual(shown(normalLine));
     expect(fastLine).toMatchObject({ method: read.method, status: 200, transport: read.transport });
   });
+});
+
+describe('a request the fast path admitted, then handed over to express, pays the rate limit once', () => {
+  // A third gateway on the same database whose rate limits are decided in PostgreSQL (the shared
+  // store). Holding a lock on its table keeps the fast path's decision waiting beyond the time the
+  // fast path waits (1 s); it then hands the request to express, which admits it again.
+  let shared: Gateway;
+  let sharedHttp: ReturnType<typeof supertest>;
+  let lock: pg.Client;
+
+  beforeAll(async () => {
+    const config = loadConfig({
+      DATABASE_URL: fast.databaseUrl,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      NODE_ENV: 'test',
+      DB_POOL_MAX: '4',
+      METRICS_SAMPLE_INTERVAL_SECONDS: '0',
+      ...ENV,
+      RATE_LIMIT_STORE: 'postgres',
+    });
+    shared = await startGateway(config, createLogger('silent'));
+    sharedHttp = supertest(shared.url);
+    lock = new pg.Client({ connectionString: fast.databaseUrl });
+    await lock.connect();
+  }, 60_000);
+
+  afterAll(async () => {
+    await lock?.end();
+    await shared?.stop();
+  });
+
+  const sharedFastAnswers = async () => {
+    const text = (await sharedHttp.get('/metrics')).text;
+    return [...text.matchAll(/^gateway_fast_path_answers_total\{[^}]*\} (\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+  };
+
+  it.each(READS.filter((read) => ['REST connector list', 'GraphQL template read'].includes(read.name)))(
+    '$name',
+    async (read) => {
+      expect((await read.send(sharedHttp, await bearer())).status).toBe(200);
+      const caller = await bearer();
+      const before = await sharedFastAnswers();
+      await lock.query('BEGIN');
+      await lock.query('LOCK TABLE rate_limit_buckets IN EXCLUSIVE MODE');
+      const held = read.send(sharedHttp, caller).then((response) => response);
+      // The fast path's decision is waiting on the lock; past the fast path's wait, the request is express's.
+      for (let waiting = 0; waiting === 0;) {
+        const found = await lock.query<{ count: string }>(`SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = 'rate_limit_buckets'::regclass`);
+        waiting = Number(found.rows[0]!.count);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await lock.query('COMMIT');
+      expect((await held).status).toBe(200);
+      // Answered by express (the fast path handed it over), not by the fast path.
+      expect((await sharedFastAnswers()) - before).toBe(0);
+      // The budget is 4: the held request paid one token, so three more answers, then a refusal.
+      const after: number[] = [];
+      for (let index = 0; index < 4; index += 1) after.push((await read.send(sharedHttp, caller)).status);
+      expect(after).toEqual([200, 200, 200, 429]);
+    },
+    30_000,
+  );
 });
