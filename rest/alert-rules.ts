@@ -382,6 +382,8 @@ export const alertRuleEndpoints = [
     errorCodes: ERROR_CODES,
     pathSchema: idPath,
     bodySchema: inputSchema(UPDATE_RULE),
+    // The service refuses an update that changes nothing ("nothing to update: ...").
+    documentedServiceRules: { minProperties: 1 },
     operation: /* GraphQL */ `
       mutation RestUpdateAlertRule($id: ID!, $input: UpdateAlertRuleInput!) {
         updateAlertRule(id: $id, input: $input) {

@@ -122,7 +122,8 @@ function requestBody(endpoint: RestEndpoint, examples: readonly RestExample[]): 
   }
   if (!endpoint.bodySchema) return undefined;
   const required = ((endpoint.bodySchema.required ?? []) as string[]).length > 0;
-  return { required, content: { 'application/json': { schema: endpoint.bodySchema, ...bodyExamples(examples) } } };
+  const schema = endpoint.documentedServiceRules ? { ...endpoint.bodySchema, ...endpoint.documentedServiceRules } : endpoint.bodySchema;
+  return { required, content: { 'application/json': { schema, ...bodyExamples(examples) } } };
 }
 
 /** Messages of the failure examples, for the codes every entry shares (the gateway's own wording). */

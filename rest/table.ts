@@ -54,6 +54,11 @@ export interface RestEndpoint<TData = Record<string, unknown>, TVariables = Reco
   /** Schema of the whole body; absent for endpoints that take none. */
   bodySchema?: JsonSchema;
   /**
+   * Rules the service applies to the body (with its own message, the same over GraphQL), written
+   * into the API reference beside `bodySchema` so that clients see them; REST does not check them first.
+   */
+  documentedServiceRules?: { minProperties?: number };
+  /**
    * The GraphQL operation this endpoint runs (parsed and validated once at start-up), or several
    * by name with `chooseOperation` picking one per request (e.g. a read that may create a draft).
    */

@@ -435,7 +435,7 @@ describe.each(LIST_HARNESSES.map((harness) => [harness.field, harness] as const)
 
     it('refuses first with last, a page over the maximum, and prices a page of 100,000 out before it runs', async () => {
       expect(refusal(await graphql(gw, document(harness), { first: 2, last: 2 }))).toEqual(refused(/first and last: give one of them, not both/));
-      expect(refusal(await graphql(gw, document(harness), { first: 1001 }))).toEqual(refused(/page size must be an integer from 0 to 1000 \(got first: 1001\)/));
+      expect(refusal(await graphql(gw, document(harness), { first: 1001 }))).toEqual(refused(/^the page size must be an integer from 0 to 1000 \(got 1001\)$/));
       for (const variables of [{ first: 100_000 }, { last: 100_000 }]) {
         expect(refusal(await graphql(gw, document(harness), variables))).toEqual({
           status: 400,

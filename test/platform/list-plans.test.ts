@@ -214,6 +214,11 @@ describe.each(LIST_DECLARATIONS.map(({ declaration }) => [declaration.type, decl
     // `NOT (a < b)` is planned as `a >= b`, which an index serves; `NOT (a = b)` is `a <> b`, which none does.
     const [name, field] = Object.entries(declaration.fields).find(([, candidate]) => candidate.kind === 'key' || candidate.kind === 'enum')!;
     const where: ListWhere = { _not: await whereFor(declaration, name, field, 'eq') };
+    if (declaration.large) {
+      // A large list (the audit trail) refuses such a where before any statement is planned.
+      expect(() => planList(declaration, { where, first: 1 }, 1000)).toThrow(expect.objectContaining({ code: declaration.invalidInputCode, message: expect.stringMatching(/not only _not/) }));
+      return;
+    }
     const plan = planList(declaration, { where, first: 1 }, 1000);
     for (const [statement, what] of [
       [plan.count, 'totalCount'],

@@ -139,7 +139,7 @@ describe('GET /openapi.json', () => {
       for (const name of Object.keys(endpoint.querySchema?.properties ?? {})) {
         expect(params.find((param) => param.in === 'query' && param.name === name)?.schema).toEqual((endpoint.querySchema!.properties as Json)[name]);
       }
-      if (endpoint.bodySchema) expect((operation.requestBody as Json).content['application/json'].schema).toEqual(endpoint.bodySchema);
+      if (endpoint.bodySchema) expect((operation.requestBody as Json).content['application/json'].schema).toEqual({ ...endpoint.bodySchema, ...endpoint.documentedServiceRules });
       if (endpoint.multipart) expect((operation.requestBody as Json).content['multipart/form-data']).toBeDefined();
     }
   });
