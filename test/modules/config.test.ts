@@ -6,7 +6,7 @@ describe('configuration', () => {
     const config = loadConfig({});
     expect(config.http).toMatchObject({ host: '127.0.0.1', port: 3000, bodyLimitBytes: 1024 * 1024 });
     expect(config.database).toMatchObject({ mode: 'embedded', dataDir: './.data/postgres', port: 54329 });
-    expect(config.graphql).toEqual({ graphiql: true, introspection: true, persistedOperations: { requiredFor: [] } });
+    expect(config.graphql).toEqual({ graphiql: true, introspection: true, persistedOperations: { requiredFor: [] }, figuresMaxAgeMs: 5000 });
   });
 
   it('uses DATABASE_URL when it is set', () => {
