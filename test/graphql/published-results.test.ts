@@ -36,13 +36,23 @@ async function statements(target: TestGateway, work: () => Promise<unknown>): Pr
   return target.gateway.database.statementCount() - before;
 }
 
+/**
+ * The fewest statements `work` takes over up to 5 tries: an answer is kept only once no change is on
+ * its way (a late announcement of the seeding keeps nothing read meanwhile), so the first try may execute.
+ */
+async function statementsOnceKept(target: TestGateway, work: () => Promise<unknown>): Promise<number> {
+  let executed = Infinity;
+  for (let attempt = 0; attempt < 5 && executed > 0; attempt += 1) executed = await statements(target, work);
+  return executed;
+}
+
 const LIST = '{ datasets(first: 50) { totalCount nodes { id: datasetId name status } } }';
 
 describe('published query answers', () => {
   it('answers the same list a second time without a statement, and shows a change at once', async () => {
     const first = await graphql(gw, LIST);
     expect(first.data?.datasets.totalCount).toBe(1);
-    expect(await statements(gw, async () => expect((await graphql(gw, LIST)).data).toEqual(first.data))).toBe(0);
+    expect(await statementsOnceKept(gw, async () => expect((await graphql(gw, LIST)).data).toEqual(first.data))).toBe(0);
     await seedDataset(gw, 'kept-2', 'Live');
     expect((await graphql(gw, LIST)).data?.datasets.totalCount).toBe(2);
   });
@@ -56,10 +66,7 @@ describe('published query answers', () => {
   it("shows a template linked to a kept dataset's answer at once (its answer is made of templates too)", async () => {
     const query = '{ dataset(id: "kept-1") { id: datasetId templates { templateId } } }';
     expect((await graphql(gw, query)).data?.dataset.templates).toEqual([]);
-    // Kept once no other change is on its way (a late announcement of the seeding keeps nothing read meanwhile).
-    let executed = Infinity;
-    for (let attempt = 0; attempt < 5 && executed > 0; attempt += 1) executed = await statements(gw, () => graphql(gw, query));
-    expect(executed).toBe(0);
+    expect(await statementsOnceKept(gw, () => graphql(gw, query))).toBe(0);
     const templateId = await seedTemplate(gw, 'kept link', 'sql', 'SELECT COUNT(*) FROM {{DATASET}} JOIN "kept-1" USING (id) WHERE __time BETWEEN {{STARTDATE}} AND {{ENDDATE}}');
     expect((await graphql(gw, query)).data?.dataset.templates).toEqual([{ templateId }]);
   });
@@ -81,9 +88,7 @@ describe('published query answers', () => {
     for (const links of ['alertRules { name }', 'health { status }', 'ingestion { received }']) {
       const query = `{ dataset(id: "kept-1") { id: datasetId ${links} } }`;
       expect((await graphql(gw, query)).errors).toBeUndefined();
-      let executed = Infinity;
-      for (let attempt = 0; attempt < 5 && executed > 0; attempt += 1) executed = await statements(gw, () => graphql(gw, query));
-      expect([links, executed]).toEqual([links, 0]);
+      expect([links, await statementsOnceKept(gw, () => graphql(gw, query))]).toEqual([links, 0]);
     }
     const renamed = await graphql(gw, `mutation { updateAlertRule(id: "${rule.data?.createAlertRule.alertRule.alertRuleId as string}", input: { name: "kept-rule-renamed" }) { alertRule { name } } }`);
     expect(renamed.errors).toBeUndefined();
