@@ -11,6 +11,9 @@
 // the limit, two roundings equally near, magnitudes outside [1e-5, 2^53) — the writer declines and
 // the caller uses String(). The tests hold it to String() over more than a million values.
 
+// Read once: where this module runs in a vm context (jest's), each global lookup in the hot path
+// below goes through the context's interceptor and costs more than the digit work itself.
+const { abs, floor, round } = Math;
 const POWERS_OF_TEN = Float64Array.from({ length: 23 }, (_, k) => Number(`1e${k}`));
 /** 2^27 + 1: splits a double into two halves whose products are exact (Veltkamp). */
 const SPLITTER = 134_217_729;
@@ -39,7 +42,7 @@ export function writeShortestDecimal(out: Uint8Array, at: number, value: number)
   const exponent = words[1]! >>> 20;
   if (words[0] === 0 && (words[1]! & 0xfffff) === 0) return -1;
   // k puts n at 17 digits: 10^16 <= magnitude·10^k < 10^17 (the estimate of log10 is never above it).
-  let k = 16 - Math.floor((exponent - 1023) * LOG10_2);
+  let k = 16 - floor((exponent - 1023) * LOG10_2);
   if (k > 22) return -1;
   let product = magnitude * POWERS_OF_TEN[k]!;
   if (product >= 1e17) product = magnitude * POWERS_OF_TEN[--k]!;
@@ -48,11 +51,11 @@ export function writeShortestDecimal(out: Uint8Array, at: number, value: number)
   const high = split - (split - magnitude);
   const low = magnitude - high;
   const error = high * POWER_HIGH[k]! - product + high * POWER_LOW[k]! + low * POWER_HIGH[k]! + low * POWER_LOW[k]!;
-  const adjust = Math.round(error);
+  const adjust = round(error);
   // magnitude·10^k = n + fraction with n = product + adjust: n held as upper·10^8 + lower.
   const fraction = error - adjust;
   // Both below 2^31: the digit work below is integer arithmetic.
-  let upper = Math.floor(product / 1e8) | 0;
+  let upper = floor(product / 1e8) | 0;
   let lower = (product - upper * 1e8 + adjust) | 0;
   while (lower < 0) {
     lower += 1e8;
@@ -120,7 +123,7 @@ export function writeShortestDecimal(out: Uint8Array, at: number, value: number)
  * digits or more below 2^53); it is declined all the same.
  */
 function readsBack(distance: number, exact: boolean, limit: number): number {
-  if (Math.abs(distance - limit) >= limit * 1e-9) return distance < limit ? 1 : 0;
+  if (abs(distance - limit) >= limit * 1e-9) return distance < limit ? 1 : 0;
   if (!exact || distance === limit) return -1;
   return distance < limit ? 1 : 0;
 }
