@@ -63,6 +63,9 @@ export async function startPrometheusWithRules(prometheus: string, ruleFile: str
     ].join('\n'),
   );
   const port = await findFreePort();
-  const args = [`--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`];
+  // An alert sent before service discovery has handed the notifier its Alertmanager (it does so at
+  // most every 5 s) is dropped, and by default sent again only a minute later: resent at the next
+  // evaluation instead.
+  const args = [`--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--rules.alert.resend-delay=1s'];
   return spawnUntilReady('Prometheus', prometheus, args, { port, dir, timeoutMs: 30_000 });
 }
