@@ -48,7 +48,7 @@ const config: CodegenConfig = {
           AlertRuleConnection: '../modules/alert-rules/types.js#AlertRulePage',
           AlertRuleEvaluation: '../modules/alert-rules/types.js#RuleEvaluation',
           AlertNotification: '../modules/alert-rules/types.js#AlertNotificationRecord',
-          ActiveAlert: '../modules/alert-rules/types.js#ActiveAlert as ActiveAlertModel',
+          ActiveAlert: '../modules/alert-rules/types.js#ActiveAlertView',
           AuditRecord: '../modules/audit/types.js#AuditRecord as AuditRecordModel',
           AuditRecordConnection: '../modules/audit/types.js#AuditPage',
           DatasetChange: '../modules/live/events.js#DatasetChange as DatasetChangeModel',

@@ -21,18 +21,16 @@ import type {
   RestUpdateAlertRuleMutation,
   RestUpdateAlertRuleMutationVariables,
 } from '../src/generated/rest-operations.js';
-import { cursorForOffset } from '../src/graphql/cursor.js';
-import { domainValues, enumName, ENUMS } from './enum-names.js';
+import { afterOffset, idPath, offset, oneOrList, orderKeys, orderOptions, queryString, statusAsList } from './alerting-requests.js';
+import { domainValue, domainValues, enumName, ENUMS } from './enum-names.js';
 import { withFragment } from './fragments.js';
-import { inputSchema, sameNames, toInput, type InputShape } from './input-shape.js';
-import { defineEndpoint, pathParam, type RestInput } from './table.js';
-import type { JsonSchema } from './validation.js';
+import { inputSchema, sameNames, toInput, type InputShape, type Rename } from './input-shape.js';
+import { defineEndpoint, pathParam, requestOf, type RestInput } from './table.js';
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
 
 const ERROR_CODES = ['ALERT_RULE_NOT_FOUND', 'ALERT_RULE_ALREADY_EXISTS', 'ALERT_MANAGER_FAILED'] as const;
-const idPath: JsonSchema = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 64 } }, required: ['id'] };
 const text = { type: 'string' };
 // The console's form sends a threshold as a number or as the text typed in, alone or as a list.
 const threshold = { type: ['number', 'string'] };
@@ -85,38 +83,8 @@ function ruleShape(type: 'CreateAlertRuleInput' | 'UpdateAlertRuleInput'): Input
 const CREATE_RULE = ruleShape('CreateAlertRuleInput');
 const UPDATE_RULE = ruleShape('UpdateAlertRuleInput');
 
-const statusName = { type: 'string', enum: domainValues(ENUMS.AlertRuleStatus) };
-const filters: JsonSchema = {
-  type: 'object',
-  properties: {
-    status: { anyOf: [statusName, { type: 'array', maxItems: 3, items: statusName }] },
-    id: { type: 'string', maxLength: 64 },
-    name: text,
-    category: text,
-    severity: { type: 'string', enum: domainValues(ENUMS.AlertRuleSeverity) },
-    manager: { type: 'string', enum: domainValues(ENUMS.AlertManagerKind) },
-    'context.alertType': { type: 'string', maxLength: 100 },
-  },
-  additionalProperties: false,
-};
-const order = {
-  type: 'array',
-  maxItems: 5,
-  items: {
-    type: 'array',
-    minItems: 2,
-    maxItems: 2,
-    prefixItems: [
-      { type: 'string', enum: domainValues(ENUMS.AlertRuleOrderField) },
-      { type: 'string', pattern: '^(?:[aA][sS][cC]|[dD][eE][sS][cC])$' },
-    ],
-  },
-};
-const searchCriteria = {
-  type: 'object',
-  properties: { filters, limit: { type: 'integer', minimum: 0 }, offset: { type: 'integer', minimum: 0 }, options: { type: 'object', properties: { order }, additionalProperties: false } },
-  additionalProperties: false,
-};
+/** The console's filters: GraphQL's AlertRuleFilter, with `context.alertType` for its alertType (and a status alone or a list). */
+const RULE_FILTER: Rename = { ...sameNames('status', 'id', 'name', 'category', 'severity', 'manager'), 'context.alertType': 'alertType' };
 
 // ---------------------------------------------------------------------------------------------
 // Mapping
@@ -160,6 +128,8 @@ const RULE_FIELDS = /* GraphQL */ `
           value
         }
         value
+        state
+        activeSince
       }
     }
     silence {
@@ -173,6 +143,57 @@ const RULE_FIELDS = /* GraphQL */ `
     updatedAt
   }
 `;
+
+/** A search's criteria: the filters and page size as the operation's variables, the order and offset REST's own. */
+const SEARCH: InputShape = {
+  type: withFragment(
+    /* GraphQL */ `
+      query RestSearchAlertRules($filter: AlertRuleFilter, $orderBy: [AlertRuleOrder!], $first: Int, $after: String) {
+        alertRules(filter: $filter, orderBy: $orderBy, first: $first, after: $after) {
+          totalCount
+          nodes {
+            ...RestAlertRuleFields
+          }
+        }
+      }
+    `,
+    RULE_FIELDS,
+  ),
+  rename: { filters: { field: 'filter', rename: RULE_FILTER }, limit: 'first' },
+  own: { offset, options: orderOptions },
+};
+
+const DELETE_RULES: InputShape = {
+  type: /* GraphQL */ `
+    mutation RestDeleteAlertRules($filter: AlertRuleFilter!) {
+      deleteAlertRules(filter: $filter) {
+        ids
+        count
+      }
+    }
+  `,
+  rename: { filters: { field: 'filter', rename: RULE_FILTER } },
+};
+
+const DELETE_RULE = queryString<{ hardDelete?: boolean }>({
+  type: /* GraphQL */ `
+    mutation RestDeleteAlertRule($id: ID!, $hardDelete: Boolean) {
+      deleteAlertRule(id: $id, hardDelete: $hardDelete) {
+        id
+      }
+    }
+  `,
+  rename: sameNames('hardDelete'),
+});
+
+const PROMETHEUS_RULES = queryString<RestPrometheusRulesQueryVariables>({
+  type: /* GraphQL */ `
+    query RestPrometheusRules($manager: AlertManagerKind) {
+      prometheusRules(manager: $manager)
+    }
+  `,
+  rename: sameNames('manager'),
+});
 
 type Row = Record<string, unknown>;
 
@@ -212,19 +233,6 @@ function ruleInput<T>(shape: InputShape, body: RuleBody): T {
   return { ...toInput<T>(shape, body), ...Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined)) };
 }
 
-function ruleFilter(given: Record<string, unknown> = {}) {
-  const status = given.status === undefined ? undefined : (Array.isArray(given.status) ? given.status : [given.status]).map((s: string) => enumName(ENUMS.AlertRuleStatus, s));
-  return {
-    ...(status ? { status } : {}),
-    ...(given.id !== undefined ? { id: given.id as string } : {}),
-    ...(given.name !== undefined ? { name: given.name as string } : {}),
-    ...(given.category !== undefined ? { category: given.category as string } : {}),
-    ...(given.severity !== undefined ? { severity: enumName(ENUMS.AlertRuleSeverity, given.severity as string) } : {}),
-    ...(given.manager !== undefined ? { manager: enumName(ENUMS.AlertManagerKind, given.manager as string) } : {}),
-    ...(given['context.alertType'] !== undefined ? { alertType: given['context.alertType'] as string } : {}),
-  };
-}
-
 const lower = (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value);
 
 interface NamedValue {
@@ -237,7 +245,7 @@ const asObject = (pairs: NamedValue[]) => Object.fromEntries(pairs.map(({ name, 
 
 /**
  * A rule as the original's console reads it: lower-case enums, `notification.channels`,
- * `alertData` (the evaluator's state, with Grafana's words for its alerts) and `silenceState`.
+ * `alertData` (the evaluator's state and its alerts, as GraphQL gives them) and `silenceState`.
  */
 function restRule(row: Row): Row {
   const { evaluation, silence, muted, channelIds, ...rest } = row as Row & {
@@ -248,7 +256,6 @@ function restRule(row: Row): Row {
     labels: NamedValue[];
     annotations: NamedValue[];
   };
-  const state = lower(evaluation?.state);
   return {
     ...rest,
     // In the order GraphQL lists them, which is the order they were written: the same object (and
@@ -263,7 +270,7 @@ function restRule(row: Row): Row {
     ...(evaluation
       ? {
           alertData: {
-            state,
+            state: domainValue(ENUMS.AlertRuleState, evaluation.state as string),
             activeAt: evaluation.activeSince,
             firingSince: evaluation.firingSince,
             lastEvaluation: evaluation.lastEvaluatedAt,
@@ -272,8 +279,8 @@ function restRule(row: Row): Row {
             alerts: (evaluation.alerts as Row[]).map((alert) => ({
               labels: asObject(alert.labels as NamedValue[]),
               value: alert.value,
-              state: state === 'firing' ? 'Alerting' : 'Pending',
-              activeAt: evaluation.activeSince,
+              state: domainValue(ENUMS.ActiveAlertState, alert.state as string),
+              activeAt: alert.activeSince,
             })),
           },
         }
@@ -320,32 +327,12 @@ export const alertRuleEndpoints = [
     summary: "Search alert rules, each with the evaluator's state and its silence",
     invalidInputCode: 'ALERT_RULE_INVALID_INPUT',
     errorCodes: ERROR_CODES,
-    bodySchema: { type: 'object', properties: { request: searchCriteria }, additionalProperties: false },
-    operation: withFragment(
-      /* GraphQL */ `
-        query RestSearchAlertRules($filter: AlertRuleFilter, $orderBy: [AlertRuleOrder!], $first: Int, $after: String) {
-          alertRules(filter: $filter, orderBy: $orderBy, first: $first, after: $after) {
-            totalCount
-            nodes {
-              ...RestAlertRuleFields
-            }
-          }
-        }
-      `,
-      RULE_FIELDS,
-    ),
+    bodySchema: { type: 'object', properties: { request: oneOrList(inputSchema(SEARCH), 'filters', 'status') }, additionalProperties: false },
+    operation: SEARCH.type,
     variables: (input) => {
-      const search = (input.body.request ?? {}) as { filters?: Row; limit?: number; offset?: number; options?: { order?: [string, string][] } };
-      const offset = search.offset ?? 0;
-      return {
-        filter: ruleFilter(search.filters),
-        orderBy: search.options?.order?.map(([field, direction]) => ({
-          field: enumName(ENUMS.AlertRuleOrderField, field) as 'NAME',
-          order: direction.toUpperCase() as 'ASC' | 'DESC',
-        })),
-        first: search.limit ?? null,
-        after: offset > 0 ? cursorForOffset(offset - 1) : null,
-      };
+      const search = requestOf<{ offset?: number; options?: { order?: string[][] } }>(input);
+      const given = toInput<RestSearchAlertRulesQueryVariables>(SEARCH, statusAsList(search));
+      return { filter: given.filter ?? null, orderBy: orderKeys(ENUMS.AlertRuleOrderField, search.options?.order), first: given.first ?? null, after: afterOffset(search.offset) };
     },
     result: (data) => ({ alerts: data.alertRules.nodes.map((node) => restRule(node)), count: data.alertRules.totalCount }),
   }),
@@ -425,13 +412,9 @@ export const alertRuleEndpoints = [
     summary: 'The Live alert rules as a Prometheus rule file (YAML), for Prometheus with Alertmanager',
     invalidInputCode: 'ALERT_RULE_INVALID_INPUT',
     errorCodes: [],
-    querySchema: { type: 'object', properties: { manager: { type: 'string', enum: domainValues(ENUMS.AlertManagerKind) } }, additionalProperties: false },
-    operation: /* GraphQL */ `
-      query RestPrometheusRules($manager: AlertManagerKind) {
-        prometheusRules(manager: $manager)
-      }
-    `,
-    variables: (input) => ({ manager: typeof input.query.manager === 'string' ? enumName(ENUMS.AlertManagerKind, input.query.manager) : null }),
+    querySchema: PROMETHEUS_RULES.schema,
+    operation: PROMETHEUS_RULES.shape.type,
+    variables: (input) => ({ manager: null, ...PROMETHEUS_RULES.input(input.query) }),
     // The file itself, to save as a rule file (`rule_files` of prometheus.yml).
     contentType: 'application/yaml',
     result: (data) => data.prometheusRules,
@@ -445,15 +428,9 @@ export const alertRuleEndpoints = [
     invalidInputCode: 'ALERT_RULE_INVALID_INPUT',
     errorCodes: ERROR_CODES,
     pathSchema: idPath,
-    querySchema: { type: 'object', properties: { hardDelete: { type: 'string', enum: ['true', 'false'] } }, additionalProperties: false },
-    operation: /* GraphQL */ `
-      mutation RestDeleteAlertRule($id: ID!, $hardDelete: Boolean) {
-        deleteAlertRule(id: $id, hardDelete: $hardDelete) {
-          id
-        }
-      }
-    `,
-    variables: (input) => ({ id: pathParam(input, 'id'), hardDelete: input.query.hardDelete === 'true' }),
+    querySchema: DELETE_RULE.schema,
+    operation: DELETE_RULE.shape.type,
+    variables: (input) => ({ hardDelete: false, ...DELETE_RULE.input(input.query), id: pathParam(input, 'id') }),
     result: (data) => ({ id: data.deleteAlertRule.id }),
   }),
 
@@ -465,16 +442,9 @@ export const alertRuleEndpoints = [
     summary: 'Delete every alert rule the filters select (an empty filter is refused)',
     invalidInputCode: 'ALERT_RULE_INVALID_INPUT',
     errorCodes: ERROR_CODES,
-    bodySchema: { type: 'object', properties: { filters }, required: ['filters'], additionalProperties: false },
-    operation: /* GraphQL */ `
-      mutation RestDeleteAlertRules($filter: AlertRuleFilter!) {
-        deleteAlertRules(filter: $filter) {
-          ids
-          count
-        }
-      }
-    `,
-    variables: (input) => ({ filter: ruleFilter(body<{ filters: Row }>(input).filters) }),
+    bodySchema: oneOrList(inputSchema(DELETE_RULES), 'filters', 'status'),
+    operation: DELETE_RULES.type,
+    variables: (input) => toInput<RestDeleteAlertRulesMutationVariables>(DELETE_RULES, statusAsList(input.body)),
     result: (data) => ({ ids: data.deleteAlertRules.ids, count: data.deleteAlertRules.count }),
   }),
 ];

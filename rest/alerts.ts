@@ -2,7 +2,6 @@
 // request envelope: the body is the object itself. Responses use the standard envelope. Each entry
 // runs a GraphQL operation; aliases in the selection give the original's field names.
 import type {
-  NotificationChannelOrder,
   RestCreateChannelMutation,
   RestCreateChannelMutationVariables,
   RestCreateMetricAliasMutation,
@@ -39,25 +38,18 @@ import type {
   RestUpdateSilenceMutationVariables,
   NotificationChannelConfigInput,
 } from '../src/generated/rest-operations.js';
-import { cursorForOffset } from '../src/graphql/cursor.js';
-import { domainValues, enumName, ENUMS } from './enum-names.js';
+import { afterOffset, criteriaOf, idPath, offset, oneOrList, orderKeys, orderOptions, queryString, searchBody, statusAsList } from './alerting-requests.js';
+import { ENUMS } from './enum-names.js';
 import { withFragment } from './fragments.js';
 import { inputSchema, sameNames, toInput, type InputShape } from './input-shape.js';
 import { defineEndpoint, pathParam, type RestInput } from './table.js';
-import type { JsonSchema } from './validation.js';
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
 
-/** A manager kind, as records and filters spell it. */
-const managerKind = { type: 'string', enum: domainValues(ENUMS.AlertManagerKind) };
-const channelStatus = { type: 'string', enum: domainValues(ENUMS.NotificationChannelStatus) };
-const channelType = { type: 'string', enum: domainValues(ENUMS.NotificationChannelType) };
 // Shape only, as GraphQL's input types declare it: lengths, emptiness, UUIDs and addresses are the
 // service's rules (src/modules/alerts/rules.ts), one message on both transports.
 const text = { type: 'string' };
-const idPath: JsonSchema = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 64 } }, required: ['id'] };
-const page = { limit: { type: 'integer', minimum: 0 }, offset: { type: 'integer', minimum: 0 } };
 
 /** A channel's config as GraphQL's, but labels as one object of names to text (GraphQL: name/value pairs). */
 const CHANNEL_CONFIG: InputShape = {
@@ -69,33 +61,19 @@ const channelConfig = inputSchema(CHANNEL_CONFIG);
 const CREATE_CHANNEL: InputShape = { type: 'CreateNotificationChannelInput', rename: sameNames('manager', 'name', 'type'), own: { config: channelConfig }, required: ['config'] };
 // The console sends the manager back with every update (see UpdateNotificationChannelInput.manager).
 const UPDATE_CHANNEL: InputShape = { type: 'UpdateNotificationChannelInput', rename: sameNames('name', 'type', 'manager'), own: { config: channelConfig } };
-const channel = inputSchema(CREATE_CHANNEL);
 
-/** The console's channel search: typed filters, and `options.order` as `[field, direction]` pairs. */
-const channelSearch: JsonSchema = (() => {
-  const filters = {
-    type: 'object',
-    properties: {
-      id: text,
-      name: text,
-      status: { anyOf: [channelStatus, { type: 'array', items: channelStatus, minItems: 1, maxItems: domainValues(ENUMS.NotificationChannelStatus).length }] },
-      manager: managerKind,
-      type: channelType,
-    },
-    additionalProperties: false,
-  };
-  // Fields and directions are checked while making the variables, with a message naming the bad one.
-  const order = { type: 'array', maxItems: domainValues(ENUMS.NotificationChannelOrderField).length, items: { type: 'array', minItems: 1, maxItems: 2, items: { type: 'string', maxLength: 64 } } };
-  const options = { type: 'object', properties: { order }, additionalProperties: false };
-  const criteria = { type: 'object', properties: { filters, options, ...page }, additionalProperties: false };
-  return { type: 'object', properties: { request: criteria, filters, options, ...page }, additionalProperties: false };
+/**
+ * A test's payload: the id of a stored channel, or a channel (CREATE_CHANNEL's fields, required then).
+ * The console's channel page sends the record it read, so its UI flags and the record's own fields
+ * are accepted and ignored, as the original does (the stored channel is what is tested).
+ */
+const TEST_PAYLOAD: InputShape = { ...CREATE_CHANNEL, own: { ...CREATE_CHANNEL.own, id: text }, ignored: ['error', 'status', 'created_by', 'updated_by', 'createdAt', 'updatedAt'] };
+const testPayload = (() => {
+  const { required, ...payload } = inputSchema(TEST_PAYLOAD);
+  // Ajv's strict mode wants the properties a `required` names declared beside it.
+  return { ...payload, if: { properties: { id: true }, required: ['id'] }, else: { properties: payload.properties, required } };
 })();
-
-/** A search body: the original wraps it in `request`; the bare form is accepted too. */
-function searchSchema(filters: JsonSchema): JsonSchema {
-  const criteria = { type: 'object', properties: { filters, ...page }, additionalProperties: false };
-  return { type: 'object', properties: { request: criteria, filters, ...page }, additionalProperties: false };
-}
+const TEST_CHANNEL: InputShape = { type: 'TestNotificationChannelInput', rename: sameNames('message'), own: { payload: testPayload }, required: ['payload'] };
 
 const CREATE_SILENCE: InputShape = { type: 'CreateSilenceInput', rename: sameNames('startDate', 'endDate', 'alertId', 'manager', 'comment') };
 // startTime/endTime are the original's names for the same bounds (startDate/endDate win when both are given).
@@ -168,11 +146,64 @@ const CHANNEL_FIELDS = /* GraphQL */ `
   }
 `;
 
-type Row = Record<string, unknown>;
+/** The silence search's query string: the filter's fields and the page size as the operation's variables, the offset REST's own. */
+const SILENCE_SEARCH = queryString<RestListSilencesQueryVariables>({
+  type: withFragment(
+    /* GraphQL */ `
+      query RestListSilences($alertId: ID, $manager: AlertManagerKind, $first: Int, $after: String) {
+        silences(filter: { alertId: $alertId, manager: $manager }, first: $first, after: $after) {
+          totalCount
+          nodes {
+            ...RestSilenceFields
+          }
+        }
+      }
+    `,
+    SILENCE_FIELDS,
+  ),
+  rename: { ...sameNames('alertId', 'manager'), limit: 'first' },
+  own: { offset: { type: 'string', pattern: '^[0-9]{1,9}$' } },
+});
 
-const managerName = (value: unknown) => (typeof value === 'string' ? enumName(ENUMS.AlertManagerKind, value) : null);
-const channelTypeName = (value: unknown) => (typeof value === 'string' ? enumName(ENUMS.NotificationChannelType, value) : null);
-const channelStatusName = (value: string) => enumName(ENUMS.NotificationChannelStatus, value);
+/** The metric alias search: its filters and page size as the operation's variables, the offset REST's own. */
+const ALIAS_SEARCH: InputShape = {
+  type: withFragment(
+    /* GraphQL */ `
+      query RestListMetricAliases($filter: MetricAliasFilter, $first: Int, $after: String) {
+        metricAliases(filter: $filter, first: $first, after: $after) {
+          totalCount
+          nodes {
+            ...RestMetricAliasFields
+          }
+        }
+      }
+    `,
+    ALIAS_FIELDS,
+  ),
+  rename: { filters: 'filter', limit: 'first' },
+  own: { offset },
+};
+
+/** The console's channel search: its filters (a status alone or a list) and page size as the operation's variables, `options.order` and the offset REST's own. */
+const CHANNEL_SEARCH: InputShape = {
+  type: withFragment(
+    /* GraphQL */ `
+      query RestListChannels($filter: NotificationChannelFilter, $orderBy: [NotificationChannelOrder!], $first: Int, $after: String) {
+        notificationChannels(filter: $filter, orderBy: $orderBy, first: $first, after: $after) {
+          totalCount
+          nodes {
+            ...RestChannelFields
+          }
+        }
+      }
+    `,
+    CHANNEL_FIELDS,
+  ),
+  rename: { filters: 'filter', limit: 'first' },
+  own: { offset, options: orderOptions },
+};
+
+type Row = Record<string, unknown>;
 
 /** GraphQL spells enum values in capitals; the original in lower case. */
 function lowerFields(row: Row, fields: string[]): Row {
@@ -193,17 +224,6 @@ function body<T>(input: RestInput): T {
   return input.body as T;
 }
 
-/** The criteria of a search body, wrapped in `request` or not. */
-function criteria(input: RestInput): { filters?: Record<string, string | undefined>; limit?: number; offset?: number } {
-  return input.body.request ?? input.body;
-}
-
-function pageVariables(search: { limit?: number | string; offset?: number | string }) {
-  const offset = search.offset === undefined ? 0 : Number(search.offset);
-  // Without a limit a search returns every match, up to the configured maximum.
-  return { first: search.limit === undefined ? null : Number(search.limit), after: offset > 0 ? cursorForOffset(offset - 1) : null };
-}
-
 /** A channel's config as the contract spells it: GraphQL's, but labels as one object of names and values. */
 type ChannelConfig = Omit<NotificationChannelConfigInput, 'labels'> & { labels?: Record<string, string> };
 
@@ -216,18 +236,6 @@ function configInput({ labels, ...config }: ChannelConfig): NotificationChannelC
 function channelInput<T>(shape: InputShape, value: unknown): T {
   const config = (value as { config?: ChannelConfig }).config;
   return { ...toInput<T>(shape, value), ...(config ? { config: configInput(config) } : {}) };
-}
-
-/**
- * `[["createdAt", "DESC"]]` as GraphQL takes it. GraphQL's enums judge the field and the direction:
- * a value REST does not spell is sent as it is, for them to refuse with the message a GraphQL client gets.
- */
-function channelOrder(order: string[][] | undefined): NotificationChannelOrder[] {
-  const known = domainValues(ENUMS.NotificationChannelOrderField);
-  return (order ?? []).map(([field = '', direction = 'ASC']) => ({
-    field: known.includes(field) ? enumName(ENUMS.NotificationChannelOrderField, field) : (field as NotificationChannelOrder['field']),
-    order: direction.toUpperCase() as NotificationChannelOrder['order'],
-  }));
 }
 
 const CHANNEL_ERRORS = [
@@ -275,33 +283,9 @@ export const alertEndpoints = [
     summary: 'List silences, newest first',
     invalidInputCode: 'SILENCE_INVALID_INPUT',
     errorCodes: ['SILENCE_NOT_FOUND', 'SILENCE_CONFLICT', 'ALERT_MANAGER_FAILED'],
-    querySchema: {
-      type: 'object',
-      properties: {
-        alertId: text,
-        manager: managerKind,
-        limit: { type: 'string', pattern: '^[0-9]{1,6}$' },
-        offset: { type: 'string', pattern: '^[0-9]{1,9}$' },
-      },
-      additionalProperties: false,
-    },
-    operation: withFragment(
-      /* GraphQL */ `
-        query RestListSilences($filter: SilenceFilter, $first: Int, $after: String) {
-          silences(filter: $filter, first: $first, after: $after) {
-            totalCount
-            nodes {
-              ...RestSilenceFields
-            }
-          }
-        }
-      `,
-      SILENCE_FIELDS,
-    ),
-    variables: (input) => ({
-      filter: { alertId: typeof input.query.alertId === 'string' ? input.query.alertId : null, manager: managerName(input.query.manager) },
-      ...pageVariables(input.query),
-    }),
+    querySchema: SILENCE_SEARCH.schema,
+    operation: SILENCE_SEARCH.shape.type,
+    variables: (input) => ({ alertId: null, manager: null, first: null, ...SILENCE_SEARCH.input(input.query), after: afterOffset(Number(input.query.offset ?? 0)) }),
     // `transformedSilences` is the original's name for the list.
     result: (data) => {
       const found = data.silences;
@@ -403,27 +387,12 @@ export const alertEndpoints = [
     summary: 'List metric aliases, newest first',
     invalidInputCode: 'METRIC_ALIAS_INVALID_INPUT',
     errorCodes: ['METRIC_ALIAS_ALREADY_EXISTS', 'METRIC_ALIAS_NOT_FOUND'],
-    bodySchema: searchSchema({
-      type: 'object',
-      properties: { component: text, subComponent: text },
-      additionalProperties: false,
-    }),
-    operation: withFragment(
-      /* GraphQL */ `
-        query RestListMetricAliases($filter: MetricAliasFilter, $first: Int, $after: String) {
-          metricAliases(filter: $filter, first: $first, after: $after) {
-            totalCount
-            nodes {
-              ...RestMetricAliasFields
-            }
-          }
-        }
-      `,
-      ALIAS_FIELDS,
-    ),
+    bodySchema: searchBody(inputSchema(ALIAS_SEARCH)),
+    operation: ALIAS_SEARCH.type,
     variables: (input) => {
-      const search = criteria(input);
-      return { filter: { component: search.filters?.component ?? null, subComponent: search.filters?.subComponent ?? null }, ...pageVariables(search) };
+      const search = criteriaOf<{ offset?: number }>(input.body);
+      const given = toInput<RestListMetricAliasesQueryVariables>(ALIAS_SEARCH, search);
+      return { filter: given.filter ?? null, first: given.first ?? null, after: afterOffset(search.offset) };
     },
     result: (data) => {
       const found = data.metricAliases;
@@ -504,7 +473,7 @@ export const alertEndpoints = [
     summary: 'Store a notification channel as a draft (publish creates it at its manager)',
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
     errorCodes: [...CHANNEL_ERRORS],
-    bodySchema: channel,
+    bodySchema: inputSchema(CREATE_CHANNEL),
     operation: /* GraphQL */ `
       mutation RestCreateChannel($input: CreateNotificationChannelInput!) {
         createNotificationChannel(input: $input) {
@@ -547,34 +516,12 @@ export const alertEndpoints = [
     summary: 'List notification channels, newest first unless options.order says otherwise',
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
     errorCodes: [...CHANNEL_ERRORS],
-    bodySchema: channelSearch,
-    operation: withFragment(
-      /* GraphQL */ `
-        query RestListChannels($filter: NotificationChannelFilter, $orderBy: [NotificationChannelOrder!], $first: Int, $after: String) {
-          notificationChannels(filter: $filter, orderBy: $orderBy, first: $first, after: $after) {
-            totalCount
-            nodes {
-              ...RestChannelFields
-            }
-          }
-        }
-      `,
-      CHANNEL_FIELDS,
-    ),
+    bodySchema: searchBody(oneOrList(inputSchema(CHANNEL_SEARCH), 'filters', 'status')),
+    operation: CHANNEL_SEARCH.type,
     variables: (input) => {
-      const search = (input.body.request ?? input.body) as {
-        filters?: { id?: string; name?: string; status?: string | string[]; manager?: string; type?: string };
-        options?: { order?: string[][] };
-        limit?: number;
-        offset?: number;
-      };
-      const filters = search.filters ?? {};
-      const status = filters.status === undefined ? null : (typeof filters.status === 'string' ? [filters.status] : filters.status).map(channelStatusName);
-      return {
-        filter: { id: filters.id ?? null, name: filters.name ?? null, status, manager: managerName(filters.manager), type: channelTypeName(filters.type) },
-        orderBy: channelOrder(search.options?.order),
-        ...pageVariables(search),
-      };
+      const search = statusAsList(criteriaOf<{ offset?: number; options?: { order?: string[][] } }>(input.body));
+      const given = toInput<RestListChannelsQueryVariables>(CHANNEL_SEARCH, search);
+      return { filter: given.filter ?? null, orderBy: orderKeys(ENUMS.NotificationChannelOrderField, search.options?.order), first: given.first ?? null, after: afterOffset(search.offset) };
     },
     result: (data) => {
       const found = data.notificationChannels;
@@ -652,39 +599,7 @@ export const alertEndpoints = [
     summary: 'Send a test message to a stored channel (payload.id) or to the channel described in payload',
     invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
     errorCodes: [...CHANNEL_ERRORS],
-    bodySchema: {
-      type: 'object',
-      properties: {
-        message: text,
-        payload: {
-          type: 'object',
-          properties: {
-            id: text,
-            // UI flags of the original's console; accepted and ignored, as the original does.
-            error: {
-              type: 'object',
-              properties: { selectChannel: { type: 'boolean' }, configureChannel: { type: 'boolean' } },
-              additionalProperties: false,
-            },
-            // The console's channel page tests the channel record it read, with these fields beside
-            // its id; they are accepted and ignored (the stored channel is what is tested).
-            status: { type: 'string' },
-            created_by: { type: 'string' },
-            updated_by: { type: 'string' },
-            createdAt: { type: 'string' },
-            updatedAt: { type: 'string' },
-            ...(channel.properties as Record<string, JsonSchema>),
-          },
-          // Without the id of a stored channel, the payload is the channel. (Ajv's strict mode wants
-          // the properties a `required` names declared beside it.)
-          if: { properties: { id: true }, required: ['id'] },
-          else: { properties: channel.properties, required: channel.required },
-          additionalProperties: false,
-        },
-      },
-      required: ['payload'],
-      additionalProperties: false,
-    },
+    bodySchema: inputSchema(TEST_CHANNEL),
     operation: /* GraphQL */ `
       mutation RestTestChannel($input: TestNotificationChannelInput!) {
         testNotificationChannel(input: $input) {

@@ -2,6 +2,7 @@
 // resolvers (src/graphql/schema.ts) and the generated types' enumValues (codegen.ts) are built from.
 // Each domain keeps its own map beside its types; REST entries import the same maps.
 import {
+  ACTIVE_ALERT_STATE_VALUES,
   ALERT_NOTIFICATION_KIND_VALUES,
   ALERT_NOTIFICATION_OUTCOME_VALUES,
   ALERT_RULE_OPERATOR_VALUES,
@@ -37,6 +38,7 @@ export const GRAPHQL_ENUM_VALUES = {
   AlertRuleOperator: ALERT_RULE_OPERATOR_VALUES,
   AlertRuleSeverity: ALERT_RULE_SEVERITY_VALUES,
   AlertRuleState: ALERT_RULE_STATE_VALUES,
+  ActiveAlertState: ACTIVE_ALERT_STATE_VALUES,
   AlertRuleOrderField: ALERT_RULE_ORDER_FIELD_VALUES,
   AlertNotificationKind: ALERT_NOTIFICATION_KIND_VALUES,
   AlertNotificationOutcome: ALERT_NOTIFICATION_OUTCOME_VALUES,

@@ -248,6 +248,24 @@ export function channelScenarios(ctx: SuiteContext<ChannelsDriver, AlertingGatew
     ])('refuses a search order with %s, naming it', async (_, order, message) => {
       expectFailure(await ctx.driver.listChannels({}, order as [string, string][]), ctx.driver.typeRefusal, message);
     });
+
+    it("refuses an order of more keys than channels have fields to order by (the list contract's rule)", async () => {
+      const order = ['name', 'type', 'status', 'createdAt', 'updatedAt', 'name'].map((field): [string, string] => [field, 'ASC']);
+      expectFailure(await ctx.driver.listChannels({}, order), 'NOTIFICATION_CHANNEL_INVALID_INPUT', /^the order has 6 keys; notification channels can be ordered by at most 5 fields$/);
+    });
+
+    it.each([
+      ['no status', [], /^filters\.status must have at least one item$/],
+      ['11 statuses', Array.from({ length: 11 }, () => 'live'), /^the status filter lists 11 values; at most 10 are allowed$/],
+    ])('refuses a status filter listing %s', async (_, status, message) => {
+      expectFailure(await ctx.driver.listChannels({ status }), 'NOTIFICATION_CHANNEL_INVALID_INPUT', message);
+    });
+
+    it('refuses a channel id over 64 characters with NOTIFICATION_CHANNEL_INVALID_INPUT, naming its length', async () => {
+      const message = /^the channel id must be at most 64 characters \(got 65\)$/;
+      expectFailure(await ctx.driver.readChannel('x'.repeat(65)), 'NOTIFICATION_CHANNEL_INVALID_INPUT', message);
+      expectFailure(await ctx.driver.deleteChannel('x'.repeat(65)), 'NOTIFICATION_CHANNEL_INVALID_INPUT', message);
+    });
   });
 
   describe('lifecycle: draft, live, retired', () => {

@@ -101,6 +101,16 @@ export function metricAliasScenarios(ctx: SuiteContext<MetricAliasesDriver, Aler
       expect(page.metrics).toHaveLength(1);
       expect(page.count).toBe(2);
     });
+
+    it("refuses a negative page size with the list contract's message", async () => {
+      expectFailure(await ctx.driver.listAliases({ limit: -1 }), 'METRIC_ALIAS_INVALID_INPUT', /^the page size must be an integer from 0 to \d+ \(got -1\)$/);
+    });
+
+    it('refuses an alias id over 64 characters with METRIC_ALIAS_INVALID_INPUT, naming its length', async () => {
+      const message = /^the metric alias id must be at most 64 characters \(got 65\)$/;
+      expectFailure(await ctx.driver.readAlias('x'.repeat(65)), 'METRIC_ALIAS_INVALID_INPUT', message);
+      expectFailure(await ctx.driver.deleteAlias('x'.repeat(65)), 'METRIC_ALIAS_INVALID_INPUT', message);
+    });
   });
 
   describe('update and delete', () => {

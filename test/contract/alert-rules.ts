@@ -84,7 +84,8 @@ export interface AlertRule {
 
 export interface RuleSearch {
   filters?: Record<string, unknown>;
-  options?: { order?: [string, string][] };
+  /** `[field, direction]` pairs; the direction may be left out. */
+  options?: { order?: string[][] };
   limit?: number;
   offset?: number;
 }
@@ -101,8 +102,8 @@ export interface AlertRulesDriver {
   searchRules(search: RuleSearch): Promise<Outcome<{ alerts: AlertRule[]; count: number }>>;
   updateRule(id: string, changes: RuleBody): Promise<Outcome<{ id: string }>>;
   publishRule(id: string): Promise<Outcome<{ id: string }>>;
-  /** Retires the rule, or deletes it with `hardDelete` (the query parameter left out when undefined). */
-  deleteRule(id: string, hardDelete?: boolean): Promise<Outcome<{ id: string }>>;
+  /** Retires the rule, or deletes it with `hardDelete` (the query parameter left out when undefined; text is sent as it is). */
+  deleteRule(id: string, hardDelete?: boolean | string): Promise<Outcome<{ id: string }>>;
   deleteRules(filters: Record<string, unknown>): Promise<Outcome<{ ids: string[]; count: number }>>;
 }
 
@@ -353,6 +354,15 @@ export function alertRuleScenarios(ctx: SuiteContext<AlertRulesDriver>): void {
       expectFailure(await call(id), 'ALERT_RULE_NOT_FOUND', new RegExp(`Alert rule ${id} does not exist`));
     });
 
+    it('refuses a rule id over 64 characters with ALERT_RULE_INVALID_INPUT, naming its length, whatever the call', async () => {
+      const id = 'x'.repeat(65);
+      const message = /^the alert rule id must be at most 64 characters \(got 65\)$/;
+      expectFailure(await ctx.driver.readRule(id), 'ALERT_RULE_INVALID_INPUT', message);
+      expectFailure(await ctx.driver.updateRule(id, { description: 'x' }), 'ALERT_RULE_INVALID_INPUT', message);
+      expectFailure(await ctx.driver.publishRule(id), 'ALERT_RULE_INVALID_INPUT', message);
+      expectFailure(await ctx.driver.deleteRule(id, true), 'ALERT_RULE_INVALID_INPUT', message);
+    });
+
     it('refuses a taken name with ALERT_RULE_ALREADY_EXISTS, on create and on rename, changing nothing', async () => {
       const taken = ruleBody();
       const first = await createOk(taken);
@@ -456,7 +466,7 @@ export function alertRuleScenarios(ctx: SuiteContext<AlertRulesDriver>): void {
 
     it('answers a page at a time (limit, offset), with count the number of every match', async () => {
       const { category, name } = await threeRules();
-      const byName = { options: { order: [['name', 'asc']] as [string, string][] } };
+      const byName = { options: { order: [['name', 'asc']] } };
       const page = await searchOk({ filters: { category }, ...byName, limit: 2, offset: 1 });
       expect([page.alerts.map((rule) => rule.name), page.count]).toEqual([['b', 'c'].map(name), 3]);
       const first = await searchOk({ filters: { category }, ...byName, limit: 1 });
@@ -465,15 +475,41 @@ export function alertRuleScenarios(ctx: SuiteContext<AlertRulesDriver>): void {
       expect(past).toEqual({ alerts: [], count: 3 });
     });
 
+    it('takes an order key without a direction as ascending', async () => {
+      const { category, name } = await threeRules();
+      expect(await names({ filters: { category }, options: { order: [['name']] } })).toEqual(['a', 'b', 'c'].map(name));
+    });
+
+    // GraphQL's enums judge an order on both transports (REST sends a field it does not spell as given, the direction in capitals).
     it.each([
+      ['a field it cannot order by', [['owner', 'asc']], /^Variable "\$orderBy" got invalid value "owner" at "orderBy\[0\]\.field"; Value "owner" does not exist in "AlertRuleOrderField" enum\./],
       [
-        'a field it cannot order by',
-        [['owner', 'asc']],
-        /allowed values \(createdAt, updatedAt, name, status, severity, category\) at \/request\/options\/order\/0\/0|"OWNER" does not exist in "AlertRuleOrderField"/,
+        'a direction that is neither asc nor desc',
+        [['name', 'sideways']],
+        /^Variable "\$orderBy" got invalid value "SIDEWAYS" at "orderBy\[0\]\.order"; Value "SIDEWAYS" does not exist in "SortOrder" enum\./,
       ],
-      ['a direction that is neither asc nor desc', [['name', 'sideways']], /must match pattern .* at \/request\/options\/order\/0\/1|"SIDEWAYS" does not exist in "SortOrder"/],
-    ])('refuses an order by %s', async (_, order, message) => {
-      expectFailure(await ctx.driver.searchRules({ options: { order: order as [string, string][] } }), ctx.driver.typeRefusal, message);
+    ])('refuses an order by %s, naming it', async (_, order, message) => {
+      expectFailure(await ctx.driver.searchRules({ options: { order } }), ctx.driver.typeRefusal, message);
+    });
+
+    it("refuses an order of more keys than rules have fields to order by (the list contract's rule)", async () => {
+      const order = ['name', 'status', 'severity', 'category', 'createdAt', 'updatedAt', 'name'].map((field) => [field, 'asc']);
+      expectFailure(await ctx.driver.searchRules({ options: { order } }), 'ALERT_RULE_INVALID_INPUT', /^the order has 7 keys; alert rules can be ordered by at most 6 fields$/);
+    });
+
+    it("refuses a negative page size with the list contract's message", async () => {
+      expectFailure(await ctx.driver.searchRules({ limit: -1 }), 'ALERT_RULE_INVALID_INPUT', /^the page size must be an integer from 0 to \d+ \(got -1\)$/);
+    });
+
+    it.each([
+      ['11 statuses', { status: Array.from({ length: 11 }, () => 'live') }, /^the status filter lists 11 values; at most 10 are allowed$/],
+      ['an id over 64 characters', { id: 'x'.repeat(65) }, /^filters\.id must be at most 64 characters \(got 65\)$/],
+      ['an alert type over 100 characters', { 'context.alertType': 'x'.repeat(101) }, /^filters\.alertType must be at most 100 characters \(got 101\)$/],
+    ])('refuses a search and a bulk delete whose filters hold %s, deleting nothing', async (_, filters, message) => {
+      const id = await createOk(ruleBody());
+      expectFailure(await ctx.driver.searchRules({ filters }), 'ALERT_RULE_INVALID_INPUT', message);
+      expectFailure(await ctx.driver.deleteRules(filters), 'ALERT_RULE_INVALID_INPUT', message);
+      expect((await readOk(id)).status).toBe('draft');
     });
 
     it('refuses a status filter naming no status', async () => {
@@ -510,6 +546,19 @@ export function alertRuleScenarios(ctx: SuiteContext<AlertRulesDriver>): void {
       expect(Date.parse(nextEvaluation) - Date.parse(lastEvaluation!)).toBe(60_000);
     });
 
+    it.each([
+      ['pending while the condition has held for less than the interval', '5m', 'pending', 'Pending'],
+      ['alerting once the rule fires (interval 0s: at once)', '0s', 'firing', 'Alerting'],
+    ])('shows each series the condition holds for in alertData.alerts, %s, active since the rule is', async (_, interval, state, alertState) => {
+      const id = await createOk(ruleBody({ interval }, { metric: 'vector(3)', operator: 'gt', threshold: [1] }));
+      expectOk(await ctx.driver.publishRule(id));
+      await evaluate();
+      const { alertData } = await readOk(id);
+      expect(alertData).toMatchObject({ state, alerts: [{ labels: {}, value: 3, state: alertState, activeAt: alertData!.activeAt }] });
+      expect(Number.isNaN(Date.parse(alertData!.activeAt!))).toBe(false);
+      expect((await searchOk({ filters: { id } })).alerts[0]!.alertData).toEqual(alertData);
+    });
+
     it('makes a Live rule a draft again when it is changed: the change is kept and it is no longer evaluated', async () => {
       const id = await createOk(ruleBody());
       expectOk(await ctx.driver.publishRule(id));
@@ -540,6 +589,12 @@ export function alertRuleScenarios(ctx: SuiteContext<AlertRulesDriver>): void {
       const id = await createOk(ruleBody());
       expectOk(await ctx.driver.deleteRule(id, false));
       expect((await readOk(id)).status).toBe('retired');
+    });
+
+    it("refuses a hardDelete that is neither true nor false with GraphQL's Boolean message, deleting nothing", async () => {
+      const id = await createOk(ruleBody());
+      expectFailure(await ctx.driver.deleteRule(id, 'yes'), ctx.driver.typeRefusal, /^Variable "\$hardDelete" got invalid value "yes"; Boolean cannot represent a non boolean value: "yes"$/);
+      expect((await readOk(id)).status).toBe('draft');
     });
 
     it('deletes a rule with hardDelete=true: it is gone, and every call on it answers ALERT_RULE_NOT_FOUND', async () => {

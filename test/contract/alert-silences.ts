@@ -31,8 +31,8 @@ export interface SilencesDriver {
   /** Silences an alert at the gateway `on` (this run's when left out). */
   createSilence(silence: SilenceBody, on?: TestGateway): Promise<Outcome<{ id: string }>>;
   readSilence(id: string): Promise<Outcome<Silence>>;
-  /** Every silence of the filter, newest first, and how many there are. */
-  listSilences(filter?: { alertId?: string; manager?: string }): Promise<Outcome<{ transformedSilences: Silence[]; count: number }>>;
+  /** Every silence of the filter (the first `limit` of them, given as query-string text), newest first, and how many there are. */
+  listSilences(filter?: { alertId?: string; manager?: string; limit?: string }): Promise<Outcome<{ transformedSilences: Silence[]; count: number }>>;
   updateSilence(id: string, changes: { startDate?: string; endDate?: string }): Promise<Outcome<{ id: string }>>;
   deleteSilence(id: string): Promise<Outcome<{ id: string }>>;
 }
@@ -200,6 +200,14 @@ export function silenceScenarios(ctx: SuiteContext<SilencesDriver, AlertingGatew
     it('fails with SILENCE_NOT_FOUND for an unknown id, UUID or not', async () => {
       expectFailure(await ctx.driver.readSilence(randomUUID()), 'SILENCE_NOT_FOUND', /does not exist/);
       expectFailure(await ctx.driver.readSilence('not-a-uuid'), 'SILENCE_NOT_FOUND', /not-a-uuid does not exist/);
+    });
+
+    it('refuses a silence id over 64 characters with SILENCE_INVALID_INPUT, naming its length', async () => {
+      expectFailure(await ctx.driver.readSilence('x'.repeat(65)), 'SILENCE_INVALID_INPUT', /^the silence id must be at most 64 characters \(got 65\)$/);
+    });
+
+    it("refuses a negative page size with the list contract's message", async () => {
+      expectFailure(await ctx.driver.listSilences({ limit: '-1' }), 'SILENCE_INVALID_INPUT', /^the page size must be an integer from 0 to \d+ \(got -1\)$/);
     });
 
     it('refuses an alertId filter that is not a UUID with SILENCE_INVALID_INPUT', async () => {

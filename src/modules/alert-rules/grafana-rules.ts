@@ -5,6 +5,7 @@
 // reads `data.groups[].rules[]`, keeps firing rules, and shows each alert's `annotations.summary`
 // (or `description`) with its `activeAt`: every alert carries a summary so none shows up blank.
 import { formatValue } from '../../platform/json/prometheus-value.js';
+import { activeAlerts } from './active-alerts.js';
 import { alertAnnotations, alertLabels } from './rules.js';
 import type { AlertRuleView, RuleState, StringMap } from './types.js';
 
@@ -60,14 +61,13 @@ function grafanaRule(rule: AlertRuleView): GrafanaRule {
   const state = evaluation?.state ?? 'inactive';
   const annotations = alertAnnotations(rule);
   const labels = alertLabels(rule);
-  const active = state === 'inactive' ? [] : (evaluation?.alerts ?? []);
-  const alerts = active.map((alert) => {
+  const alerts = activeAlerts(evaluation).map((alert): GrafanaAlert => {
     const value = formatValue(alert.value);
     return {
       labels: { ...alert.labels, ...labels, alertname: rule.name, grafana_folder: rule.category },
       annotations: { summary: `${rule.name} is ${state}: ${rule.metric}${seriesText(alert.labels)} = ${value}`, ...annotations },
-      state: state === 'firing' ? ('Alerting' as const) : ('Pending' as const),
-      activeAt: iso(evaluation?.activeSince),
+      state: alert.state,
+      activeAt: iso(alert.activeSince),
       value,
     };
   });

@@ -6,6 +6,7 @@ import type { Resolvers } from '../../generated/graphql.js';
 import { formatDuration } from '../../platform/promql/parser.js';
 import { authorizeLink } from '../../graphql/nodes.js';
 import type { ChannelRecord } from '../alerts/types.js';
+import { activeAlerts } from './active-alerts.js';
 import { datasetOfRule } from './service.js';
 import type { AlertRuleView, StringMap } from './types.js';
 
@@ -69,6 +70,9 @@ export const alertRuleResolvers: Resolvers = {
     alertType: (rule: AlertRuleView) => (typeof rule.context.alertType === 'string' ? rule.context.alertType : null),
     createdAt: (rule: AlertRuleView) => rule.createdDate,
     updatedAt: (rule: AlertRuleView) => rule.updatedDate,
+  },
+  AlertRuleEvaluation: {
+    alerts: (evaluation) => activeAlerts(evaluation),
   },
   ActiveAlert: {
     labels: (alert) => namedValues(alert.labels),

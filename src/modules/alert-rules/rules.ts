@@ -1,11 +1,13 @@
 // The rules an alert rule's fields must keep, as functions returning the reason a value is refused
-// (or the value made whole). The service turns reasons into errors; REST schemas reuse the limits.
+// (or the value made whole). The service turns reasons into errors, the same for both transports.
 import { durationMs, formatDuration, parsePromQL } from '../../platform/promql/parser.js';
 import { checkName } from '../alerts/rules.js';
 import { RULE_OPERATORS, RULE_SEVERITIES, RULE_STATUSES, type AlertRuleRecord, type RuleOperator, type RuleSeverity, type RuleStatus, type StringMap } from './types.js';
 
 export const RULE_NAME_MAX_LENGTH = 200;
 export const CATEGORY_MAX_LENGTH = 100;
+/** The console's `context.alertType` a search filters by (CUSTOM, SYSTEM). */
+export const ALERT_TYPE_MAX_LENGTH = 100;
 export const DESCRIPTION_MAX_LENGTH = 2_000;
 export const LABELS_MAX = 50;
 export const LABEL_VALUE_MAX_LENGTH = 1_000;

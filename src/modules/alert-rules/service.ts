@@ -9,17 +9,18 @@ import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../errors.js';
 import type { AlertManagers, RuleSpec } from '../../platform/alert-manager/alert-manager.js';
 import { pathDeeperThan } from '../../validation/json-depth.js';
-import { legacyEq, legacyIn, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
+import { checkLegacyValues, legacyEq, legacyIn, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
 import type { ListArguments } from '../../platform/lists/list-query.js';
 import type { AlertService } from '../alerts/service.js';
 import { checkMetricExpression } from '../alerts/metric-expression.js';
-import { checkName, isUuid } from '../alerts/rules.js';
+import { checkIdLength, checkName, isUuid } from '../alerts/rules.js';
 import type { ManagerKind } from '../alerts/types.js';
 import { EVALUATED_MANAGERS } from './evaluator.js';
 import { prometheusRuleFile } from './prometheus-rules.js';
 import {
   alertAnnotations,
   alertLabels,
+  ALERT_TYPE_MAX_LENGTH,
   CATEGORY_MAX_LENGTH,
   CHANNELS_MAX,
   checkStringMap,
@@ -92,10 +93,14 @@ function duration(what: string, text: string, minMs: number): number {
   return parsed.ms;
 }
 
-/** The filter of a search or bulk delete, checked: statuses known, ids UUIDs. */
+/** The filter of a search or bulk delete, checked: statuses known and not too many, ids and alert types within their lengths. */
 function checkFilter(filter: AlertRuleFilter): AlertRuleFilter {
+  checkLegacyValues(CODE, 'status', filter.status);
   for (const status of filter.status ?? []) if (!isRuleStatus(status)) throw new GatewayError(CODE, `filters.status: ${JSON.stringify(status.slice(0, 40))} is not one of draft, live, retired`);
   if (filter.severity && !isRuleSeverity(filter.severity)) throw new GatewayError(CODE, 'filters.severity must be one of warning, critical');
+  if (filter.id) invalid(checkIdLength('filters.id', filter.id));
+  if (filter.alertType && filter.alertType.length > ALERT_TYPE_MAX_LENGTH)
+    throw new GatewayError(CODE, `filters.alertType must be at most ${ALERT_TYPE_MAX_LENGTH} characters (got ${filter.alertType.length})`);
   return filter;
 }
 
@@ -115,6 +120,7 @@ export function createAlertRuleService(store: AlertRuleStore, alerts: AlertServi
   const now = options.now ?? (() => new Date());
 
   async function getRecord(id: string): Promise<AlertRuleRecord> {
+    invalid(checkIdLength('the alert rule id', id));
     const record = isUuid(id) ? await store.findById(id) : undefined;
     if (!record) throw notFound(id);
     return record;

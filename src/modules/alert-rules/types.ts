@@ -111,6 +111,16 @@ export interface ActiveAlert {
   value: number;
 }
 
+/** One series of a Live rule as its alert, in Grafana's words: pending while the rule is, alerting once it fires. */
+export type ActiveAlertState = (typeof ACTIVE_ALERT_STATE_VALUES)[keyof typeof ACTIVE_ALERT_STATE_VALUES];
+
+/** An alert of a rule's last evaluation with the state and start it takes from the rule (activeAlerts). */
+export interface ActiveAlertView extends ActiveAlert {
+  state: ActiveAlertState;
+  /** Since when the rule's condition has held. */
+  activeSince: Date | null;
+}
+
 /** Where the embedded evaluator found a Live rule. */
 export interface RuleEvaluation {
   state: RuleState;
@@ -160,6 +170,7 @@ export const ALERT_RULE_STATUS_VALUES = { DRAFT: 'draft', LIVE: 'live', RETIRED:
 export const ALERT_RULE_OPERATOR_VALUES = { GT: 'gt', LT: 'lt', WITHIN_RANGE: 'within_range', OUTSIDE_RANGE: 'outside_range' } as const;
 export const ALERT_RULE_SEVERITY_VALUES = { WARNING: 'warning', CRITICAL: 'critical' } as const;
 export const ALERT_RULE_STATE_VALUES = { INACTIVE: 'inactive', PENDING: 'pending', FIRING: 'firing' } as const;
+export const ACTIVE_ALERT_STATE_VALUES = { PENDING: 'Pending', ALERTING: 'Alerting' } as const;
 export const ALERT_RULE_ORDER_FIELD_VALUES = {
   CREATED_AT: 'createdAt',
   UPDATED_AT: 'updatedAt',

@@ -5,9 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../errors.js';
 import type { AlertManager } from '../../platform/alert-manager/alert-manager.js';
 import type { Notifier } from '../../platform/notifier/notifier.js';
-import { legacyEq, legacyIn, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
+import { checkLegacyValues, legacyEq, legacyIn, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
 import {
   CHANNEL_NAME_MAX_LENGTH,
+  checkIdLength,
   checkLabels,
   checkName,
   isChannelOrderField,
@@ -64,6 +65,7 @@ export function createChannelService(store: Pick<AlertStore, 'channels'>, { name
   }
 
   async function getChannel(id: string): Promise<ChannelRecord> {
+    invalid('NOTIFICATION_CHANNEL_INVALID_INPUT', checkIdLength('the channel id', id));
     const record = isUuid(id) ? await store.channels.findById(id) : undefined;
     if (!record) throw channelNotFound(id);
     return record;
@@ -164,6 +166,8 @@ export function createChannelService(store: Pick<AlertStore, 'channels'>, { name
       }
       if (given.status !== undefined && given.status !== null) {
         const statuses = typeof given.status === 'string' ? [given.status] : [...given.status];
+        if (statuses.length === 0) throw new GatewayError(code, 'filters.status must have at least one item');
+        checkLegacyValues(code, 'status', statuses);
         const bad = statuses.find((status) => !isChannelStatus(status));
         if (bad !== undefined) throw new GatewayError(code, `the status filter must be draft, live or retired, or a list of them (got ${JSON.stringify(String(bad).slice(0, 40))})`);
         filter.statuses = statuses as ChannelStatus[];

@@ -4,7 +4,7 @@ import { GatewayError } from '../../errors.js';
 import { pathDeeperThan } from '../../validation/json-depth.js';
 import { legacyEq, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
 import { checkMetricExpression } from './metric-expression.js';
-import { checkName, COMPONENT_MAX_LENGTH, isUuid, METRIC_MAX_LENGTH } from './rules.js';
+import { checkIdLength, checkName, COMPONENT_MAX_LENGTH, isUuid, METRIC_MAX_LENGTH } from './rules.js';
 import { invalid, type AlertServiceOptions } from './service-support.js';
 import { isUniqueViolation, type AlertStore } from './store.js';
 import type { Actor, CreateMetricAliasInput, JsonObject, ListQuery, MetricAliasFilter, MetricAliasRecord, Page, UpdateMetricAliasInput } from './types.js';
@@ -19,6 +19,7 @@ export function createMetricAliasService(store: Pick<AlertStore, 'aliases'>, opt
   }
 
   async function getAlias(id: string): Promise<MetricAliasRecord> {
+    invalid('METRIC_ALIAS_INVALID_INPUT', checkIdLength('the metric alias id', id));
     const record = isUuid(id) ? await store.aliases.findById(id) : undefined;
     if (!record) throw aliasNotFound(id);
     return record;
@@ -107,6 +108,7 @@ export function createMetricAliasService(store: Pick<AlertStore, 'aliases'>, opt
     },
 
     async deleteMetricAlias(id: string): Promise<void> {
+      invalid('METRIC_ALIAS_INVALID_INPUT', checkIdLength('the metric alias id', id));
       if (!isUuid(id) || !(await store.aliases.delete(id))) throw aliasNotFound(id);
     },
   };

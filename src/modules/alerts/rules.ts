@@ -31,6 +31,13 @@ export function isUuid(value: string): boolean {
   return UUID.test(value);
 }
 
+/** Records are named by UUIDs; an id far longer than one is refused rather than looked up (and echoed whole). */
+const ID_MAX_LENGTH = 64;
+
+export function checkIdLength(what: string, id: string): string | undefined {
+  return id.length > ID_MAX_LENGTH ? `${what} must be at most ${ID_MAX_LENGTH} characters (got ${id.length})` : undefined;
+}
+
 export const isManagerKind = oneOf<ManagerKind>(MANAGER_KINDS);
 export const isChannelType = oneOf<ChannelType>(CHANNEL_TYPES);
 export const isChannelStatus = oneOf<ChannelStatus>(CHANNEL_STATUSES);

@@ -3,7 +3,7 @@ import DataLoader from 'dataloader';
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../errors.js';
 import { legacyEq, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
-import { checkName, checkSilenceWindow, COMMENT_MAX_LENGTH, isManagerKind, isUuid } from './rules.js';
+import { checkIdLength, checkName, checkSilenceWindow, COMMENT_MAX_LENGTH, isManagerKind, isUuid } from './rules.js';
 import { invalid, type AlertServiceOptions, type ManagerAccess } from './service-support.js';
 import { isUniqueViolation, type AlertStore } from './store.js';
 import type { Actor, CreateSilenceInput, ListQuery, Page, SilenceFilter, SilenceRecord, SilenceState, UpdateSilenceInput } from './types.js';
@@ -16,6 +16,7 @@ export function createSilenceService(store: Pick<AlertStore, 'silences'>, { mana
   }
 
   async function getSilence(id: string): Promise<SilenceRecord> {
+    invalid('SILENCE_INVALID_INPUT', checkIdLength('the silence id', id));
     const record = isUuid(id) ? await store.silences.findById(id) : undefined;
     if (!record) throw silenceNotFound(id);
     return record;

@@ -4,7 +4,7 @@
 // `metadata.queryBuilderContext`, thresholds typed in as text parsed as numbers, enum values in
 // capitals; a field the body holds that the input type lacks is sent as it is, for the type to
 // refuse. Its answers are read back into the REST shape: `notification.channels`, `alertData` from
-// the evaluation, `silenceState` from the rule's silence and `muted`.
+// the evaluation and its alerts' own state, `silenceState` from the rule's silence and `muted`.
 import { cursorForOffset } from '../../../src/graphql/cursor.js';
 import { graphql } from '../../support/api.js';
 import type { TestGateway } from '../../support/gateway.js';
@@ -30,7 +30,7 @@ export function restAlertRulesDriver(gw: TestGateway): AlertRulesDriver {
 
 const RULE = `id: alertRuleId name manager status description metric operator thresholds expression severity category evaluationInterval pendingPeriod
   labels { name value } annotations { name value } metadata channelIds context createdBy updatedBy createdAt updatedAt
-  evaluation { state activeSince firingSince lastEvaluatedAt nextEvaluationAt lastError alerts { labels { name value } value } }
+  evaluation { state activeSince firingSince lastEvaluatedAt nextEvaluationAt lastError alerts { labels { name value } value state activeSince } }
   silence { id: silenceId endDate } muted`;
 
 /** The fields GraphQL names as REST does (asRule passes them on; the enums' case aside), and its own. */
@@ -53,7 +53,7 @@ interface GraphQLRule extends Pick<
     lastEvaluatedAt: string | null;
     nextEvaluationAt: string;
     lastError: string | null;
-    alerts: { labels: NamedValue[]; value: number }[];
+    alerts: { labels: NamedValue[]; value: number; state: string; activeSince: string | null }[];
   } | null;
   silence: { id: string; endDate: string } | null;
   muted: boolean;
@@ -69,8 +69,9 @@ const asObject = (pairs: NamedValue[]) => Object.fromEntries(pairs.map(({ name, 
 
 const lower = (value: string) => value.toLowerCase();
 const upper = (value: unknown) => (typeof value === 'string' ? value.toUpperCase() : value);
-/** `updatedAt` → UPDATED_AT, as the order field enum spells it. */
-const enumOfField = (field: string) => field.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase();
+const ORDER_FIELDS = ['createdAt', 'updatedAt', 'name', 'status', 'severity', 'category'];
+/** `updatedAt` → UPDATED_AT, as the order field enum spells it; a field the REST contract does not name is sent as it is. */
+const enumOfField = (field: string) => (ORDER_FIELDS.includes(field) ? field.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase() : field);
 
 /** The original's silenceState from the rule's silence and `muted` (the service's word on whether the silence holds now). */
 function silenceState(silence: GraphQLRule['silence'], muted: boolean): SilenceState {
@@ -78,16 +79,18 @@ function silenceState(silence: GraphQLRule['silence'], muted: boolean): SilenceS
   return { state: muted ? 'muted' : 'unmuted', silenceId: silence.id, ...(muted ? { endTime: Date.parse(silence.endDate) } : {}) };
 }
 
+/** PENDING → Pending: Grafana's words for an alert's state, which the REST rule answers. */
+const capitalized = (value: string) => value.charAt(0) + value.slice(1).toLowerCase();
+
 function alertData(evaluation: NonNullable<GraphQLRule['evaluation']>): AlertData {
-  const state = lower(evaluation.state);
   return {
-    state,
+    state: lower(evaluation.state),
     activeAt: evaluation.activeSince,
     firingSince: evaluation.firingSince,
     lastEvaluation: evaluation.lastEvaluatedAt,
     nextEvaluation: evaluation.nextEvaluationAt,
     ...(evaluation.lastError ? { lastError: evaluation.lastError } : {}),
-    alerts: evaluation.alerts.map((alert) => ({ labels: asObject(alert.labels), value: alert.value, state: state === 'firing' ? 'Alerting' : 'Pending', activeAt: evaluation.activeSince })),
+    alerts: evaluation.alerts.map((alert) => ({ labels: asObject(alert.labels), value: alert.value, state: capitalized(alert.state), activeAt: alert.activeSince })),
   };
 }
 
@@ -172,7 +175,7 @@ export function graphqlAlertRulesDriver(gw: TestGateway): AlertRulesDriver {
           }`,
           {
             filter: filters && ruleFilter(filters),
-            orderBy: options?.order?.map(([field, direction]) => ({ field: enumOfField(field), order: upper(direction) })),
+            orderBy: options?.order?.map(([field = '', direction]) => ({ field: enumOfField(field), ...(direction === undefined ? {} : { order: upper(direction) }) })),
             first: limit,
             after: offset ? cursorForOffset(offset - 1) : undefined,
           },
@@ -184,7 +187,7 @@ export function graphqlAlertRulesDriver(gw: TestGateway): AlertRulesDriver {
     publishRule: async (id) => idOf('publishAlertRule', 'mutation($id: ID!) { publishAlertRule(id: $id) { alertRule { id: alertRuleId } } }', { id }),
     deleteRule: async (id, hardDelete) =>
       mapOutcome(
-        await call<{ id: string }>('deleteAlertRule', 'mutation($id: ID!, $hard: Boolean) { deleteAlertRule(id: $id, hardDelete: $hard) { id } }', { id, hard: hardDelete }),
+        await call<{ id: string }>('deleteAlertRule', 'mutation($id: ID!, $hardDelete: Boolean) { deleteAlertRule(id: $id, hardDelete: $hardDelete) { id } }', { id, hardDelete }),
         ({ id: deleted }) => ({
           id: deleted,
         }),

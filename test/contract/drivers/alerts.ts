@@ -156,10 +156,11 @@ export function graphqlAlertsDriver(gw: TestGateway): AlertsDriver {
         on,
       ),
     readSilence: async (id) => mapped(await call<GraphQLSilence>('silence', `query($id: ID!) { silence(id: $id) { ${SILENCE} } }`, { id }), asSilence),
-    listSilences: async ({ alertId, manager } = {}) =>
+    listSilences: async ({ alertId, manager, limit } = {}) =>
       mapped(
-        await call<Connection<GraphQLSilence>>('silences', `query($filter: SilenceFilter) { silences(filter: $filter) { totalCount nodes { ${SILENCE} } } }`, {
+        await call<Connection<GraphQLSilence>>('silences', `query($filter: SilenceFilter, $first: Int) { silences(filter: $filter, first: $first) { totalCount nodes { ${SILENCE} } } }`, {
           filter: { alertId, manager: upper(manager) },
+          first: limit === undefined ? undefined : Number(limit),
         }),
         ({ nodes, totalCount }) => ({ transformedSilences: nodes.map(asSilence), count: totalCount }),
       ),
