@@ -84,8 +84,9 @@ function scalarOf(type: unknown, text: unknown): unknown {
 export function queryString<T>(shape: InputShape): { shape: InputShape; schema: JsonSchema; input: (query: Record<string, unknown>) => T } {
   const derived = inputSchema(shape);
   const typed = derived.properties as Properties;
+  const spelled: Readonly<Record<string, string>> = { integer: 'A whole number.', boolean: '`true` or `false`.' };
   const asText = (property: JsonSchema): JsonSchema =>
-    property.type === 'integer' || property.type === 'boolean' ? { type: 'string', ...(property.description ? { description: property.description } : {}) } : property;
+    typeof property.type === 'string' && spelled[property.type] ? { type: 'string', description: [property.description, spelled[property.type]].filter(Boolean).join(' ') } : property;
   return {
     shape,
     schema: { ...derived, properties: Object.fromEntries(Object.entries(typed).map(([name, property]) => [name, asText(property)])) },

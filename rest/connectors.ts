@@ -12,8 +12,8 @@ import type {
 import { cursorForOffset } from '../src/graphql/cursor.js';
 import { withFragment } from './fragments.js';
 import { domainValue, ENUMS } from './enum-names.js';
-import { requestOfOperation, toInput, type InputShape } from './input-shape.js';
-import { defineEndpoint, isEditMode, pathParam, requestOf } from './table.js';
+import { parametersOf, requestOfOperation, toInput, type InputShape } from './input-shape.js';
+import { defineEndpoint, EDIT_MODE, isEditMode, pathParam, requestOf } from './table.js';
 
 /** Fields of both list and read results (contract 2.4). */
 const COMMON_FIELDS = /* GraphQL */ `
@@ -64,6 +64,18 @@ const LIST: InputShape = {
   own: { offset: { type: 'integer', minimum: 0 } },
 };
 
+const READ_OPERATION = withFragment(
+  /* GraphQL */ `
+    query RestReadConnector($id: ID!, $status: ConnectorStatus) {
+      connector(id: $id, status: $status) {
+        ...RestConnectorFields
+        ui_spec: uiSpec
+      }
+    }
+  `,
+  COMMON_FIELDS,
+);
+
 export const connectorEndpoints = [
   defineEndpoint<RestListConnectorsQuery, RestListConnectorsQueryVariables>({
     method: 'POST',
@@ -92,20 +104,9 @@ export const connectorEndpoints = [
     summary: 'Read a connector version with its ui_spec (Live; mode=edit reads the Draft)',
     invalidInputCode: 'CONNECTOR_READ_INVALID_INPUT',
     errorCodes: ['CONNECTOR_NOT_FOUND'],
-    // The id's length is the service's rule; any mode but edit reads the Live version.
-    pathSchema: { type: 'object', properties: { connector_id: { type: 'string' } }, required: ['connector_id'] },
-    querySchema: { type: 'object', properties: { mode: { type: 'string' } } },
-    operation: withFragment(
-      /* GraphQL */ `
-        query RestReadConnector($id: ID!, $status: ConnectorStatus) {
-          connector(id: $id, status: $status) {
-            ...RestConnectorFields
-            ui_spec: uiSpec
-          }
-        }
-      `,
-      COMMON_FIELDS,
-    ),
+    // The id's length is the service's rule.
+    ...parametersOf(READ_OPERATION, { path: { connector_id: 'id' }, ownQuery: EDIT_MODE }),
+    operation: READ_OPERATION,
     // mode=edit reads the Draft version, anything else the Live one.
     variables: (input) => ({ id: pathParam(input, 'connector_id'), status: isEditMode(input) ? 'DRAFT' : 'LIVE' }),
     result: (data) => restConnector(data.connector!),

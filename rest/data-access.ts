@@ -13,20 +13,23 @@ import type {
   RestSqlQueryQuery,
   RestSqlQueryQueryVariables,
 } from '../src/generated/rest-operations.js';
-import { domainValues, enumName, ENUMS } from './enum-names.js';
+import { enumName, ENUMS } from './enum-names.js';
 import { defineEndpoint, pathParam, type RestInput } from './table.js';
-import { inputSchema, toInput, type InputShape } from './input-shape.js';
-import { envelopeFields, type JsonSchema } from './validation.js';
+import { fieldSchema, inputSchema, parametersOf, toInput, type InputShape } from './input-shape.js';
+import { besideEnvelope } from './validation.js';
+
+const DATA_OUT_OPERATION = /* GraphQL */ `
+  query RestQueryDataset($dataset: String!, $query: JSON!, $aggregationLevel: AggregationLevel) {
+    queryDataset(dataset: $dataset, query: $query, aggregationLevel: $aggregationLevel)
+  }
+`;
 
 /** A query's dataset (the path's) and query; `context` carries the bucket of a native query that names none. */
 const DATA_OUT: InputShape = {
-  type: /* GraphQL */ `
-    query RestQueryDataset($dataset: String!, $query: JSON!, $aggregationLevel: AggregationLevel) {
-      queryDataset(dataset: $dataset, query: $query, aggregationLevel: $aggregationLevel)
-    }
-  `,
+  type: DATA_OUT_OPERATION,
   rename: { query: 'query' },
-  own: { context: { type: 'object', properties: { aggregationLevel: { type: 'string', enum: domainValues(ENUMS.AggregationLevel) } } } },
+  // Druid's own query context may carry more than the bucket.
+  own: { context: { type: 'object', properties: { aggregationLevel: fieldSchema(DATA_OUT_OPERATION, 'aggregationLevel') } } },
 };
 
 /** A Druid SQL request: the options Druid takes besides the query are accepted and not needed here. */
@@ -58,10 +61,30 @@ const EXHAUST: InputShape = {
   also: { additionalProperties: true },
 };
 
-/** The envelope's own fields beside a request's, as the original's data-out call carries them. */
-function withEnvelope(apiId: string, request: JsonSchema): JsonSchema {
-  return { ...request, properties: { ...envelopeFields(apiId), ...(request.properties as Record<string, JsonSchema>) } };
-}
+const PROMETHEUS_OPERATION = /* GraphQL */ `
+  query RestPrometheus($path: String!, $params: JSON) {
+    prometheus(path: $path, params: $params)
+  }
+`;
+
+const NATIVE_OPERATION = /* GraphQL */ `
+  query RestDruidNativeMetrics($query: JSON!) {
+    druidNativeQuery(query: $query)
+  }
+`;
+
+/**
+ * What the console's dashboards send: a Prometheus read as url (the path) and params, or a native
+ * query in body.query (which a Prometheus read leaves out). The original's request options (method,
+ * headers, ...) are taken and never forwarded: only the url picks what runs. What each value must be
+ * is the service's rule (one message on both transports).
+ */
+const METRICS_QUERY: InputShape = {
+  type: PROMETHEUS_OPERATION,
+  rename: { url: 'path', params: 'params' },
+  own: { body: { type: 'object', properties: { query: fieldSchema(NATIVE_OPERATION, 'query') } } },
+  also: { additionalProperties: true },
+};
 
 export const dataAccessEndpoints = [
   defineEndpoint<RestQueryDatasetQuery, RestQueryDatasetQueryVariables>({
@@ -71,9 +94,9 @@ export const dataAccessEndpoints = [
     summary: 'Query a Live dataset (id or alias): SQL text, or a Druid native query over at most 30 days',
     invalidInputCode: 'DATA_OUT_INVALID_INPUT',
     errorCodes: ['DATASET_NOT_FOUND', 'DATA_OUT_SOURCE_NOT_FOUND', 'DATA_OUT_INVALID_DATE_RANGE', 'DATA_OUT_QUERY_FAILED', 'DATA_OUT_QUERY_TIMEOUT'],
-    pathSchema: { type: 'object', properties: { dataset_id: { type: 'string' } }, required: ['dataset_id'] },
+    ...parametersOf(DATA_OUT.type, { path: { dataset_id: 'dataset' } }),
     // As the original: the envelope carries `query` (and `context`) instead of `request`.
-    bodySchema: withEnvelope('api.data.out', inputSchema(DATA_OUT)),
+    bodySchema: besideEnvelope('api.data.out', inputSchema(DATA_OUT)),
     operation: DATA_OUT.type,
     variables: (input) => {
       const level = (input.body.context as { aggregationLevel?: string } | undefined)?.aggregationLevel;
@@ -103,7 +126,7 @@ export const dataAccessEndpoints = [
     summary: "Signed links to a published dataset's events, one gzipped JSON-lines file per day (at most 31 days: from/to or since=LAST_n_DAYS)",
     invalidInputCode: 'DATA_EXHAUST_INVALID_INPUT',
     errorCodes: ['DATASET_NOT_FOUND', 'DATA_EXHAUST_NO_FILES'],
-    pathSchema: { type: 'object', properties: { dataset_id: { type: 'string' } }, required: ['dataset_id'] },
+    ...parametersOf(EXHAUST.type, { path: { dataset_id: 'datasetId' } }),
     querySchema: inputSchema(EXHAUST),
     operation: EXHAUST.type,
     variables: (input) => ({ type: null, from: null, to: null, since: null, ...toInput<RestDatasetExhaustQueryVariables>(EXHAUST, input.query), datasetId: pathParam(input, 'dataset_id') }),
@@ -129,39 +152,13 @@ export const dataAccessEndpoints = [
       'DATA_OUT_QUERY_FAILED',
       'DATA_OUT_QUERY_TIMEOUT',
     ],
-    // The original's request options (method, headers, ...) are taken and never forwarded: only the url picks what runs.
-    bodySchema: {
-      type: 'object',
-      properties: {
-        query: {
-          type: 'object',
-          properties: {
-            url: { type: 'string', minLength: 1, maxLength: 300 },
-            params: { type: 'object' },
-            body: { type: 'object', properties: { query: { type: 'object' } } },
-          },
-          required: ['url'],
-        },
-      },
-      required: ['query'],
-    },
+    bodySchema: { type: 'object', properties: { query: inputSchema(METRICS_QUERY) }, required: ['query'] },
     bareResult: (input) => isPrometheusUrl(input),
-    operation: {
-      prometheus: /* GraphQL */ `
-        query RestPrometheus($path: String!, $params: JSON) {
-          prometheus(path: $path, params: $params)
-        }
-      `,
-      native: /* GraphQL */ `
-        query RestDruidNativeMetrics($query: JSON!) {
-          druidNativeQuery(query: $query)
-        }
-      `,
-    },
+    operation: { prometheus: PROMETHEUS_OPERATION, native: NATIVE_OPERATION },
     chooseOperation: (input) => (isPrometheusUrl(input) ? 'prometheus' : 'native'),
     variables: (input) => {
-      const query = input.body.query as { url: string; params?: unknown; body?: { query?: unknown } };
-      return isPrometheusUrl(input) ? { path: query.url, params: query.params ?? null } : { query: query.body?.query ?? null };
+      const query = input.body.query as { body?: { query?: unknown } };
+      return isPrometheusUrl(input) ? toInput<RestPrometheusQueryVariables>(METRICS_QUERY, query) : { query: query.body?.query ?? null };
     },
     result: (data) => ('prometheus' in data ? data.prometheus : data.druidNativeQuery),
   }),

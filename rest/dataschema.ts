@@ -2,12 +2,46 @@
 // `inferSchema` query and gives its result the original's shape: maps where GraphQL has lists, and
 // `removedKeys` only when something was removed.
 import type { RestInferSchemaQuery, RestInferSchemaQueryVariables } from '../src/generated/rest-operations.js';
-import { defineEndpoint, type RestInput } from './table.js';
-import { envelopeSchema } from './validation.js';
+import { requestOfOperation, toInput, type InputShape } from './input-shape.js';
+import { defineEndpoint } from './table.js';
 
-function request(input: RestInput): { data: unknown[]; config: { dataset: string } } {
-  return input.body.request as { data: unknown[]; config: { dataset: string } };
-}
+/**
+ * Sample events and the dataset they are for (the contract nests it in `config`). Shape only: how
+ * many samples, and that each is an object, are the service's rules (one message on both transports).
+ */
+const INFER: InputShape = {
+  type: /* GraphQL */ `
+    query RestInferSchema($samples: [JSON]!, $dataset: String!) {
+      inferSchema(samples: $samples, dataset: $dataset) {
+        schema
+        configurations {
+          indexConfiguration {
+            index {
+              label
+              path
+            }
+            rollupSuggestions {
+              field
+              path
+              cardinality
+              index
+            }
+          }
+          processing {
+            dedupKeys
+            dropDuplicates
+          }
+        }
+        dataMappings
+        removedKeys {
+          key
+          value
+        }
+      }
+    }
+  `,
+  rename: { data: 'samples', config: { group: { dataset: 'dataset' } } },
+};
 
 /** `[{label, path}]` as the original's `{label: path}`. fromEntries defines keys, so `__proto__` stays a key. */
 function indexMap(options: readonly { label: string; path: string }[]): Record<string, string> {
@@ -26,56 +60,8 @@ export const dataschemaEndpoints = [
     summary: 'Infer a data schema from sample events',
     invalidInputCode: 'DATA_SCHEMA_INVALID_INPUT',
     errorCodes: [],
-    bodySchema: envelopeSchema(
-      'api.datasets.dataschema',
-      {
-        type: 'object',
-        properties: {
-          // Shape only: how many samples, and that each is an object, are the service's rules (one message on both transports).
-          data: { type: 'array' },
-          config: {
-            type: 'object',
-            properties: { dataset: { type: 'string' } },
-            required: ['dataset'],
-            additionalProperties: false,
-          },
-        },
-        required: ['data', 'config'],
-        additionalProperties: false,
-      },
-      { requestRequired: true },
-    ),
-    operation: /* GraphQL */ `
-      query RestInferSchema($samples: [JSON]!, $dataset: String!) {
-        inferSchema(samples: $samples, dataset: $dataset) {
-          schema
-          configurations {
-            indexConfiguration {
-              index {
-                label
-                path
-              }
-              rollupSuggestions {
-                field
-                path
-                cardinality
-                index
-              }
-            }
-            processing {
-              dedupKeys
-              dropDuplicates
-            }
-          }
-          dataMappings
-          removedKeys {
-            key
-            value
-          }
-        }
-      }
-    `,
-    variables: (input) => ({ samples: request(input).data, dataset: request(input).config.dataset }),
+    ...requestOfOperation('api.datasets.dataschema', INFER, { requestRequired: true }),
+    variables: (input) => toInput(INFER, input.body.request),
     result: (data) => {
       const inferred = data.inferSchema;
       const { indexConfiguration, processing } = inferred.configurations;

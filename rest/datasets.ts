@@ -27,18 +27,15 @@ import type {
   RestUpdateDatasetMutationVariables,
   ItemChange,
 } from '../src/generated/rest-operations.js';
-import { domainValue, domainValues, enumName, ENUMS } from './enum-names.js';
+import { domainValue, enumName, ENUMS } from './enum-names.js';
 import { cursorForOffset } from '../src/graphql/cursor.js';
-import { inputSchema, inputTypeSchema, requestOfOperation, toInput, toInputList, type InputShape } from './input-shape.js';
-import { defineEndpoint, isEditMode, pathParam, requestOf } from './table.js';
-import { envelopeSchema, type JsonSchema } from './validation.js';
+import { fieldSchema, inputSchema, inputTypeSchema, parametersOf, requestOfOperation, toInput, toInputList, type InputShape, type Rename } from './input-shape.js';
+import { defineEndpoint, EDIT_MODE, isEditMode, pathParam, requestOf } from './table.js';
+import { envelopeSchema } from './validation.js';
 
-const STATUSES = domainValues(ENUMS.DatasetStatus);
-/** The original's `Retire` is accepted beside the contract's `Retired`. */
-const TRANSITIONS = [...domainValues(ENUMS.DatasetTransition), 'Retire'];
+// A dataset id's length and pattern are the services' rules (src/modules/datasets/definition.ts), as
+// is how long a read's `fields` may be: one message on both transports.
 const status = (value: string) => enumName(ENUMS.DatasetStatus, value);
-// A dataset id's length and pattern are the services' rules (src/modules/datasets/definition.ts), one message on both transports.
-const datasetId = { type: 'string' };
 
 /** Fields a Live read returns when `fields` is not given: the record of contract 2.1, plus what the original always adds. */
 const LIVE_READ_FIELDS = ['dataset_id', 'name', 'type', 'status', 'tags', 'version', 'api_version', 'dataset_config', 'transformations_config', 'connectors_config'];
@@ -95,9 +92,10 @@ function fieldList(value: unknown): string[] | null {
     .filter(Boolean);
 }
 
-const listFilter = inputTypeSchema('DatasetFilter') as { properties: { status: { items: JsonSchema } } };
+/** The older filters of the dataset and datasource lists: a status may also be one value. */
+const FILTERS: Rename = { filters: { field: 'filter', rename: { status: { field: 'status', oneOrList: true }, type: 'type' } } };
 
-/** The list's request: its filters and page size as the operation's variables; a status may also be one value, and the offset is REST's own. */
+/** The list's request: its filters and page size as the operation's variables; the offset is REST's own. */
 const LIST: InputShape = {
   type: /* GraphQL */ `
     query RestListDatasets($filter: DatasetFilter, $first: Int, $after: String) {
@@ -109,11 +107,99 @@ const LIST: InputShape = {
       }
     }
   `,
-  rename: { filters: 'filter', limit: 'first' },
-  own: {
-    filters: { ...listFilter, properties: { ...listFilter.properties, status: { anyOf: [listFilter.properties.status.items, listFilter.properties.status] } } },
-    offset: { type: 'integer', minimum: 0 },
+  rename: { ...FILTERS, limit: 'first' },
+  own: { offset: { type: 'integer', minimum: 0 } },
+};
+
+const IMPORT_OPERATION = /* GraphQL */ `
+  mutation RestImportDataset($definition: JSON!, $overwrite: Boolean) {
+    importDataset(definition: $definition, overwrite: $overwrite) {
+      id
+      versionKey
+      message
+      ignoredFields
+    }
+  }
+`;
+
+const READ_OPERATION = /* GraphQL */ `
+  query RestReadDataset($id: ID!, $status: DatasetStatus, $fields: [String!]) {
+    dataset(id: $id, status: $status) {
+      definition(fields: $fields)
+    }
+  }
+`;
+
+const EXPORT_OPERATION = /* GraphQL */ `
+  query RestExportDataset($id: ID!, $status: DatasetStatus) {
+    exportDataset(id: $id, status: $status)
+  }
+`;
+
+/** The new draft's source and id, which the contract nests in `source` and `destination`. */
+const COPY: InputShape = {
+  type: 'CopyDatasetInput',
+  rename: {
+    source: { group: { datasetId: 'sourceId', isLive: { field: 'sourceVersion', flag: ['LIVE', 'DRAFT'] } } },
+    destination: { group: { datasetId: 'destinationId' } },
   },
+};
+
+const TRANSITION: InputShape = {
+  type: /* GraphQL */ `
+    mutation RestTransitionDataset($id: ID!, $to: DatasetTransition!) {
+      transitionDataset(id: $id, to: $to) {
+        id
+        message
+      }
+    }
+  `,
+  rename: { dataset_id: 'id', status: 'to' },
+  // The original's `Retire` is taken beside the contract's `Retired`.
+  otherSpellings: { DatasetTransition: { Retire: 'RETIRED' } },
+};
+
+const ALIAS: InputShape = {
+  type: /* GraphQL */ `
+    mutation RestSetDatasetAlias($id: ID!, $alias: String!, $table: String) {
+      setDatasetAlias(id: $id, alias: $alias, table: $table) {
+        id: datasetId
+        alias
+      }
+    }
+  `,
+  rename: { dataset_id: 'id', alias_name: 'alias', table_name: 'table' },
+};
+
+/** The category of a reset; its dataset is the path's. */
+const RESET: InputShape = {
+  type: /* GraphQL */ `
+    mutation RestResetDataset($id: ID!, $category: ResetCategory!) {
+      resetDataset(id: $id, category: $category) {
+        status
+      }
+    }
+  `,
+  rename: { category: 'category' },
+};
+
+/** The datasource list's filters; the original's `Purged` lists what Retired does (nothing: only Live datasets have datasources). */
+const DATASOURCES: InputShape = {
+  type: /* GraphQL */ `
+    query RestListDatasources($filter: DatasourceFilter) {
+      datasources(filter: $filter) {
+        datasource
+        datasourceRef
+        datasetId
+        status
+        type
+        alias
+        isPrimary
+      }
+    }
+  `,
+  rename: FILTERS,
+  otherSpellings: { DatasetStatus: { Purged: 'RETIRED' } },
 };
 
 export const datasetEndpoints = [
@@ -124,19 +210,10 @@ export const datasetEndpoints = [
     summary: 'Import a dataset definition as its draft',
     invalidInputCode: 'DATASET_IMPORT_INVALID_CONFIGS',
     errorCodes: ['DATASET_CONFIGS_INVALID', 'DATASET_EXISTS', 'DATASET_ALREADY_EXISTS'],
-    querySchema: { type: 'object', properties: { overwrite: { type: 'string', enum: ['true', 'false'] } } },
+    ...parametersOf(IMPORT_OPERATION, { query: { overwrite: 'overwrite' } }),
     // The definition itself is checked by the service (the same check GraphQL gets).
-    bodySchema: envelopeSchema('api.datasets.import', { type: 'object' }, { requestRequired: true }),
-    operation: /* GraphQL */ `
-      mutation RestImportDataset($definition: JSON!, $overwrite: Boolean) {
-        importDataset(definition: $definition, overwrite: $overwrite) {
-          id
-          versionKey
-          message
-          ignoredFields
-        }
-      }
-    `,
+    bodySchema: envelopeSchema('api.datasets.import', fieldSchema(IMPORT_OPERATION, 'definition'), { requestRequired: true }),
+    operation: IMPORT_OPERATION,
     variables: (input) => ({ definition: input.body.request, overwrite: input.query.overwrite !== 'false' }),
     result: (data) => {
       const imported = data.importDataset;
@@ -155,23 +232,13 @@ export const datasetEndpoints = [
     summary: 'Read a dataset (Live by default; mode=edit gives the draft, creating it from Live)',
     invalidInputCode: 'DATASET_READ_INVALID_INPUT',
     errorCodes: ['DATASET_NOT_FOUND', 'DATASET_INVALID_FIELDS'],
-    pathSchema: { type: 'object', properties: { dataset_id: datasetId }, required: ['dataset_id'] },
-    querySchema: {
-      type: 'object',
-      properties: {
-        mode: { type: 'string' },
-        fields: { type: 'string', maxLength: 2000 },
-        status: { type: 'string', enum: STATUSES },
-      },
-    },
+    ...parametersOf(READ_OPERATION, {
+      path: { dataset_id: 'id' },
+      query: { status: 'status' },
+      ownQuery: { ...EDIT_MODE, fields: { type: 'string', description: 'Only these top-level keys of the record, separated by commas.' } },
+    }),
     operation: {
-      read: /* GraphQL */ `
-        query RestReadDataset($id: ID!, $status: DatasetStatus, $fields: [String!]) {
-          dataset(id: $id, status: $status) {
-            definition(fields: $fields)
-          }
-        }
-      `,
+      read: READ_OPERATION,
       edit: /* GraphQL */ `
         mutation RestEditDataset($id: ID!, $fields: [String!]) {
           editDataset(id: $id) {
@@ -205,10 +272,9 @@ export const datasetEndpoints = [
     errorCodes: [],
     ...requestOfOperation('api.datasets.list', LIST, { requestRequired: false }),
     variables: (input) => {
-      const r = requestOf<{ filters?: { status?: string | string[] }; offset?: number }>(input);
-      const status = r.filters?.status;
-      const given = toInput<RestListDatasetsQueryVariables>(LIST, status === undefined ? r : { ...r, filters: { ...r.filters, status: [status].flat() } });
-      return { filter: given.filter ?? null, first: given.first ?? null, after: r.offset ? cursorForOffset(r.offset - 1) : null };
+      const { offset } = requestOf<{ offset?: number }>(input);
+      const given = toInput<RestListDatasetsQueryVariables>(LIST, input.body.request);
+      return { filter: given.filter ?? null, first: given.first ?? null, after: offset ? cursorForOffset(offset - 1) : null };
     },
     result: (data) => ({ data: data.datasets.nodes.map((node) => node.listRecord), count: data.datasets.totalCount }),
   }),
@@ -220,24 +286,7 @@ export const datasetEndpoints = [
     summary: 'Clone a dataset version into a new draft',
     invalidInputCode: 'DATASET_COPY_INVALID_INPUT',
     errorCodes: ['DATASET_NOT_FOUND', 'DATASET_NOT_EXISTS', 'DATASET_ALREADY_EXISTS', 'DATASET_EXISTS'],
-    bodySchema: envelopeSchema(
-      'api.datasets.copy',
-      {
-        type: 'object',
-        properties: {
-          source: {
-            type: 'object',
-            properties: { datasetId, isLive: { type: 'boolean' } },
-            required: ['datasetId', 'isLive'],
-            additionalProperties: false,
-          },
-          destination: { type: 'object', properties: { datasetId }, required: ['datasetId'], additionalProperties: false },
-        },
-        required: ['source', 'destination'],
-        additionalProperties: false,
-      },
-      { requestRequired: true },
-    ),
+    bodySchema: envelopeSchema('api.datasets.copy', inputSchema(COPY), { requestRequired: true }),
     operation: /* GraphQL */ `
       mutation RestCopyDataset($input: CopyDatasetInput!) {
         copyDataset(input: $input) {
@@ -248,10 +297,7 @@ export const datasetEndpoints = [
         }
       }
     `,
-    variables: (input) => {
-      const r = requestOf<{ source: { datasetId: string; isLive: boolean }; destination: { datasetId: string } }>(input);
-      return { input: { sourceId: r.source.datasetId, sourceVersion: r.source.isLive ? 'LIVE' : 'DRAFT', destinationId: r.destination.datasetId } };
-    },
+    variables: (input) => ({ input: toInput(COPY, input.body.request) }),
     result: (data) => {
       const copied = data.copyDataset;
       return { dataset_id: copied.dataset.id, message: copied.message };
@@ -274,28 +320,8 @@ export const datasetEndpoints = [
       'SELF_REFERENCING_MASTER_DATA',
       'DATASET_CONFIGS_INVALID',
     ],
-    bodySchema: envelopeSchema(
-      'api.datasets.status-transition',
-      {
-        type: 'object',
-        properties: { dataset_id: datasetId, status: { type: 'string', enum: TRANSITIONS } },
-        required: ['dataset_id', 'status'],
-        additionalProperties: false,
-      },
-      { requestRequired: true },
-    ),
-    operation: /* GraphQL */ `
-      mutation RestTransitionDataset($id: ID!, $to: DatasetTransition!) {
-        transitionDataset(id: $id, to: $to) {
-          id
-          message
-        }
-      }
-    `,
-    variables: (input) => {
-      const r = requestOf<{ dataset_id: string; status: string }>(input);
-      return { id: r.dataset_id, to: enumName(ENUMS.DatasetTransition, r.status === 'Retire' ? 'Retired' : r.status) };
-    },
+    ...requestOfOperation('api.datasets.status-transition', TRANSITION, { requestRequired: true }),
+    variables: (input) => toInput(TRANSITION, input.body.request),
     result: (data) => {
       const moved = data.transitionDataset;
       return { message: moved.message, dataset_id: moved.id };
@@ -309,13 +335,8 @@ export const datasetEndpoints = [
     summary: 'Export a dataset definition that import takes back (Live by default; status=ReadyToPublish for the draft)',
     invalidInputCode: 'DATASET_EXPORT_INVALID_INPUT',
     errorCodes: ['DATASET_NOT_FOUND', 'DATASET_EXPORT_FAILURE'],
-    pathSchema: { type: 'object', properties: { dataset_id: datasetId }, required: ['dataset_id'] },
-    querySchema: { type: 'object', properties: { status: { type: 'string', enum: STATUSES } } },
-    operation: /* GraphQL */ `
-      query RestExportDataset($id: ID!, $status: DatasetStatus) {
-        exportDataset(id: $id, status: $status)
-      }
-    `,
+    ...parametersOf(EXPORT_OPERATION, { path: { dataset_id: 'id' }, query: { status: 'status' } }),
+    operation: EXPORT_OPERATION,
     variables: (input) => ({ id: pathParam(input, 'dataset_id'), status: typeof input.query.status === 'string' ? status(input.query.status) : null }),
     result: (data) => data.exportDataset,
   }),
@@ -383,28 +404,8 @@ export const datasetEndpoints = [
     summary: 'Give a Live dataset an alias its data can also be queried by',
     invalidInputCode: 'DATASET_ALIAS_INPUT_INVALID',
     errorCodes: ['ALIAS_NAME_INVALID', 'ALIAS_NOT_UNIQUE', 'DATASET_NOT_EXISTS', 'TABLE_NOT_EXISTS'],
-    bodySchema: envelopeSchema(
-      'api.datasets.alias',
-      {
-        type: 'object',
-        properties: { dataset_id: datasetId, alias_name: { type: 'string' }, table_name: { type: 'string' } },
-        required: ['dataset_id', 'alias_name'],
-        additionalProperties: false,
-      },
-      { requestRequired: true },
-    ),
-    operation: /* GraphQL */ `
-      mutation RestSetDatasetAlias($id: ID!, $alias: String!, $table: String) {
-        setDatasetAlias(id: $id, alias: $alias, table: $table) {
-          id: datasetId
-          alias
-        }
-      }
-    `,
-    variables: (input) => {
-      const r = requestOf<{ dataset_id: string; alias_name: string; table_name?: string }>(input);
-      return { id: r.dataset_id, alias: r.alias_name, table: r.table_name ?? null };
-    },
+    ...requestOfOperation('api.datasets.alias', ALIAS, { requestRequired: true }),
+    variables: (input) => toInput(ALIAS, input.body.request),
     result: (data) => {
       const named = data.setDatasetAlias;
       return { message: `Dataset alias name '${named.alias}' updated successfully`, dataset_id: named.id };
@@ -418,20 +419,9 @@ export const datasetEndpoints = [
     summary: 'Put one side of a Live dataset back: category query remakes its datasource',
     invalidInputCode: 'DATASET_RESET_INPUT_INVALID',
     errorCodes: ['DATASET_NOT_FOUND'],
-    pathSchema: { type: 'object', properties: { dataset_id: datasetId }, required: ['dataset_id'] },
-    bodySchema: envelopeSchema(
-      'api.datasets.reset',
-      { type: 'object', properties: { category: { type: 'string', enum: ['processing', 'query'] } }, required: ['category'], additionalProperties: false },
-      { requestRequired: true },
-    ),
-    operation: /* GraphQL */ `
-      mutation RestResetDataset($id: ID!, $category: ResetCategory!) {
-        resetDataset(id: $id, category: $category) {
-          status
-        }
-      }
-    `,
-    variables: (input) => ({ id: pathParam(input, 'dataset_id'), category: enumName(ENUMS.ResetCategory, requestOf<{ category: string }>(input).category) }),
+    ...parametersOf(RESET.type, { path: { dataset_id: 'id' } }),
+    ...requestOfOperation('api.datasets.reset', RESET, { requestRequired: true }),
+    variables: (input) => ({ id: pathParam(input, 'dataset_id'), ...toInput<Pick<RestResetDatasetMutationVariables, 'category'>>(RESET, input.body.request) }),
     result: (data) => data.resetDataset,
   }),
 
@@ -442,48 +432,8 @@ export const datasetEndpoints = [
     summary: 'List the datasources of Live datasets (Druid datasources, or the embedded views)',
     invalidInputCode: 'DATASOURCE_LIST_INPUT_INVALID',
     errorCodes: [],
-    bodySchema: envelopeSchema(
-      'api.datasources.list',
-      {
-        type: 'object',
-        properties: {
-          filters: {
-            type: 'object',
-            properties: {
-              status: {
-                anyOf: [
-                  { type: 'string', enum: [...STATUSES, 'Purged'] },
-                  { type: 'array', items: { type: 'string', enum: [...STATUSES, 'Purged'] }, maxItems: 10 },
-                ],
-              },
-              type: { type: 'string', enum: ['druid', 'datalake', 'embedded'] },
-            },
-            additionalProperties: false,
-          },
-        },
-        additionalProperties: false,
-      },
-      { requestRequired: false },
-    ),
-    operation: /* GraphQL */ `
-      query RestListDatasources($filter: DatasourceFilter) {
-        datasources(filter: $filter) {
-          datasource
-          datasourceRef
-          datasetId
-          status
-          type
-          alias
-          isPrimary
-        }
-      }
-    `,
-    variables: (input) => {
-      const { filters } = requestOf<{ filters?: { status?: string | string[]; type?: string } }>(input);
-      // Purged datasources are never kept here: asking only for them lists nothing.
-      const statuses = filters?.status === undefined ? null : [filters.status].flat().map((value) => status(value === 'Purged' ? 'Retired' : value));
-      return { filter: { status: statuses, type: filters?.type ?? null } };
-    },
+    ...requestOfOperation('api.datasources.list', DATASOURCES, { requestRequired: false }),
+    variables: (input) => ({ filter: toInput<RestListDatasourcesQueryVariables>(DATASOURCES, input.body.request).filter ?? null }),
     result: (data) => {
       const entries = data.datasources;
       const rows = entries.map((entry) => ({

@@ -1,7 +1,39 @@
 // REST entry for ingestion (contract 4.2). The body is the envelope with `data` instead of `request`.
 import type { RestCheckEventQuery, RestCheckEventQueryVariables, RestIngestMutation, RestIngestMutationVariables } from '../src/generated/rest-operations.js';
+import { inputSchema, requestOfOperation, toInput, type InputShape } from './input-shape.js';
 import { defineEndpoint, pathParam } from './table.js';
-import { envelopeFields, envelopeSchema } from './validation.js';
+import { besideEnvelope } from './validation.js';
+
+/**
+ * An ingest call's events, beside the whole envelope (the original requires it, params.msgid too).
+ * Shape only: what `data` must hold, and the dataset id's and msgid's lengths, are the service's
+ * rules (one message on both transports).
+ */
+const INGEST: InputShape = {
+  type: /* GraphQL */ `
+    mutation RestIngest($datasetId: ID!, $data: JSON!, $msgid: String) {
+      ingest(datasetId: $datasetId, data: $data, msgid: $msgid) {
+        message
+      }
+    }
+  `,
+  rename: { data: 'data' },
+};
+
+/** An event to check, and whether against the Live schema (isLive true) or the draft's. */
+const CHECK: InputShape = {
+  type: /* GraphQL */ `
+    query RestCheckEvent($datasetId: ID!, $version: DatasetVersion, $event: JSON!) {
+      checkEvent(datasetId: $datasetId, version: $version, event: $event) {
+        isValid
+        message
+      }
+    }
+  `,
+  rename: { datasetId: 'datasetId', isLive: { field: 'version', flag: ['LIVE', 'DRAFT'] }, event: 'event' },
+  // GraphQL checks against the Live schema when no version is given; the contract's call names it.
+  required: ['isLive'],
+};
 
 export const ingestionEndpoints = [
   defineEndpoint<RestIngestMutation, RestIngestMutationVariables>({
@@ -14,25 +46,9 @@ export const ingestionEndpoints = [
     // The contract gives ingestion's lookups responseCode BAD_REQUEST; they answer HTTP 404.
     errorPresentation: { DATASET_NOT_FOUND: { kind: 'BAD_REQUEST', httpStatus: 404 }, TOPIC_NOT_FOUND: { kind: 'BAD_REQUEST', httpStatus: 404 } },
     largeBody: true,
-    // As the original: the whole envelope is required here, with params.msgid. Shape only: the dataset
-    // id's and the msgid's lengths are the service's rules (one message on both transports).
-    bodySchema: {
-      type: 'object',
-      properties: {
-        ...envelopeFields('api.data.in', { msgid: { type: 'string', minLength: 1 } }),
-        // Which item of a batch is wrong is said by the service (data/<n>), the same for GraphQL.
-        data: { type: ['object', 'array'] },
-      },
-      required: ['id', 'ver', 'ts', 'params', 'data'],
-      additionalProperties: false,
-    },
-    operation: /* GraphQL */ `
-      mutation RestIngest($datasetId: ID!, $data: JSON!, $msgid: String) {
-        ingest(datasetId: $datasetId, data: $data, msgid: $msgid) {
-          message
-        }
-      }
-    `,
+    bodySchema: besideEnvelope('api.data.in', inputSchema(INGEST), { msgid: { type: 'string' } }),
+    operation: INGEST.type,
+    // Read as is, not through toInput: this is the hot path, and the schema has already held the body to this shape.
     variables: (input) => ({
       datasetId: pathParam(input, 'dataset_id'),
       data: input.body.data,
@@ -48,28 +64,8 @@ export const ingestionEndpoints = [
     summary: "Check an event against a dataset's Live schema (isLive true) or its draft's",
     invalidInputCode: 'SCHEMA_VALIDATOR_INVALID_INPUT',
     errorCodes: ['DATASET_NOT_EXISTS'],
-    bodySchema: envelopeSchema(
-      'api.schema.validator',
-      {
-        type: 'object',
-        properties: { datasetId: { type: 'string' }, isLive: { type: 'boolean' }, event: { type: 'object' } },
-        required: ['datasetId', 'isLive', 'event'],
-        additionalProperties: false,
-      },
-      { requestRequired: true },
-    ),
-    operation: /* GraphQL */ `
-      query RestCheckEvent($datasetId: ID!, $version: DatasetVersion, $event: JSON!) {
-        checkEvent(datasetId: $datasetId, version: $version, event: $event) {
-          isValid
-          message
-        }
-      }
-    `,
-    variables: (input) => {
-      const r = input.body.request as { datasetId: string; isLive: boolean; event: unknown };
-      return { datasetId: r.datasetId, version: r.isLive ? 'LIVE' : 'DRAFT', event: r.event };
-    },
+    ...requestOfOperation('api.schema.validator', CHECK, { requestRequired: true }),
+    variables: (input) => toInput(CHECK, input.body.request),
     result: (data) => {
       const check = data.checkEvent;
       return { message: check.message, isValid: check.isValid };

@@ -8,8 +8,18 @@ import { readTypeDefs } from '../src/graphql/schema.js';
 import { ENUMS } from './enum-names.js';
 import { envelopeSchema, type JsonSchema } from './validation.js';
 
-/** How the contract names the fields of one GraphQL input: contract name → field, or field plus the names of its own input's fields. */
-export type Rename = Readonly<Record<string, string | { field: string; rename: Rename }>>;
+/** How the contract names the fields of one GraphQL input: contract name → what it is there. */
+export type Rename = Readonly<Record<string, RenameTarget>>;
+
+type RenameTarget =
+  /** The GraphQL field of that name. */
+  | string
+  /** A field with the contract's names of its own input's fields; `oneOrList`: a list the contract also takes as one value. */
+  | { field: string; rename?: Rename; oneOrList?: true }
+  /** A boolean choosing one of two values of an enum field: [when true, when false], as GraphQL names them. */
+  | { field: string; flag: readonly [string, string] }
+  /** An object the contract nests where GraphQL has its fields beside the input's others. */
+  | { group: Rename };
 
 export interface InputShape {
   /**
@@ -31,6 +41,8 @@ export interface InputShape {
   required?: readonly string[];
   /** Keywords added to the request's schema: conditions across fields (a sql query is text). */
   also?: JsonSchema;
+  /** Spellings the contract also takes for values of a GraphQL enum, by the enum's name: spelling → GraphQL value (the original's `Retire`). */
+  otherSpellings?: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
 /** A rename map for fields the contract names as GraphQL does. */
@@ -72,9 +84,23 @@ function fieldsOf(type: string): InputFields {
   return fields;
 }
 
+/** How one request spells values: its scalars' schemas (a URL carries text only) and the enum spellings it also takes. */
+interface Spelling {
+  scalars: Readonly<Record<string, JsonSchema>>;
+  others: NonNullable<InputShape['otherSpellings']>;
+}
+
 /** The contract's spellings of a GraphQL enum's values (its GraphQL names when the enum table has none). */
 function enumSpellings(type: GraphQLEnumType): Readonly<Record<string, string>> {
   return (ENUMS as EnumTable)[type.name] ?? Object.fromEntries(type.getValues().map((value) => [value.name, value.name]));
+}
+
+/** The GraphQL name of a spelling of `type`'s values; the schema has already refused any other. */
+function enumValueName(type: GraphQLEnumType, spelling: Spelling, value: unknown): unknown {
+  const other = spelling.others[type.name]?.[value as string];
+  if (other !== undefined) return other;
+  const spellings = enumSpellings(type);
+  return Object.keys(spellings).find((name) => spellings[name] === value) ?? value;
 }
 
 const SCALAR_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
@@ -88,12 +114,22 @@ const SCALAR_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   JSON: {},
 };
 
-function typeSchema(type: GraphQLInputType, rename: Rename | undefined): JsonSchema {
-  if (type instanceof GraphQLNonNull) return typeSchema(type.ofType, rename);
-  if (type instanceof GraphQLList) return { type: 'array', items: typeSchema(type.ofType, rename) };
-  if (type instanceof GraphQLEnumType) return { type: 'string', enum: Object.values(enumSpellings(type)) };
-  if (type instanceof GraphQLInputObjectType) return objectSchema(type.getFields(), rename ?? identity(type));
-  const scalar = SCALAR_SCHEMAS[type.name];
+/** The same values written in a path or query string, where everything is text. */
+const URL_SCALAR_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
+  ...SCALAR_SCHEMAS,
+  Int: { type: 'string', pattern: '^-?[0-9]+$' },
+  Boolean: { type: 'string', enum: ['true', 'false'] },
+};
+
+const BODY: Spelling = { scalars: SCALAR_SCHEMAS, others: {} };
+const bodySpelling = (shape: InputShape): Spelling => (shape.otherSpellings ? { scalars: SCALAR_SCHEMAS, others: shape.otherSpellings } : BODY);
+
+function typeSchema(type: GraphQLInputType, rename: Rename | undefined, spelling: Spelling): JsonSchema {
+  if (type instanceof GraphQLNonNull) return typeSchema(type.ofType, rename, spelling);
+  if (type instanceof GraphQLList) return { type: 'array', items: typeSchema(type.ofType, rename, spelling) };
+  if (type instanceof GraphQLEnumType) return { type: 'string', enum: [...Object.values(enumSpellings(type)), ...Object.keys(spelling.others[type.name] ?? {})] };
+  if (type instanceof GraphQLInputObjectType) return objectSchema(type.getFields(), rename ?? identity(type), spelling);
+  const scalar = spelling.scalars[type.name];
   if (!scalar) throw new Error(`no JSON Schema for the GraphQL scalar ${type.name}`);
   return scalar;
 }
@@ -103,20 +139,36 @@ function identity(type: GraphQLInputObjectType): Rename {
   return Object.fromEntries(Object.keys(type.getFields()).map((name) => [name, name]));
 }
 
-function fieldOf(fields: InputFields, restName: string, target: Rename[string]) {
-  const name = typeof target === 'string' ? target : target.field;
+function fieldOf(fields: InputFields, restName: string, name: string) {
   const field = fields[name];
   if (!field) throw new Error(`REST field ${restName}: the input has no field ${name}`);
-  return { field, rename: typeof target === 'string' ? undefined : target.rename };
+  return field;
 }
 
-function objectSchema(fields: InputFields, rename: Rename, shape: Omit<InputShape, 'type' | 'rename'> = {}): JsonSchema {
+const isRequired = (field: InputFields[string]) => field.type instanceof GraphQLNonNull && field.defaultValue === undefined;
+const described = (schema: JsonSchema, field: InputFields[string]): JsonSchema => (field.description ? { ...schema, description: field.description } : schema);
+
+/** The schema of one contract field, and whether the contract must send it. */
+function targetSchema(fields: InputFields, restName: string, target: RenameTarget, spelling: Spelling): { schema: JsonSchema; required: boolean } {
+  if (typeof target !== 'string' && 'group' in target) {
+    const schema = objectSchema(fields, target.group, spelling);
+    return { schema, required: ((schema.required as string[] | undefined) ?? []).length > 0 };
+  }
+  const field = fieldOf(fields, restName, typeof target === 'string' ? target : target.field);
+  if (typeof target !== 'string' && 'flag' in target) return { schema: described({ type: 'boolean' }, field), required: isRequired(field) };
+  const schema = typeSchema(field.type, typeof target === 'string' ? undefined : target.rename, spelling);
+  const oneOrList = typeof target !== 'string' && target.oneOrList === true;
+  if (oneOrList && !schema.items) throw new Error(`REST field ${restName}: ${field.name} is not a list`);
+  return { schema: described(oneOrList ? { anyOf: [schema.items as JsonSchema, schema] } : schema, field), required: isRequired(field) };
+}
+
+function objectSchema(fields: InputFields, rename: Rename, spelling: Spelling, shape: Omit<InputShape, 'type' | 'rename'> = {}): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const [restName, target] of Object.entries(rename)) {
-    const { field, rename: nested } = fieldOf(fields, restName, target);
-    properties[restName] = { ...typeSchema(field.type, nested), ...(field.description ? { description: field.description } : {}) };
-    if (field.type instanceof GraphQLNonNull && field.defaultValue === undefined) required.push(restName);
+    const field = targetSchema(fields, restName, target, spelling);
+    properties[restName] = field.schema;
+    if (field.required) required.push(restName);
   }
   Object.assign(properties, shape.own);
   for (const restName of shape.ignored ?? []) properties[restName] = { description: 'Accepted and not used by this call.' };
@@ -126,32 +178,55 @@ function objectSchema(fields: InputFields, rename: Rename, shape: Omit<InputShap
 
 /** The JSON Schema of a request shaped as `shape` says: each field's type as its GraphQL field has it, no other keys. */
 export function inputSchema(shape: InputShape): JsonSchema {
-  return objectSchema(fieldsOf(shape.type), shape.rename, shape);
+  return objectSchema(fieldsOf(shape.type), shape.rename, bodySpelling(shape), shape);
 }
 
 /** The JSON Schema of one value of a GraphQL input type, in its own field names (e.g. a list of `ItemChange`). */
 export function inputTypeSchema(typeName: string): JsonSchema {
-  return typeSchema(inputObject(typeName), undefined);
+  return typeSchema(inputObject(typeName), undefined, BODY);
 }
 
-function toValue(type: GraphQLInputType, value: unknown, rename: Rename | undefined): unknown {
+/** The JSON Schema of one field of an input type, or of one variable of an operation's text (a request that is one free-form document). */
+export function fieldSchema(type: string, name: string): JsonSchema {
+  const field = fieldOf(fieldsOf(type), name, name);
+  return described(typeSchema(field.type, undefined, BODY), field);
+}
+
+/**
+ * The path and query-string schemas of an entry whose URL names variables of its operation (`type`):
+ * `path` and `query` rename them as `InputShape.rename` does, each value written as text; `ownQuery`
+ * adds query parameters of REST's own. Query parameters not named are let through.
+ */
+export function parametersOf(type: string, names: { path?: Rename; query?: Rename; ownQuery?: Readonly<Record<string, JsonSchema>> }): { pathSchema?: JsonSchema; querySchema?: JsonSchema } {
+  const url: Spelling = { scalars: URL_SCALAR_SCHEMAS, others: {} };
+  const fields = fieldsOf(type);
+  return {
+    ...(names.path ? { pathSchema: objectSchema(fields, names.path, url) } : {}),
+    ...(names.query || names.ownQuery ? { querySchema: objectSchema(fields, names.query ?? {}, url, { own: names.ownQuery, also: { additionalProperties: true } }) } : {}),
+  };
+}
+
+function toValue(type: GraphQLInputType, value: unknown, rename: Rename | undefined, spelling: Spelling): unknown {
   if (value === null || value === undefined) return value;
-  if (type instanceof GraphQLNonNull) return toValue(type.ofType, value, rename);
-  if (type instanceof GraphQLList) return Array.isArray(value) ? value.map((item) => toValue(type.ofType, item, rename)) : value;
-  if (type instanceof GraphQLEnumType) {
-    const spellings = enumSpellings(type);
-    return Object.keys(spellings).find((name) => spellings[name] === value) ?? value;
-  }
-  if (type instanceof GraphQLInputObjectType) return toObject(type.getFields(), value as Record<string, unknown>, rename ?? identity(type));
+  if (type instanceof GraphQLNonNull) return toValue(type.ofType, value, rename, spelling);
+  if (type instanceof GraphQLList) return Array.isArray(value) ? value.map((item) => toValue(type.ofType, item, rename, spelling)) : value;
+  if (type instanceof GraphQLEnumType) return enumValueName(type, spelling, value);
+  if (type instanceof GraphQLInputObjectType) return toObject(type.getFields(), value as Record<string, unknown>, rename ?? identity(type), spelling);
   return value;
 }
 
-function toObject(fields: InputFields, request: Record<string, unknown>, rename: Rename): Record<string, unknown> {
-  const input: Record<string, unknown> = {};
+function toObject(fields: InputFields, request: Record<string, unknown>, rename: Rename, spelling: Spelling, input: Record<string, unknown> = {}): Record<string, unknown> {
   for (const [restName, target] of Object.entries(rename)) {
-    if (request[restName] === undefined) continue;
-    const { field, rename: nested } = fieldOf(fields, restName, target);
-    input[field.name] = toValue(field.type, request[restName], nested);
+    const value = request[restName];
+    if (value === undefined) continue;
+    if (typeof target !== 'string' && 'group' in target) {
+      toObject(fields, value as Record<string, unknown>, target.group, spelling, input);
+      continue;
+    }
+    const field = fieldOf(fields, restName, typeof target === 'string' ? target : target.field);
+    if (typeof target === 'string') input[field.name] = toValue(field.type, value, undefined, spelling);
+    else if ('flag' in target) input[field.name] = value ? target.flag[0] : target.flag[1];
+    else input[field.name] = toValue(field.type, target.oneOrList && !Array.isArray(value) ? [value] : value, target.rename, spelling);
   }
   return input;
 }
@@ -162,13 +237,13 @@ function toObject(fields: InputFields, request: Record<string, unknown>, rename:
  * the operation's generated input type, which the derived schema has already held the request to.
  */
 export function toInput<T>(shape: InputShape, request: unknown): T {
-  return toObject(fieldsOf(shape.type), (request ?? {}) as Record<string, unknown>, shape.rename) as T;
+  return toObject(fieldsOf(shape.type), (request ?? {}) as Record<string, unknown>, shape.rename, bodySpelling(shape)) as T;
 }
 
 /** A list of values of a GraphQL input type spelled with its own field names (a change list), enum spellings made GraphQL names. */
 export function toInputList<T>(typeName: string, items: unknown): T[] | null {
   const type = inputObject(typeName);
-  return Array.isArray(items) ? items.map((item) => toValue(type, item, undefined) as T) : null;
+  return Array.isArray(items) ? items.map((item) => toValue(type, item, undefined, BODY) as T) : null;
 }
 
 /**

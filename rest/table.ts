@@ -91,6 +91,9 @@ export function presentationOf(endpoint: Pick<RestEndpoint, 'errorPresentation'>
   return endpoint.errorPresentation?.[error.code] ?? error;
 }
 
+/** The query parameter `mode` of a read, which `isEditMode` reads (any other value reads the Live version). */
+export const EDIT_MODE: Readonly<Record<string, JsonSchema>> = { mode: { type: 'string', description: 'edit: the draft instead of the Live version.' } };
+
 /** A read's `mode=edit` (any case, as the original's connector read takes it), which reads or makes the draft. */
 export function isEditMode(input: RestInput): boolean {
   return typeof input.query.mode === 'string' && input.query.mode.toLowerCase() === 'edit';

@@ -4,7 +4,7 @@ import type { JsonSchema } from '../src/validation/json-schema.js';
 export { compileValidator, type JsonSchema, type Validator } from '../src/validation/json-schema.js';
 
 /** The envelope's own fields (seed section 1): the API id, version, time stamp and params with the caller's msgid. */
-export function envelopeFields(apiId: string, options: { otherIds?: readonly string[]; msgid?: JsonSchema } = {}): Record<string, JsonSchema> {
+function envelopeFields(apiId: string, options: { otherIds?: readonly string[]; msgid?: JsonSchema } = {}): Record<string, JsonSchema> {
   return {
     // Some clients send another spelling of an id (the original's console: api.datasets.health).
     id: options.otherIds?.length ? { enum: [apiId, ...options.otherIds] } : { const: apiId },
@@ -31,4 +31,15 @@ export function envelopeSchema(apiId: string, request: JsonSchema | undefined, o
     required: options.requestRequired ? ['request'] : [],
     additionalProperties: false,
   };
+}
+
+/**
+ * The envelope's own fields beside a request's fields, for the original's calls that carry no
+ * `request` (data-out's `query`, ingestion's `data`). `whole`: the envelope is required, params.msgid
+ * too, as `msgid` then says.
+ */
+export function besideEnvelope(apiId: string, request: JsonSchema, whole?: { msgid: JsonSchema }): JsonSchema {
+  const fields = envelopeFields(apiId, whole ?? {});
+  const required = whole ? [...Object.keys(fields), ...((request.required as string[] | undefined) ?? [])] : request.required;
+  return { ...request, properties: { ...fields, ...(request.properties as Record<string, JsonSchema>) }, ...(required ? { required } : {}) };
 }

@@ -12,9 +12,10 @@ export interface PromBody {
 }
 
 export interface DashboardMetricsDriver {
-  /** One of Prometheus's read endpoints (path without /prom) with its parameters. */
-  prometheus(path: string, params: Record<string, string | string[]>): Promise<Outcome<PromBody>>;
-  native(query: Json): Promise<Outcome<Json[]>>;
+  /** One of Prometheus's read endpoints (path without /prom) with its parameters (an object of them, or anything else to see it refused). */
+  prometheus(path: string, params: unknown): Promise<Outcome<PromBody>>;
+  /** A Druid native query (an object, or anything else to see it refused). */
+  native(query: unknown): Promise<Outcome<Json[]>>;
   /** Datasource names and sizes in bytes. */
   datasources(): Promise<Outcome<{ name: string; bytes: number }[]>>;
   ingest(datasetId: string, events: Json[]): Promise<void>;
@@ -96,6 +97,16 @@ export function dashboardMetricsScenarios(ctx: SuiteContext<DashboardMetricsDriv
       expectFailure(await ctx.driver.prometheus('/api/v1/query?query=up', { query: 'gateway_info' }), 'DATA_METRICS_INVALID_INPUT', /query is given 2 times/);
     });
 
+    // The service's rules (issue 34; REST's schema held the url to 300 characters and params to an
+    // object): one message on both transports, and a url as long as GraphQL's path may be.
+    it('takes a url of any length, and refuses params that are not an object, naming them', async () => {
+      const long = `/api/v1/query?query=${encodeURIComponent(`sum(gateway_info{job!="${'x'.repeat(300)}"})`)}`;
+      expect(long.length).toBeGreaterThan(300);
+      expect(expectOk(await ctx.driver.prometheus(long, {})).data).toMatchObject({ resultType: 'vector' });
+      expectFailure(await ctx.driver.prometheus('/api/v1/query', 'query=up'), 'DATA_METRICS_INVALID_INPUT', /^params must be an object of query parameters$/);
+      expectFailure(await ctx.driver.prometheus('/api/v1/query', ['up']), 'DATA_METRICS_INVALID_INPUT', /^params must be an object of query parameters$/);
+    });
+
     it('answers a range query with one point per step, from the first sample on', async () => {
       // Rounded up: the last step is not before the newest sampling (the one that saw every ingest).
       const end = Math.ceil(Date.now() / 1000);
@@ -166,6 +177,8 @@ export function dashboardMetricsScenarios(ctx: SuiteContext<DashboardMetricsDriv
 
     it('refuses a native query on no dataset, or on a dataset that does not exist', async () => {
       expectFailure(await ctx.driver.native({ queryType: 'timeseries', granularity: 'all', intervals: ['2026-03-01/2026-03-02'] }), 'DATA_METRICS_INVALID_INPUT', /names no dataSource/);
+      // The service's rule (issue 34; REST's schema held it before): one message on both transports.
+      expectFailure(await ctx.driver.native('SELECT 1'), 'DATA_METRICS_INVALID_INPUT', /^query\.body\.query must be a Druid native query object$/);
       expectFailure(await ctx.driver.native({ queryType: 'timeseries', dataSource: 'no-such-dataset', granularity: 'all', intervals: ['2026-03-01/2026-03-02'] }), 'DATASET_NOT_FOUND');
     });
 

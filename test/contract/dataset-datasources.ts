@@ -16,7 +16,7 @@ export interface DatasourcesDriver {
   setAlias(datasetId: string, alias: string, table?: string): Promise<Outcome<unknown>>;
   /** The alias a dataset's Live read shows. */
   aliasOf(datasetId: string): Promise<Outcome<string | null>>;
-  datasources(statuses?: string[]): Promise<Outcome<DatasourceEntry[]>>;
+  datasources(statuses?: string[], type?: string): Promise<Outcome<DatasourceEntry[]>>;
   reset(datasetId: string, category: 'processing' | 'query'): Promise<Outcome<{ status: string }>>;
   checkEvent(datasetId: string, isLive: boolean, event: unknown): Promise<Outcome<{ isValid: boolean; message: string }>>;
   retire(datasetId: string): Promise<Outcome<unknown>>;
@@ -74,6 +74,17 @@ export function datasourceScenarios(ctx: SuiteContext<DatasourcesDriver>): void 
       expect(ids).not.toContain('ds-retired');
       expect(expectOk(await ctx.driver.datasources(['Draft']))).toEqual([]);
     });
+
+    // The service's rules (issue 34; REST's schema held them before): one message on both transports.
+    it("narrows to an engine (this gateway's is embedded; the original's datalake lists none), and refuses any other engine or over 10 statuses", async () => {
+      await seedDataset(ctx.gw, 'ds-engine', 'Live');
+      expect(expectOk(await ctx.driver.datasources(undefined, 'embedded')).map((entry) => entry.dataset_id)).toContain('ds-engine');
+      expect(expectOk(await ctx.driver.datasources(undefined, 'datalake'))).toEqual([]);
+      expect(expectOk(await ctx.driver.datasources(undefined, 'druid'))).toEqual([]);
+      expectFailure(await ctx.driver.datasources(undefined, 'hudi'), 'DATASOURCE_LIST_INPUT_INVALID', /^the type filter must be one of druid, datalake, embedded \(got "hudi"\)$/);
+      expect(expectOk(await ctx.driver.datasources(Array<string>(10).fill('Live'))).map((entry) => entry.dataset_id)).toContain('ds-engine');
+      expectFailure(await ctx.driver.datasources(Array<string>(11).fill('Live')), 'DATASOURCE_LIST_INPUT_INVALID', /^the status filter lists 11 values; at most 10 are allowed$/);
+    });
   });
 
   describe('reset', () => {
@@ -96,7 +107,13 @@ export function datasourceScenarios(ctx: SuiteContext<DatasourcesDriver>): void 
       const bad = expectOk(await ctx.driver.checkEvent('check-me', false, { ...good, amount: 'three' }));
       expect(bad).toEqual({ isValid: false, message: expect.stringMatching(/amount/) });
       expectFailure(await ctx.driver.checkEvent('check-nowhere', true, good), 'DATASET_NOT_EXISTS', /check-nowhere/);
-      expectFailure(await ctx.driver.checkEvent('check-me', true, [good]), 'SCHEMA_VALIDATOR_INVALID_INPUT', /event/);
+    });
+
+    // The service's rule (issue 34; REST's schema held the type before): one message on both transports.
+    it('refuses an event that is not an object (a list of events, JSON text), naming it', async () => {
+      for (const event of [[{ id: 'e1' }], '{"id": "e1"}']) {
+        expectFailure(await ctx.driver.checkEvent('check-shape', true, event), 'SCHEMA_VALIDATOR_INVALID_INPUT', /^event must be a JSON object$/);
+      }
     });
 
     it('takes any dataset id a dataset may have (1 to 200 characters), and names one that no dataset can have', async () => {

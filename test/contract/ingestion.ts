@@ -119,9 +119,10 @@ export function ingestionScenarios(ctx: SuiteContext<IngestionDriver>): void {
 
   describe('data that is not events: DATA_INGESTION_INVALID_INPUT naming the path, and nothing written', () => {
     it.each<[string, () => unknown, RegExp]>([
-      ['a string', () => 'an event', /data/],
-      ['a number', () => 42, /data/],
-      ['a boolean', () => true, /data/],
+      // The service's rule (issue 34; REST's schema held the type before): one message on both transports.
+      ['a string', () => 'an event', /^data must be one event object or an array of event objects$/],
+      ['a number', () => 42, /^data must be one event object or an array of event objects$/],
+      ['a boolean', () => true, /^data must be one event object or an array of event objects$/],
       ['a batch holding a non-object item', () => [{ id: unique('e') }, 'not an event'], /data\/1/],
       ['a batch holding a nested array item', () => [[{ id: unique('e') }]], /data\/0/],
       ['a batch holding null', () => [{ id: unique('e') }, { id: unique('e') }, null], /data\/2/],
@@ -156,6 +157,14 @@ export function ingestionScenarios(ctx: SuiteContext<IngestionDriver>): void {
       ['of 257 characters (256 fit)', () => 'm'.repeat(257), /^msgid is 257 characters long; at most 256 are allowed$/],
     ])('refuses a msgid %s with DATA_INGESTION_INVALID_INPUT', async (_label, make, message) => {
       await expectRefused(EVENTS, { id: unique('e') }, make(), INVALID, message);
+    });
+
+    // REST wanted at least one character (issue 34: the original's schema, and GraphQL, take any text): an empty msgid is none.
+    it('takes an empty msgid as none, keeping the events under a fresh one', async () => {
+      const id = unique('e');
+      await ingestOk(EVENTS, { id }, '');
+      const rows = await ctx.gw.sql<{ msgid: string }>(`SELECT msgid FROM events WHERE payload ->> 'id' = $1`, [id]);
+      expect(rows.rows.map((row) => row.msgid)).toEqual([expect.stringMatching(/^[0-9a-f-]{36}$/)]);
     });
 
     it('refuses a dataset id longer than any dataset has (200 characters) with DATA_INGESTION_INVALID_INPUT', async () => {

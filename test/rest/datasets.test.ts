@@ -1,6 +1,6 @@
 // Datasets over the REST compatibility layer: what only REST has. The behaviour both transports share
 // is in test/contract/datasets.ts; here are the envelope and status codes of a refusal, the original
-// spelling Retire, query-string and body validation, the default fields of a Live read, the stored
+// spelling Retire (and Purged of the datasource list), query-string and body validation, the default fields of a Live read, the stored
 // text of v1 configs in the body, and limit/offset paging. Every test uses dataset ids of its own.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Response } from 'supertest';
@@ -174,5 +174,21 @@ describe('POST /v2/datasets/copy', () => {
   it('returns 400 DATASET_COPY_INVALID_INPUT when the destination is missing', async () => {
     const response = await gw.http.post('/v2/datasets/copy').send(envelope(API.copy, { source: { datasetId: 'x-src', isLive: true } }));
     expectFailure(response, 400, 'DATASET_COPY_INVALID_INPUT', /destination/);
+  });
+});
+
+describe('POST /v2/datasources/list', () => {
+  const datasources = async (filters: Json) => {
+    const response = await gw.http.post('/v2/datasources/list').send(envelope('api.datasources.list', { filters }));
+    expect(response.status).toBe(200);
+    return (response.body.result.data as Json[]).map((entry) => entry.dataset_id as string);
+  };
+
+  it("takes a status as one value or a list, and the original's Purged, which lists nothing (only Live datasets have datasources)", async () => {
+    await seedDataset(gw, 'datasources-one', 'Live');
+    expect(await datasources({ status: 'Live' })).toContain('datasources-one');
+    expect(await datasources({ status: ['Draft', 'Live'] })).toContain('datasources-one');
+    expect(await datasources({ status: 'Purged' })).toEqual([]);
+    expect(await datasources({ status: ['Purged', 'Retired'] })).toEqual([]);
   });
 });

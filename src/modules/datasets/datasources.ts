@@ -13,6 +13,8 @@ import type { ListArguments, ListPage } from '../../platform/lists/list-query.js
 const ALIAS_PATTERN = '^[a-z0-9.-]+$';
 const ALIAS = new RegExp(ALIAS_PATTERN);
 const ALIAS_MAX_LENGTH = 200;
+/** The engines a datasource list may be narrowed to: Druid, the embedded one, and the original's lakehouse (which this gateway has none of). */
+const DATASOURCE_TYPES: readonly string[] = ['druid', 'datalake', 'embedded'];
 
 export interface DatasourceEntry {
   /** The name queries may use: the alias when there is one, else the dataset id. */
@@ -96,6 +98,9 @@ export function createDatasourceService(store: DatasetStore, queryEngine: QueryE
      */
     async datasources(filter: { statuses?: readonly DatasetStatus[] | null; type?: string | null }, bound: 'cut' | 'whole' = 'cut'): Promise<DatasourceEntry[]> {
       checkLegacyValues('DATASOURCE_LIST_INPUT_INVALID', 'status', filter.statuses);
+      if (filter.type !== undefined && filter.type !== null && !DATASOURCE_TYPES.includes(filter.type)) {
+        throw new GatewayError('DATASOURCE_LIST_INPUT_INVALID', `the type filter must be one of ${DATASOURCE_TYPES.join(', ')} (got ${JSON.stringify(filter.type.slice(0, 100))})`);
+      }
       if (filter.type && filter.type !== engineType) return [];
       if (filter.statuses && filter.statuses.length > 0 && !filter.statuses.includes('Live')) return [];
       const page = await store.page({ where: { status: { eq: 'Live' } }, first: options.listMax }, options.listMax);

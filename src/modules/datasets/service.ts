@@ -60,6 +60,8 @@ const MAX_DEFINITION_DEPTH = 32;
 const validateDenormField = compileValidator(denormFieldSchema);
 const validateTransformation = compileValidator(transformationSchema);
 const validateConnector = compileValidator(connectorSchema);
+/** Longest `fields` a read takes, its names joined by commas as REST's query string carries them (unknown ones are named back in the refusal). */
+const READ_FIELDS_MAX_LENGTH = 2000;
 
 /**
  * A dataset id no dataset can have is the caller's mistake, not a missing dataset: INVALID_INPUT,
@@ -363,6 +365,10 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
 
     /** The record in the contract's shape, narrowed to `fields` (unknown names refused). */
     document(record: DatasetRecord, fields: readonly string[] | null | undefined, defaults?: readonly string[]): JsonObject {
+      const fieldsLength = (fields ?? []).reduce((length, field) => length + field.length + 1, -1);
+      if (fieldsLength > READ_FIELDS_MAX_LENGTH) {
+        throw new GatewayError('INVALID_INPUT', `fields is ${fieldsLength} characters long (its names joined by commas); at most ${READ_FIELDS_MAX_LENGTH} are allowed`);
+      }
       const full = toContractRecord(record);
       const wanted = fields && fields.length > 0 ? fields : defaults;
       if (!wanted) return full;

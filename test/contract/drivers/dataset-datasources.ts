@@ -12,8 +12,9 @@ export function restDatasourcesDriver(gw: TestGateway): DatasourcesDriver {
       const outcome = restOutcome<{ alias: string | null }>(await gw.http.get(`/v2/datasets/read/${datasetId}?fields=alias`));
       return outcome.ok ? { ok: true, value: outcome.value.alias } : outcome;
     },
-    datasources: async (statuses) => {
-      const outcome = restOutcome<{ data: DatasourceEntry[] }>(await gw.http.post('/v2/datasources/list').send(envelope('api.datasources.list', statuses ? { filters: { status: statuses } } : {})));
+    datasources: async (statuses, type) => {
+      const filters = { ...(statuses ? { status: statuses } : {}), ...(type === undefined ? {} : { type }) };
+      const outcome = restOutcome<{ data: DatasourceEntry[] }>(await gw.http.post('/v2/datasources/list').send(envelope('api.datasources.list', Object.keys(filters).length > 0 ? { filters } : {})));
       return outcome.ok ? { ok: true, value: outcome.value.data } : outcome;
     },
     reset: async (datasetId, category) => restOutcome(await gw.http.post(`/v2/datasets/reset/${datasetId}`).send(envelope('api.datasets.reset', { category }))),
@@ -39,8 +40,8 @@ export function graphqlDatasourcesDriver(gw: TestGateway): DatasourcesDriver {
       const outcome = graphqlOutcome<{ alias: string | null }>(await graphql(gw, 'query($id: ID!) { dataset(id: $id) { alias } }', { id: datasetId }), 'dataset');
       return outcome.ok ? { ok: true, value: outcome.value.alias } : outcome;
     },
-    datasources: async (statuses) => {
-      const filter = statuses ? { status: statuses.map((status) => Object.keys(STATUS).find((key) => STATUS[key] === status)) } : null;
+    datasources: async (statuses, type) => {
+      const filter = { status: statuses ? statuses.map((status) => Object.keys(STATUS).find((key) => STATUS[key] === status)) : null, type: type ?? null };
       const outcome = graphqlOutcome<{ datasource: string; datasetId: string; status: string; type: string; alias: string | null }[]>(
         await graphql(gw, 'query($filter: DatasourceFilter) { datasources(filter: $filter) { datasource datasetId status type alias } }', { filter }),
         'datasources',
