@@ -48,6 +48,7 @@ const config: CodegenConfig = {
           AlertRuleConnection: '../modules/alert-rules/types.js#AlertRulePage',
           AlertRuleEvaluation: '../modules/alert-rules/types.js#RuleEvaluation',
           AlertNotification: '../modules/alert-rules/types.js#AlertNotificationRecord',
+          AlertNotificationConnection: '../modules/alert-rules/types.js#AlertNotificationPage',
           ActiveAlert: '../modules/alert-rules/types.js#ActiveAlert as ActiveAlertModel',
           AuditRecord: '../modules/audit/types.js#AuditRecord as AuditRecordModel',
           AuditRecordConnection: '../modules/audit/types.js#AuditPage',
