@@ -49,6 +49,7 @@ const config: CodegenConfig = {
           AlertRuleEvaluation: '../modules/alert-rules/types.js#RuleEvaluation',
           AlertNotification: '../modules/alert-rules/types.js#AlertNotificationRecord',
           ActiveAlert: '../modules/alert-rules/types.js#ActiveAlertView',
+          AlertNotificationConnection: '../modules/alert-rules/types.js#AlertNotificationPage',
           AuditRecord: '../modules/audit/types.js#AuditRecord as AuditRecordModel',
           AuditRecordConnection: '../modules/audit/types.js#AuditPage',
           DatasetChange: '../modules/live/events.js#DatasetChange as DatasetChangeModel',

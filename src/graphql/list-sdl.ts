@@ -48,7 +48,7 @@ function listInputs(declaration: ListDeclaration, options: ListSdlOptions): stri
     `  _and: [${type}Where!]`,
     `  "At least one of these filters matches."`,
     `  _or: [${type}Where!]`,
-    `  "This filter does not match."`,
+    `  "This filter does not match: every item it leaves out, those without a value in a field it compares included."`,
     `  _not: ${type}Where`,
     ...fields.flatMap(([name, field]) => [`  ${describe(field.description)}`, `  ${name}: ${comparisonName(field)}`]),
     '}',

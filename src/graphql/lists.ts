@@ -1,6 +1,6 @@
 // Every list of the list contract, for the SDL printed from them (graphql/lists.graphql, written by
 // `npm run generate:docs`) and for the tests that hold each list to its declaration.
-import { alertRuleList } from '../modules/alert-rules/list.js';
+import { alertRuleList, notificationList } from '../modules/alert-rules/list.js';
 import { channelList, metricAliasList, silenceList } from '../modules/alerts/list.js';
 import { auditList } from '../modules/audit/list.js';
 import { connectorList } from '../modules/connectors/list.js';
@@ -18,6 +18,7 @@ export const LIST_DECLARATIONS: readonly { declaration: ListDeclaration; options
   { declaration: metricAliasList },
   { declaration: channelList, options: { ownOrderInput: true } },
   { declaration: auditList },
+  { declaration: notificationList },
 ];
 
 export const LIST_SDL_FILE = 'graphql/lists.graphql';

@@ -3,7 +3,9 @@
 // and _and/_or/_not combinations, every orderBy field both ways, keyset cursors that hold while rows
 // are added and removed between pages (forward and backward), groupBy against counts made in SQL, and
 // the refusals of bad input. What each answer should be is worked out here from the rows read back
-// from the table, not by the gateway's SQL builder.
+// from the table, not by the gateway's SQL builder. Lists under an item (a rule's notifications, a
+// dataset's templates) run the same scenarios on one parent's items. `_not` is the complement of the
+// filter under it: items without a value in a compared field are in it (tested on every nullable field).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { LIST_DECLARATIONS } from '../../src/graphql/lists.js';
 import { enumNameOf, keyColumns, type ListDeclaration, type ListField } from '../../src/platform/lists/declaration.js';
@@ -130,6 +132,8 @@ function selects(declaration: ListDeclaration, where: Where, row: Row): boolean 
 interface WhereCase {
   name: string;
   build: (rows: readonly Row[]) => Where;
+  /** The nullable field whose items without a value the answer must hold (a `_not` of a comparison on it). */
+  withoutValue?: string;
 }
 
 function distinctValues(rows: readonly Row[], name: string): unknown[] {
@@ -143,7 +147,11 @@ const flipCase = (text: string) => [...text].map((character) => (character === c
 
 function whereCases(declaration: ListDeclaration): WhereCase[] {
   const cases: WhereCase[] = [];
+  const [timeName, timeField] = Object.entries(declaration.fields).find(([, field]) => field.kind === 'time')!;
+  // A large list refuses a filter made only of `_not`: its `_not` cases also keep every row by time (an indexed, positive filter).
+  const everyRow = (rows: readonly Row[]): Where => (declaration.large ? { [timeName]: { gte: graphqlValueOf(timeField, distinctValues(rows, timeName)[0]) } } : {});
   for (const [name, field] of Object.entries(declaration.fields)) {
+    const positive = cases.length;
     const middle = (rows: readonly Row[]) => {
       const values = distinctValues(rows, name);
       return values[Math.floor(values.length / 2)];
@@ -176,6 +184,11 @@ function whereCases(declaration: ListDeclaration): WhereCase[] {
     if (field.kind === 'time')
       cases.push({ name: `${name} between (gte and lt together)`, build: (rows) => ({ [name]: { gte: graphqlValueOf(field, distinctValues(rows, name)[1]), lt: value(rows) } }) });
     if (field.uuid) cases.push({ name: `${name} eq a value that is not a UUID`, build: () => ({ [name]: { eq: 'not-a-uuid' } }) });
+    if (field.nullable) {
+      for (const item of cases.slice(positive)) {
+        cases.push({ name: `_not (${item.name}) keeps the items without a value`, withoutValue: name, build: (rows) => ({ ...everyRow(rows), _not: item.build(rows) }) });
+      }
+    }
   }
   // Combinations of two filters on different fields, each picking some rows but not all.
   const fields = Object.entries(declaration.fields).filter(([, field]) => field.kind === 'time' || field.kind === 'enum');
@@ -209,17 +222,30 @@ interface Page {
   totalCount: number;
 }
 
+/** The list's selection placed where the list is: at the root, or under its parent item. */
+const reach = (harness: ListHarness, selection: string) => (harness.parent ? harness.parent.selection.replace('LIST', selection) : selection);
+
+/** The list's answer within the data of an operation made with `reach`. */
+function answerOf<T>(harness: ListHarness, data: Record<string, unknown> | null | undefined): T {
+  let at: unknown = data;
+  for (const step of harness.parent?.path ?? []) at = (at as Record<string, unknown>)[step];
+  return (at as Record<string, T>)[harness.field]!;
+}
+
 function document(harness: ListHarness): string {
   const type = harness.declaration.type;
   return `query List($where: ${type}Where, $orderBy: [${type}Order!], $first: Int, $after: String, $last: Int, $before: String) {
-    ${harness.field}(where: $where, orderBy: $orderBy, first: $first, after: $after, last: $last, before: $before) {
-      edges { cursor node { ${harness.node} } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } totalCount } }`;
+    ${reach(
+      harness,
+      `${harness.field}(where: $where, orderBy: $orderBy, first: $first, after: $after, last: $last, before: $before) {
+      edges { cursor node { ${harness.node} } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } totalCount }`,
+    )} }`;
 }
 
 async function list(harness: ListHarness, variables: Record<string, unknown>): Promise<Page> {
-  const response = await graphql<Record<string, Page>>(gw, document(harness), variables);
+  const response = await graphql<Record<string, unknown>>(gw, document(harness), variables);
   expect(response.errors).toBeUndefined();
-  return response.data![harness.field]!;
+  return answerOf<Page>(harness, response.data);
 }
 
 const keys = (harness: ListHarness, page: Page) => page.edges.map((edge) => harness.keyOf(edge.node));
@@ -237,7 +263,7 @@ describe('every list of the contract has scenarios', () => {
   });
 });
 
-describe.each(LIST_HARNESSES.map((harness) => [harness.field, harness] as const))('%s', (_field, harness) => {
+describe.each(LIST_HARNESSES.map((harness) => [harness.parent ? `${harness.parent.type}.${harness.field}` : harness.field, harness] as const))('%s', (_field, harness) => {
   const { declaration } = harness;
   const defaultOrder = fullOrder(declaration, []);
 
@@ -259,6 +285,22 @@ describe.each(LIST_HARNESSES.map((harness) => [harness.field, harness] as const)
       const expected = rows.filter((row) => selects(declaration, where, row)).sort(comparator(defaultOrder));
       const page = await list(harness, { where, first: 100 });
       expect({ where, keys: keys(harness, page), totalCount: page.totalCount }).toEqual({ where, keys: expected.map((row) => row.key), totalCount: expected.length });
+      if (item.withoutValue) {
+        // Else the case would not show that `_not` keeps the items without a value.
+        expect({ where, holdsItemsWithoutValue: expected.some((row) => row.byField[item.withoutValue!] === null) }).toEqual({ where, holdsItemsWithoutValue: true });
+      }
+    });
+
+    it('declares nullable every field whose column may hold null, so that its `_not` cases run', async () => {
+      const { rows: columns } = await gw.sql<{ column: string }>("SELECT column_name AS column FROM information_schema.columns WHERE table_name = $1 AND is_nullable = 'YES'", [declaration.table]);
+      const nullableColumns = new Set(columns.map((column) => column.column));
+      const holdNull = Object.entries(declaration.fields)
+        .filter(([name, field]) => nullableColumns.has(field.column) || rows.some((row) => row.byField[name] === null))
+        .map(([name]) => name);
+      const declared = Object.entries(declaration.fields)
+        .filter(([, field]) => field.nullable)
+        .map(([name]) => name);
+      expect(declared).toEqual(expect.arrayContaining(holdNull));
     });
   });
 
@@ -376,13 +418,13 @@ describe.each(LIST_HARNESSES.map((harness) => [harness.field, harness] as const)
       );
       const bound = bounds[0]!.bound;
       const selections = groupable.map(([name], index) => `g${index}: groupBy(field: ${enumNameOf(name)}) { key count }`).join(' ');
-      const response = await graphql<Record<string, Record<string, unknown>>>(
+      const response = await graphql<Record<string, unknown>>(
         gw,
-        `query($where: ${declaration.type}Where) { ${harness.field}(where: $where) { totalCount ${selections} } }`,
+        `query($where: ${declaration.type}Where) { ${reach(harness, `${harness.field}(where: $where) { totalCount ${selections} }`)} }`,
         filtered ? { where: { [timeName]: { gte: bound.toISOString() } } } : {},
       );
       expect(response.errors).toBeUndefined();
-      const answer = response.data![harness.field]!;
+      const answer = answerOf<Record<string, unknown>>(harness, response.data);
       const condition = `${harness.scope ?? 'TRUE'}${filtered ? ` AND ${columnSql(timeField.column)} >= $1` : ''}`;
       for (const [index, [name, field]] of groupable.entries()) {
         const { rows: counts } = await gw.sql<{ key: unknown; count: number }>(
@@ -408,7 +450,7 @@ describe.each(LIST_HARNESSES.map((harness) => [harness.field, harness] as const)
         const response = await graphql(gw, document(harness), { where });
         expect({ where, status: response.status, code: response.errors?.[0]?.extensions?.code, data: response.data }).toEqual({ where, status: 400, code: 'BAD_USER_INPUT', data: undefined });
       }
-      const literal = await graphql(gw, `{ ${harness.field}(where: { noSuchField: { eq: "x" } }) { totalCount } }`);
+      const literal = await graphql(gw, `{ ${reach(harness, `${harness.field}(where: { noSuchField: { eq: "x" } }) { totalCount }`)} }`);
       expect({ status: literal.status, code: literal.errors?.[0]?.extensions?.code }).toEqual({ status: 400, code: 'GRAPHQL_VALIDATION_FAILED' });
     });
 

@@ -1,6 +1,7 @@
 // Lists under each item of a list, by the list contract (README "Lists"): `Dataset.alertRulePage`
 // takes the rule list's `where`, `orderBy`, `first/after/last/before`, and answers `totalCount` and
-// `groupBy` per dataset, batched (100 datasets cost the statements of 10). Also: the older whole-list
+// `groupBy` per dataset, batched (100 datasets cost the statements of 10); so do `AlertRule.notificationPage`
+// and `Dataset.templatePage`. Also: the older whole-list
 // `datasources`/`datasourceSizes` are refused, naming the paged form, beyond the dataset list's maximum.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { graphql, type GraphQLResponse } from '../support/api.js';
@@ -299,6 +300,140 @@ describe('Dataset.alertRulePage', () => {
     }
     const huge = await graphql(gw, FOCUS_PAGE, { id: FOCUS, first: 100_000 });
     expect({ status: huge.status, code: huge.errors?.[0]?.extensions?.code }).toEqual({ status: 400, code: 'GRAPHQL_VALIDATION_FAILED' });
+  });
+});
+
+describe('AlertRule.notificationPage and Dataset.templatePage', () => {
+  beforeAll(async () => {
+    // Dataset d (1..40) is named by d % 4 templates; each dataset's first one names the next dataset too.
+    await gw.sql(`
+      INSERT INTO query_templates (template_id, template_name, query, query_type, created_by, updated_by, created_date, updated_date)
+      SELECT 'nl_tpl_' || d || '_' || k, 'Nested Template ' || d || ' ' || k,
+             'SELECT * FROM "nl-' || lpad(d::text, 3, '0') || '" WHERE {{STARTDATE}}' || CASE WHEN k = 0 THEN ' UNION SELECT * FROM "nl-' || lpad((d + 1)::text, 3, '0') || '"' ELSE '' END,
+             'sql', 'u', 'u', now() - (d * 10 + k) * interval '1 minute', now()
+        FROM generate_series(1, 40) d, generate_series(0, 2) k WHERE k < d % 4`);
+    // Five notifications for each rule of the other datasets (none pending: no delivery picks them up meanwhile).
+    await gw.sql(`
+      INSERT INTO alert_notifications (id, rule_id, channel_id, kind, evaluated_at, outcome, subject, text, transport, attempts, created_date)
+      SELECT gen_random_uuid(), r.id, gen_random_uuid(), (ARRAY['firing','repeat','resolved'])[1 + k % 3], now() - k * interval '1 minute',
+             (ARRAY['sent','failed','silenced'])[1 + k % 3], 's', 't', CASE WHEN k % 3 = 0 THEN 'smtp' END, 1, now() - (k / 2) * interval '1 minute'
+        FROM alert_rules r, generate_series(0, 4) k WHERE r.name LIKE 'nl-rule-%'`);
+  });
+
+  it('hold the same items as the deprecated AlertRule.notifications and Dataset.templates, for every parent of a list', async () => {
+    const response = await graphql(
+      gw,
+      `
+        {
+          alertRules(first: 200, where: { name: { startsWith: "nl-rule-" } }) {
+            nodes {
+              alertRuleId
+              notifications(last: 10) {
+                notificationId
+              }
+              notificationPage(first: 10) {
+                totalCount
+                nodes {
+                  notificationId
+                }
+              }
+            }
+          }
+          datasets(first: 100, where: { name: { startsWith: "nested " } }) {
+            nodes {
+              datasetId
+              templates {
+                templateId
+              }
+              templatePage(first: 10) {
+                totalCount
+                nodes {
+                  templateId
+                }
+              }
+            }
+          }
+        }
+      `,
+    );
+    expect(response.errors).toBeUndefined();
+    type Rule = { alertRuleId: string; notifications: { notificationId: string }[]; notificationPage: { totalCount: number; nodes: { notificationId: string }[] } };
+    type Dataset = { datasetId: string; templates: { templateId: string }[]; templatePage: { totalCount: number; nodes: { templateId: string }[] } };
+    const rules = response.data!.alertRules.nodes as Rule[];
+    const datasets = response.data!.datasets.nodes as Dataset[];
+    for (const rule of rules) {
+      expect({ id: rule.alertRuleId, ids: rule.notificationPage.nodes, totalCount: rule.notificationPage.totalCount }).toEqual({
+        id: rule.alertRuleId,
+        ids: rule.notifications,
+        totalCount: rule.notifications.length,
+      });
+    }
+    for (const dataset of datasets) {
+      expect({ id: dataset.datasetId, ids: dataset.templatePage.nodes, totalCount: dataset.templatePage.totalCount }).toEqual({
+        id: dataset.datasetId,
+        ids: dataset.templates,
+        totalCount: dataset.templates.length,
+      });
+    }
+    const { rows } = await gw.sql<{ notifications: number }>("SELECT count(*)::int AS notifications FROM alert_notifications n JOIN alert_rules r ON r.id = n.rule_id WHERE r.name LIKE 'nl-rule-%'");
+    expect(rules.reduce((sum, rule) => sum + rule.notificationPage.totalCount, 0)).toBe(rows[0]!.notifications);
+    expect(rows[0]!.notifications).toBeGreaterThan(100);
+    // As seeded: dataset d's own d % 4 templates (d up to 40), and the first of d - 1's, which names d too.
+    const own = (d: number) => (d >= 1 && d <= 40 ? d % 4 : 0);
+    const naming = (d: number) => own(d) + (own(d - 1) > 0 ? 1 : 0);
+    expect(datasets.map((dataset) => [dataset.datasetId, dataset.templatePage.totalCount])).toEqual(datasets.map((dataset) => [dataset.datasetId, naming(Number(dataset.datasetId.slice(3)))]));
+    expect(datasets.filter((dataset) => dataset.templatePage.totalCount > 0).length).toBeGreaterThan(30);
+  });
+
+  it('cost the same statements for 100 parents as for 10: one for the pages, one per count, one per groupBy field', async () => {
+    const query = `query($first: Int!) {
+      alertRules(first: $first, where: { name: { startsWith: "nl-rule-" } }) { nodes { notificationPage(first: 2, where: { outcome: { in: [SENT, FAILED] } }) { totalCount groupBy(field: KIND) { key count } nodes { notificationId } } } }
+      datasets(first: $first, where: { name: { startsWith: "nested " } }) { nodes { templatePage(first: 2) { totalCount nodes { templateId } } } } }`;
+    // The fewest of two runs per size: a background job (the sampler, the evaluator) may add a statement to one.
+    const counts: number[] = [];
+    for (const first of [10, 100]) {
+      let fewest = Infinity;
+      for (let run = 0; run < 2; run += 1) {
+        const before = gw.gateway.database.statementCount();
+        const response = await graphql(gw, query, { first });
+        expect(response.errors).toBeUndefined();
+        expect(response.data!.datasets.nodes).toHaveLength(first);
+        fewest = Math.min(fewest, gw.gateway.database.statementCount() - before);
+      }
+      counts.push(fewest);
+    }
+    // The two root pages, the rules' evaluations and silences, the notification pages, their counts
+    // and groups, the template pages and their counts: 9. One statement per parent would be over 100.
+    for (const count of counts) expect(count).toBeGreaterThanOrEqual(9);
+    for (const count of counts) expect(count).toBeLessThanOrEqual(10);
+  });
+
+  it('show a change to a linked template or rule on the next read of a kept dataset page', async () => {
+    const query =
+      '{ datasets(first: 10, where: { name: { startsWith: "nested " } }, orderBy: [{ field: NAME, direction: ASC }]) { nodes { datasetId templatePage { nodes { name } } alertRulePage { nodes { name } } } } }';
+    const names = async () => {
+      const response = await graphql<{ datasets: { nodes: { templatePage: { nodes: { name: string }[] }; alertRulePage: { nodes: { name: string }[] } }[] } }>(gw, query);
+      expect(response.errors).toBeUndefined();
+      const nodes = response.data!.datasets.nodes;
+      return { templates: nodes.flatMap((node) => node.templatePage.nodes.map((item) => item.name)), rules: nodes.flatMap((node) => node.alertRulePage.nodes.map((item) => item.name)) };
+    };
+    const before = await names();
+    // Kept: a later read runs no statement (an answer is kept once no change is on its way).
+    let executed = Infinity;
+    for (let attempt = 0; attempt < 5 && executed > 0; attempt += 1) {
+      const start = gw.gateway.database.statementCount();
+      expect(await names()).toEqual(before);
+      executed = gw.gateway.database.statementCount() - start;
+    }
+    expect(executed).toBe(0);
+    const template = await graphql(gw, 'mutation { updateTemplate(id: "nl_tpl_1_0", input: { name: "Renamed Nested Template" }) { template { templateId } } }');
+    expect(template.errors).toBeUndefined();
+    expect((await names()).templates).toContain('Renamed Nested Template');
+    const { rows } = await gw.sql<{ id: string }>("SELECT id::text AS id FROM alert_rules WHERE name = 'nl-rule-1-0'");
+    const rule = await graphql(gw, 'mutation($id: ID!) { updateAlertRule(id: $id, input: { name: "nl-rule-1-0 renamed" }) { alertRule { alertRuleId } } }', { id: rows[0]!.id });
+    expect(rule.errors).toBeUndefined();
+    expect((await names()).rules).toContain('nl-rule-1-0 renamed');
+    expect(before.rules).toContain('nl-rule-1-0');
   });
 });
 

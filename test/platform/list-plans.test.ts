@@ -1,4 +1,4 @@
-// The list contract on 100,000 rows (the audit trail included): every filter and every order a list declares is planned by
+// The list contract on 100,000 rows (the audit trail and a rule's notifications included): every filter and every order a list declares is planned by
 // PostgreSQL with an index (no sequential scan of the table), for the first page and for a page
 // after a keyset cursor. The statements are the ones the gateway runs, built by planList from the
 // lists' declarations, so a field declared without its index fails here.
@@ -9,7 +9,6 @@ import { PrismaClient } from '../../src/generated/prisma/client.js';
 import { LIST_DECLARATIONS } from '../../src/graphql/lists.js';
 import type { ListDeclaration, ListField } from '../../src/platform/lists/declaration.js';
 import { GatewayError } from '../../src/errors.js';
-import { templateList } from '../../src/modules/templates/list.js';
 import {
   checkCountIndexed,
   cursorOf,
@@ -23,8 +22,9 @@ import {
   type ListWhere,
   type RunSql,
 } from '../../src/platform/lists/list-query.js';
-import { linkScope, perParent } from '../../src/platform/lists/nested-list.js';
-import { alertRuleList, ruleDatasetLink } from '../../src/modules/alert-rules/list.js';
+import { linkScope, perParent, planNested, type ListLink } from '../../src/platform/lists/nested-list.js';
+import { alertRuleList, notificationList, notificationRuleLink, ruleDatasetLink } from '../../src/modules/alert-rules/list.js';
+import { templateDatasetLink, templateList } from '../../src/modules/templates/list.js';
 import { createTestDatabase } from '../support/gateway.js';
 
 const ROWS = 100_000;
@@ -56,6 +56,15 @@ const SEED: Record<string, string> = {
     SELECT now() - (${ROWS} - g) * interval '1 second', 'req-' || g, 'user' || (g % 500), CASE WHEN g % 3 = 0 THEN 'rest' ELSE 'graphql' END,
            CASE WHEN g % 3 = 0 THEN 'api.call.' || (g % 150) END, 'mutation' || (g % 120), 'target_' || (g % 20000), CASE WHEN g % 10 = 0 THEN 'failure' ELSE 'success' END,
            CASE WHEN g % 10 = 0 THEN 'CODE_' || (g % 60) END FROM generate_series(1, ${ROWS}) g`,
+  // A rule's notifications need their rule: 500 rules of their own, made by the same statement.
+  alert_notifications: `WITH rules AS (
+      INSERT INTO alert_rules (id, name, manager, status, metric, operator, thresholds, expression, severity, category, evaluation_interval_ms, pending_for_ms, context, created_by, updated_by)
+      SELECT gen_random_uuid(), 'Notified rule ' || r, 'embedded', 'live', 'm', 'gt', '{1}', 'm > 1', 'warning', 'notified', 60000, 0, '{}', 'user', 'user' FROM generate_series(0, 499) r RETURNING id),
+    numbered AS (SELECT id, (row_number() OVER ())::int - 1 AS n FROM rules)
+    INSERT INTO alert_notifications (id, rule_id, channel_id, kind, evaluated_at, outcome, subject, text, transport, attempts, created_date)
+    SELECT gen_random_uuid(), numbered.id, md5('channel' || (g % 300))::uuid, (ARRAY['firing','repeat','resolved'])[1 + g % 3], now() - g * interval '1 second',
+           (ARRAY['pending','sent','failed','silenced'])[1 + g % 4], 's', 't', CASE WHEN g % 4 = 1 THEN 'smtp' || (g % 50) END, g % 3, now() - g * interval '2 second'
+      FROM generate_series(1, ${ROWS}) g JOIN numbered ON numbered.n = g % 500`,
   notification_channels: `INSERT INTO notification_channels (id, manager, name, type, status, config, created_by, updated_by, created_date, updated_date)
     SELECT gen_random_uuid(), (ARRAY['embedded','grafana'])[1 + g % 2], 'Channel ' || g, (ARRAY['email','slack','teams'])[1 + g % 3], (ARRAY['draft','live','retired'])[1 + g % 3],
            '{}', 'user', 'user', now() - g * interval '1 second', now() - g * interval '2 second' FROM generate_series(1, ${ROWS}) g`,
@@ -115,7 +124,11 @@ function expectIndexed(scans: { types: string[]; indexes: string[] }, what: stri
 /** A `where` on one field with one operator, its value taken from a row in the middle of the table. */
 async function whereFor(declaration: ListDeclaration, name: string, field: ListField, operator: string): Promise<ListWhere> {
   const column = /^[a-z_]+$/.test(field.column) ? `"${field.column}"` : field.column;
-  const { rows } = await pool.query<{ value: unknown }>(`SELECT ${column} AS value FROM "${declaration.table}" WHERE ${column} IS NOT NULL ORDER BY ${column} OFFSET 5000 LIMIT 2`);
+  // From the middle of the rows that hold a value (at most the 5000th), so that the filter compares something.
+  const { rows } = await pool.query<{ value: unknown }>(
+    `SELECT ${column} AS value FROM "${declaration.table}" WHERE ${column} IS NOT NULL ORDER BY ${column} OFFSET LEAST(5000, (SELECT count(*) / 2 FROM "${declaration.table}" WHERE ${column} IS NOT NULL)) LIMIT 2`,
+  );
+  expect({ field: name, values: rows.length }).toEqual({ field: name, values: 2 });
   const [one, two] = rows.map((row) => row.value);
   const text = typeof one === 'string' ? one : '';
   const operand = operator === 'in' ? [one, two] : operator === 'contains' ? text.slice(-6) : operator === 'startsWith' ? text.slice(0, text.length - 1) : one;
@@ -210,6 +223,19 @@ describe.each(LIST_DECLARATIONS.map(({ declaration }) => [declaration.type, decl
     }
   });
 
+  it('keeps the comparisons of a nullable field indexable under _not: a double _not is planned, and counted, through the field’s index', async () => {
+    for (const [name, field] of Object.entries(declaration.fields)) {
+      if (!field.nullable) continue;
+      const where: ListWhere = { _not: { _not: await whereFor(declaration, name, field, 'eq') } };
+      const plan = planList(declaration, { where, first: 100 }, 1000);
+      expect(plan.page.text).toMatch(/IS NOT NULL AND/);
+      expectIndexed(await scansOf(plan.page, declaration.table), `${name} under two _not`);
+      const planned = await countPlan(declaration, plan.count, 'totalCount');
+      expect({ name, refusal: planned.refusal }).toEqual({ name, refusal: undefined });
+      expectIndexed(planned.scans, `totalCount, ${name} under two _not`);
+    }
+  });
+
   it('refuses to count by a where no index serves (only _not), naming what to do, with the list’s code', async () => {
     // `NOT (a < b)` is planned as `a >= b`, which an index serves; `NOT (a = b)` is `a <> b`, which none does.
     const [name, field] = Object.entries(declaration.fields).find(([, candidate]) => candidate.kind === 'key' || candidate.kind === 'enum')!;
@@ -259,7 +285,45 @@ describe('a list read on 100,000 rows, as the gateway reads it (Prisma)', () => 
   });
 });
 
+/** Each plan's page, count and groupBy statements for `parents`, bound as the gateway binds them: every scan of `table` indexed; unfiltered, through `linkIndex`. */
+async function expectNestedIndexed(link: ListLink, plans: readonly ReturnType<typeof planList>[], group: string, parents: readonly string[], table: string, linkIndex: string): Promise<void> {
+  for (const [index, plan] of plans.entries()) {
+    for (const [what, statement] of [
+      ['page', plan.page],
+      ['count', plan.count],
+      ['groupBy', plan.group(group)],
+    ] as const) {
+      const bound = perParent(link, statement, parents, 'item');
+      expectIndexed(await scansOf(bound, table), `plan ${index} ${what}`);
+      if (index > 0) continue;
+      const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${bound.text}`, bound.values);
+      expect({ what, indexes: nodesOf(rows[0]!['QUERY PLAN'][0].Plan).map((node) => node['Index Name']) }).toEqual({ what, indexes: expect.arrayContaining([linkIndex]) });
+    }
+  }
+}
+
 describe('a nested list on 100,000 rows', () => {
+  it('reads each parent’s page, count and groups of AlertRule.notificationPage through the rule index', async () => {
+    const { rows } = await pool.query<{ id: string }>("SELECT id::text AS id FROM alert_rules WHERE name IN ('Notified rule 1', 'Notified rule 2', 'Notified rule 3')");
+    expect(rows).toHaveLength(3);
+    const plans = [planNested(notificationList, notificationRuleLink, { first: 10 }, 1000), planNested(notificationList, notificationRuleLink, { where: { kind: { eq: 'firing' } }, last: 10 }, 1000)];
+    await expectNestedIndexed(
+      notificationRuleLink,
+      plans,
+      'OUTCOME',
+      rows.map((row) => row.id),
+      'alert_notifications',
+      'alert_notifications_rule_id_created_date_idx',
+    );
+  });
+
+  it('reads each parent’s page, count and groups of Dataset.templatePage through the index of the names a query holds', async () => {
+    await pool.query(`UPDATE query_templates SET query = 'SELECT * FROM "ds_' || (abs(hashtext(template_id)) % 500) || '" WHERE {{STARTDATE}}' WHERE template_name LIKE 'Template 12%'`);
+    await pool.query('ANALYZE query_templates');
+    const plans = [planNested(templateList, templateDatasetLink, { first: 10 }, 1000), planNested(templateList, templateDatasetLink, { where: { queryType: { eq: 'json' } }, last: 10 }, 1000)];
+    await expectNestedIndexed(templateDatasetLink, plans, 'QUERY_TYPE', ['ds_1', 'ds_2', 'ds_3'], 'query_templates', 'query_templates_query_names_idx');
+  });
+
   it('reads each parent’s page, count and groups of Dataset.alertRulePage through the dataset index', async () => {
     await pool.query(`UPDATE alert_rules SET labels = jsonb_build_object('dataset', 'ds_' || (abs(hashtext(id::text)) % 500)) WHERE name LIKE 'Rule 12%'`);
     await pool.query('ANALYZE alert_rules');

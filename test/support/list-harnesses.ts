@@ -1,23 +1,30 @@
-// How test/graphql/list-contract.test.ts reaches each list of the list contract: its root field, the
-// node selection that names a row, and an INSERT that makes rows numbered n (n from 0 to 99). The
-// scenarios themselves come from the list's declaration; a new list adds one entry here.
+// How test/graphql/list-contract.test.ts reaches each list of the list contract: its root field (or,
+// for a list under an item, the item and its field), the node selection that names a row, and an
+// INSERT that makes rows numbered n (n from 0 to 99). The scenarios themselves come from the list's
+// declaration; a new list adds one entry here.
 //
 // Seeded values are chosen so that every filter selects some rows but not all, times tie in pairs (so
 // the identifier breaks ties), and texts differ only in digits and case-free parts (so their order is
 // the same under any collation the test database may use).
-import { alertRuleList } from '../../src/modules/alert-rules/list.js';
+import { alertRuleList, notificationList, ruleDatasetLink } from '../../src/modules/alert-rules/list.js';
 import { channelList, metricAliasList, silenceList } from '../../src/modules/alerts/list.js';
 import { auditList } from '../../src/modules/audit/list.js';
 import { connectorList } from '../../src/modules/connectors/list.js';
 import { datasetList } from '../../src/modules/datasets/list.js';
-import { templateList } from '../../src/modules/templates/list.js';
+import { templateDatasetLink, templateList } from '../../src/modules/templates/list.js';
 import type { ListDeclaration } from '../../src/platform/lists/declaration.js';
 import { graphql } from './api.js';
 import type { TestGateway } from './gateway.js';
 
 export interface ListHarness {
-  /** A name for the test titles (the root field). */
+  /** The list's field: a root field, or with `parent` a field of the parent's type. */
   field: string;
+  /**
+   * For a list under an item (a nested connection): the parent's type (for the titles), the root
+   * selection that reaches one parent, `LIST` standing for the list's own selection, and where that
+   * parent is in the answer. `scope` then narrows the table to that parent's items.
+   */
+  parent?: { type: string; selection: string; path: readonly string[] };
   declaration: ListDeclaration;
   /** A node's fields that name its row. */
   node: string;
@@ -56,16 +63,46 @@ async function makeDatasources(gw: TestGateway, numbers: readonly number[]): Pro
 
 const datasetKey = (node: Record<string, unknown>) => `${node.datasetId as string}|${((node.stage as string | undefined) ?? 'LIVE').toLowerCase()}`;
 
+// Two thirds of the templates name the dataset lc_ds_03 (a Live one of DATASETS), the others lc_ds_04:
+// Dataset.templatePage lists the first. Of the numbers the cursor scenarios add, 0, 98 and 99 name lc_ds_03.
+const TEMPLATES = `INSERT INTO query_templates (template_id, template_name, query, query_type, created_by, updated_by, created_date, updated_date)
+      SELECT 'lc_' || ${padded}, 'Contract Template ' || ${padded}, 'SELECT * FROM ' || CASE WHEN g % 3 = 1 THEN 'lc_ds_04' ELSE 'lc_ds_03' END || ' WHERE {{STARTDATE}}',
+             CASE WHEN g % 3 = 0 THEN 'json' ELSE 'sql' END, 'user' || (g % 4), 'u', ${created}, ${updated}
+        FROM unnest($1::int[]) g ON CONFLICT DO NOTHING`;
+
+// AlertRule.notificationPage: the notifications of one rule, made with it; every seventh belongs to
+// another rule (not one the cursor scenarios add: 0, 97, 98, 99). The two rules are created at
+// minute 7, in the middle of the alertRules harness's rules, where its cursor scenarios delete none
+// (a deleted rule would take its notifications with it).
+const NOTIFIED_RULE = '6c0a1e57-0000-4000-8000-000000000001';
+const OTHER_NOTIFIED_RULE = '6c0a1e57-0000-4000-8000-000000000002';
+const NOTIFICATIONS = `WITH rules AS (
+      INSERT INTO alert_rules (id, name, manager, status, metric, operator, thresholds, expression, severity, category, evaluation_interval_ms, pending_for_ms, context,
+          created_by, updated_by, created_date, updated_date)
+        SELECT rule.id::uuid, 'Contract Notified Rule ' || rule.n, 'embedded', 'live', 'm', 'gt', '{1}', 'm > 1', 'warning', 'category' || rule.n, 60000, 0, '{}', 'u', 'u', ${at('7')}, ${at('7')}
+          FROM (VALUES ('${NOTIFIED_RULE}', 1), ('${OTHER_NOTIFIED_RULE}', 2)) AS rule(id, n)
+        ON CONFLICT DO NOTHING)
+    INSERT INTO alert_notifications (id, rule_id, channel_id, kind, evaluated_at, outcome, subject, text, transport, attempts, created_date)
+      SELECT md5('lc-notification' || g)::uuid, (CASE WHEN g % 7 = 3 THEN '${OTHER_NOTIFIED_RULE}' ELSE '${NOTIFIED_RULE}' END)::uuid, md5('lc-notified-channel' || (g % 3))::uuid,
+             (ARRAY['firing','repeat','resolved'])[1 + g % 3], ${at('(100 - g) / 3')}, (ARRAY['pending','sent','failed','silenced'])[1 + g % 4], 's', 't',
+             CASE WHEN g % 4 = 1 THEN (ARRAY['smtp','webhook','outbox'])[1 + g % 3] END, g % 3, ${created}
+        FROM unnest($1::int[]) g ON CONFLICT DO NOTHING`;
+
+// Most rules are about the dataset lc_ds_03 (Dataset.alertRulePage lists them), by label or by context as
+// the platform writes them; every fifth (2, 7, ...) is about lc_ds_07. The numbers the cursor scenarios
+// add are about lc_ds_03 but 97.
+const RULES = `INSERT INTO alert_rules (id, name, manager, status, metric, operator, thresholds, expression, severity, category, evaluation_interval_ms, pending_for_ms, labels, context,
+        created_by, updated_by, created_date, updated_date)
+      SELECT md5('lc-rule' || g)::uuid, 'Contract Rule ' || ${padded}, (ARRAY['embedded','alertmanager'])[1 + g % 2], (ARRAY['draft','retired','live'])[1 + g % 3], 'm', 'gt', '{1}', 'm > 1',
+             CASE WHEN g % 4 = 0 THEN 'critical' ELSE 'warning' END, 'category' || (g % 5), 60000, 0,
+             CASE WHEN g % 2 = 0 THEN jsonb_build_object('dataset', CASE WHEN g % 5 = 2 THEN 'lc_ds_07' ELSE 'lc_ds_03' END) ELSE '{}' END,
+             jsonb_build_object('alertType', CASE g % 3 WHEN 0 THEN 'CUSTOM' WHEN 1 THEN 'SYSTEM' END)
+               || CASE WHEN g % 2 = 1 THEN jsonb_build_object('datasetId', CASE WHEN g % 5 = 2 THEN 'lc_ds_07' ELSE 'lc_ds_03' END) ELSE '{}' END,
+             'u', 'u', ${created}, ${updated}
+        FROM unnest($1::int[]) g ON CONFLICT DO NOTHING`;
+
 export const LIST_HARNESSES: readonly ListHarness[] = [
-  {
-    field: 'templates',
-    declaration: templateList,
-    node: 'templateId',
-    keyOf: (node) => String(node.templateId),
-    insert: `INSERT INTO query_templates (template_id, template_name, query, query_type, created_by, updated_by, created_date, updated_date)
-      SELECT 'lc_' || ${padded}, 'Contract Template ' || ${padded}, 'SELECT 1', CASE WHEN g % 3 = 0 THEN 'json' ELSE 'sql' END, 'user' || (g % 4), 'u', ${created}, ${updated}
-        FROM unnest($1::int[]) g ON CONFLICT DO NOTHING`,
-  },
+  { field: 'templates', declaration: templateList, node: 'templateId', keyOf: (node) => String(node.templateId), insert: TEMPLATES },
   { field: 'datasets', declaration: datasetList, node: 'datasetId stage', keyOf: datasetKey, insert: DATASETS, prepare: makeDatasources },
   {
     field: 'connectors',
@@ -77,18 +114,7 @@ export const LIST_HARNESSES: readonly ListHarness[] = [
              'tech' || (g % 4), 'spark', (ARRAY['Live','Draft','Retired','InValidation'])[1 + g % 4], '{}', 'u', 'u', ${created}, ${updated}
         FROM unnest($1::int[]) g ON CONFLICT DO NOTHING`,
   },
-  {
-    field: 'alertRules',
-    declaration: alertRuleList,
-    node: 'alertRuleId',
-    keyOf: (node) => String(node.alertRuleId),
-    insert: `INSERT INTO alert_rules (id, name, manager, status, metric, operator, thresholds, expression, severity, category, evaluation_interval_ms, pending_for_ms, context,
-        created_by, updated_by, created_date, updated_date)
-      SELECT md5('lc-rule' || g)::uuid, 'Contract Rule ' || ${padded}, (ARRAY['embedded','alertmanager'])[1 + g % 2], (ARRAY['draft','retired','live'])[1 + g % 3], 'm', 'gt', '{1}', 'm > 1',
-             CASE WHEN g % 4 = 0 THEN 'critical' ELSE 'warning' END, 'category' || (g % 5), 60000, 0,
-             jsonb_build_object('alertType', CASE g % 3 WHEN 0 THEN 'CUSTOM' WHEN 1 THEN 'SYSTEM' END), 'u', 'u', ${created}, ${updated}
-        FROM unnest($1::int[]) g ON CONFLICT DO NOTHING`,
-  },
+  { field: 'alertRules', declaration: alertRuleList, node: 'alertRuleId', keyOf: (node) => String(node.alertRuleId), insert: RULES },
   {
     field: 'silences',
     declaration: silenceList,
@@ -131,6 +157,33 @@ export const LIST_HARNESSES: readonly ListHarness[] = [
     prepare: async (gw) => {
       await gw.sql('DELETE FROM audit_records WHERE id < 900000');
     },
+  },
+  {
+    field: 'alertRulePage',
+    parent: { type: 'Dataset', selection: 'dataset(id: "lc_ds_03") { LIST }', path: ['dataset'] },
+    declaration: alertRuleList,
+    node: 'alertRuleId',
+    keyOf: (node) => String(node.alertRuleId),
+    insert: RULES,
+    scope: `${ruleDatasetLink.parentKey} = 'lc_ds_03'`,
+  },
+  {
+    field: 'notificationPage',
+    parent: { type: 'AlertRule', selection: `alertRule(id: "${NOTIFIED_RULE}") { LIST }`, path: ['alertRule'] },
+    declaration: notificationList,
+    node: 'notificationId',
+    keyOf: (node) => String(node.notificationId),
+    insert: NOTIFICATIONS,
+    scope: `"rule_id" = '${NOTIFIED_RULE}'`,
+  },
+  {
+    field: 'templatePage',
+    parent: { type: 'Dataset', selection: 'dataset(id: "lc_ds_03") { LIST }', path: ['dataset'] },
+    declaration: templateList,
+    node: 'templateId',
+    keyOf: (node) => String(node.templateId),
+    insert: TEMPLATES,
+    scope: `${templateDatasetLink.parentKey} @> ARRAY['lc_ds_03']`,
   },
   { field: 'datasourcePage', declaration: datasetList, node: 'datasetId', keyOf: datasetKey, insert: DATASETS, scope: `"status" = 'Live'`, prepare: makeDatasources },
   { field: 'datasourceSizePage', declaration: datasetList, node: 'datasetId', keyOf: datasetKey, insert: DATASETS, scope: `"status" = 'Live'`, prepare: makeDatasources },

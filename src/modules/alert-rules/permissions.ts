@@ -21,6 +21,6 @@ export const alertRulesFieldPermissions: FieldPermissions = {
  */
 export const alertRulesPublishedReads: PublishedReads = {
   tables: {},
-  unpublished: ['AlertRule.evaluation', 'AlertRule.silence', 'AlertRule.notifications'],
+  unpublished: ['AlertRule.evaluation', 'AlertRule.silence', 'AlertRule.notifications', 'AlertRule.notificationPage'],
   linked: { 'AlertRule.channels': ['notification_channels'], 'AlertRule.dataset': ['datasets'] },
 };

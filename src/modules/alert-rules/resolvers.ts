@@ -8,7 +8,7 @@ import { authorizeLink } from '../../graphql/nodes.js';
 import type { ChannelRecord } from '../alerts/types.js';
 import { activeAlerts } from './active-alerts.js';
 import { datasetOfRule } from './service.js';
-import type { AlertRuleView, StringMap } from './types.js';
+import type { AlertNotificationRecord, AlertRuleView, StringMap } from './types.js';
 
 const NOTIFICATIONS_MAX = 200;
 
@@ -50,6 +50,8 @@ export const alertRuleResolvers: Resolvers = {
     evaluationInterval: (rule: AlertRuleView) => formatDuration(rule.evaluationIntervalMs),
     pendingPeriod: (rule: AlertRuleView) => formatDuration(rule.pendingForMs),
     notifications: (rule: AlertRuleView, { last }, { loaders }) => loaders.ruleNotifications.load({ ruleId: rule.id, take: Math.min(Math.max(last ?? 20, 0), NOTIFICATIONS_MAX) }),
+    notificationPage: (rule: AlertRuleView, { where, orderBy, first, after, last, before }, { loaders, services }) =>
+      services.alertRules.ruleNotificationPage(loaders, rule.id, { where, orderBy, first, after, last, before }),
     channels: async (rule: AlertRuleView, _, context) => {
       authorizeLink(context, 'NotificationChannel');
       const channels = await context.loaders.channelById.loadMany(rule.channelIds);
@@ -87,6 +89,7 @@ export const alertRuleResolvers: Resolvers = {
     deliveredAt: (notification) => notification.deliveredDate,
   },
   AlertRuleConnection: listConnectionResolvers<AlertRuleView>(),
+  AlertNotificationConnection: listConnectionResolvers<AlertNotificationRecord>(),
   Silence: {
     alertRule: async (silence, _, context) => {
       authorizeLink(context, 'AlertRule');

@@ -39,6 +39,7 @@ import {
 import { isUniqueViolation, type AlertRuleStore, type RuleRowInput } from './store.js';
 import type {
   Actor,
+  AlertNotificationPage,
   AlertNotificationRecord,
   AlertRuleChanges,
   AlertRuleFilter,
@@ -268,6 +269,11 @@ export function createAlertRuleService(store: AlertRuleStore, alerts: AlertServi
      */
     datasetRulePage(request: object, datasetId: string, args: ListArguments): Promise<AlertRulePage> {
       return store.datasetPage(request, datasetId, args, options.listMax);
+    },
+
+    /** A page of a rule's notifications (`AlertRule.notificationPage`); the rules of one request that ask alike share one statement. */
+    ruleNotificationPage(request: object, ruleId: string, args: ListArguments): Promise<AlertNotificationPage> {
+      return store.notificationPage(request, ruleId, args, options.listMax);
     },
 
     async searchRules(query: AlertRuleQuery): Promise<AlertRulePage> {

@@ -5,7 +5,7 @@ import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import type { ManagerKind } from '../alerts/types.js';
 import { readList, type ListArguments, type ListPage } from '../../platform/lists/list-query.js';
 import { nestedListReader } from '../../platform/lists/nested-list.js';
-import { alertRuleList, ruleDatasetLink } from './list.js';
+import { alertRuleList, notificationList, notificationRuleLink, ruleDatasetLink } from './list.js';
 import type {
   ActiveAlert,
   AlertNotificationRecord,
@@ -89,6 +89,9 @@ export function createAlertRuleStore(prisma: PrismaClient, changed: (id: string)
   return {
     /** The rules about each dataset of a request, a page per dataset by the list contract, batched (src/platform/lists/nested-list.ts). */
     datasetPage: nestedListReader(prisma, alertRuleList, ruleDatasetLink, rule),
+
+    /** The notifications of each rule of a request, a page per rule by the list contract, batched. */
+    notificationPage: nestedListReader(prisma, notificationList, notificationRuleLink, notification),
 
     async findById(id: string): Promise<AlertRuleRecord | undefined> {
       const row = await prisma.alertRule.findUnique({ where: { id } });

@@ -142,6 +142,9 @@ export interface AlertRuleView extends AlertRuleRecord {
 
 export type AlertRulePage = ListPage<AlertRuleView>;
 
+/** A page of a rule's notifications (`AlertRule.notificationPage`). */
+export type AlertNotificationPage = ListPage<AlertNotificationRecord>;
+
 export const NOTIFICATION_KINDS = ['firing', 'repeat', 'resolved'] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 

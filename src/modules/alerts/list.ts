@@ -25,7 +25,7 @@ export const metricAliasList = defineList(
     metricAliasId: uuidIdField('alias'),
     alias: { column: 'alias', kind: 'text', description: 'The alias name.', orderable: true },
     component: { column: 'component', kind: 'key', description: 'The component it measures.', orderable: true, groupable: true },
-    subComponent: { column: 'sub_component', kind: 'key', description: 'The part of the component it measures.', groupable: true },
+    subComponent: { column: 'sub_component', kind: 'key', nullable: true, description: 'The part of the component it measures.', groupable: true },
     ...changeTimeFields('alias'),
   },
 );

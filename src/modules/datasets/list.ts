@@ -22,7 +22,7 @@ export const datasetList = defineList(
     version: { column: 'stage', kind: 'enum', enumType: 'DatasetVersion', enumValues: DATASET_VERSION_VALUES, description: 'Published (LIVE) or draft version.', groupable: true },
     status: { column: 'status', kind: 'enum', enumType: 'DatasetStatus', enumValues: DATASET_STATUS_VALUES, description: 'The lifecycle status.', groupable: true },
     type: { column: 'type', kind: 'enum', enumType: 'DatasetType', enumValues: DATASET_TYPE_VALUES, description: 'Event or master dataset.', groupable: true },
-    alias: { column: 'alias', kind: 'key', description: 'The alias its data can also be queried by.' },
+    alias: { column: 'alias', kind: 'key', nullable: true, description: 'The alias its data can also be queried by.' },
     ...changeTimeFields('version'),
   },
 );

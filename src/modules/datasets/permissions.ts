@@ -25,7 +25,13 @@ export const datasetsPublishedReads: PublishedReads = {
   tables: { 'Query.dataset': ['datasets'], 'Query.datasets': ['datasets'] },
   // Count events over chosen windows: never kept.
   unpublished: ['Dataset.metrics', 'Dataset.ingestionSeries'],
-  linked: { 'Dataset.templates': ['query_templates'], 'DatasetConnector.connector': ['connector_registry'], 'Dataset.alertRules': ['alert_rules'] },
+  linked: {
+    'Dataset.templates': ['query_templates'],
+    'Dataset.templatePage': ['query_templates'],
+    'DatasetConnector.connector': ['connector_registry'],
+    'Dataset.alertRules': ['alert_rules'],
+    'Dataset.alertRulePage': ['alert_rules'],
+  },
   // The counters (bumped by every ingest call) and the health probes: kept for GRAPHQL_FIGURES_MAX_AGE_MS at most.
   figures: ['Dataset.ingestion', 'Dataset.health'],
 };

@@ -1,6 +1,7 @@
 // The template list's contract: what a `where`, `orderBy` and `groupBy` may name, and the indexed
 // column each reads (migration 20261202000000_list_indexes).
 import { changeTimeFields, defineList } from '../../platform/lists/declaration.js';
+import type { ListLink } from '../../platform/lists/nested-list.js';
 import { QUERY_TYPE_VALUES } from './types.js';
 
 export const templateList = defineList(
@@ -13,3 +14,13 @@ export const templateList = defineList(
     ...changeTimeFields('template'),
   },
 );
+
+/**
+ * The names a template's query holds, in SQL: namesInQuery's rule (placeholders blanked, then the
+ * runs of `[A-Za-z0-9_.-]`), as an array. Migration 20261204036100_template_dataset_names_index
+ * indexes this very expression (GIN), so a dataset's templates are found without reading the table.
+ */
+const QUERY_NAMES_SQL = `regexp_split_to_array(regexp_replace(query, '\\{\\{[A-Za-z]+\\}\\}', ' ', 'g'), '[^A-Za-z0-9_.-]+')`;
+
+/** A dataset's templates (`Dataset.templatePage`): those whose query names the parent's dataset id. */
+export const templateDatasetLink: ListLink = { parentKey: QUERY_NAMES_SQL, keyType: 'text', several: true };

@@ -56,5 +56,9 @@ export const templateResolvers: Resolvers = {
       authorizeLink(context, 'QueryTemplate');
       return context.loaders.templatesByDataset.load(dataset.datasetId);
     },
+    templatePage: (dataset, { where, orderBy, first, after, last, before }, context) => {
+      authorizeLink(context, 'QueryTemplate');
+      return context.services.templates.datasetTemplatePage(context.loaders, dataset.datasetId, { where, orderBy, first, after, last, before });
+    },
   },
 };

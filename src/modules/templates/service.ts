@@ -3,6 +3,7 @@ import type { Actor } from '../../auth/actor.js';
 import DataLoader from 'dataloader';
 import { GatewayError, type ErrorCode } from '../../errors.js';
 import { checkTemplateId, checkTemplateName, checkTemplateQuery, isQueryType, templateIdFromName } from './rules.js';
+import type { ListArguments } from '../../platform/lists/list-query.js';
 import type { RunInput } from './run.js';
 import { isUniqueViolation, type TemplateStore } from './store.js';
 import type { CreateTemplateInput, QueryType, TemplateListQuery, TemplatePage, TemplateRecord, UpdateTemplateInput } from './types.js';
@@ -82,6 +83,14 @@ export function createTemplateService(store: TemplateStore, options: TemplateSer
         const candidates = await store.mentioning(datasetIds);
         return datasetIds.map((datasetId) => candidates.filter((template) => namesInQuery(template.query).includes(datasetId)));
       });
+    },
+
+    /**
+     * A page of the templates whose query names a dataset (`Dataset.templatePage`), by the template
+     * list's contract; the datasets of one request that ask alike share one statement (`request`).
+     */
+    datasetTemplatePage(request: object, datasetId: string, args: ListArguments): Promise<TemplatePage> {
+      return store.datasetPage(request, datasetId, args, options.listMax);
     },
 
     async list(query: TemplateListQuery): Promise<TemplatePage> {

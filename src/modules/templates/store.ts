@@ -5,7 +5,8 @@ import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import type { RecordCache } from '../../platform/cache/published-cache.js';
 export { isUniqueViolation } from '../../platform/database/errors.js';
 import { readList, type ListArguments, type ListPage } from '../../platform/lists/list-query.js';
-import { templateList } from './list.js';
+import { nestedListReader } from '../../platform/lists/nested-list.js';
+import { templateDatasetLink, templateList } from './list.js';
 import type { QueryType, TemplateRecord } from './types.js';
 
 type Row = Prisma.QueryTemplateGetPayload<object>;
@@ -57,6 +58,9 @@ export function createTemplateStore(prisma: PrismaClient, cache?: RecordCache<Te
       });
       return row ? toRecord(row) : undefined;
     },
+
+    /** The templates naming each dataset of a request, a page per dataset by the list contract, batched (src/platform/lists/nested-list.ts). */
+    datasetPage: nestedListReader(prisma, templateList, templateDatasetLink, toRecord),
 
     /** A page of the template list (the list contract: src/platform/lists). */
     page(args: ListArguments, listMax: number): Promise<ListPage<TemplateRecord>> {

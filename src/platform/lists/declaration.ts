@@ -30,6 +30,12 @@ export interface ListField {
   uuid?: boolean;
   /** For kind `key` on a bigint column: a value that is not a whole number the column can hold matches nothing. */
   bigint?: boolean;
+  /**
+   * The column may hold null (or the expression give it). A comparison never matches a row without a
+   * value, so under `_not` such a row is in the complement: the builder makes each comparison of a
+   * nullable field two-valued there (SQL's `NOT NULL` is NULL, which would drop the row).
+   */
+  nullable?: boolean;
   /** May appear in `orderBy` (a plain column, never null, with an index that starts with it). */
   orderable?: boolean;
   /** May appear in `groupBy`. */

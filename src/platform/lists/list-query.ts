@@ -101,8 +101,14 @@ export function operatorsOf(kind: ListField['kind']): readonly string[] {
 
 const COMPARE: Record<string, string> = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' };
 
-/** The SQL of a `where` (TRUE when empty); `counter` bounds how many comparisons it may hold. */
-function whereSql(declaration: ListDeclaration, where: ListWhere | null | undefined, params: Parameters, counter: { predicates: number }, path: string): string {
+/**
+ * The SQL of a `where` (TRUE when empty); `counter` bounds how many comparisons it may hold.
+ * `negated`: the filter sits under a `_not`. There a comparison of a nullable field is written
+ * `(column IS NOT NULL AND column op $n)`, which is false, not NULL, for a row without a value, so
+ * `_not` keeps that row (the complement of the inner filter). The column stays bare, so PostgreSQL
+ * still pushes the NOT down onto indexable operators (`_not: { _not: ... }` is the plain comparison).
+ */
+function whereSql(declaration: ListDeclaration, where: ListWhere | null | undefined, params: Parameters, counter: { predicates: number }, path: string, negated = false): string {
   if (!where) return 'TRUE';
   const parts: string[] = [];
   for (const [name, value] of Object.entries(where)) {
@@ -113,17 +119,19 @@ function whereSql(declaration: ListDeclaration, where: ListWhere | null | undefi
         parts.push(name === '_and' ? 'TRUE' : 'FALSE');
         continue;
       }
-      const joined = items.map((item, index) => whereSql(declaration, item, params, counter, `${path}.${name}[${index}]`)).join(name === '_and' ? ' AND ' : ' OR ');
+      const joined = items.map((item, index) => whereSql(declaration, item, params, counter, `${path}.${name}[${index}]`, negated)).join(name === '_and' ? ' AND ' : ' OR ');
       parts.push(`(${joined})`);
       continue;
     }
     if (name === '_not') {
-      parts.push(`NOT (${whereSql(declaration, value as ListWhere, params, counter, `${path}._not`)})`);
+      parts.push(`NOT (${whereSql(declaration, value as ListWhere, params, counter, `${path}._not`, true)})`);
       continue;
     }
     const field = declaration.fields[name];
     if (!field) throw invalid(declaration, `${path}.${name}: ${declaration.plural} have no such field`);
     const column = columnSql(field.column);
+    const twoValued = negated && field.nullable === true;
+    const compared = (comparison: string) => (twoValued ? `(${column} IS NOT NULL AND ${comparison})` : comparison);
     for (const [operator, operand] of Object.entries(value as Record<string, unknown>)) {
       if (operand === null || operand === undefined) continue;
       if (!OPERATORS[field.kind].includes(operator)) throw invalid(declaration, `${path}.${name}.${operator}: not an operator of this field`);
@@ -132,16 +140,16 @@ function whereSql(declaration: ListDeclaration, where: ListWhere | null | undefi
       if (operator === 'in') {
         const list = (operand as readonly unknown[]).filter((item) => fits(field, item));
         if (list.length > MAX_IN_VALUES) throw invalid(declaration, `${path}.${name}.in: at most ${MAX_IN_VALUES} values (got ${list.length})`);
-        parts.push(list.length === 0 ? 'FALSE' : `${column} IN (${list.map((item) => params.add(item)).join(', ')})`);
+        parts.push(list.length === 0 ? 'FALSE' : compared(`${column} IN (${list.map((item) => params.add(item)).join(', ')})`));
       } else if (operator === 'contains' || operator === 'startsWith') {
         const text = operand as string;
         // The trigram index answers patterns of three characters or more; a shorter one would read every row.
         if (text.length < 3) throw invalid(declaration, `${path}.${name}.${operator}: give at least 3 characters (got ${text.length})`);
-        parts.push(`${column} ILIKE ${params.add(operator === 'contains' ? `%${likePattern(text)}%` : `${likePattern(text)}%`)}`);
+        parts.push(compared(`${column} ILIKE ${params.add(operator === 'contains' ? `%${likePattern(text)}%` : `${likePattern(text)}%`)}`));
       } else if (!fits(field, operand)) {
         parts.push('FALSE');
       } else {
-        parts.push(`${column} ${COMPARE[operator]} ${params.add(operand)}`);
+        parts.push(compared(`${column} ${COMPARE[operator]} ${params.add(operand)}`));
       }
     }
   }
@@ -153,7 +161,12 @@ function whereSql(declaration: ListDeclaration, where: ListWhere | null | undefi
 export function narrowsPositively(where: ListWhere | null | undefined): boolean {
   if (!where) return false;
   return Object.entries(where).some(([name, value]) => {
-    if (value === null || value === undefined || name === '_not') return false;
+    if (value === null || value === undefined) return false;
+    if (name === '_not') {
+      // `_not: { _not: x }` is x.
+      const given = Object.entries(value as ListWhere).filter(([, inner]) => inner !== null && inner !== undefined);
+      return given.length === 1 && given[0]![0] === '_not' && narrowsPositively(given[0]![1] as ListWhere);
+    }
     if (name === '_and') return (value as ListWhere[]).some(narrowsPositively);
     if (name === '_or') return (value as ListWhere[]).length > 0 && (value as ListWhere[]).every(narrowsPositively);
     return Object.values(value as Record<string, unknown>).some((operand) => operand !== null && operand !== undefined);
@@ -267,8 +280,11 @@ export interface ListPlan {
 /**
  * Checks the arguments and builds the statements of one page; `listMax` bounds `first` and `last`.
  * `scope` (trusted SQL, never client text) narrows every statement further: a nested list's link to its parent.
+ * `scopeFirst`: the scope's rows are read first, on their own (a fenced subquery), and only then
+ * filtered, ordered and cut: for a scope whose index gives no order (GIN), which the planner would
+ * otherwise test row by row along an ordered index of the whole table.
  */
-export function planList(declaration: ListDeclaration, args: ListArguments, listMax: number, scope?: string): ListPlan {
+export function planList(declaration: ListDeclaration, args: ListArguments, listMax: number, scope?: string, scopeFirst = false): ListPlan {
   const { first, last } = args;
   if (first !== null && first !== undefined && last !== null && last !== undefined) throw invalid(declaration, 'first and last: give one of them, not both');
   const backward = last !== null && last !== undefined;
@@ -284,7 +300,11 @@ export function planList(declaration: ListDeclaration, args: ListArguments, list
   const filter = whereSql(declaration, args.where, params, { predicates: 0 }, 'where');
   const filterValues = [...params.values];
   const filtered = filter !== 'TRUE';
-  const conditions = scope ? [scope, filter] : [filter];
+  const table = quote(declaration.table);
+  // OFFSET 0 keeps the planner from merging the subquery into the statement around it.
+  const source = scope && scopeFirst ? `(SELECT * FROM ${table} WHERE ${scope} OFFSET 0) AS ${table}` : table;
+  const inline = scope && !scopeFirst ? scope : undefined;
+  const conditions = inline ? [inline, filter] : [filter];
   let offset = 0;
   for (const argumentName of ['after', 'before'] as const) {
     const cursor = args[argumentName];
@@ -297,12 +317,12 @@ export function planList(declaration: ListDeclaration, args: ListArguments, list
       conditions.push(keysetSql(order, decoded.values, argumentName === 'after', params));
     }
   }
-  const from = `FROM ${quote(declaration.table)} WHERE ${conditions.join(' AND ')}`;
+  const from = `FROM ${source} WHERE ${conditions.join(' AND ')}`;
   const page: BoundSql = {
     text: `SELECT * ${from} ORDER BY ${orderSql(order, backward)} LIMIT ${size + 1}${offset > 0 ? ` OFFSET ${offset}` : ''}`,
     values: params.values,
   };
-  const filterOnly = `FROM ${quote(declaration.table)} WHERE ${scope ? `${scope} AND ` : ''}${filter}`;
+  const filterOnly = `FROM ${source} WHERE ${inline ? `${inline} AND ` : ''}${filter}`;
   return {
     page,
     count: { text: `SELECT count(*)::int AS count ${filterOnly}`, values: filterValues, filtered },

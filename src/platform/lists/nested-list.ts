@@ -1,18 +1,24 @@
-// A list under each item of another list (`Dataset.alertRulePage`), by the same contract as a root
-// list, batched: however many parents a response holds, their pages are one statement, their
-// `totalCount`s one more, and each `groupBy` field one more. Each statement reads the parents' keys
-// as one array parameter and runs the root list's own statement once per parent (a LATERAL join),
-// narrowed by the link, so every parent's page is cut and ordered by the database as a root page is.
+// A list under each item of another list (`Dataset.alertRulePage`, `Dataset.templatePage`,
+// `AlertRule.notificationPage`), by the same contract as a root list, batched: however many parents
+// a response holds, their pages are one statement, their `totalCount`s one more, and each `groupBy`
+// field one more. Each statement reads the parents' keys as one array parameter and runs the root
+// list's own statement once per parent (a LATERAL join), narrowed by the link, so every parent's page
+// is cut and ordered by the database as a root page is.
 import DataLoader from 'dataloader';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { ListDeclaration } from './declaration.js';
 import { cursorOf, fieldNamesOf, groupKeyOf, planList, type BoundSql, type ListArguments, type ListPage } from './list-query.js';
 
 export interface ListLink {
-  /** SQL over the list's table (trusted text, with an index of its own) giving the key of the parent an item belongs to. */
+  /**
+   * SQL over the list's table (trusted text, with an index of its own) giving the key of the parent an
+   * item belongs to; with `several`, the array of the keys of every parent it belongs to (a GIN index).
+   */
   parentKey: string;
   /** The SQL type of that key, for the array of parents' keys. */
   keyType: 'text' | 'uuid';
+  /** An item may belong to several parents (a template naming several datasets): `parentKey` is an array. */
+  several?: boolean;
 }
 
 const PARENT = '__parent';
@@ -35,8 +41,15 @@ function byParent<R extends Record<string, unknown>>(rows: readonly R[]): Map<st
   return grouped;
 }
 
-/** The condition that narrows a list's statement to one parent's items (see perParent). */
-export const linkScope = (link: ListLink) => `${link.parentKey} = parent."${PARENT}"`;
+/** The condition that narrows a list's statement to one parent's items (see perParent); `@>` is what a GIN index on an array answers. */
+export const linkScope = (link: ListLink) => (link.several ? `${link.parentKey} @> ARRAY[parent."${PARENT}"]` : `${link.parentKey} = parent."${PARENT}"`);
+
+/**
+ * The statements of one parent's page (bound to every parent by perParent). A GIN index finds a
+ * parent's items but in no order, so those are read first and then ordered (else the planner may walk
+ * the table's ordered index, testing the link on every row until the page fills).
+ */
+export const planNested = (declaration: ListDeclaration, link: ListLink, args: ListArguments, listMax: number) => planList(declaration, args, listMax, linkScope(link), link.several === true);
 
 interface Batch<T> {
   pages: DataLoader<string, ListPage<T>>;
@@ -50,14 +63,13 @@ interface Batch<T> {
  */
 export function nestedListReader<T>(prisma: PrismaClient, declaration: ListDeclaration, link: ListLink, toItem: (row: never) => T) {
   const batches = new WeakMap<object, Map<string, Batch<T>>>();
-  const scope = linkScope(link);
 
   function batchFor(request: object, args: ListArguments, listMax: number): Batch<T> {
     const signature = JSON.stringify([args.where ?? null, args.orderBy ?? null, args.first, args.after ?? null, args.last ?? null, args.before ?? null, listMax]);
     const ofRequest = batches.get(request) ?? batches.set(request, new Map()).get(request)!;
     const existing = ofRequest.get(signature);
     if (existing) return existing;
-    const plan = planList(declaration, args, listMax, scope);
+    const plan = planNested(declaration, link, args, listMax);
     const names = fieldNamesOf(prisma, declaration);
     const batch: Batch<T> = {
       pages: new DataLoader(async (parents) => {
