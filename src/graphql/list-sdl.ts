@@ -91,7 +91,7 @@ export function listContractSdl(lists: readonly { declaration: ListDeclaration; 
     }
   }
   const groupCount = [
-    '"How many items of a filtered list hold one value of a field (`groupBy`)."',
+    '"How many items of a filtered list hold one value of a field (`groupBy`). A `groupBy`, as a `totalCount`, reads every item the filter matches: the query cost prices it at 25 plus the rows it may read (see `RateLimit`)."',
     'type GroupCount {',
     '  "The value, as its GraphQL enum value for an enum field; null for items without one."',
     '  key: String',

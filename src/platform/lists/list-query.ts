@@ -359,21 +359,37 @@ export async function readListTableSizes(prisma: PrismaClient): Promise<void> {
   tableSizesOf.set(prisma, sizes);
 }
 
+/** Refreshes stale estimates beside the caller (statistics move slowly), never in front of it. */
+function refreshIfStale(prisma: PrismaClient, sizes: TableSizes): void {
+  if (Date.now() - sizes.at < TABLE_SIZE_TTL_MS || sizes.refreshing) return;
+  sizes.refreshing = readTableSizes(runOn(prisma), sizes)
+    .catch(() => undefined) // the old estimates serve until a later refresh succeeds
+    .finally(() => {
+      sizes.refreshing = undefined;
+    });
+}
+
 /** The planner's estimate of a table's rows (pg_class); read in front of the request only when none was ever read. */
 async function estimatedRows(prisma: PrismaClient, table: string): Promise<number> {
   let sizes = tableSizesOf.get(prisma);
   if (!sizes) {
     await readListTableSizes(prisma);
     sizes = tableSizesOf.get(prisma)!;
-  } else if (Date.now() - sizes.at >= TABLE_SIZE_TTL_MS && !sizes.refreshing) {
-    const refreshing = readTableSizes(runOn(prisma), sizes)
-      .catch(() => undefined) // the old estimates serve until a later refresh succeeds
-      .finally(() => {
-        sizes!.refreshing = undefined;
-      });
-    sizes.refreshing = refreshing;
-  }
+  } else refreshIfStale(prisma, sizes);
   return sizes.rows.get(table) ?? 0;
+}
+
+/**
+ * The estimates as last read, without waiting (for the query cost, which prices a count by the rows
+ * it may read before anything runs): undefined for a table not estimated yet.
+ */
+export function knownTableRows(prisma: PrismaClient): (table: string) => number | undefined {
+  return (table) => {
+    const sizes = tableSizesOf.get(prisma);
+    if (!sizes) return undefined;
+    refreshIfStale(prisma, sizes);
+    return sizes.rows.get(table);
+  };
 }
 
 const runOn =
