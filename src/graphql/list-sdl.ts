@@ -12,8 +12,8 @@ export interface ListSdlOptions {
 const OPERATOR_DESCRIPTIONS: Record<string, string> = {
   eq: 'Equal to this value.',
   in: 'Equal to one of these values (at most 500).',
-  contains: 'Holds this text, ignoring case (at least 3 characters).',
-  startsWith: 'Starts with this text, ignoring case (at least 3 characters).',
+  contains: 'Holds this text, ignoring case (from 3 to 200 characters).',
+  startsWith: 'Starts with this text, ignoring case (from 3 to 200 characters).',
   gt: 'After (greater than) this value.',
   gte: 'At or after (greater than or equal to) this value.',
   lt: 'Before (less than) this value.',

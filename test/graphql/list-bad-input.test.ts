@@ -2,8 +2,8 @@
 // unknown `where` field or operator, a malformed, forged or foreign cursor, `first` with `last`,
 // `first: 100000`, a search of 10,000 characters; each is a 400-class GraphQL error with its code,
 // never a 500, and is refused before the gateway runs any SQL statement (so it cannot be a slow
-// query). Text of 10,000 characters full of SQL metacharacters in a `where` is a bound value: it
-// matches nothing and changes nothing.
+// query). Text of 10,000 characters full of SQL metacharacters compared by `eq` is a bound value: it
+// matches nothing and changes nothing; a `contains` or `startsWith` over 200 characters is refused.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { graphql, type GraphQLResponse } from '../support/api.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -93,15 +93,36 @@ describe.each(LIST_HARNESSES.map((harness) => [harness.field, harness] as const)
     expect(answer.message).toMatch(/is not a cursor of this list \(it was made by a list of (QueryTemplate|Connector)\)/);
   });
 
-  it('takes 10,000 characters of SQL metacharacters in a where as a value: no item, no error, nothing dropped', async () => {
-    // A text field, else a key field (on a list of uuid keys only, a value no uuid column could hold).
-    const fields = Object.entries(declaration.fields);
-    const [name, field] = fields.find(([, candidate]) => candidate.kind === 'text') ?? fields.find(([, candidate]) => candidate.kind === 'key')!;
-    const where = { [name]: field.kind === 'text' ? { contains: LONG_METACHARACTERS } : { eq: LONG_METACHARACTERS } };
-    const answer = await ask(document(harness), { where, first: 5 }, Infinity);
+  const fields = Object.entries(declaration.fields);
+  // A text field, else a key field (on a list of uuid keys only, a value no uuid column could hold).
+  const [keyName] = fields.find(([, candidate]) => candidate.kind === 'key' && !candidate.uuid && !candidate.bigint) ?? fields.find(([, candidate]) => candidate.kind === 'key')!;
+  const text = fields.find(([, candidate]) => candidate.kind === 'text');
+
+  it('takes 10,000 characters of SQL metacharacters compared by eq as a value: no item, no error, nothing dropped', async () => {
+    const answer = await ask(document(harness), { where: { [text?.[0] ?? keyName]: { eq: LONG_METACHARACTERS } }, first: 5 }, Infinity);
     expect({ errors: answer.response.errors, list: answer.response.data?.[harness.field] }).toEqual({ errors: undefined, list: { totalCount: 0, edges: [] } });
     expect((await gw.sql<{ n: number }>('SELECT count(*)::int AS n FROM query_templates')).rows[0]!.n).toBe(2);
   });
+
+  if (text) {
+    it.each(['contains', 'startsWith'])('refuses a %s of more than 200 characters (each trigram one more index lookup) before any SQL statement runs', async (operator) => {
+      for (const [pattern, length] of [
+        [LONG_METACHARACTERS, 10_000],
+        ['x'.repeat(201), 201],
+      ] as const) {
+        const answer = await ask(document(harness), { where: { [text[0]]: { [operator]: pattern } } }, statementsAllowed);
+        expect({ status: answer.status, code: answer.code, kind: answer.kind, ...withinStatements(answer.statements), message: answer.message }).toEqual({
+          status: 200,
+          ...listCode,
+          statementsWithin: statementsAllowed,
+          // The datasource pages add their own condition (Live only) beside the client's where, and name its path so.
+          message: expect.stringMatching(new RegExp(`^where\\.(_and\\[1\\]\\.)?${text[0]}\\.${operator}: give at most 200 characters \\(got ${length}\\)$`)),
+        });
+      }
+      const atLimit = await ask(document(harness), { where: { [text[0]]: { [operator]: 'x'.repeat(200) } } }, Infinity);
+      expect({ errors: atLimit.response.errors, totalCount: (atLimit.response.data?.[harness.field] as { totalCount: number } | undefined)?.totalCount }).toEqual({ errors: undefined, totalCount: 0 });
+    });
+  }
 });
 
 describe('search', () => {

@@ -54,6 +54,8 @@ export const DEFAULT_PAGE_SIZE = 100;
 const MAX_IN_VALUES = 500;
 const MAX_PREDICATES = 50;
 const MAX_GROUPS = 1000;
+/** Longest text a `contains` or `startsWith` may give (as search's query). */
+const MAX_PATTERN_LENGTH = 200;
 const CURSOR_VERSION = 'k1';
 const OFFSET_PREFIX = 'offset:';
 
@@ -137,6 +139,8 @@ function whereSql(declaration: ListDeclaration, where: ListWhere | null | undefi
         const text = operand as string;
         // The trigram index answers patterns of three characters or more; a shorter one would read every row.
         if (text.length < 3) throw invalid(declaration, `${path}.${name}.${operator}: give at least 3 characters (got ${text.length})`);
+        // Each trigram of the pattern is one more index lookup: a pattern of 10,000 characters took seconds on 100,000 rows.
+        if (text.length > MAX_PATTERN_LENGTH) throw invalid(declaration, `${path}.${name}.${operator}: give at most ${MAX_PATTERN_LENGTH} characters (got ${text.length})`);
         parts.push(`${column} ILIKE ${params.add(operator === 'contains' ? `%${likePattern(text)}%` : `${likePattern(text)}%`)}`);
       } else if (!fits(field, operand)) {
         parts.push('FALSE');
