@@ -6,7 +6,7 @@ import { createMetricsQueries } from './modules/data-access/metrics.js';
 import { createEmbeddedPrometheusApi, createRemotePrometheusApi, type PrometheusApi } from './platform/metrics-store/prometheus-api.js';
 import { MetricsSampler } from './platform/metrics-store/sampler.js';
 import { SamplerLease } from './platform/metrics-store/sampler-lease.js';
-import { readListTableSizes } from './platform/lists/list-query.js';
+import { knownTableRows, readListTableSizes } from './platform/lists/list-query.js';
 import { MetricsStore } from './platform/metrics-store/store.js';
 import { keptSecret, memoisedKey } from './platform/secrets/kept-secret.js';
 import http from 'node:http';
@@ -388,6 +388,9 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   httpServer.keepAliveTimeout = 5_000;
   answerClientErrors(httpServer, { bodyTimeoutMs: config.http.bodyTimeoutMs });
 
+  // A count is priced by the rows its list's table holds (the estimates read above), before it runs.
+  const costOptions = { unboundedPageSize: largestListPage(config), tableRows: knownTableRows(database.prisma) };
+
   // Subscriptions (src/modules/live): WebSocket on the /graphql upgrade, SSE on /graphql/stream.
   const systemContext = createContextFactory(services, logger);
   const subscriptions = serveSubscriptions({
@@ -400,7 +403,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
       apiIdsByField: apiIds.byField,
       persisted: persistedOperations,
       persistedRequired: persistedOnlyFor(persistedRequiredFor),
-      limits: { ...config.graphqlLimits, cost: { unboundedPageSize: largestListPage(config) } },
+      limits: { ...config.graphqlLimits, cost: costOptions },
       maxPerConnection: config.live.maxPerConnection,
       maxPerCaller: config.live.maxPerCaller,
     }),
@@ -436,7 +439,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
       ApolloServerPluginCacheControlDisabled(),
       logUnexpectedErrors,
       graphqlObservabilityPlugin(metrics),
-      costLimitPlugin(config.graphqlLimits.maxCost, { unboundedPageSize: largestListPage(config) }),
+      costLimitPlugin(config.graphqlLimits.maxCost, costOptions),
       jsonLimitsPlugin(config.jsonLimits),
       introspectionNeedsCaller(),
       persistedOperationsPlugin(persistedOperations, persistedRequiredFor),

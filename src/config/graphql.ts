@@ -9,7 +9,14 @@ export const graphqlVariables = z.object({
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).max(100).default(12).describe('Deepest selection a GraphQL operation may nest.'),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).max(1000).default(30).describe('Most aliases one GraphQL document may use.'),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).max(1_000_000).default(5000).describe('Most lexical tokens in one GraphQL document (refused while parsing).'),
-  GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(50_000).describe('Largest cost of a GraphQL operation: 1 per field, list fields weighted by their page size (`first`).'),
+  GRAPHQL_MAX_COST: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(50_000)
+    .describe(
+      'Largest cost of a GraphQL operation: 1 per field, list fields weighted by their page size (`first`), a count (`totalCount`, each `groupBy`) 25 plus the rows it may read (README "What a count costs").',
+    ),
   PERSISTED_OPERATIONS_FILE: z
     .string()
     .min(1)

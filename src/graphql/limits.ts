@@ -1,6 +1,7 @@
 // Limits on what one GraphQL request may ask for, so a single document cannot make the gateway do
 // unbounded work: depth and aliases (validation rules), tokens (graphql's parser, set in server.ts),
-// cost (below: 1 per field, a list field's selection counted once per item of its page, `first`),
+// cost (below: 1 per field, a list field's selection counted once per item of its page, `first`, a
+// count of a list priced by the rows it may read),
 // and the number of operations in a batch; and the lengths of strings, keys and arrays in an
 // operation's variables and literals (the REST router checks its bodies the same way). REST entries
 // run fixed documents and are not limited here.
@@ -10,6 +11,7 @@ import {
   type ASTNode,
   BREAK,
   type DocumentNode,
+  type FieldNode,
   type FragmentDefinitionNode,
   getIntrospectionQuery,
   getLocation,
@@ -18,8 +20,10 @@ import {
   type GraphQLCompositeType,
   GraphQLError,
   type GraphQLField,
+  type GraphQLNamedType,
   type GraphQLSchema,
   isCompositeType,
+  isInputType,
   isInterfaceType,
   isListType,
   isObjectType,
@@ -27,17 +31,21 @@ import {
   type OperationDefinitionNode,
   OperationTypeNode,
   parse,
+  print,
   SchemaMetaFieldDef,
   type SelectionSetNode,
   TypeMetaFieldDef,
+  typeFromAST,
   type ValidationContext,
   type ValidationRule,
+  valueFromAST,
   type ValueNode,
   visit,
 } from 'graphql';
 import { GatewayError } from '../errors.js';
-import { DEFAULT_PAGE_SIZE } from '../platform/lists/list-query.js';
+import { DEFAULT_PAGE_SIZE, narrowsPositively, type ListWhere } from '../platform/lists/list-query.js';
 import { characterCount, describeJsonLimitViolation, findJsonLimitViolation, JSON_LIMIT_SETTINGS, type JsonLimits } from '../validation/json-limits.js';
+import { listOfConnection } from './lists.js';
 
 /** The list argument whose value is a field's page size. */
 const PAGE_SIZE_ARGUMENT = 'first';
@@ -151,38 +159,114 @@ export function aliasLimitRule(maxAliases: number): ValidationRule {
   };
 }
 
-/** How `operationCost` prices pages: `first: null` is served as the largest page a list returns. */
+/** How `operationCost` prices pages and counts. */
 export interface CostOptions {
   /** The page size a list field serves when `first` is null (the largest configured *_LIST_MAX). */
   unboundedPageSize: number;
+  /** The planner's estimate of a table's rows (read at start, refreshed each minute); undefined when not known, and a count is then priced at COUNT_COST. */
+  tableRows?: (table: string) => number | undefined;
 }
 
 const DEFAULT_COST_OPTIONS: CostOptions = { unboundedPageSize: 1000 };
 
+/** What a count (`totalCount`, or one `groupBy`) of a list costs at least: a statement of its own over the filtered set, which a page does not read. */
+export const COUNT_COST = 25;
+/** Rows of a list's table that a count an index serves may read, per unit of cost. */
+export const INDEXED_COUNT_ROWS_PER_COST = 100;
+
+/** The rows a count over one connection may read: its list, its table's estimate, and whether an index serves its `where`. */
+interface CountedRows {
+  plural: string;
+  rows: number;
+  indexed: boolean;
+}
+
+/**
+ * A count's price: COUNT_COST, plus 1 per INDEXED_COUNT_ROWS_PER_COST rows of the list's table when
+ * an index serves the `where` (or there is none), or 1 per row when none does (a `where` made only of
+ * `_not`: the count reads the whole table). The table's size stands for the filtered set, which is
+ * not known before the count runs; so a count on a large table with such a `where` is over the
+ * default limit, and refused before any SQL runs.
+ */
+export function countPrice(rows: number, indexed: boolean): number {
+  const known = Number.isFinite(rows) && rows > 0 ? rows : 0;
+  return COUNT_COST + (indexed ? Math.floor(known / INDEXED_COUNT_ROWS_PER_COST) : Math.ceil(known));
+}
+
+/** The count fields of a connection of the list contract. */
+const COUNT_FIELDS = new Set(['totalCount', 'groupBy']);
+
+/** The costliest count of an operation (by its price times how often it is asked), named by its path. */
+interface CostliestCount {
+  path: string;
+  price: number;
+  times: number;
+  counted: CountedRows;
+}
+
+/** An operation's cost, what its counts make of it, and its costliest count. */
+export interface PricedOperation {
+  cost: number;
+  counts: number;
+  costliest?: CostliestCount;
+}
+
+const weightOf = (count: CostliestCount | undefined) => (count ? count.price * count.times : 0);
+
+function addPriced(total: PricedOperation, part: PricedOperation): void {
+  total.cost += part.cost;
+  total.counts += part.counts;
+  if (weightOf(part.costliest) > weightOf(total.costliest)) total.costliest = part.costliest;
+}
+
+/** `part` asked `times` times (once per item of a page), its costliest count's path under `prefix`. */
+function scaled(part: PricedOperation, times: number, prefix: string | undefined): PricedOperation {
+  const costliest = part.costliest && { ...part.costliest, times: part.costliest.times * times, path: prefix ? `${prefix}.${part.costliest.path}` : part.costliest.path };
+  return { cost: part.cost * times, counts: part.counts * times, ...(costliest ? { costliest } : {}) };
+}
+
+/** Whether a `where` (as written, or a variable's raw value) can be served by an index: empty, or narrowing by some field compared positively. */
+function servedByIndex(where: unknown): boolean {
+  if (where === null || typeof where !== 'object' || Array.isArray(where)) return true;
+  if (!Object.values(where).some((value) => value !== null && value !== undefined)) return true;
+  try {
+    return narrowsPositively(where as ListWhere);
+  } catch {
+    return true; // a malformed value is refused when the variables are coerced, before any statement
+  }
+}
+
 /**
  * Cost of an operation: each field costs 1, plus the cost of its selection; a list field counts its
  * selection once per item of the page asked for (`first`, on the list field itself or on the
- * connection around it), so `templates(first: 1000) { totalCount nodes { id name } }` costs
- * 1 + 1 + (1 + 1000 × 2): a connection's own fields (totalCount, pageInfo) count once. `first: null`
+ * connection around it), so `templates(first: 1000) { nodes { id name } }` costs 1 + (1 + 1000 × 2):
+ * a connection's own fields (pageInfo) count once. A count of the list contract (`totalCount`, each
+ * `groupBy`) costs countPrice instead of 1 (COUNT_COST and the rows it may read), once per
+ * connection it is asked on: on a list nested in each item of a page, once per item. `first: null`
  * costs what the service then serves: its largest page. Each fragment is priced once per page size
- * it is spread under, so the work is linear in the document however often fragments are spread.
+ * (and count) it is spread under, so the work is linear in the document however often fragments are spread.
  */
-export function operationCost(
+export function priceOperation(
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: Readonly<Record<string, unknown>> = {},
   options: CostOptions = DEFAULT_COST_OPTIONS,
   work: WorkCounter = { visited: 0 },
-): number {
+): PricedOperation {
   const fragments = fragmentsOf(document);
   const root = operation.operation === OperationTypeNode.QUERY ? schema.getQueryType() : operation.operation === OperationTypeNode.MUTATION ? schema.getMutationType() : schema.getSubscriptionType();
-  if (!root) return 0;
+  if (!root) return { cost: 0, counts: 0 };
   const variableDefaults = new Map<string, unknown>();
+  // The variables as the operation sees them (defaults included), for the `where` of a counted connection.
+  const withDefaults: Record<string, unknown> = { ...variables };
   for (const definition of operation.variableDefinitions ?? []) {
     const value = definition.defaultValue;
-    if (value?.kind === Kind.INT) variableDefaults.set(definition.variable.name.value, Number(value.value));
-    else if (value?.kind === Kind.NULL) variableDefaults.set(definition.variable.name.value, null);
+    const name = definition.variable.name.value;
+    if (value?.kind === Kind.INT) variableDefaults.set(name, Number(value.value));
+    else if (value?.kind === Kind.NULL) variableDefaults.set(name, null);
+    const type = value && !Object.hasOwn(variables, name) ? typeFromAST(schema, definition.type) : undefined;
+    if (value && type && isInputType(type)) withDefaults[name] = valueFromAST(value, type);
   }
 
   /** An argument's value as written (a variable resolved): undefined when not given. */
@@ -212,49 +296,111 @@ export function operationCost(
     return typeof value === 'number' && Number.isFinite(value) ? Math.max(0, value) : 1;
   };
 
-  // A fragment's cost depends only on the page size it is spread under (its type condition fixes its type).
-  const fragmentCosts = new Map<string, number>();
-  // `page`: the page size a connection field asked for, applied to the list fields right below it.
-  const costOf = (selectionSet: SelectionSetNode, type: GraphQLCompositeType, visiting: Set<string>, page: number | undefined): number => {
-    let total = 0;
+  /** An argument's value as GraphQL would read it (object literals and variables inside them included). */
+  const inputValue = (field: GraphQLField<unknown, unknown>, node: FieldNode, name: string): unknown => {
+    const definition = field.args.find((arg) => arg.name === name);
+    const given = node.arguments?.find((arg) => arg.name.value === name);
+    return definition && given ? valueFromAST(given.value, definition.type, withDefaults) : undefined;
+  };
+
+  /**
+   * What a count over the connection `field` returns may read; undefined when it is no connection of
+   * the list contract. A nested one (not on the root type) reads its parent's items through the
+   * link's own index, whatever its `where`.
+   */
+  const countedOn = (field: GraphQLField<unknown, unknown>, node: FieldNode, connection: GraphQLNamedType, nested: boolean): CountedRows | undefined => {
+    const list = listOfConnection(connection);
+    if (!list) return undefined;
+    // An older `filter` narrows by equalities (indexed) and is ANDed with the `where`.
+    const filter = inputValue(field, node, 'filter');
+    const narrowed = filter !== null && typeof filter === 'object' && Object.values(filter).some((value) => value !== null && value !== undefined);
+    return { plural: list.plural, rows: options.tableRows?.(list.table) ?? 0, indexed: nested || narrowed || servedByIndex(inputValue(field, node, 'where')) };
+  };
+
+  // A fragment's cost depends only on the page size and the count it is spread under (its type condition fixes its type).
+  const fragmentCosts = new Map<string, PricedOperation>();
+  // `page`: the page size a connection field asked for, applied to the list fields right below it;
+  // `counted`: what a count right below it (totalCount, groupBy) may read.
+  const costOf = (selectionSet: SelectionSetNode, type: GraphQLCompositeType, visiting: Set<string>, page: number | undefined, counted: CountedRows | undefined): PricedOperation => {
+    const total: PricedOperation = { cost: 0, counts: 0 };
     for (const selection of selectionSet.selections) {
       work.visited += 1;
       if (selection.kind === Kind.FIELD) {
         const name = selection.name.value;
         const field = fieldOf(schema, type, name);
         if (!field) {
-          total += 1; // __typename, or a field validation has already refused
+          total.cost += 1; // __typename, or a field validation has already refused
           continue;
         }
         const named = getNamedType(field.type);
         const own = pageSize(field, selection);
         const isList = isListType(getNullableType(field.type));
-        const inner = selection.selectionSet && isCompositeType(named) ? costOf(selection.selectionSet, named, visiting, isList ? undefined : own) : 0;
-        total += 1 + (isList ? (own ?? page ?? 1) : 1) * inner;
+        const connection = own !== undefined && !isList ? countedOn(field, selection, named, type !== root) : undefined;
+        const inner = selection.selectionSet && isCompositeType(named) ? costOf(selection.selectionSet, named, visiting, isList ? undefined : own, connection) : { cost: 0, counts: 0 };
+        addPriced(total, scaled(inner, isList ? (own ?? page ?? 1) : 1, name));
+        if (counted && COUNT_FIELDS.has(name)) {
+          const price = countPrice(counted.rows, counted.indexed);
+          const groupedBy = selection.arguments?.find((arg) => arg.name.value === 'field');
+          addPriced(total, { cost: price, counts: price, costliest: { path: groupedBy ? `${name}(field: ${print(groupedBy.value)})` : name, price, times: 1, counted } });
+        } else {
+          total.cost += 1;
+        }
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const condition = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : type;
-        total += costOf(selection.selectionSet, condition && isCompositeType(condition) ? condition : type, visiting, page);
+        addPriced(total, costOf(selection.selectionSet, condition && isCompositeType(condition) ? condition : type, visiting, page, counted));
       } else {
         const name = selection.name.value;
-        const key = `${name}@${page ?? ''}`;
+        const key = `${name}@${page ?? ''}@${counted ? `${counted.plural}:${counted.rows}:${counted.indexed}` : ''}`;
         const known = fragmentCosts.get(key);
         if (known !== undefined) {
-          total += known;
+          addPriced(total, known);
           continue;
         }
         const fragment = fragments.get(name);
         if (!fragment || visiting.has(name)) continue;
         const condition = schema.getType(fragment.typeCondition.name.value);
         visiting.add(name);
-        const cost = costOf(fragment.selectionSet, condition && isCompositeType(condition) ? condition : type, visiting, page);
+        const cost = costOf(fragment.selectionSet, condition && isCompositeType(condition) ? condition : type, visiting, page, counted);
         visiting.delete(name);
         fragmentCosts.set(key, cost);
-        total += cost;
+        addPriced(total, cost);
       }
     }
     return total;
   };
-  return costOf(operation.selectionSet, root, new Set(), undefined);
+  return costOf(operation.selectionSet, root, new Set(), undefined, undefined);
+}
+
+/** The cost of an operation (priceOperation's figure). */
+export function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Readonly<Record<string, unknown>> = {},
+  options: CostOptions = DEFAULT_COST_OPTIONS,
+  work: WorkCounter = { visited: 0 },
+): number {
+  return priceOperation(schema, document, operation, variables, options, work).cost;
+}
+
+/**
+ * Why an operation is over `maxCost`: its cost, and when counts make part of it, the costliest
+ * count by its path (`auditRecords.totalCount`) and what it would read; `advice` adds what to ask for instead.
+ */
+export function costRefusal(priced: PricedOperation, maxCost: number, advice = true): string {
+  const parts = [`The operation costs ${priced.cost}; at most ${maxCost} is allowed.`];
+  const count = priced.costliest;
+  if (priced.counts > 0 && count) {
+    const rows = Math.round(count.counted.rows);
+    const read = count.counted.indexed
+      ? rows > 0
+        ? `a count of up to ${rows} ${count.counted.plural} through an index`
+        : `a count of ${count.counted.plural}`
+      : `its where compares no field positively (only _not), so no index serves it: a count reads all ${rows} ${count.counted.plural}`;
+    parts.push(`Counts (totalCount, groupBy) make ${priced.counts} of it; the costliest is ${count.path}, ${count.times > 1 ? `${count.times} × ` : ''}${count.price} (${read}).`);
+  }
+  if (advice) parts.push(priced.counts > 0 ? 'Ask for smaller pages (first), fewer fields, or fewer counts under a narrower where.' : 'Ask for smaller pages (first) or fewer fields.');
+  return parts.join(' ');
 }
 
 /** The field `name` of `type`, the introspection fields included (so a schema explorer's query is costed too). */
@@ -292,8 +438,9 @@ export function costLimitPlugin<TContext extends PricedContext>(maxCost: number,
           if (operation.operation === OperationTypeNode.SUBSCRIPTION) {
             throw limitError('A subscription is served over WebSocket (graphql-transport-ws) on /graphql or Server-Sent Events on /graphql/stream, not over a plain HTTP request.');
           }
-          cost = operationCost(schema, document, operation, request.variables ?? {}, options);
-          if (cost > maxCost) throw limitError(`The operation costs ${cost}; at most ${maxCost} is allowed. Ask for smaller pages (first) or fewer fields.`);
+          const priced = priceOperation(schema, document, operation, request.variables ?? {}, options);
+          cost = priced.cost;
+          if (cost > maxCost) throw limitError(costRefusal(priced, maxCost));
           contextValue.access?.priceDocument(cost);
         },
         async willSendResponse({ response }) {

@@ -12,8 +12,8 @@ export interface ListSdlOptions {
 const OPERATOR_DESCRIPTIONS: Record<string, string> = {
   eq: 'Equal to this value.',
   in: 'Equal to one of these values (at most 500).',
-  contains: 'Holds this text, ignoring case (at least 3 characters).',
-  startsWith: 'Starts with this text, ignoring case (at least 3 characters).',
+  contains: 'Holds this text, ignoring case (from 3 to 200 characters).',
+  startsWith: 'Starts with this text, ignoring case (from 3 to 200 characters).',
   gt: 'After (greater than) this value.',
   gte: 'At or after (greater than or equal to) this value.',
   lt: 'Before (less than) this value.',
@@ -91,7 +91,7 @@ export function listContractSdl(lists: readonly { declaration: ListDeclaration; 
     }
   }
   const groupCount = [
-    '"How many items of a filtered list hold one value of a field (`groupBy`)."',
+    '"How many items of a filtered list hold one value of a field (`groupBy`). A `groupBy`, as a `totalCount`, reads every item the filter matches: the query cost prices it at 25 plus the rows it may read (see `RateLimit`)."',
     'type GroupCount {',
     '  "The value, as its GraphQL enum value for an enum field; null for items without one."',
     '  key: String',

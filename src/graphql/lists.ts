@@ -1,5 +1,7 @@
 // Every list of the list contract, for the SDL printed from them (graphql/lists.graphql, written by
-// `npm run generate:docs`) and for the tests that hold each list to its declaration.
+// `npm run generate:docs`), for the query cost (which prices a count by its list's table) and for
+// the tests that hold each list to its declaration.
+import { getNamedType, type GraphQLNamedType, isObjectType } from 'graphql';
 import { alertRuleList, notificationList } from '../modules/alert-rules/list.js';
 import { channelList, metricAliasList, silenceList } from '../modules/alerts/list.js';
 import { auditList } from '../modules/audit/list.js';
@@ -25,4 +27,19 @@ export const LIST_SDL_FILE = 'graphql/lists.graphql';
 
 export function listSdlText(): string {
   return listContractSdl(LIST_DECLARATIONS);
+}
+
+const GROUP_FIELD = 'GroupField';
+const listsByType = new Map(LIST_DECLARATIONS.map(({ declaration }) => [declaration.type, declaration]));
+
+/**
+ * The list a connection type pages, known by its `groupBy(field: <Type>GroupField!)` (a nested
+ * connection and the datasource pages count the rows of the list they share the group field with);
+ * undefined for any other type.
+ */
+export function listOfConnection(type: GraphQLNamedType): ListDeclaration | undefined {
+  if (!isObjectType(type)) return undefined;
+  const argument = type.getFields().groupBy?.args.find((arg) => arg.name === 'field');
+  const name = argument ? getNamedType(argument.type).name : '';
+  return name.endsWith(GROUP_FIELD) ? listsByType.get(name.slice(0, -GROUP_FIELD.length)) : undefined;
 }

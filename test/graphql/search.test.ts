@@ -154,6 +154,21 @@ describe('search facets and types', () => {
     expect(found.facets.find((facet) => facet.type === 'ALERT_RULE')?.count).toBe(2);
   });
 
+  it('counts the facets over the match the where narrows, every type included', async () => {
+    const facetsOf = (found: Search) => Object.fromEntries(found.facets.map((facet) => [facet.type, facet.count]));
+    const tagged = await search({ q: 'invoice', where: { tags: { eq: 'FINANCE' } } });
+    expect({ facets: facetsOf(tagged), totalCount: tagged.totalCount }).toEqual({ facets: { QUERY_TEMPLATE: 0, DATASET: 1, ALERT_RULE: 0, NOTIFICATION_CHANNEL: 0, CONNECTOR: 0 }, totalCount: 1 });
+    const later = await search({ q: 'zephyr', where: { updatedAt: { gt: new Date(Date.now() + 60_000).toISOString() } } });
+    expect({ facets: facetsOf(later), totalCount: later.totalCount }).toEqual({ facets: { QUERY_TEMPLATE: 0, DATASET: 0, ALERT_RULE: 0, NOTIFICATION_CHANNEL: 0, CONNECTOR: 0 }, totalCount: 0 });
+  });
+
+  it('ranks the records of the types asked for as in the whole ranking, with the same ranks', async () => {
+    const whole = (await search({ q: 'invoice' })).edges.map((edge) => [label(edge), edge.rank]);
+    const datasets = (await search({ q: 'invoice', types: ['DATASET'] })).edges.map((edge) => [label(edge), edge.rank]);
+    expect(datasets).toEqual(whole.filter(([name]) => String(name).startsWith('Dataset:')));
+    expect(datasets).toHaveLength(2);
+  });
+
   it('pages with keyset cursors: pages join to the whole ranking, and a record added between pages does not shift the next one', async () => {
     const whole = (await search({ q: 'zephyr' })).edges.map(label);
     const first = await search({ q: 'zephyr', first: 3 });

@@ -5,7 +5,7 @@
 import { GraphQLError, Kind, OperationTypeNode, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { Caller, RequestAccess } from '../../auth/access.js';
 import { GatewayError } from '../../errors.js';
-import { aliasLimitRule, depthLimitRule, operationCost, type CostOptions } from '../../graphql/limits.js';
+import { aliasLimitRule, costRefusal, depthLimitRule, priceOperation, type CostOptions } from '../../graphql/limits.js';
 import type { PersistedOperations } from '../../graphql/persisted-operations.js';
 
 export interface SubscriptionRequest {
@@ -78,8 +78,8 @@ export class LiveGate {
     if (operation.operation !== OperationTypeNode.SUBSCRIPTION) {
       return [refusal('BAD_REQUEST', `only subscriptions run on this transport; send ${operation.operation === OperationTypeNode.QUERY ? 'queries' : 'mutations'} to POST /graphql`)];
     }
-    const cost = operationCost(this.options.schema, document, operation, variables as Record<string, unknown>, this.options.limits.cost);
-    if (cost > this.options.limits.maxCost) return [refusal('GRAPHQL_VALIDATION_FAILED', `The operation costs ${cost}; at most ${this.options.limits.maxCost} is allowed.`)];
+    const priced = priceOperation(this.options.schema, document, operation, variables as Record<string, unknown>, this.options.limits.cost);
+    if (priced.cost > this.options.limits.maxCost) return [refusal('GRAPHQL_VALIDATION_FAILED', costRefusal(priced, this.options.limits.maxCost, false))];
     if (this.options.persistedRequired(access.caller) && !this.options.persisted.includes(typeof hash === 'string' ? hash : undefined, document, operation)) {
       return [
         refusal(

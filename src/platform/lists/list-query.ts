@@ -54,6 +54,8 @@ export const DEFAULT_PAGE_SIZE = 100;
 const MAX_IN_VALUES = 500;
 const MAX_PREDICATES = 50;
 const MAX_GROUPS = 1000;
+/** Longest text a `contains` or `startsWith` may give (as search's query). */
+const MAX_PATTERN_LENGTH = 200;
 const CURSOR_VERSION = 'k1';
 const OFFSET_PREFIX = 'offset:';
 
@@ -145,6 +147,8 @@ function whereSql(declaration: ListDeclaration, where: ListWhere | null | undefi
         const text = operand as string;
         // The trigram index answers patterns of three characters or more; a shorter one would read every row.
         if (text.length < 3) throw invalid(declaration, `${path}.${name}.${operator}: give at least 3 characters (got ${text.length})`);
+        // Each trigram of the pattern is one more index lookup: a pattern of 10,000 characters took seconds on 100,000 rows.
+        if (text.length > MAX_PATTERN_LENGTH) throw invalid(declaration, `${path}.${name}.${operator}: give at most ${MAX_PATTERN_LENGTH} characters (got ${text.length})`);
         parts.push(compared(`${column} ILIKE ${params.add(operator === 'contains' ? `%${likePattern(text)}%` : `${likePattern(text)}%`)}`));
       } else if (!fits(field, operand)) {
         parts.push('FALSE');
@@ -379,21 +383,37 @@ export async function readListTableSizes(prisma: PrismaClient): Promise<void> {
   tableSizesOf.set(prisma, sizes);
 }
 
+/** Refreshes stale estimates beside the caller (statistics move slowly), never in front of it. */
+function refreshIfStale(prisma: PrismaClient, sizes: TableSizes): void {
+  if (Date.now() - sizes.at < TABLE_SIZE_TTL_MS || sizes.refreshing) return;
+  sizes.refreshing = readTableSizes(runOn(prisma), sizes)
+    .catch(() => undefined) // the old estimates serve until a later refresh succeeds
+    .finally(() => {
+      sizes.refreshing = undefined;
+    });
+}
+
 /** The planner's estimate of a table's rows (pg_class); read in front of the request only when none was ever read. */
 async function estimatedRows(prisma: PrismaClient, table: string): Promise<number> {
   let sizes = tableSizesOf.get(prisma);
   if (!sizes) {
     await readListTableSizes(prisma);
     sizes = tableSizesOf.get(prisma)!;
-  } else if (Date.now() - sizes.at >= TABLE_SIZE_TTL_MS && !sizes.refreshing) {
-    const refreshing = readTableSizes(runOn(prisma), sizes)
-      .catch(() => undefined) // the old estimates serve until a later refresh succeeds
-      .finally(() => {
-        sizes!.refreshing = undefined;
-      });
-    sizes.refreshing = refreshing;
-  }
+  } else refreshIfStale(prisma, sizes);
   return sizes.rows.get(table) ?? 0;
+}
+
+/**
+ * The estimates as last read, without waiting (for the query cost, which prices a count by the rows
+ * it may read before anything runs): undefined for a table not estimated yet.
+ */
+export function knownTableRows(prisma: PrismaClient): (table: string) => number | undefined {
+  return (table) => {
+    const sizes = tableSizesOf.get(prisma);
+    if (!sizes) return undefined;
+    refreshIfStale(prisma, sizes);
+    return sizes.rows.get(table);
+  };
 }
 
 const runOn =

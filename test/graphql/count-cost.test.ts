@@ -1,0 +1,172 @@
+// Counts are priced in the query cost (README "GraphQL limits"): `totalCount` and each `groupBy` of
+// a list cost COUNT_COST plus the rows they may read (the table's estimate: 1 per 100 rows through an
+// index, 1 per row when the `where` is made only of `_not`), once per connection they are asked on, so
+// a count on a large table that no index serves, or counts on every item of a long page, are refused
+// with the cost error before any statement runs, naming the count; the operations a dashboard sends
+// stay under the limit.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Kind, parse, type OperationDefinitionNode } from 'graphql';
+import pg from 'pg';
+import supertest from 'supertest';
+import { loadConfig } from '../../src/config.js';
+import { COUNT_COST, costRefusal, priceOperation, type CostOptions } from '../../src/graphql/limits.js';
+import type { PersistedQueryManifest } from '../../src/graphql/persisted-operations.js';
+import { buildSchema } from '../../src/graphql/schema.js';
+import { createLogger } from '../../src/logger.js';
+import { startGateway, type Gateway } from '../../src/server.js';
+import { ROOT } from '../../scripts/generated-files.js';
+import { createTestDatabase } from '../support/gateway.js';
+
+const schema = buildSchema('test');
+const MAX_COST = loadConfig({}).graphqlLimits.maxCost;
+
+function price(query: string, variables: Record<string, unknown> = {}, tableRows?: Record<string, number>) {
+  const document = parse(query);
+  const operation = document.definitions.find((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION)!;
+  const options: CostOptions = { unboundedPageSize: 1000, ...(tableRows ? { tableRows: (table: string) => tableRows[table] } : {}) };
+  return priceOperation(schema, document, operation, variables, options);
+}
+
+describe('the price of a count', () => {
+  it('is COUNT_COST for a table of unknown size, once per connection whatever its page, and 1 for any other field', () => {
+    // templates + totalCount + nodes + 20 × id
+    expect(price('{ templates(first: 20) { totalCount nodes { templateId } } }').cost).toBe(1 + COUNT_COST + 1 + 20);
+    expect(price('{ templates(first: 500) { totalCount } }').cost).toBe(price('{ templates(first: 1) { totalCount } }').cost);
+    // A groupBy is a count too; its groups' fields are weighed as before.
+    expect(price('{ templates(first: 1) { groupBy(field: QUERY_TYPE) { key count } } }').cost).toBe(1 + COUNT_COST + 2);
+  });
+
+  it('grows with the table: 1 per 100 rows through an index, 1 per row when the where is made only of _not', () => {
+    const rows = { query_templates: 1_000_000 };
+    expect(price('{ templates(first: 1) { totalCount } }', {}, rows).cost).toBe(1 + COUNT_COST + 10_000);
+    expect(price('{ templates(first: 1, where: { queryType: { eq: SQL } }) { totalCount } }', {}, rows).cost).toBe(1 + COUNT_COST + 10_000);
+    const unindexed = price('{ templates(first: 1, where: { _not: { queryType: { eq: SQL } } }) { totalCount } }', {}, rows);
+    expect(unindexed.cost).toBe(1 + COUNT_COST + 1_000_000);
+    expect(costRefusal(unindexed, MAX_COST)).toBe(
+      `The operation costs ${unindexed.cost}; at most ${MAX_COST} is allowed. Counts (totalCount, groupBy) make ${COUNT_COST + 1_000_000} of it; the costliest is templates.totalCount, ${COUNT_COST + 1_000_000} ` +
+        '(its where compares no field positively (only _not), so no index serves it: a count reads all 1000000 query templates). Ask for smaller pages (first), fewer fields, or fewer counts under a narrower where.',
+    );
+  });
+
+  it('reads the where from variables, their defaults and fragments, and takes an older filter as served by an index', () => {
+    const rows = { audit_records: 200_000, datasets: 200_000 };
+    const negation = { _not: { outcome: { eq: 'FAILURE' } } };
+    const byVariable = 'query Q($where: AuditRecordWhere) { auditRecords(first: 1, where: $where) { totalCount } }';
+    expect(price(byVariable, { where: negation }, rows).cost).toBe(1 + COUNT_COST + 200_000);
+    expect(price(byVariable, { where: { outcome: { eq: 'FAILURE' } } }, rows).cost).toBe(1 + COUNT_COST + 2_000);
+    expect(price('query Q($where: AuditRecordWhere = { _not: { outcome: { eq: FAILURE } } }) { auditRecords(first: 1, where: $where) { totalCount } }', {}, rows).cost).toBe(1 + COUNT_COST + 200_000);
+    const throughFragment = 'query Q($o: AuditOutcome) { auditRecords(first: 1, where: { _not: { outcome: { eq: $o } } }) { ...Counted } } fragment Counted on AuditRecordConnection { totalCount }';
+    expect(price(throughFragment, { o: 'FAILURE' }, rows).costliest?.path).toBe('auditRecords.totalCount');
+    expect(price(throughFragment, { o: 'FAILURE' }, rows).cost).toBe(1 + COUNT_COST + 200_000);
+    expect(price('{ datasets(first: 1, filter: { status: [LIVE] }, where: { _not: { name: { eq: "x" } } }) { totalCount } }', {}, rows).cost).toBe(1 + COUNT_COST + 2_000);
+  });
+
+  it('is paid once per item of a page for a list nested in each item', () => {
+    const nested = (first: number) => `{ datasets(first: ${first}) { nodes { alertRulePage(first: 1) { totalCount groupBy(field: SEVERITY) { key count } } } } }`;
+    // datasets + nodes + n × (alertRulePage + totalCount + groupBy + 1 × (key + count))
+    expect(price(nested(100)).cost).toBe(2 + 100 * (1 + 2 * COUNT_COST + 2));
+    const refused = price(nested(1000));
+    expect(refused.cost).toBe(2 + 1000 * (1 + 2 * COUNT_COST + 2));
+    expect(refused.cost).toBeGreaterThan(MAX_COST);
+    expect(refused.costliest).toMatchObject({ path: 'datasets.nodes.alertRulePage.totalCount', times: 1000, price: COUNT_COST });
+    // A nested list reads each parent's items through its link's index, whatever its where: 1 per 100 rows.
+    const negated = price('{ datasets(first: 10) { nodes { alertRulePage(where: { _not: { status: { eq: LIVE } } }) { totalCount } } } }', {}, { alert_rules: 100_000 });
+    expect(negated.cost).toBe(2 + 10 * (1 + COUNT_COST + 1_000));
+  });
+
+  it('leaves a search as it was: its totalCount and facets are counted by the search statement itself', () => {
+    expect(price('{ search(query: "orders", first: 20) { totalCount facets { type count } } }').cost).toBe(1 + 1 + 1 + 20 * 2);
+  });
+
+  it('keeps every listed operation and the README list example under the default limit at pages of 100, with every table at 1,000,000 rows', () => {
+    const manifest = JSON.parse(readFileSync(path.join(ROOT, 'persisted-operations.json'), 'utf8')) as PersistedQueryManifest;
+    const huge = new Proxy<Record<string, number>>({}, { get: () => 1_000_000 });
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const example = /```graphql\n(query CriticalRules[\s\S]*?)```/.exec(readme)?.[1];
+    expect(example).toBeDefined();
+    const documents = [...manifest.operations.map((operation) => ({ name: operation.name, body: operation.body })), { name: 'README CriticalRules', body: example! }];
+    const over = documents.map(({ name, body }) => ({ name, cost: price(body, { first: 100 }, huge).cost })).filter(({ cost }) => cost > MAX_COST);
+    expect(over).toEqual([]);
+  });
+});
+
+describe('over HTTP, on a table of 60,000 templates', () => {
+  const ROWS = 60_000;
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let gateway: Gateway;
+  let http: ReturnType<typeof supertest>;
+  let estimate: number;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      // No gateway runs yet: the announcement and search triggers have no one to tell.
+      await client.query('ALTER TABLE query_templates DISABLE TRIGGER USER');
+      await client.query(`INSERT INTO query_templates (template_id, template_name, query, query_type, created_by, updated_by)
+        SELECT 'big_' || g, 'Big template ' || g, 'SELECT 1', CASE WHEN g % 10 = 0 THEN 'json' ELSE 'sql' END, 'user' || (g % 50), 'user' || (g % 50) FROM generate_series(1, ${ROWS}) g`);
+      await client.query('ALTER TABLE query_templates ENABLE TRIGGER USER');
+      await client.query('ANALYZE query_templates');
+      estimate = (await client.query<{ rows: number }>("SELECT reltuples::float8 AS rows FROM pg_class WHERE relname = 'query_templates'")).rows[0]!.rows;
+    } finally {
+      await client.end();
+    }
+    // Started after the rows, it reads the table's size as every gateway does at start.
+    gateway = await startGateway(
+      loadConfig({ DATABASE_URL: database.url, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'test', DB_POOL_MAX: '2', METRICS_SAMPLE_INTERVAL_SECONDS: '0' }),
+      createLogger('silent'),
+    );
+    http = supertest(gateway.url);
+  }, 120_000);
+  afterAll(async () => {
+    await gateway?.stop();
+    await database?.drop();
+  });
+
+  /** The answer, and the fewest SQL statements the gateway ran while it was asked up to three times (a background job may send one meanwhile). */
+  async function ask(query: string): Promise<{ status: number; body: any; statements: number }> {
+    let answer = { status: 0, body: undefined as any, statements: Infinity };
+    for (let attempt = 0; attempt < 3 && answer.statements > 0; attempt += 1) {
+      const before = gateway.database.statementCount();
+      const response = await http.post('/graphql').send({ query });
+      answer = { status: response.status, body: response.body, statements: Math.min(answer.statements, gateway.database.statementCount() - before) };
+    }
+    return answer;
+  }
+
+  it.each([
+    ['totalCount', 'totalCount', 'templates.totalCount'],
+    ['groupBy', 'groupBy(field: CREATED_BY) { key count }', 'templates.groupBy(field: CREATED_BY)'],
+  ])('refuses a %s whose where no index serves with the cost error naming it, before any statement runs', async (_name, count, named) => {
+    const answer = await ask(`{ templates(first: 1, where: { _not: { queryType: { eq: JSON } } }) { ${count} } }`);
+    expect({ status: answer.status, code: answer.body.errors?.[0]?.extensions?.code, statements: answer.statements, data: answer.body.data }).toEqual({
+      status: 400,
+      code: 'GRAPHQL_VALIDATION_FAILED',
+      statements: 0,
+      data: undefined,
+    });
+    expect(answer.body.errors[0].message).toContain(
+      `the costliest is ${named}, ${COUNT_COST + Math.ceil(estimate)} (its where compares no field positively (only _not), so no index serves it: a count reads all ${Math.round(estimate)} query templates)`,
+    );
+    expect(estimate).toBeGreaterThan(ROWS * 0.9);
+  });
+
+  it('answers the same counts under a where an index serves, priced by the table, and as SQL counts them', async () => {
+    const answer = await ask('{ templates(first: 1, where: { queryType: { eq: JSON } }) { totalCount groupBy(field: QUERY_TYPE) { key count } } }');
+    expect(answer.body.errors).toBeUndefined();
+    expect(answer.body.data.templates).toEqual({ totalCount: ROWS / 10, groupBy: [{ key: 'JSON', count: ROWS / 10 }] });
+    // templates + 2 counts + 1 × (key + count)
+    expect(answer.body.extensions.cost).toBe(1 + 2 * (COUNT_COST + Math.floor(estimate / 100)) + 2);
+  });
+
+  it('refuses counts on every dataset of a page of 1,000 by their number, naming the nested count', async () => {
+    const answer = await ask('{ datasets(first: 1000) { nodes { alertRulePage(first: 1) { totalCount groupBy(field: SEVERITY) { key count } } } } }');
+    expect({ status: answer.status, code: answer.body.errors?.[0]?.extensions?.code, statements: answer.statements }).toEqual({ status: 400, code: 'GRAPHQL_VALIDATION_FAILED', statements: 0 });
+    expect(answer.body.errors[0].message).toMatch(
+      /the costliest is datasets\.nodes\.alertRulePage\.(totalCount|groupBy\(field: SEVERITY\)), 1000 × \d+ \(a count of (up to \d+ )?alert rules( through an index)?\)/,
+    );
+  });
+});
