@@ -59,7 +59,11 @@ async function ask(
 
 const forged = (type: string) => Buffer.from(JSON.stringify(['k1', type, 'x', ["1'); DROP TABLE query_templates; --"]])).toString('base64url');
 
-describe.each(LIST_HARNESSES.map((harness) => [harness.field, harness] as const))('%s', (_field, harness) => {
+// The root lists: a nested connection's bad input is refused the same way (list-contract.test.ts runs
+// the bad-input scenarios on each), but asking it here would need its parent item seeded first.
+const ROOT_LISTS = LIST_HARNESSES.filter((harness) => harness.parent === undefined);
+
+describe.each(ROOT_LISTS.map((harness) => [harness.field, harness] as const))('%s', (_field, harness) => {
   const { declaration } = harness;
   const listCode = { code: declaration.invalidInputCode, kind: 'BAD_REQUEST' };
   const [firstField, firstDeclared] = Object.entries(declaration.fields)[0]!;
