@@ -1,7 +1,7 @@
 // Runs the gateway the way an operator does (`node --import tsx src/main.ts`) as a child process,
 // for tests about the process itself: a crash, a signal, a restart.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,10 +65,46 @@ export async function startChildGateway(databaseUrl: string | null, env: Record<
   return { process: child, url, output: () => output };
 }
 
-/** Compiles src/ and rest/ into dist/ (scripts/build.mjs, about a second), for `compiled` children. */
-export function buildGateway(): void {
+function compile(): void {
   const built = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, encoding: 'utf8' });
   if (built.status !== 0) throw new Error(`build failed:\n${built.stdout}${built.stderr}`);
+}
+
+/**
+ * Compiles src/ and rest/ into dist/ (scripts/build.mjs, about a second), for `compiled` children:
+ * once per test run. The build empties dist/ first, so a second one from another worker would pull
+ * the files from under copies another test file is starting; the first caller builds, the others
+ * wait for it (a folder in the run's folder is the lock, made by one of them only).
+ */
+export function buildGateway(): void {
+  const runDir = process.env.TEST_RUN_DIR;
+  if (!runDir) return compile();
+  const lock = path.join(runDir, 'dist-build');
+  const done = path.join(lock, 'outcome');
+  try {
+    mkdirSync(lock);
+  } catch {
+    const deadline = Date.now() + 120_000;
+    while (!existsSync(done)) {
+      if (Date.now() > deadline) throw new Error('the gateway build of another test file did not finish within 120 s');
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+    }
+    const failure = readFileSync(done, 'utf8');
+    if (failure) throw new Error(failure);
+    return;
+  }
+  // Written whole, then renamed: a waiter never reads half an outcome.
+  const settle = (failure: string) => {
+    writeFileSync(`${done}.part`, failure);
+    renameSync(`${done}.part`, done);
+  };
+  try {
+    compile();
+    settle('');
+  } catch (error) {
+    settle((error as Error).message);
+    throw error;
+  }
 }
 
 /** Resolves with the exit code (or signal) once the child has exited. */
