@@ -1,5 +1,5 @@
-// Runs the gateway the way an operator does (`node --import tsx src/main.ts`) as a child process,
-// for tests about the process itself: a crash, a signal, a restart.
+// Runs the gateway the way an operator does (`npm start`: dist/src/main.js, compiled once per test
+// run) as a child process, for tests about the process itself: a crash, a signal, a restart.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,8 +26,10 @@ export async function startChildGateway(databaseUrl: string | null, env: Record<
   // env.PORT: a port of the caller's choice (a balancer's configuration names it).
   const port = env.PORT ? Number(env.PORT) : await findFreePort();
   const ownDataDir = env.DATA_DIR ? undefined : mkdtempSync(path.join(tmpdir(), 'gateway-child-'));
-  // compiled: dist/ as `npm start` runs it (buildGateway() first), which starts in a fraction of the time.
-  const child = spawn(process.execPath, options.compiled ? ['--enable-source-maps', 'dist/src/main.js'] : ['--import', 'tsx', 'src/main.ts'], {
+  // Compiled unless asked otherwise: it starts in a fraction of the time tsx takes to load src/.
+  const compiled = options.compiled ?? true;
+  if (compiled) buildGateway();
+  const child = spawn(process.execPath, compiled ? ['--enable-source-maps', 'dist/src/main.js'] : ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
@@ -70,6 +72,8 @@ function compile(): void {
   if (built.status !== 0) throw new Error(`build failed:\n${built.stdout}${built.stderr}`);
 }
 
+let builtForThisProcess = false;
+
 /**
  * Compiles src/ and rest/ into dist/ (scripts/build.mjs, about a second), for `compiled` children:
  * once per test run. The build empties dist/ first, so a second one from another worker would pull
@@ -77,6 +81,12 @@ function compile(): void {
  * wait for it (a folder in the run's folder is the lock, made by one of them only).
  */
 export function buildGateway(): void {
+  if (builtForThisProcess) return;
+  buildOncePerRun();
+  builtForThisProcess = true;
+}
+
+function buildOncePerRun(): void {
   const runDir = process.env.TEST_RUN_DIR;
   if (!runDir) return compile();
   const lock = path.join(runDir, 'dist-build');
