@@ -17,8 +17,8 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
 const run = promisify(execFile);
 
-/** Runs headless Chromium on `url` offline (loopback only); `mode` dumps the DOM or writes a screenshot. */
-async function chromium(url: string, mode: { dumpDom: true } | { screenshot: string }): Promise<string> {
+/** Runs headless Chromium on `url` offline (loopback only): answers the DOM, and writes a screenshot to `screenshot` when given (the same run). */
+async function chromium(url: string, screenshot?: string): Promise<string> {
   const profile = await mkdtemp(path.join(os.tmpdir(), 'gateway-chromium-'));
   try {
     const args = [
@@ -36,7 +36,8 @@ async function chromium(url: string, mode: { dumpDom: true } | { screenshot: str
       // Virtual time only advances when the page is idle; parsing the 5 MB GraphiQL bundle on a
       // loaded machine needs more of it than a quiet one.
       '--virtual-time-budget=60000',
-      'dumpDom' in mode ? '--dump-dom' : `--screenshot=${mode.screenshot}`,
+      '--dump-dom',
+      ...(screenshot ? [`--screenshot=${screenshot}`] : []),
       url,
     ];
     const { stdout } = await run(CHROMIUM, args, { timeout: 90_000, maxBuffer: 64 * 1024 * 1024 });
@@ -59,7 +60,7 @@ maybe('pages in headless Chromium, offline', () => {
 
   it('renders /docs: the reference lists every REST route, and a screenshot is saved', async () => {
     const shot = '/tmp/gateway-docs.png';
-    const [dom] = await Promise.all([chromium(`${gw.url}/docs`, { dumpDom: true }), chromium(`${gw.url}/docs`, { screenshot: shot })]);
+    const dom = await chromium(`${gw.url}/docs`, shot);
     expect(dom).toContain('Data Platform Gateway — REST API');
     expect(dom).not.toContain('Loading the API reference');
     expect(dom).not.toMatch(/Failed to load API definition/);
@@ -71,16 +72,16 @@ maybe('pages in headless Chromium, offline', () => {
   it('renders /graphql: GraphiQL loads its editors with the query, and a screenshot is saved', async () => {
     const shot = '/tmp/gateway-graphiql.png';
     const page = `${gw.url}/graphql?autorun=1&query=${encodeURIComponent('{ version }')}`;
-    let [dom] = await Promise.all([chromium(page, { dumpDom: true }), chromium(page, { screenshot: shot })]);
+    let dom = await chromium(page, shot);
     // Monaco tokenises the query a moment after the page settles; on a loaded machine the DOM can
     // be dumped before that. Render again (at most twice more) before judging the content.
     const tokenised = /<span class="mtk\d+">version&nbsp;<\/span>|>version</;
-    for (let attempt = 0; attempt < 2 && !tokenised.test(dom); attempt++) dom = await chromium(page, { dumpDom: true });
+    for (let attempt = 0; attempt < 2 && !tokenised.test(dom); attempt++) dom = await chromium(page);
     expect(dom).toContain('graphiql-container');
     expect(dom).toContain('graphiql-execute-button');
     expect(dom).not.toContain('Loading GraphiQL');
-    // The editor (Monaco) is mounted with the query from the URL. (The screenshot, taken later in
-    // the page's life, shows the answer of the query it ran.)
+    // The editor (Monaco) is mounted with the query from the URL. (The screenshot, taken after the
+    // DOM in the same run, shows the answer of the query it ran.)
     expect(dom).toContain('monaco-editor');
     expect(dom).toMatch(tokenised);
     expect((await stat(shot)).size).toBeGreaterThan(20_000);
@@ -88,9 +89,9 @@ maybe('pages in headless Chromium, offline', () => {
 
   it("opens GraphiQL's Docs pane: the schema's root types are listed (the introspection query passes the limits)", async () => {
     const page = `${gw.url}/graphql?docs=1`;
-    let dom = await chromium(page, { dumpDom: true });
+    let dom = await chromium(page);
     // The pane fills in after the introspection answer; on a loaded machine render once more.
-    if (!dom.includes('graphiql-doc-explorer-type-name')) dom = await chromium(page, { dumpDom: true });
+    if (!dom.includes('graphiql-doc-explorer-type-name')) dom = await chromium(page);
     expect(dom).not.toContain('Error fetching schema');
     expect(dom).toMatch(/graphiql-doc-explorer-type-name[^>]*>\s*Query\s*</);
   }, 120_000);

@@ -3,12 +3,12 @@
 // /api/alertmanager/grafana, contact points under /api/v1/provisioning, the receiver test, the
 // token, and which answers count as done (an unknown silence or contact point on removal).
 import { randomUUID } from 'node:crypto';
-import net, { type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { GatewayError } from '../../src/errors.js';
 import { GrafanaAlertManager } from '../../src/platform/alert-manager/grafana.js';
 import type { ChannelTarget } from '../../src/modules/alerts/types.js';
 import { managerApi, startRecorder, type HttpRecorder } from '../support/alerting.js';
+import { startSilentServer } from '../support/http-stub.js';
 
 let grafana: HttpRecorder;
 let client: GrafanaAlertManager;
@@ -93,17 +93,16 @@ describe('Grafana silences', () => {
 
   it('gives up after the time limit with ALERT_MANAGER_FAILED instead of hanging', async () => {
     // A server that accepts the connection and never answers.
-    const silent = net.createServer(() => undefined);
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const silent = await startSilentServer();
     try {
-      const hanging = new GrafanaAlertManager({ url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, timeoutMs: 200 });
+      const hanging = new GrafanaAlertManager({ url: `http://127.0.0.1:${silent.port}`, timeoutMs: 200 });
       const started = Date.now();
       const error = await failureOf(hanging.expireSilence('abc'));
       expect(error.code).toBe('ALERT_MANAGER_FAILED');
       expect(error.message).toMatch(/could not be reached \(no answer within 200 ms\)/);
       expect(Date.now() - started).toBeLessThan(1500);
     } finally {
-      silent.close();
+      await silent.stop();
     }
   });
 });

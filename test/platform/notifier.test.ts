@@ -4,7 +4,6 @@
 // SSRF hole). Plus the configuration that feeds them.
 import { readdir, readFile } from 'node:fs/promises';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
@@ -16,6 +15,7 @@ import { OutboxEmailSender, SmtpEmailSender } from '../../src/platform/notifier/
 import { WebhookPolicy, WebhookSender } from '../../src/platform/notifier/webhook.js';
 import { header, startRecorder, startSmtpSink, type HttpRecorder, type SmtpSink } from '../support/alerting.js';
 import { startTestGateway } from '../support/gateway.js';
+import { startSilentServer } from '../support/http-stub.js';
 
 async function failureOf(promise: Promise<unknown>): Promise<GatewayError> {
   try {
@@ -96,14 +96,13 @@ describe('WebhookSender', () => {
   });
 
   it('fails with NOTIFICATION_FAILED when the webhook does not answer in time', async () => {
-    const silent = net.createServer(() => undefined);
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const silent = await startSilentServer();
     try {
-      const port = (silent.address() as AddressInfo).port;
+      const { port } = silent;
       const error = await failureOf(new WebhookSender(new WebhookPolicy([`127.0.0.1:${port}`]), 200).send(`http://127.0.0.1:${port}/`, { text: 'x' }));
       expect(error.message).toMatch(/could not be reached \(no answer within 200 ms\)/);
     } finally {
-      silent.close();
+      await silent.stop();
     }
   });
 });

@@ -1,7 +1,7 @@
-// Runs the gateway the way an operator does (`node --import tsx src/main.ts`) as a child process,
-// for tests about the process itself: a crash, a signal, a restart.
+// Runs the gateway the way an operator does (`npm start`: dist/src/main.js, compiled once per test
+// run) as a child process, for tests about the process itself: a crash, a signal, a restart.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,8 +26,10 @@ export async function startChildGateway(databaseUrl: string | null, env: Record<
   // env.PORT: a port of the caller's choice (a balancer's configuration names it).
   const port = env.PORT ? Number(env.PORT) : await findFreePort();
   const ownDataDir = env.DATA_DIR ? undefined : mkdtempSync(path.join(tmpdir(), 'gateway-child-'));
-  // compiled: dist/ as `npm start` runs it (buildGateway() first), which starts in a fraction of the time.
-  const child = spawn(process.execPath, options.compiled ? ['--enable-source-maps', 'dist/src/main.js'] : ['--import', 'tsx', 'src/main.ts'], {
+  // Compiled unless asked otherwise: it starts in a fraction of the time tsx takes to load src/.
+  const compiled = options.compiled ?? true;
+  if (compiled) buildGateway();
+  const child = spawn(process.execPath, compiled ? ['--enable-source-maps', 'dist/src/main.js'] : ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
@@ -65,10 +67,54 @@ export async function startChildGateway(databaseUrl: string | null, env: Record<
   return { process: child, url, output: () => output };
 }
 
-/** Compiles src/ and rest/ into dist/ (scripts/build.mjs, about a second), for `compiled` children. */
-export function buildGateway(): void {
+function compile(): void {
   const built = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, encoding: 'utf8' });
   if (built.status !== 0) throw new Error(`build failed:\n${built.stdout}${built.stderr}`);
+}
+
+let builtForThisProcess = false;
+
+/**
+ * Compiles src/ and rest/ into dist/ (scripts/build.mjs, about a second), for `compiled` children:
+ * once per test run. The build empties dist/ first, so a second one from another worker would pull
+ * the files from under copies another test file is starting; the first caller builds, the others
+ * wait for it (a folder in the run's folder is the lock, made by one of them only).
+ */
+export function buildGateway(): void {
+  if (builtForThisProcess) return;
+  buildOncePerRun();
+  builtForThisProcess = true;
+}
+
+function buildOncePerRun(): void {
+  const runDir = process.env.TEST_RUN_DIR;
+  if (!runDir) return compile();
+  const lock = path.join(runDir, 'dist-build');
+  const done = path.join(lock, 'outcome');
+  try {
+    mkdirSync(lock);
+  } catch {
+    const deadline = Date.now() + 120_000;
+    while (!existsSync(done)) {
+      if (Date.now() > deadline) throw new Error('the gateway build of another test file did not finish within 120 s');
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+    }
+    const failure = readFileSync(done, 'utf8');
+    if (failure) throw new Error(failure);
+    return;
+  }
+  // Written whole, then renamed: a waiter never reads half an outcome.
+  const settle = (failure: string) => {
+    writeFileSync(`${done}.part`, failure);
+    renameSync(`${done}.part`, done);
+  };
+  try {
+    compile();
+    settle('');
+  } catch (error) {
+    settle((error as Error).message);
+    throw error;
+  }
 }
 
 /** Resolves with the exit code (or signal) once the child has exited. */

@@ -18,6 +18,11 @@ export default async function globalSetup() {
   const cluster = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'postgres'), port: 0, database: TEMPLATE_DATABASE });
   const pool = new pg.Pool({ connectionString: cluster.url, max: 1 });
   try {
+    // This cluster lives for one run and goes with its folder: what it writes need not survive a
+    // crash of the machine, so no commit (nor each file's CREATE DATABASE) waits for the disk. A
+    // gateway process killed by a test leaves PostgreSQL running, so nothing a test checks changes.
+    for (const setting of ['fsync', 'synchronous_commit', 'full_page_writes']) await pool.query(`ALTER SYSTEM SET ${setting} = off`);
+    await pool.query('SELECT pg_reload_conf()');
     await applyMigrations(pool);
   } finally {
     await pool.end();
@@ -28,6 +33,8 @@ export default async function globalSetup() {
   // the API reference declares every one of them for its operation.
   process.env.TEST_OBSERVED_CODES_DIR = path.join(dataDir, 'observed-codes');
   process.env.TEST_PG_TEMPLATE = TEMPLATE_DATABASE;
+  // The run's own folder (removed at teardown), e.g. for what test files do once per run.
+  process.env.TEST_RUN_DIR = dataDir;
   await mkdir(process.env.TEST_OBSERVED_CODES_DIR, { recursive: true });
   globalThis.__TEST_PG__ = { cluster, dataDir };
 }

@@ -2,7 +2,7 @@
 // records every request and answers with whatever the test sets, so a test checks both what the
 // gateway sends and what it makes of the answer.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo, type Socket } from 'node:net';
 
 export interface StubRequest {
   method: string;
@@ -63,4 +63,28 @@ export async function startHttpStub(): Promise<HttpStub> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   stub.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return stub;
+}
+
+export interface SilentServer {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * A server that accepts connections and never answers (a caller's time limit is what it tests).
+ * stop() also ends the connections it accepted: a socket nobody reads never sees its caller hang up,
+ * and would keep the test process alive after the run.
+ */
+export async function startSilentServer(): Promise<SilentServer> {
+  const accepted = new Set<Socket>();
+  const server = net.createServer((socket) => accepted.add(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of accepted) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }
