@@ -116,6 +116,11 @@ const READS: Read[] = [
   restList('REST dataset list', '/v2/datasets/list', 'api.datasets.list', { filters: { status: 'Live' } }),
   restList('REST template list', '/v2/template/list', 'api.query.template.list', {}),
   restList('REST connector list', '/v2/connectors/list', 'api.connectors.list', { filters: { status: ['Live'] } }),
+  graphqlRead(
+    'GraphQL connector list',
+    'query FastConnectors($where: ConnectorWhere) { connectors(first: 10, where: $where) { totalCount nodes { connectorVersionId connectorId name description status } } }',
+    () => ({ where: { status: { in: ['LIVE'] } } }),
+  ),
 ];
 
 async function fastAnswers(): Promise<number> {
@@ -352,4 +357,35 @@ describe('a request the fast path admitted, then handed over to express, pays th
     },
     30_000,
   );
+});
+
+describe('a change to a connector shows on the next read of either path (no stale kept answer)', () => {
+  /** The description the answer gives the connector `connectorId`, whichever read it is. */
+  const descriptionIn = (response: Response): unknown => {
+    const body = response.body as {
+      result?: { id?: string; description?: unknown; data?: { id: string; description?: unknown }[] };
+      data?: { connectors: { nodes: { connectorVersionId: string; description?: unknown }[] } };
+    };
+    if (body.data) return body.data.connectors.nodes.find((node) => node.connectorVersionId === connectorId)?.description;
+    if (body.result?.data) return body.result.data.find((item) => item.id === connectorId)?.description;
+    return body.result?.id === connectorId ? body.result.description : undefined;
+  };
+
+  it.each(READS.filter((read) => read.name.includes('connector')))('$name', async (read) => {
+    // Kept on both gateways, and served by the fast path.
+    await expectSameAnswer(read, await bearer(), {}, true);
+    const description = `Changed under ${read.name}`;
+    // Another copy's write, as the database announces it to both gateways.
+    await fast.sql('UPDATE connector_registry SET description = $1, updated_date = now() WHERE id = $2', [description, connectorId]);
+    await normal.database.changes.sync();
+    const before = await fastAnswers();
+    const changed = await read.send(fast.http, await bearer());
+    expect((await fastAnswers()) - before).toBe(0);
+    expect(changed.status).toBe(200);
+    expect(descriptionIn(changed)).toBe(description);
+    expect(descriptionIn(await read.send(normalHttp, await bearer()))).toBe(description);
+    // The new answer is kept in turn and served by the fast path, the same as the normal path's.
+    const { fast: again } = await expectSameAnswer(read, await bearer(), {}, true);
+    expect(descriptionIn(again)).toBe(description);
+  });
 });
