@@ -134,9 +134,13 @@ function typeSchema(type: GraphQLInputType, rename: Rename | undefined, spelling
   return scalar;
 }
 
-/** An input object's own field names, where the contract spells them as GraphQL does. */
+const identities = new WeakMap<GraphQLInputObjectType, Rename>();
+
+/** An input object's own field names, where the contract spells them as GraphQL does (made once per type: requests convert through it). */
 function identity(type: GraphQLInputObjectType): Rename {
-  return Object.fromEntries(Object.keys(type.getFields()).map((name) => [name, name]));
+  let rename = identities.get(type);
+  if (!rename) identities.set(type, (rename = Object.fromEntries(Object.keys(type.getFields()).map((name) => [name, name]))));
+  return rename;
 }
 
 function fieldOf(fields: InputFields, restName: string, name: string) {

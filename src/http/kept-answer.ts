@@ -69,6 +69,11 @@ export function writeKeptAnswer(method: string | undefined, headers: IncomingHtt
     res.end();
     return;
   }
-  if (head !== '') res.write(head);
+  // One write of headers, head and bytes: corked here, res.write() schedules no uncorking of its
+  // own (a tick, and with the request scope's async hooks a hook call, per answer); end() uncorks.
+  if (head !== '') {
+    res.socket?.cork();
+    res.write(head);
+  }
   res.end(answer.bytes);
 }
