@@ -16,6 +16,7 @@ import { answerEtag, prepareResult, type PreparedAnswer, writeKeptAnswer } from 
 import type { KeptReads } from '../src/http/kept-reads.js';
 import { jsonBodyOf } from '../src/platform/json/written-json.js';
 import { MultipartRefused, receiveSingleFile } from './multipart.js';
+import { keyOfRepeatedBodies } from './repeated-reads.js';
 import { presentationOf, type RestEndpoint, type RestInput } from './table.js';
 import { compileValidator, type Validator } from './validation.js';
 
@@ -225,7 +226,8 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
           return undefined;
         }
       };
-      for (const path of paths.filter((each) => !each.includes(':'))) options.keptReads.declarePost(path, { apiId: endpoint.apiId, route: endpoint.path, part: results, keyOfBody });
+      const keyOfBodyAgain = keyOfRepeatedBodies(keyOfBody, endpoint.bodySchema, options.jsonLimits);
+      for (const path of paths.filter((each) => !each.includes(':'))) options.keptReads.declarePost(path, { apiId: endpoint.apiId, route: endpoint.path, part: results, keyOfBody: keyOfBodyAgain });
     }
     // Names the call for the request log and the metrics (src/http/use-observability.ts).
     router[method](paths, (req: Request, res: Response, next: NextFunction) => {

@@ -84,7 +84,7 @@ export function admitToKeptAnswer(access: RequestAccess, kept: KeptAnswer, persi
 }
 
 /** Writes a kept answer (the same writer REST's kept reads use). */
-export function writeKeptGraphQLAnswer(req: IncomingMessage, res: ServerResponse, kept: KeptAnswer): void {
+function writeKeptGraphQLAnswer(req: IncomingMessage, res: ServerResponse, kept: KeptAnswer): void {
   writeKeptAnswer(req.method, req.headers, res, kept.answer, '');
 }
 

@@ -11,13 +11,15 @@
 // metrics (use-observability.ts) and the answer's bytes, ETag and 304 (kept-answer.ts) are the same
 // functions the express stack calls. Whatever the fast path would refuse (a foreign origin, missing
 // credentials, a spent rate limit, a preflight) it does not answer: it hands the request to express,
-// which refuses it as it always does. It writes nothing before it knows it serves the request.
+// which refuses it as it always does. It writes nothing before it knows it serves the request, and
+// writes what it serves at the end of the event loop's turn, with the turn's other answers
+// (kept-answer.ts, writeKeptAnswerAtTurnEnd).
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Authentication, RequestAccess } from '../auth/access.js';
 import type { Authenticator } from '../auth/authenticate.js';
-import { admitToKeptAnswer, isJsonRequest, type KeptAnswer, writeKeptGraphQLAnswer } from '../graphql/published-results.js';
+import { admitToKeptAnswer, isJsonRequest, type KeptAnswer } from '../graphql/published-results.js';
 import { requestMsgid, successEnvelopeHead } from './envelope.js';
-import { writeKeptAnswer } from './kept-answer.js';
+import { writeKeptAnswerAtTurnEnd } from './kept-answer.js';
 import type { KeptReads } from './kept-reads.js';
 import type { CrossOriginDecision } from './use-cross-origin.js';
 import { setCrossOriginHeaders } from './use-cross-origin.js';
@@ -185,7 +187,7 @@ export function withFastPath(options: FastPathOptions): Listener {
           if (!again) return false;
           answer = again.answer;
         }
-        writeKeptAnswer('GET', req.headers, res, answer, successEnvelopeHead(read.apiId, undefined));
+        writeKeptAnswerAtTurnEnd('GET', req.headers, res, answer, successEnvelopeHead(read.apiId, undefined));
         return true;
       },
     );
@@ -230,7 +232,7 @@ export function withFastPath(options: FastPathOptions): Listener {
           // A decision made elsewhere took time: the answer must still be the kept one.
           if (decidedLater) answer = read.part.get(key!);
           if (!answer) return false;
-          writeKeptAnswer('POST', headers, res, answer, head);
+          writeKeptAnswerAtTurnEnd('POST', headers, res, answer, head);
           return true;
         },
       );
@@ -281,7 +283,7 @@ export function withFastPath(options: FastPathOptions): Listener {
           return admitToKeptAnswer(access, found, options.graphql.persistedOnly);
         },
         () => {
-          writeKeptGraphQLAnswer(req, res, found);
+          writeKeptAnswerAtTurnEnd('POST', headers, res, found.answer, '');
           return true;
         },
       );

@@ -252,8 +252,27 @@ describe('REST lists: the body says what is listed, and anything unusual takes t
     expect(answer.body).toMatchObject({ id: 'api.query.template.list', responseCode: 'OK' });
   });
 
+  const envelopeWith = (changes: Record<string, unknown>) => JSON.stringify({ ...listEnvelope('api.connectors.list', { filters: { status: ['Live'] } }, 'odd-body'), ...changes });
+
+  it('serves a repeat with its own ts and msgid from the kept answer, and echoes its msgid', async () => {
+    const warm = await bearer();
+    expect((await connectorList.send(fast.http, warm)).status).toBe(200);
+    const before = await fastAnswers();
+    const answer = await post(fast.http, await bearer(), 'application/json', envelopeWith({ ts: '2026-11-28T11:00:00.123Z', params: { msgid: 'a-new-msgid' } }));
+    expect((await fastAnswers()) - before).toBe(1);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ params: { msgid: 'a-new-msgid' }, responseCode: 'OK' });
+  });
+
   it.each([
     ['a body its schema refuses (an unknown filter)', 'application/json', envelopeText({ filters: { colour: ['red'] } }), 400],
+    // A kept list's repeats are keyed without their ts and params, which are still checked each time.
+    ['an envelope whose ts is not text', 'application/json', envelopeWith({ ts: 1764327600000 }), 400],
+    ['an envelope whose ts is longer than the envelope allows', 'application/json', envelopeWith({ ts: '2'.repeat(65) }), 400],
+    ['an envelope whose params carry an unknown member', 'application/json', envelopeWith({ params: { msgid: 'odd-body', sender: 'x' } }), 400],
+    ['an envelope whose msgid is not text', 'application/json', envelopeWith({ params: { msgid: 42 } }), 400],
+    ['an envelope whose msgid is longer than the envelope allows', 'application/json', envelopeWith({ params: { msgid: 'm'.repeat(257) } }), 400],
+    ['an envelope with a member the envelope does not have', 'application/json', envelopeWith({ sender: 'x' }), 400],
     ['a body that is not JSON', 'application/json', '{"id": "api.connectors.list",', 400],
     ['a body that is not said to be JSON', 'text/plain', envelopeText({ filters: { status: ['Live'] } }), 400],
     ['a charset express refuses', 'application/json; charset=latin1', envelopeText({ filters: { status: ['Live'] } }), 400],
@@ -268,6 +287,31 @@ describe('REST lists: the body says what is listed, and anything unusual takes t
     expect((await fastAnswers()) - before).toBe(0);
     expect(answer.status).toBe(status);
     expect(comparable(answer, false)).toEqual(comparable(await post(normalHttp, caller, contentType, body), false));
+  });
+});
+
+describe('many requests at once: answers written together at the end of a turn, each to its own request', () => {
+  it('answers every request its own answer, request id and msgid, as the normal path answers it', async () => {
+    const each = await Promise.all(
+      READS.flatMap((read) =>
+        Array.from({ length: 6 }, async (_, index) => {
+          const id = `together-${read.name.replaceAll(' ', '-')}-${index}`;
+          return { read, id, caller: await bearer() };
+        }),
+      ),
+    );
+    // Each read kept first (a warm-up of its own), so that every request below is one the fast path serves.
+    for (const read of READS) expect((await read.send(fast.http, await bearer(), {}, 'warm-up-msgid')).status).toBe(200);
+    const before = await fastAnswers();
+    const answers = await Promise.all(each.map(({ read, id, caller }) => read.send(fast.http, caller, { 'x-request-id': id }, id)));
+    expect((await fastAnswers()) - before).toBe(each.length);
+    for (const [index, answer] of answers.entries()) {
+      const { read, id, caller } = each[index]!;
+      expect(answer.status).toBe(200);
+      expect(answer.headers['x-request-id']).toBe(id);
+      if (read.transport === 'rest' && read.method === 'POST') expect(answer.body).toMatchObject({ params: { msgid: id } });
+      expect(comparable(answer, true)).toEqual(comparable(await read.send(normalHttp, caller, { 'x-request-id': id }, id), true));
+    }
   });
 });
 
