@@ -159,7 +159,7 @@ export function aliasLimitRule(maxAliases: number): ValidationRule {
   };
 }
 
-/** How `operationCost` prices pages and counts. */
+/** How `priceOperation` prices pages and counts. */
 export interface CostOptions {
   /** The page size a list field serves when `first` is null (the largest configured *_LIST_MAX). */
   unboundedPageSize: number;
@@ -369,18 +369,6 @@ export function priceOperation(
     return total;
   };
   return costOf(operation.selectionSet, root, new Set(), undefined, undefined);
-}
-
-/** The cost of an operation (priceOperation's figure). */
-export function operationCost(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operation: OperationDefinitionNode,
-  variables: Readonly<Record<string, unknown>> = {},
-  options: CostOptions = DEFAULT_COST_OPTIONS,
-  work: WorkCounter = { visited: 0 },
-): number {
-  return priceOperation(schema, document, operation, variables, options, work).cost;
 }
 
 /**

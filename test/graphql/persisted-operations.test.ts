@@ -11,7 +11,7 @@ import { envelope, SQL_QUERY } from '../support/api.js';
 import { JWT_ENV, token } from '../support/auth.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { loadConfig } from '../../src/config.js';
-import { aliasLimitRule, depthLimitRule, operationCost } from '../../src/graphql/limits.js';
+import { aliasLimitRule, depthLimitRule, priceOperation } from '../../src/graphql/limits.js';
 import { buildManifest, loadPersistedOperations, persistedOnlyFor, type ManifestOperation, type PersistedQueryManifest } from '../../src/graphql/persisted-operations.js';
 import { buildSchema } from '../../src/graphql/schema.js';
 import { Kind, parse, type OperationDefinitionNode } from 'graphql';
@@ -69,7 +69,7 @@ describe('the generated allow list', () => {
     for (const operation of manifest.operations) {
       const document = parse(operation.body);
       const definition = document.definitions.find((node): node is OperationDefinitionNode => node.kind === Kind.OPERATION_DEFINITION)!;
-      expect([operation.name, operationCost(schema, document, definition, { first: 100 }) <= maxCost]).toEqual([operation.name, true]);
+      expect([operation.name, priceOperation(schema, document, definition, { first: 100 }).cost <= maxCost]).toEqual([operation.name, true]);
     }
   });
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { getIntrospectionQuery, Kind, parse, visit, type OperationDefinitionNode } from 'graphql';
 import { buildSchema } from '../../src/graphql/schema.js';
-import { operationCost, operationDepth, STANDARD_INTROSPECTION_DEPTH, type WorkCounter } from '../../src/graphql/limits.js';
+import { priceOperation, operationDepth, STANDARD_INTROSPECTION_DEPTH, type WorkCounter } from '../../src/graphql/limits.js';
 import { JWT_ENV } from '../support/auth.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
@@ -35,7 +35,7 @@ function checkWork(source: string): { depth: number; cost: number; visited: numb
   const operation = document.definitions.find((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION)!;
   const work: WorkCounter = { visited: 0 };
   const depth = operationDepth(document, operation, work);
-  const cost = operationCost(schema, document, operation, {}, { unboundedPageSize: 1000 }, work);
+  const cost = priceOperation(schema, document, operation, {}, { unboundedPageSize: 1000 }, work).cost;
   return { depth, cost, visited: work.visited };
 }
 
@@ -62,7 +62,7 @@ describe('`first: null`', () => {
     expect(explicitNull).toBe(checkWork('{ templates(first: 1000) { nodes { id name } } }').cost);
     const document = parse('query Q($n: Int) { templates(first: $n) { nodes { id name } } }');
     const operation = document.definitions[0] as OperationDefinitionNode;
-    expect(operationCost(schema, document, operation, { n: null }, { unboundedPageSize: 1000 })).toBe(explicitNull);
+    expect(priceOperation(schema, document, operation, { n: null }, { unboundedPageSize: 1000 }).cost).toBe(explicitNull);
   });
 });
 

@@ -9,7 +9,7 @@ import { loadPolicy, parsePolicy, PolicyError } from '../../src/auth/policy.js';
 import { RateLimiter } from '../../src/auth/rate-limit.js';
 import { cookieValue, sessionUser, signSessionId, unsignSessionId } from '../../src/auth/session.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { COUNT_COST, operationCost } from '../../src/graphql/limits.js';
+import { COUNT_COST, priceOperation } from '../../src/graphql/limits.js';
 import { buildSchema, ROOT_FIELD_PERMISSIONS } from '../../src/graphql/schema.js';
 
 function configProblems(env: Record<string, string>): string[] {
@@ -198,7 +198,7 @@ describe('operation cost', () => {
   const schema = buildSchema('test');
   const cost = (query: string, variables?: Record<string, unknown>) => {
     const document = parse(query);
-    return operationCost(schema, document, document.definitions[0] as never, variables);
+    return priceOperation(schema, document, document.definitions[0] as never, variables).cost;
   };
 
   it('counts a list selection once per item of the page asked for', () => {
