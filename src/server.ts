@@ -392,12 +392,14 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   const costOptions = { unboundedPageSize: largestListPage(config), tableRows: knownTableRows(database.prisma) };
 
   // Subscriptions (src/modules/live): WebSocket on the /graphql upgrade, SSE on /graphql/stream.
-  const systemContext = createContextFactory(services, logger);
+  // A shared evaluation runs with its subscribers' access (one access key), without spending their tokens.
+  const evaluationContext = createContextFactory(services, logger, accessControl.withoutRateLimits());
   const subscriptions = serveSubscriptions({
     httpServer,
     schema,
     authenticator,
     accessFor: (authentication, address) => accessControl.forRequest(authentication, address),
+    evaluationAccess: ({ caller }, address) => ({ key: accessControl.accessKeyOf(caller), context: () => sharedEvaluationContext((requestId) => evaluationContext(requestId, { caller }, address)) }),
     gate: new LiveGate({
       schema,
       apiIdsByField: apiIds.byField,
@@ -409,7 +411,6 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     }),
     shared: new SharedSubscriptions({
       schema,
-      context: () => sharedEvaluationContext(systemContext),
       formatError: formatGraphQLError,
       startsWithSnapshot: (document) => subscribedFields(document).includes('metricSeries'),
     }),

@@ -114,7 +114,7 @@ export class AccessControl {
   readonly costPerToken: number;
 
   constructor(
-    readonly policy: Pick<PermissionPolicy, 'allows' | 'rolesFor'>,
+    readonly policy: Pick<PermissionPolicy, 'allows' | 'rolesFor' | 'roles'>,
     readonly limiter: RateLimitDecider,
     options: AccessControlOptions = {},
   ) {
@@ -124,6 +124,28 @@ export class AccessControl {
   /** Tokens a GraphQL document of `cost` pays. */
   tokensFor(cost: number): number {
     return Math.max(1, Math.ceil(cost / this.costPerToken));
+  }
+
+  /**
+   * What decides this caller's access, as a key: callers with equal keys are admitted to exactly the
+   * same API ids (the same roles of the policy, or unrestricted), so one evaluation may serve them all.
+   */
+  accessKeyOf(caller: Caller | undefined): string {
+    if (!caller) return 'anonymous';
+    if (caller.unrestricted) return 'unrestricted';
+    const known = new Set(this.policy.roles);
+    return `roles:${[...new Set(caller.roles)]
+      .filter((role) => known.has(role))
+      .sort()
+      .join(',')}`;
+  }
+
+  /**
+   * The same permissions without rate limits: for work done on a caller's behalf that the caller
+   * already paid for when it was admitted (the events of a subscription it holds).
+   */
+  withoutRateLimits(): AccessControl {
+    return new AccessControl(this.policy, UNLIMITED, { costPerToken: this.costPerToken });
   }
 
   /** `clientAddress` keys the rate limit of callers without an identity. */
@@ -299,8 +321,11 @@ export class RequestAccess {
   }
 }
 
+/** A rate limiter that allows everything. */
+const UNLIMITED: RateLimitDecider = { take: () => ({ allowed: true }), settings: { general: { perSecond: 0, burst: 1 }, ingest: { perSecond: 0, burst: 1 } } };
+
 /** Access for contexts made without access control (tools, older call sites): SYSTEM, no limits. */
-const OPEN = new AccessControl({ allows: () => true, rolesFor: () => [] }, { take: () => ({ allowed: true }), settings: { general: { perSecond: 0, burst: 1 }, ingest: { perSecond: 0, burst: 1 } } });
+const OPEN = new AccessControl({ allows: () => true, rolesFor: () => [], roles: [] }, UNLIMITED);
 
 export function unrestrictedAccess(): RequestAccess {
   return OPEN.forRequest({ caller: SYSTEM_CALLER }, 'local');

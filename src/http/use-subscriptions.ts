@@ -18,7 +18,7 @@ import type { Authentication, Caller, RequestAccess } from '../auth/access.js';
 import type { Authenticator } from '../auth/authenticate.js';
 import type { Logger } from '../logger.js';
 import type { LiveGate, PreparedSubscription } from '../modules/live/gate.js';
-import { formatLiveResult, type ErrorFormatter, type LiveSubscriber, type Membership, type SharedResult, type SharedSubscriptions } from '../modules/live/multiplexer.js';
+import { formatLiveResult, type ErrorFormatter, type EvaluationAccess, type LiveSubscriber, type Membership, type SharedResult, type SharedSubscriptions } from '../modules/live/multiplexer.js';
 import { SocketSubscription } from './subscription-socket.js';
 
 export const WS_PATH = '/graphql';
@@ -39,6 +39,8 @@ export interface SubscriptionTransportOptions {
   schema: GraphQLSchema;
   authenticator: Authenticator;
   accessFor(authentication: Authentication, clientAddress: string | undefined): RequestAccess;
+  /** The access a subscription's shared evaluation runs with: its caller's, never the gateway's own. */
+  evaluationAccess(authentication: Authentication, clientAddress: string | undefined): EvaluationAccess;
   gate: LiveGate;
   shared: SharedSubscriptions;
   /** Events a subscriber may fall behind by before it is dropped (LIVE_QUEUE_CAPACITY). */
@@ -50,7 +52,7 @@ export interface SubscriptionTransportOptions {
 }
 
 /** What a subscription carries from its gate to its shared evaluation. */
-type LiveOperationContext<S> = { prepared: PreparedSubscription; subscriber: S } & Record<string, unknown>;
+type LiveOperationContext<S> = { prepared: PreparedSubscription; subscriber: S; evaluation: EvaluationAccess } & Record<string, unknown>;
 
 interface ConnectionState {
   headers: IncomingHttpHeaders;
@@ -211,8 +213,8 @@ export function serveSubscriptions(options: SubscriptionTransportOptions) {
   // A result answered at subscribe (not a stream) is shaped here; shared results arrive shaped (multiplexer.ts).
   const format = (result: ExecutionResult): FormattedExecutionResult | undefined => (result.errors ? formatLiveResult(result, options.formatError) : undefined);
   /** Joins the shared evaluation; the result itself when the operation answered one instead of a stream. */
-  const join = async <S extends LiveSubscriber & { joined(membership: Membership): void }>(prepared: PreparedSubscription, subscriber: S): Promise<ExecutionResult | undefined> => {
-    const joined = await shared.subscribe(prepared.document, prepared.operationName, prepared.variables, subscriber);
+  const join = async <S extends LiveSubscriber & { joined(membership: Membership): void }>({ prepared, subscriber, evaluation }: LiveOperationContext<S>): Promise<ExecutionResult | undefined> => {
+    const joined = await shared.subscribe(prepared.document, prepared.operationName, prepared.variables, evaluation, subscriber);
     if ('leave' in joined) {
       subscriber.joined(joined);
       return undefined;
@@ -283,13 +285,14 @@ export function serveSubscriptions(options: SubscriptionTransportOptions) {
       state.held.set(id, release);
       const socket = ctx.extra.socket;
       const subscriber = new SocketSubscription(socket, id, options.queueCapacity, () => dropSlowConsumer(socket));
-      const contextValue: LiveOperationContext<SocketSubscription> = { prepared, subscriber };
+      const evaluation = options.evaluationAccess(state.access.authentication, state.address);
+      const contextValue: LiveOperationContext<SocketSubscription> = { prepared, subscriber, evaluation };
       return { schema: options.schema, document: prepared.document, operationName: prepared.operationName, variableValues: prepared.variables, contextValue };
     },
     // The subscriber is sent its results directly (subscription-socket.ts); graphql-ws completes it when its stream ends.
     subscribe: async (args) => {
-      const { prepared, subscriber } = args.contextValue as LiveOperationContext<SocketSubscription>;
-      return ((await join(prepared, subscriber)) ?? subscriber) as never;
+      const operation = args.contextValue as LiveOperationContext<SocketSubscription>;
+      return ((await join(operation)) ?? operation.subscriber) as never;
     },
     onNext: (_ctx, _id, _payload, _args, result) => format(result),
     onComplete: (ctx, id) => {
@@ -360,6 +363,7 @@ export function serveSubscriptions(options: SubscriptionTransportOptions) {
       const refused = refusedAuthentication(authentication);
       if (refused) return sseRefusal([refused], statusOf([refused]));
       const prepared = await gate.prepare(options.accessFor(authentication, raw.ip), params);
+      const evaluation = options.evaluationAccess(authentication, raw.ip);
       if (Array.isArray(prepared)) return sseRefusal(prepared, statusOf(prepared));
       const release = gate.acquire(authentication.caller, 0);
       if (release instanceof GraphQLError) return sseRefusal([release], 429);
@@ -370,12 +374,9 @@ export function serveSubscriptions(options: SubscriptionTransportOptions) {
         subscriber.end();
         release();
       });
-      return { schema: options.schema, document: prepared.document, operationName: prepared.operationName, variableValues: prepared.variables, contextValue: { prepared, subscriber } };
+      return { schema: options.schema, document: prepared.document, operationName: prepared.operationName, variableValues: prepared.variables, contextValue: { prepared, subscriber, evaluation } };
     },
-    subscribe: async (args) => {
-      const { prepared, subscriber } = args.contextValue;
-      return ((await join(prepared, subscriber)) ?? subscriber) as never;
-    },
+    subscribe: async (args) => ((await join(args.contextValue)) ?? args.contextValue.subscriber) as never,
     onNext: (_ctx, _req, result) => ('errors' in result ? (format(result as ExecutionResult) as ExecutionResult | undefined) : undefined),
   });
   const sseRouter = express.Router();

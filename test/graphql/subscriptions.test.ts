@@ -11,6 +11,7 @@ import { startSmtpSink, type SmtpSink } from '../support/alerting.js';
 import { envelope, graphql } from '../support/api.js';
 import { JWT_ENV, token } from '../support/auth.js';
 import { definition, seedDataset } from '../support/datasets.js';
+import { seedTemplate } from '../support/templates.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
@@ -262,6 +263,42 @@ describe('the guard', () => {
     });
     expect(response.status).toBe(403);
     expect(((await response.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('FORBIDDEN');
+  });
+
+  it("never sends a viewer a dataset's template SQL when an admin changes the dataset, over WebSocket or SSE, while an admin on the same operation gets it", async () => {
+    const id = unique('live_viewer').replace(/-/g, '_');
+    await seedDataset(asAdmin, id, 'Draft');
+    const secret = `SELECT city FROM {{DATASET}} JOIN ${id} USING (id) WHERE __time BETWEEN {{STARTDATE}} AND {{ENDDATE}} LIMIT {{LIMIT}}`;
+    const templateId = await seedTemplate(asAdmin, `viewer secret ${id.slice(-8)}`.replace(/_/g, ''), 'sql', secret);
+    const operation = {
+      query: 'subscription($d: String) { datasetChanged(datasetId: $d) { datasetId dataset { datasetId templates { templateId query } } } }',
+      variables: { d: id },
+    };
+    const viewer = await token({ roles: ['viewer'], expiresIn: 600 });
+    const before = gw.gateway.subscriptions.stats().evaluations;
+    const viewerWs = wsClient(bearer(viewer)).client.iterate<Record<string, any>>(operation);
+    const adminWs = wsClient(bearer(admin)).client.iterate<Record<string, any>>(operation);
+    const viewerSse = createSseClient({ url: `${gw.url}/graphql/stream`, headers: bearer(viewer), retryAttempts: 0 });
+    const viewerStream = viewerSse.iterate<Record<string, any>>(operation);
+    const received = [viewerWs.next(), adminWs.next(), viewerStream.next()];
+    // The viewer's two subscriptions share one evaluation; the admin's is another (another access).
+    await subscribed(before + 2);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await gql('mutation($id: ID!) { transitionDataset(id: $id, to: READY_TO_PUBLISH) { id } }', { id });
+    const [overWs, asAdminWs, overSse] = (await Promise.all(received)).map((result) => result.value!);
+    expect(asAdminWs.data.datasetChanged.dataset.templates).toEqual([{ templateId, query: secret }]);
+    for (const result of [overWs, overSse]) {
+      expect(JSON.stringify(result)).not.toContain('SELECT city');
+      expect(result.errors).toEqual([expect.objectContaining({ path: ['datasetChanged', 'dataset', 'templates'], extensions: expect.objectContaining({ code: 'FORBIDDEN' }) })]);
+    }
+    // The same selection over POST /graphql is refused alike.
+    const overHttp = await gw.http
+      .post('/graphql')
+      .set(bearer(viewer))
+      .send({ query: 'query($d: ID!) { dataset(id: $d, version: DRAFT) { datasetId templates { templateId query } } }', variables: { d: id } });
+    expect(overHttp.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    await Promise.all([viewerWs.return?.(), adminWs.return?.(), viewerStream.return?.()]);
+    viewerSse.dispose();
   });
 
   it('refuses queries on the subscription transport and documents that do not validate', async () => {

@@ -1,6 +1,7 @@
-// The context a shared evaluation runs with: the gateway's own access (each subscriber was admitted
-// by the gate before it joined; events must not spend any caller's rate-limit tokens), and loaders
-// renewed every second, since one evaluation lives for hours and a loader caches what it read.
+// The context a shared evaluation runs with: its subscribers' access (they share one access key, see
+// multiplexer.ts) without rate limits (each subscriber paid when the gate admitted it; events must not
+// spend its tokens), and loaders renewed every second, since one evaluation lives for hours and a
+// loader caches what it read.
 import type { GatewayContext } from '../../context.js';
 
 const LOADERS_TTL_MS = 1_000;

@@ -1,8 +1,10 @@
-// Subscribers to the same operation with the same variables share one evaluation (as Hasura's live
-// queries do): the operation is subscribed once, with the gateway's own context, and each result is
-// handed to every subscriber as one SharedResult, formatted and serialised once, which the transports
-// write as they are (each with its own bounded queue). Access is decided per subscriber before it
-// joins (gate.ts); cost grows with distinct operations, not with subscribers.
+// Subscribers to the same operation with the same variables and the same access share one
+// evaluation (as Hasura's live queries do): the operation is subscribed once, with a context holding
+// that access (never the gateway's own: every link a result reaches is checked as its subscribers'
+// query would be), and each result is handed to every subscriber as one SharedResult, formatted and
+// serialised once, which the transports write as they are (each with its own bounded queue). Root
+// fields are admitted per subscriber before it joins (gate.ts); cost grows with distinct operations
+// and access keys, not with subscribers.
 import { isAsyncIterable } from './async.js';
 import {
   Kind,
@@ -72,10 +74,16 @@ interface Topic {
   ended: boolean;
 }
 
+/** Whose access an evaluation runs with: subscribers share an evaluation only when their keys are equal. */
+export interface EvaluationAccess {
+  /** Equal for callers admitted to exactly the same things (AccessControl.accessKeyOf). */
+  key: string;
+  /** The context the evaluation runs with, holding that access; made once per evaluation. */
+  context(): unknown;
+}
+
 export interface SharedSubscriptionsOptions {
   schema: GraphQLSchema;
-  /** The context shared evaluations run with (the gateway's own: access was checked per subscriber). */
-  context(): unknown;
   /** Shapes the errors of a result as subscribers are sent them (once per result, not per subscriber). */
   formatError: ErrorFormatter;
   /** Operations whose first result is a snapshot (a window): later subscribers start an evaluation of their own. */
@@ -112,19 +120,20 @@ export class SharedSubscriptions {
     return this.evaluations;
   }
 
-  /** Joins the evaluation of this operation and variables (starting it if none runs); a result instead when the operation answers one (not a stream). */
+  /** Joins the evaluation of this operation, variables and access (starting it if none runs); a result instead when the operation answers one (not a stream). */
   async subscribe(
     document: DocumentNode,
     operationName: string | null | undefined,
     variables: Record<string, unknown> | null | undefined,
+    access: EvaluationAccess,
     subscriber: LiveSubscriber,
   ): Promise<Membership | LiveResult> {
-    const key = `${this.textOf(document)}\u0000${operationName ?? ''}\u0000${stableJson(variables ?? {})}`;
+    const key = `${access.key}\u0000${this.textOf(document)}\u0000${operationName ?? ''}\u0000${stableJson(variables ?? {})}`;
     let topic = this.topics.get(key);
     if (!topic || !topic.joinable) {
       topic = { key, subscribers: new Set(), joinable: true, ended: false };
       this.topics.set(key, topic);
-      const started = await this.start(topic, document, operationName, variables);
+      const started = await this.start(topic, document, operationName, variables, access);
       if (started !== undefined) return started;
     }
     const joined = topic;
@@ -146,10 +155,16 @@ export class SharedSubscriptions {
   }
 
   /** Subscribes the operation once; a result (not a stream) is answered to the caller and nothing is shared. */
-  private async start(topic: Topic, document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown> | null | undefined): Promise<LiveResult | undefined> {
+  private async start(
+    topic: Topic,
+    document: DocumentNode,
+    operationName: string | null | undefined,
+    variables: Record<string, unknown> | null | undefined,
+    access: EvaluationAccess,
+  ): Promise<LiveResult | undefined> {
     let result: Awaited<ReturnType<typeof graphqlSubscribe>>;
     try {
-      result = await graphqlSubscribe({ schema: this.options.schema, document, operationName, variableValues: variables, contextValue: this.options.context() });
+      result = await graphqlSubscribe({ schema: this.options.schema, document, operationName, variableValues: variables, contextValue: access.context() });
     } catch (error) {
       this.forget(topic);
       throw error;
