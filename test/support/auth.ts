@@ -136,7 +136,7 @@ export function callEndpoint(gw: TestGateway, endpoint: RestEndpoint, headers: R
 export interface RootField {
   /** `Query.dataset` */
   coordinate: string;
-  operation: 'query' | 'mutation';
+  operation: 'query' | 'mutation' | 'subscription';
   field: GraphQLField<unknown, unknown>;
   apiIds: readonly string[];
 }
@@ -157,6 +157,14 @@ export function rootFields(): RootField[] {
     }
   }
   return fields;
+}
+
+/** The Subscription root fields, as rootFields() gives the others (fieldRequest builds a subscription of each). */
+export function subscriptionFields(): RootField[] {
+  const { byField } = fieldApiIds(schema, ROOT_FIELD_PERMISSIONS, restEndpoints);
+  const type = schema.getSubscriptionType();
+  if (!type) return [];
+  return Object.values(type.getFields()).map((field) => ({ coordinate: `${type.name}.${field.name}`, operation: 'subscription', field, apiIds: byField.get(`${type.name}.${field.name}`)! }));
 }
 
 export function isPublic(field: RootField): boolean {
