@@ -32,7 +32,7 @@ import { NODE_READ_API_IDS } from './graphql/nodes.js';
 import { AccessControl, type Authentication } from './auth/access.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { fieldApiIds } from './auth/field-api-ids.js';
-import { guardRootFields } from './auth/guard.js';
+import { guardLinks, guardRootFields } from './auth/guard.js';
 import { introspectionNeedsCaller } from './auth/introspection.js';
 import { loadPolicy } from './auth/policy.js';
 import { RateLimiter } from './auth/rate-limit.js';
@@ -355,6 +355,8 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   const permissionGaps = [...apiIds.undeclared.map((coordinate) => `${coordinate} declares no API id`), ...apiIds.restMismatches];
   if (permissionGaps.length > 0) throw new Error(`root field permissions do not fit the schema or the REST table:\n  - ${permissionGaps.join('\n  - ')}`);
   guardRootFields(schema, apiIds.byField);
+  // A record reached through a link is no more open than the root fields that read it (nodes.ts).
+  guardLinks(schema, NODE_READ_API_IDS);
   const policy = loadPolicy(config.auth.permissionsFile);
   const rateLimiter = config.scale.rateLimitStore === 'postgres' ? new SharedRateLimiter(database.pool, config.rateLimits, logger) : new RateLimiter(config.rateLimits);
   logger.info(`rate limits: ${describeRateLimits(config)}`);

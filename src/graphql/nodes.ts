@@ -33,11 +33,6 @@ export const NODE_READ_API_IDS: Record<NodeType, readonly string[]> = {
   AuditRecord: fieldsApiIds(auditFieldPermissions['Query.auditRecords']),
 };
 
-/** Admits the caller to records of `type` reached through a link, or throws FORBIDDEN as the type's root fields would. */
-export function authorizeLink(context: Pick<GatewayContext, 'access'>, type: NodeType): void {
-  context.access.authorize(NODE_READ_API_IDS[type]);
-}
-
 /** Who may call `node` and `nodes`: anyone; each record found is then checked by its type. */
 export const nodeFieldPermissions = { 'Query.node': [PUBLIC_API_ID], 'Query.nodes': [PUBLIC_API_ID] } as const;
 

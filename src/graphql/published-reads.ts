@@ -3,21 +3,9 @@
 // published tables (and the fields that read anything else). From that one declaration the GraphQL
 // endpoint and the REST entries (which run the same operations) both know what they may keep in
 // the published cache (src/platform/cache/published-cache.ts) and which changes drop it.
-import {
-  type DocumentNode,
-  getNamedType,
-  type GraphQLNamedType,
-  type GraphQLSchema,
-  isCompositeType,
-  isObjectType,
-  Kind,
-  type OperationDefinitionNode,
-  OperationTypeNode,
-  TypeInfo,
-  visit,
-  visitWithTypeInfo,
-} from 'graphql';
+import { type DocumentNode, getNamedType, type GraphQLSchema, isCompositeType, Kind, type OperationDefinitionNode, OperationTypeNode, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
 import type { FieldPermissions } from '../auth/field-api-ids.js';
+import { recordTypeOf } from '../auth/guard.js';
 
 export interface PublishedReads {
   /** Root fields (`Query.dataset`) whose answers are made of published records only, with the tables they are made of. */
@@ -64,21 +52,6 @@ export type ReadPlanner = (document: DocumentNode, operation: OperationDefinitio
  * links' resolvers would have admitted. `figuresMaxAgeMs`: how long an answer selecting `figures` may
  * be kept (0: never).
  */
-/**
- * The type of record a field's value holds: the type itself, or a connection's item type (its
- * `nodes`, or its `edges`' `node`). A connection's `totalCount` or `groupBy` tells about records as
- * much as its items do, so selecting only those still needs the items' rights.
- */
-function recordTypeOf(type: GraphQLNamedType): string {
-  if (!isObjectType(type)) return type.name;
-  const fields = type.getFields();
-  const nodes = fields.nodes;
-  if (nodes) return getNamedType(nodes.type).name;
-  const edge = fields.edges && getNamedType(fields.edges.type);
-  const node = edge && isObjectType(edge) ? edge.getFields().node : undefined;
-  return node ? getNamedType(node.type).name : type.name;
-}
-
 export function readPlanner(
   schema: GraphQLSchema,
   reads: PublishedReads,

@@ -1,8 +1,13 @@
 // The parts of access control that need no server: the AUTH_MODE rules of the configuration, the
-// permission policy file, the root-field API ids, the token bucket and the session cookie format.
+// permission policy file, the root-field API ids, the links guarded from the schema, the token
+// bucket and the session cookie format.
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { parse } from 'graphql';
+import { execute as graphqlExecute, parse } from 'graphql';
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import { AccessControl } from '../../src/auth/access.js';
+import { guardLinks } from '../../src/auth/guard.js';
+import { NODE_READ_API_IDS } from '../../src/graphql/nodes.js';
 import { restEndpoints } from '../../rest/endpoints.js';
 import { fieldApiIds, PUBLIC_API_ID, rootFieldsOf } from '../../src/auth/field-api-ids.js';
 import { loadPolicy, parsePolicy, PolicyError } from '../../src/auth/policy.js';
@@ -217,5 +222,31 @@ describe('operation cost', () => {
 
   it('takes the argument default when the page size is not given', () => {
     expect(cost('{ templates { nodes { id } } }')).toBe(1 + 1 + 100 * 1);
+  });
+});
+
+describe('links', () => {
+  const policy = loadPolicy();
+  const control = new AccessControl(policy, { take: () => ({ allowed: true }), settings: { general: { perSecond: 0, burst: 1 }, ingest: { perSecond: 0, burst: 1 } } });
+
+  it("are found in the schema: every field of a non-root type whose records (or a connection's items) need their own type's rights", () => {
+    const links = guardLinks(buildSchema('test'), NODE_READ_API_IDS);
+    expect(links).toEqual(expect.arrayContaining(['Dataset.templates', 'Dataset.templatePage', 'Dataset.alertRules', 'AlertRule.channels', 'QueryTemplate.datasets', 'DatasetChange.dataset']));
+    expect(links.filter((coordinate) => coordinate.startsWith('Query.') || coordinate.startsWith('Subscription.'))).toEqual([]);
+  });
+
+  it('refuse, as FORBIDDEN, a link added later to a type the caller may not read, with no resolver of its own checking', async () => {
+    const schema = makeExecutableSchema({
+      typeDefs: 'type Query { team: Team } type Team { name: String secret: Secret secrets: SecretConnection } type Secret { code: String } type SecretConnection { totalCount: Int }',
+      resolvers: { Query: { team: () => ({ name: 'a', secret: { code: 'hidden' }, secrets: { totalCount: 3 } }) } },
+    });
+    guardLinks(schema, { Secret: ['api.query.template.read'] });
+    expect(guardLinks(schema, { Secret: ['api.query.template.read'] })).toEqual(['Team.secret']);
+    const asRole = (role: string) =>
+      graphqlExecute({ schema, document: parse('{ team { name secret { code } } }'), contextValue: { access: control.forRequest({ caller: { id: 'u', roles: [role], via: 'jwt' } }, 'local') } });
+    const viewer = await asRole('viewer');
+    expect(viewer.data).toEqual({ team: { name: 'a', secret: null } });
+    expect((viewer.errors?.[0]?.originalError as { code?: string } | undefined)?.code).toBe('FORBIDDEN');
+    expect((await asRole('dataset_creator')).data).toEqual({ team: { name: 'a', secret: { code: 'hidden' } } });
   });
 });

@@ -4,7 +4,6 @@ import { listConnectionResolvers } from '../../graphql/list-connection.js';
 import { givenFields } from '../../graphql/inputs.js';
 import type { Resolvers } from '../../generated/graphql.js';
 import { formatDuration } from '../../platform/promql/parser.js';
-import { authorizeLink } from '../../graphql/nodes.js';
 import type { ChannelRecord } from '../alerts/types.js';
 import { activeAlerts } from './active-alerts.js';
 import { datasetOfRule } from './service.js';
@@ -53,14 +52,12 @@ export const alertRuleResolvers: Resolvers = {
     notificationPage: (rule: AlertRuleView, { where, orderBy, first, after, last, before }, { loaders, services }) =>
       services.alertRules.ruleNotificationPage(loaders, rule.id, { where, orderBy, first, after, last, before }),
     channels: async (rule: AlertRuleView, _, context) => {
-      authorizeLink(context, 'NotificationChannel');
       const channels = await context.loaders.channelById.loadMany(rule.channelIds);
       return channels.filter((channel): channel is ChannelRecord => channel !== undefined && !(channel instanceof Error));
     },
     dataset: async (rule: AlertRuleView, _, context) => {
       const datasetId = datasetOfRule(rule);
       if (datasetId === undefined) return null;
-      authorizeLink(context, 'Dataset');
       const versions = await context.loaders.datasetVersions.load(datasetId);
       return versions.live ?? versions.draft ?? null;
     },
@@ -81,7 +78,6 @@ export const alertRuleResolvers: Resolvers = {
   },
   AlertNotification: {
     channel: async (notification, _, context) => {
-      authorizeLink(context, 'NotificationChannel');
       return (await context.loaders.channelById.load(notification.channelId)) ?? null;
     },
     id: (notification) => globalId('AlertNotification', notification.id),
@@ -92,17 +88,14 @@ export const alertRuleResolvers: Resolvers = {
   AlertNotificationConnection: listConnectionResolvers<AlertNotificationRecord>(),
   Silence: {
     alertRule: async (silence, _, context) => {
-      authorizeLink(context, 'AlertRule');
       return (await context.loaders.alertRuleById.load(silence.alertId)) ?? null;
     },
   },
   Dataset: {
     alertRules: (dataset, _, context) => {
-      authorizeLink(context, 'AlertRule');
       return context.loaders.alertRulesByDataset.load(dataset.datasetId);
     },
     alertRulePage: (dataset, { where, orderBy, first, after, last, before }, context) => {
-      authorizeLink(context, 'AlertRule');
       return context.services.alertRules.datasetRulePage(context.loaders, dataset.datasetId, { where, orderBy, first, after, last, before });
     },
   },

@@ -3,7 +3,6 @@ import { globalId } from '../../graphql/global-id.js';
 import { GraphQLUpload } from 'graphql-upload-minimal';
 import { listConnectionResolvers } from '../../graphql/list-connection.js';
 import type { Resolvers } from '../../generated/graphql.js';
-import { authorizeLink } from '../../graphql/nodes.js';
 import type { ConnectorRecord } from './types.js';
 
 export const connectorResolvers: Resolvers = {
@@ -28,7 +27,6 @@ export const connectorResolvers: Resolvers = {
   ConnectorConnection: listConnectionResolvers<ConnectorRecord>(),
   DatasetConnector: {
     connector: (instance, _, context) => {
-      authorizeLink(context, 'Connector');
       return context.loaders.connectorByName.load(instance.connectorId).then((record) => record ?? null);
     },
   },

@@ -4,7 +4,6 @@ import { globalId } from '../../graphql/global-id.js';
 import { listConnectionResolvers } from '../../graphql/list-connection.js';
 import { checkLegacyValues, legacyEq, legacyIn, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
 import type { CreateDatasetInput, Resolvers, UpdateDatasetInput } from '../../generated/graphql.js';
-import { authorizeLink } from '../../graphql/nodes.js';
 import { connectorInstances, listRecord, withCacheNames } from './definition.js';
 import { datasetConfiguration, transformations } from './configuration.js';
 import { schemaFields } from './schema-fields.js';
@@ -122,7 +121,6 @@ export const datasetResolvers: Resolvers = {
   Datasource: {
     id: (entry) => globalId('Datasource', entry.datasetId),
     dataset: async (entry, _, context) => {
-      authorizeLink(context, 'Dataset');
       return (await context.loaders.datasetVersions.load(entry.datasetId)).live ?? null;
     },
   },

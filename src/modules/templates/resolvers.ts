@@ -3,7 +3,6 @@ import { globalId } from '../../graphql/global-id.js';
 import { listConnectionResolvers } from '../../graphql/list-connection.js';
 import { legacyEq, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
 import type { Resolvers } from '../../generated/graphql.js';
-import { authorizeLink } from '../../graphql/nodes.js';
 import { namesInQuery } from './service.js';
 import type { TemplateRecord, TemplateSortField } from './types.js';
 
@@ -45,7 +44,6 @@ export const templateResolvers: Resolvers = {
     createdAt: (template) => template.createdDate,
     updatedAt: (template) => template.updatedDate,
     datasets: async (template, _, context) => {
-      authorizeLink(context, 'Dataset');
       const found = await context.loaders.datasetVersions.loadMany(namesInQuery(template.query));
       return found.flatMap((versions) => (versions instanceof Error ? [] : (versions.live ?? versions.draft ?? [])));
     },
@@ -53,11 +51,9 @@ export const templateResolvers: Resolvers = {
   QueryTemplateConnection: listConnectionResolvers<TemplateRecord>(),
   Dataset: {
     templates: (dataset, _, context) => {
-      authorizeLink(context, 'QueryTemplate');
       return context.loaders.templatesByDataset.load(dataset.datasetId);
     },
     templatePage: (dataset, { where, orderBy, first, after, last, before }, context) => {
-      authorizeLink(context, 'QueryTemplate');
       return context.services.templates.datasetTemplatePage(context.loaders, dataset.datasetId, { where, orderBy, first, after, last, before });
     },
   },
