@@ -53,7 +53,7 @@ import { apiDocsRouter } from './http/api-docs.js';
 import { metricsRouter } from './http/metrics-endpoint.js';
 import { metricFamilies, PROMETHEUS_API_PREFIX, prometheusApiRouter } from './http/prometheus-api.js';
 import { GRAFANA_RULES_PREFIX, grafanaRulesRouter } from './http/grafana-rules.js';
-import { graphqlObservabilityPlugin, requestObserver, useObservability } from './http/use-observability.js';
+import { graphqlObservabilityPlugin, requestObserver, subscriptionObserver, useObservability } from './http/use-observability.js';
 import { AUDIT_LIST_MAX, createAuditService } from './modules/audit/service.js';
 import { createAuditStore } from './modules/audit/store.js';
 import { withAuditTrail } from './modules/audit/trail.js';
@@ -420,6 +420,8 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     keepAliveMs: config.live.keepAliveMs,
     formatError: formatGraphQLError,
     logger,
+    observe: subscriptionObserver({ logger, metrics }),
+    metrics,
   });
 
   // A kept answer holding health or counters is served only to a caller their own fields admit.

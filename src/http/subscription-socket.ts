@@ -7,6 +7,8 @@
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import type { LiveSubscriber, Membership, SharedResult } from '../modules/live/multiplexer.js';
+import type { SubscriptionOutcome } from '../telemetry/metrics.js';
+import type { SubscriptionObservation } from './use-observability.js';
 
 const NEXT_CLOSING = Buffer.from('}');
 const DONE: IteratorReturnResult<undefined> = { value: undefined, done: true };
@@ -49,6 +51,7 @@ export class SocketSubscription implements LiveSubscriber, AsyncIterableIterator
     id: string,
     private readonly capacity: number,
     private readonly onOverflow: () => void,
+    private readonly observation: Pick<SubscriptionObservation, 'sent' | 'ended'>,
   ) {
     this.opening = Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
   }
@@ -62,11 +65,12 @@ export class SocketSubscription implements LiveSubscriber, AsyncIterableIterator
   deliver(result: SharedResult): void {
     if (this.ended || this.socket.readyState !== this.socket.OPEN) return;
     if (this.unflushed >= this.capacity) {
-      this.end();
+      this.end('dropped');
       this.onOverflow();
       return;
     }
     this.unflushed += 1;
+    this.observation.sent();
     const transport = transportOf(this.socket);
     if (transport) corkUntilTurnEnds(transport);
     this.socket.send(Buffer.concat([this.opening, result.json, NEXT_CLOSING]), { binary: false }, this.flushed);
@@ -76,9 +80,11 @@ export class SocketSubscription implements LiveSubscriber, AsyncIterableIterator
     this.unflushed -= 1;
   };
 
-  end(): void {
+  /** Ends it: its evaluation ended (completed, failed), it fell behind (dropped) or its client left (closed). */
+  end(outcome: SubscriptionOutcome = 'completed'): void {
     if (this.ended) return;
     this.ended = true;
+    this.observation.ended(outcome);
     this.membership?.leave();
     this.membership = undefined;
     this.wake?.(DONE);
@@ -91,7 +97,7 @@ export class SocketSubscription implements LiveSubscriber, AsyncIterableIterator
   }
 
   return(): Promise<IteratorResult<never>> {
-    this.end();
+    this.end('closed');
     return Promise.resolve(DONE);
   }
 

@@ -13,7 +13,7 @@ import { classifyGraphQLError } from '../graphql/errors.js';
 import type { Logger } from '../logger.js';
 import { EMBEDDED_LINK_PREFIX } from '../platform/object-store/embedded.js';
 import { currentRequestScope, enterRequestScope, type RequestScope } from '../request-scope.js';
-import type { GatewayMetrics, Transport } from '../telemetry/metrics.js';
+import type { GatewayMetrics, LiveTransport, SubscriptionOutcome, Transport } from '../telemetry/metrics.js';
 
 export interface ObservabilityOptions {
   logger: Logger;
@@ -169,5 +169,63 @@ export function graphqlObservabilityPlugin(metrics: GatewayMetrics): ApolloServe
         },
       };
     },
+  };
+}
+
+/** One subscription's observation: named once its document is known, counted while it runs, logged when it ends. */
+export interface SubscriptionObservation {
+  readonly requestId: string;
+  /** Names it by its operation (the log line and the metrics' `operation` label). */
+  named(operationName: string | null | undefined, operation?: OperationDefinitionNode): void;
+  /** Admitted and joined to its evaluation. */
+  started(): void;
+  /** One result sent to it. */
+  sent(): void;
+  /** Ended (refused before it ran, or after it ran): the metrics and the log line; later calls do nothing. */
+  ended(outcome: SubscriptionOutcome, errorCodes?: readonly string[]): void;
+}
+
+/**
+ * The observation of subscriptions, as useObservability's of requests: a request id, a log line when
+ * one starts and when it ends (caller, operation, duration, results sent, how it ended) and metrics.
+ */
+export function subscriptionObserver({ logger, metrics }: ObservabilityOptions) {
+  return (transport: LiveTransport, requestId: string, caller: string | undefined): SubscriptionObservation => {
+    const began = process.hrtime.bigint();
+    let operation = 'unresolved';
+    let running = false;
+    let done = false;
+    let messages = 0;
+    return {
+      requestId,
+      named(operationName, definition) {
+        operation = operationLabel(metrics, operationName, definition);
+      },
+      started() {
+        running = true;
+        metrics.subscriptionStarted(transport);
+        logger.info({ requestId, transport, operation, caller: caller ?? 'anonymous' }, 'subscription started');
+      },
+      sent() {
+        messages += 1;
+      },
+      ended(outcome, errorCodes = []) {
+        if (done) return;
+        done = true;
+        metrics.subscriptionEnded(transport, operation, outcome, messages, errorCodes, running);
+        const line = {
+          requestId,
+          transport,
+          operation,
+          caller: caller ?? 'anonymous',
+          outcome,
+          durationMs: Math.round(Number(process.hrtime.bigint() - began) / 1e3) / 1e3,
+          messages,
+          ...(errorCodes.length > 0 ? { errorCodes } : {}),
+        };
+        if (outcome === 'failed') logger.error(line, 'subscription ended');
+        else logger.info(line, outcome === 'refused' ? 'subscription refused' : 'subscription ended');
+      },
+    };
   };
 }

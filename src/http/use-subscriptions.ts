@@ -10,7 +10,7 @@ import type http from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
 import express, { type Request, type Response } from 'express';
-import { GraphQLError, type ExecutionResult, type FormattedExecutionResult, type GraphQLSchema } from 'graphql';
+import { GraphQLError, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { CloseCode, handleProtocols, makeServer } from 'graphql-ws';
 import { createHandler as createSseHandler } from 'graphql-sse/lib/use/express';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -20,6 +20,10 @@ import type { Logger } from '../logger.js';
 import type { LiveGate, PreparedSubscription } from '../modules/live/gate.js';
 import { formatLiveResult, type ErrorFormatter, type EvaluationAccess, type LiveSubscriber, type Membership, type SharedResult, type SharedSubscriptions } from '../modules/live/multiplexer.js';
 import { SocketSubscription } from './subscription-socket.js';
+import { requestIdFor } from './use-request-id.js';
+import { operationLabel, type subscriptionObserver, type SubscriptionObservation } from './use-observability.js';
+import type { GatewayMetrics, SubscriptionOutcome } from '../telemetry/metrics.js';
+import { currentRequestScope } from '../request-scope.js';
 
 export const WS_PATH = '/graphql';
 export const SSE_PATH = '/graphql/stream';
@@ -49,10 +53,14 @@ export interface SubscriptionTransportOptions {
   /** Shapes errors as the HTTP endpoint does (codes kept, unexpected ones masked). */
   formatError: ErrorFormatter;
   logger: Logger;
+  /** Each subscription's request id, log lines and metrics (use-observability.ts). */
+  observe: ReturnType<typeof subscriptionObserver>;
+  /** Operation names as the metrics label them. */
+  metrics: GatewayMetrics;
 }
 
 /** What a subscription carries from its gate to its shared evaluation. */
-type LiveOperationContext<S> = { prepared: PreparedSubscription; subscriber: S; evaluation: EvaluationAccess } & Record<string, unknown>;
+type LiveOperationContext<S> = { subscriber: S } & Record<string, unknown>;
 
 interface ConnectionState {
   headers: IncomingHttpHeaders;
@@ -83,7 +91,20 @@ function sseRefusal(errors: readonly GraphQLError[], status: number): [string, {
   ];
 }
 
-const STATUS_OF_KIND: Record<string, number> = { UNAUTHORIZED: 401, FORBIDDEN: 403, TOO_MANY_REQUESTS: 429, SERVICE_UNAVAILABLE: 503 };
+const STATUS_OF_KIND: Record<string, number> = { UNAUTHORIZED: 401, FORBIDDEN: 403, NOT_FOUND: 404, CONFLICT: 409, TOO_MANY_REQUESTS: 429, SERVICE_UNAVAILABLE: 503 };
+
+/** The codes of errors, as the metrics count them. */
+function codesOf(errors: readonly (GraphQLError | GraphQLFormattedError)[]): string[] {
+  return errors.map((error) => {
+    const code = error.extensions?.code;
+    return typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR';
+  });
+}
+
+/** A formatted error as graphql-ws and graphql-sse send refusals (their errors are GraphQLErrors). */
+function asGraphQLError(formatted: GraphQLFormattedError): GraphQLError {
+  return new GraphQLError(formatted.message, { path: formatted.path, extensions: formatted.extensions });
+}
 
 function statusOf(errors: readonly GraphQLError[]): number {
   return STATUS_OF_KIND[String(errors[0]?.extensions?.responseCode)] ?? 400;
@@ -143,6 +164,7 @@ class StreamSubscription implements LiveSubscriber, AsyncIterableIterator<never>
     private readonly res: Response,
     private readonly capacity: number,
     private readonly onOverflow: () => void,
+    private readonly observation: Pick<SubscriptionObservation, 'sent' | 'ended'>,
   ) {}
 
   joined(membership: Membership): void {
@@ -153,10 +175,11 @@ class StreamSubscription implements LiveSubscriber, AsyncIterableIterator<never>
   deliver(result: SharedResult): void {
     if (this.ended || this.res.writableEnded || this.res.destroyed) return;
     if (this.unflushed + this.early.length >= this.capacity) {
-      this.end();
+      this.end('dropped');
       this.onOverflow();
       return;
     }
+    this.observation.sent();
     if (!this.res.headersSent) {
       this.early.push(result);
       if (this.early.length === 1) setImmediate(this.writeEarly);
@@ -183,9 +206,11 @@ class StreamSubscription implements LiveSubscriber, AsyncIterableIterator<never>
     this.unflushed -= 1;
   };
 
-  end(): void {
+  /** Ends it: its evaluation ended (completed, failed), it fell behind (dropped) or its client left (closed). */
+  end(outcome: SubscriptionOutcome = 'completed'): void {
     if (this.ended) return;
     this.ended = true;
+    this.observation.ended(outcome);
     this.early = [];
     this.membership?.leave();
     this.membership = undefined;
@@ -199,7 +224,7 @@ class StreamSubscription implements LiveSubscriber, AsyncIterableIterator<never>
   }
 
   return(): Promise<IteratorResult<never>> {
-    this.end();
+    this.end('closed');
     return Promise.resolve({ value: undefined, done: true });
   }
 
@@ -212,14 +237,37 @@ export function serveSubscriptions(options: SubscriptionTransportOptions) {
   const { gate, shared, authenticator } = options;
   // A result answered at subscribe (not a stream) is shaped here; shared results arrive shaped (multiplexer.ts).
   const format = (result: ExecutionResult): FormattedExecutionResult | undefined => (result.errors ? formatLiveResult(result, options.formatError) : undefined);
-  /** Joins the shared evaluation; the result itself when the operation answered one instead of a stream. */
-  const join = async <S extends LiveSubscriber & { joined(membership: Membership): void }>({ prepared, subscriber, evaluation }: LiveOperationContext<S>): Promise<ExecutionResult | undefined> => {
-    const joined = await shared.subscribe(prepared.document, prepared.operationName, prepared.variables, evaluation, subscriber);
+  /**
+   * Joins the shared evaluation before the subscription is answered, so arguments its source refuses
+   * (an unknown dataset, an expression that does not parse) refuse the subscription with the code its
+   * query twin gives: the refusal's errors, shaped as the HTTP endpoint shapes them; nothing when joined.
+   */
+  const join = async (
+    prepared: PreparedSubscription,
+    evaluation: EvaluationAccess,
+    subscriber: LiveSubscriber & { joined(membership: Membership): void },
+    observation: SubscriptionObservation,
+  ): Promise<GraphQLFormattedError[] | undefined> => {
+    let joined: Membership | ExecutionResult;
+    try {
+      joined = await shared.subscribe(prepared.document, prepared.operationName, prepared.variables, evaluation, subscriber);
+    } catch (error) {
+      options.logger.error({ err: error, requestId: observation.requestId }, 'subscription could not start');
+      joined = { errors: [error instanceof GraphQLError ? error : new GraphQLError('the subscription could not start', { originalError: error as Error })] };
+    }
     if ('leave' in joined) {
       subscriber.joined(joined);
+      observation.started();
       return undefined;
     }
-    return joined;
+    const errors = format(joined)?.errors ?? [{ message: 'the subscription answered no stream', extensions: { code: 'INTERNAL_SERVER_ERROR' } }];
+    observation.ended('refused', codesOf(errors));
+    return [...errors];
+  };
+  /** Refuses a subscription before it runs: logged and counted, and the errors to answer with. */
+  const refuse = <E extends GraphQLError>(observation: SubscriptionObservation, errors: E[]): E[] => {
+    observation.ended('refused', codesOf(errors));
+    return errors;
   };
 
   // ---- WebSocket ----
@@ -231,8 +279,13 @@ export function serveSubscriptions(options: SubscriptionTransportOptions) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
+    connectionIds.set(request, requestIdFor(request.headers));
     wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
   };
+  // Each connection has a request id (the caller's x-request-id, or a new one), echoed on the upgrade's
+  // answer; each of its subscriptions is `<connection id>:<subscription id>` in the logs.
+  const connectionIds = new WeakMap<http.IncomingMessage, string>();
+  wss.on('headers', (headers, request) => headers.push(`x-request-id: ${connectionIds.get(request) ?? ''}`));
   options.httpServer.on('upgrade', onUpgrade);
 
   const releaseAll = (state: ConnectionState | undefined) => {
@@ -278,23 +331,27 @@ export function serveSubscriptions(options: SubscriptionTransportOptions) {
     onSubscribe: async (ctx, id, payload) => {
       const state = states.get(ctx);
       if (!state) return [new GraphQLError('the connection is not acknowledged', { extensions: { code: 'UNAUTHENTICATED' } })];
+      const connectionId = connectionIds.get(ctx.extra.request) ?? 'ws';
+      const observation = options.observe('graphql-ws', `${connectionId}:${/^[A-Za-z0-9._:-]{1,64}$/.test(id) ? id : 'subscription'}`, state.access.caller?.id);
       const prepared = await gate.prepare(state.access, payload);
-      if (Array.isArray(prepared)) return prepared;
+      if (Array.isArray(prepared)) return refuse(observation, prepared);
+      observation.named(prepared.operationName, prepared.operation);
       const release = gate.acquire(state.access.caller, state.held.size);
-      if (release instanceof GraphQLError) return [release];
+      if (release instanceof GraphQLError) return refuse(observation, [release]);
       state.held.set(id, release);
       const socket = ctx.extra.socket;
-      const subscriber = new SocketSubscription(socket, id, options.queueCapacity, () => dropSlowConsumer(socket));
-      const evaluation = options.evaluationAccess(state.access.authentication, state.address);
-      const contextValue: LiveOperationContext<SocketSubscription> = { prepared, subscriber, evaluation };
+      const subscriber = new SocketSubscription(socket, id, options.queueCapacity, () => dropSlowConsumer(socket), observation);
+      const refused = await join(prepared, options.evaluationAccess(state.access.authentication, state.address), subscriber, observation);
+      if (refused) {
+        release();
+        state.held.delete(id);
+        return refused.map(asGraphQLError);
+      }
+      const contextValue: LiveOperationContext<SocketSubscription> = { subscriber };
       return { schema: options.schema, document: prepared.document, operationName: prepared.operationName, variableValues: prepared.variables, contextValue };
     },
-    // The subscriber is sent its results directly (subscription-socket.ts); graphql-ws completes it when its stream ends.
-    subscribe: async (args) => {
-      const operation = args.contextValue as LiveOperationContext<SocketSubscription>;
-      return ((await join(operation)) ?? operation.subscriber) as never;
-    },
-    onNext: (_ctx, _id, _payload, _args, result) => format(result),
+    // The subscriber, joined already, is sent its results directly (subscription-socket.ts); graphql-ws completes it when its stream ends.
+    subscribe: async (args) => (args.contextValue as LiveOperationContext<SocketSubscription>).subscriber as never,
     onComplete: (ctx, id) => {
       const state = states.get(ctx);
       state?.held.get(id)?.();
@@ -360,24 +417,34 @@ export function serveSubscriptions(options: SubscriptionTransportOptions) {
       const raw = req.raw as Request;
       const res = req.context.res;
       const authentication = await authenticator.authenticate(raw.headers);
+      const observation = options.observe('graphql-sse', (res.locals.requestId as string | undefined) ?? requestIdFor(raw.headers), authentication.caller?.id);
       const refused = refusedAuthentication(authentication);
-      if (refused) return sseRefusal([refused], statusOf([refused]));
+      if (refused) return sseRefusal(refuse(observation, [refused]), statusOf([refused]));
       const prepared = await gate.prepare(options.accessFor(authentication, raw.ip), params);
-      const evaluation = options.evaluationAccess(authentication, raw.ip);
-      if (Array.isArray(prepared)) return sseRefusal(prepared, statusOf(prepared));
+      if (Array.isArray(prepared)) return sseRefusal(refuse(observation, prepared), statusOf(prepared));
+      observation.named(prepared.operationName, prepared.operation);
+      // The request's own log line (useObservability) names the operation too.
+      const scope = currentRequestScope();
+      if (scope) scope.graphqlOperation = operationLabel(options.metrics, prepared.operationName, prepared.operation);
       const release = gate.acquire(authentication.caller, 0);
-      if (release instanceof GraphQLError) return sseRefusal([release], 429);
-      const subscriber = new StreamSubscription(res, options.queueCapacity, () => dropSlowStream(res));
+      if (release instanceof GraphQLError) return sseRefusal(refuse(observation, [release]), 429);
+      const subscriber = new StreamSubscription(res, options.queueCapacity, () => dropSlowStream(res), observation);
+      const joinRefused = await join(prepared, options.evaluationAccess(authentication, raw.ip), subscriber, observation);
+      if (joinRefused) {
+        release();
+        const errors = joinRefused.map(asGraphQLError);
+        return sseRefusal(errors, statusOf(errors));
+      }
       openStreams.add(res);
       res.once('close', () => {
         openStreams.delete(res);
-        subscriber.end();
+        subscriber.end('closed');
         release();
       });
-      return { schema: options.schema, document: prepared.document, operationName: prepared.operationName, variableValues: prepared.variables, contextValue: { prepared, subscriber, evaluation } };
+      return { schema: options.schema, document: prepared.document, operationName: prepared.operationName, variableValues: prepared.variables, contextValue: { subscriber } };
     },
-    subscribe: async (args) => ((await join(args.contextValue)) ?? args.contextValue.subscriber) as never,
-    onNext: (_ctx, _req, result) => ('errors' in result ? (format(result as ExecutionResult) as ExecutionResult | undefined) : undefined),
+    // The subscriber, joined already, writes its results to the response itself (StreamSubscription).
+    subscribe: async (args) => args.contextValue.subscriber as never,
   });
   const sseRouter = express.Router();
   sseRouter.use(SSE_PATH, express.json({ limit: MAX_MESSAGE_BYTES }), (req, res, next) => {

@@ -28,6 +28,12 @@ export class BoundedLabel {
 
 export type Transport = 'rest' | 'graphql' | 'http';
 
+/** The transports subscriptions run on. */
+export type LiveTransport = 'graphql-ws' | 'graphql-sse';
+
+/** How a subscription ended: refused before it ran, its stream ended, its client left, dropped as too slow a reader, or failed. */
+export type SubscriptionOutcome = 'refused' | 'completed' | 'closed' | 'dropped' | 'failed';
+
 /**
  * Told of every ingestion count as it happens. Declared here, by the metrics that implement it, so
  * telemetry (a layer under the modules) imports no module: the ingestion counters import this type.
@@ -88,6 +94,11 @@ export class GatewayMetrics {
 
   private readonly graphqlErrors: Counter<'operation' | 'code'>;
 
+  private readonly subscriptions: Counter<'transport' | 'operation' | 'outcome'>;
+  private readonly subscriptionsOpen: Gauge<'transport'>;
+  private readonly subscriptionMessages: Counter<'transport' | 'operation'>;
+  private readonly subscriptionErrors: Counter<'transport' | 'operation' | 'code'>;
+
   private readonly ingestionEvents: Counter<'dataset' | 'stage'>;
 
   private readonly ingestionRequests: Counter<'dataset' | 'outcome'>;
@@ -131,6 +142,25 @@ export class GatewayMetrics {
       name: 'gateway_graphql_errors_total',
       help: 'Errors in responses of POST /graphql, by operation and error catalogue code (REST failures show in the status class).',
       labelNames: ['operation', 'code'],
+      registers,
+    });
+    this.subscriptions = new Counter({
+      name: 'gateway_subscriptions_total',
+      help: 'Subscriptions over graphql-ws and SSE that ended, by transport, operation name and outcome (refused, completed: its stream ended, closed: the client left, dropped: too slow a reader, failed).',
+      labelNames: ['transport', 'operation', 'outcome'],
+      registers,
+    });
+    this.subscriptionsOpen = new Gauge({ name: 'gateway_subscriptions_open', help: 'Subscriptions running now, by transport.', labelNames: ['transport'], registers });
+    this.subscriptionMessages = new Counter({
+      name: 'gateway_subscription_messages_total',
+      help: 'Results sent to subscribers (one per subscriber per event), by transport and operation name.',
+      labelNames: ['transport', 'operation'],
+      registers,
+    });
+    this.subscriptionErrors = new Counter({
+      name: 'gateway_subscription_errors_total',
+      help: 'Errors subscriptions were refused or ended with, by transport, operation and error catalogue code.',
+      labelNames: ['transport', 'operation', 'code'],
       registers,
     });
     this.restFailures = new Counter({
@@ -241,6 +271,19 @@ export class GatewayMetrics {
 
   graphqlError(operation: string, code: string): void {
     this.graphqlErrors.inc({ operation, code });
+  }
+
+  /** A subscription admitted and running. */
+  subscriptionStarted(transport: LiveTransport): void {
+    this.subscriptionsOpen.inc({ transport });
+  }
+
+  /** A subscription that ended (`started`: it had been counted by subscriptionStarted), with the results it was sent and its errors' codes. */
+  subscriptionEnded(transport: LiveTransport, operation: string, outcome: SubscriptionOutcome, messages: number, errorCodes: readonly string[], started: boolean): void {
+    if (started) this.subscriptionsOpen.dec({ transport });
+    this.subscriptions.inc({ transport, operation, outcome });
+    if (messages > 0) this.subscriptionMessages.inc({ transport, operation }, messages);
+    for (const code of errorCodes) this.subscriptionErrors.inc({ transport, operation, code });
   }
 
   /** Feeds ingestion counts in; a dataset earns a label of its own only once it has accepted events. */

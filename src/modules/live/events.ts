@@ -173,7 +173,7 @@ export class LiveEvents {
    * channel is closed. A reading that ends after the next step has ended (a busy gateway or
    * database) is followed by one for every step since, so no step is skipped.
    */
-  private onEachStep<T>(stepMs: number, tick: (firstStepEndMs: number, lastStepEndMs: number, channel: Channel<T>) => Promise<void>, first?: (channel: Channel<T>) => Promise<void>): Channel<T> {
+  private onEachStep<T>(stepMs: number, tick: (firstStepEndMs: number, lastStepEndMs: number, channel: Channel<T>) => Promise<void>, firstUnreadMs?: number): Channel<T> {
     let timer: NodeJS.Timeout | undefined;
     const channel = new Channel<T>({
       capacity: this.capacity,
@@ -185,7 +185,7 @@ export class LiveEvents {
       },
     });
     /** The end of the first step not yet read. */
-    let unread = (Math.floor(this.now() / stepMs) + 1) * stepMs;
+    let unread = firstUnreadMs ?? (Math.floor(this.now() / stepMs) + 1) * stepMs;
     /** Waits for the next unread step to end (at least `atLeastMs`), then reads every step since the last read. */
     const schedule = (atLeastMs = 0) => {
       if (channel.isClosed) return;
@@ -210,14 +210,7 @@ export class LiveEvents {
       );
       this.timers.add(timer);
     };
-    if (first) {
-      first(channel)
-        .catch((error: unknown) => {
-          this.options.logger.warn({ err: error }, 'live: a window could not be read');
-          channel.close();
-        })
-        .finally(() => schedule());
-    } else schedule();
+    schedule();
     return channel;
   }
 
@@ -228,19 +221,24 @@ export class LiveEvents {
     });
   }
 
-  /** The window of `rangeSeconds` first, then the point of each new step (the points of several, after a late reading). */
-  metricSeries(query: string, rangeSeconds: number, stepSeconds: number): Channel<TimeSeries[]> {
+  /**
+   * The window of `rangeSeconds` first, then the point of each new step (the points of several, after
+   * a late reading). The window is read before the stream is answered, so an expression the query
+   * twin refuses (DATA_METRICS_INVALID_INPUT) refuses the subscription the same way.
+   */
+  async metricSeries(query: string, rangeSeconds: number, stepSeconds: number): Promise<Channel<TimeSeries[]>> {
     const stepMs = stepSeconds * 1000;
-    return this.onEachStep<TimeSeries[]>(
+    const end = Math.floor(this.now() / stepMs) * stepMs;
+    const window = await this.options.series.metricSeries(query, new Date(end - Math.floor(rangeSeconds / stepSeconds) * stepMs), new Date(end), stepSeconds);
+    const channel = this.onEachStep<TimeSeries[]>(
       stepMs,
-      async (from, last, channel) => {
-        channel.push(await this.options.series.metricSeries(query, new Date(from), new Date(last), stepSeconds));
+      async (from, last, steps) => {
+        steps.push(await this.options.series.metricSeries(query, new Date(from), new Date(last), stepSeconds));
       },
-      async (channel) => {
-        const end = Math.floor(this.now() / stepMs) * stepMs;
-        channel.push(await this.options.series.metricSeries(query, new Date(end - Math.floor(rangeSeconds / stepSeconds) * stepMs), new Date(end), stepSeconds));
-      },
+      end + stepMs,
     );
+    channel.push(window);
+    return channel;
   }
 
   close(): void {

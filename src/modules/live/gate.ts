@@ -17,6 +17,8 @@ export interface SubscriptionRequest {
 
 export interface PreparedSubscription {
   document: DocumentNode;
+  /** The operation the document runs (its name labels the subscription's log lines and metrics). */
+  operation: OperationDefinitionNode;
   operationName: string | undefined;
   variables: Record<string, unknown>;
 }
@@ -101,7 +103,7 @@ export class LiveGate {
       if (error instanceof GatewayError) return [fromGatewayError(error)];
       throw error;
     }
-    return { document, operationName, variables: variables as Record<string, unknown> };
+    return { document, operation, operationName, variables: variables as Record<string, unknown> };
   }
 
   /**

@@ -7,12 +7,12 @@
 // and access keys, not with subscribers.
 import { isAsyncIterable } from './async.js';
 import {
+  GraphQLError,
   Kind,
   subscribe as graphqlSubscribe,
   type DocumentNode,
   type ExecutionResult,
   type FormattedExecutionResult,
-  type GraphQLError,
   type GraphQLFormattedError,
   type GraphQLSchema,
   print,
@@ -56,8 +56,8 @@ export class SharedResult {
 export interface LiveSubscriber {
   /** A result; the same object is handed to every subscriber of the evaluation. */
   deliver(result: SharedResult): void;
-  /** The evaluation ended (its source finished or failed): nothing more comes. */
-  end(): void;
+  /** The evaluation ended (its source finished, or failed: its last result said why): nothing more comes. */
+  end(outcome?: 'completed' | 'failed'): void;
 }
 
 /** A subscriber's place in an evaluation; leaving the last place stops the evaluation. */
@@ -184,6 +184,7 @@ export class SharedSubscriptions {
 
   private async pump(topic: Topic, snapshotFirst: boolean): Promise<void> {
     const source = topic.source!;
+    let outcome: 'completed' | 'failed' = 'completed';
     try {
       while (!topic.ended) {
         const next = await source.next();
@@ -196,15 +197,20 @@ export class SharedSubscriptions {
         for (const subscriber of topic.subscribers) subscriber.deliver(shared);
         if (topic.subscribers.size === 0) break;
       }
-    } catch {
-      // A source that fails ends its subscribers' streams (the transports then complete them).
+    } catch (error) {
+      // A source that fails ends its subscribers' streams with a last result saying why (masked when
+      // unexpected), never a silent end; the transports then complete them.
+      outcome = 'failed';
+      const failure = error instanceof GraphQLError ? error : new GraphQLError(error instanceof Error ? error.message : String(error), { originalError: error instanceof Error ? error : undefined });
+      const last = new SharedResult({ errors: [failure] }, this.options.formatError);
+      for (const subscriber of topic.subscribers) subscriber.deliver(last);
     } finally {
       topic.ended = true;
       this.evaluations -= 1;
       this.forget(topic);
       const subscribers = [...topic.subscribers];
       topic.subscribers.clear();
-      for (const subscriber of subscribers) subscriber.end();
+      for (const subscriber of subscribers) subscriber.end(outcome);
       await source.return?.().catch(() => undefined);
     }
   }
