@@ -210,7 +210,7 @@ function createServices(
     series,
     search: createSearchService(createSearchStore(database.pool)),
     live: {
-      events: new LiveEvents(database.changes, { datasetVersions: (id) => datasets.createLoader().load(id), series, logger }),
+      events: new LiveEvents(database.changes, { datasetVersions: (id) => datasets.createLoader().load(id), versionStamps: (limit) => datasets.versionStamps(limit), series, logger }),
       defaultEverySeconds: Math.max(1, config.metrics.sampleIntervalMs / 1000 || 15),
     },
   };

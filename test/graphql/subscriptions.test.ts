@@ -161,6 +161,23 @@ describe('each field sees the event it is about', () => {
   });
 });
 
+describe('datasetChanged over every dataset', () => {
+  it('tells the first change of a dataset made before anyone subscribed as what it is: STATUS_CHANGED with the status before', async () => {
+    const id = unique('live_unseen').replace(/-/g, '_');
+    await seedDataset(asAdmin, id, 'ReadyToPublish');
+    const { client } = wsClient(bearer(admin));
+    const before = gw.gateway.subscriptions.stats().evaluations;
+    const events = client.iterate<{ datasetChanged: { datasetId: string; kind: string; previousStatus: string | null } }>({
+      query: 'subscription { datasetChanged { datasetId kind previousStatus } }',
+    });
+    const ours = nextMatching(events, (result) => result.data!.datasetChanged.datasetId === id);
+    await subscribed(before + 1);
+    await gql('mutation($id: ID!) { transitionDataset(id: $id, to: LIVE) { id } }', { id });
+    expect((await ours).data!.datasetChanged).toEqual({ datasetId: id, kind: 'STATUS_CHANGED', previousStatus: 'READY_TO_PUBLISH' });
+    await events.return?.();
+  });
+});
+
 describe('fields fed by the metrics store and the evaluator', () => {
   it('ingestionCounts: the events of an ingest arrive in the interval that saw them', async () => {
     const id = unique('live_counts').replace(/-/g, '_');

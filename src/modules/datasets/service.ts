@@ -31,6 +31,7 @@ import {
   type DatasetRecord,
   type DatasetStatus,
   type DatasetType,
+  type DatasetVersionStamp,
   type IgnoredFields,
   type JsonObject,
   type Stage,
@@ -144,6 +145,11 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
   return {
     ...createDraftingService(store, options.connectorSecrets),
     ...createDatasourceService(store, queryEngine, options),
+
+    /** The stage, status, version and last change of the newest `limit` dataset versions (by their last change). */
+    versionStamps(limit: number): Promise<DatasetVersionStamp[]> {
+      return store.versionStamps(limit);
+    },
 
     /** Batches every version lookup of one request into one statement. */
     createLoader(): DataLoader<string, DatasetVersions> {

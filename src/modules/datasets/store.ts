@@ -7,7 +7,7 @@ import type { RecordCache } from '../../platform/cache/published-cache.js';
 export { isUniqueViolation } from '../../platform/database/errors.js';
 import { readList, type ListArguments, type ListPage } from '../../platform/lists/list-query.js';
 import { datasetList } from './list.js';
-import type { DatasetDraftValues, DatasetRecord, DatasetStatus, DatasetType, JsonObject, Stage } from './types.js';
+import type { DatasetDraftValues, DatasetRecord, DatasetStatus, DatasetType, DatasetVersionStamp, JsonObject, Stage } from './types.js';
 
 type Row = Prisma.DatasetGetPayload<object>;
 type Client = PrismaClient | Prisma.TransactionClient;
@@ -89,6 +89,13 @@ export function createDatasetStore(prisma: PrismaClient, cache?: RecordCache<Dat
       /** A page of the dataset list (the list contract: src/platform/lists); never inside a transaction. */
       page(args: ListArguments, listMax: number): Promise<ListPage<DatasetRecord>> {
         return readList(prisma, datasetList, args, listMax, toRecord);
+      },
+
+      /** What tells each dataset's versions apart, for every dataset (the live events classify a change by it). */
+      async versionStamps(limit: number): Promise<DatasetVersionStamp[]> {
+        return db.dataset.findMany({ select: { datasetId: true, stage: true, status: true, version: true, updatedDate: true }, orderBy: { updatedDate: 'desc' }, take: limit }) as Promise<
+          DatasetVersionStamp[]
+        >;
       },
 
       /** Live versions of the given ids that are masters with status Live. */

@@ -44,3 +44,6 @@ export const DATASET_VERSION_VALUES = { LIVE: 'live', DRAFT: 'draft' } as const;
 
 /** GraphQL's DatasetTransition values and what this domain calls each (resolvers, codegen and REST all read this). */
 export const DATASET_TRANSITION_VALUES = { READY_TO_PUBLISH: 'ReadyToPublish', LIVE: 'Live', RETIRED: 'Retired', DELETE: 'Delete' } as const;
+
+/** A dataset version's stage, status, version and last change, without its configuration. */
+export type DatasetVersionStamp = Pick<DatasetRecord, 'datasetId' | 'stage' | 'status' | 'version' | 'updatedDate'>;

@@ -6,7 +6,7 @@
 //   every gateway gives the same numbers.
 import type { ChangeFeed } from '../../platform/cache/change-feed.js';
 import type { Logger } from '../../logger.js';
-import type { DatasetRecord } from '../datasets/types.js';
+import type { DatasetRecord, DatasetVersionStamp } from '../datasets/types.js';
 import type { DatasetVersions } from '../datasets/service.js';
 import type { IngestionPoint, SeriesService, TimeSeries } from '../series/series.js';
 import { LIVE_TABLE_PREFIX, type AlertRuleTransition, type NotificationOutcomeEvent } from './announcements.js';
@@ -27,6 +27,8 @@ export interface DatasetChange {
 export interface LiveEventsOptions {
   /** The dataset's versions as stored now. */
   datasetVersions(datasetId: string): Promise<DatasetVersions>;
+  /** The newest `limit` dataset versions' stamps (what tells a change), to know every dataset's status before its first change. */
+  versionStamps(limit: number): Promise<DatasetVersionStamp[]>;
   series: SeriesService;
   logger: Logger;
   /** Events a source keeps for the evaluation reading it (it reads at once; this bounds a stall). */
@@ -43,7 +45,7 @@ const MAX_CATCH_UP_STEPS = 60;
 /** Datasets whose last state is remembered (to tell a status change and to deliver a change once). */
 const REMEMBERED_DATASETS = 10_000;
 
-function signatureOf(record: DatasetRecord | undefined): string {
+function signatureOf(record: DatasetVersionStamp | undefined): string {
   return record ? `${record.stage}:${record.status}:${record.version}:${record.updatedDate.getTime()}` : 'none';
 }
 
@@ -54,6 +56,8 @@ export class LiveEvents {
   private readonly remembered = new Map<string, { signature: string; status: string | null }>();
   private readonly pendingDatasets = new Set<string>();
   private flushTimer: NodeJS.Timeout | undefined;
+  /** Every dataset's state being read (when the first subscriber to all datasets came): changes wait for it. */
+  private priming: Promise<void> | undefined;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly now: () => number;
   private readonly capacity: number;
@@ -88,6 +92,7 @@ export class LiveEvents {
   }
 
   private async readChange(datasetId: string): Promise<void> {
+    await this.priming;
     const versions = await this.options.datasetVersions(datasetId);
     const newest = versions.draft ?? versions.live;
     const signature = signatureOf(newest);
@@ -134,7 +139,10 @@ export class LiveEvents {
    * notification still on the way) is not delivered to it, since that state is what it subscribed to.
    */
   datasetChanges(datasetId: string | null): Channel<DatasetChange> {
-    if (datasetId === null) return this.fromListeners(this.datasetListeners, () => true);
+    if (datasetId === null) {
+      if (this.datasetListeners.size === 0) this.primeEveryDataset();
+      return this.fromListeners(this.datasetListeners, () => true);
+    }
     let subscribedTo: string | undefined;
     const held: DatasetChange[] = [];
     const channel = this.fromListeners(this.datasetListeners, (change) => {
@@ -158,6 +166,29 @@ export class LiveEvents {
       })
       .catch(() => release(''));
     return channel;
+  }
+
+  /**
+   * Remembers every dataset's state as it is now, so the first change of a dataset this gateway has
+   * not seen change since it started is told as what it is (STATUS_CHANGED, with the status before),
+   * not as a bare UPDATED. Changes announced meanwhile wait for it.
+   */
+  private primeEveryDataset(): void {
+    const priming = this.options
+      .versionStamps(REMEMBERED_DATASETS * 2)
+      .then((stamps) => {
+        const newest = new Map<string, DatasetVersionStamp>();
+        for (const stamp of stamps) if (stamp.stage === 'draft' || !newest.has(stamp.datasetId)) newest.set(stamp.datasetId, stamp);
+        for (const [id, stamp] of newest) {
+          if (this.remembered.size >= REMEMBERED_DATASETS) break;
+          if (!this.remembered.has(id)) this.remembered.set(id, { signature: signatureOf(stamp), status: stamp.status });
+        }
+      })
+      .catch((error: unknown) => this.options.logger.warn({ err: error }, 'live: the datasets could not be read; their first changes are told without the status before'))
+      .finally(() => {
+        if (this.priming === priming) this.priming = undefined;
+      });
+    this.priming = priming;
   }
 
   alertTransitions(accept: (event: AlertRuleTransition) => boolean): Channel<AlertRuleTransition> {
