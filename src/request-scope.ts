@@ -7,6 +7,8 @@ export interface RequestScope {
   requestId: string;
   /** The GraphQL operation's name (bounded: see use-observability.ts), once Apollo has resolved it. */
   graphqlOperation?: string;
+  /** Its kept GraphQL answer was looked up before Apollo and not served: Apollo executes it without looking again. */
+  keptAnswerLookedUp?: boolean;
 }
 
 const storage = new AsyncLocalStorage<RequestScope>();

@@ -44,6 +44,7 @@ import { answerClientErrors } from './http/client-errors.js';
 import { limitAnonymousGraphQL } from './http/limit-anonymous.js';
 import { crossOriginPolicy, useCrossOrigin } from './http/use-cross-origin.js';
 import { withFastPath } from './http/fast-path.js';
+import { unlessParsedAhead } from './http/body-read-ahead.js';
 import { KeptReads } from './http/kept-reads.js';
 import { useAuth } from './http/use-auth.js';
 import { graphiqlRouter } from './http/graphiql.js';
@@ -480,8 +481,9 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     '/graphql',
     limitAnonymousGraphQL({ limiter: rateLimiter }),
     useGraphQLUpload({ maxFileBytes: config.connectors.uploadLimitBytes }),
-    // GraphQL carries ingest batches too, so it takes bodies up to the larger of the two limits.
-    express.json({ limit: Math.max(config.http.bodyLimitBytes, config.ingestion.bodyLimitBytes) }),
+    // GraphQL carries ingest batches too, so it takes bodies up to the larger of the two limits; a
+    // body the fast path parsed ahead is not parsed again.
+    unlessParsedAhead(express.json({ limit: Math.max(config.http.bodyLimitBytes, config.ingestion.bodyLimitBytes) })),
     limitBatch(config.graphqlLimits.maxBatch),
     keptResults.keptAnswers((req, res) => accessFor(res.locals.auth as Authentication | undefined, req.ip), persistedOnlyFor(persistedRequiredFor)),
     expressMiddleware(apollo, { context: async ({ req, res }) => createContext(res.locals.requestId as string, res.locals.auth as Authentication | undefined, req.ip) }),

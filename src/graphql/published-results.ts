@@ -65,9 +65,10 @@ export interface PublishedResults<TContext extends { access: RequestAccess }> {
   /**
    * The kept answer a JSON POST with this (parsed) body may be served before Apollo, if any: a single
    * operation with its text (no batch, no persisted-query extensions), asking for plain JSON. Used by
-   * keptAnswers and by the fast path (src/http/fast-path.ts), which must decide alike.
+   * keptAnswers and by the fast path (src/http/fast-path.ts), which must decide alike. With `req`,
+   * a request it looked up is not looked up again: when it is not served, it is executed.
    */
-  keptAnswerFor: (body: unknown, headers: IncomingHttpHeaders) => KeptAnswer | undefined;
+  keptAnswerFor: (body: unknown, headers: IncomingHttpHeaders, req?: IncomingMessage) => KeptAnswer | undefined;
 }
 
 /**
@@ -90,6 +91,8 @@ function writeKeptGraphQLAnswer(req: IncomingMessage, res: ServerResponse, kept:
 
 export function publishedResults<TContext extends { access: RequestAccess }>(options: PublishedResultsOptions): PublishedResults<TContext> {
   const answers = options.cache.part<KeptAnswer>('GraphQL answers', options.maxEntries);
+  /** Requests whose kept answer was looked up: each is looked up once, whichever way it came. */
+  const lookedUp = new WeakSet<IncomingMessage>();
 
   const plugin: ApolloServerPlugin<TContext> = {
     async requestDidStart() {
@@ -105,7 +108,8 @@ export function publishedResults<TContext extends { access: RequestAccess }>(opt
           if (plan && request.query !== undefined) key = answerKey(request.query, request.operationName, request.variables);
         },
         async responseForOperation({ contextValue, response }) {
-          if (!plan || key === undefined) return null;
+          // A request looked up before Apollo and not served there is executed (and its answer kept).
+          if (!plan || key === undefined || currentRequestScope()?.keptAnswerLookedUp) return null;
           const kept = answers.get(key);
           if (!kept) return null;
           // The same check each root field's resolver makes; a refusal is left to execution to report.
@@ -137,19 +141,25 @@ export function publishedResults<TContext extends { access: RequestAccess }>(opt
     },
   };
 
-  const keptAnswerFor: PublishedResults<TContext>['keptAnswerFor'] = (body, headers) => {
+  const keptAnswerFor: PublishedResults<TContext>['keptAnswerFor'] = (body, headers, req) => {
     // Only a JSON POST, which no cross-site form can send: a multipart one (an upload, or a form
     // forging a query) goes through Apollo's CSRF prevention. Batches, GET, persisted-query
     // extensions and other media types take Apollo's way too.
     if (!isJsonRequest(headers) || typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
     const { query, operationName, variables, extensions } = body as GraphQLRequestBody;
     if (typeof query !== 'string' || extensions !== undefined || !options.cache.listening || !acceptsPlainJson(headers.accept)) return undefined;
+    if (req) lookedUp.add(req);
     return answers.get(answerKey(query, operationName, variables));
   };
 
   const keptAnswers: PublishedResults<TContext>['keptAnswers'] = (callerAccess, persistedOnly) => (req, res, next) => {
     if (req.method !== 'POST') return next();
-    const kept = keptAnswerFor(req.body, req.headers);
+    // Looked up already (by the fast path, which then did not serve it): executed, not looked up again.
+    const kept = lookedUp.has(req) ? undefined : keptAnswerFor(req.body, req.headers, req);
+    if (lookedUp.has(req)) {
+      const scope = currentRequestScope();
+      if (scope) scope.keptAnswerLookedUp = true;
+    }
     if (!kept) return next();
     const serve = () => {
       const scope = currentRequestScope();

@@ -27,6 +27,7 @@ import type { ObservedRequest, requestObserver } from './use-observability.js';
 import { requestIdFor } from './use-request-id.js';
 import { setSecurityHeaders } from './use-security-headers.js';
 import { authenticatedBefore } from './use-auth.js';
+import { handOnParsedBody } from './body-read-ahead.js';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -43,7 +44,7 @@ export interface FastPathOptions {
   draining: () => boolean;
   restReads: KeptReads;
   graphql: {
-    keptAnswerFor: (body: unknown, headers: IncomingHttpHeaders) => KeptAnswer | undefined;
+    keptAnswerFor: (body: unknown, headers: IncomingHttpHeaders, req?: IncomingMessage) => KeptAnswer | undefined;
     persistedOnly: (caller: RequestAccess['caller']) => boolean;
   };
   /** Largest /graphql body read ahead to look for a kept answer; larger ones go the normal way unread. */
@@ -69,19 +70,25 @@ function pathOf(url: string): string {
 }
 
 /**
- * Reads a whole body of at most `limit` bytes and puts it back at once, so that the stream reads the
- * same bytes again for whoever reads it next (express's body parser, when the request goes the
- * normal way). `done` gets the body, or undefined when it was longer than `limit` or failed.
+ * Reads a whole body of at most `limit` bytes. `done` gets it with `putBack`, which puts it back in
+ * the stream so that whoever reads it next (express's body parser, when the request goes the normal
+ * way unparsed) reads the same bytes; or undefined (put back already) when it was longer than
+ * `limit` or failed.
  */
-function peekBody(req: IncomingMessage, limit: number, done: (body: Buffer | undefined) => void): void {
+function peekBody(req: IncomingMessage, limit: number, done: (body: Buffer | undefined, putBack: () => void) => void): void {
   const chunks: Buffer[] = [];
   let size = 0;
+  const putBack = () => {
+    // Back in the stream before its end is announced (on the next tick, and only when it is empty).
+    if (size > 0) req.unshift(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+  };
   const finish = (body: Buffer | undefined) => {
     req.off('readable', onReadable);
     req.off('error', onError);
-    // Back in the stream before its end is announced (on the next tick, and only when it is empty).
-    if (size > 0) req.unshift(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-    done(body);
+    if (body === undefined) {
+      putBack();
+      done(undefined, () => undefined);
+    } else done(body, putBack);
   };
   const onError = () => finish(undefined);
   const onReadable = () => {
@@ -95,6 +102,16 @@ function peekBody(req: IncomingMessage, limit: number, done: (body: Buffer | und
   };
   req.on('readable', onReadable);
   req.on('error', onError);
+}
+
+/** JSON text parsed as express's JSON parser parses it (`strict`: an object or an array), or undefined. */
+function parseStrictJson(bytes: Buffer): object | undefined {
+  try {
+    const value: unknown = JSON.parse(bytes.toString());
+    return typeof value === 'object' && value !== null ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function withFastPath(options: FastPathOptions): Listener {
@@ -112,6 +129,7 @@ export function withFastPath(options: FastPathOptions): Listener {
     names: ObservedRequest,
     admit: (access: RequestAccess) => void | Promise<void>,
     write: (requestId: string) => boolean,
+    toNormalPath: () => void = () => normalPath(req, res),
   ): void => {
     const started = process.hrtime.bigint();
     let settled = false;
@@ -124,7 +142,7 @@ export function withFastPath(options: FastPathOptions): Listener {
       // Admitted here (or still being admitted: a slow shared store, an answer dropped meanwhile):
       // express admits the request again, drawing on the tokens paid here instead of taking more.
       if (access) authenticatedBefore(req, access.handOn());
-      normalPath(req, res);
+      toNormalPath();
     };
     const answer = () => {
       if (settled) return;
@@ -241,13 +259,15 @@ export function withFastPath(options: FastPathOptions): Listener {
       withBody({});
       return true;
     }
-    peekBody(req, options.maxRestBodyBytes, (bytes) => {
+    peekBody(req, options.maxRestBodyBytes, (bytes, putBack) => {
       let body: unknown;
       try {
         body = bytes && JSON.parse(bytes.toString());
       } catch {
         body = undefined;
       }
+      // The REST router reads its body itself (its limits see the text): it gets the bytes back.
+      putBack();
       if (body === undefined) return normalPath(req, res);
       withBody(body);
     });
@@ -261,16 +281,17 @@ export function withFastPath(options: FastPathOptions): Listener {
     if (!(length > 0 && length <= options.maxGraphQLBodyBytes)) return false;
     const cors = options.crossOrigin('POST', '/graphql', headers);
     if ('refuse' in cors || ('preflight' in cors && cors.preflight)) return false;
-    peekBody(req, options.maxGraphQLBodyBytes, (body) => {
-      let kept: KeptAnswer | undefined;
-      if (body) {
-        try {
-          kept = options.graphql.keptAnswerFor(JSON.parse(body.toString()), headers);
-        } catch {
-          kept = undefined;
-        }
-      }
-      if (!kept) return normalPath(req, res);
+    peekBody(req, options.maxGraphQLBodyBytes, (bytes, putBack) => {
+      const body = bytes && parseStrictJson(bytes);
+      // Parsed once: the normal path takes this body as it is (body-read-ahead.ts) when its JSON
+      // parser would read it alike (UTF-8 JSON, an object or an array); else it reads the bytes again.
+      const handOn = () => {
+        if (body !== undefined && isUtf8Json(headers['content-type'])) handOnParsedBody(req, body);
+        else putBack();
+        normalPath(req, res);
+      };
+      const kept = body && options.graphql.keptAnswerFor(body, headers, req);
+      if (!kept) return handOn();
       const found = kept;
       serve(
         req,
@@ -286,6 +307,7 @@ export function withFastPath(options: FastPathOptions): Listener {
           writeKeptAnswerAtTurnEnd('POST', headers, res, found.answer, '');
           return true;
         },
+        handOn,
       );
     });
     return true;
