@@ -6,7 +6,7 @@
 //   docs/introspection.json the answer to GraphQL's introspection query (what GraphiQL and code generators read)
 //   persisted-operations.json  the allow list of GraphQL operations, from graphql/operations/*.graphql
 //   docs/configuration.md   the configuration reference, from environmentSchema (src/config-reference.ts)
-//   README.md               its configuration table and its REST table, each between its markers
+//   README.md               its configuration table, its REST table and its operation pipeline table, each between its markers
 //
 // Usage: node --import tsx scripts/generated-files.ts           writes them (npm run generate:docs)
 //        node --import tsx scripts/generated-files.ts --check   exits 1 when one differs (npm run check:generated)
@@ -27,11 +27,13 @@ import { aliasLimitRule, depthLimitRule } from '../src/graphql/limits.js';
 import { buildManifest } from '../src/graphql/persisted-operations.js';
 import { LIST_SDL_FILE, listSdlText } from '../src/graphql/lists.js';
 import { buildSchema } from '../src/graphql/schema.js';
+import { pipelineReadmeTable } from '../src/graphql/pipeline/policies.js';
 import { GATEWAY_VERSION } from '../src/server.js';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const CONFIG_MARKERS = ['<!-- configuration:start (generated from src/config.ts by `npm run generate:docs`) -->', '<!-- configuration:end -->'] as const;
 export const REST_MARKERS = ['<!-- rest-table:start (generated from rest/*.ts by `npm run generate:docs`) -->', '<!-- rest-table:end -->'] as const;
+export const PIPELINE_MARKERS = ['<!-- pipeline-table:start (generated from src/graphql/pipeline/policies.ts by `npm run generate:docs`) -->', '<!-- pipeline-table:end -->'] as const;
 
 /** `text` with what lies between `markers` replaced by `content`; undefined when a marker is missing. */
 function between(text: string, markers: readonly [string, string], content: string): string | undefined {
@@ -75,12 +77,13 @@ export function persistedOperationsText(): string {
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
 
-/** README.md with its configuration and REST tables replaced; undefined when a marker is missing. */
+/** README.md with its configuration, REST and operation pipeline tables replaced; undefined when a marker is missing. */
 function readmeText(): string | undefined {
   const file = path.join(ROOT, 'README.md');
   if (!existsSync(file)) return undefined;
   const withConfiguration = between(readFileSync(file, 'utf8'), CONFIG_MARKERS, configurationTable());
-  return withConfiguration === undefined ? undefined : between(withConfiguration, REST_MARKERS, restReadmeTable(restEndpoints));
+  const withRest = withConfiguration === undefined ? undefined : between(withConfiguration, REST_MARKERS, restReadmeTable(restEndpoints));
+  return withRest === undefined ? undefined : between(withRest, PIPELINE_MARKERS, pipelineReadmeTable());
 }
 
 export function generatedFiles(): GeneratedFile[] {

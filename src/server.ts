@@ -15,7 +15,6 @@ import type { AddressInfo } from 'node:net';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { unwrapResolverError } from '@apollo/server/errors';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
@@ -24,8 +23,8 @@ import { buildOpenApiDocument } from '../rest/openapi.js';
 import { restEndpoints } from '../rest/endpoints.js';
 import type { Config } from './config.js';
 import { createContextFactory, type GatewayContext, requestAccessFactory, type Services } from './context.js';
-import { GENERIC_FAILURE_MESSAGE, StartupError } from './errors.js';
-import { classifyGraphQLError } from './graphql/errors.js';
+import { StartupError } from './errors.js';
+import { formatGraphQLError, reportUnexpectedError } from './graphql/errors.js';
 import { buildSchema, PUBLISHED_READS, ROOT_FIELD_PERMISSIONS } from './graphql/schema.js';
 import { readPlanner } from './graphql/published-reads.js';
 import { NODE_READ_API_IDS } from './graphql/nodes.js';
@@ -254,38 +253,12 @@ async function createEventBus(config: Config, database: Database, logger: Logger
   return new KafkaEventBus(createKafkaProducer(kafka), kafka, logger);
 }
 
-/** Shapes GraphQL errors with the same classification REST uses: ours carry their contract code
- * and kind; unexpected ones are masked. */
-function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
-  if (!(error instanceof GraphQLError)) return formatted;
-  const classified = classifyGraphQLError(error);
-  if (classified.kind === 'gateway') {
-    const { code, kind, message } = classified.error;
-    return { ...formatted, message, extensions: { code, responseCode: kind } };
-  }
-  if (classified.kind === 'unexpected') {
-    return { ...formatted, message: GENERIC_FAILURE_MESSAGE, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
-  }
-  // Apollo refuses some malformed requests (a persisted query of another version) with HTTP 400 but
-  // no code, which it then labels INTERNAL_SERVER_ERROR: the caller's fault, so named as such.
-  if (error.originalError === undefined && formatted.extensions?.code === 'INTERNAL_SERVER_ERROR') {
-    return { ...formatted, extensions: { ...formatted.extensions, code: 'BAD_REQUEST' } };
-  }
-  return formatted;
-}
-
 /** Logs the errors formatGraphQLError masks, with the request id. */
 const logUnexpectedErrors: ApolloServerPlugin<GatewayContext> = {
   async requestDidStart() {
     return {
       async didEncounterErrors({ errors, contextValue }) {
-        for (const error of errors) {
-          const classified = classifyGraphQLError(error);
-          if (classified.kind === 'unexpected') contextValue.logger.error({ err: classified.error }, 'unexpected error in GraphQL resolver');
-          else if (classified.kind === 'gateway' && classified.error.code === 'DATABASE_UNAVAILABLE') {
-            contextValue.logger.warn({ err: unwrapResolverError(error) }, 'database unavailable');
-          }
-        }
+        for (const error of errors) reportUnexpectedError(contextValue.logger, error);
       },
     };
   },
@@ -395,6 +368,11 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   const costOptions = { unboundedPageSize: largestListPage(config), tableRows: knownTableRows(database.prisma) };
 
   // Subscriptions (src/modules/live): WebSocket on the /graphql upgrade, SSE on /graphql/stream.
+  // Subscriptions' errors are shaped as HTTP's, and an unexpected one is logged as Apollo's plugin logs it.
+  const formatLiveError = (formatted: GraphQLFormattedError, error: GraphQLError): GraphQLFormattedError => {
+    reportUnexpectedError(logger, error);
+    return formatGraphQLError(formatted, error);
+  };
   // A shared evaluation runs with its subscribers' access (one access key), without spending their tokens.
   const evaluationContext = createContextFactory(services, logger, accessControl.withoutRateLimits());
   const subscriptions = serveSubscriptions({
@@ -414,12 +392,12 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     }),
     shared: new SharedSubscriptions({
       schema,
-      formatError: formatGraphQLError,
+      formatError: formatLiveError,
       startsWithSnapshot: (document) => subscribedFields(document).includes('metricSeries'),
     }),
     queueCapacity: config.live.queueCapacity,
     keepAliveMs: config.live.keepAliveMs,
-    formatError: formatGraphQLError,
+    formatError: formatLiveError,
     logger,
     observe: subscriptionObserver({ logger, metrics }),
     metrics,

@@ -1,7 +1,9 @@
 // Sorting errors that come out of a GraphQL execution into: ours (a GatewayError from a service),
-// the caller's (a document or variables the schema refuses), and the unexpected (a bug: logged and masked).
-import type { GraphQLError } from 'graphql';
-import { GatewayError } from '../errors.js';
+// the caller's (a document or variables the schema refuses), and the unexpected (a bug: logged and
+// masked); and the one shape every door that answers GraphQL sends them in (HTTP and subscriptions).
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { GatewayError, GENERIC_FAILURE_MESSAGE } from '../errors.js';
+import type { Logger } from '../logger.js';
 import { isDatabaseUnavailable, isUnstorableText } from '../platform/database/errors.js';
 
 export const DATABASE_UNAVAILABLE_MESSAGE = 'The database is unavailable at the moment; try again shortly.';
@@ -19,4 +21,33 @@ export function classifyGraphQLError(error: GraphQLError): ClassifiedError {
   }
   if (isDatabaseUnavailable(original)) return { kind: 'gateway', error: new GatewayError('DATABASE_UNAVAILABLE', DATABASE_UNAVAILABLE_MESSAGE) };
   return { kind: 'unexpected', error: original };
+}
+
+/**
+ * Shapes a GraphQL error with the same classification REST uses: ours carry their contract code and
+ * kind; unexpected ones are masked (reportUnexpectedError logs them).
+ */
+export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  if (!(error instanceof GraphQLError)) return formatted;
+  const classified = classifyGraphQLError(error);
+  if (classified.kind === 'gateway') {
+    const { code, kind, message } = classified.error;
+    return { ...formatted, message, extensions: { code, responseCode: kind } };
+  }
+  if (classified.kind === 'unexpected') {
+    return { ...formatted, message: GENERIC_FAILURE_MESSAGE, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+  }
+  // Apollo refuses some malformed requests (a persisted query of another version) with HTTP 400 but
+  // no code, which it then labels INTERNAL_SERVER_ERROR: the caller's fault, so named as such.
+  if (error.originalError === undefined && formatted.extensions?.code === 'INTERNAL_SERVER_ERROR') {
+    return { ...formatted, extensions: { ...formatted.extensions, code: 'BAD_REQUEST' } };
+  }
+  return formatted;
+}
+
+/** Logs what formatGraphQLError masks (an unexpected error), and a database outage as a warning. */
+export function reportUnexpectedError(logger: Logger, error: GraphQLError): void {
+  const classified = classifyGraphQLError(error);
+  if (classified.kind === 'unexpected') logger.error({ err: classified.error }, 'unexpected error in GraphQL resolver');
+  else if (classified.kind === 'gateway' && classified.error.code === 'DATABASE_UNAVAILABLE') logger.warn({ err: error.originalError ?? error }, 'database unavailable');
 }
