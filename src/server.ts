@@ -128,7 +128,7 @@ export interface Gateway {
    * closes the database (and the embedded server).
    */
   /** Open WebSocket connections, SSE streams and shared evaluations of subscriptions. */
-  subscriptions: { stats(): { webSockets: number; streams: number; evaluations: number } };
+  subscriptions: { stats(): { webSockets: number; streams: number; evaluations: number; started: number } };
   stop(): Promise<void>;
   /** True from the moment stop() is called. */
   readonly draining: boolean;

@@ -235,6 +235,8 @@ class StreamSubscription implements LiveSubscriber, AsyncIterableIterator<never>
 
 export function serveSubscriptions(options: SubscriptionTransportOptions) {
   const { gate, shared, authenticator } = options;
+  /** Subscriptions admitted and joined to their evaluation since start. */
+  let started = 0;
   // A result answered at subscribe (not a stream) is shaped here; shared results arrive shaped (multiplexer.ts).
   const format = (result: ExecutionResult): FormattedExecutionResult | undefined => (result.errors ? formatLiveResult(result, options.formatError) : undefined);
   /**
@@ -258,6 +260,7 @@ export function serveSubscriptions(options: SubscriptionTransportOptions) {
     if ('leave' in joined) {
       subscriber.joined(joined);
       observation.started();
+      started += 1;
       return undefined;
     }
     const errors = format(joined)?.errors ?? [{ message: 'the subscription answered no stream', extensions: { code: 'INTERNAL_SERVER_ERROR' } }];
@@ -462,8 +465,8 @@ export function serveSubscriptions(options: SubscriptionTransportOptions) {
 
   return {
     sseRouter,
-    /** Open WebSocket connections and SSE streams. */
-    stats: () => ({ webSockets: wss.clients.size, streams, evaluations: shared.activeEvaluations }),
+    /** Open WebSocket connections and SSE streams, evaluations running, and subscriptions started since the gateway did (each answered only once it runs). */
+    stats: () => ({ webSockets: wss.clients.size, streams, evaluations: shared.activeEvaluations, started }),
     async close(): Promise<void> {
       options.httpServer.off('upgrade', onUpgrade);
       for (const res of openStreams) res.end();

@@ -12,7 +12,7 @@ export default class ContractReporter {
           const reason = test.ancestorTitles.map((title) => /\[skipped: (.+)\]$/.exec(title)?.[1]).find(Boolean) ?? `no reason given (${file.testFilePath.split('/test/').pop()})`;
           skipped.set(reason, (skipped.get(reason) ?? 0) + 1);
         }
-        const match = /^.+ over (rest|graphql)$/.exec(test.ancestorTitles[0] ?? '');
+        const match = /^.+ over (rest|graphql|graphql-ws|graphql-sse)$/.exec(test.ancestorTitles[0] ?? '');
         if (match && test.status !== 'pending') counts.set(match[1], (counts.get(match[1]) ?? 0) + 1);
       }
     }

@@ -1,0 +1,112 @@
+// The two subscription transports of the live scenarios: graphql-ws (its client) and graphql-sse
+// (a plain fetch reading the event stream, so a refusal's HTTP answer is read as a user sees it).
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import type { TestGateway } from '../../support/gateway.js';
+import type { DatasetChangeSeen, LiveDriver, Watch } from '../live-changes.js';
+import type { Outcome } from '../harness.js';
+
+type GraphQLResult = { data?: Record<string, any> | null; errors?: { message: string; extensions?: { code?: string } }[] };
+
+const DATASET_CHANGES = 'subscription($id: String) { datasetChanged(datasetId: $id) { datasetId kind previousStatus dataset { status } } }';
+const SERIES = 'subscription($q: String!, $range: Int!, $step: Int!) { metricSeries(query: $q, range: $range, step: $step) { points { v } } }';
+const COUNTS = 'subscription($id: String!) { ingestionCounts(datasetId: $id, every: 1) { eventsIn } }';
+
+function outcomeOf<T>(result: GraphQLResult, read: (data: Record<string, any>) => T): Outcome<T> {
+  const error = result.errors?.[0];
+  if (error) return { ok: false, code: error.extensions?.code ?? 'GRAPHQL_ERROR', message: error.message };
+  return { ok: true, value: read(result.data!) };
+}
+
+const readChange = (data: Record<string, any>): DatasetChangeSeen => {
+  const { datasetId, kind, previousStatus, dataset } = data.datasetChanged;
+  return { datasetId, kind, previousStatus, status: dataset?.status ?? null };
+};
+const readSeries = (data: Record<string, any>): number[] => (data.metricSeries as { points: { v: number }[] }[]).flatMap((series) => series.points.map((point) => point.v));
+const readCounts = (data: Record<string, any>) => ({ eventsIn: data.ingestionCounts.eventsIn as number });
+
+/** Waits until the gateway has started one more subscription than before, or the subscription was refused. */
+async function evaluated(gw: TestGateway, before: number, refused: () => boolean): Promise<void> {
+  for (let i = 0; i < 250 && !refused() && gw.gateway.subscriptions.stats().started <= before; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+export function wsLiveDriver(gw: TestGateway): LiveDriver {
+  let client: Client | undefined;
+  const watch = async <T>(query: string, variables: Record<string, unknown>, read: (data: Record<string, any>) => T): Promise<Watch<T>> => {
+    client ??= createClient({ url: `${gw.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, lazy: false, retryAttempts: 0 });
+    const before = gw.gateway.subscriptions.stats().started;
+    const events = client.iterate<Record<string, any>>({ query, variables });
+    let refusal: Outcome<T> | undefined;
+    const first = events.next().then(
+      (next) => outcomeOf(next.value as GraphQLResult, read),
+      (errors: GraphQLResult['errors']) => (refusal = outcomeOf({ errors }, read)),
+    );
+    await evaluated(gw, before, () => refusal !== undefined);
+    let firstTaken = false;
+    return {
+      next: async () => {
+        if (!firstTaken) {
+          firstTaken = true;
+          return first;
+        }
+        return outcomeOf((await events.next()).value as GraphQLResult, read);
+      },
+      close: async () => {
+        await events.return?.();
+      },
+    };
+  };
+  return {
+    watchDataset: (datasetId) => watch(DATASET_CHANGES, { id: datasetId }, readChange),
+    watchSeries: (query, range, step) => watch(SERIES, { q: query, range, step }, readSeries),
+    watchCounts: (datasetId) => watch(COUNTS, { id: datasetId }, readCounts),
+  };
+}
+
+export function sseLiveDriver(gw: TestGateway): LiveDriver {
+  const watch = async <T>(query: string, variables: Record<string, unknown>, read: (data: Record<string, any>) => T): Promise<Watch<T>> => {
+    const before = gw.gateway.subscriptions.stats().started;
+    const controller = new AbortController();
+    const response = await fetch(`${gw.url}/graphql/stream`, {
+      method: 'POST',
+      headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+      signal: controller.signal,
+    });
+    if (response.status !== 200) {
+      const refusal = outcomeOf((await response.json()) as GraphQLResult, read);
+      return { next: async () => refusal, close: async () => undefined };
+    }
+    await evaluated(gw, before, () => false);
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffered = '';
+    return {
+      next: async () => {
+        for (;;) {
+          const end = buffered.indexOf('\n\n');
+          if (end >= 0) {
+            const event = buffered.slice(0, end);
+            buffered = buffered.slice(end + 2);
+            const data = /^data: (.*)$/m.exec(event)?.[1];
+            if (/^event: next$/m.test(event) && data) return outcomeOf(JSON.parse(data) as GraphQLResult, read);
+            if (/^event: complete$/m.test(event)) return { ok: false, code: 'COMPLETED', message: 'the stream completed' };
+            continue;
+          }
+          const chunk = await reader.read();
+          if (chunk.done) return { ok: false, code: 'CLOSED', message: 'the stream ended' };
+          buffered += decoder.decode(chunk.value, { stream: true });
+        }
+      },
+      close: async () => {
+        controller.abort();
+        await reader.cancel().catch(() => undefined);
+      },
+    };
+  };
+  return {
+    watchDataset: (datasetId) => watch(DATASET_CHANGES, { id: datasetId }, readChange),
+    watchSeries: (query, range, step) => watch(SERIES, { q: query, range, step }, readSeries),
+    watchCounts: (datasetId) => watch(COUNTS, { id: datasetId }, readCounts),
+  };
+}
