@@ -14,6 +14,7 @@ import { describeJsonLimitViolation, findJsonLimitViolation, type JsonLimits } f
 import { requestMsgid, sendFailure, successEnvelopeHead, successEnvelopeJson } from '../src/http/envelope.js';
 import { answerEtag, prepareResult, type PreparedAnswer, writeKeptAnswer } from '../src/http/kept-answer.js';
 import type { KeptReads } from '../src/http/kept-reads.js';
+import { unlessParsedAhead } from '../src/http/body-read-ahead.js';
 import { jsonBodyOf } from '../src/platform/json/written-json.js';
 import { MultipartRefused, receiveSingleFile } from './multipart.js';
 import { keyOfRepeatedBodies } from './repeated-reads.js';
@@ -130,8 +131,9 @@ function bodyParseFailure(error: unknown, code: ErrorCode, limit: number): Gatew
 
 export function createRestRouter(options: RestRouterOptions): express.Router {
   const router = express.Router();
-  const parseJson = express.json({ limit: options.bodyLimitBytes, strict: false, type: () => true });
-  const parseLargeJson = express.json({ limit: options.largeBodyLimitBytes, strict: false, type: () => true });
+  // A body the fast path read ahead (src/http/body-read-ahead.ts) is not parsed again.
+  const parseJson = unlessParsedAhead(express.json({ limit: options.bodyLimitBytes, strict: false, type: () => true }));
+  const parseLargeJson = unlessParsedAhead(express.json({ limit: options.largeBodyLimitBytes, strict: false, type: () => true }));
 
   const published = options.publishedReads;
   for (const compiled of options.endpoints.map((endpoint) => compile(endpoint, options.schema, published?.planOf))) {

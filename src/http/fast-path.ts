@@ -230,10 +230,11 @@ export function withFastPath(options: FastPathOptions): Listener {
     if (!bodyless && !(isUtf8Json(contentType) && Number(length) > 0 && Number(length) <= options.maxRestBodyBytes)) return false;
     const cors = options.crossOrigin('POST', url, headers);
     if ('refuse' in cors || ('preflight' in cors && cors.preflight)) return false;
-    const withBody = (body: unknown) => {
+    /** `toNormalPath` hands the request on when it is not served here (with its body, when read ahead). */
+    const withBody = (body: unknown, toNormalPath: () => void) => {
       const key = read.keyOfBody(body);
       let answer = key === undefined ? undefined : read.part.get(key);
-      if (!answer) return normalPath(req, res);
+      if (!answer) return toNormalPath();
       const head = successEnvelopeHead(read.apiId, requestMsgid(body));
       let decidedLater = false;
       serve(
@@ -253,10 +254,11 @@ export function withFastPath(options: FastPathOptions): Listener {
           writeKeptAnswerAtTurnEnd('POST', headers, res, answer, head);
           return true;
         },
+        toNormalPath,
       );
     };
     if (bodyless) {
-      withBody({});
+      withBody({}, () => normalPath(req, res));
       return true;
     }
     peekBody(req, options.maxRestBodyBytes, (bytes, putBack) => {
@@ -266,10 +268,15 @@ export function withFastPath(options: FastPathOptions): Listener {
       } catch {
         body = undefined;
       }
-      // The REST router reads its body itself (its limits see the text): it gets the bytes back.
-      putBack();
-      if (body === undefined) return normalPath(req, res);
-      withBody(body);
+      if (body === undefined) {
+        putBack();
+        return normalPath(req, res);
+      }
+      // Parsed once: the REST router (a JSON parser that is not strict) takes this body as it is.
+      withBody(body, () => {
+        handOnParsedBody(req, body);
+        normalPath(req, res);
+      });
     });
     return true;
   };

@@ -95,4 +95,20 @@ describe('a JSON POST /graphql is parsed once and its kept answer looked up once
     expect(mutation.body.errors?.[0]?.extensions?.code).toBe('DATASET_NOT_FOUND');
     expect({ parses: mutation.parses, lookUps: mutation.lookUps }).toEqual({ parses: 1, lookUps: 1 });
   });
+
+  it('a REST list the fast path reads ahead is parsed once too, kept or not', async () => {
+    const text = JSON.stringify({ id: 'api.datasets.list', ver: 'v2', ts: '2026-01-01T00:00:00Z', params: { msgid: 'parse-once' }, request: { filters: { status: ['Live'] } } });
+    const parses = async () => {
+      const parse = jest.spyOn(JSON, 'parse');
+      try {
+        const response = await supertest(fast.url).post('/v2/datasets/list').set('authorization', admin).set('content-type', 'application/json').send(text);
+        expect(response.status).toBe(200);
+        return parse.mock.calls.filter(([argument]) => argument === text).length;
+      } finally {
+        parse.mockRestore();
+      }
+    };
+    expect(await parses()).toBe(1);
+    expect(await parses()).toBe(1);
+  });
 });

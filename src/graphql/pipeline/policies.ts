@@ -53,7 +53,7 @@ export const OPERATION_PIPELINE: readonly OperationPolicy[] = [
     guarantee: 'A bounded body, read and parsed once; an unreadable one is refused with a message naming what is wrong.',
     at: {
       'graphql-http': { by: ['src/http/body-read-ahead.ts#unlessParsedAhead'] },
-      rest: { by: ['rest/router.ts#createRestRouter'] },
+      rest: { by: ['rest/router.ts#createRestRouter', 'src/http/body-read-ahead.ts#unlessParsedAhead'] },
       'graphql-ws': { by: ['src/http/use-subscriptions.ts#serveSubscriptions'] },
       'graphql-sse': { by: ['src/http/use-subscriptions.ts#serveSubscriptions'] },
       'kept-answer': { by: ['src/http/fast-path.ts#withFastPath', 'src/http/body-read-ahead.ts#handOnParsedBody'] },
@@ -137,7 +137,7 @@ export const OPERATION_PIPELINE: readonly OperationPolicy[] = [
     guarantee: 'A published read is answered from what the published cache keeps, looked up once per request, never older than its last committed change.',
     at: {
       'graphql-http': { by: ['src/graphql/published-results.ts#publishedResults'] },
-      rest: { by: ['rest/router.ts#createRestRouter'] },
+      rest: { by: ['rest/router.ts#createRestRouter', 'src/http/kept-reads.ts#KeptReads'] },
       'graphql-ws': { skipped: 'a subscription is evaluated once for all its subscribers of the same access (src/modules/live/multiplexer.ts), not kept' },
       'graphql-sse': { skipped: 'a subscription is evaluated once for all its subscribers of the same access (src/modules/live/multiplexer.ts), not kept' },
       'kept-answer': { by: ['src/graphql/published-results.ts#publishedResults', 'src/http/kept-reads.ts#KeptReads'] },
