@@ -15,7 +15,7 @@ import type pg from 'pg';
 import { GatewayError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { withTransaction } from '../../platform/database/transaction.js';
-import { MetricsRequestError, type PrometheusApi } from '../../platform/metrics-store/prometheus-api.js';
+import { MetricsRequestError, type PrometheusApi } from '../../platform/metrics-store/prometheus-read-api.js';
 import type { AlertService } from '../alerts/service.js';
 import { formatDuration } from '../../platform/promql/parser.js';
 import type { ActiveAlert, NotificationKind, RuleState, StringMap } from './types.js';
