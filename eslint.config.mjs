@@ -7,7 +7,8 @@ import tseslint from 'typescript-eslint';
 // Layers (README "Layout"): rest/ and src/graphql are transports over src/modules; a module reaches
 // outside systems through the ports of src/platform, which know no module, transport or HTTP
 // layer (what a port needs from a module, src/server.ts hands it); nor does src/telemetry, the
-// gateway's own metrics, which modules feed. Only src/server.ts, which wires them together, may import anything. Imports here are always relative, so a forbidden import is
+// gateway's own metrics, which modules feed. The GraphQL layer (src/graphql) does not import the HTTP
+// layer (src/http), which sits on top of it. Only src/server.ts, which wires them together, may import anything. Imports here are always relative, so a forbidden import is
 // recognised by its specifier; test/deploy/layers.test.ts plants one of each kind and checks that
 // lint fails on it. Type-only imports count too: a shape a port and a module share lives in the port.
 const upperLayers = (layer, remedy) => ({
@@ -20,6 +21,10 @@ const FORBIDDEN = {
   telemetryUpperLayers: upperLayers('src/telemetry', 'the metrics declare the observer types they implement, and modules import those'),
   otherModuleStore: { regex: '^\\.\\./[^/.][^/]*/store(\\.js)?$|(^|/)modules/[^/]+/store(\\.js)?$', message: "A module does not import another module's store: call that module's service." },
   anyModuleStore: { regex: '(^|/)modules/[^/]+/store(\\.js)?$', message: "Only a module itself (and src/server.ts, which wires it) imports a module's store: call its service." },
+  graphqlHttp: {
+    regex: '^(\\.\\./)+http(/|$)',
+    message: 'src/graphql does not import the HTTP layer (src/http): what both need lives below them (src/platform), and what the GraphQL layer needs from src/http, src/server.ts hands over.',
+  },
 };
 const layerRule = (...forbidden) => ({ 'no-restricted-imports': ['error', { patterns: forbidden }] });
 
@@ -70,6 +75,7 @@ export default tseslint.config(
   { files: ['src/**/*.ts'], ignores: ['src/server.ts'], rules: layerRule(FORBIDDEN.rest, FORBIDDEN.anyModuleStore) },
   { files: ['src/platform/**/*.ts'], rules: layerRule(FORBIDDEN.rest, FORBIDDEN.upperLayers, FORBIDDEN.anyModuleStore) },
   { files: ['src/telemetry/**/*.ts'], rules: layerRule(FORBIDDEN.rest, FORBIDDEN.telemetryUpperLayers, FORBIDDEN.anyModuleStore) },
+  { files: ['src/graphql/**/*.ts'], rules: layerRule(FORBIDDEN.rest, FORBIDDEN.graphqlHttp, FORBIDDEN.anyModuleStore) },
   { files: ['src/modules/**/*.ts'], rules: layerRule(FORBIDDEN.rest, FORBIDDEN.otherModuleStore) },
   { files: ['rest/**/*.ts'], rules: layerRule(FORBIDDEN.anyModuleStore) },
 );

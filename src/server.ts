@@ -44,6 +44,7 @@ import { answerClientErrors } from './http/client-errors.js';
 import { limitAnonymousGraphQL } from './http/limit-anonymous.js';
 import { crossOriginPolicy, useCrossOrigin } from './http/use-cross-origin.js';
 import { withFastPath } from './http/fast-path.js';
+import { writeKeptAnswer } from './http/kept-answer.js';
 import { KeptReads } from './http/kept-reads.js';
 import { useAuth } from './http/use-auth.js';
 import { graphiqlRouter } from './http/graphiql.js';
@@ -427,7 +428,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   // A kept answer holding health or counters is served only to a caller their own fields admit.
   const figuresApiIds = { DatasetHealth: metricsFieldPermissions['Query.datasetHealth']!, IngestionStats: ingestionFieldPermissions['Query.ingestionStats']! };
   const planOf = readPlanner(schema, PUBLISHED_READS, ROOT_FIELD_PERMISSIONS, { ...NODE_READ_API_IDS, ...figuresApiIds }, config.graphql.figuresMaxAgeMs);
-  const keptResults = publishedResults<GatewayContext>({ cache: published, planOf, maxEntries: 2_000 });
+  const keptResults = publishedResults<GatewayContext>({ cache: published, planOf, maxEntries: 2_000, writeAnswer: writeKeptAnswer });
   const accessFor = requestAccessFactory(accessControl);
   const apollo = new ApolloServer<GatewayContext>({
     schema,

@@ -31,6 +31,7 @@ const TELEMETRY = /src\/telemetry does not import modules, transports or the HTT
 const REST = /src\/ does not import rest\//;
 const OTHER_STORE = /A module does not import another module's store/;
 const ANY_STORE = /Only a module itself \(and src\/server.ts, which wires it\) imports a module's store/;
+const GRAPHQL_HTTP = /src\/graphql does not import the HTTP layer \(src\/http\)/;
 
 const FORBIDDEN: [string, string, string, RegExp][] = [
   ['platform runs module code', 'src/platform/event-bus/planted.ts', "import { ingestionProcessing } from '../../modules/ingestion/pipeline.js';", PLATFORM],
@@ -50,6 +51,8 @@ const FORBIDDEN: [string, string, string, RegExp][] = [
   ["a module imports another module's store by a long path", 'src/modules/alerts/planted.ts', "import type { AlertRuleStore } from '../../modules/alert-rules/store.js';", OTHER_STORE],
   ["a GraphQL file imports a module's store", 'src/graphql/planted.ts', "import { createTemplateStore } from '../modules/templates/store.js';", ANY_STORE],
   ["a REST entry imports a module's store", 'rest/planted.ts', "import { createDatasetStore } from '../src/modules/datasets/store.js';", ANY_STORE],
+  ['the GraphQL layer imports the HTTP layer', 'src/graphql/planted.ts', "import { writeKeptAnswer } from '../http/kept-answer.js';", GRAPHQL_HTTP],
+  ['the GraphQL layer takes a type from the HTTP layer', 'src/graphql/planted.ts', "import type { KeptReads } from '../http/kept-reads.js';", GRAPHQL_HTTP],
 ];
 
 const ALLOWED: [string, string, string][] = [
@@ -68,6 +71,8 @@ const ALLOWED: [string, string, string][] = [
   ['a module imports the observer type telemetry declares', 'src/modules/ingestion/planted.ts', "import type { IngestionObserver } from '../../telemetry/metrics.js';"],
   ['a platform adapter imports the metrics store (a platform file named store)', 'src/platform/promql/planted.ts', "import { MetricsStore } from '../metrics-store/store.js';"],
   ['rest/ imports the envelope from src/http', 'rest/planted.ts', "import { sendFailure } from '../src/http/envelope.js';"],
+  ['the GraphQL layer imports what it keeps from the platform', 'src/graphql/planted.ts', "import { prepareBody, type PreparedAnswer } from '../platform/cache/prepared-answer.js';"],
+  ['the HTTP layer imports the GraphQL layer', 'src/http/planted.ts', "import { admitToKeptAnswer } from '../graphql/published-results.js';"],
 ];
 
 describe('the layer rule (eslint.config.mjs)', () => {
