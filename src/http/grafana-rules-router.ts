@@ -6,8 +6,8 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { AccessControl, Authentication } from '../auth/access.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { grafanaRulesAnswer } from '../modules/alert-rules/grafana-rules-answer.js';
-import type { AlertRuleService } from '../modules/alert-rules/service.js';
+import { grafanaRulesAnswer } from '../modules/alert-rules/index.js';
+import type { AlertRuleService } from '../modules/alert-rules/index.js';
 import { prometheusFailure, sendGatewayFailure } from './prometheus-api-router.js';
 
 export const GRAFANA_RULES_PREFIX = '/api/prometheus/grafana';

@@ -6,8 +6,7 @@ import { MetricsRequestError, readRequest, type MetricsParams, type PrometheusAp
 import type { ListArguments, ListPage } from '../../platform/lists/list-query.js';
 import type { DatasourceSize, QueryEngine } from '../../platform/query-engine/query-engine.js';
 import { isObject } from '../../validation/json-object.js';
-import type { DatasourceEntry } from '../datasets/datasources.js';
-import type { DatasetService } from '../datasets/service.js';
+import type { DatasourceEntry, DatasetService } from '../datasets/index.js';
 
 export interface DatasourceSizeEntry {
   name: string;
