@@ -3,6 +3,7 @@
 // while another file of this module is still loading (an import cycle through src/graphql).
 export {
   ACTIVE_ALERT_STATE_VALUES,
+  type ActiveAlertView,
   ALERT_NOTIFICATION_KIND_VALUES,
   ALERT_NOTIFICATION_OUTCOME_VALUES,
   ALERT_RULE_OPERATOR_VALUES,
@@ -10,7 +11,9 @@ export {
   ALERT_RULE_SEVERITY_VALUES,
   ALERT_RULE_STATE_VALUES,
   ALERT_RULE_STATUS_VALUES,
+  type AlertNotificationPage,
   type AlertNotificationRecord,
+  type AlertRulePage,
   type AlertRuleView,
   type RuleEvaluation,
 } from './types.js';

@@ -4,14 +4,19 @@
 export {
   ALERT_MANAGER_KIND_VALUES,
   type ChannelConfig,
+  type ChannelPage,
   type ChannelRecord,
   type ChannelTarget,
   type ManagerKind,
+  type MetricAliasPage,
+  type MetricAliasRecord,
   NOTIFICATION_CHANNEL_ORDER_FIELD_VALUES,
   NOTIFICATION_CHANNEL_STATUS_VALUES,
   NOTIFICATION_CHANNEL_TYPE_VALUES,
   SILENCE_STATE_VALUES,
+  type SilencePage,
   type SilenceRecord,
+  type SilenceState,
 } from './types.js';
 export { channelList, metricAliasList, silenceList } from './list.js';
 export { alertsFieldPermissions } from './permissions.js';

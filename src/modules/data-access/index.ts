@@ -3,6 +3,6 @@
 // while another file of this module is still loading (an import cycle through src/graphql).
 export { EXHAUST_TYPE_VALUES } from './types.js';
 export { dataAccessFieldPermissions } from './permissions.js';
-export { createMetricsQueries, type MetricsQueries } from './metrics.js';
+export { createMetricsQueries, type DatasourceSizePage, type MetricsQueries } from './metrics.js';
 export { createDataAccessService, type DataAccessService } from './service.js';
 export { dataAccessResolvers } from './resolvers.js';

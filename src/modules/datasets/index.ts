@@ -7,6 +7,7 @@ export {
   DATASET_TRANSITION_VALUES,
   DATASET_TYPE_VALUES,
   DATASET_VERSION_VALUES,
+  type DatasetPage,
   type DatasetRecord,
   type DatasetVersionStamp,
   type JsonObject,
@@ -16,8 +17,8 @@ export {
 export { datasetList } from './list.js';
 export { datasetsFieldPermissions, datasetsPublishedReads } from './permissions.js';
 export { CONNECTOR_KEY_BYTES, createConnectorSecrets } from './connector-secrets.js';
-export type { DatasourceEntry } from './datasources.js';
-export { DATASET_ID_MAX_LENGTH, datasetIdLengthProblem } from './definition.js';
+export type { DatasourceEntry, DatasourcePage } from './datasources.js';
+export { type ConnectorInstance, DATASET_ID_MAX_LENGTH, datasetIdLengthProblem } from './definition.js';
 export { createDatasetStore, type DatasetVersionList } from './store.js';
 export { createDatasetService, type DatasetService, type DatasetVersions } from './service.js';
 export { datasetResolvers } from './resolvers.js';

@@ -4,7 +4,7 @@
 export { liveFieldPermissions } from './permissions.js';
 export { announceLive } from './announcements.js';
 export { sharedEvaluationContext } from './context.js';
-export { LiveEvents } from './events.js';
+export { type DatasetChange, LiveEvents } from './events.js';
 export { LiveGate, type PreparedSubscription } from './gate.js';
 export { type ErrorFormatter, type EvaluationAccess, formatLiveResult, type LiveSubscriber, type Membership, type SharedResult, SharedSubscriptions, subscribedFields } from './multiplexer.js';
 export { liveResolvers } from './resolvers.js';

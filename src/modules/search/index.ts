@@ -5,4 +5,4 @@ export { SEARCH_STATUS_VALUES, SEARCH_TYPE_VALUES } from './types.js';
 export { searchFieldPermissions } from './permissions.js';
 export { createSearchStore } from './store.js';
 export { createSearchService, type SearchService } from './service.js';
-export { searchResolvers } from './resolvers.js';
+export { searchResolvers, type SearchResultEdge, type SearchResults } from './resolvers.js';
