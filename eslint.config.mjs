@@ -7,7 +7,12 @@ import tseslint from 'typescript-eslint';
 // Layers (README "Layout"): rest/ and src/graphql are transports over src/modules; a module reaches
 // outside systems through the ports of src/platform, which know no module, transport or HTTP
 // layer (what a port needs from a module, src/server.ts hands it); nor does src/telemetry, the
-// gateway's own metrics, which modules feed. Only src/server.ts, which wires them together, may import anything. Imports here are always relative, so a forbidden import is
+// gateway's own metrics, which modules feed. The GraphQL layer (src/graphql) does not import the HTTP
+// layer (src/http), which sits on top of it; rest/ does not import src/modules at all (a REST entry
+// runs a GraphQL operation). A module is imported only through its index.ts, from anywhere outside it
+// (another module, src/, src/server.ts, tests, benches and scripts; only test/modules, the unit tests
+// of a module's files, import those files); inside a module, files import each other directly.
+// Only src/server.ts, which wires them together, may import every layer (modules, through their index). Imports here are always relative, so a forbidden import is
 // recognised by its specifier; test/deploy/layers.test.ts plants one of each kind and checks that
 // lint fails on it. Type-only imports count too: a shape a port and a module share lives in the port.
 const upperLayers = (layer, remedy) => ({
@@ -18,8 +23,31 @@ const FORBIDDEN = {
   rest: { regex: '^(\\.\\./)+rest(/|$)', message: 'src/ does not import rest/ (the REST transport sits on top of src/; only src/server.ts wires it in).' },
   upperLayers: upperLayers('src/platform', 'put the shared type in the port, and hand what the port needs from a module over in src/server.ts'),
   telemetryUpperLayers: upperLayers('src/telemetry', 'the metrics declare the observer types they implement, and modules import those'),
-  otherModuleStore: { regex: '^\\.\\./[^/.][^/]*/store(\\.js)?$|(^|/)modules/[^/]+/store(\\.js)?$', message: "A module does not import another module's store: call that module's service." },
-  anyModuleStore: { regex: '(^|/)modules/[^/]+/store(\\.js)?$', message: "Only a module itself (and src/server.ts, which wires it) imports a module's store: call its service." },
+  // Modules are flat folders: from outside, a module is modules/<m>/index.js, and any other file of it is an internal one.
+  moduleInternals: { regex: '(^|/)modules/[^/]+/(?!index\\.js$)[^/]+$', message: 'Outside a module, import it through its index.ts (modules/<module>/index.js), never one of its files.' },
+  otherModuleInternals: {
+    regex: '^\\.\\./[^/.][^/]*/(?!index\\.js$)[^/]+$|(^|/)modules/[^/]+/(?!index\\.js$)[^/]+$',
+    message: "A module imports another module through its index.ts ('../<module>/index.js'), never one of its files.",
+  },
+  // A module's index exports its store's factory only for src/server.ts: every name ending in Store.
+  otherModuleStore: {
+    regex: '^\\.\\./[^/.][^/]*/index\\.js$|(^|/)modules/[^/]+/index\\.js$',
+    importNamePattern: 'Store$',
+    message: "A module does not import another module's store: call that module's service.",
+  },
+  anyModuleStore: {
+    regex: '(^|/)modules/[^/]+/index\\.js$',
+    importNamePattern: 'Store$',
+    message: "Only a module itself (and src/server.ts, which wires it) imports a module's store: call its service.",
+  },
+  restModules: {
+    regex: '^(\\.\\./)+src/modules(/|$)',
+    message: 'rest/ does not import src/modules: a REST entry runs a GraphQL operation (src/graphql), and the rules live in the services behind it.',
+  },
+  graphqlHttp: {
+    regex: '^(\\.\\./)+http(/|$)',
+    message: 'src/graphql does not import the HTTP layer (src/http): what both need lives below them (src/platform), and what the GraphQL layer needs from src/http, src/server.ts hands over.',
+  },
 };
 const layerRule = (...forbidden) => ({ 'no-restricted-imports': ['error', { patterns: forbidden }] });
 
@@ -67,9 +95,12 @@ export default tseslint.config(
   },
   { files: ['**/*.mjs', '**/*.js'], ...tseslint.configs.disableTypeChecked },
   // One block per layer: a later block replaces an earlier one's options, so each lists all it forbids.
-  { files: ['src/**/*.ts'], ignores: ['src/server.ts'], rules: layerRule(FORBIDDEN.rest, FORBIDDEN.anyModuleStore) },
+  { files: ['src/**/*.ts'], ignores: ['src/server.ts'], rules: layerRule(FORBIDDEN.rest, FORBIDDEN.moduleInternals, FORBIDDEN.anyModuleStore) },
+  { files: ['src/server.ts'], rules: layerRule(FORBIDDEN.moduleInternals) },
   { files: ['src/platform/**/*.ts'], rules: layerRule(FORBIDDEN.rest, FORBIDDEN.upperLayers, FORBIDDEN.anyModuleStore) },
   { files: ['src/telemetry/**/*.ts'], rules: layerRule(FORBIDDEN.rest, FORBIDDEN.telemetryUpperLayers, FORBIDDEN.anyModuleStore) },
-  { files: ['src/modules/**/*.ts'], rules: layerRule(FORBIDDEN.rest, FORBIDDEN.otherModuleStore) },
-  { files: ['rest/**/*.ts'], rules: layerRule(FORBIDDEN.anyModuleStore) },
+  { files: ['src/graphql/**/*.ts'], rules: layerRule(FORBIDDEN.rest, FORBIDDEN.graphqlHttp, FORBIDDEN.moduleInternals, FORBIDDEN.anyModuleStore) },
+  { files: ['src/modules/**/*.ts'], rules: layerRule(FORBIDDEN.rest, FORBIDDEN.otherModuleInternals, FORBIDDEN.otherModuleStore) },
+  { files: ['rest/**/*.ts'], rules: layerRule(FORBIDDEN.restModules) },
+  { files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'], ignores: ['test/modules/**'], rules: layerRule(FORBIDDEN.moduleInternals) },
 );

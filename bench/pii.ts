@@ -2,8 +2,7 @@
 // test/support/pii-corpus.ts (target: at least 0.95 each), the entries they get wrong, and the time
 // one analysis of 1,000 records of 20 fields takes. Run: node --import tsx bench/pii.ts
 import { performance } from 'node:perf_hooks';
-import { detectValue } from '../src/modules/pii/detectors.js';
-import { createPiiService } from '../src/modules/pii/service.js';
+import { detectValue, createPiiService } from '../src/modules/pii/index.js';
 import { BuiltinPiiDetector } from '../src/platform/pii-detector/builtin.js';
 import { PII_CORPUS, scoreCorpus } from '../test/support/pii-corpus.js';
 

@@ -10,7 +10,7 @@
 // Settings (environment): BENCH_EVENTS (default 10000), BENCH_RUNS (default 5).
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { createSchemaInferenceService } from '../src/modules/schema-inference/service.js';
+import { createSchemaInferenceService } from '../src/modules/schema-inference/index.js';
 
 const TARGET_MS = 1_000;
 

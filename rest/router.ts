@@ -10,9 +10,10 @@ import { classifyGraphQLError } from '../src/graphql/errors.js';
 import type { Logger } from '../src/logger.js';
 import type { ReadPlanner } from '../src/graphql/published-reads.js';
 import type { CachePart, MadeOf, PublishedCache } from '../src/platform/cache/published-cache.js';
+import { answerEtag, prepareResult, type PreparedAnswer } from '../src/platform/cache/prepared-answer.js';
 import { describeJsonLimitViolation, findJsonLimitViolation, type JsonLimits } from '../src/validation/json-limits.js';
 import { requestMsgid, sendFailure, successEnvelopeHead, successEnvelopeJson } from '../src/http/envelope.js';
-import { answerEtag, prepareResult, type PreparedAnswer, writeKeptAnswer } from '../src/http/kept-answer.js';
+import { writeKeptAnswer } from '../src/http/kept-answer.js';
 import type { KeptReads } from '../src/http/kept-reads.js';
 import { unlessParsedAhead } from '../src/http/body-read-ahead.js';
 import { jsonBodyOf } from '../src/platform/json/written-json.js';
@@ -139,7 +140,7 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
   for (const compiled of options.endpoints.map((endpoint) => compile(endpoint, options.schema, published?.planOf))) {
     const { endpoint } = compiled;
     const method = endpoint.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
-    // A kept result is its envelope's prepared tail (src/http/kept-answer.ts), ETag included.
+    // A kept result is its envelope's prepared tail (src/platform/cache/prepared-answer.ts), ETag included.
     const results: CachePart<PreparedAnswer> | undefined =
       published && compiled.cacheable.size > 0 ? published.cache.part<PreparedAnswer>(`REST ${endpoint.method} ${endpoint.path}`, RESULT_CACHE_ENTRIES) : undefined;
     /** Answers a kept result; a GET without a body is noted for the fast path, which then serves this URL itself. */

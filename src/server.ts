@@ -1,9 +1,8 @@
 import os from 'node:os';
 // Composition: database, services, one executable schema, and the HTTP transports around it.
-import { CONNECTOR_KEY_BYTES, createConnectorSecrets } from './modules/datasets/connector-secrets.js';
-import { createDataAccessService } from './modules/data-access/service.js';
-import { createMetricsQueries } from './modules/data-access/metrics.js';
-import { createEmbeddedPrometheusApi, createRemotePrometheusApi, type PrometheusApi } from './platform/metrics-store/prometheus-api.js';
+import { CONNECTOR_KEY_BYTES, createConnectorSecrets, createDatasetService, createDatasetStore, type DatasetVersionList } from './modules/datasets/index.js';
+import { createDataAccessService, createMetricsQueries } from './modules/data-access/index.js';
+import { createEmbeddedPrometheusApi, createRemotePrometheusApi, type PrometheusApi } from './platform/metrics-store/prometheus-read-api.js';
 import { MetricsSampler } from './platform/metrics-store/sampler.js';
 import { SamplerLease } from './platform/metrics-store/sampler-lease.js';
 import { knownTableRows, readListTableSizes } from './platform/lists/list-query.js';
@@ -44,6 +43,7 @@ import { limitAnonymousGraphQL } from './http/limit-anonymous.js';
 import { crossOriginPolicy, useCrossOrigin } from './http/use-cross-origin.js';
 import { withFastPath } from './http/fast-path.js';
 import { unlessParsedAhead } from './http/body-read-ahead.js';
+import { writeKeptAnswer } from './http/kept-answer.js';
 import { KeptReads } from './http/kept-reads.js';
 import { useAuth } from './http/use-auth.js';
 import { graphiqlRouter } from './http/graphiql.js';
@@ -51,57 +51,43 @@ import { embeddedObjectStoreRouter } from './http/embedded-object-store.js';
 import { healthRouter } from './http/health.js';
 import { apiDocsRouter } from './http/api-docs.js';
 import { metricsRouter } from './http/metrics-endpoint.js';
-import { metricFamilies, PROMETHEUS_API_PREFIX, prometheusApiRouter } from './http/prometheus-api.js';
-import { GRAFANA_RULES_PREFIX, grafanaRulesRouter } from './http/grafana-rules.js';
+import { metricFamilies, PROMETHEUS_API_PREFIX, prometheusApiRouter } from './http/prometheus-api-router.js';
+import { GRAFANA_RULES_PREFIX, grafanaRulesRouter } from './http/grafana-rules-router.js';
 import { graphqlObservabilityPlugin, requestObserver, subscriptionObserver, useObservability } from './http/use-observability.js';
-import { AUDIT_LIST_MAX, createAuditService } from './modules/audit/service.js';
-import { createAuditStore } from './modules/audit/store.js';
-import { withAuditTrail } from './modules/audit/trail.js';
+import { AUDIT_LIST_MAX, createAuditService, createAuditStore, withAuditTrail } from './modules/audit/index.js';
 import { GatewayMetrics } from './telemetry/metrics.js';
 import { useGraphQLUpload } from './http/use-graphql-upload.js';
 import { useRequestId } from './http/use-request-id.js';
 import { useSecurityHeaders } from './http/use-security-headers.js';
 import { useRequestTimeout } from './http/use-request-timeout.js';
 import type { Logger } from './logger.js';
-import { createManagerNames, type ManagerNames } from './modules/alerts/manager-names.js';
-import { createAlertService } from './modules/alerts/service.js';
-import { createAlertStore } from './modules/alerts/store.js';
-import { AlertEvaluator } from './modules/alert-rules/evaluator.js';
-import { createAlertRuleService } from './modules/alert-rules/service.js';
-import { createAlertRuleStore } from './modules/alert-rules/store.js';
-import { createConnectorService } from './modules/connectors/service.js';
-import { createConnectorStore } from './modules/connectors/store.js';
-import { createDatasetService } from './modules/datasets/service.js';
+import { createManagerNames, type ManagerNames, createAlertService, createAlertStore } from './modules/alerts/index.js';
+import { AlertEvaluator, createAlertRuleService, createAlertRuleStore } from './modules/alert-rules/index.js';
+import { createConnectorService, createConnectorStore } from './modules/connectors/index.js';
 import { PublishedCache } from './platform/cache/published-cache.js';
-import { createFileService } from './modules/files/service.js';
-import { INGESTION_SERIES, IngestionCounters } from './modules/ingestion/counters.js';
-import { createIngestionCounterStore } from './modules/ingestion/store.js';
-import { SYSTEM_EVENTS_DATASOURCE, SystemEventsRecorder } from './modules/ingestion/system-events.js';
-import { createIngestionService } from './modules/ingestion/service.js';
-import { createHealthService } from './modules/metrics/health.js';
-import { createMetricsService } from './modules/metrics/service.js';
-import { metricsFieldPermissions } from './modules/metrics/permissions.js';
-import { ingestionFieldPermissions } from './modules/ingestion/permissions.js';
-import { piiRules } from './modules/pii/detectors.js';
-import { createPiiService } from './modules/pii/service.js';
-import { createSeriesService } from './modules/series/series.js';
-import { LiveEvents } from './modules/live/events.js';
-import { LiveGate } from './modules/live/gate.js';
-import { SharedSubscriptions, subscribedFields } from './modules/live/multiplexer.js';
-import { sharedEvaluationContext } from './modules/live/context.js';
+import { createFileService } from './modules/files/index.js';
+import {
+  INGESTION_SERIES,
+  IngestionCounters,
+  createIngestionCounterStore,
+  SYSTEM_EVENTS_DATASOURCE,
+  SystemEventsRecorder,
+  createIngestionService,
+  ingestionFieldPermissions,
+  ingestionProcessing,
+} from './modules/ingestion/index.js';
+import { createHealthService, createMetricsService, metricsFieldPermissions } from './modules/metrics/index.js';
+import { piiRules, createPiiService } from './modules/pii/index.js';
+import { createSeriesService } from './modules/series/index.js';
+import { LiveEvents, LiveGate, SharedSubscriptions, subscribedFields, sharedEvaluationContext } from './modules/live/index.js';
 import { serveSubscriptions } from './http/use-subscriptions.js';
-import { createDatasetStore, type DatasetVersionList } from './modules/datasets/store.js';
-import { createSchemaInferenceService } from './modules/schema-inference/service.js';
-import { createTemplateRunner } from './modules/templates/run.js';
-import { createTemplateService } from './modules/templates/service.js';
-import { createTemplateStore } from './modules/templates/store.js';
-import { createSearchService } from './modules/search/service.js';
-import { createSearchStore } from './modules/search/store.js';
-import type { TemplateRecord } from './modules/templates/types.js';
+import { createSchemaInferenceService } from './modules/schema-inference/index.js';
+import { createTemplateRunner, createTemplateService, createTemplateStore } from './modules/templates/index.js';
+import { createSearchService, createSearchStore } from './modules/search/index.js';
+import type { TemplateRecord } from './modules/templates/index.js';
 import { createAlertManagers, type AlertManagers } from './platform/alert-manager/alert-manager.js';
 import { openDatabase, type Database } from './platform/database/database.js';
 import { EmbeddedEventStore } from './platform/event-bus/embedded-store.js';
-import { ingestionProcessing } from './modules/ingestion/pipeline.js';
 import type { EventBus } from './platform/event-bus/event-bus.js';
 import { createMetricsSource } from './platform/metrics-source/metrics-source.js';
 import { createPiiDetector } from './platform/pii-detector/pii-detector.js';
@@ -406,7 +392,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   // A kept answer holding health or counters is served only to a caller their own fields admit.
   const figuresApiIds = { DatasetHealth: metricsFieldPermissions['Query.datasetHealth']!, IngestionStats: ingestionFieldPermissions['Query.ingestionStats']! };
   const planOf = readPlanner(schema, PUBLISHED_READS, ROOT_FIELD_PERMISSIONS, { ...NODE_READ_API_IDS, ...figuresApiIds }, config.graphql.figuresMaxAgeMs);
-  const keptResults = publishedResults<GatewayContext>({ cache: published, planOf, maxEntries: 2_000 });
+  const keptResults = publishedResults<GatewayContext>({ cache: published, planOf, maxEntries: 2_000, writeAnswer: writeKeptAnswer });
   const accessFor = requestAccessFactory(accessControl);
   const apollo = new ApolloServer<GatewayContext>({
     schema,

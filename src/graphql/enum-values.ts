@@ -10,23 +10,23 @@ import {
   ALERT_RULE_SEVERITY_VALUES,
   ALERT_RULE_STATE_VALUES,
   ALERT_RULE_STATUS_VALUES,
-} from '../modules/alert-rules/types.js';
+} from '../modules/alert-rules/index.js';
 import {
   ALERT_MANAGER_KIND_VALUES,
   NOTIFICATION_CHANNEL_ORDER_FIELD_VALUES,
   NOTIFICATION_CHANNEL_STATUS_VALUES,
   NOTIFICATION_CHANNEL_TYPE_VALUES,
   SILENCE_STATE_VALUES,
-} from '../modules/alerts/types.js';
-import { EXHAUST_TYPE_VALUES } from '../modules/data-access/types.js';
-import { AUDIT_OUTCOME_VALUES, AUDIT_TRANSPORT_VALUES } from '../modules/audit/types.js';
-import { CONNECTOR_CATEGORY_VALUES, CONNECTOR_STATUS_VALUES } from '../modules/connectors/types.js';
-import { CHANGE_ACTION_VALUES, DATASET_STATUS_VALUES, DATASET_TRANSITION_VALUES, DATASET_TYPE_VALUES, DATASET_VERSION_VALUES, RESET_CATEGORY_VALUES } from '../modules/datasets/types.js';
-import { FILE_ACCESS_VALUES, FILE_KIND_VALUES } from '../modules/files/types.js';
-import { HEALTH_CATEGORY_VALUES, HEALTH_STATUS_VALUES, METRIC_CATEGORY_VALUES, METRIC_COMPONENT_TYPE_VALUES } from '../modules/metrics/types.js';
-import { SCHEMA_SUGGESTION_SEVERITY_VALUES } from '../modules/schema-inference/types.js';
-import { SEARCH_STATUS_VALUES, SEARCH_TYPE_VALUES } from '../modules/search/types.js';
-import { AGGREGATION_LEVEL_VALUES, QUERY_TEMPLATE_SORT_FIELD_VALUES, QUERY_TYPE_VALUES } from '../modules/templates/types.js';
+} from '../modules/alerts/index.js';
+import { EXHAUST_TYPE_VALUES } from '../modules/data-access/index.js';
+import { AUDIT_OUTCOME_VALUES, AUDIT_TRANSPORT_VALUES } from '../modules/audit/index.js';
+import { CONNECTOR_CATEGORY_VALUES, CONNECTOR_STATUS_VALUES } from '../modules/connectors/index.js';
+import { CHANGE_ACTION_VALUES, DATASET_STATUS_VALUES, DATASET_TRANSITION_VALUES, DATASET_TYPE_VALUES, DATASET_VERSION_VALUES, RESET_CATEGORY_VALUES } from '../modules/datasets/index.js';
+import { FILE_ACCESS_VALUES, FILE_KIND_VALUES } from '../modules/files/index.js';
+import { HEALTH_CATEGORY_VALUES, HEALTH_STATUS_VALUES, METRIC_CATEGORY_VALUES, METRIC_COMPONENT_TYPE_VALUES } from '../modules/metrics/index.js';
+import { SCHEMA_SUGGESTION_SEVERITY_VALUES } from '../modules/schema-inference/index.js';
+import { SEARCH_STATUS_VALUES, SEARCH_TYPE_VALUES } from '../modules/search/index.js';
+import { AGGREGATION_LEVEL_VALUES, QUERY_TEMPLATE_SORT_FIELD_VALUES, QUERY_TYPE_VALUES } from '../modules/templates/index.js';
 
 /** GraphQL's SortOrder values and what this domain calls each (resolvers, codegen and REST all read this). */
 export const SORT_ORDER_VALUES = { ASC: 'asc', DESC: 'desc' } as const;

@@ -2,12 +2,12 @@
 // `npm run generate:docs`), for the query cost (which prices a count by its list's table) and for
 // the tests that hold each list to its declaration.
 import { getNamedType, type GraphQLNamedType, isObjectType } from 'graphql';
-import { alertRuleList, notificationList } from '../modules/alert-rules/list.js';
-import { channelList, metricAliasList, silenceList } from '../modules/alerts/list.js';
-import { auditList } from '../modules/audit/list.js';
-import { connectorList } from '../modules/connectors/list.js';
-import { datasetList } from '../modules/datasets/list.js';
-import { templateList } from '../modules/templates/list.js';
+import { alertRuleList, notificationList } from '../modules/alert-rules/index.js';
+import { channelList, metricAliasList, silenceList } from '../modules/alerts/index.js';
+import { auditList } from '../modules/audit/index.js';
+import { connectorList } from '../modules/connectors/index.js';
+import { datasetList } from '../modules/datasets/index.js';
+import { templateList } from '../modules/templates/index.js';
 import type { ListDeclaration } from '../platform/lists/declaration.js';
 import { listContractSdl, type ListSdlOptions } from './list-sdl.js';
 

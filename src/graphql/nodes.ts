@@ -6,12 +6,12 @@ import { GatewayError } from '../errors.js';
 import type { GatewayContext } from '../context.js';
 import type { Resolvers, ResolversInterfaceTypes, ResolversParentTypes } from '../generated/graphql.js';
 import { PUBLIC_API_ID } from '../auth/field-api-ids.js';
-import { alertRulesFieldPermissions } from '../modules/alert-rules/permissions.js';
-import { alertsFieldPermissions } from '../modules/alerts/permissions.js';
-import { auditFieldPermissions } from '../modules/audit/permissions.js';
-import { connectorsFieldPermissions } from '../modules/connectors/permissions.js';
-import { datasetsFieldPermissions } from '../modules/datasets/permissions.js';
-import { templatesFieldPermissions } from '../modules/templates/permissions.js';
+import { alertRulesFieldPermissions } from '../modules/alert-rules/index.js';
+import { alertsFieldPermissions } from '../modules/alerts/index.js';
+import { auditFieldPermissions } from '../modules/audit/index.js';
+import { connectorsFieldPermissions } from '../modules/connectors/index.js';
+import { datasetsFieldPermissions } from '../modules/datasets/index.js';
+import { templatesFieldPermissions } from '../modules/templates/index.js';
 import { decodeGlobalId, type NodeType } from './global-id.js';
 
 /** Most ids one `nodes` call takes (each may cost a lookup). */

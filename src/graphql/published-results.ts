@@ -13,7 +13,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import type { RequestAccess } from '../auth/access.js';
-import { prepareBody, type PreparedAnswer, writeKeptAnswer } from '../http/kept-answer.js';
+import { prepareBody, type PreparedAnswer } from '../platform/cache/prepared-answer.js';
 import type { PublishedCache, ReadStart } from '../platform/cache/published-cache.js';
 import { currentRequestScope } from '../request-scope.js';
 import type { ReadPlan, ReadPlanner } from './published-reads.js';
@@ -23,6 +23,8 @@ export interface PublishedResultsOptions {
   /** Which operations may be kept, what they are made of and the API ids of their root fields (the same check the resolvers' guard makes). */
   planOf: ReadPlanner;
   maxEntries: number;
+  /** Writes a kept answer: src/http/kept-answer.ts's writeKeptAnswer, the one REST's kept reads use, handed over by src/server.ts. */
+  writeAnswer: (method: string | undefined, headers: IncomingHttpHeaders, res: ServerResponse, answer: PreparedAnswer, head: string) => void;
 }
 
 export interface KeptAnswer {
@@ -84,15 +86,12 @@ export function admitToKeptAnswer(access: RequestAccess, kept: KeptAnswer, persi
   return access.admitEach(kept.apiIds);
 }
 
-/** Writes a kept answer (the same writer REST's kept reads use). */
-function writeKeptGraphQLAnswer(req: IncomingMessage, res: ServerResponse, kept: KeptAnswer): void {
-  writeKeptAnswer(req.method, req.headers, res, kept.answer, '');
-}
-
 export function publishedResults<TContext extends { access: RequestAccess }>(options: PublishedResultsOptions): PublishedResults<TContext> {
   const answers = options.cache.part<KeptAnswer>('GraphQL answers', options.maxEntries);
   /** Requests whose kept answer was looked up: each is looked up once, whichever way it came. */
   const lookedUp = new WeakSet<IncomingMessage>();
+  /** Writes a kept answer (the same writer REST's kept reads use). */
+  const writeKeptGraphQLAnswer = (req: IncomingMessage, res: ServerResponse, kept: KeptAnswer) => options.writeAnswer(req.method, req.headers, res, kept.answer, '');
 
   const plugin: ApolloServerPlugin<TContext> = {
     async requestDidStart() {

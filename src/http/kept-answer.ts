@@ -1,38 +1,12 @@
 // The one writer of an answer the published cache keeps (a REST read's envelope, a GraphQL query's
 // body), used by the express routes and by the fast path (fast-path.ts) alike, so the two cannot
 // send different bytes or headers. What does not change between requests is prepared once, when the
-// answer is kept: the body's bytes and its ETag. Per request only the envelope's `ts`, `resmsgid`
-// and `msgid` are spliced in front of the prepared bytes.
-import { createHash } from 'node:crypto';
+// answer is kept: the body's bytes and its ETag (src/platform/cache/prepared-answer.ts). Per request
+// only the envelope's `ts`, `resmsgid` and `msgid` are spliced in front of the prepared bytes.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { PreparedAnswer } from '../platform/cache/prepared-answer.js';
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
-
-/** An answer as it is kept: its bytes after the per-request part, and its validator. */
-export interface PreparedAnswer {
-  /** REST: the envelope's `result` and its closing brace; GraphQL: the whole body. */
-  readonly bytes: Buffer;
-  readonly etag: string;
-}
-
-/** The weak ETag of a serialised answer: equal answers, equal tags, whenever they were served. */
-export function answerEtag(text: string): string {
-  return `W/"${createHash('sha1').update(text).digest('base64url')}"`;
-}
-
-/** A REST success envelope's `result` (JSON text), prepared for splicing. */
-export function prepareResult(resultJson: string): PreparedAnswer {
-  return { bytes: Buffer.from(`${resultJson}}`), etag: answerEtag(resultJson) };
-}
-
-/**
- * A whole body (a GraphQL answer), prepared, with the tag express gives the bodies Apollo sends
- * (length and hash), so that an executed answer and the kept one carry the same ETag.
- */
-export function prepareBody(body: string): PreparedAnswer {
-  const bytes = Buffer.from(body);
-  return { bytes, etag: `W/"${bytes.length.toString(16)}-${createHash('sha1').update(bytes).digest('base64').slice(0, 27)}"` };
-}
 
 const NO_CACHE = /(?:^|,)\s*no-cache\s*(?:,|$)/i;
 

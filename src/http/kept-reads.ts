@@ -10,7 +10,7 @@
 // limits and variables; undefined for a body the route would refuse), and the fast path looks the
 // key up in the published cache itself.
 import type { CachePart } from '../platform/cache/published-cache.js';
-import type { PreparedAnswer } from './kept-answer.js';
+import type { PreparedAnswer } from '../platform/cache/prepared-answer.js';
 
 export interface KeptRead {
   /** The REST entry's API id, path template and the dataset its path names (for access, metrics and the log). */

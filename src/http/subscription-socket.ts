@@ -6,7 +6,7 @@
 // operation's stream, which yields nothing and ends when the evaluation or the subscriber does.
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
-import type { LiveSubscriber, Membership, SharedResult } from '../modules/live/multiplexer.js';
+import type { LiveSubscriber, Membership, SharedResult } from '../modules/live/index.js';
 import type { SubscriptionOutcome } from '../telemetry/metrics.js';
 import type { SubscriptionObservation } from './use-observability.js';
 

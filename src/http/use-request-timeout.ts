@@ -7,7 +7,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { requestMsgid, sendFailure } from './envelope.js';
-import { PROMETHEUS_API_PREFIX, sendGatewayFailure } from './prometheus-api.js';
+import { PROMETHEUS_API_PREFIX, sendGatewayFailure } from './prometheus-api-router.js';
 
 export interface RequestTimeoutOptions {
   timeoutMs: number;

@@ -2,7 +2,7 @@
 // written once for both transports: defaults, the optimistic lock, change lists, the cascade of
 // removed schema fields, sealed connector credentials, and every refusal with its code.
 import { describe, expect, it } from '@jest/globals';
-import { createConnectorSecrets } from '../../src/modules/datasets/connector-secrets.js';
+import { createConnectorSecrets } from '../../src/modules/datasets/index.js';
 import { seedDataset, type Json } from '../support/datasets.js';
 import { expectFailure, expectOk, type Outcome, type SuiteContext } from './harness.js';
 

@@ -2,7 +2,7 @@
 // once for both transports. The links themselves (tampering, expiry, methods) are tested in
 // test/platform/embedded-object-store.test.ts.
 import { describe, expect, it } from '@jest/globals';
-import { FILE_NAME_MAX_LENGTH } from '../../src/modules/files/rules.js';
+import { FILE_NAME_MAX_LENGTH } from '../../src/modules/files/index.js';
 import { filesUnder, type StoreGateway } from '../support/connectors.js';
 import { expectFailure, expectOk, type Outcome, type SuiteContext } from './harness.js';
 

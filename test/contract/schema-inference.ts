@@ -3,8 +3,8 @@
 // whichever transport carried it. What only one transport has (REST's envelope and shape checks,
 // GraphQL's typed fields) is in test/rest/dataschema.test.ts and test/graphql/schema-inference.test.ts.
 import { describe, expect, it } from '@jest/globals';
-import { DATASET_ID_MAX_LENGTH } from '../../src/modules/datasets/definition.js';
-import { SCHEMA_INFERENCE_LIMITS } from '../../src/modules/schema-inference/service.js';
+import { DATASET_ID_MAX_LENGTH } from '../../src/modules/datasets/index.js';
+import { SCHEMA_INFERENCE_LIMITS } from '../../src/modules/schema-inference/index.js';
 import { expectFailure, expectOk, type Outcome, type SuiteContext } from './harness.js';
 
 export interface SchemaInferenceDriver {

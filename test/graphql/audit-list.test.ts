@@ -4,7 +4,7 @@
 // input with a 400-class error and its code. The trail is large by nature: a filter made only of
 // `_not` is refused, as no index could find its records.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { auditCursor } from '../../src/modules/audit/service.js';
+import { auditCursor } from '../../src/modules/audit/index.js';
 import { graphql, type GraphQLResponse } from '../support/api.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { Response } from 'supertest';
 import { GatewayError } from '../../src/errors.js';
-import type { DatasetRecord } from '../../src/modules/datasets/types.js';
+import type { DatasetRecord } from '../../src/modules/datasets/index.js';
 import { DruidQueryEngine } from '../../src/platform/query-engine/druid.js';
 import type { QueryParameter } from '../../src/platform/query-engine/query-engine.js';
 import { envelope } from '../support/api.js';

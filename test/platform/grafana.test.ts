@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { GatewayError } from '../../src/errors.js';
 import { GrafanaAlertManager } from '../../src/platform/alert-manager/grafana.js';
-import type { ChannelTarget } from '../../src/modules/alerts/types.js';
+import type { ChannelTarget } from '../../src/modules/alerts/index.js';
 import { managerApi, startRecorder, type HttpRecorder } from '../support/alerting.js';
 import { startSilentServer } from '../support/http-stub.js';
 

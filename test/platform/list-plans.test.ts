@@ -23,8 +23,8 @@ import {
   type RunSql,
 } from '../../src/platform/lists/list-query.js';
 import { linkScope, perParent, planNested, type ListLink } from '../../src/platform/lists/nested-list.js';
-import { alertRuleList, notificationList, notificationRuleLink, ruleDatasetLink } from '../../src/modules/alert-rules/list.js';
-import { templateDatasetLink, templateList } from '../../src/modules/templates/list.js';
+import { alertRuleList, notificationList, notificationRuleLink, ruleDatasetLink } from '../../src/modules/alert-rules/index.js';
+import { templateDatasetLink, templateList } from '../../src/modules/templates/index.js';
 import { createTestDatabase } from '../support/gateway.js';
 
 const ROWS = 100_000;

@@ -316,7 +316,7 @@ describe("a range query's answer written as JSON text", () => {
   });
 
   it('is the JSON of the answer GraphQL serialises, label values that need escaping and NaN and infinities included', async () => {
-    const { createEmbeddedPrometheusApi } = await import('../../src/platform/metrics-store/prometheus-api.js');
+    const { createEmbeddedPrometheusApi } = await import('../../src/platform/metrics-store/prometheus-read-api.js');
     const { WrittenJson } = await import('../../src/platform/json/written-json.js');
     const store = new MetricsStore(pool);
     const values = [1.5, NaN, Infinity, -Infinity, 0.1 + 0.2, 42];

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { formatValue } from '../../src/platform/json/prometheus-value.js';
 import { rangeQuery } from '../../src/platform/promql/evaluator.js';
-import { createEmbeddedPrometheusApi } from '../../src/platform/metrics-store/prometheus-api.js';
+import { createEmbeddedPrometheusApi } from '../../src/platform/metrics-store/prometheus-read-api.js';
 import { RangeResultCache, SETTLE_MS } from '../../src/platform/metrics-store/range-results.js';
 import { writeMatrix } from '../../src/platform/metrics-store/matrix-json.js';
 import { JsonBytes } from '../../src/platform/json/written-json.js';

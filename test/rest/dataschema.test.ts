@@ -3,7 +3,7 @@
 // the original's result shape, and refuses bad input with the failure envelope, never a 500.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Response } from 'supertest';
-import { SCHEMA_INFERENCE_LIMITS } from '../../src/modules/schema-inference/service.js';
+import { SCHEMA_INFERENCE_LIMITS } from '../../src/modules/schema-inference/index.js';
 import { envelope, ISO_WITH_OFFSET, UUID_PATTERN } from '../support/api.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { DETECTION_CASES, propertyAt, schemaPathOf, SUGGESTION_CASES, typeOf } from '../support/schema-inference-cases.js';

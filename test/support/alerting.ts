@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach } from '@jest/globals';
 import { findFreePort } from '../../src/platform/database/embedded.js';
 import { startTestGateway, useForFile, type TestGateway, type TestGatewayOptions } from './gateway.js';
-import type { ChannelConfig } from '../../src/modules/alerts/types.js';
+import type { ChannelConfig } from '../../src/modules/alerts/index.js';
 
 // ---------------------------------------------------------------------------------------------
 // SMTP sink

@@ -6,12 +6,12 @@
 // Seeded values are chosen so that every filter selects some rows but not all, times tie in pairs (so
 // the identifier breaks ties), and texts differ only in digits and case-free parts (so their order is
 // the same under any collation the test database may use).
-import { alertRuleList, notificationList, ruleDatasetLink } from '../../src/modules/alert-rules/list.js';
-import { channelList, metricAliasList, silenceList } from '../../src/modules/alerts/list.js';
-import { auditList } from '../../src/modules/audit/list.js';
-import { connectorList } from '../../src/modules/connectors/list.js';
-import { datasetList } from '../../src/modules/datasets/list.js';
-import { templateDatasetLink, templateList } from '../../src/modules/templates/list.js';
+import { alertRuleList, notificationList, ruleDatasetLink } from '../../src/modules/alert-rules/index.js';
+import { channelList, metricAliasList, silenceList } from '../../src/modules/alerts/index.js';
+import { auditList } from '../../src/modules/audit/index.js';
+import { connectorList } from '../../src/modules/connectors/index.js';
+import { datasetList } from '../../src/modules/datasets/index.js';
+import { templateDatasetLink, templateList } from '../../src/modules/templates/index.js';
 import type { ListDeclaration } from '../../src/platform/lists/declaration.js';
 import { graphql } from './api.js';
 import type { TestGateway } from './gateway.js';

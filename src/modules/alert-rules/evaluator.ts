@@ -10,13 +10,13 @@
 // afterwards by whichever gateway claims them: a gateway that dies mid-cycle rolls its claim back
 // (the rule is evaluated again) or leaves its notifications pending (another gateway sends them).
 import { randomUUID } from 'node:crypto';
-import { announceLive } from '../live/announcements.js';
+import { announceLive } from '../live/index.js';
 import type pg from 'pg';
 import { GatewayError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { withTransaction } from '../../platform/database/transaction.js';
-import { MetricsRequestError, type PrometheusApi } from '../../platform/metrics-store/prometheus-api.js';
-import type { AlertService } from '../alerts/service.js';
+import { MetricsRequestError, type PrometheusApi } from '../../platform/metrics-store/prometheus-read-api.js';
+import type { AlertService } from '../alerts/index.js';
 import { formatDuration } from '../../platform/promql/parser.js';
 import type { ActiveAlert, NotificationKind, RuleState, StringMap } from './types.js';
 

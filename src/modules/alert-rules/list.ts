@@ -3,7 +3,7 @@
 // older than the contract and written in graphql/alert-rules.graphql.
 import { changeTimeFields, createdAtField, uuidIdField, defineList } from '../../platform/lists/declaration.js';
 import type { ListLink } from '../../platform/lists/nested-list.js';
-import { ALERT_MANAGER_KIND_VALUES } from '../alerts/types.js';
+import { ALERT_MANAGER_KIND_VALUES } from '../alerts/index.js';
 import { ALERT_NOTIFICATION_KIND_VALUES, ALERT_NOTIFICATION_OUTCOME_VALUES, ALERT_RULE_SEVERITY_VALUES, ALERT_RULE_STATUS_VALUES } from './types.js';
 
 export const alertRuleList = defineList(

@@ -4,7 +4,7 @@ import { listConnectionResolvers } from '../../graphql/list-connection.js';
 import { givenFields } from '../../graphql/inputs.js';
 import type { Resolvers } from '../../generated/graphql.js';
 import { formatDuration } from '../../platform/promql/parser.js';
-import type { ChannelRecord } from '../alerts/types.js';
+import type { ChannelRecord } from '../alerts/index.js';
 import { activeAlerts } from './active-alerts.js';
 import { datasetOfRule } from './service.js';
 import type { AlertNotificationRecord, AlertRuleView, StringMap } from './types.js';

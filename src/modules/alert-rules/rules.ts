@@ -1,7 +1,7 @@
 // The rules an alert rule's fields must keep, as functions returning the reason a value is refused
 // (or the value made whole). The service turns reasons into errors, the same for both transports.
 import { durationMs, formatDuration, parsePromQL } from '../../platform/promql/parser.js';
-import { checkName } from '../alerts/rules.js';
+import { checkName } from '../alerts/index.js';
 import { RULE_OPERATORS, RULE_SEVERITIES, RULE_STATUSES, type AlertRuleRecord, type RuleOperator, type RuleSeverity, type RuleStatus, type StringMap } from './types.js';
 
 export const RULE_NAME_MAX_LENGTH = 200;

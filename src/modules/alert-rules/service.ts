@@ -11,10 +11,8 @@ import type { AlertManagers, RuleSpec } from '../../platform/alert-manager/alert
 import { pathDeeperThan } from '../../validation/json-depth.js';
 import { checkLegacyValues, legacyEq, legacyIn, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
 import type { ListArguments } from '../../platform/lists/list-query.js';
-import type { AlertService } from '../alerts/service.js';
-import { checkMetricExpression } from '../alerts/metric-expression.js';
-import { checkIdLength, checkName, isUuid } from '../alerts/rules.js';
-import type { ManagerKind } from '../alerts/types.js';
+import type { AlertService, ManagerKind } from '../alerts/index.js';
+import { checkMetricExpression, checkIdLength, checkName, isUuid } from '../alerts/index.js';
 import { EVALUATED_MANAGERS } from './evaluator.js';
 import { prometheusRuleFile } from './prometheus-rules.js';
 import {

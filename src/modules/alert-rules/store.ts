@@ -2,7 +2,7 @@
 // this module touches these tables. The evaluator's claims (FOR UPDATE SKIP LOCKED) are SQL of its
 // own, in evaluator.ts.
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
-import type { ManagerKind } from '../alerts/types.js';
+import type { ManagerKind } from '../alerts/index.js';
 import { readList, type ListArguments, type ListPage } from '../../platform/lists/list-query.js';
 import { nestedListReader } from '../../platform/lists/nested-list.js';
 import { alertRuleList, notificationList, notificationRuleLink, ruleDatasetLink } from './list.js';

@@ -2,7 +2,7 @@
 // found it. Shared by the service, the store, the evaluator and the GraphQL mappers.
 import type { Actor } from '../../auth/actor.js';
 import type { ListArguments, ListPage } from '../../platform/lists/list-query.js';
-import type { ManagerKind, SilenceRecord } from '../alerts/types.js';
+import type { ManagerKind, SilenceRecord } from '../alerts/index.js';
 
 export type { Actor };
 

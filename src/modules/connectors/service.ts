@@ -11,7 +11,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { GatewayError } from '../../errors.js';
-import type { FileService } from '../files/service.js';
+import type { FileService } from '../files/index.js';
 import { ArchiveRefused, archiveFormatOf, extractArchive, type ExtractionLimits } from './archive.js';
 import { BUILT_IN_CONNECTORS } from './builtins.js';
 import { DistributionRefused, readDistribution } from './distribution.js';

@@ -13,9 +13,9 @@ import { createGzip } from 'node:zlib';
 import type pg from 'pg';
 import { GatewayError } from '../../errors.js';
 import type { ObjectStore } from '../../platform/object-store/object-store.js';
-import type { DatasetService } from '../datasets/service.js';
+import type { DatasetService } from '../datasets/index.js';
 import type { ExhaustType } from './types.js';
-import { datasetIdLengthProblem } from '../datasets/definition.js';
+import { datasetIdLengthProblem } from '../datasets/index.js';
 
 /** Longest range one request may cover (the original's exhaust_query_range). */
 const EXHAUST_MAX_DAYS = 31;

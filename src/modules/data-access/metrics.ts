@@ -2,12 +2,11 @@
 // coordinator listing): Prometheus's read API, answered by the embedded metrics store or a real
 // Prometheus; Druid native queries on a Live dataset's datasource; and each datasource's size.
 import { GatewayError } from '../../errors.js';
-import { MetricsRequestError, readRequest, type MetricsParams, type PrometheusApi } from '../../platform/metrics-store/prometheus-api.js';
+import { MetricsRequestError, readRequest, type MetricsParams, type PrometheusApi } from '../../platform/metrics-store/prometheus-read-api.js';
 import type { ListArguments, ListPage } from '../../platform/lists/list-query.js';
 import type { DatasourceSize, QueryEngine } from '../../platform/query-engine/query-engine.js';
 import { isObject } from '../../validation/json-object.js';
-import type { DatasourceEntry } from '../datasets/datasources.js';
-import type { DatasetService } from '../datasets/service.js';
+import type { DatasourceEntry, DatasetService } from '../datasets/index.js';
 
 export interface DatasourceSizeEntry {
   name: string;

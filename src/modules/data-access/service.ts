@@ -5,14 +5,14 @@
 import { GatewayError } from '../../errors.js';
 import { queryInterval } from '../../platform/query-engine/native-to-sql.js';
 import type { Datasource, QueryEngine } from '../../platform/query-engine/query-engine.js';
-import { SYSTEM_EVENTS_DATASOURCE } from '../ingestion/system-events.js';
+import { SYSTEM_EVENTS_DATASOURCE } from '../ingestion/index.js';
 import { isObject } from '../../validation/json-object.js';
 import type pg from 'pg';
 import type { ObjectStore } from '../../platform/object-store/object-store.js';
-import { datasetIdLengthProblem } from '../datasets/definition.js';
-import type { DatasetService } from '../datasets/service.js';
+import { datasetIdLengthProblem } from '../datasets/index.js';
+import type { DatasetService } from '../datasets/index.js';
 import { createExhaust, type ExhaustRange } from './exhaust.js';
-import { MAX_RANGE_DAYS, type AggregationLevel } from '../templates/run.js';
+import { MAX_RANGE_DAYS, type AggregationLevel } from '../templates/index.js';
 
 const DAY_MS = 86_400_000;
 /** Longest SQL text either endpoint takes. */

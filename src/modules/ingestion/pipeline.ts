@@ -4,7 +4,7 @@
 // (checkEvent) uses the same validator.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { DatasetRecord, JsonObject } from '../datasets/types.js';
+import type { DatasetRecord, JsonObject } from '../datasets/index.js';
 import { linearRegExpEngine } from '../../validation/linear-regexp.js';
 import { batchKeys, type EventProcessing } from '../../platform/event-bus/event-bus.js';
 import { isObject, textOf } from '../../validation/json-object.js';

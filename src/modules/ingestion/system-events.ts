@@ -13,7 +13,7 @@ import type pg from 'pg';
 import type { Logger } from '../../logger.js';
 import type { PublishOutcome, RefusingStage } from '../../platform/event-bus/event-bus.js';
 import type { Datasource } from '../../platform/query-engine/query-engine.js';
-import type { DatasetRecord } from '../datasets/types.js';
+import type { DatasetRecord } from '../datasets/index.js';
 
 export const SYSTEM_EVENTS_DATASOURCE = 'system-events';
 

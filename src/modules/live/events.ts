@@ -6,9 +6,8 @@
 //   every gateway gives the same numbers.
 import type { ChangeFeed } from '../../platform/cache/change-feed.js';
 import type { Logger } from '../../logger.js';
-import type { DatasetRecord, DatasetVersionStamp } from '../datasets/types.js';
-import type { DatasetVersions } from '../datasets/service.js';
-import type { IngestionPoint, SeriesService, TimeSeries } from '../series/series.js';
+import type { DatasetRecord, DatasetVersionStamp, DatasetVersions } from '../datasets/index.js';
+import type { IngestionPoint, SeriesService, TimeSeries } from '../series/index.js';
 import { LIVE_TABLE_PREFIX, type AlertRuleTransition, type NotificationOutcomeEvent } from './announcements.js';
 import { Channel } from './channel.js';
 

@@ -2,7 +2,7 @@
 // (events.ts); the payload is the field's value as it is.
 import { GatewayError } from '../../errors.js';
 import type { Resolvers } from '../../generated/graphql.js';
-import { stepGrid } from '../series/series.js';
+import { stepGrid } from '../series/index.js';
 import type { AlertRuleTransition, NotificationOutcomeEvent } from './announcements.js';
 import type { DatasetChange } from './events.js';
 
@@ -33,7 +33,7 @@ export const liveResolvers: Resolvers = {
         if (!versions.live && !versions.draft) throw new GatewayError('DATASET_NOT_FOUND', `Dataset with the given dataset_id:${datasetId} not found`);
         return services.live.events.ingestionCounts(datasetId, seconds);
       },
-      resolve: (point: import('../series/series.js').IngestionPoint) => point,
+      resolve: (point: import('../series/index.js').IngestionPoint) => point,
     },
     metricSeries: {
       subscribe: (_, { query, range, step }, { services }) => {
@@ -43,7 +43,7 @@ export const liveResolvers: Resolvers = {
         if (range < 0) throw new GatewayError('DATA_METRICS_INVALID_INPUT', `range: ${range} is not a number of seconds (0 or more)`);
         return services.live.events.metricSeries(query, range, step);
       },
-      resolve: (series: import('../series/series.js').TimeSeries[]) => series,
+      resolve: (series: import('../series/index.js').TimeSeries[]) => series,
     },
     notificationSent: {
       subscribe: (_, { where }, { services }) =>

@@ -7,8 +7,8 @@ import DataLoader from 'dataloader';
 import { GatewayError } from '../../errors.js';
 import type { EventBus } from '../../platform/event-bus/event-bus.js';
 import type { QueryEngine } from '../../platform/query-engine/query-engine.js';
-import { datasetIdLengthProblem } from '../datasets/definition.js';
-import type { DatasetService } from '../datasets/service.js';
+import { datasetIdLengthProblem } from '../datasets/index.js';
+import type { DatasetService } from '../datasets/index.js';
 import type { MetricsService } from './service.js';
 
 export const HEALTH_CATEGORIES = ['infra', 'processing', 'query'] as const;

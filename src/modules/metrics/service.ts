@@ -18,8 +18,7 @@ import { GatewayError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { isDatabaseUnavailable } from '../../platform/database/errors.js';
 import type { MetricsSource } from '../../platform/metrics-source/metrics-source.js';
-import type { DatasetService, DatasetVersions } from '../datasets/service.js';
-import type { DatasetRecord } from '../datasets/types.js';
+import type { DatasetService, DatasetVersions, DatasetRecord } from '../datasets/index.js';
 import {
   METRIC_CATEGORIES,
   PIPELINE_STAGES,

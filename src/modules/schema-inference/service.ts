@@ -1,7 +1,7 @@
 // The business rules around schema inference: what input is accepted and how far it may go. The
 // algorithm itself (infer-schema.ts) is pure; both transports call `infer` here.
 import { GatewayError } from '../../errors.js';
-import { DATASET_ID_MAX_LENGTH } from '../datasets/definition.js';
+import { DATASET_ID_MAX_LENGTH } from '../datasets/index.js';
 import { InferenceInputError, inferSchema } from './infer-schema.js';
 import type { InferenceLimits, InferredSchema, InferSchemaInput } from './types.js';
 

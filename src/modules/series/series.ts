@@ -3,7 +3,7 @@
 // embedded store, or PROMETHEUS_URL), so they give the numbers the `prometheus` passthrough gives.
 import { GatewayError } from '../../errors.js';
 import { WrittenJson } from '../../platform/json/written-json.js';
-import { MetricsRequestError, type PrometheusApi } from '../../platform/metrics-store/prometheus-api.js';
+import { MetricsRequestError, type PrometheusApi } from '../../platform/metrics-store/prometheus-read-api.js';
 
 export interface Label {
   name: string;

@@ -6,8 +6,8 @@ import { GatewayError } from '../../errors.js';
 import { GRANULARITY_PERIODS, queryInterval } from '../../platform/query-engine/native-to-sql.js';
 import type { Datasource, QueryEngine, QueryParameter } from '../../platform/query-engine/query-engine.js';
 import { pathDeeperThan } from '../../validation/json-depth.js';
-import { datasetIdLengthProblem } from '../datasets/definition.js';
-import type { DatasetService } from '../datasets/service.js';
+import { datasetIdLengthProblem } from '../datasets/index.js';
+import type { DatasetService } from '../datasets/index.js';
 import type { TemplateRecord } from './types.js';
 
 /** The original's aggregationLevel values; each is a Druid granularity with an ISO period. */

@@ -2,14 +2,14 @@
 // (/api/alertmanager/grafana/api/v2), notification channels as provisioned contact points whose
 // uid is our channel id (/api/v1/provisioning/contact-points), and test messages through Grafana's
 // receiver test, so a test proves that Grafana itself can deliver; alert rules in Grafana's ruler
-// (grafana-rules.ts), which evaluates them. Routing policies are left to Grafana's users: rewriting
+// (grafana-ruler-client.ts), which evaluates them. Routing policies are left to Grafana's users: rewriting
 // the whole policy tree (as the original did) races with every other writer, so a rule names its
 // contact point itself (simplified routing).
 import { GatewayError } from '../../errors.js';
 import type { ChannelTarget, DeliveryReport } from '../notifier/channel.js';
 import type { AlertManager, ChannelPort, RulePort, SilenceSpec } from './alert-manager.js';
 import { SilenceApi } from './alertmanager.js';
-import { GrafanaRules } from './grafana-rules.js';
+import { GrafanaRules } from './grafana-ruler-client.js';
 import { baseUrl, callManager, ok, unexpectedAnswer, type ManagerRequest } from './http.js';
 
 export interface GrafanaSettings {

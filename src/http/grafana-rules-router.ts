@@ -1,14 +1,14 @@
 // GET /api/prometheus/grafana/api/v1/rules: the embedded evaluator's rules at Grafana's own path and
-// in its shape (src/modules/alert-rules/grafana-rules.ts), so the console's alertmanager proxy can
+// in its shape (src/modules/alert-rules/grafana-rules-answer.ts), so the console's alertmanager proxy can
 // target the gateway as it targets Grafana and its alerts bell shows what fires here. A caller needs
 // api.alert.list; failures come in the Prometheus API's shape, as on /prometheus.
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { AccessControl, Authentication } from '../auth/access.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { grafanaRulesAnswer } from '../modules/alert-rules/grafana-rules.js';
-import type { AlertRuleService } from '../modules/alert-rules/service.js';
-import { prometheusFailure, sendGatewayFailure } from './prometheus-api.js';
+import { grafanaRulesAnswer } from '../modules/alert-rules/index.js';
+import type { AlertRuleService } from '../modules/alert-rules/index.js';
+import { prometheusFailure, sendGatewayFailure } from './prometheus-api-router.js';
 
 export const GRAFANA_RULES_PREFIX = '/api/prometheus/grafana';
 const RULES_PATH = `${GRAFANA_RULES_PREFIX}/api/v1/rules`;

@@ -9,7 +9,7 @@ import type { AccessControl, Authentication } from '../auth/access.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { jsonBodyOf } from '../platform/json/written-json.js';
-import { MetricsRequestError, readEndpointParams, type MetricsParams, type PrometheusApi } from '../platform/metrics-store/prometheus-api.js';
+import { MetricsRequestError, readEndpointParams, type MetricsParams, type PrometheusApi } from '../platform/metrics-store/prometheus-read-api.js';
 
 export const PROMETHEUS_API_PREFIX = '/prometheus';
 
