@@ -12,7 +12,7 @@ import tseslint from 'typescript-eslint';
 // runs a GraphQL operation). A module is imported only through its index.ts, from anywhere outside it
 // (another module, src/, src/server.ts, tests, benches and scripts; only test/modules, the unit tests
 // of a module's files, import those files); inside a module, files import each other directly.
-// Only src/server.ts, which wires them together, may import every layer (modules, through their index). Imports here are always relative, so a forbidden import is
+// Only the composition root (src/server.ts, and src/services.ts for the services), which wires them together, may import every layer (modules, through their index). Imports here are always relative, so a forbidden import is
 // recognised by its specifier; test/deploy/layers.test.ts plants one of each kind and checks that
 // lint fails on it. Type-only imports count too: a shape a port and a module share lives in the port.
 const upperLayers = (layer, remedy) => ({
@@ -38,7 +38,7 @@ const FORBIDDEN = {
   anyModuleStore: {
     regex: '(^|/)modules/[^/]+/index\\.js$',
     importNamePattern: 'Store$',
-    message: "Only a module itself (and src/server.ts, which wires it) imports a module's store: call its service.",
+    message: "Only a module itself (and the composition root, src/server.ts and src/services.ts, which wire it) imports a module's store: call its service.",
   },
   restModules: {
     regex: '^(\\.\\./)+src/modules(/|$)',
@@ -95,8 +95,10 @@ export default tseslint.config(
   },
   { files: ['**/*.mjs', '**/*.js'], ...tseslint.configs.disableTypeChecked },
   // One block per layer: a later block replaces an earlier one's options, so each lists all it forbids.
-  { files: ['src/**/*.ts'], ignores: ['src/server.ts'], rules: layerRule(FORBIDDEN.rest, FORBIDDEN.moduleInternals, FORBIDDEN.anyModuleStore) },
+  { files: ['src/**/*.ts'], ignores: ['src/server.ts', 'src/services.ts'], rules: layerRule(FORBIDDEN.rest, FORBIDDEN.moduleInternals, FORBIDDEN.anyModuleStore) },
   { files: ['src/server.ts'], rules: layerRule(FORBIDDEN.moduleInternals) },
+  // The services' half of the composition root: it makes the stores, never the transports.
+  { files: ['src/services.ts'], rules: layerRule(FORBIDDEN.rest, FORBIDDEN.moduleInternals) },
   { files: ['src/platform/**/*.ts'], rules: layerRule(FORBIDDEN.rest, FORBIDDEN.upperLayers, FORBIDDEN.anyModuleStore) },
   { files: ['src/telemetry/**/*.ts'], rules: layerRule(FORBIDDEN.rest, FORBIDDEN.telemetryUpperLayers, FORBIDDEN.anyModuleStore) },
   { files: ['src/graphql/**/*.ts'], rules: layerRule(FORBIDDEN.rest, FORBIDDEN.graphqlHttp, FORBIDDEN.moduleInternals, FORBIDDEN.anyModuleStore) },

@@ -1,49 +1,27 @@
 import os from 'node:os';
-// Composition: database, services, one executable schema, and the HTTP transports around it.
-import { CONNECTOR_KEY_BYTES, createConnectorSecrets, createDatasetService, createDatasetStore, type DatasetVersionList } from './modules/datasets/index.js';
-import { createDataAccessService, createMetricsQueries } from './modules/data-access/index.js';
-import { createEmbeddedPrometheusApi, createRemotePrometheusApi, type PrometheusApi } from './platform/metrics-store/prometheus-read-api.js';
 import { MetricsSampler } from './platform/metrics-store/sampler.js';
 import { SamplerLease } from './platform/metrics-store/sampler-lease.js';
 import { knownTableRows, readListTableSizes } from './platform/lists/list-query.js';
-import { MetricsStore } from './platform/metrics-store/store.js';
-import { keptSecret, memoisedKey } from './platform/secrets/kept-secret.js';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { expressMiddleware } from '@as-integrations/express5';
-import express, { type NextFunction, type Request, type Response } from 'express';
-import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import express from 'express';
 import { createRestRouter, REST_PREFIXES, restErrorHandler, routeNotFound } from '../rest/router.js';
 import { buildOpenApiDocument } from '../rest/openapi.js';
 import { restEndpoints } from '../rest/endpoints.js';
 import type { Config } from './config.js';
-import { createContextFactory, type GatewayContext, requestAccessFactory, type Services } from './context.js';
+import { createContextFactory } from './context.js';
 import { StartupError } from './errors.js';
-import { formatGraphQLError, reportUnexpectedError } from './graphql/errors.js';
 import { buildSchema, PUBLISHED_READS, ROOT_FIELD_PERMISSIONS } from './graphql/schema.js';
 import { readPlanner } from './graphql/published-reads.js';
 import { NODE_READ_API_IDS } from './graphql/nodes.js';
-import { AccessControl, type Authentication } from './auth/access.js';
-import { createAuthenticator } from './auth/authenticate.js';
 import { fieldApiIds } from './auth/field-api-ids.js';
 import { guardLinks, guardRootFields } from './auth/guard.js';
-import { introspectionNeedsCaller } from './auth/introspection.js';
-import { loadPolicy } from './auth/policy.js';
-import { RateLimiter } from './auth/rate-limit.js';
 import { SharedRateLimiter } from './auth/shared-rate-limit.js';
-import { aliasLimitRule, costLimitPlugin, depthLimitRule, jsonLimitsPlugin, limitBatch } from './graphql/limits.js';
-import { loadPersistedOperations, persistedOnlyFor, persistedOperationsPlugin } from './graphql/persisted-operations.js';
-import { publishedResults } from './graphql/published-results.js';
+import { loadPersistedOperations, persistedOnlyFor } from './graphql/persisted-operations.js';
 import { answerClientErrors } from './http/client-errors.js';
-import { limitAnonymousGraphQL } from './http/limit-anonymous.js';
 import { crossOriginPolicy, useCrossOrigin } from './http/use-cross-origin.js';
 import { withFastPath } from './http/fast-path.js';
-import { unlessParsedAhead } from './http/body-read-ahead.js';
-import { writeKeptAnswer } from './http/kept-answer.js';
 import { KeptReads } from './http/kept-reads.js';
 import { useAuth } from './http/use-auth.js';
 import { graphiqlRouter } from './http/graphiql.js';
@@ -53,50 +31,22 @@ import { apiDocsRouter } from './http/api-docs.js';
 import { metricsRouter } from './http/metrics-endpoint.js';
 import { metricFamilies, PROMETHEUS_API_PREFIX, prometheusApiRouter } from './http/prometheus-api-router.js';
 import { GRAFANA_RULES_PREFIX, grafanaRulesRouter } from './http/grafana-rules-router.js';
-import { graphqlObservabilityPlugin, requestObserver, subscriptionObserver, useObservability } from './http/use-observability.js';
-import { AUDIT_LIST_MAX, createAuditService, createAuditStore, withAuditTrail } from './modules/audit/index.js';
-import { GatewayMetrics } from './telemetry/metrics.js';
-import { useGraphQLUpload } from './http/use-graphql-upload.js';
+import { requestObserver, useObservability } from './http/use-observability.js';
+import { withAuditTrail } from './modules/audit/index.js';
 import { useRequestId } from './http/use-request-id.js';
 import { useSecurityHeaders } from './http/use-security-headers.js';
 import { useRequestTimeout } from './http/use-request-timeout.js';
 import type { Logger } from './logger.js';
-import { createManagerNames, type ManagerNames, createAlertService, createAlertStore } from './modules/alerts/index.js';
-import { AlertEvaluator, createAlertRuleService, createAlertRuleStore } from './modules/alert-rules/index.js';
-import { createConnectorService, createConnectorStore } from './modules/connectors/index.js';
-import { PublishedCache } from './platform/cache/published-cache.js';
-import { createFileService } from './modules/files/index.js';
-import {
-  INGESTION_SERIES,
-  IngestionCounters,
-  createIngestionCounterStore,
-  SYSTEM_EVENTS_DATASOURCE,
-  SystemEventsRecorder,
-  createIngestionService,
-  ingestionFieldPermissions,
-  ingestionProcessing,
-} from './modules/ingestion/index.js';
-import { createHealthService, createMetricsService, metricsFieldPermissions } from './modules/metrics/index.js';
-import { piiRules, createPiiService } from './modules/pii/index.js';
-import { createSeriesService } from './modules/series/index.js';
-import { LiveEvents, LiveGate, SharedSubscriptions, subscribedFields, sharedEvaluationContext } from './modules/live/index.js';
-import { serveSubscriptions } from './http/use-subscriptions.js';
-import { createSchemaInferenceService } from './modules/schema-inference/index.js';
-import { createTemplateRunner, createTemplateService, createTemplateStore } from './modules/templates/index.js';
-import { createSearchService, createSearchStore } from './modules/search/index.js';
-import type { TemplateRecord } from './modules/templates/index.js';
-import { createAlertManagers, type AlertManagers } from './platform/alert-manager/alert-manager.js';
+import { AlertEvaluator } from './modules/alert-rules/index.js';
+import { INGESTION_SERIES, ingestionFieldPermissions } from './modules/ingestion/index.js';
+import { metricsFieldPermissions } from './modules/metrics/index.js';
 import { openDatabase, type Database } from './platform/database/database.js';
-import { EmbeddedEventStore } from './platform/event-bus/embedded-store.js';
-import type { EventBus } from './platform/event-bus/event-bus.js';
-import { createMetricsSource } from './platform/metrics-source/metrics-source.js';
-import { createPiiDetector } from './platform/pii-detector/pii-detector.js';
-import { createNotifier, type Notifier } from './platform/notifier/notifier.js';
 import { EMBEDDED_LINK_PREFIX, EmbeddedObjectStore } from './platform/object-store/embedded.js';
-import type { ObjectStore } from './platform/object-store/object-store.js';
-import { DruidQueryEngine } from './platform/query-engine/druid.js';
-import { EmbeddedQueryEngine } from './platform/query-engine/embedded.js';
-import type { QueryEngine } from './platform/query-engine/query-engine.js';
+import { createPlatform, createServices } from './services.js';
+import { createAccessControl } from './auth/setup.js';
+import { startLiveTransport } from './transports/live.js';
+import { graphqlBodyErrorHandler, startGraphQLHttp } from './transports/graphql-http.js';
+// Composition: database, services, one executable schema, and the HTTP transports around it.
 
 export const GATEWAY_VERSION = '0.1.0';
 
@@ -120,135 +70,12 @@ export interface Gateway {
   readonly draining: boolean;
 }
 
-function createServices(
-  database: Database,
-  published: PublishedCache,
-  config: Config,
-  platform: {
-    queryEngine: QueryEngine;
-    eventBus: EventBus;
-    objectStore: ObjectStore;
-    alertManagers: AlertManagers;
-    managerNames: ManagerNames;
-    notifier: Notifier;
-    metrics: GatewayMetrics;
-    prometheus: PrometheusApi;
-    systemEvents: SystemEventsRecorder | undefined;
-  },
-  logger: Logger,
-): Services {
-  const files = createFileService(platform.objectStore, config.files);
-  const connectorKey = config.datasets.connectorKey;
-  const connectorSecrets = createConnectorSecrets(memoisedKey(async () => ('key' in connectorKey ? Buffer.from(connectorKey.key, 'hex') : keptSecret(connectorKey.keyFile, CONNECTOR_KEY_BYTES))));
-  const datasets = createDatasetService(createDatasetStore(database.prisma, published.records<DatasetVersionList>('datasets', PUBLISHED_RECORD_ENTRIES)), platform.queryEngine, {
-    listMax: config.datasets.listMax,
-    connectorSecrets,
-  });
-  // Ingestion counts; the embedded metrics source reads them for the importance score.
-  // The counters' writes are one statement at a time (concurrent calls share it), on a connection of
-  // their own: on the main pool each ingest call waited for a connection behind other calls' inserts.
-  const ingestionCounters = new IngestionCounters(createIngestionCounterStore(database.pool, { writePool: database.openSidePool(1) }), logger, platform.metrics.ingestion);
-  const metrics = createMetricsService(datasets, createMetricsSource(config.metrics, database.pool, ingestionCounters), { ...config.metrics, logger });
-  const dataAccess = createDataAccessService(datasets, platform.queryEngine, {
-    maxRows: config.queryEngine.maxRows,
-    exhaust: { pool: database.pool, objectStore: platform.objectStore, expirySeconds: config.files.urlExpirySeconds },
-    systemEvents: platform.systemEvents ?? { datasource: { name: SYSTEM_EVENTS_DATASOURCE, columns: new Set() }, flush: async () => undefined },
-  });
-  const series = createSeriesService(platform.prometheus, { findAlias: async (name) => (await alerts.findMetricAlias(name))?.metric });
-  const alerts = createAlertService(
-    createAlertStore(database.prisma, (id) => published.announce({ table: 'notification_channels', key: id })),
-    platform.alertManagers,
-    platform.managerNames,
-    platform.notifier,
-    logger,
-    { listMax: config.alerting.listMax },
-  );
-  return {
-    templates: createTemplateService(createTemplateStore(database.prisma, published.records<TemplateRecord | null>('query_templates', PUBLISHED_RECORD_ENTRIES)), {
-      listMax: config.templates.listMax,
-      runner: createTemplateRunner(datasets, platform.queryEngine, { maxRows: config.queryEngine.maxRows }),
-    }),
-    datasets,
-    dataAccess,
-    metricsQueries: createMetricsQueries(platform.prometheus, datasets, platform.queryEngine, (dataset, query) => dataAccess.query(dataset, query)),
-    schemaInference: createSchemaInferenceService(),
-    ingestion: createIngestionService(datasets, platform.eventBus, ingestionCounters, { maxBatch: config.ingestion.maxBatch, systemEvents: platform.systemEvents }),
-    files,
-    connectors: createConnectorService(
-      createConnectorStore(database.prisma, () => published.announce({ table: 'connector_registry', key: '*' })),
-      files,
-      config.connectors,
-    ),
-    alerts,
-    alertRules: createAlertRuleService(
-      createAlertRuleStore(database.prisma, (id) => published.announce({ table: 'alert_rules', key: id })),
-      alerts,
-      platform.alertManagers,
-      {
-        listMax: config.alerting.listMax,
-        resolveManager: (name) => platform.managerNames.resolveManager(name, 'rule'),
-      },
-    ),
-    audit: createAuditService(createAuditStore(database.prisma), { listMax: AUDIT_LIST_MAX }),
-    pii: createPiiService(createPiiDetector(config.pii, piiRules), config.pii),
-    metrics,
-    health: createHealthService({ pingDatabase: () => database.ping(), eventBus: platform.eventBus, queryEngine: platform.queryEngine, datasets, metrics }),
-    series,
-    search: createSearchService(createSearchStore(database.pool)),
-    live: {
-      events: new LiveEvents(database.changes, { datasetVersions: (id) => datasets.createLoader().load(id), versionStamps: (limit) => datasets.versionStamps(limit), series, logger }),
-      defaultEverySeconds: Math.max(1, config.metrics.sampleIntervalMs / 1000 || 15),
-    },
-  };
-}
-
 /** Most REST read URLs the fast path knows (each a few hundred bytes). */
 const KEPT_READ_URLS = 20_000;
 /** Largest GraphQL body the fast path reads ahead (a query and its variables; an ingest batch is far larger). */
 const FAST_PATH_MAX_BODY_BYTES = 64 * 1024;
 /** Largest REST POST read body the fast path reads ahead (a list's envelope: filters, sort, a page). */
 const FAST_PATH_MAX_REST_BODY_BYTES = 16 * 1024;
-
-/** Most ids each published-record cache keeps (a few KiB each: 10,000 datasets stay well under 100 MiB). */
-const PUBLISHED_RECORD_ENTRIES = 10_000;
-
-// The S3 and Kafka clients load only when configured: on the embedded defaults they would cost the
-// process some 40 MiB of memory for code it never runs.
-
-/** S3 when a bucket is configured; otherwise the embedded store, whose links need the gateway's URL. */
-async function createObjectStore(config: Config, gatewayUrl: () => string): Promise<ObjectStore> {
-  const settings = config.objectStore;
-  if (settings.kind === 's3') {
-    const { S3ObjectStore } = await import('./platform/object-store/s3.js');
-    return new S3ObjectStore(settings);
-  }
-  const publicUrl = settings.publicUrl;
-  return new EmbeddedObjectStore({ ...settings, baseUrl: publicUrl ? () => publicUrl : gatewayUrl });
-}
-
-function createQueryEngine(config: Config, database: Database): QueryEngine {
-  const druid = config.queryEngine.druid;
-  if (druid) return new DruidQueryEngine({ ...druid, kafkaBrokers: config.ingestion.kafka?.brokers });
-  return new EmbeddedQueryEngine(database.pool, { statementTimeoutMs: config.queryEngine.statementTimeoutMs, maxRows: config.queryEngine.maxRows, readerPool: database.queryPool });
-}
-
-async function createEventBus(config: Config, database: Database, logger: Logger): Promise<EventBus> {
-  const kafka = config.ingestion.kafka;
-  if (!kafka) return new EmbeddedEventStore(database.pool, ingestionProcessing);
-  const { createKafkaProducer, KafkaEventBus } = await import('./platform/event-bus/kafka.js');
-  return new KafkaEventBus(createKafkaProducer(kafka), kafka, logger);
-}
-
-/** Logs the errors formatGraphQLError masks, with the request id. */
-const logUnexpectedErrors: ApolloServerPlugin<GatewayContext> = {
-  async requestDidStart() {
-    return {
-      async didEncounterErrors({ errors, contextValue }) {
-        for (const error of errors) reportUnexpectedError(contextValue.logger, error);
-      },
-    };
-  },
-};
 
 /** Refuses a port another process holds before anything else starts (database, migrations). */
 async function ensurePortFree(host: string, port: number): Promise<void> {
@@ -278,32 +105,11 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
 async function serve(config: Config, logger: Logger, database: Database): Promise<Gateway> {
   // Lists guard their counts by the tables' sizes: read them now so that no request waits for them.
   await readListTableSizes(database.prisma);
-  const queryEngine = createQueryEngine(config, database);
-  logger.info(`query engine: ${queryEngine.name}${queryEngine instanceof EmbeddedQueryEngine ? `; template queries run as ${database.queryRole}` : ''}`);
-  const eventBus = await createEventBus(config, database, logger);
-  logger.info(`event bus: ${eventBus.name}`);
   // Known once the server listens (PORT=0 picks a port); embedded links are made only after that.
   let gatewayUrl = '';
-  const objectStore = await createObjectStore(config, () => gatewayUrl);
-  logger.info(`object store: ${objectStore.name}`);
-  const alertManagers = createAlertManagers(config.alerting);
-  const notifier = createNotifier(config.alerting);
-  logger.info(`alert managers: ${[...alertManagers.values()].map((manager) => manager.description).join('; ')}; notifications: ${notifier.description}`);
-  const managerNames = createManagerNames(config.alerting, alertManagers);
-  for (const note of managerNames.notes) logger.info(note);
-  const metrics = new GatewayMetrics({ version: GATEWAY_VERSION });
-  metrics.watchDatabasePool(database.pool);
-  metrics.watchEventBus(eventBus);
-  // The console's dashboards read Prometheus's API: a real Prometheus when configured, else the
-  // embedded store this gateway samples its own metrics into (started once the port is known).
-  const metricsStore = config.metrics.prometheus ? undefined : new MetricsStore(database.pool, { chunkCacheBytes: config.metrics.chunkCacheBytes });
-  const prometheus = config.metrics.prometheus ? createRemotePrometheusApi(config.metrics.prometheus) : createEmbeddedPrometheusApi(metricsStore!, { retentionMs: config.metrics.retentionMs });
-  const published = new PublishedCache(database.changes);
-  // The platform's processing telemetry (system-events): written here when this gateway processes
-  // events itself and answers queries itself; with DRUID_URL, Druid's own system-events is read.
-  const systemEvents =
-    eventBus instanceof EmbeddedEventStore && queryEngine instanceof EmbeddedQueryEngine ? new SystemEventsRecorder(database.pool, { retentionMs: config.metrics.retentionMs, logger }) : undefined;
-  const services = createServices(database, published, config, { queryEngine, eventBus, objectStore, alertManagers, managerNames, notifier, metrics, prometheus, systemEvents }, logger);
+  const platform = await createPlatform(config, database, logger, () => gatewayUrl, GATEWAY_VERSION);
+  const { eventBus, objectStore, metrics, metricsStore, prometheus, published, systemEvents } = platform;
+  const services = createServices(database, published, config, platform, logger);
   logger.info(`PII detector: ${services.pii.detectorName}; metrics source: ${services.metrics.sourceName}`);
   const seeded = await services.connectors.seedBuiltIns();
   if (seeded > 0) logger.info(`connector registry: ${seeded} built-in connectors added`);
@@ -317,20 +123,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   guardRootFields(schema, apiIds.byField);
   // A record reached through a link is no more open than the root fields that read it (nodes.ts).
   guardLinks(schema, NODE_READ_API_IDS);
-  const policy = loadPolicy(config.auth.permissionsFile);
-  const rateLimiter = config.scale.rateLimitStore === 'postgres' ? new SharedRateLimiter(database.pool, config.rateLimits, logger) : new RateLimiter(config.rateLimits);
-  logger.info(`rate limits: ${describeRateLimits(config)}`);
-  const accessControl = new AccessControl(policy, rateLimiter, { costPerToken: config.graphqlLimits.costPerToken });
-  const authenticator = createAuthenticator(config.auth, database, logger, config.http.host);
-  const jwt = config.auth.jwt;
-  if (jwt && (!jwt.issuer || !jwt.audience)) {
-    logger.warn(
-      `authentication: JWT ${[!jwt.issuer && 'issuer (iss)', !jwt.audience && 'audience (aud)'].filter(Boolean).join(' and ')} not checked (JWT_VERIFY_ISSUER/JWT_VERIFY_AUDIENCE=false): any token signed with the configured key is accepted, whoever it was issued for`,
-    );
-  }
-  logger.info(
-    `authentication: ${config.auth.mode}${config.auth.mode === 'none' ? ' (every caller is SYSTEM; loopback only)' : ' (+ API keys)'}; roles from ${config.auth.permissionsFile ?? 'config/permissions.json'}`,
-  );
+  const { rateLimiter, accessControl, authenticator } = createAccessControl(config, database, logger);
   const createContext = createContextFactory(services, logger, accessControl);
   const { file: persistedFile, requiredFor: persistedRequiredFor } = config.graphql.persistedOperations;
   const persistedOperations = loadPersistedOperations(schema, persistedFile);
@@ -354,69 +147,37 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   const costOptions = { unboundedPageSize: largestListPage(config), tableRows: knownTableRows(database.prisma) };
 
   // Subscriptions (src/modules/live): WebSocket on the /graphql upgrade, SSE on /graphql/stream.
-  // Subscriptions' errors are shaped as HTTP's, and an unexpected one is logged as Apollo's plugin logs it.
-  const formatLiveError = (formatted: GraphQLFormattedError, error: GraphQLError): GraphQLFormattedError => {
-    reportUnexpectedError(logger, error);
-    return formatGraphQLError(formatted, error);
-  };
-  // A shared evaluation runs with its subscribers' access (one access key), without spending their tokens.
-  const evaluationContext = createContextFactory(services, logger, accessControl.withoutRateLimits());
-  const subscriptions = serveSubscriptions({
+  const subscriptions = startLiveTransport({
     httpServer,
     schema,
-    authenticator,
-    accessFor: (authentication, address) => accessControl.forRequest(authentication, address),
-    evaluationAccess: ({ caller }, address) => ({ key: accessControl.accessKeyOf(caller), context: () => sharedEvaluationContext((requestId) => evaluationContext(requestId, { caller }, address)) }),
-    gate: new LiveGate({
-      schema,
-      apiIdsByField: apiIds.byField,
-      persisted: persistedOperations,
-      persistedRequired: persistedOnlyFor(persistedRequiredFor),
-      limits: { ...config.graphqlLimits, cost: costOptions },
-      maxPerConnection: config.live.maxPerConnection,
-      maxPerCaller: config.live.maxPerCaller,
-    }),
-    shared: new SharedSubscriptions({
-      schema,
-      formatError: formatLiveError,
-      startsWithSnapshot: (document) => subscribedFields(document).includes('metricSeries'),
-    }),
-    queueCapacity: config.live.queueCapacity,
-    keepAliveMs: config.live.keepAliveMs,
-    formatError: formatLiveError,
+    services,
     logger,
-    observe: subscriptionObserver({ logger, metrics }),
     metrics,
+    accessControl,
+    authenticator,
+    apiIdsByField: apiIds.byField,
+    persistedOperations,
+    persistedRequiredFor,
+    limits: { ...config.graphqlLimits, cost: costOptions },
+    live: config.live,
   });
 
   // A kept answer holding health or counters is served only to a caller their own fields admit.
   const figuresApiIds = { DatasetHealth: metricsFieldPermissions['Query.datasetHealth']!, IngestionStats: ingestionFieldPermissions['Query.ingestionStats']! };
   const planOf = readPlanner(schema, PUBLISHED_READS, ROOT_FIELD_PERMISSIONS, { ...NODE_READ_API_IDS, ...figuresApiIds }, config.graphql.figuresMaxAgeMs);
-  const keptResults = publishedResults<GatewayContext>({ cache: published, planOf, maxEntries: 2_000, writeAnswer: writeKeptAnswer });
-  const accessFor = requestAccessFactory(accessControl);
-  const apollo = new ApolloServer<GatewayContext>({
+  const graphqlHttp = await startGraphQLHttp({
+    httpServer,
     schema,
-    introspection: config.graphql.introspection,
-    csrfPrevention: true,
-    parseOptions: { maxTokens: config.graphqlLimits.maxTokens },
-    validationRules: [depthLimitRule(config.graphqlLimits.maxDepth), aliasLimitRule(config.graphqlLimits.maxAliases)],
-    allowBatchedHttpRequests: config.graphqlLimits.maxBatch > 1,
-    includeStacktraceInErrorResponses: false,
-    formatError: formatGraphQLError,
-    plugins: [
-      ApolloServerPluginDrainHttpServer({ httpServer }),
-      ApolloServerPluginLandingPageDisabled(),
-      ApolloServerPluginCacheControlDisabled(),
-      logUnexpectedErrors,
-      graphqlObservabilityPlugin(metrics),
-      costLimitPlugin(config.graphqlLimits.maxCost, costOptions),
-      jsonLimitsPlugin(config.jsonLimits),
-      introspectionNeedsCaller(),
-      persistedOperationsPlugin(persistedOperations, persistedRequiredFor),
-      keptResults.plugin,
-    ],
+    config,
+    published,
+    planOf,
+    metrics,
+    rateLimiter,
+    accessControl,
+    createContext,
+    persistedOperations,
+    costOptions,
   });
-  await apollo.start();
 
   const crossOrigin = { allowedOrigins: config.http.corsAllowedOrigins, loopbackHostsOnly: config.auth.mode === 'none', ownPolicyPrefixes: [EMBEDDED_LINK_PREFIX] };
   app.use(useRequestId());
@@ -441,17 +202,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   // The timeout starts before authentication: a session or API-key lookup can wait on the database too.
   app.use(apiPaths, useRequestTimeout({ timeoutMs: config.http.requestTimeoutMs, logger }));
   app.use(apiPaths, useAuth({ authenticator }));
-  app.use(
-    '/graphql',
-    limitAnonymousGraphQL({ limiter: rateLimiter }),
-    useGraphQLUpload({ maxFileBytes: config.connectors.uploadLimitBytes }),
-    // GraphQL carries ingest batches too, so it takes bodies up to the larger of the two limits; a
-    // body the fast path parsed ahead is not parsed again.
-    unlessParsedAhead(express.json({ limit: Math.max(config.http.bodyLimitBytes, config.ingestion.bodyLimitBytes) })),
-    limitBatch(config.graphqlLimits.maxBatch),
-    keptResults.keptAnswers((req, res) => accessFor(res.locals.auth as Authentication | undefined, req.ip), persistedOnlyFor(persistedRequiredFor)),
-    expressMiddleware(apollo, { context: async ({ req, res }) => createContext(res.locals.requestId as string, res.locals.auth as Authentication | undefined, req.ip) }),
-  );
+  app.use('/graphql', ...graphqlHttp.middleware);
   app.use(
     prometheusApiRouter({
       prometheus,
@@ -492,7 +243,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
       accessFor: (authentication, address) => accessControl.forRequest(authentication, address),
       draining: () => draining,
       restReads: keptReads,
-      graphql: { keptAnswerFor: keptResults.keptAnswerFor, persistedOnly },
+      graphql: { keptAnswerFor: graphqlHttp.keptAnswerFor, persistedOnly },
       maxGraphQLBodyBytes: FAST_PATH_MAX_BODY_BYTES,
       maxRestBodyBytes: Math.min(FAST_PATH_MAX_REST_BODY_BYTES, config.http.bodyLimitBytes),
       handOverAfterMs: Math.min(1000, config.http.requestTimeoutMs),
@@ -556,7 +307,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
         if (config.scale.drainMs > 0) await new Promise((resolve) => setTimeout(resolve, config.scale.drainMs));
         await subscriptions.close();
         services.live.events.close();
-        await apollo.stop();
+        await graphqlHttp.stop();
         await alertEvaluator.stop();
         await systemEvents?.stop();
         if (sampling) await sampler.stop();
@@ -569,34 +320,6 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
       return stopping;
     },
   };
-}
-
-/**
- * A /graphql body that cannot be read (not JSON, too large, an unsupported charset or content
- * encoding, a compressed body that does not decompress) gets a GraphQL-shaped error, not an HTML
- * page nor the REST envelope.
- */
-function graphqlBodyErrorHandler(error: unknown, req: Request, res: Response, next: NextFunction) {
-  const { type, status, expose } = (error ?? {}) as { type?: unknown; status?: unknown; expose?: unknown };
-  const clientError = typeof status === 'number' && status >= 400 && status < 500 && expose !== false;
-  if (!req.path.startsWith('/graphql') || (typeof type !== 'string' && !clientError) || res.headersSent) return next(error);
-  const detail = (error as Error).message;
-  const message =
-    type === 'entity.too.large'
-      ? 'the request body is too large'
-      : type === 'entity.parse.failed'
-        ? `the request body is not valid JSON: ${detail}`
-        : typeof type === 'string'
-          ? detail
-          : `the request body could not be read: ${detail}`;
-  res.status(typeof status === 'number' ? status : 400).json({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
-}
-
-function describeRateLimits(config: Config): string {
-  const { general, ingest } = config.rateLimits;
-  const budget = (settings: { perSecond: number; burst: number }) => (settings.perSecond > 0 ? `${settings.perSecond}/s (burst ${settings.burst})` : 'off');
-  const where = config.scale.rateLimitStore === 'postgres' ? 'kept in PostgreSQL, one budget per caller for every copy on this database' : 'kept in this process';
-  return `${budget(general)} per caller, ingestion ${budget(ingest)}; ${where} (RATE_LIMIT_STORE=${config.scale.rateLimitStore})`;
 }
 
 /** The largest page any list serves, which a list field with `first: null` returns (costed as such). */

@@ -1,0 +1,70 @@
+// The live door: subscriptions over graphql-ws (the /graphql upgrade) and graphql-sse
+// (/graphql/stream), wired to the same schema, authenticator, access control, limits and persisted
+// operations as the HTTP door (README "One operation pipeline"). Each shared evaluation runs with
+// its subscribers' access (one access key) without spending their rate-limit tokens; errors are
+// shaped as HTTP's, and an unexpected one is logged as Apollo's plugin logs it.
+import type http from 'node:http';
+import type { GraphQLError, GraphQLFormattedError, GraphQLSchema } from 'graphql';
+import type { AccessControl } from '../auth/access.js';
+import type { Authenticator } from '../auth/authenticate.js';
+import type { Config } from '../config.js';
+import { createContextFactory, type Services } from '../context.js';
+import { formatGraphQLError, reportUnexpectedError } from '../graphql/errors.js';
+import type { CostOptions } from '../graphql/limits.js';
+import { persistedOnlyFor, type PersistedOperations } from '../graphql/persisted-operations.js';
+import { subscriptionObserver } from '../http/use-observability.js';
+import { serveSubscriptions } from '../http/use-subscriptions.js';
+import type { Logger } from '../logger.js';
+import { LiveGate, SharedSubscriptions, sharedEvaluationContext, subscribedFields } from '../modules/live/index.js';
+import type { GatewayMetrics } from '../telemetry/metrics.js';
+
+export interface LiveTransportOptions {
+  httpServer: http.Server;
+  schema: GraphQLSchema;
+  services: Services;
+  logger: Logger;
+  metrics: GatewayMetrics;
+  accessControl: AccessControl;
+  authenticator: Authenticator;
+  apiIdsByField: ReadonlyMap<string, readonly string[]>;
+  persistedOperations: PersistedOperations;
+  persistedRequiredFor: readonly string[];
+  limits: Config['graphqlLimits'] & { cost: CostOptions };
+  live: Config['live'];
+}
+
+export function startLiveTransport(options: LiveTransportOptions) {
+  const { schema, logger, metrics, accessControl, live } = options;
+  const formatLiveError = (formatted: GraphQLFormattedError, error: GraphQLError): GraphQLFormattedError => {
+    reportUnexpectedError(logger, error);
+    return formatGraphQLError(formatted, error);
+  };
+  const evaluationContext = createContextFactory(options.services, logger, accessControl.withoutRateLimits());
+  return serveSubscriptions({
+    httpServer: options.httpServer,
+    schema,
+    authenticator: options.authenticator,
+    accessFor: (authentication, address) => accessControl.forRequest(authentication, address),
+    evaluationAccess: ({ caller }, address) => ({ key: accessControl.accessKeyOf(caller), context: () => sharedEvaluationContext((requestId) => evaluationContext(requestId, { caller }, address)) }),
+    gate: new LiveGate({
+      schema,
+      apiIdsByField: options.apiIdsByField,
+      persisted: options.persistedOperations,
+      persistedRequired: persistedOnlyFor(options.persistedRequiredFor),
+      limits: options.limits,
+      maxPerConnection: live.maxPerConnection,
+      maxPerCaller: live.maxPerCaller,
+    }),
+    shared: new SharedSubscriptions({
+      schema,
+      formatError: formatLiveError,
+      startsWithSnapshot: (document) => subscribedFields(document).includes('metricSeries'),
+    }),
+    queueCapacity: live.queueCapacity,
+    keepAliveMs: live.keepAliveMs,
+    formatError: formatLiveError,
+    logger,
+    observe: subscriptionObserver({ logger, metrics }),
+    metrics,
+  });
+}
