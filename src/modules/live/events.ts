@@ -57,6 +57,8 @@ export class LiveEvents {
   private flushTimer: NodeJS.Timeout | undefined;
   /** Every dataset's state being read (when the first subscriber to all datasets came): changes wait for it. */
   private priming: Promise<void> | undefined;
+  /** Whether every dataset's state was read since datasets last had no subscriber (what is remembered is then kept up). */
+  private everyDatasetPrimed = false;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly now: () => number;
   private readonly capacity: number;
@@ -79,6 +81,7 @@ export class LiveEvents {
   private datasetAnnounced(datasetId: string): void {
     if (this.datasetListeners.size === 0) {
       this.remembered.delete(datasetId);
+      this.everyDatasetPrimed = false;
       return;
     }
     this.pendingDatasets.add(datasetId);
@@ -139,7 +142,8 @@ export class LiveEvents {
    */
   datasetChanges(datasetId: string | null): Channel<DatasetChange> {
     if (datasetId === null) {
-      if (this.datasetListeners.size === 0) this.primeEveryDataset();
+      // A subscriber to one dataset reads that one's state; the first to every dataset reads them all.
+      if (!this.everyDatasetPrimed) this.primeEveryDataset();
       return this.fromListeners(this.datasetListeners, () => true);
     }
     let subscribedTo: string | undefined;
@@ -173,6 +177,7 @@ export class LiveEvents {
    * not as a bare UPDATED. Changes announced meanwhile wait for it.
    */
   private primeEveryDataset(): void {
+    this.everyDatasetPrimed = true;
     const priming = this.options
       .versionStamps(REMEMBERED_DATASETS * 2)
       .then((stamps) => {
@@ -183,7 +188,10 @@ export class LiveEvents {
           if (!this.remembered.has(id)) this.remembered.set(id, { signature: signatureOf(stamp), status: stamp.status });
         }
       })
-      .catch((error: unknown) => this.options.logger.warn({ err: error }, 'live: the datasets could not be read; their first changes are told without the status before'))
+      .catch((error: unknown) => {
+        this.everyDatasetPrimed = false;
+        this.options.logger.warn({ err: error }, 'live: the datasets could not be read; their first changes are told without the status before');
+      })
       .finally(() => {
         if (this.priming === priming) this.priming = undefined;
       });
