@@ -1,6 +1,5 @@
 import os from 'node:os';
 import { MetricsSampler } from './platform/metrics-store/sampler.js';
-import { SamplerLease } from './platform/metrics-store/sampler-lease.js';
 import { knownTableRows, readListTableSizes } from './platform/lists/list-query.js';
 import http from 'node:http';
 import net from 'node:net';
@@ -38,7 +37,7 @@ import { useSecurityHeaders } from './http/use-security-headers.js';
 import { useRequestTimeout } from './http/use-request-timeout.js';
 import type { Logger } from './logger.js';
 import { AlertEvaluator } from './modules/alert-rules/index.js';
-import { INGESTION_SERIES, ingestionFieldPermissions } from './modules/ingestion/index.js';
+import { ingestionFieldPermissions } from './modules/ingestion/index.js';
 import { metricsFieldPermissions } from './modules/metrics/index.js';
 import { openDatabase, type Database } from './platform/database/database.js';
 import { EMBEDDED_LINK_PREFIX, EmbeddedObjectStore } from './platform/object-store/embedded.js';
@@ -46,6 +45,7 @@ import { createPlatform, createServices } from './services.js';
 import { createAccessControl } from './auth/setup.js';
 import { startLiveTransport } from './transports/live.js';
 import { graphqlBodyErrorHandler, startGraphQLHttp } from './transports/graphql-http.js';
+import { startBackgroundWork } from './background.js';
 // Composition: database, services, one executable schema, and the HTTP transports around it.
 
 export const GATEWAY_VERSION = '0.1.0';
@@ -257,46 +257,13 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   const { port } = httpServer.address() as AddressInfo;
   const host = config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host;
   gatewayUrl = `http://${host}:${port}`;
-  // The sampler exists whenever the store does (tests sample on demand); it runs on its own when an interval is set.
-  const instance = `${os.hostname()}:${port}`;
-  // One gateway per database writes the shared series (the ingestion counters), the holder of a lease.
-  const samplerLease = metricsStore ? new SamplerLease({ url: database.sessionUrl, instance, logger }) : undefined;
-  const sampler =
-    metricsStore && samplerLease
-      ? new MetricsSampler(metricsStore, () => metrics.snapshot(), {
-          intervalMs: config.metrics.sampleIntervalMs,
-          retentionMs: config.metrics.retentionMs,
-          instance,
-          logger,
-          shared: { lease: samplerLease, names: INGESTION_SERIES, snapshot: () => services.ingestion.sharedSeries(), written: () => metrics.sharedSamplingWritten() },
-        })
-      : undefined;
-  const sampling = sampler !== undefined && config.metrics.sampleIntervalMs > 0;
-  if (sampling) sampler.start();
-  // Written out on its own timer once the gateway serves (a start-up that fails leaves no timer behind).
-  systemEvents?.start();
-  logger.info(
-    `dashboard metrics: ${prometheus.name}${sampling ? `, sampled every ${config.metrics.sampleIntervalMs / 1000} s, kept ${config.metrics.retentionMs / 86_400_000} days` : metricsStore ? ' (sampling off: METRICS_SAMPLE_INTERVAL_SECONDS=0)' : ''}`,
-  );
-  const alertEvaluator = new AlertEvaluator(database.pool, prometheus, services.alerts, {
-    tickMs: config.alerting.evaluationTickMs,
-    repeatIntervalMs: config.alerting.repeatIntervalMs,
-    logger,
-    evaluated: () => metrics.alertRuleEvaluated(),
-  });
-  alertEvaluator.start();
-  logger.info(
-    config.alerting.evaluationTickMs > 0
-      ? `alert rules: Live rules of the embedded and alertmanager managers evaluated here (looking every ${config.alerting.evaluationTickMs / 1000} s) against the ${prometheus.name}; a rule that keeps firing notifies again every ${config.alerting.repeatIntervalMs / 60_000} min`
-      : 'alert rules: the embedded evaluator is off on this gateway (ALERT_EVALUATION_TICK_SECONDS=0)',
-  );
-
+  const background = startBackgroundWork({ config, database, logger, metrics, metricsStore, prometheus, services, systemEvents, instance: `${os.hostname()}:${port}` });
   let stopping: Promise<void> | undefined;
   return {
     url: gatewayUrl,
     database,
-    alertEvaluator,
-    metricsSampler: sampler,
+    alertEvaluator: background.alertEvaluator,
+    metricsSampler: background.sampler,
     subscriptions: { stats: subscriptions.stats },
     get draining() {
       return draining;
@@ -308,10 +275,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
         await subscriptions.close();
         services.live.events.close();
         await graphqlHttp.stop();
-        await alertEvaluator.stop();
-        await systemEvents?.stop();
-        if (sampling) await sampler.stop();
-        await samplerLease?.release();
+        await background.stop();
         await eventBus.close();
         await objectStore.close();
         if (rateLimiter instanceof SharedRateLimiter) rateLimiter.close();
