@@ -155,10 +155,9 @@ export function publishedResults<TContext extends { access: RequestAccess }>(opt
     if (req.method !== 'POST') return next();
     // Looked up already (by the fast path, which then did not serve it): executed, not looked up again.
     const kept = lookedUp.has(req) ? undefined : keptAnswerFor(req.body, req.headers, req);
-    if (lookedUp.has(req)) {
-      const scope = currentRequestScope();
-      if (scope) scope.keptAnswerLookedUp = true;
-    }
+    // Looked up here or before: Apollo's plugin does not look again.
+    const scope = lookedUp.has(req) ? currentRequestScope() : undefined;
+    if (scope) scope.keptAnswerLookedUp = true;
     if (!kept) return next();
     const serve = () => {
       const scope = currentRequestScope();

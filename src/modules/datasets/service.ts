@@ -146,6 +146,12 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
     ...createDraftingService(store, options.connectorSecrets),
     ...createDatasourceService(store, queryEngine, options),
 
+    /** Throws DATASET_NOT_FOUND unless a version of the dataset (Live or draft) exists. */
+    async requireExisting(datasetId: string): Promise<void> {
+      const versions = await store.findVersions([checkedId(datasetId)]);
+      if (versions.length === 0) throw notFound(datasetId);
+    },
+
     /** The stage, status, version and last change of the newest `limit` dataset versions (by their last change). */
     versionStamps(limit: number): Promise<DatasetVersionStamp[]> {
       return store.versionStamps(limit);

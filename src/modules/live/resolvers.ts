@@ -23,14 +23,13 @@ export const liveResolvers: Resolvers = {
       resolve: (event: AlertRuleTransition) => ({ ...event, to: TRANSITION_STATE[event.to], at: new Date(event.at) }),
     },
     ingestionCounts: {
-      subscribe: async (_, { datasetId, every }, { services, loaders }) => {
+      subscribe: async (_, { datasetId, every }, { services }) => {
         const seconds = every ?? services.live.defaultEverySeconds;
         if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_EVERY_SECONDS) {
           throw new GatewayError('DATA_METRICS_INVALID_INPUT', `every: ${seconds} is not a whole number of seconds from 1 to ${MAX_EVERY_SECONDS}`);
         }
         // A dataset that does not exist would count zeros forever: refused as its query twin (dataset) is.
-        const versions = await loaders.datasetVersions.load(datasetId);
-        if (!versions.live && !versions.draft) throw new GatewayError('DATASET_NOT_FOUND', `Dataset with the given dataset_id:${datasetId} not found`);
+        await services.datasets.requireExisting(datasetId);
         return services.live.events.ingestionCounts(datasetId, seconds);
       },
       resolve: (point: import('../series/index.js').IngestionPoint) => point,
