@@ -5,7 +5,6 @@
 // and the number of operations in a batch; and the lengths of strings, keys and arrays in an
 // operation's variables and literals (the REST router checks its bodies the same way). REST entries
 // run fixed documents and are not limited here.
-import type { ApolloServerPlugin } from '@apollo/server';
 import type { NextFunction, Request, Response } from 'express';
 import {
   type ASTNode,
@@ -42,9 +41,8 @@ import {
   type ValueNode,
   visit,
 } from 'graphql';
-import { GatewayError } from '../errors.js';
 import { DEFAULT_PAGE_SIZE, narrowsPositively, type ListWhere } from '../platform/lists/list-query.js';
-import { characterCount, describeJsonLimitViolation, findJsonLimitViolation, JSON_LIMIT_SETTINGS, type JsonLimits } from '../validation/json-limits.js';
+import { characterCount, JSON_LIMIT_SETTINGS, type JsonLimits } from '../validation/json-limits.js';
 import { listOfConnection } from './lists.js';
 
 /** The list argument whose value is a field's page size. */
@@ -400,48 +398,8 @@ function fieldOf(schema: GraphQLSchema, type: GraphQLCompositeType, name: string
   return isObjectType(type) || isInterfaceType(type) ? type.getFields()[name] : undefined;
 }
 
-function limitError(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } } });
-}
-
-/** What the cost plugin needs of a request's context: where the document's price goes (src/auth/access.ts). */
-interface PricedContext {
-  access?: { priceDocument(cost: number): void };
-}
-
-/**
- * Refuses an operation whose cost (with the request's variables) is over `maxCost`, before it runs;
- * an answer carries the cost it was priced at in `extensions.cost`, so a client sees what a query
- * costs before it reaches the limit. The cost is also the price the caller's rate limit charges
- * (paid by the first root field admitted).
- */
-export function costLimitPlugin<TContext extends PricedContext>(maxCost: number, options: CostOptions = DEFAULT_COST_OPTIONS): ApolloServerPlugin<TContext> {
-  return {
-    async requestDidStart() {
-      let cost: number | undefined;
-      return {
-        async didResolveOperation({ schema, document, operation, request, contextValue }) {
-          if (!operation) return;
-          // Apollo would execute a subscription as a query and fail inside; it has transports of its own.
-          if (operation.operation === OperationTypeNode.SUBSCRIPTION) {
-            throw limitError('A subscription is served over WebSocket (graphql-transport-ws) on /graphql or Server-Sent Events on /graphql/stream, not over a plain HTTP request.');
-          }
-          const priced = priceOperation(schema, document, operation, request.variables ?? {}, options);
-          cost = priced.cost;
-          if (cost > maxCost) throw limitError(costRefusal(priced, maxCost));
-          contextValue.access?.priceDocument(cost);
-        },
-        async willSendResponse({ response }) {
-          if (cost === undefined || response.body.kind !== 'single') return;
-          response.body.singleResult.extensions = { ...response.body.singleResult.extensions, cost };
-        },
-      };
-    },
-  };
-}
-
 /** The first string, object field name or list written in `document` that is over `limits`, described. */
-function literalOverLimits(document: DocumentNode, limits: JsonLimits): string | undefined {
+export function literalOverLimits(document: DocumentNode, limits: JsonLimits): string | undefined {
   let found: string | undefined;
   const where = (node: ASTNode) => {
     if (!node.loc) return 'in the document';
@@ -465,36 +423,6 @@ function literalOverLimits(document: DocumentNode, limits: JsonLimits): string |
     },
   });
   return found;
-}
-
-/**
- * Refuses an operation whose variables hold a string or object key longer than
- * `limits.maxStringLength` characters or an array longer than `limits.maxArrayLength` items
- * (JSON_MAX_STRING_LENGTH, JSON_MAX_ARRAY_LENGTH), and likewise values written into the document
- * itself, before anything is coerced or runs: HTTP 400, INVALID_INPUT (responseCode BAD_REQUEST),
- * the message naming the path under /variables (or the line and column in the document). Each
- * operation of a batch is checked on its own.
- */
-export function jsonLimitsPlugin<TContext extends object>(limits: JsonLimits): ApolloServerPlugin<TContext> {
-  // Apollo keeps one parsed document per distinct query text, so the literals of each are walked once.
-  const literalProblems = new WeakMap<DocumentNode, string | null>();
-  const literalProblem = (document: DocumentNode): string | undefined => {
-    let found = literalProblems.get(document);
-    if (found === undefined) literalProblems.set(document, (found = literalOverLimits(document, limits) ?? null));
-    return found ?? undefined;
-  };
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ request, document }) {
-          const violation = findJsonLimitViolation(request.variables ?? {}, limits);
-          const message = violation ? describeJsonLimitViolation(violation, '/variables') : literalProblem(document);
-          if (message === undefined) return;
-          throw new GraphQLError(message, { originalError: new GatewayError('INVALID_INPUT', message), extensions: { http: { status: 400 } } });
-        },
-      };
-    },
-  };
 }
 
 /** Refuses a batched request (a JSON array) longer than `maxBatch` before Apollo runs any of it. */

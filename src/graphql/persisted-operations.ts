@@ -8,22 +8,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ApolloServerPlugin } from '@apollo/server';
-import {
-  GraphQLError,
-  Kind,
-  parse,
-  print,
-  validate,
-  type DocumentNode,
-  type FragmentDefinitionNode,
-  type GraphQLSchema,
-  type OperationDefinitionNode,
-  type SelectionSetNode,
-  type ValidationRule,
-} from 'graphql';
-import type { Caller, RequestAccess } from '../auth/access.js';
-import { GatewayError } from '../errors.js';
+import { Kind, parse, print, validate, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode, type ValidationRule } from 'graphql';
+import type { Caller } from '../auth/access.js';
 import { projectPath } from '../paths.js';
 
 export const OPERATIONS_DIR = projectPath('graphql', 'operations') + path.sep;
@@ -192,33 +178,4 @@ export function persistedOnlyFor(selectors: readonly string[]): (caller: Caller 
   const callers = new Set(selectors.filter((entry) => entry.startsWith('caller:')).map((entry) => entry.slice('caller:'.length)));
   if (roles.size === 0 && callers.size === 0) return () => false;
   return (caller) => caller !== undefined && (callers.has(caller.id) || caller.roles.some((role) => roles.has(role)));
-}
-
-/**
- * Resolves ids from the list into their text (before Apollo looks for it in its own APQ cache) and
- * refuses an operation that is not on the list to the callers bound to it.
- */
-export function persistedOperationsPlugin<TContext extends { access: RequestAccess }>(list: PersistedOperations, requiredFor: readonly string[]): ApolloServerPlugin<TContext> {
-  const bound = persistedOnlyFor(requiredFor);
-  return {
-    async requestDidStart({ request }) {
-      const hash: unknown = (request.extensions as { persistedQuery?: { sha256Hash?: unknown } } | undefined)?.persistedQuery?.sha256Hash;
-      if (request.query === undefined && typeof hash === 'string') {
-        const body = list.bodyOf(hash);
-        if (body !== undefined) request.query = body;
-      }
-      return {
-        async didResolveOperation({ queryHash, document, operation, contextValue }) {
-          if (!operation || !bound(contextValue.access.caller)) return;
-          if (list.includes(queryHash, document, operation)) return;
-          const error = new GatewayError(
-            'PERSISTED_OPERATION_REQUIRED',
-            'This caller may run only the operations of the allow list (persisted-operations.json, generated from graphql/operations/): ' +
-              'send a listed operation, or its id as extensions.persistedQuery.sha256Hash. The operation sent is not on the list.',
-          );
-          throw new GraphQLError(error.message, { originalError: error, extensions: { http: { status: error.httpStatus } } });
-        },
-      };
-    },
-  };
 }

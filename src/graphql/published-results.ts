@@ -16,6 +16,7 @@ import type { RequestAccess } from '../auth/access.js';
 import { prepareBody, type PreparedAnswer } from '../platform/cache/prepared-answer.js';
 import type { PublishedCache, ReadStart } from '../platform/cache/published-cache.js';
 import { currentRequestScope } from '../request-scope.js';
+import type { OperationChecks } from './pipeline/operation-checks.js';
 import type { ReadPlan, ReadPlanner } from './published-reads.js';
 
 export interface PublishedResultsOptions {
@@ -63,7 +64,7 @@ export interface PublishedResults<TContext extends { access: RequestAccess }> {
    * Serves a kept answer before Apollo to a single JSON POST whose caller is admitted to every root
    * field (and not bound to persisted operations); passes every other request on.
    */
-  keptAnswers(callerAccess: (req: Request, res: Response) => RequestAccess, persistedOnly: (caller: RequestAccess['caller']) => boolean): RequestHandler;
+  keptAnswers(callerAccess: (req: Request, res: Response) => RequestAccess, checks: OperationChecks): RequestHandler;
   /**
    * The kept answer a JSON POST with this (parsed) body may be served before Apollo, if any: a single
    * operation with its text (no batch, no persisted-query extensions), asking for plain JSON. Used by
@@ -71,19 +72,6 @@ export interface PublishedResults<TContext extends { access: RequestAccess }> {
    * a request it looked up is not looked up again: when it is not served, it is executed.
    */
   keptAnswerFor: (body: unknown, headers: IncomingHttpHeaders, req?: IncomingMessage) => KeptAnswer | undefined;
-}
-
-/**
- * Admits a caller to a kept answer as its execution would: refused when bound to persisted
- * operations, else the links' check and each root field's admission (rate limit included).
- * Throws (or rejects) on a refusal, which the caller leaves to execution to report.
- */
-export function admitToKeptAnswer(access: RequestAccess, kept: KeptAnswer, persistedOnly: (caller: RequestAccess['caller']) => boolean): void | Promise<void> {
-  if (persistedOnly(access.caller)) throw new Error('persisted operations only');
-  for (const ids of kept.linkedApiIds) access.authorize(ids);
-  // Served or executed, a document pays the same: its cost, at its first root field admitted.
-  if (kept.cost !== undefined) access.priceDocument(kept.cost);
-  return access.admitEach(kept.apiIds);
 }
 
 export function publishedResults<TContext extends { access: RequestAccess }>(options: PublishedResultsOptions): PublishedResults<TContext> {
@@ -151,7 +139,7 @@ export function publishedResults<TContext extends { access: RequestAccess }>(opt
     return answers.get(answerKey(query, operationName, variables));
   };
 
-  const keptAnswers: PublishedResults<TContext>['keptAnswers'] = (callerAccess, persistedOnly) => (req, res, next) => {
+  const keptAnswers: PublishedResults<TContext>['keptAnswers'] = (callerAccess, checks) => (req, res, next) => {
     if (req.method !== 'POST') return next();
     // Looked up already (by the fast path, which then did not serve it): executed, not looked up again.
     const kept = lookedUp.has(req) ? undefined : keptAnswerFor(req.body, req.headers, req);
@@ -167,7 +155,7 @@ export function publishedResults<TContext extends { access: RequestAccess }>(opt
     // A refusal goes on to Apollo, which executes the operation, and the resolvers' guard reports it.
     let admitted: void | Promise<void>;
     try {
-      admitted = admitToKeptAnswer(callerAccess(req, res), kept, persistedOnly);
+      admitted = checks.admitToKeptAnswer(callerAccess(req, res), kept);
     } catch {
       return next();
     }

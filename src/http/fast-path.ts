@@ -7,7 +7,7 @@
 //
 // Nothing is decided twice in two ways: the request id (use-request-id.ts), the security headers
 // (use-security-headers.ts), the cross-origin policy (use-cross-origin.ts), authentication (the same
-// authenticator), access and rate limits (RequestAccess.admit, admitToKeptAnswer), the log line and
+// authenticator), access and rate limits (RequestAccess.admit, OperationChecks.admitToKeptAnswer), the log line and
 // metrics (use-observability.ts) and the answer's bytes, ETag and 304 (kept-answer.ts) are the same
 // functions the express stack calls. Whatever the fast path would refuse (a foreign origin, missing
 // credentials, a spent rate limit, a preflight) it does not answer: it hands the request to express,
@@ -17,7 +17,8 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Authentication, RequestAccess } from '../auth/access.js';
 import type { Authenticator } from '../auth/authenticate.js';
-import { admitToKeptAnswer, isJsonRequest, type KeptAnswer } from '../graphql/published-results.js';
+import type { OperationChecks } from '../graphql/pipeline/operation-checks.js';
+import { isJsonRequest, type KeptAnswer } from '../graphql/published-results.js';
 import { requestMsgid, successEnvelopeHead } from './envelope.js';
 import { writeKeptAnswerAtTurnEnd } from './kept-answer.js';
 import type { KeptReads } from './kept-reads.js';
@@ -45,7 +46,8 @@ export interface FastPathOptions {
   restReads: KeptReads;
   graphql: {
     keptAnswerFor: (body: unknown, headers: IncomingHttpHeaders, req?: IncomingMessage) => KeptAnswer | undefined;
-    persistedOnly: (caller: RequestAccess['caller']) => boolean;
+    /** The pipeline's checks, which admit a caller to a kept answer as at every door. */
+    checks: Pick<OperationChecks, 'admitToKeptAnswer'>;
   };
   /** Largest /graphql body read ahead to look for a kept answer; larger ones go the normal way unread. */
   maxGraphQLBodyBytes: number;
@@ -308,7 +310,7 @@ export function withFastPath(options: FastPathOptions): Listener {
         (access) => {
           // Callers without credentials pay per document before parsing (limit-anonymous.ts): the normal way.
           if (!access.caller) throw new Error('anonymous');
-          return admitToKeptAnswer(access, found, options.graphql.persistedOnly);
+          return options.graphql.checks.admitToKeptAnswer(access, found);
         },
         () => {
           writeKeptAnswerAtTurnEnd('POST', headers, res, found.answer, '');

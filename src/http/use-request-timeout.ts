@@ -7,7 +7,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { requestMsgid, sendFailure } from './envelope.js';
-import { PROMETHEUS_API_PREFIX, sendGatewayFailure } from './prometheus-api-router.js';
+import { GRAFANA_RULES_PREFIX, PROMETHEUS_API_PREFIX, sendGatewayFailure } from './prometheus-failure.js';
 
 export interface RequestTimeoutOptions {
   timeoutMs: number;
@@ -38,7 +38,7 @@ function answerTimeout(req: Request, res: Response, timeoutMs: number, logger: L
   logger.warn({ requestId: res.locals.requestId, method: req.method, path: req.originalUrl.split('?')[0], apiId: res.locals.apiId, timeoutMs }, 'request timed out');
   if (req.originalUrl.startsWith('/graphql')) {
     res.status(error.httpStatus).json({ errors: [{ message: error.message, extensions: { code: error.code, responseCode: error.kind } }] });
-  } else if (req.originalUrl.startsWith(`${PROMETHEUS_API_PREFIX}/`) || req.originalUrl.startsWith('/api/prometheus/grafana/')) {
+  } else if (req.originalUrl.startsWith(`${PROMETHEUS_API_PREFIX}/`) || req.originalUrl.startsWith(`${GRAFANA_RULES_PREFIX}/`)) {
     sendGatewayFailure(res, error);
   } else {
     const apiId = typeof res.locals.apiId === 'string' ? res.locals.apiId : 'api';

@@ -7,24 +7,25 @@ import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { expressMiddleware } from '@as-integrations/express5';
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { AccessControl, Authentication } from '../auth/access.js';
-import { introspectionNeedsCaller } from '../auth/introspection.js';
 import type { Config } from '../config.js';
 import { type GatewayContext, requestAccessFactory, type createContextFactory } from '../context.js';
 import { formatGraphQLError, reportUnexpectedError } from '../graphql/errors.js';
-import { aliasLimitRule, costLimitPlugin, type CostOptions, depthLimitRule, jsonLimitsPlugin, limitBatch } from '../graphql/limits.js';
-import { persistedOnlyFor, persistedOperationsPlugin, type PersistedOperations } from '../graphql/persisted-operations.js';
+import { limitBatch } from '../graphql/limits.js';
+import { asApolloError, OperationRefusal, type OperationChecks } from '../graphql/pipeline/operation-checks.js';
 import type { ReadPlanner } from '../graphql/published-reads.js';
 import { publishedResults } from '../graphql/published-results.js';
 import { unlessParsedAhead } from '../http/body-read-ahead.js';
+import { graphiqlRouter } from '../http/graphiql.js';
 import { writeKeptAnswer } from '../http/kept-answer.js';
 import { limitAnonymousGraphQL, type LimitAnonymousOptions } from '../http/limit-anonymous.js';
 import { useGraphQLUpload } from '../http/use-graphql-upload.js';
 import { graphqlObservabilityPlugin } from '../http/use-observability.js';
 import type { PublishedCache } from '../platform/cache/published-cache.js';
 import type { GatewayMetrics } from '../telemetry/metrics.js';
+import type { Transport } from './transport.js';
 
 export interface GraphQLHttpOptions {
   httpServer: http.Server;
@@ -36,8 +37,7 @@ export interface GraphQLHttpOptions {
   rateLimiter: LimitAnonymousOptions['limiter'];
   accessControl: AccessControl;
   createContext: ReturnType<typeof createContextFactory>;
-  persistedOperations: PersistedOperations;
-  costOptions: CostOptions;
+  checks: OperationChecks;
 }
 
 /** Logs the errors formatGraphQLError masks, with the request id. */
@@ -51,10 +51,37 @@ const logUnexpectedErrors: ApolloServerPlugin<GatewayContext> = {
   },
 };
 
+/**
+ * The pipeline's checks (src/graphql/pipeline/operation-checks.ts) where Apollo knows the operation;
+ * the document's cost goes out in `extensions.cost`. A request naming a listed operation by id only
+ * gets its text first, before Apollo looks in its own persisted-query cache.
+ */
+function operationChecksPlugin(checks: OperationChecks): ApolloServerPlugin<GatewayContext> {
+  return {
+    async requestDidStart({ request }) {
+      if (request.query === undefined) request.query = checks.listedText(request.extensions);
+      let cost: number | undefined;
+      return {
+        async didResolveOperation({ document, operation, request, queryHash, contextValue }) {
+          if (!operation) return;
+          try {
+            cost = checks.check(contextValue.access, { document, operation, variables: request.variables ?? {}, documentHash: queryHash }, 'graphql-http');
+          } catch (error) {
+            throw error instanceof OperationRefusal ? asApolloError(error) : error;
+          }
+        },
+        async willSendResponse({ response }) {
+          if (cost === undefined || response.body.kind !== 'single') return;
+          response.body.singleResult.extensions = { ...response.body.singleResult.extensions, cost };
+        },
+      };
+    },
+  };
+}
+
 export async function startGraphQLHttp(options: GraphQLHttpOptions) {
   const { config, metrics } = options;
   const limits = config.graphqlLimits;
-  const persistedRequiredFor = config.graphql.persistedOperations.requiredFor;
   const keptResults = publishedResults<GatewayContext>({ cache: options.published, planOf: options.planOf, maxEntries: 2_000, writeAnswer: writeKeptAnswer });
   const accessFor = requestAccessFactory(options.accessControl);
   const apollo = new ApolloServer<GatewayContext>({
@@ -62,7 +89,7 @@ export async function startGraphQLHttp(options: GraphQLHttpOptions) {
     introspection: config.graphql.introspection,
     csrfPrevention: true,
     parseOptions: { maxTokens: limits.maxTokens },
-    validationRules: [depthLimitRule(limits.maxDepth), aliasLimitRule(limits.maxAliases)],
+    validationRules: [...options.checks.limitRules],
     allowBatchedHttpRequests: limits.maxBatch > 1,
     includeStacktraceInErrorResponses: false,
     formatError: formatGraphQLError,
@@ -72,32 +99,35 @@ export async function startGraphQLHttp(options: GraphQLHttpOptions) {
       ApolloServerPluginCacheControlDisabled(),
       logUnexpectedErrors,
       graphqlObservabilityPlugin(metrics),
-      costLimitPlugin(limits.maxCost, options.costOptions),
-      jsonLimitsPlugin(config.jsonLimits),
-      introspectionNeedsCaller(),
-      persistedOperationsPlugin(options.persistedOperations, persistedRequiredFor),
+      operationChecksPlugin(options.checks),
       keptResults.plugin,
     ],
   });
   await apollo.start();
   const createContext = options.createContext;
   /** The /graphql stack, mounted after the request id, observation, timeout and authentication every API path has. */
-  const middleware: RequestHandler[] = [
+  const graphqlRoutes = express.Router();
+  graphqlRoutes.use(
+    '/graphql',
     limitAnonymousGraphQL({ limiter: options.rateLimiter }),
     useGraphQLUpload({ maxFileBytes: config.connectors.uploadLimitBytes }),
     // GraphQL carries ingest batches too, so it takes bodies up to the larger of the two limits; a
     // body the fast path parsed ahead is not parsed again.
     unlessParsedAhead(express.json({ limit: Math.max(config.http.bodyLimitBytes, config.ingestion.bodyLimitBytes) })),
     limitBatch(limits.maxBatch),
-    keptResults.keptAnswers((req, res) => accessFor(res.locals.auth as Authentication | undefined, req.ip), persistedOnlyFor(persistedRequiredFor)),
+    keptResults.keptAnswers((req, res) => accessFor(res.locals.auth as Authentication | undefined, req.ip), options.checks),
     expressMiddleware(apollo, { context: async ({ req, res }) => createContext(res.locals.requestId as string, res.locals.auth as Authentication | undefined, req.ip) }),
-  ];
-  return {
-    middleware,
-    /** For the fast path, which must decide about kept answers as the middleware does. */
-    keptAnswerFor: keptResults.keptAnswerFor,
+  );
+  const transport: Transport = {
+    name: 'graphql-http',
+    publicRoutes: config.graphql.graphiql ? [graphiqlRouter()] : [],
+    apiPaths: ['/graphql'],
+    routes: [graphqlRoutes],
+    errorHandlers: [graphqlBodyErrorHandler],
     stop: () => apollo.stop(),
   };
+  /** For the fast path, which must decide about kept answers as the middleware does. */
+  return { ...transport, keptAnswerFor: keptResults.keptAnswerFor };
 }
 
 /**
@@ -105,7 +135,7 @@ export async function startGraphQLHttp(options: GraphQLHttpOptions) {
  * encoding, a compressed body that does not decompress) gets a GraphQL-shaped error, not an HTML
  * page nor the REST envelope.
  */
-export function graphqlBodyErrorHandler(error: unknown, req: Request, res: Response, next: NextFunction) {
+function graphqlBodyErrorHandler(error: unknown, req: Request, res: Response, next: NextFunction) {
   const { type, status, expose } = (error ?? {}) as { type?: unknown; status?: unknown; expose?: unknown };
   const clientError = typeof status === 'number' && status >= 400 && status < 500 && expose !== false;
   if (!req.path.startsWith('/graphql') || (typeof type !== 'string' && !clientError) || res.headersSent) return next(error);

@@ -10,13 +10,13 @@ import type { Authenticator } from '../auth/authenticate.js';
 import type { Config } from '../config.js';
 import { createContextFactory, type Services } from '../context.js';
 import { formatGraphQLError, reportUnexpectedError } from '../graphql/errors.js';
-import type { CostOptions } from '../graphql/limits.js';
-import { persistedOnlyFor, type PersistedOperations } from '../graphql/persisted-operations.js';
+import type { OperationChecks } from '../graphql/pipeline/operation-checks.js';
 import { subscriptionObserver } from '../http/use-observability.js';
 import { serveSubscriptions } from '../http/use-subscriptions.js';
 import type { Logger } from '../logger.js';
 import { LiveGate, SharedSubscriptions, sharedEvaluationContext, subscribedFields } from '../modules/live/index.js';
 import type { GatewayMetrics } from '../telemetry/metrics.js';
+import type { Transport } from './transport.js';
 
 export interface LiveTransportOptions {
   httpServer: http.Server;
@@ -27,31 +27,26 @@ export interface LiveTransportOptions {
   accessControl: AccessControl;
   authenticator: Authenticator;
   apiIdsByField: ReadonlyMap<string, readonly string[]>;
-  persistedOperations: PersistedOperations;
-  persistedRequiredFor: readonly string[];
-  limits: Config['graphqlLimits'] & { cost: CostOptions };
+  checks: OperationChecks;
   live: Config['live'];
 }
 
-export function startLiveTransport(options: LiveTransportOptions) {
+export function startLiveTransport(options: LiveTransportOptions): Transport & { stats: ReturnType<typeof serveSubscriptions>['stats'] } {
   const { schema, logger, metrics, accessControl, live } = options;
   const formatLiveError = (formatted: GraphQLFormattedError, error: GraphQLError): GraphQLFormattedError => {
     reportUnexpectedError(logger, error);
     return formatGraphQLError(formatted, error);
   };
   const evaluationContext = createContextFactory(options.services, logger, accessControl.withoutRateLimits());
-  return serveSubscriptions({
+  const subscriptions = serveSubscriptions({
     httpServer: options.httpServer,
     schema,
     authenticator: options.authenticator,
     accessFor: (authentication, address) => accessControl.forRequest(authentication, address),
     evaluationAccess: ({ caller }, address) => ({ key: accessControl.accessKeyOf(caller), context: () => sharedEvaluationContext((requestId) => evaluationContext(requestId, { caller }, address)) }),
     gate: new LiveGate({
-      schema,
+      checks: options.checks,
       apiIdsByField: options.apiIdsByField,
-      persisted: options.persistedOperations,
-      persistedRequired: persistedOnlyFor(options.persistedRequiredFor),
-      limits: options.limits,
       maxPerConnection: live.maxPerConnection,
       maxPerCaller: live.maxPerCaller,
     }),
@@ -67,4 +62,6 @@ export function startLiveTransport(options: LiveTransportOptions) {
     observe: subscriptionObserver({ logger, metrics }),
     metrics,
   });
+  // The streams last as long as their subscription: public routes, in front of the request timeout.
+  return { name: 'live', publicRoutes: [subscriptions.sseRouter], stop: () => subscriptions.close(), stats: subscriptions.stats };
 }

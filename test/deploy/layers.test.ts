@@ -47,6 +47,7 @@ const FORBIDDEN: [string, string, string, RegExp][] = [
   ['telemetry imports the HTTP layer', 'src/telemetry/planted.ts', "import { sendFailure } from '../http/envelope.js';", TELEMETRY],
   ['telemetry imports rest/', 'src/telemetry/planted.ts', "import { REST_PREFIXES } from '../../rest/router.js';", REST],
   ['an HTTP middleware imports rest/', 'src/http/planted.ts', "import { restEndpoints } from '../../rest/endpoints.js';", REST],
+  ['a door other than REST imports rest/', 'src/transports/planted.ts', "import { REST_PREFIXES } from '../../rest/router.js';", REST],
   ['auth takes a type from rest/', 'src/auth/planted.ts', "import type { RestEndpoint } from '../../rest/table.js';", REST],
   ['a module imports rest/', 'src/modules/templates/planted.ts', "import { templateEndpoints } from '../../../rest/templates.js';", REST],
   ['platform imports rest/', 'src/platform/event-bus/planted.ts', "import { REST_PREFIXES } from '../../../rest/router.js';", REST],
@@ -104,7 +105,8 @@ const ALLOWED: [string, string, string][] = [
   ['a platform adapter imports the metrics store (a platform file named store)', 'src/platform/promql/planted.ts', "import { MetricsStore } from '../metrics-store/store.js';"],
   ['rest/ imports the envelope from src/http', 'rest/planted.ts', "import { sendFailure } from '../src/http/envelope.js';"],
   ['the GraphQL layer imports what it keeps from the platform', 'src/graphql/planted.ts', "import { prepareBody, type PreparedAnswer } from '../platform/cache/prepared-answer.js';"],
-  ['the HTTP layer imports the GraphQL layer', 'src/http/planted.ts', "import { admitToKeptAnswer } from '../graphql/published-results.js';"],
+  ['the HTTP layer imports the GraphQL layer', 'src/http/planted.ts', "import { isJsonRequest } from '../graphql/published-results.js';"],
+  ['the REST door imports the REST table', 'src/transports/rest.ts', "import { restEndpoints } from '../../rest/endpoints.js';"],
 ];
 
 describe('the layer rule (eslint.config.mjs)', () => {

@@ -34,6 +34,7 @@ beforeAll(async () => {
     LIVE_KEEPALIVE_SECONDS: '1',
     LIVE_QUEUE_CAPACITY: '4',
     GRAPHQL_MAX_COST: '20',
+    JSON_MAX_STRING_LENGTH: '256',
   });
 }, 60_000);
 
@@ -117,6 +118,27 @@ describe('limits', () => {
     const aliases = Array.from({ length: 20 }, (_, i) => `n${i}: name`).join(' ');
     const costly = await firstOf(client, { query: `subscription { datasetChanged { datasetId kind at dataset { id datasetId status ${aliases} alertRules { name } } } }` });
     expect(costly.errors?.[0]).toMatchObject({ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' }, message: expect.stringMatching(/^The operation costs \d+; at most 20 is allowed\.$/) });
+  });
+
+  it('refuse a variable or a literal longer than JSON_MAX_STRING_LENGTH, as POST /graphql does, naming where it is', async () => {
+    const client = wsClient(await bearer(unique('sized')));
+    const query = 'subscription($d: String) { datasetChanged(datasetId: $d) { datasetId } }';
+    const long = 'x'.repeat(257);
+    const byVariable = await firstOf(client, { query, variables: { d: long } });
+    expect(byVariable.errors?.[0]).toMatchObject({
+      extensions: { code: 'INVALID_INPUT' },
+      message: expect.stringMatching(/^the string at \/variables\/d is 257 characters long; the limit is 256 \(JSON_MAX_STRING_LENGTH\)$/),
+    });
+    const byLiteral = await firstOf(client, { query: `subscription { datasetChanged(datasetId: "${long}") { datasetId } }` });
+    expect(byLiteral.errors?.[0]).toMatchObject({
+      extensions: { code: 'INVALID_INPUT' },
+      message: expect.stringMatching(/line 1, column \d+ of the document is 257 characters long; the limit is 256/),
+    });
+    const overHttp = await gw.http
+      .post('/graphql')
+      .set(await bearer(unique('sized')))
+      .send({ query: 'query($d: ID!) { dataset(id: $d) { datasetId } }', variables: { d: long } });
+    expect(overHttp.body.errors[0]).toMatchObject({ extensions: { code: 'INVALID_INPUT' }, message: byVariable.errors?.[0]?.message });
   });
 
   it('hold a connection to LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION and a caller to LIVE_MAX_SUBSCRIPTIONS_PER_CALLER; completing one frees its place', async () => {

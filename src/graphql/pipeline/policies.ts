@@ -6,8 +6,15 @@
 // cannot drift from the code without a test failing. README's "One operation pipeline" table is
 // generated from it.
 //
-// What it is not (yet): one runner. The doors still call these pieces themselves, in this order;
-// the behaviour each guarantee promises is checked door by door by the tests named in `checkedBy`.
+// How it runs: each door registers through one interface (src/transports/transport.ts), and
+// src/server.ts mounts them all alike, behind the request id, security headers, CORS, log and
+// metrics every request gets and the timeout and authentication every API path gets. The checks of
+// a caller's own document (limits, introspection, cost, persisted operations) and the admission to
+// a kept answer are one object, OperationChecks (operation-checks.ts), which every door that takes
+// such a document calls at the point its engine knows the operation: Apollo's plugin hook, the
+// live gate, the kept-answer door. Execution stays each door's engine's (Apollo, graphql-ws,
+// graphql-sse, REST's own execute). The behaviour each guarantee promises is checked door by door by
+// the tests named in `checkedBy`.
 
 /** The doors an operation comes in by. */
 export const ENTRIES = {
@@ -15,7 +22,7 @@ export const ENTRIES = {
   rest: 'the REST table at /v2, /alerts/v1, ... (each entry a GraphQL operation, run by rest/router.ts)',
   'graphql-ws': 'subscriptions over WebSocket (graphql-ws) on /graphql',
   'graphql-sse': 'subscriptions over Server-Sent Events (graphql-sse) on /graphql/stream',
-  'kept-answer': 'a kept answer: the fast path in front of express, or the kept-answer middleware in front of Apollo',
+  'kept-answer': 'a kept answer: the kept-answer door in front of express (src/transports/kept-answer.ts), or the kept-answer middleware in front of Apollo',
 } as const;
 
 export type Entry = keyof typeof ENTRIES;
@@ -62,12 +69,13 @@ export const OPERATION_PIPELINE: readonly OperationPolicy[] = [
   },
   {
     name: 'parse, validate and limits',
-    guarantee: 'The document parses, fits the schema, and stays within GRAPHQL_MAX_TOKENS, GRAPHQL_MAX_DEPTH and GRAPHQL_MAX_ALIASES.',
+    guarantee:
+      'The document parses, fits the schema, and stays within GRAPHQL_MAX_TOKENS, GRAPHQL_MAX_DEPTH and GRAPHQL_MAX_ALIASES; its literals and variables within JSON_MAX_STRING_LENGTH and JSON_MAX_ARRAY_LENGTH.',
     at: {
-      'graphql-http': { by: ['src/graphql/limits.ts#depthLimitRule', 'src/graphql/limits.ts#aliasLimitRule'] },
-      rest: { skipped: "each entry's operation is the gateway's own, parsed and validated once at start-up (rest/router.ts)" },
-      'graphql-ws': { by: ['src/modules/live/gate.ts#LiveGate', 'src/graphql/limits.ts#depthLimitRule', 'src/graphql/limits.ts#aliasLimitRule'] },
-      'graphql-sse': { by: ['src/modules/live/gate.ts#LiveGate', 'src/graphql/limits.ts#depthLimitRule', 'src/graphql/limits.ts#aliasLimitRule'] },
+      'graphql-http': { by: ['src/graphql/pipeline/operation-checks.ts#limitRules', 'src/graphql/pipeline/operation-checks.ts#check'] },
+      rest: { skipped: "each entry's operation is the gateway's own, parsed and validated once at start-up (rest/router.ts); its body's JSON limits are checked as it is read" },
+      'graphql-ws': { by: ['src/graphql/pipeline/operation-checks.ts#documentOf', 'src/graphql/pipeline/operation-checks.ts#check'] },
+      'graphql-sse': { by: ['src/graphql/pipeline/operation-checks.ts#documentOf', 'src/graphql/pipeline/operation-checks.ts#check'] },
       'kept-answer': { skipped: 'an answer is kept only for a document that passed them, keyed by its exact text' },
     },
     checkedBy: ['test/graphql/limits.test.ts', 'test/graphql/subscription-guard.test.ts'],
@@ -76,11 +84,11 @@ export const OPERATION_PIPELINE: readonly OperationPolicy[] = [
     name: 'cost',
     guarantee: 'An operation priced above GRAPHQL_MAX_COST is refused before it runs; its price is what it pays from the rate limit.',
     at: {
-      'graphql-http': { by: ['src/graphql/limits.ts#costLimitPlugin', 'src/graphql/limits.ts#priceOperation'] },
+      'graphql-http': { by: ['src/graphql/pipeline/operation-checks.ts#check', 'src/graphql/limits.ts#priceOperation'] },
       rest: { skipped: "each entry's operation is the gateway's own, bounded by the entry's own page limits" },
-      'graphql-ws': { by: ['src/modules/live/gate.ts#LiveGate', 'src/graphql/limits.ts#priceOperation'] },
-      'graphql-sse': { by: ['src/modules/live/gate.ts#LiveGate', 'src/graphql/limits.ts#priceOperation'] },
-      'kept-answer': { by: ['src/graphql/published-results.ts#admitToKeptAnswer'] },
+      'graphql-ws': { by: ['src/graphql/pipeline/operation-checks.ts#check', 'src/graphql/limits.ts#priceOperation'] },
+      'graphql-sse': { by: ['src/graphql/pipeline/operation-checks.ts#check', 'src/graphql/limits.ts#priceOperation'] },
+      'kept-answer': { by: ['src/graphql/pipeline/operation-checks.ts#admitToKeptAnswer'] },
     },
     checkedBy: ['test/graphql/validation-cost.test.ts', 'test/graphql/count-cost.test.ts', 'test/graphql/subscription-guard.test.ts'],
   },
@@ -88,11 +96,11 @@ export const OPERATION_PIPELINE: readonly OperationPolicy[] = [
     name: 'persisted operations',
     guarantee: 'A caller named by PERSISTED_OPERATIONS_REQUIRED_FOR runs only the operations of the allow list.',
     at: {
-      'graphql-http': { by: ['src/graphql/persisted-operations.ts#persistedOperationsPlugin'] },
+      'graphql-http': { by: ['src/graphql/pipeline/operation-checks.ts#check', 'src/graphql/persisted-operations.ts#persistedOnlyFor'] },
       rest: { skipped: "each entry's operation is the gateway's own, not the caller's text" },
-      'graphql-ws': { by: ['src/modules/live/gate.ts#LiveGate', 'src/graphql/persisted-operations.ts#persistedOnlyFor'] },
-      'graphql-sse': { by: ['src/modules/live/gate.ts#LiveGate', 'src/graphql/persisted-operations.ts#persistedOnlyFor'] },
-      'kept-answer': { by: ['src/graphql/published-results.ts#admitToKeptAnswer'] },
+      'graphql-ws': { by: ['src/graphql/pipeline/operation-checks.ts#check', 'src/graphql/persisted-operations.ts#persistedOnlyFor'] },
+      'graphql-sse': { by: ['src/graphql/pipeline/operation-checks.ts#check', 'src/graphql/persisted-operations.ts#persistedOnlyFor'] },
+      'kept-answer': { by: ['src/graphql/pipeline/operation-checks.ts#admitToKeptAnswer'] },
     },
     checkedBy: ['test/graphql/persisted-operations.test.ts', 'test/graphql/subscription-guard.test.ts', 'test/graphql/published-results.test.ts'],
   },
@@ -100,11 +108,11 @@ export const OPERATION_PIPELINE: readonly OperationPolicy[] = [
     name: 'authenticate',
     guarantee: 'API key, bearer JWT or session cookie, checked by one authenticator; a credential that does not hold is refused (401), never treated as anonymous.',
     at: {
-      'graphql-http': { by: ['src/http/use-auth.ts#useAuth'] },
-      rest: { by: ['src/http/use-auth.ts#useAuth'] },
+      'graphql-http': { by: ['src/transports/transport.ts#mountTransports', 'src/http/use-auth.ts#useAuth'] },
+      rest: { by: ['src/transports/transport.ts#mountTransports', 'src/http/use-auth.ts#useAuth'] },
       'graphql-ws': { by: ['src/http/use-subscriptions.ts#serveSubscriptions'] },
       'graphql-sse': { by: ['src/http/use-subscriptions.ts#serveSubscriptions'] },
-      'kept-answer': { by: ['src/http/fast-path.ts#withFastPath'] },
+      'kept-answer': { by: ['src/transports/kept-answer.ts#withKeptAnswerDoor', 'src/http/fast-path.ts#withFastPath'] },
     },
     checkedBy: ['test/http/auth-credentials.test.ts', 'test/graphql/subscriptions.test.ts', 'test/http/fast-path.test.ts'],
   },
@@ -116,7 +124,7 @@ export const OPERATION_PIPELINE: readonly OperationPolicy[] = [
       rest: { by: ['rest/router.ts#createRestRouter', 'src/auth/guard.ts#guardRootFields', 'src/auth/guard.ts#guardLinks'] },
       'graphql-ws': { by: ['src/modules/live/gate.ts#LiveGate', 'src/auth/guard.ts#guardLinks', 'src/auth/access.ts#accessKeyOf'] },
       'graphql-sse': { by: ['src/modules/live/gate.ts#LiveGate', 'src/auth/guard.ts#guardLinks', 'src/auth/access.ts#accessKeyOf'] },
-      'kept-answer': { by: ['src/graphql/published-results.ts#admitToKeptAnswer', 'src/graphql/published-reads.ts#readPlanner'] },
+      'kept-answer': { by: ['src/graphql/pipeline/operation-checks.ts#admitToKeptAnswer', 'src/graphql/published-reads.ts#readPlanner'] },
     },
     checkedBy: ['test/graphql/access-matrix.test.ts', 'test/graphql/subscriptions.test.ts'],
   },
@@ -128,7 +136,7 @@ export const OPERATION_PIPELINE: readonly OperationPolicy[] = [
       rest: { by: ['src/auth/access.ts#RequestAccess'] },
       'graphql-ws': { by: ['src/modules/live/gate.ts#LiveGate'] },
       'graphql-sse': { by: ['src/modules/live/gate.ts#LiveGate'] },
-      'kept-answer': { by: ['src/graphql/published-results.ts#admitToKeptAnswer', 'src/auth/access.ts#handOn'] },
+      'kept-answer': { by: ['src/graphql/pipeline/operation-checks.ts#admitToKeptAnswer', 'src/auth/access.ts#handOn'] },
     },
     checkedBy: ['test/http/rate-limit.test.ts', 'test/http/fast-path.test.ts', 'test/graphql/subscription-guard.test.ts'],
   },
@@ -137,7 +145,7 @@ export const OPERATION_PIPELINE: readonly OperationPolicy[] = [
     guarantee: 'A published read is answered from what the published cache keeps, looked up once per request, never older than its last committed change.',
     at: {
       'graphql-http': { by: ['src/graphql/published-results.ts#publishedResults'] },
-      rest: { by: ['rest/router.ts#createRestRouter', 'src/http/kept-reads.ts#KeptReads'] },
+      rest: { by: ['src/transports/rest.ts#restTransport', 'src/http/kept-reads.ts#KeptReads'] },
       'graphql-ws': { skipped: 'a subscription is evaluated once for all its subscribers of the same access (src/modules/live/multiplexer.ts), not kept' },
       'graphql-sse': { skipped: 'a subscription is evaluated once for all its subscribers of the same access (src/modules/live/multiplexer.ts), not kept' },
       'kept-answer': { by: ['src/graphql/published-results.ts#publishedResults', 'src/http/kept-reads.ts#KeptReads'] },

@@ -7,11 +7,11 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { AccessControl, Authentication } from '../auth/access.js';
 import { GatewayError } from '../errors.js';
+import { PROMETHEUS_API_PREFIX, prometheusFailure, sendGatewayFailure } from '../http/prometheus-failure.js';
 import type { Logger } from '../logger.js';
+import type { Transport } from './transport.js';
 import { jsonBodyOf } from '../platform/json/written-json.js';
 import { MetricsRequestError, readEndpointParams, type MetricsParams, type PrometheusApi } from '../platform/metrics-store/prometheus-read-api.js';
-
-export const PROMETHEUS_API_PREFIX = '/prometheus';
 
 /** The API id a caller needs: the console's dashboards read the same figures with it. */
 export const PROMETHEUS_API_ID = 'api.data.metrics';
@@ -37,19 +37,6 @@ export interface PrometheusHttpOptions {
   metadata?: () => Promise<Record<string, MetricMetadata[]>>;
   /** Largest form body a POST may send (a dashboard's long expression fits easily). */
   bodyLimitBytes: number;
-}
-
-/** Prometheus's failure body; `errorType` follows its names (bad_data, unavailable, internal, ...). */
-export function prometheusFailure(res: Response, status: number, errorType: string, message: string): void {
-  if (res.headersSent) return;
-  res.status(status).json({ status: 'error', errorType, error: message });
-}
-
-/** A gateway failure (no credentials, no permission, too many calls, a timeout) in Prometheus's shape. */
-export function sendGatewayFailure(res: Response, error: GatewayError): void {
-  if (error.headers) res.set(error.headers);
-  res.locals.errorCode = error.code;
-  prometheusFailure(res, error.httpStatus, error.kind.toLowerCase(), error.message);
 }
 
 /** Query-string and form parameters together, as Prometheus reads them (a name given in both counts twice). */
@@ -97,7 +84,7 @@ function metadataAnswer(families: Record<string, MetricMetadata[]>, params: Metr
   return { status: 'success', data: Object.fromEntries(names.slice(0, limit <= 0 ? Infinity : limit).map((name) => [name, families[name]])) };
 }
 
-export function prometheusApiRouter(options: PrometheusHttpOptions): express.Router {
+function prometheusApiRouter(options: PrometheusHttpOptions): express.Router {
   const { prometheus, accessControl, logger } = options;
   const router = express.Router();
   const form = express.urlencoded({ extended: false, limit: options.bodyLimitBytes, parameterLimit: 1_000 });
@@ -181,4 +168,9 @@ function methods(req: Request, res: Response, next: NextFunction): void {
   if (req.method === 'GET' || req.method === 'POST' || req.method === 'HEAD') return next();
   res.setHeader('allow', 'GET, POST');
   prometheusFailure(res, 405, 'bad_data', `${req.method} is not allowed here; use GET or POST`);
+}
+
+/** The Prometheus API door. */
+export function prometheusTransport(options: PrometheusHttpOptions): Transport {
+  return { name: 'prometheus', apiPaths: [PROMETHEUS_API_PREFIX], routes: [prometheusApiRouter(options)] };
 }

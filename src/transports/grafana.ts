@@ -6,11 +6,11 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { AccessControl, Authentication } from '../auth/access.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { Transport } from './transport.js';
 import { grafanaRulesAnswer } from '../modules/alert-rules/index.js';
 import type { AlertRuleService } from '../modules/alert-rules/index.js';
-import { prometheusFailure, sendGatewayFailure } from './prometheus-api-router.js';
+import { GRAFANA_RULES_PREFIX, prometheusFailure, sendGatewayFailure } from '../http/prometheus-failure.js';
 
-export const GRAFANA_RULES_PREFIX = '/api/prometheus/grafana';
 const RULES_PATH = `${GRAFANA_RULES_PREFIX}/api/v1/rules`;
 export const GRAFANA_RULES_API_ID = 'api.alert.list';
 
@@ -20,7 +20,7 @@ export interface GrafanaRulesOptions {
   logger: Logger;
 }
 
-export function grafanaRulesRouter(options: GrafanaRulesOptions): express.Router {
+function grafanaRulesRouter(options: GrafanaRulesOptions): express.Router {
   const router = express.Router();
   router.get(RULES_PATH, async (req: Request, res: Response, next: NextFunction) => {
     try {
@@ -39,4 +39,9 @@ export function grafanaRulesRouter(options: GrafanaRulesOptions): express.Router
     prometheusFailure(res, req.path === '/api/v1/rules' ? 405 : 404, 'not_found', `${req.method} ${req.originalUrl.split('?')[0]} is not served: the gateway answers GET ${RULES_PATH}`),
   );
   return router;
+}
+
+/** Grafana's rules API door. */
+export function grafanaTransport(options: GrafanaRulesOptions): Transport {
+  return { name: 'grafana', apiPaths: [GRAFANA_RULES_PREFIX], routes: [grafanaRulesRouter(options)] };
 }
