@@ -1,6 +1,7 @@
 // The per-request context, built by one factory for GraphQL over HTTP and for REST calls alike, so
 // both transports get the same caller, loaders and services.
 import type DataLoader from 'dataloader';
+import type { DocumentNode, OperationDefinitionNode } from 'graphql';
 import { unrestrictedAccess, type AccessControl, type Authentication, type Caller, type RequestAccess } from './auth/access.js';
 import type { Logger } from './logger.js';
 import type { AlertService, ChannelRecord, SilenceRecord } from './modules/alerts/index.js';
@@ -55,6 +56,18 @@ export interface GatewayContext {
   logger: Logger;
   services: Services;
   loaders: RequestLoaders;
+  /** Present in a shared evaluation of subscriptions (the live door), which alone runs live queries. */
+  liveQueries?: LiveQuerySupport;
+}
+
+/** What a live query needs of its evaluation (src/modules/live). */
+export interface LiveQuerySupport {
+  /** The tables a query's answer is made of (null: not known, so any change), and how long its figures stay current. */
+  readsOf(document: DocumentNode, operation: OperationDefinitionNode): { tables: readonly string[] | null; refreshMs?: number };
+  /** LIVE_QUERY_MIN_INTERVAL_MS */
+  minIntervalMs: number;
+  /** Renews the loaders, so that the next reading reads afresh. */
+  renewLoaders(): void;
 }
 
 /** Per-request batches of every lookup a list can fan out (links of the graph included). */

@@ -115,7 +115,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   let draining = false;
 
   // The doors (src/transports), in the order they are mounted; README "One operation pipeline".
-  const live = startLiveTransport({ httpServer, schema, services, logger, metrics, accessControl, authenticator, apiIdsByField, checks, live: config.live });
+  const live = startLiveTransport({ httpServer, schema, services, logger, metrics, accessControl, authenticator, apiIdsByField, checks, planOf, live: config.live });
   const graphqlHttp = await startGraphQLHttp({ httpServer, schema, config, published, planOf, metrics, rateLimiter, accessControl, createContext, checks });
   const metadata = metricsStore ? async () => metricFamilies(await metrics.snapshot()) : undefined;
   const rest = restTransport({ schema, config, logger, createContext, published, planOf, gatewayVersion: GATEWAY_VERSION });

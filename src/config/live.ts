@@ -24,6 +24,13 @@ export const liveVariables = z.object({
     .max(3600)
     .default(12)
     .describe('How often an idle WebSocket is pinged (a client that does not answer within as long is dropped); 0 turns pings off.'),
+  LIVE_QUERY_MIN_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(3_600_000)
+    .default(1000)
+    .describe('Shortest time between two readings of one live query (subscription { live { ... } }): changes coming faster are read together.'),
 });
 
 type LiveVariables = z.infer<typeof liveVariables>;
@@ -34,5 +41,6 @@ export function liveSettings(e: LiveVariables) {
     maxPerConnection: e.LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION,
     maxPerCaller: e.LIVE_MAX_SUBSCRIPTIONS_PER_CALLER,
     keepAliveMs: e.LIVE_KEEPALIVE_SECONDS * 1000,
+    liveQueryMinIntervalMs: e.LIVE_QUERY_MIN_INTERVAL_MS,
   };
 }

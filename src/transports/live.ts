@@ -4,13 +4,14 @@
 // its subscribers' access (one access key) without spending their rate-limit tokens; errors are
 // shaped as HTTP's, and an unexpected one is logged as Apollo's plugin logs it.
 import type http from 'node:http';
-import type { GraphQLError, GraphQLFormattedError, GraphQLSchema } from 'graphql';
+import type { DocumentNode, GraphQLError, GraphQLFormattedError, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import type { AccessControl } from '../auth/access.js';
 import type { Authenticator } from '../auth/authenticate.js';
 import type { Config } from '../config.js';
 import { createContextFactory, type Services } from '../context.js';
 import { formatGraphQLError, reportUnexpectedError } from '../graphql/errors.js';
 import type { OperationChecks } from '../graphql/pipeline/operation-checks.js';
+import type { ReadPlanner } from '../graphql/published-reads.js';
 import { subscriptionObserver } from '../http/use-observability.js';
 import { serveSubscriptions } from '../http/use-subscriptions.js';
 import type { Logger } from '../logger.js';
@@ -28,8 +29,13 @@ export interface LiveTransportOptions {
   authenticator: Authenticator;
   apiIdsByField: ReadonlyMap<string, readonly string[]>;
   checks: OperationChecks;
+  /** What a query's answer is made of (the kept answers' planner): a live query is read again when it changes. */
+  planOf: ReadPlanner;
   live: Config['live'];
 }
+
+/** How often a live query whose answer no table announces (metrics, or figures kept no time) is read again. */
+const UNANNOUNCED_REFRESH_MS = 5_000;
 
 export function startLiveTransport(options: LiveTransportOptions): Transport & { stats: ReturnType<typeof serveSubscriptions>['stats'] } {
   const { schema, logger, metrics, accessControl, live } = options;
@@ -38,12 +44,23 @@ export function startLiveTransport(options: LiveTransportOptions): Transport & {
     return formatGraphQLError(formatted, error);
   };
   const evaluationContext = createContextFactory(options.services, logger, accessControl.withoutRateLimits());
+  const liveQueries = {
+    minIntervalMs: live.liveQueryMinIntervalMs,
+    readsOf: (document: DocumentNode, operation: OperationDefinitionNode) => {
+      const plan = options.planOf(document, operation);
+      if (!plan) return { tables: null, refreshMs: UNANNOUNCED_REFRESH_MS };
+      return plan.maxAgeMs === undefined ? { tables: plan.tables } : { tables: plan.tables, refreshMs: Math.max(plan.maxAgeMs, live.liveQueryMinIntervalMs) };
+    },
+  };
   const subscriptions = serveSubscriptions({
     httpServer: options.httpServer,
     schema,
     authenticator: options.authenticator,
     accessFor: (authentication, address) => accessControl.forRequest(authentication, address),
-    evaluationAccess: ({ caller }, address) => ({ key: accessControl.accessKeyOf(caller), context: () => sharedEvaluationContext((requestId) => evaluationContext(requestId, { caller }, address)) }),
+    evaluationAccess: ({ caller }, address) => ({
+      key: accessControl.accessKeyOf(caller),
+      context: () => sharedEvaluationContext((requestId) => evaluationContext(requestId, { caller }, address), liveQueries),
+    }),
     gate: new LiveGate({
       checks: options.checks,
       apiIdsByField: options.apiIdsByField,
@@ -54,6 +71,7 @@ export function startLiveTransport(options: LiveTransportOptions): Transport & {
       schema,
       formatError: formatLiveError,
       startsWithSnapshot: (document) => subscribedFields(document).includes('metricSeries'),
+      deliversChangesOnly: (document) => subscribedFields(document).includes('live'),
     }),
     queueCapacity: live.queueCapacity,
     keepAliveMs: live.keepAliveMs,

@@ -52,6 +52,8 @@ export class LiveEvents {
   private readonly datasetListeners = new Set<(change: DatasetChange) => void>();
   private readonly transitionListeners = new Set<(event: AlertRuleTransition) => void>();
   private readonly notificationListeners = new Set<(event: NotificationOutcomeEvent) => void>();
+  /** Live queries' listeners: the table of each committed change ('*': changes may have been missed). */
+  private readonly tableListeners = new Set<(table: string) => void>();
   private readonly remembered = new Map<string, { signature: string; status: string | null }>();
   private readonly pendingDatasets = new Set<string>();
   private flushTimer: NodeJS.Timeout | undefined;
@@ -73,8 +75,10 @@ export class LiveEvents {
       change: (change) => {
         if (change.table === 'datasets' && change.key !== '*') this.datasetAnnounced(change.key);
         else if (change.table.startsWith(LIVE_TABLE_PREFIX)) this.liveAnnounced(change.table.slice(LIVE_TABLE_PREFIX.length), change.key);
+        for (const listener of this.tableListeners) listener(change.table);
       },
-      reset: () => undefined,
+      // The feed reconnected: changes may have been missed, so every live query reads again.
+      reset: () => this.tableListeners.forEach((listener) => listener('*')),
     });
   }
 
@@ -123,6 +127,50 @@ export class LiveEvents {
     }
     if (kind === 'alert_rule_state') for (const listener of this.transitionListeners) listener(event as AlertRuleTransition);
     else if (kind === 'notification') for (const listener of this.notificationListeners) listener(event as NotificationOutcomeEvent);
+  }
+
+  /**
+   * When a live query is read: once at once, then after each committed change to one of `tables`
+   * (any table when null: the query reads what no table declares), at most once per `minIntervalMs`,
+   * and every `refreshMs` when given (figures, which no announcement tells). Changes that come while
+   * a reading waits make no second one. `beforeEach` runs as each reading starts.
+   */
+  liveQueryReadings(tables: readonly string[] | null, options: { minIntervalMs: number; refreshMs?: number; beforeEach?: () => void }): AsyncIterableIterator<true> {
+    const watched = tables === null ? null : new Set(tables);
+    let lastAt = 0;
+    let timer: NodeJS.Timeout | undefined;
+    // One reading waiting is enough: it reads whatever changed before it runs.
+    const readings = new Channel<true>({
+      capacity: 1,
+      onClose: () => {
+        this.tableListeners.delete(listener);
+        clearTimeout(timer);
+        clearInterval(refresh);
+      },
+    });
+    const due = () => {
+      timer = undefined;
+      lastAt = this.now();
+      readings.push(true);
+    };
+    const listener = (table: string) => {
+      if (timer || (watched && table !== '*' && !watched.has(table))) return;
+      timer = setTimeout(due, Math.max(0, lastAt + options.minIntervalMs - this.now()));
+    };
+    this.tableListeners.add(listener);
+    const refresh = options.refreshMs ? setInterval(() => listener('*'), Math.max(options.refreshMs, options.minIntervalMs)) : undefined;
+    due();
+    return {
+      next: async () => {
+        const reading = await readings.next();
+        if (!reading.done) options.beforeEach?.();
+        return reading;
+      },
+      return: () => readings.return(),
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
   }
 
   /** A source fed by `listeners` while it is read; reading stops (return) removes it. */

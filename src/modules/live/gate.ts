@@ -2,7 +2,7 @@
 // checks, in the same order): the document's size, validity, depth, aliases and cost; the
 // persisted-operation rule for callers bound to it; each root field's permission (which also takes
 // a rate-limit token); and the number of subscriptions a connection and a caller may hold.
-import { GraphQLError, Kind, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import { GraphQLError, Kind, type DocumentNode, type FieldNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionNode } from 'graphql';
 import type { Caller, RequestAccess } from '../../auth/access.js';
 import { GatewayError } from '../../errors.js';
 import { chosenOperation, OperationRefusal, type OperationChecks } from '../../graphql/pipeline/operation-checks.js';
@@ -41,6 +41,26 @@ function fromRefusal(refused: OperationRefusal): GraphQLError {
   return refusal(refused.code, refused.message, refused.kind);
 }
 
+/** The Query fields a live query selects (through fragments too). */
+function queryFieldsOf(live: FieldNode, document: DocumentNode): string[] {
+  const names = new Set<string>();
+  const fragments = new Map(document.definitions.filter((node): node is FragmentDefinitionNode => node.kind === Kind.FRAGMENT_DEFINITION).map((node) => [node.name.value, node]));
+  const seen = new Set<string>();
+  const visitSelections = (selections: readonly SelectionNode[]) => {
+    for (const selection of selections) {
+      if (selection.kind === Kind.FIELD) {
+        if (selection.name.value !== '__typename') names.add(selection.name.value);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) visitSelections(selection.selectionSet.selections);
+      else if (!seen.has(selection.name.value)) {
+        seen.add(selection.name.value);
+        visitSelections(fragments.get(selection.name.value)?.selectionSet.selections ?? []);
+      }
+    }
+  };
+  visitSelections(live.selectionSet?.selections ?? []);
+  return [...names];
+}
+
 export function callerKey(caller: Caller | undefined): string {
   return caller ? `${caller.via}:${caller.id}` : 'anonymous';
 }
@@ -70,10 +90,14 @@ export class LiveGate {
       checks.check(access, { document, operation, variables: variables as Record<string, unknown>, documentHash: typeof hash === 'string' ? hash : undefined }, 'live');
       for (const selection of operation.selectionSet.selections) {
         if (selection.kind !== Kind.FIELD || selection.name.value === '__typename') continue;
-        const apiIds = this.options.apiIdsByField.get(`Subscription.${selection.name.value}`);
-        if (!apiIds) return [refusal('BAD_REQUEST', `Subscription.${selection.name.value} is not a subscription field`)];
-        // A promise when the rate limit is decided in the shared store (RATE_LIMIT_STORE=postgres).
-        await access.admit(apiIds);
+        // A live query is admitted as its query twin is: by each Query field it selects.
+        const fields = selection.name.value === 'live' ? queryFieldsOf(selection, document).map((name) => `Query.${name}`) : [`Subscription.${selection.name.value}`];
+        for (const field of fields) {
+          const apiIds = this.options.apiIdsByField.get(field);
+          if (!apiIds) return [refusal('BAD_REQUEST', `${field} is not a field one may subscribe to`)];
+          // A promise when the rate limit is decided in the shared store (RATE_LIMIT_STORE=postgres).
+          await access.admit(apiIds);
+        }
       }
     } catch (error) {
       if (error instanceof OperationRefusal) return [fromRefusal(error)];

@@ -70,6 +70,8 @@ interface Topic {
   subscribers: Set<LiveSubscriber>;
   /** Whether a subscriber arriving now may join (false once a windowed operation has delivered). */
   joinable: boolean;
+  /** The last result delivered, for an operation that delivers changes only: a subscriber joining later is sent it first. */
+  last?: SharedResult;
   source?: AsyncIterator<ExecutionResult>;
   ended: boolean;
 }
@@ -88,6 +90,8 @@ export interface SharedSubscriptionsOptions {
   formatError: ErrorFormatter;
   /** Operations whose first result is a snapshot (a window): later subscribers start an evaluation of their own. */
   startsWithSnapshot(document: DocumentNode): boolean;
+  /** Operations whose results are states (a live query): one equal to the last delivered is not delivered again. */
+  deliversChangesOnly(document: DocumentNode): boolean;
 }
 
 /** The root fields the document's operations select. */
@@ -142,6 +146,8 @@ export class SharedSubscriptions {
       return { leave: () => undefined };
     }
     joined.subscribers.add(subscriber);
+    // A live query's answer now, for a subscriber joining an evaluation that already delivered it.
+    if (joined.last) subscriber.deliver(joined.last);
     return { leave: () => this.leave(joined, subscriber) };
   }
 
@@ -178,11 +184,11 @@ export class SharedSubscriptions {
     const snapshotFirst = this.options.startsWithSnapshot(document);
     topic.source = result[Symbol.asyncIterator]();
     this.evaluations += 1;
-    void this.pump(topic, snapshotFirst);
+    void this.pump(topic, snapshotFirst, this.options.deliversChangesOnly(document));
     return undefined;
   }
 
-  private async pump(topic: Topic, snapshotFirst: boolean): Promise<void> {
+  private async pump(topic: Topic, snapshotFirst: boolean, changesOnly: boolean): Promise<void> {
     const source = topic.source!;
     let outcome: 'completed' | 'failed' = 'completed';
     try {
@@ -194,6 +200,10 @@ export class SharedSubscriptions {
           this.forget(topic);
         }
         const shared = new SharedResult(next.value, this.options.formatError);
+        if (changesOnly) {
+          if (topic.last?.json.equals(shared.json)) continue;
+          topic.last = shared;
+        }
         for (const subscriber of topic.subscribers) subscriber.deliver(shared);
         if (topic.subscribers.size === 0) break;
       }

@@ -1,5 +1,5 @@
 // Who may subscribe to what, by API id: each field needs what reading the same thing needs.
-import type { FieldPermissions } from '../../auth/field-api-ids.js';
+import { PUBLIC_API_ID, type FieldPermissions } from '../../auth/field-api-ids.js';
 
 export const liveFieldPermissions: FieldPermissions = {
   'Subscription.datasetChanged': ['api.datasets.read'],
@@ -7,4 +7,6 @@ export const liveFieldPermissions: FieldPermissions = {
   'Subscription.ingestionCounts': ['api.dataset.metrics'],
   'Subscription.metricSeries': ['api.data.metrics'],
   'Subscription.notificationSent': ['api.alert.notification.get'],
+  // A live query needs what each Query field it selects needs: the gate admits those (gate.ts).
+  'Subscription.live': [PUBLIC_API_ID],
 };

@@ -1,5 +1,6 @@
 // GraphQL resolvers for subscriptions: each field's source comes from the gateway's live events
 // (events.ts); the payload is the field's value as it is.
+import { Kind, OperationTypeNode, type DocumentNode, type GraphQLResolveInfo, type OperationDefinitionNode } from 'graphql';
 import { GatewayError } from '../../errors.js';
 import type { Resolvers } from '../../generated/graphql.js';
 import { stepGrid } from '../series/index.js';
@@ -11,8 +12,35 @@ const MAX_EVERY_SECONDS = 86_400;
 
 const TRANSITION_STATE = { inactive: 'INACTIVE', pending: 'PENDING', firing: 'FIRING', resolved: 'RESOLVED' } as const;
 
+/** The query a live query runs: the `live` field's selection as a query operation, with the document's fragments. */
+function liveQueryOf(info: GraphQLResolveInfo): { document: DocumentNode; operation: OperationDefinitionNode } {
+  const field = info.fieldNodes[0]!;
+  const operation: OperationDefinitionNode = {
+    kind: Kind.OPERATION_DEFINITION,
+    operation: OperationTypeNode.QUERY,
+    selectionSet: field.selectionSet!,
+    variableDefinitions: info.operation.variableDefinitions ?? [],
+  };
+  return { operation, document: { kind: Kind.DOCUMENT, definitions: [operation, ...Object.values(info.fragments)] } };
+}
+
 export const liveResolvers: Resolvers = {
   Subscription: {
+    live: {
+      subscribe: (_, __, { services, liveQueries }, info) => {
+        // Only a shared evaluation of the live door has this (POST /graphql refuses subscriptions).
+        if (!liveQueries) throw new Error('a live query runs only as a subscription over graphql-ws or SSE');
+        const { document, operation } = liveQueryOf(info);
+        const reads = liveQueries.readsOf(document, operation);
+        return services.live.events.liveQueryReadings(reads.tables, {
+          minIntervalMs: liveQueries.minIntervalMs,
+          ...(reads.refreshMs !== undefined ? { refreshMs: reads.refreshMs } : {}),
+          beforeEach: () => liveQueries.renewLoaders(),
+        });
+      },
+      // The Query fields under `live` resolve from the root, as a query's do.
+      resolve: () => ({}),
+    },
     datasetChanged: {
       subscribe: (_, { datasetId }, { services }) => services.live.events.datasetChanges(datasetId ?? null),
       resolve: (change: DatasetChange) => change,
