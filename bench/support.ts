@@ -120,10 +120,10 @@ export interface BenchGateway {
   pid: number | undefined;
 }
 
-/** The arguments `npm start` gives node (package.json: "start": "node <args>"): compiled JavaScript and the heap flags. */
+/** The arguments `npm start` gives node (package.json: "start": "exec node <args>"): compiled JavaScript and the heap flags. */
 export function startCommandArgs(): string[] {
   const start = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const [command, ...args] = start.split(/\s+/);
+  const [command, ...args] = start.replace(/^exec\s+/, '').split(/\s+/);
   if (command !== 'node') throw new Error(`the start script does not run node directly: ${start}`);
   return args;
 }

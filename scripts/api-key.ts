@@ -6,6 +6,10 @@
 //   node --import tsx scripts/api-key.ts list
 //   node --import tsx scripts/api-key.ts revoke <name>
 //
+// `npm run build` compiles it to dist/scripts/api-key.js, which the image carries: there (or after
+// `npm start`) run `node dist/scripts/api-key.js create ...`, e.g. `docker compose exec gateway node
+// dist/scripts/api-key.js create operator admin`.
+//
 // `create` prints the key once; only its SHA-256 is stored. Callers send it as `x-api-key`.
 import { createApiKeyStore, ApiKeyNameTaken } from '../src/auth/api-keys.js';
 import { loadPolicy } from '../src/auth/policy.js';
@@ -14,7 +18,7 @@ import { createLogger } from '../src/logger.js';
 import { openDatabase } from '../src/platform/database/database.js';
 import { runningEmbeddedUrl } from '../src/platform/database/embedded.js';
 
-const USAGE = 'usage: api-key.ts create <name> <role>[,<role>...] [--expires YYYY-MM-DD] | list | revoke <name>';
+const USAGE = 'usage: api-key create <name> <role>[,<role>...] [--expires YYYY-MM-DD] | list | revoke <name>';
 
 function fail(message: string): never {
   console.error(message);
@@ -36,7 +40,7 @@ try {
 const settings = config.database;
 const running = settings.mode === 'embedded' ? await runningEmbeddedUrl(settings.dataDir, 'gateway') : undefined;
 const database = await openDatabase(running ? { ...settings, mode: 'external', url: running } : settings, createLogger('warn')).catch((error: unknown) =>
-  fail(`api-key.ts: cannot open the gateway's database: ${(error as Error).message}`),
+  fail(`api-key: cannot open the gateway's database: ${(error as Error).message}`),
 );
 const store = createApiKeyStore(database.prisma);
 try {

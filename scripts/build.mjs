@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // Compiles the gateway (src/ and rest/) to JavaScript in dist/ (dist/src/main.js is the entry),
+// and the operator's commands beside it (dist/scripts/api-key.js, which the image carries),
 // file by file with esbuild: no bundling, so the layout and the relative imports stay as written,
 // and it takes about a second. Types are checked by `npm run lint`, not here.
 // dist/graphiql (scripts/build-graphiql.mjs) is left alone.
@@ -10,6 +11,8 @@ import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCE_DIRS = ['src', 'rest'];
+// Commands an operator runs where the gateway runs (in the image too); the other scripts are for development.
+const COMMANDS = ['scripts/api-key.ts'];
 
 async function typescriptFiles(dir) {
   const entries = await readdir(path.join(root, dir), { withFileTypes: true, recursive: true });
@@ -17,8 +20,8 @@ async function typescriptFiles(dir) {
 }
 
 const started = Date.now();
-const entryPoints = (await Promise.all(SOURCE_DIRS.map(typescriptFiles))).flat();
-await Promise.all(SOURCE_DIRS.map((dir) => rm(path.join(root, 'dist', dir), { recursive: true, force: true })));
+const entryPoints = [...(await Promise.all(SOURCE_DIRS.map(typescriptFiles))).flat(), ...COMMANDS.map((file) => path.join(root, file))];
+await Promise.all([...SOURCE_DIRS, 'scripts'].map((dir) => rm(path.join(root, 'dist', dir), { recursive: true, force: true })));
 await build({
   entryPoints,
   outdir: path.join(root, 'dist'),

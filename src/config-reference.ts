@@ -11,9 +11,11 @@ export interface ConfigVariable {
   /** The default as a person would write it, or undefined when the variable is unset by default. */
   defaultValue?: string;
   description: string;
+  /** A secret: may be given as `<name>_FILE`, a file holding it, instead. */
+  secret: boolean;
 }
 
-type JsonSchemaNode = { type?: string; enum?: unknown[]; minimum?: number; maximum?: number; pattern?: string; format?: string; minLength?: number };
+type JsonSchemaNode = { type?: string; enum?: unknown[]; minimum?: number; maximum?: number; pattern?: string; format?: string; minLength?: number; secret?: boolean };
 
 const SIZE_PATTERN = '^\\d+(b|kb|mb)$';
 
@@ -56,7 +58,7 @@ export function configVariables(): ConfigVariable[] {
       const value = def.defaultValue;
       defaultValue = node.pattern === SIZE_PATTERN && typeof value === 'number' ? formatSize(value) : String(value);
     }
-    return { name, accepts: accepts(node), defaultValue, description: field.description ?? '' };
+    return { name, accepts: accepts(node), defaultValue, description: field.description ?? '', secret: node.secret === true };
   });
 }
 
@@ -67,7 +69,8 @@ function cell(text: string): string {
 /** The Markdown table: variable, default, accepted values, meaning. */
 export function configurationTable(variables = configVariables()): string {
   const rows = variables.map(
-    (variable) => `| \`${variable.name}\` | ${variable.defaultValue === undefined ? 'unset' : `\`${cell(variable.defaultValue)}\``} | ${cell(variable.accepts)} | ${cell(variable.description)} |`,
+    (variable) =>
+      `| \`${variable.name}\` | ${variable.defaultValue === undefined ? 'unset' : `\`${cell(variable.defaultValue)}\``} | ${cell(variable.accepts)} | ${cell(variable.description)}${variable.secret ? ` Secret: or \`${variable.name}_FILE\`, a file holding it.` : ''} |`,
   );
   return ['| Variable | Default | Accepts | Meaning |', '|---|---|---|---|', ...rows].join('\n');
 }
@@ -80,9 +83,16 @@ The gateway reads these environment variables once, at start-up. Empty values co
 bad value is reported at once (all of them, not the first) and the gateway exits with status 1.
 Nothing else in the code reads \`process.env\`.
 
+A variable marked *Secret* may instead be given as \`<NAME>_FILE\`, the path of a file holding the
+value (how Docker Compose, Swarm and Kubernetes mount secrets, e.g. \`JWT_SECRET_FILE=/run/secrets/jwt-secret\`).
+One trailing line break is dropped. Setting both \`<NAME>\` and \`<NAME>_FILE\`, or naming a file that
+cannot be read or is empty, is a configuration error.
+
 ${configurationTable()}
 
 Credentials for S3 come from the standard AWS chain (\`AWS_ACCESS_KEY_ID\`, \`AWS_SECRET_ACCESS_KEY\`,
-a profile or an instance role), not from variables of the gateway's own.
+a profile or an instance role), not from variables of the gateway's own. Their file form is the
+SDK's own: \`AWS_SHARED_CREDENTIALS_FILE\` names a credentials file (\`[default]\` with
+\`aws_access_key_id\` and \`aws_secret_access_key\`), which may be a mounted secret.
 `;
 }

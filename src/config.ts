@@ -1,7 +1,9 @@
 // Configuration, parsed once at start-up from the environment into one frozen, typed object.
 // Each subsystem declares its variables and the settings made of them in src/config/<subsystem>.ts;
 // its settings' type is inferred from there. Every bad setting is reported at once; nothing else in
-// the code reads process.env.
+// the code reads process.env. A variable marked secret (`.meta(SECRET)`) may instead be read from the
+// file its `<NAME>_FILE` variable names, as Docker and Kubernetes mount secrets.
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { alertingProblems, alertingSettings, alertingVariables } from './config/alerting.js';
 import { authProblems, authSettings, authVariables } from './config/auth.js';
@@ -43,6 +45,42 @@ export const environmentSchema = z.object({
 });
 
 type Environment = z.infer<typeof environmentSchema>;
+
+/** The variables holding a secret: each may be given as `<NAME>_FILE` instead, a file that holds it. */
+export const secretVariables: readonly string[] = Object.entries(environmentSchema.shape)
+  .filter(([, field]) => (field.meta() as { secret?: boolean } | undefined)?.secret === true)
+  .map(([name]) => name);
+
+/**
+ * Reads each `<NAME>_FILE` of a secret variable into `<NAME>` (one trailing line break dropped, as a
+ * file written by `echo` or an editor ends). Setting both, or naming a file that cannot be read or is
+ * empty, is a problem reported with the others. Returns where each value read came from.
+ */
+function readSecretFiles(env: Record<string, string>, problems: string[]): Map<string, string> {
+  const readFrom = new Map<string, string>();
+  for (const name of secretVariables) {
+    const file = env[`${name}_FILE`];
+    if (file === undefined) continue;
+    if (env[name] !== undefined) {
+      problems.push(`${name} and ${name}_FILE are both set: give the secret one way`);
+      continue;
+    }
+    let value: string;
+    try {
+      value = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    } catch (error) {
+      problems.push(`${name}_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      continue;
+    }
+    if (value === '') {
+      problems.push(`${name}_FILE: ${file} is empty`);
+      continue;
+    }
+    env[name] = value;
+    readFrom.set(name, file);
+  }
+  return readFrom;
+}
 
 /** Settings that involve more than one subsystem's variables; every problem is reported at once. */
 function crossProblems(e: Environment): string[] {
@@ -87,10 +125,20 @@ export class ConfigError extends Error {
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   // Empty values count as unset, as in most .env tooling.
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const present = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''));
+  const fileProblems: string[] = [];
+  const readFrom = readSecretFiles(present, fileProblems);
   const parsed = environmentSchema.safeParse(present);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  if (!parsed.success || fileProblems.length > 0) {
+    const issues = parsed.error?.issues ?? [];
+    throw new ConfigError([
+      ...fileProblems,
+      ...issues.map((issue) => {
+        const name = issue.path.join('.');
+        const file = readFrom.get(name);
+        return `${name}: ${issue.message}${file ? ` (read from ${name}_FILE, ${file})` : ''}`;
+      }),
+    ]);
   }
   const problems = crossProblems(parsed.data);
   if (problems.length > 0) throw new ConfigError(problems);

@@ -1,7 +1,7 @@
 // Alerting: the alert managers (Alertmanager, Grafana, or the embedded one), how notifications are sent, and the embedded rule evaluator.
 import { z } from 'zod';
 import type { ServerVariables } from './server.js';
-import { list } from './values.js';
+import { list, SECRET } from './values.js';
 
 export const alertingVariables = z.object({
   ALERTMANAGER_URL: z
@@ -16,7 +16,7 @@ export const alertingVariables = z.object({
         "Rules go to its ruler (folder and group = the rule's category, evaluated with its first Prometheus data source, notifying the rule's first channel by simplified routing): " +
         'Grafana 11.5.2 or newer, with evaluation intervals that are multiples of 10s.',
     ),
-  GRAFANA_TOKEN: z.string().min(1).optional().describe('Grafana service-account token, sent as `Authorization: Bearer <token>`.'),
+  GRAFANA_TOKEN: z.string().min(1).optional().describe('Grafana service-account token, sent as `Authorization: Bearer <token>`.').meta(SECRET),
   ALERT_MANAGER_DEFAULT: z
     .enum(['embedded', 'alertmanager', 'grafana'])
     .optional()
@@ -38,7 +38,8 @@ export const alertingVariables = z.object({
     .string()
     .regex(/^smtps?:\/\/[^/\s]+/, 'must be an smtp:// or smtps:// URL')
     .optional()
-    .describe('SMTP server for e-mail channels (smtp://user:pass@host:587). When unset, e-mails are written to DATA_DIR/outbox.'),
+    .describe('SMTP server for e-mail channels (smtp://user:pass@host:587). When unset, e-mails are written to DATA_DIR/outbox.')
+    .meta(SECRET),
   SMTP_FROM: z.string().min(3).default('Data Platform Gateway <alerts@localhost>').describe('Sender of notification e-mails.'),
   WEBHOOK_ALLOWED_HOSTS: z
     .string()

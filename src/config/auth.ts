@@ -1,7 +1,7 @@
 // Authentication: none on loopback, JWT bearer tokens or the session cookie, and how long a verified caller is remembered.
 import { z } from 'zod';
 import { isLoopbackHost, type ServerVariables } from './server.js';
-import { booleanText, list } from './values.js';
+import { booleanText, list, SECRET } from './values.js';
 
 export const authVariables = z.object({
   AUTH_MODE: z
@@ -9,7 +9,7 @@ export const authVariables = z.object({
     .default('none')
     .describe('none (everyone is SYSTEM; only on a loopback HOST), jwt (bearer tokens) or session (the connect.sid cookie). jwt and session also take API keys (x-api-key).'),
   PERMISSIONS_FILE: z.string().min(1).optional().describe('Role and permission policy (JSON); default config/permissions.json, the original role groups.'),
-  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional().describe('AUTH_MODE=jwt: HS256 shared secret.'),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional().describe('AUTH_MODE=jwt: HS256 shared secret.').meta(SECRET),
   JWT_PUBLIC_KEY_FILE: z.string().min(1).optional().describe('AUTH_MODE=jwt: PEM file with the RS256 (RSA) or ES256 (P-256) public key or certificate.'),
   JWT_JWKS_FILE: z.string().min(1).optional().describe('AUTH_MODE=jwt: JWKS file (RS256/ES256 keys, chosen by kid).'),
   JWT_ISSUER: z.string().min(1).optional().describe('AUTH_MODE=jwt: accepted `iss` values, comma-separated (required).'),
@@ -26,7 +26,7 @@ export const authVariables = z.object({
     .default('roles')
     .describe('AUTH_MODE=jwt: claim holding the roles (dotted path for nested claims).'),
   JWT_CLOCK_TOLERANCE_SECONDS: z.coerce.number().int().min(0).max(300).default(30).describe('AUTH_MODE=jwt: clock skew allowed on exp/nbf.'),
-  SESSION_SECRET: z.string().min(1).optional().describe('AUTH_MODE=session: secret(s) the session cookie is signed with, comma-separated (first is current; required).'),
+  SESSION_SECRET: z.string().min(1).optional().describe('AUTH_MODE=session: secret(s) the session cookie is signed with, comma-separated (first is current; required).').meta(SECRET),
   SESSION_TABLE: z
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/, 'must be a table name, optionally schema-qualified')

@@ -1,21 +1,23 @@
 // The metadata database: an external PostgreSQL, or the embedded one the gateway starts itself.
 import { z } from 'zod';
 import type { ServerVariables } from './server.js';
-import { booleanText, port } from './values.js';
+import { booleanText, port, SECRET } from './values.js';
 
 export const databaseVariables = z.object({
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// connection string')
     .optional()
-    .describe('PostgreSQL to use. When unset, the gateway starts its own embedded PostgreSQL.'),
+    .describe('PostgreSQL to use. When unset, the gateway starts its own embedded PostgreSQL.')
+    .meta(SECRET),
   QUERY_DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// connection string')
     .optional()
     .describe(
       'Role template queries run as, on the same database: give it SELECT on schema datasources only. When unset, the gateway makes such a role if its user may create roles (the embedded PostgreSQL: always).',
-    ),
+    )
+    .meta(SECRET),
   QUERY_READER_HIDE_CATALOGS: booleanText
     .optional()
     .describe(

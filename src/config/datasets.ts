@@ -1,5 +1,6 @@
 // Datasets: how many one list returns, and the key sealing their connector configurations at rest.
 import { z } from 'zod';
+import { SECRET } from './values.js';
 import type { ServerVariables } from './server.js';
 
 export const datasetVariables = z.object({
@@ -9,7 +10,8 @@ export const datasetVariables = z.object({
     .optional()
     .describe(
       'Key (64 hex characters) sealing the connector configurations of datasets at rest (AES-256-GCM). When unset, one is generated once and kept in DATA_DIR/connector-config.secret; gateways sharing a database must share it.',
-    ),
+    )
+    .meta(SECRET),
   DATASET_LIST_MAX: z.coerce.number().int().min(1).max(10_000).default(1000).describe('Most datasets one list call returns.'),
 });
 

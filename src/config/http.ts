@@ -2,7 +2,7 @@
 // how long its strings and arrays, and who may read /metrics.
 import { z } from 'zod';
 import type { ServerVariables } from './server.js';
-import { booleanText, byteSize, list } from './values.js';
+import { booleanText, byteSize, list, SECRET } from './values.js';
 
 export const httpVariables = z.object({
   CORS_ALLOWED_ORIGINS: z
@@ -59,7 +59,8 @@ export const httpVariables = z.object({
     .string()
     .min(16, 'must be at least 16 characters')
     .optional()
-    .describe('Bearer token GET /metrics requires (Prometheus `authorization` credentials). Unset: /metrics is open; keep it off the public ingress.'),
+    .describe('Bearer token GET /metrics requires (Prometheus `authorization` credentials). Unset: /metrics is open; keep it off the public ingress.')
+    .meta(SECRET),
 });
 
 export type HttpVariables = z.infer<typeof httpVariables>;

@@ -1,7 +1,7 @@
 // The object store (S3 or any S3-compatible store, or a local folder when unset) and the links files get.
 import { z } from 'zod';
 import type { ServerVariables } from './server.js';
-import { booleanText, byteSize, list } from './values.js';
+import { booleanText, byteSize, list, SECRET } from './values.js';
 
 export const objectStoreVariables = z.object({
   PUBLIC_URL: z
@@ -25,7 +25,7 @@ export const objectStoreVariables = z.object({
     ),
   S3_REGION: z.string().min(1).default('us-east-1').describe('S3 region. Credentials come from the standard AWS chain (environment, profile, instance role).'),
   S3_FORCE_PATH_STYLE: booleanText.optional().describe('Address the bucket in the path, not the host name (default: on when S3_ENDPOINT is set).'),
-  OBJECT_STORE_SECRET: z.string().min(32).optional().describe('Key signing embedded object-store links. When unset, one is generated once and kept in DATA_DIR/object-store.secret.'),
+  OBJECT_STORE_SECRET: z.string().min(32).optional().describe('Key signing embedded object-store links. When unset, one is generated once and kept in DATA_DIR/object-store.secret.').meta(SECRET),
   OBJECT_MAX_SIZE: byteSize.default(100 * 1024 * 1024).describe('Largest object the embedded store accepts through an upload link.'),
   OBJECT_STORE_CORS_ORIGINS: z
     .string()

@@ -1,13 +1,13 @@
 // PII detection: a downstream detector (a Presidio analyzer), or the built-in detectors when unset, and the size of one analysis.
 import { z } from 'zod';
-import { byteSize } from './values.js';
+import { byteSize, SECRET } from './values.js';
 
 export const piiVariables = z.object({
   PII_SERVICE_URL: z
     .url({ protocol: /^https?$/ })
     .optional()
     .describe('Downstream PII detector (a Presidio analyzer). When unset, the built-in detectors run in process.'),
-  PII_SERVICE_TOKEN: z.string().min(1).optional().describe('Sent to the PII detector as `Authorization: Bearer <token>`.'),
+  PII_SERVICE_TOKEN: z.string().min(1).optional().describe('Sent to the PII detector as `Authorization: Bearer <token>`.').meta(SECRET),
   PII_SERVICE_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000).describe('Longest one call to the PII detector may take.'),
   PII_MAX_RECORDS: z.coerce.number().int().min(1).max(100_000).default(1000).describe('Most records one PII analysis may carry.'),
   PII_MAX_BYTES: byteSize.default(1024 * 1024).describe('Largest serialised size of the records of one PII analysis.'),

@@ -1,6 +1,7 @@
 // Running several copies of the gateway on one database (README: "Running at scale"): the listening
 // connection, draining on SIGTERM and where rate-limit budgets are kept.
 import { z } from 'zod';
+import { SECRET } from './values.js';
 
 export const scaleVariables = z.object({
   DATABASE_LISTEN_URL: z
@@ -9,7 +10,8 @@ export const scaleVariables = z.object({
     .optional()
     .describe(
       'Direct (session) connection to the same database for what a transaction-mode pooler cannot carry: LISTEN, which keeps the caches true. Set it when DATABASE_URL points at PgBouncer in transaction mode (a gateway that hears no announcement over it caches nothing and logs an error). Default: DATABASE_URL.',
-    ),
+    )
+    .meta(SECRET),
   SHUTDOWN_DRAIN_SECONDS: z.coerce
     .number()
     .min(0)

@@ -20,3 +20,9 @@ export const list = (value: string | undefined) =>
     .split(',')
     .map((item) => item.trim())
     .filter(Boolean);
+
+/**
+ * Marks a variable as holding a secret (`.meta(SECRET)`): it may instead be read from the file its
+ * `<NAME>_FILE` variable names, as Docker and Kubernetes secrets are mounted (src/config.ts).
+ */
+export const SECRET = { secret: true } as const;

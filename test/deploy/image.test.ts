@@ -46,7 +46,7 @@ describe('Dockerfile', () => {
     const cmd = runtime.instructions.find((line) => line.startsWith('CMD'))!;
     const args = JSON.parse(cmd.slice('CMD'.length)) as string[];
     const startScript = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-    expect(args.join(' ')).toBe(startScript);
+    expect(`exec ${args.join(' ')}`).toBe(startScript);
     expect(args).toContain('--heap-growing-percent=50');
   });
 

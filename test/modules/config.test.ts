@@ -1,5 +1,9 @@
-import { describe, expect, it } from '@jest/globals';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { ConfigError, loadConfig, secretVariables } from '../../src/config.js';
+import { configurationTable } from '../../src/config-reference.js';
 
 describe('configuration', () => {
   it('uses the embedded database on 127.0.0.1:3000 when nothing is set', () => {
@@ -74,5 +78,98 @@ describe('configuration', () => {
     const config = loadConfig({});
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.http)).toBe(true);
+  });
+});
+
+describe('secrets given as files (<NAME>_FILE)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gateway-secrets-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const secretFile = (name: string, content: string) => {
+    const file = path.join(dir, name);
+    writeFileSync(file, content);
+    return file;
+  };
+  const problemsOf = (env: Record<string, string>) => {
+    try {
+      loadConfig(env);
+    } catch (error) {
+      if (error instanceof ConfigError) return error.problems;
+      throw error;
+    }
+    throw new Error('the configuration was accepted');
+  };
+
+  it('marks the credentials as secrets, and nothing that is not one', () => {
+    expect([...secretVariables].sort()).toEqual(
+      [
+        'CONNECTOR_CONFIG_KEY',
+        'DATABASE_LISTEN_URL',
+        'DATABASE_URL',
+        'GRAFANA_TOKEN',
+        'JWT_SECRET',
+        'METRICS_TOKEN',
+        'OBJECT_STORE_SECRET',
+        'PII_SERVICE_TOKEN',
+        'QUERY_DATABASE_URL',
+        'SESSION_SECRET',
+        'SMTP_URL',
+      ].sort(),
+    );
+  });
+
+  it('reads every secret from the file its _FILE variable names, without the trailing line break', () => {
+    const key = 'ab'.repeat(32);
+    const config = loadConfig({
+      HOST: '0.0.0.0',
+      AUTH_MODE: 'jwt',
+      JWT_SECRET_FILE: secretFile('jwt', `${'s'.repeat(40)}\n`),
+      JWT_ISSUER: 'https://issuer.example',
+      JWT_AUDIENCE: 'gateway',
+      DATABASE_URL_FILE: secretFile('db', 'postgresql://gateway:p%40ss@pgbouncer:6432/gateway\r\n'),
+      DATABASE_LISTEN_URL_FILE: secretFile('listen', 'postgresql://gateway:p%40ss@postgres:5432/gateway'),
+      CONNECTOR_CONFIG_KEY_FILE: secretFile('key', `${key}\n`),
+      SMTP_URL_FILE: secretFile('smtp', 'smtp://user:pw@mail.example:587\n'),
+      METRICS_TOKEN_FILE: secretFile('metrics', 'm'.repeat(20)),
+    });
+    expect(config.auth.jwt?.secret).toBe('s'.repeat(40));
+    expect(config.database).toMatchObject({ mode: 'external', url: 'postgresql://gateway:p%40ss@pgbouncer:6432/gateway' });
+    expect(config.scale.listenUrl).toBe('postgresql://gateway:p%40ss@postgres:5432/gateway');
+    expect(config.datasets.connectorKey).toEqual({ key });
+    expect(config.alerting.smtp).toEqual({ url: 'smtp://user:pw@mail.example:587' });
+    expect(config.http.metricsToken).toBe('m'.repeat(20));
+  });
+
+  it('checks a value read from a file as it checks the variable, naming the file and never the value', () => {
+    const problems = problemsOf({ HOST: '0.0.0.0', AUTH_MODE: 'jwt', JWT_ISSUER: 'i', JWT_AUDIENCE: 'a', JWT_SECRET_FILE: secretFile('short', 'too-short-secret\n') });
+    expect(problems).toContain(`JWT_SECRET: must be at least 32 characters (read from JWT_SECRET_FILE, ${path.join(dir, 'short')})`);
+    expect(problems.join('\n')).not.toContain('too-short-secret');
+  });
+
+  it('refuses both forms at once, a missing file and an empty one, each reported with the other problems', () => {
+    const problems = problemsOf({
+      DATABASE_URL: 'postgresql://a@b/c',
+      DATABASE_URL_FILE: secretFile('both', 'postgresql://a@b/c'),
+      JWT_SECRET_FILE: path.join(dir, 'nowhere'),
+      METRICS_TOKEN_FILE: secretFile('empty', '\n'),
+      PORT: 'eighty',
+    });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'DATABASE_URL and DATABASE_URL_FILE are both set: give the secret one way',
+        `JWT_SECRET_FILE: cannot read ${path.join(dir, 'nowhere')} (ENOENT)`,
+        `METRICS_TOKEN_FILE: ${path.join(dir, 'empty')} is empty`,
+      ]),
+    );
+    expect(problems.some((problem) => problem.startsWith('PORT:'))).toBe(true);
+  });
+
+  it('leaves _FILE of a variable that is not a secret alone (it is not a variable of the gateway)', () => {
+    expect(loadConfig({ PORT_FILE: secretFile('port', '4000') }).http.port).toBe(3000);
+  });
+
+  it('says in the configuration reference which variables may be given as a file', () => {
+    const table = configurationTable();
+    for (const name of secretVariables) expect(table).toContain(`Secret: or \`${name}_FILE\`, a file holding it.`);
+    expect(table.match(/_FILE`, a file holding it/g)).toHaveLength(secretVariables.length);
   });
 });
