@@ -229,7 +229,12 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   });
   app.use(rest);
   app.use(routeNotFound);
-  app.use(graphqlBodyErrorHandler);
+  // /graphql takes bodies up to the larger limit (ingest batches), so that is the one a refusal names.
+  const graphqlBodyLimit =
+    config.ingestion.bodyLimitBytes >= config.http.bodyLimitBytes
+      ? { bytes: config.ingestion.bodyLimitBytes, setting: 'INGEST_BODY_LIMIT' }
+      : { bytes: config.http.bodyLimitBytes, setting: 'REQUEST_BODY_LIMIT' };
+  app.use(graphqlBodyErrorHandler(graphqlBodyLimit));
   app.use(restErrorHandler(logger));
 
   if (config.http.fastPath) {

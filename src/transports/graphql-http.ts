@@ -25,6 +25,7 @@ import { useGraphQLUpload } from '../http/use-graphql-upload.js';
 import { graphqlObservabilityPlugin } from '../http/use-observability.js';
 import type { PublishedCache } from '../platform/cache/published-cache.js';
 import type { GatewayMetrics } from '../telemetry/metrics.js';
+import { sizeText } from '../config/values.js';
 
 export interface GraphQLHttpOptions {
   httpServer: http.Server;
@@ -105,14 +106,18 @@ export async function startGraphQLHttp(options: GraphQLHttpOptions) {
  * encoding, a compressed body that does not decompress) gets a GraphQL-shaped error, not an HTML
  * page nor the REST envelope.
  */
-export function graphqlBodyErrorHandler(error: unknown, req: Request, res: Response, next: NextFunction) {
+export function graphqlBodyErrorHandler(bodyLimit: { bytes: number; setting: string }) {
+  return (error: unknown, req: Request, res: Response, next: NextFunction) => answerGraphQLBodyError(error, req, res, next, bodyLimit);
+}
+
+function answerGraphQLBodyError(error: unknown, req: Request, res: Response, next: NextFunction, bodyLimit: { bytes: number; setting: string }) {
   const { type, status, expose } = (error ?? {}) as { type?: unknown; status?: unknown; expose?: unknown };
   const clientError = typeof status === 'number' && status >= 400 && status < 500 && expose !== false;
   if (!req.path.startsWith('/graphql') || (typeof type !== 'string' && !clientError) || res.headersSent) return next(error);
   const detail = (error as Error).message;
   const message =
     type === 'entity.too.large'
-      ? 'the request body is too large'
+      ? `the request body is too large: over the ${bodyLimit.bytes}-byte limit (${bodyLimit.setting}=${sizeText(bodyLimit.bytes)}); send a smaller body or raise ${bodyLimit.setting}`
       : type === 'entity.parse.failed'
         ? `the request body is not valid JSON: ${detail}`
         : typeof type === 'string'

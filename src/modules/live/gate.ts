@@ -7,6 +7,7 @@ import type { Caller, RequestAccess } from '../../auth/access.js';
 import { GatewayError } from '../../errors.js';
 import { aliasLimitRule, costRefusal, depthLimitRule, priceOperation, type CostOptions } from '../../graphql/limits.js';
 import type { PersistedOperations } from '../../graphql/persisted-operations.js';
+import { withTokenLimitNamed } from '../../graphql/errors.js';
 
 export interface SubscriptionRequest {
   query?: unknown;
@@ -119,7 +120,7 @@ export class LiveGate {
       const errors = validate(this.options.schema, checked, this.rules);
       if (errors.length > 0) checked = errors.map((error) => refusal('GRAPHQL_VALIDATION_FAILED', error.message));
     } catch (error) {
-      checked = [refusal('GRAPHQL_PARSE_FAILED', (error as Error).message)];
+      checked = [refusal('GRAPHQL_PARSE_FAILED', withTokenLimitNamed((error as Error).message))];
     }
     if (this.checked.size >= CHECKED_DOCUMENTS) this.checked.delete(this.checked.keys().next().value!);
     this.checked.set(text, checked);

@@ -240,7 +240,7 @@ export class EmbeddedQueryEngine implements QueryEngine {
 function queryFailure(error: unknown): unknown {
   const code = (error as { code?: unknown }).code;
   const message = (error as Error).message;
-  if (code === '57014') return new GatewayError('DATA_OUT_QUERY_TIMEOUT', 'The query took longer than the statement timeout and was cancelled.');
+  if (code === '57014') return new GatewayError('DATA_OUT_QUERY_TIMEOUT', 'The query took longer than the statement timeout (QUERY_TIMEOUT_MS) and was cancelled.');
   // Class 54 (program limit exceeded, e.g. repeat('x', 1e9)): what the template asked for is too big.
   if (typeof code === 'string' && code.startsWith('54')) return new GatewayError('DATA_OUT_INVALID_INPUT', `The query asks for more than the engine allows: ${message}`);
   if (typeof code === 'string' && code.startsWith('25')) return new GatewayError('DATA_OUT_INVALID_INPUT', 'The query tried to change data or the transaction; queries are read-only.');
