@@ -11,6 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
 import busboy, { type Busboy } from 'busboy';
 import { Upload, type FileUpload } from 'graphql-upload-minimal';
+import { sizeText } from '../src/config/values.js';
 
 /** The body is not one acceptable file; the message says why (answered as the entry's bad-input code). */
 export class MultipartRefused extends Error {
@@ -29,6 +30,8 @@ export interface ReceivedFile {
 export interface MultipartOptions {
   /** Largest file accepted. */
   limitBytes: number;
+  /** The setting the limit comes from, named when a file is refused for passing it. */
+  setting: string;
   /** Where the temporary file goes (default: the system's temporary folder). */
   dir?: string;
 }
@@ -88,7 +91,7 @@ export async function receiveSingleFile(req: Request, options: MultipartOptions)
         (written ?? Promise.resolve()).then(() => {
           if (settled) return;
           if (secondFile) return fail(new MultipartRefused('Uploading multiple files are not allowed'));
-          if (truncated) return fail(new MultipartRefused(`the file is larger than the ${options.limitBytes}-byte upload limit`));
+          if (truncated) return fail(new MultipartRefused(`the file is larger than the ${options.limitBytes}-byte upload limit (${options.setting}=${sizeText(options.limitBytes)})`));
           if (!file) return fail(new MultipartRefused(NO_FILE));
           settled = true;
           resolve({ ...file, size });

@@ -398,7 +398,11 @@ export function buildOpenApiDocument(endpoints: readonly RestEndpoint[], options
         'Authentication depends on AUTH_MODE. jwt: a bearer token (bearerAuth) or an API key (apiKey); session: the session cookie ' +
         '(sessionCookie) or an API key; none (allowed only on a loopback address): no credentials at all, every caller acts as SYSTEM. ' +
         "Any one of the schemes an operation lists is enough. Permissions are granted by API id (each operation's x-api-id) to roles, " +
-        'in config/permissions.json or the file PERMISSIONS_FILE names.',
+        'in config/permissions.json or the file PERMISSIONS_FILE names.\n\n' +
+        'A path of this document asked with a method it does not list is answered 405 METHOD_NOT_ALLOWED in the failure envelope, ' +
+        'with the methods it takes in the Allow header. A refusal for passing a limit names the setting behind it (e.g. REQUEST_BODY_LIMIT). ' +
+        'Every JSON answer ends with a newline. A query result (template runs, /v2/data/query, the SQL endpoint) cut at its row bound ' +
+        '(TEMPLATE_QUERY_MAX_ROWS) carries the header x-result-truncated: <the bound>; the envelope is unchanged.',
     },
     tags: [...tags].map((name) => ({ name })),
     paths,

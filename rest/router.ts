@@ -10,13 +10,14 @@ import { classifyGraphQLError } from '../src/graphql/errors.js';
 import type { Logger } from '../src/logger.js';
 import type { ReadPlanner } from '../src/graphql/published-reads.js';
 import type { CachePart, MadeOf, PublishedCache } from '../src/platform/cache/published-cache.js';
-import { answerEtag, prepareResult, type PreparedAnswer } from '../src/platform/cache/prepared-answer.js';
+import { ANSWER_END, answerEtag, prepareResult, type PreparedAnswer } from '../src/platform/cache/prepared-answer.js';
 import { describeJsonLimitViolation, findJsonLimitViolation, type JsonLimits } from '../src/validation/json-limits.js';
 import { requestMsgid, sendFailure, successEnvelopeHead, successEnvelopeJson } from '../src/http/envelope.js';
 import { writeKeptAnswer } from '../src/http/kept-answer.js';
 import type { KeptReads } from '../src/http/kept-reads.js';
 import { unlessParsedAhead } from '../src/http/body-read-ahead.js';
 import { jsonBodyOf } from '../src/platform/json/written-json.js';
+import { sizeText } from '../src/config/values.js';
 import { MultipartRefused, receiveSingleFile } from './multipart.js';
 import { keyOfRepeatedBodies } from './repeated-reads.js';
 import { presentationOf, type RestEndpoint, type RestInput } from './table.js';
@@ -66,6 +67,11 @@ export interface RestRouterOptions {
 const SINGLE_OPERATION = 'default';
 /** Most results each cached entry keeps (distinct requests: ids, pages, filters). */
 const RESULT_CACHE_ENTRIES = 2_000;
+
+/** A bare JSON answer (no envelope) with the final newline every REST answer has. */
+function withAnswerEnd(body: Buffer | string): Buffer | string {
+  return typeof body === 'string' ? `${body}${ANSWER_END}` : Buffer.concat([body, Buffer.from(ANSWER_END)]);
+}
 
 /** Sends a success envelope around the serialised result; a GET gets the result's ETag (304 when the caller has it). */
 function sendSuccess(req: Request, res: Response, apiId: string, msgid: string | undefined, json: string): void {
@@ -120,11 +126,18 @@ function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
+/** A limit and the setting it comes from, named when a request is refused for passing it. */
+interface NamedLimit {
+  bytes: number;
+  setting: string;
+}
+
 /** Turns body-parser failures (bad JSON, too large, bad charset) into the contract's failure envelope. */
-function bodyParseFailure(error: unknown, code: ErrorCode, limit: number): GatewayError | undefined {
+function bodyParseFailure(error: unknown, code: ErrorCode, limit: NamedLimit): GatewayError | undefined {
   const type = (error as { type?: unknown })?.type;
   if (type === 'entity.parse.failed') return new GatewayError(code, `the request body is not valid JSON: ${(error as Error).message}`);
-  if (type === 'entity.too.large') return new GatewayError(code, `the request body is larger than the ${limit}-byte limit`);
+  if (type === 'entity.too.large')
+    return new GatewayError(code, `the request body is larger than the ${limit.bytes}-byte limit (${limit.setting}=${sizeText(limit.bytes)}); send a smaller body or raise ${limit.setting}`);
   if (typeof type === 'string' && (error as { status?: number }).status === 400) return new GatewayError(code, (error as Error).message);
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') return new GatewayError(code, (error as Error).message);
   return undefined;
@@ -135,6 +148,10 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
   // A body the fast path read ahead (src/http/body-read-ahead.ts) is not parsed again.
   const parseJson = unlessParsedAhead(express.json({ limit: options.bodyLimitBytes, strict: false, type: () => true }));
   const parseLargeJson = unlessParsedAhead(express.json({ limit: options.largeBodyLimitBytes, strict: false, type: () => true }));
+  const bodyLimit: NamedLimit = { bytes: options.bodyLimitBytes, setting: 'REQUEST_BODY_LIMIT' };
+  const largeBodyLimit: NamedLimit = { bytes: options.largeBodyLimitBytes, setting: 'INGEST_BODY_LIMIT' };
+  const uploadLimit =
+    options.uploadLimitBytes === undefined ? { limitBytes: bodyLimit.bytes, setting: bodyLimit.setting } : { limitBytes: options.uploadLimitBytes, setting: 'CONNECTOR_UPLOAD_LIMIT' };
 
   const published = options.publishedReads;
   for (const compiled of options.endpoints.map((endpoint) => compile(endpoint, options.schema, published?.planOf))) {
@@ -199,13 +216,20 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
         context.logger.error({ err: classified.error, apiId: endpoint.apiId }, 'unexpected error in REST call');
         return fail(new GatewayError('INTERNAL_SERVER_ERROR', GENERIC_FAILURE_MESSAGE));
       }
+      // A result cut at its row bound says so (README "Running templates safely"); such results are
+      // never kept (they read events, not published records), so no kept answer needs the header.
+      if (context.resultRowLimit !== undefined) res.set('x-result-truncated', String(context.resultRowLimit));
       if (endpoint.contentType)
         return void res
           .status(200)
           .type(endpoint.contentType)
           .send(String(endpoint.result(outcome.data ?? {})));
       const result = endpoint.result(outcome.data ?? {}) ?? {};
-      if (typeof endpoint.bareResult === 'function' ? endpoint.bareResult(input) : endpoint.bareResult) return void res.status(200).type('json').send(jsonBodyOf(result));
+      if (typeof endpoint.bareResult === 'function' ? endpoint.bareResult(input) : endpoint.bareResult)
+        return void res
+          .status(200)
+          .type('json')
+          .send(withAnswerEnd(jsonBodyOf(result)));
       const json = JSON.stringify(result);
       if (!cacheKey || !start) return sendSuccess(req, res, endpoint.apiId, msgid, json);
       const kept = prepareResult(json);
@@ -264,7 +288,7 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       // Multipart entries spool their one file instead of parsing JSON; failures and the envelope are
       // the same as for any entry, and the temporary file goes once the operation has answered.
       router[method](paths, (req: Request, res: Response, next: NextFunction) => {
-        receiveSingleFile(req, { limitBytes: options.uploadLimitBytes ?? options.bodyLimitBytes }).then(
+        receiveSingleFile(req, uploadLimit).then(
           (received) => {
             req.body = {};
             handle(req, res, received.upload)
@@ -280,7 +304,7 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       continue;
     }
 
-    const [parse, limit] = endpoint.largeBody ? [parseLargeJson, options.largeBodyLimitBytes] : [parseJson, options.bodyLimitBytes];
+    const [parse, limit] = endpoint.largeBody ? [parseLargeJson, largeBodyLimit] : [parseJson, bodyLimit];
     router[method](paths, (req: Request, res: Response, next: NextFunction) => {
       // A body must say it is JSON: a form or text/plain POST (which a foreign page can send
       // without a preflight) is refused, not read as JSON.
@@ -300,6 +324,36 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       });
     });
   }
+
+  // A path some entry serves, asked with another method: 405 with the methods it takes (Allow), in
+  // the failure envelope, instead of ROUTE_NOT_FOUND. Registered after every entry, so a method an
+  // entry serves never gets here; each pattern the path matches adds its methods.
+  const methodsByPath = new Map<string, Set<string>>();
+  for (const endpoint of options.endpoints) {
+    for (const path of [endpoint.path, ...(endpoint.aliases ?? [])]) {
+      const methods = methodsByPath.get(path) ?? new Set<string>();
+      methods.add(endpoint.method);
+      if (endpoint.method === 'GET') methods.add('HEAD');
+      methodsByPath.set(path, methods);
+    }
+  }
+  for (const [path, methods] of methodsByPath) {
+    router.all(path, (req: Request, res: Response, next: NextFunction) => {
+      const allowed = (res.locals.allowedMethods as Set<string> | undefined) ?? new Set<string>();
+      for (const method of methods) allowed.add(method);
+      res.locals.allowedMethods = allowed;
+      next();
+    });
+  }
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    const allowed = res.locals.allowedMethods as Set<string> | undefined;
+    // OPTIONS stays with the cross-origin handling (preflights) and express's own answer.
+    if (!allowed || req.method === 'OPTIONS') return next();
+    const methods = [...allowed].sort();
+    res.set('allow', methods.join(', '));
+    const path = req.originalUrl.split('?')[0]!.slice(0, 300);
+    sendFailure(res, 'api', undefined, new GatewayError('METHOD_NOT_ALLOWED', `Method not allowed: ${req.method} ${path}; this route takes ${methods.join(', ')}`));
+  });
 
   return router;
 }

@@ -1,8 +1,8 @@
 // The configuration reference (docs/configuration.md and the README's table), generated from
 // `environmentSchema`: names, accepted values, defaults and descriptions come from the schema
 // itself, so the documentation cannot drift from what the gateway accepts.
-import { z } from 'zod';
 import { environmentSchema } from './config.js';
+import { acceptedValues, describeVariables } from './config/problems.js';
 
 export interface ConfigVariable {
   name: string;
@@ -15,51 +15,14 @@ export interface ConfigVariable {
   secret: boolean;
 }
 
-type JsonSchemaNode = { type?: string; enum?: unknown[]; minimum?: number; maximum?: number; pattern?: string; format?: string; minLength?: number; secret?: boolean };
-
-const SIZE_PATTERN = '^\\d+(b|kb|mb)$';
-
-function formatSize(bytes: number): string {
-  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)}mb`;
-  if (bytes % 1024 === 0) return `${bytes / 1024}kb`;
-  return `${bytes}b`;
-}
-
-function accepts(node: JsonSchemaNode): string {
-  if (node.enum) {
-    const values = node.enum.map(String);
-    if (['true', 'false', '1', '0', 'yes', 'no'].every((value) => values.includes(value))) return 'boolean (true/false, 1/0, yes/no)';
-    return `one of ${values.map((value) => `\`${value}\``).join(', ')}`;
-  }
-  if (node.type === 'integer' || node.type === 'number') {
-    // A fraction is allowed unless the schema says integer (PII_MIN_SCORE takes 0.5).
-    const kind = node.type === 'integer' ? 'integer' : 'number';
-    const bounded = node.maximum !== undefined && node.maximum < Number.MAX_SAFE_INTEGER;
-    if (node.minimum !== undefined && bounded) return `${kind} ${node.minimum}–${node.maximum}`;
-    if (node.minimum !== undefined) return `${kind} ≥ ${node.minimum}`;
-    return kind;
-  }
-  if (node.pattern === SIZE_PATTERN) return 'size (`512kb`, `10mb`, bytes with `b`)';
-  if (node.format === 'uri') return 'URL';
-  if (node.pattern?.startsWith('^postgres')) return '`postgresql://` URL';
-  if (node.pattern?.startsWith('^smtp')) return '`smtp://` or `smtps://` URL';
-  if (node.minLength && node.minLength > 1) return `text, at least ${node.minLength} characters`;
-  return 'text';
-}
-
 export function configVariables(): ConfigVariable[] {
-  const json = z.toJSONSchema(environmentSchema, { io: 'input', unrepresentable: 'any' }) as { properties: Record<string, JsonSchemaNode> };
-  const shape = environmentSchema.shape as Record<string, z.ZodType>;
-  return Object.entries(shape).map(([name, field]) => {
-    const node = json.properties[name] ?? {};
-    const def = (field as unknown as { _zod: { def: { type: string; defaultValue?: unknown } } })._zod.def;
-    let defaultValue: string | undefined;
-    if (def.type === 'default') {
-      const value = def.defaultValue;
-      defaultValue = node.pattern === SIZE_PATTERN && typeof value === 'number' ? formatSize(value) : String(value);
-    }
-    return { name, accepts: accepts(node), defaultValue, description: field.description ?? '', secret: node.secret === true };
-  });
+  return [...describeVariables(environmentSchema)].map(([name, { node, defaultValue, description }]) => ({
+    name,
+    accepts: acceptedValues(node),
+    defaultValue,
+    description,
+    secret: node.secret === true,
+  }));
 }
 
 function cell(text: string): string {

@@ -17,6 +17,7 @@ import { liveSettings, liveVariables } from './config/live.js';
 import { metricsSettings, metricsVariables } from './config/metrics.js';
 import { fileSettings, objectStoreSettings, objectStoreVariables } from './config/object-store.js';
 import { piiSettings, piiVariables } from './config/pii.js';
+import { settingProblems } from './config/problems.js';
 import { queryEngineSettings, queryEngineVariables, templateSettings } from './config/query-engine.js';
 import { rateLimitSettings, rateLimitVariables } from './config/rate-limits.js';
 import { scaleProblems, scaleSettings, scaleVariables } from './config/scale.js';
@@ -131,14 +132,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const parsed = environmentSchema.safeParse(present);
   if (!parsed.success || fileProblems.length > 0) {
     const issues = parsed.error?.issues ?? [];
-    throw new ConfigError([
+    const problems = [
       ...fileProblems,
-      ...issues.map((issue) => {
-        const name = issue.path.join('.');
+      ...settingProblems(environmentSchema, present, issues).map((problem) => {
+        const name = problem.slice(0, problem.indexOf(':'));
         const file = readFrom.get(name);
-        return `${name}: ${issue.message}${file ? ` (read from ${name}_FILE, ${file})` : ''}`;
+        return file ? `${problem} (read from ${name}_FILE, ${file})` : problem;
       }),
-    ]);
+    ];
+    // The settings that involve several variables are checked too, among the good values (each bad
+    // one left at its default), so that fixing the first report does not reveal a second one.
+    const refused = new Set(issues.map((issue) => String(issue.path[0])));
+    const rest = environmentSchema.safeParse(Object.fromEntries(Object.entries(present).filter(([name]) => !refused.has(name))));
+    if (rest.success) problems.push(...crossProblems(rest.data).filter((problem) => ![...refused].some((name) => problem.includes(name))));
+    throw new ConfigError(problems);
   }
   const problems = crossProblems(parsed.data);
   if (problems.length > 0) throw new ConfigError(problems);

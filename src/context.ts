@@ -47,6 +47,11 @@ export interface GatewayContext {
   requestId: string;
   /** The REST API id when the call came over REST (set by the REST router); absent over GraphQL. */
   apiId?: string;
+  /**
+   * The row bound (TEMPLATE_QUERY_MAX_ROWS) a query result of this request was cut at, noted by the
+   * resolver that ran it; the REST router answers it as the x-result-truncated header.
+   */
+  resultRowLimit?: number;
   /** Who is calling, as authenticated (AUTH_MODE=none: SYSTEM); undefined when anonymous. */
   caller?: Caller;
   /** The access check every root field passes (and the REST router before it reads a body). */

@@ -21,6 +21,8 @@ export const ERROR_CATALOGUE = {
   // Cross-cutting
   INVALID_INPUT: 'BAD_REQUEST',
   ROUTE_NOT_FOUND: 'NOT_FOUND',
+  // HTTP 405 with Allow (STATUS_OVERRIDES): the path is served, with other methods
+  METHOD_NOT_ALLOWED: 'BAD_REQUEST',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
   DATABASE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
   REQUEST_TIMEOUT: 'SERVICE_UNAVAILABLE',
@@ -140,7 +142,7 @@ export type ErrorCode = keyof typeof ERROR_CATALOGUE;
  * server or webhook that refused or did not answer is a 502 (bad gateway): the request was fine and
  * the gateway is up; the system behind it failed. A code one REST route shows otherwise (ingestion's
  * lookups) says so in that route's entry (rest/table.ts errorPresentation), not here. */
-const STATUS_OVERRIDES: Partial<Record<ErrorCode, number>> = { ALERT_MANAGER_FAILED: 502, NOTIFICATION_FAILED: 502 };
+const STATUS_OVERRIDES: Partial<Record<ErrorCode, number>> = { ALERT_MANAGER_FAILED: 502, NOTIFICATION_FAILED: 502, METHOD_NOT_ALLOWED: 405 };
 
 export interface GatewayErrorOptions {
   /** An HTTP status other than the kind's, for a failure the transport itself met (e.g. a request express refused). */

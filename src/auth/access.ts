@@ -92,8 +92,8 @@ export class RateLimitedError extends GatewayError {
   readonly extensions: { http: { status: number; headers: Map<string, string> } };
 
   constructor(budget: Budget, retryAfterSeconds: number) {
-    const what = budget === 'ingest' ? 'ingestion calls' : 'calls';
-    super('RATE_LIMITED', `Too many ${what} from this caller; retry after ${retryAfterSeconds} s.`, { headers: { 'retry-after': String(retryAfterSeconds) } });
+    const [what, settings] = budget === 'ingest' ? ['ingestion calls', 'RATE_LIMIT_INGEST_RPS, RATE_LIMIT_INGEST_BURST'] : ['calls', 'RATE_LIMIT_RPS, RATE_LIMIT_BURST'];
+    super('RATE_LIMITED', `Too many ${what} from this caller (${settings}); retry after ${retryAfterSeconds} s.`, { headers: { 'retry-after': String(retryAfterSeconds) } });
     this.extensions = { http: { status: 429, headers: new Map([['retry-after', String(retryAfterSeconds)]]) } };
   }
 }

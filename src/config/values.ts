@@ -12,6 +12,13 @@ export const byteSize = z
     return Number(match[1]) * (unit === 'mb' ? 1024 * 1024 : unit === 'kb' ? 1024 : 1);
   });
 
+/** A size as the settings spell it (1048576 -> 1mb), for messages that name the setting behind a limit. */
+export function sizeText(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)}mb`;
+  if (bytes % 1024 === 0) return `${bytes / 1024}kb`;
+  return `${bytes}b`;
+}
+
 export const port = z.coerce.number().int().min(0).max(65535);
 
 /** `a, b,,c` -> ['a', 'b', 'c']. */

@@ -27,8 +27,17 @@ export function classifyGraphQLError(error: GraphQLError): ClassifiedError {
  * Shapes a GraphQL error with the same classification REST uses: ours carry their contract code and
  * kind; unexpected ones are masked (reportUnexpectedError logs them).
  */
+// graphql-js's refusal of a document over `maxTokens` ("Document contains more that 5000 tokens"; sic).
+const TOKEN_LIMIT = /^Syntax Error: Document contains more tha[nt] \d+ tokens\./;
+
+/** A parse error's message, with the setting named when the refusal is GRAPHQL_MAX_TOKENS's. */
+export function withTokenLimitNamed(message: string): string {
+  return TOKEN_LIMIT.test(message) ? `${message} The limit is GRAPHQL_MAX_TOKENS.` : message;
+}
+
 export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   if (!(error instanceof GraphQLError)) return formatted;
+  if (TOKEN_LIMIT.test(formatted.message)) return { ...formatted, message: withTokenLimitNamed(formatted.message) };
   const classified = classifyGraphQLError(error);
   if (classified.kind === 'gateway') {
     const { code, kind, message } = classified.error;

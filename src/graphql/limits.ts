@@ -134,7 +134,7 @@ export function depthLimitRule(maxDepth: number): ValidationRule {
         const depth = operationDepth(document, node);
         if (depth <= maxDepth) return;
         if (depth <= STANDARD_INTROSPECTION_DEPTH && onlyIntrospection(node.selectionSet, fragmentsOf(document), new Set())) return;
-        context.reportError(new GraphQLError(`The operation nests ${depth} levels deep; at most ${maxDepth} are allowed.`, { nodes: [node] }));
+        context.reportError(new GraphQLError(`The operation nests ${depth} levels deep; at most ${maxDepth} are allowed (GRAPHQL_MAX_DEPTH).`, { nodes: [node] }));
       },
     };
   };
@@ -150,7 +150,7 @@ export function aliasLimitRule(maxAliases: number): ValidationRule {
       },
       Document: {
         leave() {
-          if (aliases > maxAliases) context.reportError(new GraphQLError(`The document uses ${aliases} aliases; at most ${maxAliases} are allowed.`));
+          if (aliases > maxAliases) context.reportError(new GraphQLError(`The document uses ${aliases} aliases; at most ${maxAliases} are allowed (GRAPHQL_MAX_ALIASES).`));
         },
       },
     };
@@ -374,7 +374,7 @@ export function priceOperation(
  * count by its path (`auditRecords.totalCount`) and what it would read; `advice` adds what to ask for instead.
  */
 export function costRefusal(priced: PricedOperation, maxCost: number, advice = true): string {
-  const parts = [`The operation costs ${priced.cost}; at most ${maxCost} is allowed.`];
+  const parts = [`The operation costs ${priced.cost}; at most ${maxCost} is allowed (GRAPHQL_MAX_COST).`];
   const count = priced.costliest;
   if (priced.counts > 0 && count) {
     const rows = Math.round(count.counted.rows);
@@ -429,7 +429,7 @@ export function literalOverLimits(document: DocumentNode, limits: JsonLimits): s
 export function limitBatch(maxBatch: number) {
   return (req: Request, res: Response, next: NextFunction) => {
     if (Array.isArray(req.body) && req.body.length > maxBatch) {
-      res.status(400).json({ errors: [{ message: `A batch may hold at most ${maxBatch} operations; this one holds ${req.body.length}.`, extensions: { code: 'BAD_REQUEST' } }] });
+      res.status(400).json({ errors: [{ message: `A batch may hold at most ${maxBatch} operations (GRAPHQL_MAX_BATCH); this one holds ${req.body.length}.`, extensions: { code: 'BAD_REQUEST' } }] });
       return;
     }
     next();

@@ -51,7 +51,7 @@ export function embeddedObjectStoreRouter(store: EmbeddedObjectStore, logger: Lo
       if (req.method === 'PUT') {
         const declared = Number(req.get('content-length'));
         if (Number.isFinite(declared) && declared > store.maxObjectBytes) {
-          return refuse(res, 413, 'PAYLOAD_TOO_LARGE', `the object is larger than the ${store.maxObjectBytes}-byte limit`);
+          return refuse(res, 413, 'PAYLOAD_TOO_LARGE', `the object is larger than the ${store.maxObjectBytes}-byte limit (OBJECT_MAX_SIZE)`);
         }
         await store.putStream(key, req);
         res.status(200).end();

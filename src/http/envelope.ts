@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import type { ErrorKind, GatewayError } from '../errors.js';
+import { ANSWER_END } from '../platform/cache/prepared-answer.js';
 
 export interface EnvelopeParams {
   status: 'SUCCESS' | 'FAILED';
@@ -65,7 +66,12 @@ export function successEnvelopeHead(apiId: string, msgid: string | undefined): s
 
 /** The success envelope as JSON text around an already serialised `result`. */
 export function successEnvelopeJson(apiId: string, msgid: string | undefined, resultJson: string): string {
-  return `${successEnvelopeHead(apiId, msgid)}${resultJson}}`;
+  return `${successEnvelopeHead(apiId, msgid)}${resultJson}}${ANSWER_END}`;
+}
+
+/** A failure envelope as the text a REST answer sends. */
+export function failureEnvelopeText(envelope: FailureEnvelope): string {
+  return `${JSON.stringify(envelope)}${ANSWER_END}`;
 }
 
 export function failureEnvelope(apiId: string, msgid: string | undefined, kind: ErrorKind, code: string, message: string): FailureEnvelope {
@@ -97,5 +103,8 @@ export function sendFailure(res: Response, apiId: string, msgid: string | undefi
   if (error.headers) res.set(error.headers);
   // Counted by API id and code (src/http/use-observability.ts, gateway_rest_failures_total).
   res.locals.errorCode = error.code;
-  res.status(shown.httpStatus).json(failureEnvelope(apiId, msgid, shown.kind, error.code, error.message));
+  res
+    .status(shown.httpStatus)
+    .type('json')
+    .send(failureEnvelopeText(failureEnvelope(apiId, msgid, shown.kind, error.code, error.message)));
 }

@@ -9,7 +9,7 @@
 // resolves to 127.0.0.1: so in that mode only loopback Host names are answered.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { failureEnvelope } from './envelope.js';
+import { failureEnvelope, failureEnvelopeText } from './envelope.js';
 import { GatewayError } from '../errors.js';
 
 export interface UseCrossOriginOptions {
@@ -81,7 +81,10 @@ function refuse(req: Request, res: Response, error: GatewayError): void {
     res.status(error.httpStatus).json({ errors: [{ message: error.message, extensions: { code: error.code, responseCode: error.kind } }] });
     return;
   }
-  res.status(error.httpStatus).json(failureEnvelope('api', undefined, error.kind, error.code, error.message));
+  res
+    .status(error.httpStatus)
+    .type('json')
+    .send(failureEnvelopeText(failureEnvelope('api', undefined, error.kind, error.code, error.message)));
 }
 
 export function useCrossOrigin(options: UseCrossOriginOptions) {

@@ -26,6 +26,7 @@ import { graphqlObservabilityPlugin } from '../http/use-observability.js';
 import type { PublishedCache } from '../platform/cache/published-cache.js';
 import type { GatewayMetrics } from '../telemetry/metrics.js';
 import type { Transport } from './transport.js';
+import { sizeText } from '../config/values.js';
 
 export interface GraphQLHttpOptions {
   httpServer: http.Server;
@@ -123,7 +124,14 @@ export async function startGraphQLHttp(options: GraphQLHttpOptions) {
     publicRoutes: config.graphql.graphiql ? [graphiqlRouter()] : [],
     apiPaths: ['/graphql'],
     routes: [graphqlRoutes],
-    errorHandlers: [graphqlBodyErrorHandler],
+    // /graphql takes bodies up to the larger limit (ingest batches), so that is the one a refusal names.
+    errorHandlers: [
+      graphqlBodyErrorHandler(
+        config.ingestion.bodyLimitBytes >= config.http.bodyLimitBytes
+          ? { bytes: config.ingestion.bodyLimitBytes, setting: 'INGEST_BODY_LIMIT' }
+          : { bytes: config.http.bodyLimitBytes, setting: 'REQUEST_BODY_LIMIT' },
+      ),
+    ],
     stop: () => apollo.stop(),
   };
   /** For the fast path, which must decide about kept answers as the middleware does. */
@@ -135,14 +143,18 @@ export async function startGraphQLHttp(options: GraphQLHttpOptions) {
  * encoding, a compressed body that does not decompress) gets a GraphQL-shaped error, not an HTML
  * page nor the REST envelope.
  */
-function graphqlBodyErrorHandler(error: unknown, req: Request, res: Response, next: NextFunction) {
+function graphqlBodyErrorHandler(bodyLimit: { bytes: number; setting: string }) {
+  return (error: unknown, req: Request, res: Response, next: NextFunction) => answerGraphQLBodyError(error, req, res, next, bodyLimit);
+}
+
+function answerGraphQLBodyError(error: unknown, req: Request, res: Response, next: NextFunction, bodyLimit: { bytes: number; setting: string }) {
   const { type, status, expose } = (error ?? {}) as { type?: unknown; status?: unknown; expose?: unknown };
   const clientError = typeof status === 'number' && status >= 400 && status < 500 && expose !== false;
   if (!req.path.startsWith('/graphql') || (typeof type !== 'string' && !clientError) || res.headersSent) return next(error);
   const detail = (error as Error).message;
   const message =
     type === 'entity.too.large'
-      ? 'the request body is too large'
+      ? `the request body is too large: over the ${bodyLimit.bytes}-byte limit (${bodyLimit.setting}=${sizeText(bodyLimit.bytes)}); send a smaller body or raise ${bodyLimit.setting}`
       : type === 'entity.parse.failed'
         ? `the request body is not valid JSON: ${detail}`
         : typeof type === 'string'

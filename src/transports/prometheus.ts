@@ -158,7 +158,7 @@ function prometheusApiRouter(options: PrometheusHttpOptions): express.Router {
   router.use(PROMETHEUS_API_PREFIX, (error: unknown, _req: Request, res: Response, next: NextFunction) => {
     const { status, type } = (error ?? {}) as { status?: unknown; type?: unknown };
     if (typeof status !== 'number' || status >= 500) return next(error);
-    prometheusFailure(res, status, 'bad_data', type === 'entity.too.large' ? `the form body is larger than ${options.bodyLimitBytes} bytes` : (error as Error).message);
+    prometheusFailure(res, status, 'bad_data', type === 'entity.too.large' ? `the form body is larger than ${options.bodyLimitBytes} bytes (REQUEST_BODY_LIMIT)` : (error as Error).message);
   });
   return router;
 }

@@ -1,5 +1,5 @@
 // Hostile connector archives (issue 7), written once for both transports: each is refused with
-// FAILED_TO_REGISTER_CONNECTOR, nothing is written outside the extraction folder, the work folder
+// FAILED_TO_UPLOAD (400: the caller's archive, not a server fault), nothing is written outside the extraction folder, the work folder
 // is cleaned up, and neither the registry nor the object store changes.
 import { access } from 'node:fs/promises';
 import { describe, expect, it } from '@jest/globals';
@@ -25,7 +25,7 @@ export function archiveScenarios(ctx: SuiteContext<ArchivesDriver, StoreGateway>
     it.each(HOSTILE_CASES)('is refused (%s) and changes nothing', async (_, build, message) => {
       const archive = build();
       const registry = await registrySnapshot(ctx.gw);
-      expectFailure(await ctx.driver.register(archive.bytes, archive.filename), 'FAILED_TO_REGISTER_CONNECTOR', message);
+      expectFailure(await ctx.driver.register(archive.bytes, archive.filename), 'FAILED_TO_UPLOAD', message);
       for (const escape of archive.escapes) expect(await exists(escape)).toBe(false);
       expect(await filesUnder(`${ctx.gw.dataDir}/tmp`)).toEqual([]);
       expect(await filesUnder(`${ctx.gw.dataDir}/objects`)).toEqual([]);
@@ -34,7 +34,7 @@ export function archiveScenarios(ctx: SuiteContext<ArchivesDriver, StoreGateway>
 
     it('over the size limit is refused with FAILED_TO_UPLOAD before it is read as an archive', async () => {
       const registry = await registrySnapshot(ctx.gw);
-      expectFailure(await ctx.driver.register(oversizedUpload(), 'huge.tar.gz'), 'FAILED_TO_UPLOAD', /^the file is larger than the 4194304-byte upload limit$/);
+      expectFailure(await ctx.driver.register(oversizedUpload(), 'huge.tar.gz'), 'FAILED_TO_UPLOAD', /^the file is larger than the 4194304-byte upload limit \(CONNECTOR_UPLOAD_LIMIT=4mb\)$/);
       expect(await registrySnapshot(ctx.gw)).toEqual(registry);
     });
   });

@@ -255,13 +255,13 @@ export function connectorScenarios(ctx: SuiteContext<ConnectorsDriver, StoreGate
 
     it('registers every connector of a multi-tenant distribution, each with its own ui spec', async () => {
       // tenant "multiple" without a connectors list is invalid metadata.
-      expectFailure(await ctx.driver.register(multiTenantDistribution({ withList: false }), 'os.tar.gz'), 'FAILED_TO_REGISTER_CONNECTOR', /required property 'connectors'/);
+      expectFailure(await ctx.driver.register(multiTenantDistribution({ withList: false }), 'os.tar.gz'), 'FAILED_TO_UPLOAD', /required property 'connectors'/);
       await registerOk(multiTenantDistribution(), 'os.tar.gz');
       expect(await readOk('ms-s3-0.2.0')).toMatchObject({ name: 'AWS S3', description: 'S3 buckets', category: 'File', ui_spec: MULTI_TENANT_UI['ms-s3'] });
       expect(await readOk('ms-gcs-0.2.0')).toMatchObject({ name: 'Google Cloud Storage', ui_spec: MULTI_TENANT_UI['ms-gcs'] });
     });
 
-    describe('an archive that cannot be registered: FAILED_TO_REGISTER_CONNECTOR and nothing changes', () => {
+    describe("an archive that cannot be registered: 400 FAILED_TO_UPLOAD (the caller's archive, not a server fault) and nothing changes", () => {
       it.each([
         ['garbage bytes named .tgz', () => garbage(), 'junk.tgz', /Failed to extract the file: the archive could not be read/],
         ['garbage bytes named .zip', () => garbage(), 'junk.zip', /Failed to extract the file: the archive could not be read/],
@@ -297,7 +297,7 @@ export function connectorScenarios(ctx: SuiteContext<ConnectorsDriver, StoreGate
       ])('refuses %s', async (_, bytes, filename, message) => {
         const registry = await registrySnapshot(ctx.gw);
         const before = await objects();
-        expectFailure(await ctx.driver.register(bytes(), filename), 'FAILED_TO_REGISTER_CONNECTOR', message);
+        expectFailure(await ctx.driver.register(bytes(), filename), 'FAILED_TO_UPLOAD', message);
         expect(await registrySnapshot(ctx.gw)).toEqual(registry);
         expect(await objects()).toEqual(before);
         expect(await filesUnder(`${ctx.gw.dataDir}/tmp`)).toEqual([]);

@@ -91,7 +91,7 @@ export function fileScenarios(ctx: SuiteContext<FilesDriver, StoreGateway>): voi
       expectFailure(
         await ctx.driver.generate([...twenty, 'one-more.json']),
         'FILES_URL_GENERATION_LIMIT_EXCEED',
-        /^Pre-signed URL generation failed: limit exceeded\. At most 20 files per call \(got 21\)\.$/,
+        /^Pre-signed URL generation failed: limit exceeded\. At most 20 files per call \(FILES_URL_LIMIT; got 21\)\.$/,
       );
     });
 

@@ -72,12 +72,20 @@ export function metricsScenarios(ctx: SuiteContext<MetricsDriver>): void {
   });
 
   it('refuses a period over METRICS_MAX_PERIOD_DAYS (90)', async () => {
-    expectFailure(await ctx.driver.metrics(ctx.gw, MESSY, { period: 91 }), 'DATA_OUT_INVALID_INPUT', /^query_time_period must be a whole number of days from 1 to 90 \(got 91\)$/);
+    expectFailure(
+      await ctx.driver.metrics(ctx.gw, MESSY, { period: 91 }),
+      'DATA_OUT_INVALID_INPUT',
+      /^query_time_period must be a whole number of days from 1 to 90 \(METRICS_MAX_PERIOD_DAYS; got 91\)$/,
+    );
   });
 
   // The services' rules (issue 34; REST's schema held them before): one message on both transports.
   it('refuses a period under one day and an empty category list, saying so', async () => {
-    expectFailure(await ctx.driver.metrics(ctx.gw, MESSY, { period: 0 }), 'DATA_OUT_INVALID_INPUT', /^query_time_period must be a whole number of days from 1 to 90 \(got 0\)$/);
+    expectFailure(
+      await ctx.driver.metrics(ctx.gw, MESSY, { period: 0 }),
+      'DATA_OUT_INVALID_INPUT',
+      /^query_time_period must be a whole number of days from 1 to 90 \(METRICS_MAX_PERIOD_DAYS; got 0\)$/,
+    );
     expectFailure(await ctx.driver.metrics(ctx.gw, MESSY, { categories: [] }), 'DATA_OUT_INVALID_INPUT', /^category must name at least one category; leave it out for all of them$/);
   });
 

@@ -63,9 +63,9 @@ export function piiScenarios(ctx: SuiteContext<PiiDriver>): void {
           Array.from({ length: 51 }, (_, i) => ({ n: i })),
         ),
         INVALID,
-        /^data holds 51 records; at most 50 fit in one call$/,
+        /^data holds 51 records; at most 50 fit in one call \(PII_MAX_RECORDS\)$/,
       );
-      expectFailure(await analyze('d', [{ text: 'x'.repeat(17 * 1024) }]), INVALID, /^the records take \d+ bytes; at most 16384 fit in one call$/);
+      expectFailure(await analyze('d', [{ text: 'x'.repeat(17 * 1024) }]), INVALID, /^the records take \d+ bytes; at most 16384 fit in one call \(PII_MAX_BYTES\)$/);
     });
 
     // The service's rules (issue 34; REST's schema held them before): one message on both transports.

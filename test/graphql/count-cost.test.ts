@@ -45,7 +45,7 @@ describe('the price of a count', () => {
     const unindexed = price('{ templates(first: 1, where: { _not: { queryType: { eq: SQL } } }) { totalCount } }', {}, rows);
     expect(unindexed.cost).toBe(1 + COUNT_COST + 1_000_000);
     expect(costRefusal(unindexed, MAX_COST)).toBe(
-      `The operation costs ${unindexed.cost}; at most ${MAX_COST} is allowed. Counts (totalCount, groupBy) make ${COUNT_COST + 1_000_000} of it; the costliest is templates.totalCount, ${COUNT_COST + 1_000_000} ` +
+      `The operation costs ${unindexed.cost}; at most ${MAX_COST} is allowed (GRAPHQL_MAX_COST). Counts (totalCount, groupBy) make ${COUNT_COST + 1_000_000} of it; the costliest is templates.totalCount, ${COUNT_COST + 1_000_000} ` +
         '(its where compares no field positively (only _not), so no index serves it: a count reads all 1000000 query templates). Ask for smaller pages (first), fewer fields, or fewer counts under a narrower where.',
     );
   });

@@ -56,7 +56,7 @@ it('refuses a body over INGEST_BODY_LIMIT (1 MB here) with a "too large" error, 
     const response = await ingest({ datasetId: EVENTS, data: largeEvents(4, 300_000), msgid: unique('big') });
     expect(response.status).toBe(413);
     expect(response.data ?? null).toBeNull();
-    expect(response.errors?.[0]?.message).toMatch(/too large/);
+    expect(response.errors?.[0]?.message).toMatch(/too large: over the 1048576-byte limit \(INGEST_BODY_LIMIT=1mb\)/);
   });
 });
 

@@ -182,7 +182,10 @@ describe('a live query', () => {
       .post('/graphql')
       .set('authorization', `Bearer ${admin}`)
       .send({ query: `query { ${selection} }` });
-    expect(twin.body.errors[0]).toMatchObject({ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' }, message: expect.stringMatching(/^The operation costs \d+; at most 2000 is allowed\./) });
+    expect(twin.body.errors[0]).toMatchObject({
+      extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+      message: expect.stringMatching(/^The operation costs \d+; at most 2000 is allowed \(GRAPHQL_MAX_COST\)\./),
+    });
     const refused = collect(wsClient(admin).iterate({ query: `subscription { live { ${selection} } }` }));
     await expect(refused.count(1, 5_000)).rejects.toThrow(/The operation costs \d+; at most 2000 is allowed.*GRAPHQL_VALIDATION_FAILED/);
   });

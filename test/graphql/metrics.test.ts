@@ -69,8 +69,18 @@ describe('Dataset.metrics(categories, period)', () => {
   });
 
   it('fails with DATA_OUT_INVALID_INPUT for a period that is not 1 to METRICS_MAX_PERIOD_DAYS (90) days', async () => {
-    expectFailure(await metrics({ id: MESSY, period: 0 }), 'DATA_OUT_INVALID_INPUT', 'BAD_REQUEST', /^query_time_period must be a whole number of days from 1 to 90 \(got 0\)$/);
-    expectFailure(await metrics({ id: MESSY, period: 91 }), 'DATA_OUT_INVALID_INPUT', 'BAD_REQUEST', /^query_time_period must be a whole number of days from 1 to 90 \(got 91\)$/);
+    expectFailure(
+      await metrics({ id: MESSY, period: 0 }),
+      'DATA_OUT_INVALID_INPUT',
+      'BAD_REQUEST',
+      /^query_time_period must be a whole number of days from 1 to 90 \(METRICS_MAX_PERIOD_DAYS; got 0\)$/,
+    );
+    expectFailure(
+      await metrics({ id: MESSY, period: 91 }),
+      'DATA_OUT_INVALID_INPUT',
+      'BAD_REQUEST',
+      /^query_time_period must be a whole number of days from 1 to 90 \(METRICS_MAX_PERIOD_DAYS; got 91\)$/,
+    );
   });
 
   it('fails with DATASET_NOT_FOUND for the draft version, saying the figures come from the live table', async () => {

@@ -90,7 +90,7 @@ describe('the generated allow list', () => {
       'a.graphql: Cannot query field "noSuchField" on type "Query".',
       'a.graphql: every operation needs a name',
       'b.graphql: operation Twice is also defined in a.graphql',
-      'b.graphql: Deep: The operation nests 4 levels deep; at most 3 are allowed.',
+      'b.graphql: Deep: The operation nests 4 levels deep; at most 3 are allowed (GRAPHQL_MAX_DEPTH).',
     ]);
   });
 

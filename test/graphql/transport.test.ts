@@ -75,7 +75,7 @@ describe('GraphQL over HTTP with the default settings', () => {
     expect(response.status).toBe(413);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
     expect(response.text).not.toMatch(/<html|<!doctype|<pre>/i);
-    expect(response.body.errors[0].message).toMatch(/too large/);
+    expect(response.body.errors[0].message).toMatch(/too large: over the 10485760-byte limit \(INGEST_BODY_LIMIT=10mb\); send a smaller body or raise INGEST_BODY_LIMIT$/);
   });
 
   it('answers a body in a charset it cannot read with 415 and a JSON errors array that says so', async () => {

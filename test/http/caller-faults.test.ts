@@ -44,6 +44,7 @@ describe('caller faults', () => {
     expect(closed).toBe(true);
     expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
     const envelopeText = answer.slice(answer.indexOf('\r\n\r\n') + 4);
+    expect(envelopeText.slice(-2)).toBe('}\n');
     expect(JSON.parse(envelopeText)).toMatchObject({ params: { status: 'FAILED' }, responseCode: 'REQUEST_TIMEOUT', error: { code: 'REQUEST_BODY_TIMEOUT' } });
   });
 

@@ -169,8 +169,10 @@ async function expectSameAnswer(read: Read, authorization: string | undefined, h
 
 describe.each(READS)('$name on the fast path and the normal path', (read) => {
   it('answers the same status, headers and body, with the security headers and a request id', async () => {
-    const { fast: answer } = await expectSameAnswer(read, await bearer(), {}, true);
+    const { fast: answer, normal } = await expectSameAnswer(read, await bearer(), {}, true);
     expect(answer.status).toBe(200);
+    // A REST answer ends its line, kept (the fast path writes the stored bytes) or executed.
+    if (read.transport === 'rest') expect([answer.text.slice(-2), normal.text.slice(-2)]).toEqual(['}\n', '}\n']);
     expect(answer.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'content-type': 'application/json; charset=utf-8' });
     expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(answer.headers.etag).toMatch(/^W\//);

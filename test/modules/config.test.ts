@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { ConfigError, loadConfig, secretVariables } from '../../src/config.js';
+import { ConfigError, environmentSchema, loadConfig, secretVariables } from '../../src/config.js';
 import { configurationTable } from '../../src/config-reference.js';
+import { describeVariables, exampleValue } from '../../src/config/problems.js';
 
 describe('configuration', () => {
   it('uses the embedded database on 127.0.0.1:3000 when nothing is set', () => {
@@ -28,6 +29,58 @@ describe('configuration', () => {
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join('\n');
     for (const name of ['PORT', 'DATABASE_URL', 'REQUEST_BODY_LIMIT', 'GRAPHIQL_ENABLED']) expect(problems).toContain(name);
+  });
+
+  it("names each bad variable, the value given and a good example, in words a person reads, not a validator's", () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', DB_POOL_MAX: 'x', LOG_LEVEL: 'loud', REQUEST_BODY_LIMIT: '1gb', S3_ENDPOINT: 'minio' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect((error as ConfigError).problems).toEqual([
+      'PORT: expected integer 0–65535, got "eighty"; e.g. PORT=3000',
+      'LOG_LEVEL: expected one of `fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent`, got "loud"; e.g. LOG_LEVEL=info',
+      'DB_POOL_MAX: expected integer 1–500, got "x"; e.g. DB_POOL_MAX=10',
+      'REQUEST_BODY_LIMIT: must be a size such as 512kb or 1mb, got "1gb"; e.g. REQUEST_BODY_LIMIT=1mb',
+      'S3_ENDPOINT: expected URL, got "minio"; e.g. S3_ENDPOINT=http://minio:9000',
+    ]);
+    expect((error as ConfigError).message).not.toMatch(/received NaN|Invalid input/);
+  });
+
+  it('reports a setting that involves several variables together with the bad values, not after they are fixed', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', HOST: '0.0.0.0' });
+    } catch (caught) {
+      error = caught;
+    }
+    const problems = (error as ConfigError).problems;
+    expect(problems[0]).toBe('PORT: expected integer 0–65535, got "eighty"; e.g. PORT=3000');
+    expect(problems[1]).toMatch(/^AUTH_MODE: 'none' .* is allowed only on a loopback HOST, and HOST is 0\.0\.0\.0/);
+    expect(problems).toHaveLength(2);
+  });
+
+  it('never quotes a secret it refuses, nor the password of a URL', () => {
+    let error: unknown;
+    try {
+      loadConfig({ JWT_SECRET: 'hunter2-but-short', DATABASE_URL: 'mysql://admin:pa55word@db.example/gw', AUTH_MODE: 'jwt' });
+    } catch (caught) {
+      error = caught;
+    }
+    const message = (error as ConfigError).message;
+    expect(message).toContain('JWT_SECRET: must be at least 32 characters, got 17 characters (not shown); e.g. JWT_SECRET=$(openssl rand -hex 16)');
+    expect(message).toContain('DATABASE_URL: must be a postgresql:// connection string, got "mysql://admin:***@db.example/gw"; e.g. DATABASE_URL=postgresql://');
+    expect(message).not.toMatch(/hunter2|pa55word/);
+  });
+
+  it('gives every variable an example the variable itself accepts', () => {
+    const shape = environmentSchema.shape as Record<string, { safeParse(value: unknown): { success: boolean } }>;
+    const refused = [...describeVariables(environmentSchema)]
+      .map(([name, { node, defaultValue }]) => [name, exampleValue(name, node, defaultValue)] as const)
+      // A secret's example is a command that makes one.
+      .filter(([name, example]) => !example.startsWith('$(openssl rand') && !shape[name]!.safeParse(example).success);
+    expect(refused).toEqual([]);
   });
 
   it('turns GraphiQL and introspection off in production unless asked for', () => {
@@ -141,7 +194,9 @@ describe('secrets given as files (<NAME>_FILE)', () => {
 
   it('checks a value read from a file as it checks the variable, naming the file and never the value', () => {
     const problems = problemsOf({ HOST: '0.0.0.0', AUTH_MODE: 'jwt', JWT_ISSUER: 'i', JWT_AUDIENCE: 'a', JWT_SECRET_FILE: secretFile('short', 'too-short-secret\n') });
-    expect(problems).toContain(`JWT_SECRET: must be at least 32 characters (read from JWT_SECRET_FILE, ${path.join(dir, 'short')})`);
+    expect(problems).toContain(
+      `JWT_SECRET: must be at least 32 characters, got 16 characters (not shown); e.g. JWT_SECRET=$(openssl rand -hex 16) (read from JWT_SECRET_FILE, ${path.join(dir, 'short')})`,
+    );
     expect(problems.join('\n')).not.toContain('too-short-secret');
   });
 

@@ -145,7 +145,7 @@ const PARAMETERS: QueryParameter[] = [
   { type: 'varchar', value: "PT1H'; DROP TABLE x; --" },
 ];
 
-/** The row bound a template run passes: Druid is told it as sqlOuterLimit. */
+/** The row bound a template run passes: Druid is told one more as sqlOuterLimit, so that a cut is known. */
 const ROW_BOUND = { maxRows: 5000 };
 
 describe('DruidQueryEngine.runSql', () => {
@@ -166,8 +166,16 @@ describe('DruidQueryEngine.runSql', () => {
         { type: 'INTEGER', value: 10 },
         { type: 'VARCHAR', value: "PT1H'; DROP TABLE x; --" },
       ],
-      context: { sqlQueryId: expect.stringMatching(UUID), sqlOuterLimit: ROW_BOUND.maxRows },
+      context: { sqlQueryId: expect.stringMatching(UUID), sqlOuterLimit: ROW_BOUND.maxRows + 1 },
     });
+  });
+
+  it('cuts rows past the bound and says so (rowLimit), and says nothing when every row is there', async () => {
+    fake.answer = () => ({ status: 200, body: Array.from({ length: 4 }, (_, n) => ({ n })) });
+    const cut = await engine.runSql('SELECT n FROM t', [], { maxRows: 3 });
+    expect({ rows: [...cut], rowLimit: cut.rowLimit }).toEqual({ rows: [{ n: 0 }, { n: 1 }, { n: 2 }], rowLimit: 3 });
+    const whole = await engine.runSql('SELECT n FROM t', [], { maxRows: 4 });
+    expect({ length: whole.length, rowLimit: whole.rowLimit }).toEqual({ length: 4, rowLimit: undefined });
   });
 
   it('asks for rows as objects and tells Druid the timeout', async () => {

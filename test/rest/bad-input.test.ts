@@ -269,7 +269,7 @@ describe('oversized input', () => {
   it.each(BODY_ENDPOINTS)('a body over the 1 MB limit is refused by $label with a message about its size', async (endpoint) => {
     const body = validBody(endpoint, (b) => (b.request.padding = 'x'.repeat(1024 * 1024)));
     const response = await sendJson(endpoint, body);
-    await expectRefused(response, endpoint, /larger than the 1048576-byte limit/);
+    await expectRefused(response, endpoint, /larger than the 1048576-byte limit \(REQUEST_BODY_LIMIT=1mb\); send a smaller body or raise REQUEST_BODY_LIMIT$/);
   });
 
   // The name's length is the service's rule, with the contract's wording (4.3), the same on GraphQL.
@@ -327,6 +327,8 @@ describe('a route the gateway does not have', () => {
       result: {},
     });
     expect(response.body.params.resmsgid).toMatch(UUID_PATTERN);
+    // Every REST answer, a failure too, ends its line.
+    expect(response.text.slice(-2)).toBe('}\n');
   }
 
   it('answers GET /v2/nope with 404 ROUTE_NOT_FOUND and id "api"', async () => {
@@ -339,8 +341,28 @@ describe('a route the gateway does not have', () => {
     await expectNothingWritten();
   });
 
-  it('answers a known path with the wrong method with 404 ROUTE_NOT_FOUND', async () => {
-    expectRouteNotFound(await gw.http.get('/v2/template/create'), 'GET', '/v2/template/create');
+  it('answers a known path with the wrong method with 405 METHOD_NOT_ALLOWED, the methods it takes in Allow', async () => {
+    const response = await gw.http.get('/v2/template/create');
+    expect(response.status).toBe(405);
+    expect(response.headers.allow).toBe('POST');
+    expect(response.text.slice(-2)).toBe('}\n');
+    expect(Object.keys(response.body).sort()).toEqual(['error', 'id', 'params', 'responseCode', 'result', 'ts', 'ver']);
+    expect(response.body).toMatchObject({
+      id: 'api',
+      params: { status: 'FAILED' },
+      responseCode: 'BAD_REQUEST',
+      error: { code: 'METHOD_NOT_ALLOWED', message: 'Method not allowed: GET /v2/template/create; this route takes POST', trace: '' },
+      result: {},
+    });
+  });
+
+  it('names every method a path takes in Allow, when several routes share it', async () => {
+    // GET reads a dataset at /v2/datasets/read/:id; DELETE is not served there.
+    const response = await gw.http.delete('/v2/datasets/read/some-dataset');
+    expect(response.status).toBe(405);
+    expect(response.headers.allow).toBe('GET, HEAD');
+    expect(response.body.error.code).toBe('METHOD_NOT_ALLOWED');
+    await expectNothingWritten();
   });
 
   it('answers an unknown alerting path with 404 ROUTE_NOT_FOUND', async () => {

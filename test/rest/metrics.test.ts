@@ -55,7 +55,7 @@ describe('POST /v2/dataset/metrics', () => {
       400,
       'DATA_OUT_INVALID_INPUT',
       'BAD_REQUEST',
-      /^query_time_period must be a whole number of days from 1 to 90 \(got 0\)$/,
+      /^query_time_period must be a whole number of days from 1 to 90 \(METRICS_MAX_PERIOD_DAYS; got 0\)$/,
     );
     expectRestFailure(await metrics({ dataset_id: MESSY, query_time_period: 'seven' }), 400, 'DATA_OUT_INVALID_INPUT', 'BAD_REQUEST', /query_time_period\/type must be integer/);
     expectRestFailure(
@@ -63,7 +63,7 @@ describe('POST /v2/dataset/metrics', () => {
       400,
       'DATA_OUT_INVALID_INPUT',
       'BAD_REQUEST',
-      /^query_time_period must be a whole number of days from 1 to 90 \(got 91\)$/,
+      /^query_time_period must be a whole number of days from 1 to 90 \(METRICS_MAX_PERIOD_DAYS; got 91\)$/,
     );
   });
 });

@@ -38,6 +38,33 @@ describe("a template's own SQL", () => {
     const rows = response.body.result as { n: number }[];
     expect(rows).toHaveLength(MAX_ROWS);
     expect(rows.slice(0, 3).map((row) => Number(row.n))).toEqual([1, 2, 3]);
+    // Cut, and said so: the envelope is the contract's, the header names the bound.
+    expect(response.headers['x-result-truncated']).toBe(String(MAX_ROWS));
+  });
+
+  it('says nothing of a cut when every row is there (exactly the bound, or fewer)', async () => {
+    const exact = await runSql('Reader Exact', `SELECT generate_series(1, ${MAX_ROWS}) AS n FROM {{DATASET}} WHERE ${WINDOW} LIMIT ${MAX_ROWS}`);
+    expect({ rows: (exact.body.result as unknown[]).length, header: exact.headers['x-result-truncated'] }).toEqual({ rows: MAX_ROWS, header: undefined });
+  });
+
+  it('POST /v2/data/query with LIMIT 20000 over more rows answers exactly the bound, with x-result-truncated', async () => {
+    const response = await gw.http.post(`/v2/data/query/${SALES}`).send({ ...envelope('api.data.out'), query: `SELECT generate_series(1, 100000) AS n FROM ${SALES} LIMIT 20000` });
+    expect({ status: response.status, rows: (response.body.result as unknown[]).length, header: response.headers['x-result-truncated'] }).toEqual({
+      status: 200,
+      rows: MAX_ROWS,
+      header: String(MAX_ROWS),
+    });
+  });
+
+  it('GraphQL frames say truncated and rowLimit when the rows were cut, false and null when not', async () => {
+    const frame = async (query: string) =>
+      (await gw.http.post('/graphql').send({ query: 'query($q: String!) { sqlQueryFrame(query: $q) { truncated rowLimit rows } }', variables: { q: query } })).body as {
+        data: { sqlQueryFrame: { truncated: boolean; rowLimit: number | null; rows: unknown[] } };
+      };
+    const cut = (await frame(`SELECT generate_series(1, 100000) AS n FROM ${SALES}`)).data.sqlQueryFrame;
+    expect({ truncated: cut.truncated, rowLimit: cut.rowLimit, rows: cut.rows.length }).toEqual({ truncated: true, rowLimit: MAX_ROWS, rows: MAX_ROWS });
+    const whole = (await frame(`SELECT 1 AS n FROM ${SALES} LIMIT 1`)).data.sqlQueryFrame;
+    expect({ truncated: whole.truncated, rowLimit: whole.rowLimit, rows: whole.rows.length }).toEqual({ truncated: false, rowLimit: null, rows: 1 });
   });
 
   it('that asks for more than the engine allows (class 54) is refused with 400, not a 500', async () => {

@@ -394,12 +394,6 @@ export const UPSTREAM_CODES = new Set([
   'DATA_METRICS_UNAVAILABLE',
 ]);
 
-/**
- * Codes the contract itself gives responseCode INTERNAL_SERVER_ERROR (HTTP 500) for a caller's bad
- * input: an upload that is not a readable connector archive (seed section 7). Counted apart.
- */
-export const CONTRACT_500_CODES = new Set(['FAILED_TO_REGISTER_CONNECTOR']);
-
 /** Problems with a REST answer; empty when it is a success or a well-formed refusal. */
 export function restProblems(answer: Answer, endpoint: RestEndpoint): string[] {
   const problems: string[] = [];
@@ -417,7 +411,8 @@ export function restProblems(answer: Answer, endpoint: RestEndpoint): string[] {
   const error = body.error;
   if (body.params?.status !== 'FAILED' || typeof body.responseCode !== 'string') problems.push('failure without params.status FAILED and a responseCode');
   if (!error || typeof error.code !== 'string' || typeof error.message !== 'string' || error.trace !== '') problems.push('failure without error {code, message, trace: ""}');
-  if (answer.status === 500 && !CONTRACT_500_CODES.has(error?.code)) problems.push(`HTTP 500 ${error?.code}: ${error?.message}`);
+  // No 500 for a caller's input: an unreadable connector archive too is 400 FAILED_TO_UPLOAD (issue 51).
+  if (answer.status === 500) problems.push(`HTTP 500 ${error?.code}: ${error?.message}`);
   else if (answer.status > 500 && !UPSTREAM_CODES.has(error?.code)) problems.push(`HTTP ${answer.status} ${error?.code}`);
   else if (answer.status < 400) problems.push(`unexpected status ${answer.status}`);
   return problems;
@@ -607,7 +602,7 @@ export function formatReport(report: FuzzReport): string {
       .map(([status, n]) => `${status}×${n}`)
       .join(' ')}`,
     `  commonest codes: ${codes}`,
-    `  failures: ${report.failures.length}; 500s: ${report.statuses['500'] ?? 0} (of which the contract's FAILED_TO_REGISTER_CONNECTOR for unreadable uploads: ${[...CONTRACT_500_CODES].reduce((n, code) => n + (report.codes[code] ?? 0), 0)}); prototype polluted: ${report.prototypePolluted}`,
+    `  failures: ${report.failures.length}; 500s: ${report.statuses['500'] ?? 0}; prototype polluted: ${report.prototypePolluted}`,
     ...report.failures.slice(0, 10).map((failure) => `  ✗ ${failure.status} ${failure.problems.join('; ')} ← ${failure.request}`),
   ];
   return lines.join('\n');

@@ -132,7 +132,7 @@ export const HOSTILE_CASES: HostileCase[] = [
       const entries = [1, 2, 3, 4].map((n) => ({ path: `part-${n}.bin`, body: chunk() }));
       return { bytes: tarCase('hostile-tar-total', entries), filename: 'total.tar.gz', escapes: [] };
     },
-    /the archive unpacks to more than the 3145728-byte limit/,
+    /the archive unpacks to more than the 3145728-byte limit \(CONNECTOR_ARCHIVE_MAX_TOTAL_SIZE\)/,
   ],
   [
     'a .tar.gz of 10,000 tiny entries',
@@ -140,7 +140,7 @@ export const HOSTILE_CASES: HostileCase[] = [
       const entries = Array.from({ length: 10_000 }, (_, n) => ({ path: `many/${n}.txt`, body: 'x' }));
       return { bytes: tarCase('hostile-tar-many', entries), filename: 'many.tar.gz', escapes: [] };
     },
-    /the archive has more than 2000 entries/,
+    /the archive has more than 2000 entries \(CONNECTOR_ARCHIVE_MAX_ENTRIES\)/,
   ],
   [
     'a .zip of 10,000 tiny entries',

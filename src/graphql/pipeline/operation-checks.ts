@@ -8,6 +8,7 @@ import { GraphQLError, Kind, OperationTypeNode, parse, specifiedRules, validate,
 import { NO_CREDENTIALS_MESSAGE, type RequestAccess } from '../../auth/access.js';
 import { asksIntrospection } from '../../auth/introspection.js';
 import { GatewayError } from '../../errors.js';
+import { withTokenLimitNamed } from '../errors.js';
 import { describeJsonLimitViolation, findJsonLimitViolation, type JsonLimits } from '../../validation/json-limits.js';
 import { aliasLimitRule, costRefusal, depthLimitRule, literalOverLimits, priceOperation, type CostOptions } from '../limits.js';
 import { persistedOnlyFor, type PersistedOperations } from '../persisted-operations.js';
@@ -96,7 +97,7 @@ export class OperationChecks {
       const errors = validate(this.options.schema, checked, [...specifiedRules, ...this.limitRules]);
       if (errors.length > 0) checked = errors.map((error) => OperationRefusal.invalidDocument(error.message));
     } catch (error) {
-      checked = [OperationRefusal.invalidDocument((error as Error).message, 'GRAPHQL_PARSE_FAILED')];
+      checked = [OperationRefusal.invalidDocument(withTokenLimitNamed((error as Error).message), 'GRAPHQL_PARSE_FAILED')];
     }
     if (this.checkedDocuments.size >= CHECKED_DOCUMENTS) this.checkedDocuments.delete(this.checkedDocuments.keys().next().value!);
     this.checkedDocuments.set(text, checked);

@@ -88,7 +88,7 @@ class Extraction {
   countEntry(): void {
     this.entries += 1;
     if (this.entries > this.limits.maxEntries) {
-      throw new ArchiveRefused(`the archive has more than ${this.limits.maxEntries} entries`);
+      throw new ArchiveRefused(`the archive has more than ${this.limits.maxEntries} entries (CONNECTOR_ARCHIVE_MAX_ENTRIES)`);
     }
   }
 
@@ -116,8 +116,8 @@ class Extraction {
         entryBytes += chunk.length;
         this.writtenBytes += chunk.length;
         // Headers can lie; the bytes that come out of the decompressor cannot.
-        if (entryBytes > limits.maxEntryBytes) next(new ArchiveRefused(`entry ${shown}: larger than the ${limits.maxEntryBytes}-byte limit for one entry`));
-        else if (this.writtenBytes > limits.maxTotalBytes) next(new ArchiveRefused(`the archive unpacks to more than the ${limits.maxTotalBytes}-byte limit`));
+        if (entryBytes > limits.maxEntryBytes) next(new ArchiveRefused(`entry ${shown}: larger than the ${limits.maxEntryBytes}-byte limit for one entry (CONNECTOR_ARCHIVE_MAX_ENTRY_SIZE)`));
+        else if (this.writtenBytes > limits.maxTotalBytes) next(new ArchiveRefused(`the archive unpacks to more than the ${limits.maxTotalBytes}-byte limit (CONNECTOR_ARCHIVE_MAX_TOTAL_SIZE)`));
         else next(null, chunk);
       },
     });
@@ -149,10 +149,10 @@ class Extraction {
 
   private checkSize(name: string, declaredSize: number): void {
     if (declaredSize > this.limits.maxEntryBytes) {
-      throw new ArchiveRefused(`entry ${JSON.stringify(name.slice(0, 200))}: larger than the ${this.limits.maxEntryBytes}-byte limit for one entry`);
+      throw new ArchiveRefused(`entry ${JSON.stringify(name.slice(0, 200))}: larger than the ${this.limits.maxEntryBytes}-byte limit for one entry (CONNECTOR_ARCHIVE_MAX_ENTRY_SIZE)`);
     }
     this.declaredBytes += declaredSize;
-    if (this.declaredBytes > this.limits.maxTotalBytes) throw new ArchiveRefused(`the archive unpacks to more than the ${this.limits.maxTotalBytes}-byte limit`);
+    if (this.declaredBytes > this.limits.maxTotalBytes) throw new ArchiveRefused(`the archive unpacks to more than the ${this.limits.maxTotalBytes}-byte limit (CONNECTOR_ARCHIVE_MAX_TOTAL_SIZE)`);
   }
 
   private target(name: string): string | undefined {
@@ -264,7 +264,8 @@ function extractZip(archivePath: string, extraction: Extraction, limits: Extract
       if (openError) return fail(openError);
       zip = opened;
       // The central directory gives the count up front: a 10,000-entry archive is refused unread.
-      if (opened.entryCount > limits.maxEntries) return fail(new ArchiveRefused(`the archive has ${opened.entryCount} entries; at most ${limits.maxEntries} are allowed`));
+      if (opened.entryCount > limits.maxEntries)
+        return fail(new ArchiveRefused(`the archive has ${opened.entryCount} entries; at most ${limits.maxEntries} are allowed (CONNECTOR_ARCHIVE_MAX_ENTRIES)`));
       opened.on('error', fail);
       opened.on('end', () => {
         if (settled) return;

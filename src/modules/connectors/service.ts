@@ -18,6 +18,7 @@ import { DistributionRefused, readDistribution } from './distribution.js';
 import { registryValues } from './rules.js';
 import { isUniqueViolation, type ConnectorStore } from './store.js';
 import type { Actor } from '../../auth/actor.js';
+import { sizeText } from '../../config/values.js';
 import type { ConnectorListQuery, ConnectorPage, ConnectorRecord, ConnectorStatus, UploadedFile } from './types.js';
 
 export interface ConnectorServiceOptions {
@@ -56,7 +57,7 @@ function spool(stream: Readable, target: string, limit: number): Promise<number>
     };
     stream.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) fail(new UploadTooLarge(`the file is larger than the ${limit}-byte upload limit`));
+      if (size > limit) fail(new UploadTooLarge(`the file is larger than the ${limit}-byte upload limit (CONNECTOR_UPLOAD_LIMIT=${sizeText(limit)})`));
     });
     stream.on('error', fail);
     output.on('error', fail);
@@ -145,7 +146,7 @@ export function createConnectorService(store: ConnectorStore, files: FileService
       const format = archiveFormatOf(upload.filename);
       if (!format) {
         stream.resume();
-        throw registrationFailed(`Failed to register connector: ${JSON.stringify(upload.filename.slice(0, 200))} is not a .tar.gz, .tgz or .zip archive`);
+        throw uploadFailed(`Failed to register connector: ${JSON.stringify(upload.filename.slice(0, 200))} is not a .tar.gz, .tgz or .zip archive`);
       }
 
       await mkdir(options.workDir, { recursive: true });
@@ -164,8 +165,9 @@ export function createConnectorService(store: ConnectorStore, files: FileService
           await extractArchive(archivePath, format, path.join(work, 'extract'), options.archive);
           distribution = await readDistribution(path.join(work, 'extract'));
         } catch (error) {
-          if (error instanceof ArchiveRefused) throw registrationFailed(`Failed to extract the file: ${error.message}`);
-          if (error instanceof DistributionRefused) throw registrationFailed(`Failed to register connector: ${error.message}`);
+          // An archive that cannot be read or breaks a rule is the caller's to fix: 400, the entry's bad-input code.
+          if (error instanceof ArchiveRefused) throw uploadFailed(`Failed to extract the file: ${error.message}`);
+          if (error instanceof DistributionRefused) throw uploadFailed(`Failed to register connector: ${error.message}`);
           throw error;
         }
 

@@ -1,12 +1,13 @@
 // GraphQL resolvers for ad-hoc data queries: arguments in, service call, result out.
+import { noteRowLimit } from '../../graphql/row-limit.js';
 import type { Resolvers } from '../../generated/graphql.js';
 import { listConnectionResolvers } from '../../graphql/list-connection.js';
 import type { DatasourceSizeEntry } from './metrics.js';
 
 export const dataAccessResolvers: Resolvers = {
   Query: {
-    queryDataset: (_, { dataset, query, aggregationLevel }, { services }) => services.dataAccess.query(dataset, query, aggregationLevel),
-    sqlQuery: (_, { query }, { services }) => services.dataAccess.sql(query),
+    queryDataset: async (_, { dataset, query, aggregationLevel }, context) => noteRowLimit(context, await context.services.dataAccess.query(dataset, query, aggregationLevel)),
+    sqlQuery: async (_, { query }, context) => noteRowLimit(context, await context.services.dataAccess.sql(query)),
     prometheus: (_, { path, params }, { services }) => services.metricsQueries.prometheus(path, params),
     druidNativeQuery: (_, { query }, { services }) => services.metricsQueries.native(query),
     datasourceSizes: (_, _args, { services }) => services.metricsQueries.datasourceSizes(),

@@ -107,7 +107,7 @@ export function createDatasourceService(store: DatasetStore, queryEngine: QueryE
       if (bound === 'whole' && page.hasNextPage) {
         throw new GatewayError(
           'DATASOURCE_LIST_INPUT_INVALID',
-          `there are more than ${options.listMax} Live datasets, more than one whole list answers; read them a page at a time with datasourcePage or datasourceSizePage`,
+          `there are more than ${options.listMax} Live datasets (DATASET_LIST_MAX), more than one whole list answers; read them a page at a time with datasourcePage or datasourceSizePage`,
         );
       }
       const entries = await entriesOf(page.items);

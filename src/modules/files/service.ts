@@ -35,7 +35,10 @@ export function createFileService(store: ObjectStore, options: FileServiceOption
       if (!isOneOf(FILE_KINDS, kind)) throw invalid(`type must be one of ${FILE_KINDS.join(', ')} (got ${JSON.stringify(kind).slice(0, 40)})`);
       if (input.files.length === 0) throw invalid('files must name at least one file');
       if (input.files.length > options.urlLimit) {
-        throw new GatewayError('FILES_URL_GENERATION_LIMIT_EXCEED', `Pre-signed URL generation failed: limit exceeded. At most ${options.urlLimit} files per call (got ${input.files.length}).`);
+        throw new GatewayError(
+          'FILES_URL_GENERATION_LIMIT_EXCEED',
+          `Pre-signed URL generation failed: limit exceeded. At most ${options.urlLimit} files per call (FILES_URL_LIMIT; got ${input.files.length}).`,
+        );
       }
       const keys = input.files.map((name, index) => {
         if (name.length === 0) throw invalid(`files[${index}] must not be empty`);

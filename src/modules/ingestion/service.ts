@@ -65,7 +65,7 @@ export function createIngestionService(datasets: DatasetService, bus: EventBus, 
       const invalid = (message: string) => new GatewayError('DATA_INGESTION_INVALID_INPUT', message);
       if (Array.isArray(data)) {
         if (data.length === 0) throw invalid('data is an empty array: give one event object or an array of them');
-        if (data.length > options.maxBatch) throw invalid(`data holds ${data.length} events; at most ${options.maxBatch} fit in one request`);
+        if (data.length > options.maxBatch) throw invalid(`data holds ${data.length} events; at most ${options.maxBatch} fit in one request (INGEST_MAX_BATCH)`);
         const index = data.findIndex((event) => !isObject(event));
         if (index >= 0) throw invalid(`data/${index} is not a JSON object`);
       } else if (!isObject(data)) {

@@ -236,7 +236,7 @@ export function createMetricsService(datasets: DatasetService, source: MetricsSo
       const invalid = (message: string) => new GatewayError('DATA_OUT_INVALID_INPUT', message);
       const period = request.period ?? options.defaultPeriodDays;
       if (!Number.isSafeInteger(period) || period < 1 || period > options.maxPeriodDays) {
-        throw invalid(`query_time_period must be a whole number of days from 1 to ${options.maxPeriodDays} (got ${period})`);
+        throw invalid(`query_time_period must be a whole number of days from 1 to ${options.maxPeriodDays} (METRICS_MAX_PERIOD_DAYS; got ${period})`);
       }
       if (request.categories && request.categories.length === 0) throw invalid('category must name at least one category; leave it out for all of them');
       const unknown = request.categories?.filter((category) => !(METRIC_CATEGORIES as readonly string[]).includes(category));

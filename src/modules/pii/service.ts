@@ -97,13 +97,13 @@ export function createPiiService(detector: PiiDetector, options: PiiServiceOptio
         throw invalid('dataset_id must be a non-empty string of at most 200 characters');
       }
       if (!Array.isArray(records) || records.length === 0) throw invalid('data must be a non-empty array of record objects');
-      if (records.length > options.maxRecords) throw invalid(`data holds ${records.length} records; at most ${options.maxRecords} fit in one call`);
+      if (records.length > options.maxRecords) throw invalid(`data holds ${records.length} records; at most ${options.maxRecords} fit in one call (PII_MAX_RECORDS)`);
       const notObject = records.findIndex((record) => !isObject(record));
       if (notObject >= 0) throw invalid(`data/${notObject} is not a JSON object`);
       const tooDeep = pathDeeperThan(records, MAX_RECORD_DEPTH + 1);
       if (tooDeep !== undefined) throw invalid(`data${tooDeep.slice(0, 200)} is nested deeper than ${MAX_RECORD_DEPTH} levels`);
       const size = Buffer.byteLength(JSON.stringify(records));
-      if (size > options.maxBytes) throw invalid(`the records take ${size} bytes; at most ${options.maxBytes} fit in one call`);
+      if (size > options.maxBytes) throw invalid(`the records take ${size} bytes; at most ${options.maxBytes} fit in one call (PII_MAX_BYTES)`);
 
       let fields: FieldSample[];
       try {

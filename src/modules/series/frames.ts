@@ -1,12 +1,16 @@
 // Query rows (objects, as runTemplate and the ad-hoc queries answer them) as a typed frame: the
 // columns once, each with the kind its values share, then the rows as value lists. Charts and
 // generated clients read the columns instead of guessing from the first row.
+import { rowLimitOf } from '../../platform/query-engine/query-engine.js';
 
 export type ColumnType = 'NUMBER' | 'STRING' | 'TIMESTAMP' | 'BOOLEAN' | 'JSON';
 
 export interface DataFrame {
   columns: { name: string; type: ColumnType }[];
   rows: unknown[][];
+  /** Whether the rows were cut at their bound, and the bound (null when every row is here). */
+  truncated: boolean;
+  rowLimit: number | null;
 }
 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
@@ -65,5 +69,8 @@ export function toFrame(rows: readonly unknown[]): DataFrame {
       for (const [name, value] of cells) values[index.get(name)!] = value ?? null;
       return values;
     }),
+    // Rows cut at their bound say so, as REST's x-result-truncated does.
+    truncated: rowLimitOf(rows) !== undefined,
+    rowLimit: rowLimitOf(rows) ?? null,
   };
 }

@@ -1,5 +1,6 @@
 // GraphQL resolvers for query templates: arguments in, service call, result out.
 import { globalId } from '../../graphql/global-id.js';
+import { noteRowLimit } from '../../graphql/row-limit.js';
 import { listConnectionResolvers } from '../../graphql/list-connection.js';
 import { legacyEq, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
 import type { Resolvers } from '../../generated/graphql.js';
@@ -11,8 +12,15 @@ const LEGACY_SORT_FIELDS: Record<TemplateSortField, string> = { createdDate: 'cr
 
 export const templateResolvers: Resolvers = {
   Query: {
-    runTemplate: (_, { id, input }, { services, loaders }) =>
-      services.templates.run(id, { startdate: input.startDate, enddate: input.endDate, dataset: input.dataset, aggregationLevel: input.aggregationLevel, limit: input.limit }, loaders.templateById),
+    runTemplate: async (_, { id, input }, context) =>
+      noteRowLimit(
+        context,
+        await context.services.templates.run(
+          id,
+          { startdate: input.startDate, enddate: input.endDate, dataset: input.dataset, aggregationLevel: input.aggregationLevel, limit: input.limit },
+          context.loaders.templateById,
+        ),
+      ),
     template: (_, { id }, { services, loaders }) => services.templates.get(id, loaders.templateById),
     templates: (_, { filter, sort, where, orderBy, first, after, last, before }, { services }) =>
       services.templates.list({

@@ -162,7 +162,7 @@ export function createTemplateRunner(datasets: DatasetService, engine: QueryEngi
       throw new GatewayError('DATA_OUT_INVALID_DATE_RANGE', `Invalid date range! make sure your range cannot be more than ${MAX_RANGE_DAYS} days`);
     }
     const limit = input.limit ?? options.maxRows;
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > options.maxRows) throw invalid(`limit must be an integer from 1 to ${options.maxRows} (got ${limit})`);
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > options.maxRows) throw invalid(`limit must be an integer from 1 to ${options.maxRows} (TEMPLATE_QUERY_MAX_ROWS; got ${limit})`);
 
     const notQueryable = () => new GatewayError('DATA_OUT_SOURCE_NOT_FOUND', `Dataset ${input.dataset.replaceAll('\u0000', '\\u0000')} is not available for querying`);
     // No dataset id holds a NUL (the database cannot store one): not found, without asking it.

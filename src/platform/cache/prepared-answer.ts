@@ -4,6 +4,12 @@
 // the fast path alike.
 import { createHash } from 'node:crypto';
 
+/**
+ * What ends every REST answer's JSON: a newline, so that `curl` output (and a log of answers) ends
+ * its line. JSON parsers ignore it.
+ */
+export const ANSWER_END = '\n';
+
 /** An answer as it is kept: its bytes after the per-request part, and its validator. */
 export interface PreparedAnswer {
   /** REST: the envelope's `result` and its closing brace; GraphQL: the whole body. */
@@ -16,9 +22,9 @@ export function answerEtag(text: string): string {
   return `W/"${createHash('sha1').update(text).digest('base64url')}"`;
 }
 
-/** A REST success envelope's `result` (JSON text), prepared for splicing. */
+/** A REST success envelope's `result` (JSON text), prepared for splicing: the envelope's closing brace and the answer's final newline (ANSWER_END) follow it. */
 export function prepareResult(resultJson: string): PreparedAnswer {
-  return { bytes: Buffer.from(`${resultJson}}`), etag: answerEtag(resultJson) };
+  return { bytes: Buffer.from(`${resultJson}}${ANSWER_END}`), etag: answerEtag(resultJson) };
 }
 
 /**

@@ -97,7 +97,7 @@ export class EmbeddedObjectStore implements ObjectStore {
     const counter = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         size += chunk.length;
-        if (size > limit) done(new ObjectTooLarge(`the object is larger than the ${limit}-byte limit`));
+        if (size > limit) done(new ObjectTooLarge(`the object is larger than the ${limit}-byte limit (OBJECT_MAX_SIZE)`));
         else done(null, chunk);
       },
     });

@@ -6,7 +6,7 @@ import { GatewayError } from '../../errors.js';
 import type { DatasetRecord, JsonObject } from '../dataset.js';
 import { describeFetchError } from '../alert-manager/http.js';
 import { schemaColumns } from './embedded.js';
-import type { Datasource, DatasourceSize, QueryEngine, QueryParameter } from './query-engine.js';
+import { boundRows, type BoundedRows, type Datasource, type DatasourceSize, type QueryEngine, type QueryParameter } from './query-engine.js';
 import { textOf } from '../../validation/json-object.js';
 
 export interface DruidSettings {
@@ -117,7 +117,8 @@ export class DruidQueryEngine implements QueryEngine {
     return `"${datasource.name.replaceAll('"', '""')}"`;
   }
 
-  async runSql(sql: string, parameters: QueryParameter[], options: { maxRows: number }): Promise<Record<string, unknown>[]> {
+  async runSql(sql: string, parameters: QueryParameter[], options: { maxRows: number }): Promise<BoundedRows> {
+    const maxRows = Math.floor(options.maxRows);
     const sqlQueryId = randomUUID();
     const body = {
       query: sql,
@@ -127,10 +128,11 @@ export class DruidQueryEngine implements QueryEngine {
         type: parameter.type.toUpperCase(),
         value: parameter.type === 'timestamp' ? String(parameter.value).replace('T', ' ').replace(/Z$/, '') : parameter.value,
       })),
-      // sqlOuterLimit: Druid wraps the query in an outer LIMIT, so no more rows than that are built or sent.
-      context: { sqlQueryId, timeout: this.settings.timeoutMs, sqlOuterLimit: Math.floor(options.maxRows) },
+      // sqlOuterLimit: Druid wraps the query in an outer LIMIT, so no more rows than that are built or
+      // sent; one more than the bound, so that a cut is known and said (rowLimit).
+      context: { sqlQueryId, timeout: this.settings.timeoutMs, sqlOuterLimit: maxRows + 1 },
     };
-    return (await this.call('/druid/v2/sql', body, 'POST', () => this.cancel(`/druid/v2/sql/${sqlQueryId}`))) as Record<string, unknown>[];
+    return boundRows((await this.call('/druid/v2/sql', body, 'POST', () => this.cancel(`/druid/v2/sql/${sqlQueryId}`))) as Record<string, unknown>[], maxRows);
   }
 
   async runNative(datasource: Datasource, query: Record<string, unknown>): Promise<unknown[]> {

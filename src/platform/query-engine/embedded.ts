@@ -9,7 +9,7 @@ import { withTransaction } from '../database/transaction.js';
 import type { DatasetRecord, JsonObject } from '../dataset.js';
 import { pgIdentifierName, quoteIdentifier, quoteLiteral } from './names.js';
 import { planNativeQuery } from './native-to-sql.js';
-import type { Datasource, DatasourceSize, ParameterType, QueryEngine, QueryParameter } from './query-engine.js';
+import { boundRows, type BoundedRows, type Datasource, type DatasourceSize, type ParameterType, type QueryEngine, type QueryParameter } from './query-engine.js';
 import { pathDeeperThan } from '../../validation/json-depth.js';
 import { isObject, textOf } from '../../validation/json-object.js';
 
@@ -180,12 +180,15 @@ export class EmbeddedQueryEngine implements QueryEngine {
     return `${quoteIdentifier(SCHEMA)}.${quoteIdentifier(datasource.name)}`;
   }
 
-  async runSql(sql: string, parameters: QueryParameter[], options: { maxRows: number }): Promise<Record<string, unknown>[]> {
-    return this.readOnly(
+  async runSql(sql: string, parameters: QueryParameter[], options: { maxRows: number }): Promise<BoundedRows> {
+    // One row more than the bound: whether the query had more is then known, and said (rowLimit).
+    const maxRows = Math.floor(options.maxRows);
+    const rows = await this.readOnly(
       sql,
       parameters.map((parameter) => parameter.value),
-      options.maxRows,
+      maxRows + 1,
     );
+    return boundRows(rows, maxRows);
   }
 
   async runNative(datasource: Datasource, query: Record<string, unknown>): Promise<unknown[]> {
@@ -240,7 +243,7 @@ export class EmbeddedQueryEngine implements QueryEngine {
 function queryFailure(error: unknown): unknown {
   const code = (error as { code?: unknown }).code;
   const message = (error as Error).message;
-  if (code === '57014') return new GatewayError('DATA_OUT_QUERY_TIMEOUT', 'The query took longer than the statement timeout and was cancelled.');
+  if (code === '57014') return new GatewayError('DATA_OUT_QUERY_TIMEOUT', 'The query took longer than the statement timeout (QUERY_TIMEOUT_MS) and was cancelled.');
   // Class 54 (program limit exceeded, e.g. repeat('x', 1e9)): what the template asked for is too big.
   if (typeof code === 'string' && code.startsWith('54')) return new GatewayError('DATA_OUT_INVALID_INPUT', `The query asks for more than the engine allows: ${message}`);
   if (typeof code === 'string' && code.startsWith('25')) return new GatewayError('DATA_OUT_INVALID_INPUT', 'The query tried to change data or the transaction; queries are read-only.');

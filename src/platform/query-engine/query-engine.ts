@@ -47,11 +47,26 @@ export interface QueryEngine {
    * Runs SQL whose every value is a bound parameter; rows as objects (`__time` as ISO text). At most
    * `maxRows` rows leave the engine, whatever LIMIT the SQL has (or lacks).
    */
-  runSql(sql: string, parameters: QueryParameter[], options: { maxRows: number }): Promise<Record<string, unknown>[]>;
+  runSql(sql: string, parameters: QueryParameter[], options: { maxRows: number }): Promise<BoundedRows>;
   /** Rejects when the engine does not answer (health checks); absent where the engine is the database. */
   ping?(): Promise<void>;
   /** Sizes of the engine's datasources, by the engine's name for each. */
   datasourceSizes(): Promise<Map<string, DatasourceSize>>;
   /** Runs a Druid native query against a datasource; Druid's result format. */
   runNative(datasource: Datasource, query: Record<string, unknown>): Promise<unknown[]>;
+}
+
+/** Rows of a bounded query; `rowLimit` is set when the query had more and they were cut at it, so that no answer is cut silently. */
+export type BoundedRows = Record<string, unknown>[] & { rowLimit?: number };
+
+/** `rows`, read with one more than `maxRows` allowed: cut to `maxRows`, and marked when that cut any. */
+export function boundRows(rows: Record<string, unknown>[], maxRows: number): BoundedRows {
+  if (rows.length <= maxRows) return rows;
+  return Object.assign(rows.slice(0, maxRows), { rowLimit: maxRows });
+}
+
+/** The bound a query's rows were cut at, or undefined when every row is there. */
+export function rowLimitOf(rows: unknown): number | undefined {
+  const limit = (rows as { rowLimit?: unknown } | null)?.rowLimit;
+  return typeof limit === 'number' ? limit : undefined;
 }
