@@ -197,7 +197,7 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
         }
         if (classified.kind === 'input') return fail(new GatewayError(endpoint.invalidInputCode, classified.message));
         context.logger.error({ err: classified.error, apiId: endpoint.apiId }, 'unexpected error in REST call');
-        return fail(new GatewayError('INTERNAL_SERVER_ERROR', GENERIC_FAILURE_MESSAGE));
+        return fail(new GatewayError('INTERNAL_SERVER_ERROR', GENERIC_FAILURE_MESSAGE, { cause: classified.error }));
       }
       if (endpoint.contentType)
         return void res

@@ -190,7 +190,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
     if (draining) res.set('connection', 'close');
     next();
   });
-  app.use(healthRouter(database, { draining: () => draining }));
+  app.use(healthRouter(database, { draining: () => draining, objectStore }));
   app.use(metricsRouter(metrics, config.http.metricsToken === undefined ? {} : { token: config.http.metricsToken }));
   app.use(apiDocsRouter(buildOpenApiDocument(restEndpoints, { version: GATEWAY_VERSION })));
   if (objectStore instanceof EmbeddedObjectStore)
