@@ -149,6 +149,10 @@ export interface GatewayErrorOptions {
   httpStatus?: number;
   /** Response headers that go with the failure (e.g. Retry-After of RATE_LIMITED). */
   headers?: Readonly<Record<string, string>>;
+  /** The system outside the gateway the request failed on (e.g. "object store: S3 bucket uploads at ..."), for the log. */
+  downstream?: string;
+  /** What failed underneath, kept for the request's log line. */
+  cause?: unknown;
 }
 
 export class GatewayError extends Error {
@@ -158,16 +162,19 @@ export class GatewayError extends Error {
 
   readonly headers?: Readonly<Record<string, string>>;
 
+  readonly downstream?: string;
+
   constructor(
     readonly code: ErrorCode,
     message: string,
     options: GatewayErrorOptions = {},
   ) {
-    super(message);
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'GatewayError';
     this.kind = ERROR_CATALOGUE[code];
     this.httpStatus = options.httpStatus ?? STATUS_OVERRIDES[code] ?? ERROR_KINDS[this.kind];
     if (options.headers) this.headers = options.headers;
+    if (options.downstream) this.downstream = options.downstream;
   }
 }
 

@@ -9,6 +9,8 @@ export interface RequestScope {
   graphqlOperation?: string;
   /** Its kept GraphQL answer was looked up before Apollo and not served: Apollo executes it without looking again. */
   keptAnswerLookedUp?: boolean;
+  /** Why it failed, for its log line (src/request-failure.ts). */
+  failure?: { code: string; downstream?: string; cause?: string };
 }
 
 const storage = new AsyncLocalStorage<RequestScope>();

@@ -165,6 +165,16 @@ export async function createPlatform(config: Config, database: Database, logger:
   logger.info(`event bus: ${eventBus.name}`);
   const objectStore = await createObjectStore(config, gatewayUrl);
   logger.info(`object store: ${objectStore.name}`);
+  // Checked at once, so a wrong bucket, secret or endpoint shows in the first lines of the log rather
+  // than at the first upload. A warning, not a refusal to start: the rest of the API does not need
+  // the store, and a store that is down for a moment must not keep every copy from starting;
+  // /readyz answers 503 naming the problem until the store answers.
+  if (objectStore.check) {
+    await objectStore.check().then(
+      () => logger.info("object store: the bucket answers to the gateway's credentials"),
+      (error: unknown) => logger.warn(`object store check failed: ${(error as Error).message}. File links and connector registrations fail, and /readyz answers 503, until it answers.`),
+    );
+  }
   const alertManagers = createAlertManagers(config.alerting);
   const notifier = createNotifier(config.alerting);
   logger.info(`alert managers: ${[...alertManagers.values()].map((manager) => manager.description).join('; ')}; notifications: ${notifier.description}`);

@@ -16,7 +16,7 @@ export const objectStoreVariables = z.object({
   S3_ENDPOINT: z
     .url({ protocol: /^https?$/ })
     .optional()
-    .describe('Endpoint of an S3-compatible store (MinIO, R2, s3rver, ...); AWS itself when unset.'),
+    .describe('Endpoint of an S3-compatible store (MinIO, R2, Ceph RGW, ...); AWS itself when unset.'),
   S3_PUBLIC_ENDPOINT: z
     .url({ protocol: /^https?$/ })
     .optional()
@@ -24,6 +24,11 @@ export const objectStoreVariables = z.object({
       'Endpoint that pre-signed links name, when clients reach the store at another address than the gateway does (e.g. http://localhost:9000 for a MinIO the gateway calls http://minio:9000). Default: S3_ENDPOINT.',
     ),
   S3_REGION: z.string().min(1).default('us-east-1').describe('S3 region. Credentials come from the standard AWS chain (environment, profile, instance role).'),
+  S3_INSTANCE_METADATA: booleanText
+    .default(false)
+    .describe(
+      "Let the AWS credential chain ask the instance-metadata service (169.254.169.254, an EC2 instance role) for S3 credentials. Off by default: without credentials in the environment, a profile, a web-identity token or a container role, the gateway says so at once (readiness and answers) instead of probing that address. Sets the SDK's AWS_EC2_METADATA_DISABLED for the process.",
+    ),
   S3_FORCE_PATH_STYLE: booleanText.optional().describe('Address the bucket in the path, not the host name (default: on when S3_ENDPOINT is set).'),
   OBJECT_STORE_SECRET: z.string().min(32).optional().describe('Key signing embedded object-store links. When unset, one is generated once and kept in DATA_DIR/object-store.secret.').meta(SECRET),
   OBJECT_MAX_SIZE: byteSize.default(100 * 1024 * 1024).describe('Largest object the embedded store accepts through an upload link.'),
@@ -49,6 +54,7 @@ export function objectStoreSettings(e: ObjectStoreVariables & Pick<ServerVariabl
         ...(e.S3_ENDPOINT ? { endpoint: e.S3_ENDPOINT } : {}),
         ...(e.S3_PUBLIC_ENDPOINT ? { publicEndpoint: e.S3_PUBLIC_ENDPOINT } : {}),
         forcePathStyle: e.S3_FORCE_PATH_STYLE ?? e.S3_ENDPOINT !== undefined,
+        instanceMetadata: e.S3_INSTANCE_METADATA,
       }
     : {
         kind: 'embedded' as const,

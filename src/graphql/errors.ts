@@ -4,6 +4,7 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { GatewayError, GENERIC_FAILURE_MESSAGE } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { noteRequestFailure } from '../request-failure.js';
 import { isDatabaseUnavailable, isUnstorableText } from '../platform/database/errors.js';
 
 export const DATABASE_UNAVAILABLE_MESSAGE = 'The database is unavailable at the moment; try again shortly.';
@@ -57,6 +58,9 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
 /** Logs what formatGraphQLError masks (an unexpected error), and a database outage as a warning. */
 export function reportUnexpectedError(logger: Logger, error: GraphQLError): void {
   const classified = classifyGraphQLError(error);
+  // A failure of the gateway or of a system behind it (not the caller's) goes on the request's log line.
+  if (classified.kind === 'unexpected') noteRequestFailure('INTERNAL_SERVER_ERROR', classified.error);
+  else if (classified.kind === 'gateway' && classified.error.httpStatus >= 500) noteRequestFailure(classified.error.code, classified.error);
   if (classified.kind === 'unexpected') logger.error({ err: classified.error }, 'unexpected error in GraphQL resolver');
   else if (classified.kind === 'gateway' && classified.error.code === 'DATABASE_UNAVAILABLE') logger.warn({ err: error.originalError ?? error }, 'database unavailable');
 }

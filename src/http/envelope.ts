@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import type { ErrorKind, GatewayError } from '../errors.js';
 import { ANSWER_END } from '../platform/cache/prepared-answer.js';
+import { noteRequestFailure } from '../request-failure.js';
 
 export interface EnvelopeParams {
   status: 'SUCCESS' | 'FAILED';
@@ -103,6 +104,7 @@ export function sendFailure(res: Response, apiId: string, msgid: string | undefi
   if (error.headers) res.set(error.headers);
   // Counted by API id and code (src/http/use-observability.ts, gateway_rest_failures_total).
   res.locals.errorCode = error.code;
+  noteRequestFailure(error.code, error);
   res
     .status(shown.httpStatus)
     .type('json')

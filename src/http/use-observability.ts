@@ -52,9 +52,15 @@ export interface ObservedRequest {
   errorCode?: string;
   /** A 503 that is meant (a stopping gateway's readiness): logged as information, not as a failure. */
   expectedUnavailable?: boolean;
+  /** Why it failed: the code answered, the downstream it failed on, the cause (src/request-failure.ts). */
+  failure?: RequestScope['failure'];
 }
 
 function describe(req: Request, res: Response, scope: RequestScope): ObservedRequest {
+  return { ...name(req, res, scope), ...(scope.failure ? { failure: scope.failure } : {}) };
+}
+
+function name(req: Request, res: Response, scope: RequestScope): ObservedRequest {
   const { route, datasetId, errorCode, expectedUnavailable } = res.locals as { route?: string; datasetId?: string; errorCode?: string; expectedUnavailable?: boolean };
   const apiId = res.locals.apiId as string | undefined;
   if (apiId) return { transport: 'rest', operation: apiId, route, datasetId, errorCode, expectedUnavailable };
@@ -99,6 +105,7 @@ export function requestObserver({ logger, metrics }: ObservabilityOptions) {
         status: res.statusCode,
         durationMs: Math.round(seconds * 1e6) / 1e3,
         ...(aborted ? { aborted: true } : {}),
+        ...(observed.failure ?? (observed.errorCode ? { code: observed.errorCode } : {})),
       };
       if (failed) logger.error(line, 'request failed');
       else logger.info(line, 'request completed');

@@ -21,7 +21,7 @@ export interface OperatorTransportOptions {
 }
 
 export function operatorTransport({ config, database, metrics, objectStore, logger, draining }: OperatorTransportOptions): Transport {
-  const publicRoutes = [healthRouter(database, { draining }), metricsRouter(metrics, config.http.metricsToken === undefined ? {} : { token: config.http.metricsToken })];
+  const publicRoutes = [healthRouter(database, { draining, objectStore }), metricsRouter(metrics, config.http.metricsToken === undefined ? {} : { token: config.http.metricsToken })];
   if (objectStore instanceof EmbeddedObjectStore) {
     publicRoutes.push(embeddedObjectStoreRouter(objectStore, logger, { corsOrigins: config.objectStore.kind === 'embedded' ? config.objectStore.corsOrigins : [] }));
   }

@@ -7,7 +7,7 @@ import { graphql } from '../support/api.js';
 import { findBinary } from '../support/alerting.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startPrometheusWith, type RunningPrometheus } from '../support/prometheus.js';
-import { describeWhen } from '../support/skip.js';
+import { describeWhenInstalled } from '../support/skip.js';
 import type { StoredSeries } from '../../src/platform/promql/evaluator.js';
 
 const prometheusBinary = findBinary('prometheus');
@@ -44,7 +44,7 @@ const METRIC_SERIES = `query($q: String!, $start: DateTime!, $end: DateTime!, $s
 type Points = Record<string, Record<number, number>>;
 const keyOf = (labels: Record<string, string>) => JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
-const maybe = describeWhen(prometheusBinary && promtool, 'prometheus/promtool are not installed (Debian package prometheus; .ci/run installs it)');
+const maybe = describeWhenInstalled(prometheusBinary && promtool, 'prometheus');
 
 maybe('metricSeries with PROMETHEUS_URL', () => {
   let prometheus: RunningPrometheus;

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { restEndpoints } from '../../rest/endpoints.js';
 import { openApiPath } from '../../rest/openapi.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { describeWhen } from '../support/skip.js';
+import { describeWhenInstalled } from '../support/skip.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
@@ -47,7 +47,7 @@ async function chromium(url: string, screenshot?: string): Promise<string> {
   }
 }
 
-const maybe = describeWhen(hasChromium, `no Chromium at ${CHROMIUM} (Debian: apt-get install -y chromium, or set CHROMIUM_PATH)`);
+const maybe = describeWhenInstalled(hasChromium, 'chromium');
 
 maybe('pages in headless Chromium, offline', () => {
   let gw: TestGateway;

@@ -9,10 +9,10 @@ import { envelope } from '../support/api.js';
 import { seedDataset } from '../support/datasets.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { unique } from '../support/ingestion.js';
-import { describeWhen } from '../support/skip.js';
+import { describeWhenInstalled } from '../support/skip.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const maybe = describeWhen(existsSync(CHROMIUM), `no Chromium at ${CHROMIUM} (Debian: apt-get install -y chromium, or set CHROMIUM_PATH)`);
+const maybe = describeWhenInstalled(existsSync(CHROMIUM), 'chromium');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

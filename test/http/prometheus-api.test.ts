@@ -13,7 +13,7 @@ import { findBinary } from '../support/alerting.js';
 import { seedDataset, type Json } from '../support/datasets.js';
 import { startTestGateway, useForFile } from '../support/gateway.js';
 import { startPrometheusWith } from '../support/prometheus.js';
-import { describeWhen } from '../support/skip.js';
+import { describeWhenInstalled } from '../support/skip.js';
 
 const promtool = findBinary('promtool');
 const prometheusBinary = findBinary('prometheus');
@@ -56,7 +56,7 @@ async function viaDataMetrics(path: string, params: Record<string, string>): Pro
 
 const run = promisify(execFile);
 
-describeWhen(promtool, 'promtool is not installed (Debian package prometheus; .ci/run installs it)')('promtool against /prometheus', () => {
+describeWhenInstalled(promtool, 'prometheus')('promtool against /prometheus', () => {
   it('promtool query instant returns the numbers /v2/data/metrics returns', async () => {
     await sampledIngests();
     const query = `sum by (dataset) (${EVENTS_RECEIVED})`;
@@ -207,7 +207,7 @@ describe('the Prometheus HTTP API with authentication on', () => {
   });
 });
 
-describeWhen(promtool && prometheusBinary, 'prometheus/promtool are not installed (Debian package prometheus)')('the Prometheus HTTP API with PROMETHEUS_URL', () => {
+describeWhenInstalled(promtool && prometheusBinary, 'prometheus')('the Prometheus HTTP API with PROMETHEUS_URL', () => {
   // A real Prometheus holding one series: 1, 2, 3 a minute apart, ending a minute before `end`.
   const end = Math.floor(Date.now() / 60_000) * 60 - 60;
   const times = [end - 180, end - 120, end - 60].map((seconds) => seconds * 1000);

@@ -10,7 +10,7 @@ import { describe, expect, it } from '@jest/globals';
 import { checkMetricExpression } from '../../src/modules/alerts/metric-expression.js';
 import { parsePromQL } from '../../src/platform/promql/parser.js';
 import { findBinary } from '../support/alerting.js';
-import { describeWhen } from '../support/skip.js';
+import { describeWhenInstalled } from '../support/skip.js';
 
 // Expressions Prometheus parses. Those marked `range` or `string` parse but cannot be an alert's metric.
 const VALID: [string, ('range' | 'string')?][] = [
@@ -115,7 +115,7 @@ describe('checkMetricExpression', () => {
 // promtool checks rule files offline with Prometheus' own parser; it does not check a rule's
 // result type, so the comparison is on parsing (parsePromQL), not on the alias rule above it.
 const promtool = findBinary('promtool');
-const maybe = describeWhen(promtool, 'no promtool (Debian package prometheus)');
+const maybe = describeWhenInstalled(promtool, 'prometheus');
 
 maybe(`parsePromQL against Prometheus' parser (promtool ${promtool ? 'found' : 'not installed: apt-get install -y prometheus'})`, () => {
   it('agrees with promtool on every expression of the table', async () => {

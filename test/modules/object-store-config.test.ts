@@ -57,9 +57,15 @@ describe('object storage configuration', () => {
       region: 'us-east-1',
       endpoint: 'http://127.0.0.1:4568',
       forcePathStyle: true,
+      instanceMetadata: false,
     });
-    expect(loadConfig({ S3_BUCKET: 'uploads', S3_REGION: 'ap-south-1' }).objectStore).toEqual({ kind: 's3', bucket: 'uploads', region: 'ap-south-1', forcePathStyle: false });
+    expect(loadConfig({ S3_BUCKET: 'uploads', S3_REGION: 'ap-south-1' }).objectStore).toEqual({ kind: 's3', bucket: 'uploads', region: 'ap-south-1', forcePathStyle: false, instanceMetadata: false });
     expect(loadConfig({ S3_BUCKET: 'uploads', S3_ENDPOINT: 'https://r2.example.com', S3_FORCE_PATH_STYLE: 'false' }).objectStore).toMatchObject({ forcePathStyle: false });
+  });
+
+  it('lets the credential chain ask the instance-metadata address only when S3_INSTANCE_METADATA says so', () => {
+    expect(loadConfig({ S3_BUCKET: 'uploads', S3_INSTANCE_METADATA: 'true' }).objectStore).toMatchObject({ instanceMetadata: true });
+    expect(problemsOf({ S3_BUCKET: 'uploads', S3_INSTANCE_METADATA: 'sometimes' }).join('\n')).toMatch(/S3_INSTANCE_METADATA/);
   });
 
   it('reports every bad value at once', () => {

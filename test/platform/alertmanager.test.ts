@@ -10,7 +10,7 @@ import { PrometheusAlertmanager } from '../../src/platform/alert-manager/alertma
 import { findFreePort } from '../../src/platform/database/embedded.js';
 import { findBinary, startAlertmanager, type RunningAlertmanager } from '../support/alerting.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { describeWhen } from '../support/skip.js';
+import { describeWhenInstalled } from '../support/skip.js';
 
 interface AmSilence {
   id: string;
@@ -36,7 +36,7 @@ async function failureOf(promise: Promise<unknown>): Promise<GatewayError> {
 }
 
 const binary = findBinary('prometheus-alertmanager');
-const maybe = describeWhen(binary, 'no prometheus-alertmanager (Debian package)');
+const maybe = describeWhenInstalled(binary, 'prometheus-alertmanager');
 
 maybe(`Prometheus Alertmanager (${binary ?? 'not installed: apt-get install -y prometheus-alertmanager'})`, () => {
   let am: RunningAlertmanager;

@@ -12,7 +12,7 @@ import { envelope } from '../support/api.js';
 import { seedDataset } from '../support/datasets.js';
 import { createTestDatabase, type TestGateway } from '../support/gateway.js';
 import { PGBOUNCER, startPgBouncer, type PgBouncer } from '../support/pgbouncer.js';
-import { describeWhen } from '../support/skip.js';
+import { describeWhenInstalled } from '../support/skip.js';
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let bouncer: PgBouncer;
@@ -77,7 +77,7 @@ async function bouncedTransactions(): Promise<number> {
   }
 }
 
-describeWhen(PGBOUNCER, 'pgbouncer is not installed (Debian package pgbouncer; .ci/run installs it)')('the pool behind PgBouncer in transaction mode', () => {
+describeWhenInstalled(PGBOUNCER, 'pgbouncer')('the pool behind PgBouncer in transaction mode', () => {
   it('with DATABASE_LISTEN_URL on a direct connection: caches fill, and empty when another writer changes a record', async () => {
     const { gw, log } = await gatewayThroughBouncer({ DATABASE_LISTEN_URL: database.url });
     // main.ts logs this line at start-up.

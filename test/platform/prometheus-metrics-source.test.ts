@@ -11,7 +11,9 @@ import { insertV1Live, seedDataset } from '../support/datasets.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startHttpStub, type HttpStub, type StubRequest } from '../support/http-stub.js';
 import { figuresAfterFreshness, freshnessFigures } from '../support/metrics.js';
-import { describeWhen } from '../support/skip.js';
+import { findBinary } from '../support/alerting.js';
+import { startEmptyPrometheus, type RunningPrometheus } from '../support/prometheus.js';
+import { describeWhenInstalled } from '../support/skip.js';
 
 let prometheus: HttpStub;
 beforeAll(async () => {
@@ -235,19 +237,23 @@ describe('the gateway reading Prometheus (PROMETHEUS_URL)', () => {
   });
 });
 
-// A real Prometheus, when one is given: the queries parse and run, an id holding PromQL syntax
-// stays a label value (a spliced `or vector(1)` would make every count 1), and a Prometheus with no
-// pipeline series yields zeros.
+// A real Prometheus (PROMETHEUS_URL when given, else one started from the Debian package): the
+// queries parse and run, an id holding PromQL syntax stays a label value (a spliced `or vector(1)`
+// would make every count 1), and a Prometheus with no pipeline series yields zeros.
 const PROMETHEUS_URL = process.env.PROMETHEUS_URL;
-describeWhen(PROMETHEUS_URL, 'PROMETHEUS_URL is not set')('against a real Prometheus (PROMETHEUS_URL)', () => {
+const prometheusBinary = findBinary('prometheus');
+describeWhenInstalled(PROMETHEUS_URL ?? prometheusBinary, 'prometheus')('against a real Prometheus', () => {
   let gw: TestGateway;
+  let started: RunningPrometheus | undefined;
   const hostile = 'prom_x"} or vector(1) #';
   beforeAll(async () => {
-    gw = await startTestGateway({ PROMETHEUS_URL: PROMETHEUS_URL! });
+    if (!PROMETHEUS_URL) started = await startEmptyPrometheus(prometheusBinary!);
+    gw = await startTestGateway({ PROMETHEUS_URL: PROMETHEUS_URL ?? started!.url });
     await insertV1Live(gw, hostile);
   }, 60_000);
   afterAll(async () => {
     await gw?.stop();
+    await started?.stop();
   });
 
   it('runs every query and reads zeros for a dataset Prometheus has no series of, however its id is spelled', async () => {

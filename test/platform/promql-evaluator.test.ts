@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { instantQuery, LOOKBACK_MS, matchesAll, rangeQuery, UnsupportedQueryError, type SampleSource, type StoredSeries } from '../../src/platform/promql/evaluator.js';
 import { findBinary } from '../support/alerting.js';
 import { startPrometheusWith, type RunningPrometheus } from '../support/prometheus.js';
-import { describeWhen } from '../support/skip.js';
+import { describeWhenInstalled } from '../support/skip.js';
 
 const STEP = 15_000;
 // A whole hour, so range steps of a minute fall on sample times.
@@ -336,7 +336,7 @@ describe('range queries over every step at once (the column path)', () => {
 
 const prometheusBinary = findBinary('prometheus');
 const promtool = findBinary('promtool');
-const maybe = describeWhen(prometheusBinary && promtool, 'no prometheus/promtool (Debian package prometheus)');
+const maybe = describeWhenInstalled(prometheusBinary && promtool, 'prometheus');
 
 function close(a: number, b: number): boolean {
   if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) && Number.isNaN(b);

@@ -20,7 +20,7 @@ import { findBinary } from '../support/alerting.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startPrometheusWith, type RunningPrometheus } from '../support/prometheus.js';
 import { corpusExpressions, corpusSamples } from '../support/promql-corpus.js';
-import { describeWhen } from '../support/skip.js';
+import { describeWhenInstalled } from '../support/skip.js';
 
 const HOUR = 3_600_000;
 const END = Math.floor(Date.now() / HOUR) * HOUR - HOUR;
@@ -129,7 +129,7 @@ function vocabulary(node: PromNode, into = new Set<string>()): Set<string> {
 
 const prometheusBinary = findBinary('prometheus');
 const promtool = findBinary('promtool');
-const maybe = describeWhen(prometheusBinary && promtool, 'no prometheus/promtool (Debian package prometheus)');
+const maybe = describeWhenInstalled(prometheusBinary && promtool, 'prometheus');
 
 maybe(`the evaluator against Prometheus ${prometheusBinary ? 'found' : 'not installed: apt-get install -y prometheus'} over a generated corpus of ${CORPUS.length} expressions`, () => {
   let gw: TestGateway;

@@ -15,7 +15,7 @@ import { buildGateway, exited, startChildGateway, type ChildGateway } from '../s
 import { seedDataset, sleep } from '../support/datasets.js';
 import { createTestDatabase, type TestGateway } from '../support/gateway.js';
 import { HAPROXY, startHaProxy, type HaProxy } from '../support/haproxy.js';
-import { describeWhen } from '../support/skip.js';
+import { describeWhenInstalled } from '../support/skip.js';
 import { findFreePort } from '../../src/platform/database/embedded.js';
 
 const BURST = 5;
@@ -83,7 +83,7 @@ async function ingest(base: string, msgid: string, headers: Record<string, strin
 
 const readTemplate = async (base: string, id: string, sub?: string) => fetch(`${base}/v2/template/read/${id}`, { headers: await bearer(sub) });
 
-describeWhen(HAPROXY, 'haproxy is not installed (Debian package haproxy; .ci/run installs it)')('three copies behind HAProxy on one PostgreSQL', () => {
+describeWhenInstalled(HAPROXY, 'haproxy')('three copies behind HAProxy on one PostgreSQL', () => {
   it('reads through the other copies what one copy wrote, at once', async () => {
     const [first, second, third] = copies.map((copy) => copy.url) as [string, string, string];
     const created = await fetch(`${first}/v2/template/create`, {

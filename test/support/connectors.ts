@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Response } from 'supertest';
 import { distributionTarGz, uiSpec } from './archives.js';
-import { startTestGateway, type TestGateway } from './gateway.js';
+import { startTestGateway, type TestGateway, type TestGatewayOptions } from './gateway.js';
 
 export interface StoreGateway extends TestGateway {
   /** This gateway's DATA_DIR (embedded objects under objects/, work folders under tmp/). */
@@ -13,11 +13,11 @@ export interface StoreGateway extends TestGateway {
 }
 
 /** A gateway whose DATA_DIR is a fresh temporary folder, removed on stop. */
-export async function startStoreGateway(env: Record<string, string> = {}): Promise<StoreGateway> {
+export async function startStoreGateway(env: Record<string, string> = {}, options: TestGatewayOptions = {}): Promise<StoreGateway> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'gateway-store-'));
   let gw: TestGateway;
   try {
-    gw = await startTestGateway({ DATA_DIR: dataDir, ...env });
+    gw = await startTestGateway({ DATA_DIR: dataDir, ...env }, options);
   } catch (error) {
     await rm(dataDir, { recursive: true, force: true });
     throw error;

@@ -69,3 +69,12 @@ export async function startPrometheusWithRules(prometheus: string, ruleFile: str
   const args = [`--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--rules.alert.resend-delay=1s'];
   return spawnUntilReady('Prometheus', prometheus, args, { port, dir, timeoutMs: 30_000 });
 }
+
+/** An empty Prometheus (no samples, no scrape targets), for what must run against the real query API. */
+export async function startEmptyPrometheus(prometheus: string): Promise<RunningPrometheus> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'gateway-prom-empty-'));
+  await writeFile(path.join(dir, 'prometheus.yml'), 'global:\n  scrape_interval: 15s\n');
+  const port = await findFreePort();
+  const args = [`--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`];
+  return spawnUntilReady('Prometheus', prometheus, args, { port, dir, timeoutMs: 30_000 });
+}

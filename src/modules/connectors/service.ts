@@ -11,6 +11,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { GatewayError } from '../../errors.js';
+import { storeFailure } from '../../platform/object-store/object-store.js';
 import type { FileService } from '../files/index.js';
 import { ArchiveRefused, archiveFormatOf, extractArchive, type ExtractionLimits } from './archive.js';
 import { BUILT_IN_CONNECTORS } from './builtins.js';
@@ -175,7 +176,8 @@ export function createConnectorService(store: ConnectorStore, files: FileService
         try {
           key = await files.storeFile('connector', upload.filename, archivePath, upload.mimetype || 'application/octet-stream');
         } catch (error) {
-          throw registrationFailed(`Failed to register connector: the distribution could not be stored (${(error as Error).name})`);
+          const failure = storeFailure(error);
+          throw new GatewayError('FAILED_TO_REGISTER_CONNECTOR', `Failed to register connector: the distribution could not be stored: ${failure.summary}`, failure);
         }
         const entries = distribution.connectors.map((connector) => ({
           ...registryValues(distribution.metadata, connector, { iconUrl: connector.iconUrl, uiSpec: connector.uiSpec, sourceUrl: key, updatedBy: actor.id }),

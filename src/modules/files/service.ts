@@ -2,7 +2,7 @@
 // and so does connector registration, which keeps its distributions in the same store.
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../errors.js';
-import type { ObjectStore } from '../../platform/object-store/object-store.js';
+import { storeFailure, type ObjectStore } from '../../platform/object-store/object-store.js';
 import { downloadKey, FILE_NAME_MAX_LENGTH, uploadKey } from './rules.js';
 import { FILE_ACCESSES, FILE_KINDS, type FileKind, type SignedFile, type GenerateUrlsInput } from './types.js';
 
@@ -52,7 +52,8 @@ export function createFileService(store: ObjectStore, options: FileServiceOption
       try {
         urls = await Promise.all(keys.map((key) => store.signedUrl(key, access, options.urlExpirySeconds)));
       } catch (error) {
-        throw new GatewayError('FILES_GENERATE_URL_FAILURE', `Failed to generate pre-signed URLs: the object store refused (${(error as Error).name})`);
+        const failure = storeFailure(error);
+        throw new GatewayError('FILES_GENERATE_URL_FAILURE', `Failed to generate pre-signed URLs: ${failure.summary}`, failure);
       }
       return keys.map((filePath, index) => ({ filePath, fileName: input.files[index]!, preSignedUrl: urls[index]!, expiresAt }));
     },

@@ -14,6 +14,11 @@ export interface ObjectStore {
   /** Removes an object; no error when there is none. */
   delete(key: string): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Proves the store answers and accepts the gateway's credentials (readiness); throws an
+   * ObjectStoreFailure saying why not. Absent where there is nothing outside to check (a folder).
+   */
+  check?(): Promise<void>;
 }
 
 export const OBJECT_KEY_MAX_LENGTH = 1024;
@@ -48,4 +53,48 @@ export function assertObjectKey(key: string): void {
 /** The key as URL path segments (each percent-encoded, slashes kept). */
 export function encodeObjectKey(key: string): string {
   return key.split('/').map(encodeURIComponent).join('/');
+}
+
+/** How an object store failed: it answered no, it could not be reached, or it was never asked (no credentials). */
+export type StoreFailureKind = 'refused' | 'unreachable' | 'no-credentials';
+
+const FAILURE_TEXT: Record<StoreFailureKind, string> = {
+  refused: 'the object store refused',
+  unreachable: 'the object store could not be reached',
+  'no-credentials': 'no credentials for the object store were found (it was not contacted)',
+};
+
+/**
+ * A failure of the object store, named for a caller (`reason`: the store's own error code or the
+ * network error, never an address) and for the log (`message`: the store too, and the detail).
+ */
+export class ObjectStoreFailure extends Error {
+  override readonly name = 'ObjectStoreFailure';
+
+  constructor(
+    readonly kind: StoreFailureKind,
+    /** The store, as its `name` says it (bucket and endpoint). */
+    readonly store: string,
+    /** Short and safe to show a caller, e.g. "NoSuchBucket, HTTP 404" or "ECONNREFUSED". */
+    readonly reason: string,
+    detail: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(`${store}: ${FAILURE_TEXT[kind]} (${reason})${detail && detail !== reason ? `: ${detail}` : ''}`, options);
+  }
+
+  /** What a caller is told: the kind of failure and its reason, without the store's address. */
+  get summary(): string {
+    return `${FAILURE_TEXT[this.kind]} (${this.reason})`;
+  }
+}
+
+/**
+ * For an answer to a request the object store failed: what the caller reads (the kind of failure
+ * and the store's own reason), and the store and the whole error for the request's log line.
+ */
+export function storeFailure(error: unknown): { summary: string; downstream: string; cause: unknown } {
+  if (error instanceof ObjectStoreFailure) return { summary: error.summary, downstream: `object store: ${error.store}`, cause: error };
+  const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return { summary: `the object store failed (${reason})`, downstream: 'object store', cause: error };
 }
