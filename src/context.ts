@@ -92,21 +92,51 @@ export interface RequestLoaders {
   ingestionCounts: DataLoader<string, IngestionCounts>;
 }
 
-function createLoaders(services: Services): RequestLoaders {
-  return {
-    templateById: services.templates.createLoader(),
-    datasetVersions: services.datasets.createLoader(),
-    connectorByName: services.connectors.createLoader(),
-    channelById: services.alerts.createChannelLoader(),
-    alertRuleById: services.alertRules.createLoader(),
-    alertRulesByDataset: services.alertRules.createDatasetLoader(),
-    ruleEvaluation: services.alertRules.createEvaluationLoader(),
-    ruleNotifications: services.alertRules.createNotificationsLoader(),
-    silenceOfAlert: services.alerts.createSilenceLoader(),
-    templatesByDataset: services.templates.createDatasetLoader(),
-    datasetHealth: services.health.createLoader(),
-    ingestionCounts: services.ingestion.createCountsLoader(),
-  };
+/**
+ * A request's loaders, each made the first time a resolver asks for it: most requests use one or
+ * two (a kept answer none), and making all twelve cost every request before it was even looked up.
+ */
+class RequestLoadersOnDemand implements RequestLoaders {
+  private readonly made: Partial<RequestLoaders> = {};
+
+  constructor(private readonly services: Services) {}
+
+  get templateById() {
+    return (this.made.templateById ??= this.services.templates.createLoader());
+  }
+  get datasetVersions() {
+    return (this.made.datasetVersions ??= this.services.datasets.createLoader());
+  }
+  get connectorByName() {
+    return (this.made.connectorByName ??= this.services.connectors.createLoader());
+  }
+  get channelById() {
+    return (this.made.channelById ??= this.services.alerts.createChannelLoader());
+  }
+  get alertRuleById() {
+    return (this.made.alertRuleById ??= this.services.alertRules.createLoader());
+  }
+  get alertRulesByDataset() {
+    return (this.made.alertRulesByDataset ??= this.services.alertRules.createDatasetLoader());
+  }
+  get ruleEvaluation() {
+    return (this.made.ruleEvaluation ??= this.services.alertRules.createEvaluationLoader());
+  }
+  get ruleNotifications() {
+    return (this.made.ruleNotifications ??= this.services.alertRules.createNotificationsLoader());
+  }
+  get silenceOfAlert() {
+    return (this.made.silenceOfAlert ??= this.services.alerts.createSilenceLoader());
+  }
+  get templatesByDataset() {
+    return (this.made.templatesByDataset ??= this.services.templates.createDatasetLoader());
+  }
+  get datasetHealth() {
+    return (this.made.datasetHealth ??= this.services.health.createLoader());
+  }
+  get ingestionCounts() {
+    return (this.made.ingestionCounts ??= this.services.ingestion.createCountsLoader());
+  }
 }
 
 /** A request's access alone (what serving a kept answer needs), as the context below makes it. */
@@ -130,7 +160,7 @@ export function createContextFactory(services: Services, logger: Logger, accessC
       actor: { id: access.caller?.id ?? 'anonymous' },
       logger: logger.child({ requestId }),
       services,
-      loaders: createLoaders(services),
+      loaders: new RequestLoadersOnDemand(services),
     };
   };
 }
