@@ -2,7 +2,7 @@
 // service's or GraphQL's, one message on both transports. A record's id in the path, a search's
 // offset and its `options.order` as `[field, direction]` pairs, a status given alone or as a list,
 // a search body wrapped in `request` or bare, and query strings read as the operation's variables.
-import { cursorForOffset } from '../src/graphql/cursor.js';
+import { cursorForOffset } from '../src/platform/lists/cursor.js';
 import { domainValues, enumName } from './enum-names.js';
 import { inputSchema, toInput, type InputShape } from './input-shape.js';
 import type { JsonSchema } from './validation.js';

@@ -9,7 +9,7 @@ import type {
   RestRegisterConnectorMutation,
   RestRegisterConnectorMutationVariables,
 } from '../src/generated/rest-operations.js';
-import { cursorForOffset } from '../src/graphql/cursor.js';
+import { cursorForOffset } from '../src/platform/lists/cursor.js';
 import { withFragment } from './fragments.js';
 import { domainValue, ENUMS } from './enum-names.js';
 import { parametersOf, requestOfOperation, toInput, type InputShape } from './input-shape.js';

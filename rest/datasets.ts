@@ -28,7 +28,7 @@ import type {
   ItemChange,
 } from '../src/generated/rest-operations.js';
 import { domainValue, enumName, ENUMS } from './enum-names.js';
-import { cursorForOffset } from '../src/graphql/cursor.js';
+import { cursorForOffset } from '../src/platform/lists/cursor.js';
 import { fieldSchema, inputSchema, inputTypeSchema, parametersOf, requestOfOperation, toInput, toInputList, type InputShape, type Rename } from './input-shape.js';
 import { defineEndpoint, EDIT_MODE, isEditMode, pathParam, requestOf } from './table.js';
 import { envelopeSchema } from './validation.js';

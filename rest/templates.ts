@@ -14,7 +14,7 @@ import type {
   RestUpdateTemplateMutation,
   RestUpdateTemplateMutationVariables,
 } from '../src/generated/rest-operations.js';
-import { cursorForOffset } from '../src/graphql/cursor.js';
+import { cursorForOffset } from '../src/platform/lists/cursor.js';
 import { withFragment } from './fragments.js';
 import { enumName, ENUMS } from './enum-names.js';
 import { defineEndpoint, pathParam, requestOf } from './table.js';

@@ -6,7 +6,7 @@
 // set; datasets, connectors and alert rules the same contract in one scenario each.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { cursorForOffset } from '../../src/graphql/cursor.js';
+import { cursorForOffset } from '../../src/platform/lists/cursor.js';
 import { graphql, type GraphQLResponse } from '../support/api.js';
 import { seedDataset } from '../support/datasets.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';

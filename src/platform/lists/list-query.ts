@@ -5,6 +5,7 @@
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { GatewayError } from '../../errors.js';
 import { fieldNamed, keyColumns, type Direction, type ListDeclaration, type ListField, type ListOrderKey } from './declaration.js';
+import { decodeCursorText, keysetCursor } from './cursor.js';
 
 /** A `where` as GraphQL hands it over: field → comparison, plus `_and`, `_or`, `_not`. */
 export type ListWhere = { _and?: readonly ListWhere[] | null; _or?: readonly ListWhere[] | null; _not?: ListWhere | null } & { [field: string]: unknown };
@@ -56,8 +57,6 @@ const MAX_PREDICATES = 50;
 const MAX_GROUPS = 1000;
 /** Longest text a `contains` or `startsWith` may give (as search's query). */
 const MAX_PATTERN_LENGTH = 200;
-const CURSOR_VERSION = 'k1';
-const OFFSET_PREFIX = 'offset:';
 
 interface ResolvedKey {
   column: string;
@@ -211,7 +210,7 @@ export function cursorOf(declaration: ListDeclaration, order: readonly ResolvedK
     const value = row[key.column];
     return value instanceof Date ? value.toISOString() : typeof value === 'bigint' ? value.toString() : value;
   });
-  return Buffer.from(JSON.stringify([CURSOR_VERSION, declaration.type, signatureOf(order), values]), 'utf8').toString('base64url');
+  return keysetCursor(declaration.type, signatureOf(order), values);
 }
 
 type DecodedCursor = { offset: number } | { values: unknown[] };
@@ -220,22 +219,15 @@ type DecodedCursor = { offset: number } | { values: unknown[] };
 function decodeCursor(declaration: ListDeclaration, order: readonly ResolvedKey[], cursor: string, argument: 'after' | 'before'): DecodedCursor {
   const refuse = (why: string) => invalid(declaration, `${argument}: ${JSON.stringify(cursor.slice(0, 60))} is not a cursor of this list (${why})`);
   if (cursor.length > 4096) throw refuse('too long');
-  const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (text.startsWith(OFFSET_PREFIX)) {
-    const offset = Number(text.slice(OFFSET_PREFIX.length));
-    if (argument === 'before' || !Number.isSafeInteger(offset) || offset < 0) throw refuse('malformed');
-    return { offset: offset + 1 };
+  const decoded = decodeCursorText(cursor);
+  if (decoded === 'malformed') throw refuse('malformed');
+  if ('offset' in decoded) {
+    if (argument === 'before') throw refuse('malformed');
+    return { offset: decoded.offset + 1 };
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw refuse('malformed');
-  }
-  if (!Array.isArray(parsed) || parsed.length !== 4 || parsed[0] !== CURSOR_VERSION) throw refuse('malformed');
-  if (parsed[1] !== declaration.type) throw refuse(`it was made by a list of ${String(parsed[1])}`);
-  if (parsed[2] !== signatureOf(order)) throw refuse('it was made for another orderBy');
-  const values = parsed[3] as unknown;
+  if (decoded.type !== declaration.type) throw refuse(`it was made by a list of ${String(decoded.type)}`);
+  if (decoded.order !== signatureOf(order)) throw refuse('it was made for another orderBy');
+  const values = decoded.values;
   if (!Array.isArray(values) || values.length !== order.length) throw refuse('malformed');
   return {
     values: order.map((key, index) => {

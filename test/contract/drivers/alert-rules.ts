@@ -5,7 +5,7 @@
 // capitals; a field the body holds that the input type lacks is sent as it is, for the type to
 // refuse. Its answers are read back into the REST shape: `notification.channels`, `alertData` from
 // the evaluation and its alerts' own state, `silenceState` from the rule's silence and `muted`.
-import { cursorForOffset } from '../../../src/graphql/cursor.js';
+import { cursorForOffset } from '../../../src/platform/lists/cursor.js';
 import { graphql } from '../../support/api.js';
 import type { TestGateway } from '../../support/gateway.js';
 import type { AlertData, AlertRule, AlertRulesDriver, RuleBody, RuleSearch, SilenceState } from '../alert-rules.js';
