@@ -1,8 +1,9 @@
 // REST entry for ingestion (contract 4.2). The body is the envelope with `data` instead of `request`.
 import type { RestCheckEventQuery, RestCheckEventQueryVariables, RestIngestMutation, RestIngestMutationVariables } from '../src/generated/rest-operations.js';
 import { inputSchema, requestOfOperation, toInput, type InputShape } from './input-shape.js';
-import { defineEndpoint, pathParam } from './table.js';
-import { besideEnvelope } from './validation.js';
+import { domainValue, domainValues, ENUMS } from './enum-names.js';
+import { defineEndpoint, pathParam, type ResponseHeader } from './table.js';
+import { besideEnvelope, type JsonSchema } from './validation.js';
 
 /**
  * An ingest call's events, beside the whole envelope (the original requires it, params.msgid too).
@@ -14,6 +15,11 @@ const INGEST: InputShape = {
     mutation RestIngest($datasetId: ID!, $data: JSON!, $msgid: String) {
       ingest(datasetId: $datasetId, data: $data, msgid: $msgid) {
         message
+        outcome
+        accepted
+        processed
+        duplicates
+        failed
       }
     }
   `,
@@ -35,6 +41,31 @@ const CHECK: InputShape = {
   required: ['isLive'],
 };
 
+const COUNT: JsonSchema = { type: 'integer', minimum: 0 };
+
+/** What became of an ingest call's events, beside the contract's body (README "Ingestion"). */
+const INGEST_HEADERS: Readonly<Record<string, ResponseHeader<RestIngestMutation>>> = {
+  'x-ingest-outcome': {
+    description:
+      'processed: the embedded event store processed the events in the call, the counts are final. queued: Kafka acknowledged them; ' +
+      'processing happens downstream, so only x-events-accepted is sent.',
+    schema: { type: 'string', enum: domainValues(ENUMS.IngestOutcome) },
+    value: (data) => domainValue(ENUMS.IngestOutcome, data.ingest.outcome),
+  },
+  'x-events-accepted': {
+    description: 'Events taken in: stored or kept as failed (processed), or acknowledged by the broker (queued).',
+    schema: COUNT,
+    value: (data) => data.ingest.accepted,
+  },
+  'x-events-processed': { description: 'Events stored after processing (not sent when queued).', schema: COUNT, value: (data) => data.ingest.processed },
+  'x-events-duplicates': { description: 'Events dropped as duplicates (not sent when queued).', schema: COUNT, value: (data) => data.ingest.duplicates },
+  'x-events-failed': {
+    description: "Events kept as failed, e.g. not matching the dataset's schema (not sent when queued). GraphQL's ingest names each one's position and reason.",
+    schema: COUNT,
+    value: (data) => data.ingest.failed,
+  },
+};
+
 export const ingestionEndpoints = [
   defineEndpoint<RestIngestMutation, RestIngestMutationVariables>({
     method: 'POST',
@@ -54,7 +85,10 @@ export const ingestionEndpoints = [
       data: input.body.data,
       msgid: (input.body.params as { msgid: string }).msgid,
     }),
+    // The contract's body stays as it is; what became of the events is told in headers (GraphQL's
+    // IngestPayload says it, with each refused event's position and reason).
     result: (data) => ({ message: data.ingest.message }),
+    responseHeaders: INGEST_HEADERS,
   }),
 
   defineEndpoint<RestCheckEventQuery, RestCheckEventQueryVariables>({

@@ -257,6 +257,10 @@ function responses(endpoint: RestEndpoint, codes: ErrorCode[]): Record<string, u
               content: { 'application/json': { schema: { $ref: '#/components/schemas/SuccessEnvelope' } } },
             },
   };
+  if (endpoint.responseHeaders) {
+    const headers = Object.entries(endpoint.responseHeaders).map(([name, header]): [string, unknown] => [name, { description: header.description, schema: header.schema }]);
+    out['200'] = { ...(out['200'] as Record<string, unknown>), headers: Object.fromEntries(headers) };
+  }
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
     const status = shownOn(endpoint, code).httpStatus;

@@ -102,7 +102,8 @@ function compile(endpoint: RestEndpoint, schema: GraphQLSchema, planOf: ReadPlan
   }
   const cacheable = new Map<string, MadeOf>();
   // Results that go out as the operation's data mapped (not bare, not another media type), of one query reading published records only.
-  if (planOf && !endpoint.bareResult && !endpoint.contentType) {
+  // Not with response headers: a kept answer is its body alone and would go out without them.
+  if (planOf && !endpoint.bareResult && !endpoint.contentType && !endpoint.responseHeaders) {
     for (const [name, document] of documents) {
       const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
       const plan = operations.length === 1 ? planOf(document, operations[0]!) : null;
@@ -219,6 +220,12 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       // A result cut at its row bound says so (README "Running templates safely"); such results are
       // never kept (they read events, not published records), so no kept answer needs the header.
       if (context.resultRowLimit !== undefined) res.set('x-result-truncated', String(context.resultRowLimit));
+      if (endpoint.responseHeaders) {
+        for (const [name, header] of Object.entries(endpoint.responseHeaders)) {
+          const value = header.value(outcome.data ?? {});
+          if (value !== null) res.set(name, String(value));
+        }
+      }
       if (endpoint.contentType)
         return void res
           .status(200)

@@ -84,6 +84,18 @@ export interface RestEndpoint<TData = Record<string, unknown>, TVariables = Reco
   contentType?: string;
   /** Turns the operation's `data` into the envelope's `result`. */
   result: (data: TData) => unknown;
+  /**
+   * Headers a success carries beside the body, read from the operation's `data` (a header whose value
+   * is null is left out): facts the contract's body has no room for, told without changing it. The
+   * API reference documents each with its description and schema.
+   */
+  responseHeaders?: Readonly<Record<string, ResponseHeader<TData>>>;
+}
+
+export interface ResponseHeader<TData = Record<string, unknown>> {
+  description: string;
+  schema: JsonSchema;
+  value: (data: TData) => string | number | null;
 }
 
 /** How `error` is shown on `endpoint`: the entry's presentation of its code, else the catalogue's. */

@@ -23,6 +23,7 @@ import { AUDIT_OUTCOME_VALUES, AUDIT_TRANSPORT_VALUES } from '../modules/audit/i
 import { CONNECTOR_CATEGORY_VALUES, CONNECTOR_STATUS_VALUES } from '../modules/connectors/index.js';
 import { CHANGE_ACTION_VALUES, DATASET_STATUS_VALUES, DATASET_TRANSITION_VALUES, DATASET_TYPE_VALUES, DATASET_VERSION_VALUES, RESET_CATEGORY_VALUES } from '../modules/datasets/index.js';
 import { FILE_ACCESS_VALUES, FILE_KIND_VALUES } from '../modules/files/index.js';
+import { INGEST_OUTCOME_VALUES, INGEST_REFUSAL_STAGE_VALUES } from '../modules/ingestion/index.js';
 import { HEALTH_CATEGORY_VALUES, HEALTH_STATUS_VALUES, METRIC_CATEGORY_VALUES, METRIC_COMPONENT_TYPE_VALUES } from '../modules/metrics/index.js';
 import { SCHEMA_SUGGESTION_SEVERITY_VALUES } from '../modules/schema-inference/index.js';
 import { SEARCH_STATUS_VALUES, SEARCH_TYPE_VALUES } from '../modules/search/index.js';
@@ -57,6 +58,8 @@ export const GRAPHQL_ENUM_VALUES = {
   DatasetTransition: DATASET_TRANSITION_VALUES,
   FileAccess: FILE_ACCESS_VALUES,
   FileKind: FILE_KIND_VALUES,
+  IngestOutcome: INGEST_OUTCOME_VALUES,
+  IngestRefusalStage: INGEST_REFUSAL_STAGE_VALUES,
   MetricCategory: METRIC_CATEGORY_VALUES,
   HealthStatus: HEALTH_STATUS_VALUES,
   HealthCategory: HEALTH_CATEGORY_VALUES,

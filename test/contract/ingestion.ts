@@ -13,16 +13,25 @@ import { expectFailure, expectOk, type Outcome, type SuiteContext } from './harn
 /** At most 5 events and 64 kB per ingest call, 16 kB for any other call. */
 export const INGEST_LIMITS_ENV = { INGEST_MAX_BATCH: '5', INGEST_BODY_LIMIT: '64kb', REQUEST_BODY_LIMIT: '16kb' };
 
-/** What happened to a call's events; GraphQL's payload says it, REST answers the message alone. */
+/** What happened to a call's events: GraphQL's payload, REST's x-ingest-outcome and x-events-* headers. */
 export interface IngestCounts {
+  outcome: 'PROCESSED' | 'QUEUED';
   accepted: number;
-  processed: number;
-  duplicates: number;
-  failed: number;
+  processed: number | null;
+  duplicates: number | null;
+  failed: number | null;
+}
+
+/** One event processing did not store; GraphQL names each, REST only counts them. */
+export interface IngestRefusal {
+  index: number;
+  item: number | null;
+  stage: 'EXTRACTION' | 'VALIDATION' | 'DEDUP' | 'MASTER';
+  reason: string;
 }
 
 export interface IngestionDriver {
-  ingest(datasetId: string, data: unknown, msgid: string): Promise<Outcome<{ message: string; counts?: IngestCounts }>>;
+  ingest(datasetId: string, data: unknown, msgid: string): Promise<Outcome<{ message: string; counts: IngestCounts; refused?: IngestRefusal[] | null }>>;
 }
 
 /**
@@ -39,11 +48,19 @@ export function ingestionScenarios(ctx: SuiteContext<IngestionDriver>): void {
     await seedDataset(ctx.gw, EVENTS, 'Live');
   });
 
-  /** Ingests and expects the success answer, with these counts where the transport tells them. */
+  /**
+   * Ingests and expects the success answer with these counts (both transports tell them; the embedded
+   * event store processes in the call, so the outcome is PROCESSED). Returns the refused events where
+   * the transport names them (GraphQL), else undefined.
+   */
   const ingestOk = async (datasetId: string, data: unknown, msgid: string, counts: Partial<IngestCounts> = {}) => {
-    const { message, counts: told, ...rest } = expectOk(await ctx.driver.ingest(datasetId, data, msgid));
+    const { message, counts: told, refused, ...rest } = expectOk(await ctx.driver.ingest(datasetId, data, msgid));
     expect({ message, rest }).toEqual({ message: INGESTED_MESSAGE, rest: {} });
-    if (told) expect(told).toMatchObject(counts);
+    expect(told).toMatchObject({ outcome: 'PROCESSED', ...counts });
+    if (refused === undefined) return undefined;
+    // Every event not stored is named once: the failed ones and the duplicates.
+    expect(refused).toHaveLength(told.failed! + told.duplicates!);
+    return refused;
   };
   /** The call is refused with `code` and a message matching `message`, and nothing is written. */
   const expectRefused = async (datasetId: string, data: unknown, msgid: string, code: string, message: RegExp) => {
@@ -72,7 +89,8 @@ export function ingestionScenarios(ctx: SuiteContext<IngestionDriver>): void {
     it('stores every event of a batch, in order, under the request msgid', async () => {
       const msgid = unique('batch');
       const events = [1, 2, 3].map((n) => ({ id: unique(`b${n}`), ts: `2026-01-0${n}T00:00:00.000Z`, amount: n }));
-      await ingestOk(EVENTS, events, msgid, { accepted: 3, processed: 3, duplicates: 0, failed: 0 });
+      const refused = await ingestOk(EVENTS, events, msgid, { accepted: 3, processed: 3, duplicates: 0, failed: 0 });
+      if (refused) expect(refused).toEqual([]);
       expect(await stored(msgid)).toEqual(events);
       expect(await failed(msgid)).toEqual([]);
     });
@@ -210,7 +228,8 @@ export function ingestionScenarios(ctx: SuiteContext<IngestionDriver>): void {
       const first = unique('first');
       await ingestOk(dedup, { id: key, amount: 1 }, first);
       const second = unique('second');
-      await ingestOk(dedup, { id: key, amount: 2 }, second, { accepted: 1, processed: 0, duplicates: 1, failed: 0 });
+      const refused = await ingestOk(dedup, { id: key, amount: 2 }, second, { accepted: 1, processed: 0, duplicates: 1, failed: 0 });
+      if (refused) expect(refused).toEqual([{ index: 0, item: null, stage: 'DEDUP', reason: expect.stringContaining(key) }]);
 
       expect(await stored(first)).toEqual([{ id: key, amount: 1 }]);
       expect(await stored(second)).toEqual([]);
@@ -243,7 +262,8 @@ export function ingestionScenarios(ctx: SuiteContext<IngestionDriver>): void {
         { id: b, amount: 2 },
         { id: a, amount: 3 },
       ];
-      await ingestOk(dedup, events, msgid, { accepted: 3, processed: 2, duplicates: 1, failed: 0 });
+      const refused = await ingestOk(dedup, events, msgid, { accepted: 3, processed: 2, duplicates: 1, failed: 0 });
+      if (refused) expect(refused).toEqual([{ index: 2, item: null, stage: 'DEDUP', reason: expect.stringContaining(a) }]);
       expect(await stored(msgid)).toEqual(events.slice(0, 2));
       expect((await failed(msgid)).map((row) => [row.stage, row.payload])).toEqual([['dedup', events[2]]]);
     });
@@ -291,13 +311,35 @@ export function ingestionScenarios(ctx: SuiteContext<IngestionDriver>): void {
   });
 
   describe('processing: validation against data_schema', () => {
+    it('tells a batch with one event that fails the schema: 4 stored, 1 failed, and (GraphQL) its position and a reason naming the field', async () => {
+      const id = await liveDataset('strict_told', { data_schema: STRICT_SCHEMA, validation_config: { validate: true, mode: 'Strict' } });
+      const msgid = unique('told');
+      const events = [1, 2, 3, 4, 5].map((n) => ({ id: unique(`t${n}`), amount: n === 3 ? 'three' : n }));
+      const refused = await ingestOk(id, events, msgid, { accepted: 5, processed: 4, duplicates: 0, failed: 1 });
+      if (refused) expect(refused).toEqual([{ index: 2, item: null, stage: 'VALIDATION', reason: expect.stringMatching(/^\/amount must be number$/) }]);
+      // What the answer said is what the store holds.
+      expect(await stored(msgid)).toEqual(events.filter((_, n) => n !== 2));
+      expect((await failed(msgid)).map((row) => [row.stage, row.payload])).toEqual([['validation', events[2]]]);
+    });
+
+    it('tells a single event that lacks a required field: nothing stored, 1 failed, the reason naming the field', async () => {
+      const id = await liveDataset('strict_single', { data_schema: STRICT_SCHEMA, validation_config: { validate: true, mode: 'Strict' } });
+      const refused = await ingestOk(id, { amount: 1 }, unique('told1'), { accepted: 1, processed: 0, duplicates: 0, failed: 1 });
+      if (refused) expect(refused).toEqual([{ index: 0, item: null, stage: 'VALIDATION', reason: expect.stringContaining("required property 'id'") }]);
+    });
+
     it('keeps events that fail Strict validation at stage validation with a reason naming the field, and stores the valid ones', async () => {
       const id = await liveDataset('strict', { data_schema: STRICT_SCHEMA, validation_config: { validate: true, mode: 'Strict' } });
       const msgid = unique('strict');
       const good = { id: unique('good'), amount: 1 };
       const wrongType = { id: unique('type'), amount: 'ten' };
       const newField = { id: unique('new'), colour: 'red' };
-      await ingestOk(id, [good, wrongType, newField], msgid, { accepted: 3, processed: 1, duplicates: 0, failed: 2 });
+      const refused = await ingestOk(id, [good, wrongType, newField], msgid, { accepted: 3, processed: 1, duplicates: 0, failed: 2 });
+      if (refused)
+        expect(refused.map((r) => [r.index, r.stage, r.reason])).toEqual([
+          [1, 'VALIDATION', expect.stringMatching(/amount/)],
+          [2, 'VALIDATION', expect.stringMatching(/colour/)],
+        ]);
 
       expect(await stored(msgid)).toEqual([good]);
       const rows = await failed(msgid);
@@ -350,8 +392,9 @@ export function ingestionScenarios(ctx: SuiteContext<IngestionDriver>): void {
     it('keeps an extracted item that is not an object as failed at stage extraction, with the reason', async () => {
       const msgid = unique('extractbad');
       const good = { id: unique('ok') };
-      await ingestOk(batched, { events: [good, 'not an event'] }, msgid);
-      expect(await stored(msgid)).toEqual([good]);
+      const refused = await ingestOk(batched, [{ id: unique('plain') }, { events: [good, 'not an event'] }], msgid, { accepted: 3, processed: 2, failed: 1 });
+      if (refused) expect(refused).toEqual([{ index: 1, item: 1, stage: 'EXTRACTION', reason: expect.stringMatching(/object/) }]);
+      expect((await stored(msgid)).slice(1)).toEqual([good]);
       const rows = await failed(msgid);
       expect(rows.map((row) => [row.stage, row.payload])).toEqual([['extraction', 'not an event']]);
       expect(rows[0]!.reason).toMatch(/object/);
@@ -437,7 +480,8 @@ export function ingestionScenarios(ctx: SuiteContext<IngestionDriver>): void {
 
     it('keeps a master event without a value at data_key as failed, naming the key', async () => {
       const msgid = unique('nokey');
-      await ingestOk(MASTER, [{ name: 'Nobody' }], msgid, { processed: 0, failed: 1 });
+      const refused = await ingestOk(MASTER, [{ name: 'Nobody' }], msgid, { processed: 0, failed: 1 });
+      if (refused) expect(refused).toEqual([{ index: 0, item: null, stage: 'MASTER', reason: expect.stringMatching(/data_key/) }]);
       const rows = await failed(msgid);
       expect(rows.map((row) => [row.stage, row.payload])).toEqual([['master', { name: 'Nobody' }]]);
       expect(rows[0]!.reason).toMatch(/data_key/);

@@ -6,7 +6,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { DatasetRecord, JsonObject } from '../datasets/index.js';
 import { linearRegExpEngine } from '../../validation/linear-regexp.js';
-import { batchKeys, type EventProcessing } from '../../platform/event-bus/event-bus.js';
+import { batchKeys, type EventProcessing, type ExtractedEvent } from '../../platform/event-bus/event-bus.js';
 import { isObject, textOf } from '../../validation/json-object.js';
 import { parseTimestamp } from '../../validation/timestamp.js';
 
@@ -23,12 +23,15 @@ export function valueAt(event: JsonObject, path: string): unknown {
 }
 
 /** The events a message carries: the single event, or the batch under the extraction key; with
- * is_batch_event, an event holding an array under the extraction key is split into its items. */
-export function extractEvents(value: JsonObject, dataset: DatasetRecord): unknown[] {
+ * is_batch_event, an event holding an array under the extraction key is split into its items. Each
+ * keeps its position in the request (and in its own batch), so a refusal can say which event it was. */
+export function extractEvents(value: JsonObject, dataset: DatasetRecord): ExtractedEvent[] {
   const { extractionKey } = batchKeys(dataset);
   const carried = 'event' in value ? [value.event] : Array.isArray(value[extractionKey]) ? (value[extractionKey] as unknown[]) : [];
-  if (dataset.extractionConfig?.is_batch_event !== true) return carried;
-  return carried.flatMap((event) => (isObject(event) && Array.isArray(event[extractionKey]) ? (event[extractionKey] as unknown[]) : [event]));
+  const splits = dataset.extractionConfig?.is_batch_event === true;
+  return carried.flatMap((event, index) =>
+    splits && isObject(event) && Array.isArray(event[extractionKey]) ? (event[extractionKey] as unknown[]).map((inner, item) => ({ event: inner, index, item })) : [{ event, index }],
+  );
 }
 
 // Data schemas carry the contract's own keywords (arrival_format, data_type, suggestions): not strict.

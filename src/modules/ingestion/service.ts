@@ -8,6 +8,7 @@ import { datasetIdLengthProblem } from '../datasets/index.js';
 import type { DatasetService, JsonObject, Stage } from '../datasets/index.js';
 import { validationProblem } from './pipeline.js';
 import type { IngestionCounters, IngestionCounts } from './counters.js';
+import type { IngestResult } from './outcome.js';
 import type { SystemEventsRecorder } from './system-events.js';
 import { isObject } from '../../validation/json-object.js';
 
@@ -16,13 +17,6 @@ export interface IngestionServiceOptions {
   maxBatch: number;
   /** Counts what each processing stage made of the events (the embedded system-events). */
   systemEvents?: Pick<SystemEventsRecorder, 'record'>;
-}
-
-export interface IngestResult {
-  accepted: number;
-  processed: number;
-  duplicates: number;
-  failed: number;
 }
 
 /** Deepest nesting of one event, as the PII service bounds sample records: deeper documents
@@ -110,11 +104,16 @@ export function createIngestionService(datasets: DatasetService, bus: EventBus, 
       const outcome = await bus.publish(message, dataset);
       await counters.recordAccepted(dataset.datasetId, outcome);
       options.systemEvents?.record(dataset, outcome, performance.now() - startedAt);
+      // Only a bus that processed the events in the call knows what became of them; Kafka's
+      // acknowledgement says they are queued, and nothing about their processing.
+      if (outcome.processed === undefined) return { outcome: 'queued', accepted: outcome.accepted, processed: null, duplicates: null, failed: null, refused: null };
       return {
+        outcome: 'processed',
         accepted: outcome.accepted,
-        processed: outcome.processed ?? outcome.accepted,
+        processed: outcome.processed,
         duplicates: outcome.duplicates ?? 0,
         failed: outcome.failed ?? 0,
+        refused: outcome.refused ?? [],
       };
     },
 

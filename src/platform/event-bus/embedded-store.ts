@@ -4,7 +4,7 @@
 // failed with its stage and reason), or none.
 import type pg from 'pg';
 import type { DatasetRecord, JsonObject } from '../dataset.js';
-import type { EventBus, EventProcessing, IngestMessage, PublishOutcome, RefusingStage } from './event-bus.js';
+import type { EventBus, EventProcessing, IngestMessage, PublishOutcome, RefusedEvent, RefusingStage } from './event-bus.js';
 import { textOf } from '../../validation/json-object.js';
 
 /**
@@ -21,10 +21,28 @@ function eventTimes(processing: EventProcessing, events: readonly JsonObject[], 
   return `{${events.map((event) => processing.eventTime(event, dataset, arrival)).join(',')}}`;
 }
 
-interface Failed {
+/** Where an event was in the request (ExtractedEvent's index and item). */
+interface Position {
+  index: number;
+  item?: number;
+}
+
+interface Failed extends Position {
   stage: RefusingStage;
   reason: string;
   payload: unknown;
+}
+
+/** The refused events as the caller sees them (no payloads: the caller sent them), in request order. */
+function refusedEvents(failed: readonly Failed[]): RefusedEvent[] {
+  return failed
+    .map(({ index, item, stage, reason }): RefusedEvent => (item === undefined ? { index, stage, reason } : { index, item, stage, reason }))
+    .sort((a, b) => a.index - b.index || (a.item ?? 0) - (b.item ?? 0));
+}
+
+/** The failed_events rows' JSON: stage, reason and payload only (positions are the caller's, not stored). */
+function failedRows(failed: readonly Failed[]): string {
+  return JSON.stringify(failed.map(({ stage, reason, payload }) => ({ stage, reason, payload: payload ?? null })));
 }
 
 function refusedByStage(failed: readonly Failed[]): Partial<Record<RefusingStage, number>> {
@@ -33,7 +51,7 @@ function refusedByStage(failed: readonly Failed[]): Partial<Record<RefusingStage
   return counts;
 }
 
-interface Candidate {
+interface Candidate extends Position {
   event: JsonObject;
   dedupKey?: string;
 }
@@ -54,23 +72,23 @@ export class EmbeddedEventStore implements EventBus {
     const seenInRequest = new Set<string>();
 
     const validationProblem = this.processing.eventValidator(dataset);
-    for (const event of this.processing.extractEvents(message.value, dataset)) {
+    for (const { event, index, item } of this.processing.extractEvents(message.value, dataset)) {
       if (event === null || typeof event !== 'object' || Array.isArray(event)) {
-        failed.push({ stage: 'extraction', reason: 'the extracted item is not a JSON object', payload: event });
+        failed.push({ index, item, stage: 'extraction', reason: 'the extracted item is not a JSON object', payload: event });
         continue;
       }
       const problem = validationProblem(event as JsonObject);
       if (problem) {
-        failed.push({ stage: 'validation', reason: problem, payload: event });
+        failed.push({ index, item, stage: 'validation', reason: problem, payload: event });
         continue;
       }
       const dedupKey = this.processing.dedupKeyOf(event as JsonObject, dataset);
       if (dedupKey !== undefined && seenInRequest.has(dedupKey)) {
-        failed.push({ stage: 'dedup', reason: `duplicate: ${textOf(dataset.dedupConfig?.dedup_key)} ${dedupKey} repeats an earlier event of the same request`, payload: event });
+        failed.push({ index, item, stage: 'dedup', reason: `duplicate: ${textOf(dataset.dedupConfig?.dedup_key)} ${dedupKey} repeats an earlier event of the same request`, payload: event });
         continue;
       }
       if (dedupKey !== undefined) seenInRequest.add(dedupKey);
-      candidates.push({ event: event as JsonObject, dedupKey });
+      candidates.push({ event: event as JsonObject, index, item, dedupKey });
     }
 
     // No dedup keys to claim and no master records to upsert: the accepted and the refused events go
@@ -87,14 +105,7 @@ export class EmbeddedEventStore implements EventBus {
            SELECT $1, r.stage, r.reason, to_timestamp($2 / 1000.0), $3, r.payload FROM jsonb_to_recordset($6::jsonb) AS r(stage text, reason text, payload jsonb)
          )
          SELECT 1`,
-        [
-          dataset.datasetId,
-          arrival,
-          msgid,
-          JSON.stringify(accepted),
-          eventTimes(this.processing, accepted, dataset, arrival),
-          JSON.stringify(failed.map((f) => ({ ...f, payload: f.payload ?? null }))),
-        ],
+        [dataset.datasetId, arrival, msgid, JSON.stringify(accepted), eventTimes(this.processing, accepted, dataset, arrival), failedRows(failed)],
       );
       return {
         accepted: accepted.length + failed.length,
@@ -102,6 +113,7 @@ export class EmbeddedEventStore implements EventBus {
         duplicates: failed.filter((f) => f.stage === 'dedup').length,
         failed: failed.filter((f) => f.stage !== 'dedup').length,
         refusedBy: refusedByStage(failed),
+        refused: refusedEvents(failed),
       };
     }
 
@@ -109,20 +121,22 @@ export class EmbeddedEventStore implements EventBus {
     try {
       await client.query('BEGIN');
       const fresh = await this.claimDedupKeys(client, dataset, candidates);
-      const accepted: JsonObject[] = [];
+      const accepted: Candidate[] = [];
       for (const candidate of candidates) {
         if (candidate.dedupKey !== undefined && !fresh.has(candidate.dedupKey)) {
           failed.push({
+            index: candidate.index,
+            item: candidate.item,
             stage: 'dedup',
             reason: `duplicate: ${textOf(dataset.dedupConfig?.dedup_key)} ${candidate.dedupKey} was seen within the last ${this.processing.dedupPeriodSeconds(dataset)} s`,
             payload: candidate.event,
           });
-        } else accepted.push(candidate.event);
+        } else accepted.push(candidate);
       }
 
-      let stored = accepted;
+      let stored = accepted.map((candidate) => candidate.event);
       if (dataset.type === 'master') stored = await this.upsertMasters(client, dataset, accepted, failed);
-      else await this.denormalise(client, dataset, accepted);
+      else await this.denormalise(client, dataset, stored);
 
       if (stored.length > 0) {
         await client.query(`INSERT INTO events (dataset_id, event_time, arrival_time, msgid, payload) ${SELECT_EVENT_ROWS}`, [
@@ -137,12 +151,19 @@ export class EmbeddedEventStore implements EventBus {
         await client.query(
           `INSERT INTO failed_events (dataset_id, stage, reason, arrival_time, msgid, payload)
            SELECT $1, r.stage, r.reason, to_timestamp($2 / 1000.0), $3, r.payload FROM jsonb_to_recordset($4::jsonb) AS r(stage text, reason text, payload jsonb)`,
-          [dataset.datasetId, arrival, msgid, JSON.stringify(failed.map((f) => ({ ...f, payload: f.payload ?? null })))],
+          [dataset.datasetId, arrival, msgid, failedRows(failed)],
         );
       }
       await client.query('COMMIT');
       const duplicates = failed.filter((f) => f.stage === 'dedup').length;
-      return { accepted: stored.length + failed.length, processed: stored.length, duplicates, failed: failed.length - duplicates, refusedBy: refusedByStage(failed) };
+      return {
+        accepted: stored.length + failed.length,
+        processed: stored.length,
+        duplicates,
+        failed: failed.length - duplicates,
+        refusedBy: refusedByStage(failed),
+        refused: refusedEvents(failed),
+      };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
@@ -166,13 +187,13 @@ export class EmbeddedEventStore implements EventBus {
   }
 
   /** Master datasets: the latest event per data_key becomes the master record. */
-  private async upsertMasters(client: pg.PoolClient, dataset: DatasetRecord, events: JsonObject[], failed: Failed[]): Promise<JsonObject[]> {
+  private async upsertMasters(client: pg.PoolClient, dataset: DatasetRecord, candidates: Candidate[], failed: Failed[]): Promise<JsonObject[]> {
     const latest = new Map<string, JsonObject>();
     const kept: JsonObject[] = [];
-    for (const event of events) {
+    for (const { event, index, item } of candidates) {
       const key = this.processing.masterKeyOf(event, dataset);
       if (key === undefined) {
-        failed.push({ stage: 'master', reason: "the event has no value at the dataset's data_key", payload: event });
+        failed.push({ index, item, stage: 'master', reason: "the event has no value at the dataset's data_key", payload: event });
         continue;
       }
       latest.set(key, event);

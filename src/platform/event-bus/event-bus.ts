@@ -21,6 +21,25 @@ export interface PublishOutcome {
   failed?: number;
   /** Embedded store only: the events each processing stage refused (the platform's system-events count them). */
   refusedBy?: Partial<Record<RefusingStage, number>>;
+  /** Embedded store only: each event not stored, in the order of the request. */
+  refused?: RefusedEvent[];
+}
+
+/** One event of a request that processing did not store, and why. */
+export interface RefusedEvent {
+  /** Its position in the request's batch (0 for a single event). */
+  index: number;
+  /** Its position in that event's own batch, when the dataset splits batch events (is_batch_event). */
+  item?: number;
+  stage: RefusingStage;
+  reason: string;
+}
+
+/** An event as extraction found it, with where it was in the request. */
+export interface ExtractedEvent {
+  event: unknown;
+  index: number;
+  item?: number;
 }
 
 /** The embedded store's stages that can refuse an event. */
@@ -51,8 +70,8 @@ export interface EventBusStats {
  * never imports a module. Kafka leaves processing to the pipeline behind it and needs none.
  */
 export interface EventProcessing {
-  /** The events a message carries (the single event, or the batch under the extraction key). */
-  extractEvents(value: JsonObject, dataset: DatasetRecord): unknown[];
+  /** The events a message carries (the single event, or the batch under the extraction key), each with its position. */
+  extractEvents(value: JsonObject, dataset: DatasetRecord): ExtractedEvent[];
   /** The dataset's schema check: undefined when an event passes, else the reason. */
   eventValidator(dataset: DatasetRecord): (event: JsonObject) => string | undefined;
   /** The dedup key of an event as text, when the dataset drops duplicates and the event has one. */
