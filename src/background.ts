@@ -1,6 +1,7 @@
 // The gateway's work that no request starts, begun once it serves: the sampler of its own metrics
 // into the embedded store (the shared series by the holder of a lease, one gateway per database),
-// the processing telemetry's writer, and the alert rule evaluator. Each logs what it does.
+// the processing telemetry's writer, the alert rule evaluator, and the change log's retention. Each
+// logs what it does.
 import type { Config } from './config.js';
 import type { Services } from './context.js';
 import type { Logger } from './logger.js';
@@ -24,6 +25,32 @@ export interface BackgroundWorkOptions {
   systemEvents: SystemEventsRecorder | undefined;
   /** This gateway among its copies (host and port): the label of the series it samples. */
   instance: string;
+}
+
+/** How often the change log's retention runs (every copy runs it: a DELETE that finds nothing is cheap). */
+const CHANGE_LOG_RETENTION_EVERY_MS = 5 * 60_000;
+
+/** Deletes the change log's rows older than the retention, at once and every few minutes. */
+function keepChangeLog(services: Services, retentionMs: number, logger: Logger) {
+  let running: Promise<void> | undefined;
+  const run = () => {
+    running ??= services.live.events
+      .deleteChangesBefore(new Date(Date.now() - retentionMs))
+      .then((deleted) => {
+        if (deleted > 0) logger.info(`change log: ${deleted} dataset changes older than ${retentionMs / 3_600_000} h deleted`);
+      })
+      .catch((error: unknown) => logger.warn({ err: error }, 'change log: retention could not run; it is tried again later'))
+      .finally(() => (running = undefined));
+  };
+  run();
+  const timer = setInterval(run, CHANGE_LOG_RETENTION_EVERY_MS);
+  timer.unref();
+  return {
+    async stop(): Promise<void> {
+      clearInterval(timer);
+      await running;
+    },
+  };
 }
 
 export function startBackgroundWork({ config, database, logger, metrics, metricsStore, prometheus, services, systemEvents, instance }: BackgroundWorkOptions) {
@@ -54,6 +81,7 @@ export function startBackgroundWork({ config, database, logger, metrics, metrics
     evaluated: () => metrics.alertRuleEvaluated(),
   });
   alertEvaluator.start();
+  const changeLogRetention = keepChangeLog(services, config.live.changeLogRetentionMs, logger);
   logger.info(
     config.alerting.evaluationTickMs > 0
       ? `alert rules: Live rules of the embedded and alertmanager managers evaluated here (looking every ${config.alerting.evaluationTickMs / 1000} s) against the ${prometheus.name}; a rule that keeps firing notifies again every ${config.alerting.repeatIntervalMs / 60_000} min`
@@ -64,6 +92,7 @@ export function startBackgroundWork({ config, database, logger, metrics, metrics
     sampler,
     alertEvaluator,
     async stop(): Promise<void> {
+      await changeLogRetention.stop();
       await alertEvaluator.stop();
       await systemEvents?.stop();
       if (sampling) await sampler.stop();

@@ -31,6 +31,12 @@ export const liveVariables = z.object({
     .max(3_600_000)
     .default(1000)
     .describe('Shortest time between two readings of one live query (subscription { live { ... } }): changes coming faster are read together.'),
+  CHANGE_LOG_RETENTION_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(8_760)
+    .default(72)
+    .describe('Hours the change log of datasets is kept (Subscription.datasetChanges): a client may resume from a cursor this recent; an older one is refused with CHANGE_CURSOR_EXPIRED.'),
 });
 
 type LiveVariables = z.infer<typeof liveVariables>;
@@ -42,5 +48,6 @@ export function liveSettings(e: LiveVariables) {
     maxPerCaller: e.LIVE_MAX_SUBSCRIPTIONS_PER_CALLER,
     keepAliveMs: e.LIVE_KEEPALIVE_SECONDS * 1000,
     liveQueryMinIntervalMs: e.LIVE_QUERY_MIN_INTERVAL_MS,
+    changeLogRetentionMs: Math.round(e.CHANGE_LOG_RETENTION_HOURS * 3_600_000),
   };
 }

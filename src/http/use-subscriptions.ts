@@ -18,7 +18,7 @@ import type { Authentication, Caller, RequestAccess } from '../auth/access.js';
 import type { Authenticator } from '../auth/authenticate.js';
 import type { Logger } from '../logger.js';
 import type { LiveGate, PreparedSubscription } from '../modules/live/index.js';
-import { formatLiveResult, type ErrorFormatter, type EvaluationAccess, type LiveSubscriber, type Membership, type SharedResult, type SharedSubscriptions } from '../modules/live/index.js';
+import { formatLiveResult, resumedAt, type ErrorFormatter, type EvaluationAccess, type LiveSubscriber, type Membership, type SharedResult, type SharedSubscriptions } from '../modules/live/index.js';
 import { SocketSubscription } from './subscription-socket.js';
 import { requestIdFor } from './use-request-id.js';
 import { operationLabel, type subscriptionObserver, type SubscriptionObservation } from './use-observability.js';
@@ -144,6 +144,12 @@ function dropSlowStream(res: Response): void {
 }
 
 const EVENT_OPENING = Buffer.from('event: next\ndata: ');
+
+/** An event's SSE id: a resumable stream's endCursor (what the client's Last-Event-ID gives back on a reconnect), when selected. */
+function eventIdOf(result: SharedResult): string | undefined {
+  const page = (result.result.data as { datasetChanges?: { endCursor?: unknown } } | null | undefined)?.datasetChanges;
+  return typeof page?.endCursor === 'string' ? page.endCursor : undefined;
+}
 const EVENT_CLOSING = Buffer.from('\n\n');
 
 /**
@@ -199,7 +205,8 @@ class StreamSubscription implements LiveSubscriber, AsyncIterableIterator<never>
 
   private write(result: SharedResult): void {
     this.unflushed += 1;
-    this.res.write(Buffer.concat([EVENT_OPENING, result.json, EVENT_CLOSING]), this.flushed);
+    const id = eventIdOf(result);
+    this.res.write(Buffer.concat([id === undefined ? EVENT_OPENING : Buffer.from(`id: ${id}\nevent: next\ndata: `), result.json, EVENT_CLOSING]), this.flushed);
   }
 
   private readonly flushed = (): void => {
@@ -423,8 +430,11 @@ export function serveSubscriptions(options: SubscriptionTransportOptions) {
       const observation = options.observe('graphql-sse', (res.locals.requestId as string | undefined) ?? requestIdFor(raw.headers), authentication.caller?.id);
       const refused = refusedAuthentication(authentication);
       if (refused) return sseRefusal(refuse(observation, [refused]), statusOf([refused]));
-      const prepared = await gate.prepare(options.accessFor(authentication, raw.ip), params);
+      let prepared = await gate.prepare(options.accessFor(authentication, raw.ip), params);
       if (Array.isArray(prepared)) return sseRefusal(refuse(observation, prepared), statusOf(prepared));
+      // A reconnecting event stream resumes a datasetChanges stream where it got to (the last event's id).
+      const lastEventId = raw.headers['last-event-id'];
+      if (typeof lastEventId === 'string' && lastEventId !== '') prepared = resumedAt(prepared, lastEventId);
       observation.named(prepared.operationName, prepared.operation);
       // The request's own log line (useObservability) names the operation too.
       const scope = currentRequestScope();

@@ -70,7 +70,8 @@ export function startLiveTransport(options: LiveTransportOptions): Transport & {
     shared: new SharedSubscriptions({
       schema,
       formatError: formatLiveError,
-      startsWithSnapshot: (document) => subscribedFields(document).includes('metricSeries'),
+      // A stream that starts at its cursor (or at now) is shared only until its first page is out.
+      startsWithSnapshot: (document) => subscribedFields(document).some((field) => field === 'metricSeries' || field === 'datasetChanges'),
       deliversChangesOnly: (document) => subscribedFields(document).includes('live'),
     }),
     queueCapacity: live.queueCapacity,

@@ -10,6 +10,8 @@ import type { DatasetRecord, DatasetVersionStamp, DatasetVersions } from '../dat
 import type { IngestionPoint, SeriesService, TimeSeries } from '../series/index.js';
 import { LIVE_TABLE_PREFIX, type AlertRuleTransition, type NotificationOutcomeEvent } from './announcements.js';
 import { Channel } from './channel.js';
+import { ChangeLogStream, DEFAULT_CHANGE_PAGE, MAX_CHANGE_PAGE, startingPosition, type ChangeLogStore } from './change-log.js';
+import { GatewayError } from '../../errors.js';
 
 export type DatasetChangeKind = 'CREATED' | 'UPDATED' | 'STATUS_CHANGED' | 'DELETED';
 
@@ -29,6 +31,8 @@ export interface LiveEventsOptions {
   /** The newest `limit` dataset versions' stamps (what tells a change), to know every dataset's status before its first change. */
   versionStamps(limit: number): Promise<DatasetVersionStamp[]>;
   series: SeriesService;
+  /** The change log of datasets (Subscription.datasetChanges) and how long it is kept. */
+  changeLog: { store: ChangeLogStore; retentionHours: number };
   logger: Logger;
   /** Events a source keeps for the evaluation reading it (it reads at once; this bounds a stall). */
   sourceCapacity?: number;
@@ -54,6 +58,8 @@ export class LiveEvents {
   private readonly notificationListeners = new Set<(event: NotificationOutcomeEvent) => void>();
   /** Live queries' listeners: the table of each committed change ('*': changes may have been missed). */
   private readonly tableListeners = new Set<(table: string) => void>();
+  /** Resumable streams of dataset changes, each told when datasets changed. */
+  private readonly changeLogStreams = new Set<ChangeLogStream>();
   private readonly remembered = new Map<string, { signature: string; status: string | null }>();
   private readonly pendingDatasets = new Set<string>();
   private flushTimer: NodeJS.Timeout | undefined;
@@ -73,12 +79,16 @@ export class LiveEvents {
     this.capacity = options.sourceCapacity ?? 1_000;
     changes.subscribe({
       change: (change) => {
+        if (change.table === 'datasets') for (const stream of this.changeLogStreams) stream.changed();
         if (change.table === 'datasets' && change.key !== '*') this.datasetAnnounced(change.key);
         else if (change.table.startsWith(LIVE_TABLE_PREFIX)) this.liveAnnounced(change.table.slice(LIVE_TABLE_PREFIX.length), change.key);
         for (const listener of this.tableListeners) listener(change.table);
       },
       // The feed reconnected: changes may have been missed, so every live query reads again.
-      reset: () => this.tableListeners.forEach((listener) => listener('*')),
+      reset: () => {
+        this.tableListeners.forEach((listener) => listener('*'));
+        for (const stream of this.changeLogStreams) stream.changed();
+      },
     });
   }
 
@@ -244,6 +254,26 @@ export class LiveEvents {
         if (this.priming === priming) this.priming = undefined;
       });
     this.priming = priming;
+  }
+
+  /**
+   * The change log of datasets after `after` (every change since, in commit order), then each change
+   * as it is committed, in pages of at most `first`. Refused at once (before any page) for a cursor
+   * that is not one, or that retention has passed.
+   */
+  async datasetChangeLog(after: string | null | undefined, first: number | null | undefined): Promise<ChangeLogStream> {
+    const size = first ?? DEFAULT_CHANGE_PAGE;
+    if (!Number.isInteger(size) || size < 1 || size > MAX_CHANGE_PAGE) throw new GatewayError('INVALID_INPUT', `first: ${size} is not a page size from 1 to ${MAX_CHANGE_PAGE}`);
+    const { store, retentionHours } = this.options.changeLog;
+    const position = await startingPosition(store, after, retentionHours, this.now());
+    const stream = new ChangeLogStream(store, position, size, () => this.changeLogStreams.delete(stream));
+    this.changeLogStreams.add(stream);
+    return stream;
+  }
+
+  /** Retention of the change log: deletes the changes made before `cutoff`; how many went. */
+  deleteChangesBefore(cutoff: Date): Promise<number> {
+    return this.options.changeLog.store.deleteBefore(cutoff);
   }
 
   alertTransitions(accept: (event: AlertRuleTransition) => boolean): Channel<AlertRuleTransition> {

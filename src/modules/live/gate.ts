@@ -61,6 +61,32 @@ function queryFieldsOf(live: FieldNode, document: DocumentNode): string[] {
   return [...names];
 }
 
+/**
+ * The subscription with `after` of each datasetChanges it selects set to `cursor`: an SSE client's
+ * Last-Event-ID (the last page's endCursor it received), which is later than any `after` its request
+ * carried. The same subscription when it selects no datasetChanges.
+ */
+export function resumedAt(prepared: PreparedSubscription, cursor: string): PreparedSubscription {
+  let changed = false;
+  const variables = { ...prepared.variables };
+  const selections = prepared.operation.selectionSet.selections.map((selection): SelectionNode => {
+    if (selection.kind !== Kind.FIELD || selection.name.value !== 'datasetChanges') return selection;
+    const after = selection.arguments?.find((argument) => argument.name.value === 'after');
+    // Given as a variable: the variable takes the cursor (the document, still using it, stays valid).
+    if (after?.value.kind === Kind.VARIABLE) {
+      variables[after.value.name.value] = cursor;
+      return selection;
+    }
+    changed = true;
+    const others = (selection.arguments ?? []).filter((argument) => argument !== after);
+    return { ...selection, arguments: [...others, { kind: Kind.ARGUMENT, name: { kind: Kind.NAME, value: 'after' }, value: { kind: Kind.STRING, value: cursor } }] };
+  });
+  if (!changed) return { ...prepared, variables };
+  const operation: OperationDefinitionNode = { ...prepared.operation, selectionSet: { ...prepared.operation.selectionSet, selections } };
+  const definitions = prepared.document.definitions.map((definition) => (definition === prepared.operation ? operation : definition));
+  return { ...prepared, variables, operation, document: { ...prepared.document, definitions } };
+}
+
 export function callerKey(caller: Caller | undefined): string {
   return caller ? `${caller.via}:${caller.id}` : 'anonymous';
 }

@@ -5,6 +5,7 @@ export { liveFieldPermissions } from './permissions.js';
 export { announceLive } from './announcements.js';
 export { sharedEvaluationContext } from './context.js';
 export { type DatasetChange, LiveEvents } from './events.js';
-export { LiveGate, type PreparedSubscription } from './gate.js';
+export { createChangeLogStore } from './change-log.js';
+export { LiveGate, type PreparedSubscription, resumedAt } from './gate.js';
 export { type ErrorFormatter, type EvaluationAccess, formatLiveResult, type LiveSubscriber, type Membership, type SharedResult, SharedSubscriptions, subscribedFields } from './multiplexer.js';
 export { liveResolvers } from './resolvers.js';

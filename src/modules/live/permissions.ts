@@ -3,6 +3,7 @@ import { PUBLIC_API_ID, type FieldPermissions } from '../../auth/field-api-ids.j
 
 export const liveFieldPermissions: FieldPermissions = {
   'Subscription.datasetChanged': ['api.datasets.read'],
+  'Subscription.datasetChanges': ['api.datasets.read'],
   'Subscription.alertRuleStateChanged': ['api.alert.get'],
   'Subscription.ingestionCounts': ['api.dataset.metrics'],
   'Subscription.metricSeries': ['api.data.metrics'],

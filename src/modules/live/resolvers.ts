@@ -5,6 +5,7 @@ import { GatewayError } from '../../errors.js';
 import type { Resolvers } from '../../generated/graphql.js';
 import { stepGrid } from '../series/index.js';
 import type { AlertRuleTransition, NotificationOutcomeEvent } from './announcements.js';
+import { changeCursor, type ChangePage, type DatasetChangeRecord } from './change-log.js';
 import type { DatasetChange } from './events.js';
 
 /** Longest ingestion interval a subscription may ask for (a day). */
@@ -22,6 +23,20 @@ function liveQueryOf(info: GraphQLResolveInfo): { document: DocumentNode; operat
     variableDefinitions: info.operation.variableDefinitions ?? [],
   };
   return { operation, document: { kind: Kind.DOCUMENT, definitions: [operation, ...Object.values(info.fragments)] } };
+}
+
+function changeRecord(record: DatasetChangeRecord) {
+  return {
+    cursor: changeCursor(record.id),
+    datasetId: record.datasetId,
+    version: record.stage as 'live' | 'draft',
+    kind: record.kind,
+    statusBefore: record.statusBefore as never,
+    statusAfter: record.statusAfter as never,
+    versionNumber: record.version,
+    actor: record.actor,
+    at: record.at,
+  };
 }
 
 export const liveResolvers: Resolvers = {
@@ -44,6 +59,10 @@ export const liveResolvers: Resolvers = {
     datasetChanged: {
       subscribe: (_, { datasetId }, { services }) => services.live.events.datasetChanges(datasetId ?? null),
       resolve: (change: DatasetChange) => change,
+    },
+    datasetChanges: {
+      subscribe: (_, { after, first }, { services }) => services.live.events.datasetChangeLog(after, first),
+      resolve: (page: ChangePage) => ({ changes: page.changes.map(changeRecord), endCursor: changeCursor(page.position), caughtUp: page.caughtUp }),
     },
     alertRuleStateChanged: {
       subscribe: (_, { where }, { services }) =>
