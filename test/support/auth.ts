@@ -139,6 +139,8 @@ export interface RootField {
   operation: 'query' | 'mutation' | 'subscription';
   field: GraphQLField<unknown, unknown>;
   apiIds: readonly string[];
+  /** The root field it is asked under (a Query field under Subscription.live: a live query). */
+  under?: string;
 }
 
 export const schema: GraphQLSchema = buildSchema('test');
@@ -159,12 +161,28 @@ export function rootFields(): RootField[] {
   return fields;
 }
 
-/** The Subscription root fields, as rootFields() gives the others (fieldRequest builds a subscription of each). */
+/**
+ * The Subscription root fields, as rootFields() gives the others (fieldRequest builds a subscription
+ * of each), and every Query field asked as a live query (under Subscription.live), which needs
+ * what its query twin needs.
+ */
 export function subscriptionFields(): RootField[] {
   const { byField } = fieldApiIds(schema, ROOT_FIELD_PERMISSIONS, restEndpoints);
   const type = schema.getSubscriptionType();
   if (!type) return [];
-  return Object.values(type.getFields()).map((field) => ({ coordinate: `${type.name}.${field.name}`, operation: 'subscription', field, apiIds: byField.get(`${type.name}.${field.name}`)! }));
+  const fields: RootField[] = Object.values(type.getFields()).map((field) => ({
+    coordinate: `${type.name}.${field.name}`,
+    operation: 'subscription',
+    field,
+    apiIds: byField.get(`${type.name}.${field.name}`)!,
+  }));
+  if (type.getFields().live) {
+    const query = schema.getQueryType()!;
+    for (const field of Object.values(query.getFields())) {
+      fields.push({ coordinate: `Subscription.live > Query.${field.name}`, operation: 'subscription', field, apiIds: byField.get(`Query.${field.name}`)!, under: 'live' });
+    }
+  }
+  return fields;
 }
 
 export function isPublic(field: RootField): boolean {
@@ -218,7 +236,8 @@ export function fieldRequest(root: RootField): { query: string; variables: Recor
     args.push(`${arg.name}: $${arg.name}`);
   }
   const selection = isCompositeType(getNamedType(root.field.type)) ? ' { __typename }' : '';
-  const query = `${root.operation} Probe${definitions.length ? `(${definitions.join(', ')})` : ''} { ${root.field.name}${args.length ? `(${args.join(', ')})` : ''}${selection} }`;
+  const field = `${root.field.name}${args.length ? `(${args.join(', ')})` : ''}${selection}`;
+  const query = `${root.operation} Probe${definitions.length ? `(${definitions.join(', ')})` : ''} { ${root.under ? `${root.under} { ${field} }` : field} }`;
   return { query, variables, uploads };
 }
 
