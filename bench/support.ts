@@ -181,7 +181,7 @@ export function residentMemory(pid: number | undefined): { nowMiB: number; peakM
 }
 
 /** A TCP port nothing listens on now (the kernel's choice). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = http.createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
