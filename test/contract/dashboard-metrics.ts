@@ -51,9 +51,12 @@ export function dashboardMetricsScenarios(ctx: SuiteContext<DashboardMetricsDriv
   const sampled = async (): Promise<void> => {
     const deadline = Date.now() + 10_000;
     for (;;) {
+      // The events are counted while the ingest runs, its API call once its answer is written: a
+      // sampling between the two has the one and not the other, so both are waited for.
       const seen = await vector(`sum by (dataset) (gateway_ingestion_events_total{stage="received", dataset=~"${big}|${small}"})`);
-      if (seen.length === 2) return;
-      if (Date.now() > deadline) throw new Error(`the ingests were not sampled within 10 s: ${JSON.stringify(seen)}`);
+      const calls = await vector(`sum by (dataset_id) (node_total_api_calls{entity="data-in", dataset_id=~"${big}|${small}"})`);
+      if (seen.length === 2 && calls.length === 2) return;
+      if (Date.now() > deadline) throw new Error(`the ingests were not sampled within 10 s: ${JSON.stringify({ seen, calls })}`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   };
