@@ -4,7 +4,6 @@
 // operator's API-key command must run from dist/ beside it, as it does in the image.
 import { execFile, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +13,7 @@ import { findFreePort } from '../../src/platform/database/embedded.js';
 import { envelope } from '../support/api.js';
 import { AUDIENCE, ISSUER, JWT_SECRET } from '../support/auth.js';
 import { buildGateway, exited } from '../support/child-gateway.js';
+import { accepts } from '../support/daemon.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const run = promisify(execFile);
@@ -61,17 +61,6 @@ function childrenOf(pid: number): { pid: number; command: string }[] {
     }
   }
   return found;
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.end();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 describe('npm start', () => {
