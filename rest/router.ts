@@ -209,7 +209,7 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
         const classified = classifyGraphQLError(firstError);
         if (classified.kind === 'gateway') {
           // A text the database cannot take (a NUL) is this entry's bad input, under its own code.
-          if (classified.error.code === 'INVALID_INPUT') return fail(new GatewayError(endpoint.invalidInputCode, classified.error.message));
+          if (classified.error.code === 'INVALID_INPUT') return fail(new GatewayError(endpoint.invalidInputCode, classified.error.parts ?? classified.error.message));
           if (classified.error.code === 'DATABASE_UNAVAILABLE') context.logger.warn({ err: firstError.originalError }, 'database unavailable');
           return fail(classified.error);
         }

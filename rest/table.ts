@@ -2,6 +2,7 @@
 // control and the OpenAPI document are all derived from these declarations.
 import type { ErrorCode, GatewayError } from '../src/errors.js';
 import type { ErrorPresentation } from '../src/http/envelope.js';
+import { DOCUMENT_NAMES } from '../src/platform/dataset-document.js';
 import type { JsonSchema } from './validation.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -98,9 +99,16 @@ export interface ResponseHeader<TData = Record<string, unknown>> {
   value: (data: TData) => string | number | null;
 }
 
-/** How `error` is shown on `endpoint`: the entry's presentation of its code, else the catalogue's. */
-export function presentationOf(endpoint: Pick<RestEndpoint, 'errorPresentation'>, error: Pick<GatewayError, 'code' | 'kind' | 'httpStatus'>): ErrorPresentation {
-  return endpoint.errorPresentation?.[error.code] ?? error;
+/**
+ * How REST names the fields a message names (services name them in the domain's words): as the
+ * contract does. A dataset's fields are the definition document's (src/platform/dataset-document.ts).
+ */
+const CONTRACT_FIELD_NAMES: Readonly<Record<string, string>> = DOCUMENT_NAMES;
+
+/** How `error` is shown on `endpoint`: the entry's presentation of its code, else the catalogue's, in the contract's field names. */
+export function presentationOf(endpoint: Pick<RestEndpoint, 'errorPresentation'>, error: Pick<GatewayError, 'code' | 'kind' | 'httpStatus' | 'messageNaming'>): ErrorPresentation {
+  const { kind, httpStatus } = endpoint.errorPresentation?.[error.code] ?? error;
+  return { kind, httpStatus, message: error.messageNaming(CONTRACT_FIELD_NAMES) };
 }
 
 /** The query parameter `mode` of a read, which `isEditMode` reads (any other value reads the Live version). */

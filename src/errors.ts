@@ -158,8 +158,26 @@ export interface GatewayErrorOptions {
   cause?: unknown;
 }
 
+/**
+ * One piece of a message: text, or the name of a field of the caller's input. A message that names
+ * fields is kept in pieces so that each transport names them as its callers do (GraphQL in the
+ * domain's names, REST in the contract's: rest/ passes its rename table to `messageNaming`).
+ */
+export type MessagePart = string | { readonly field: string };
+
+/** A field's name inside a message (see MessagePart). */
+export const field = (name: string): MessagePart => ({ field: name });
+
+/** The message with each field named by `names` (a field it does not list keeps its own name). */
+export function messageText(parts: readonly MessagePart[], names: Readonly<Record<string, string>> = {}): string {
+  return parts.map((part) => (typeof part === 'string' ? part : (names[part.field] ?? part.field))).join('');
+}
+
 export class GatewayError extends Error {
   readonly kind: ErrorKind;
+
+  /** The message in pieces, when it names fields of the caller's input. */
+  readonly parts?: readonly MessagePart[];
 
   readonly httpStatus: number;
 
@@ -169,15 +187,21 @@ export class GatewayError extends Error {
 
   constructor(
     readonly code: ErrorCode,
-    message: string,
+    message: string | readonly MessagePart[],
     options: GatewayErrorOptions = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(typeof message === 'string' ? message : messageText(message), options.cause === undefined ? undefined : { cause: options.cause });
+    if (typeof message !== 'string') this.parts = message;
     this.name = 'GatewayError';
     this.kind = ERROR_CATALOGUE[code];
     this.httpStatus = options.httpStatus ?? STATUS_OVERRIDES[code] ?? ERROR_KINDS[this.kind];
     if (options.headers) this.headers = options.headers;
     if (options.downstream) this.downstream = options.downstream;
+  }
+
+  /** The message with the fields it names called as `names` says (the message itself when it names none). */
+  messageNaming(names: Readonly<Record<string, string>> | undefined): string {
+    return this.parts && names ? messageText(this.parts, names) : this.message;
   }
 }
 

@@ -16,6 +16,8 @@ export interface EnvelopeParams {
 export interface ErrorPresentation {
   kind: ErrorKind;
   httpStatus: number;
+  /** The message as this transport words it (its callers' names for the fields it names), when not the error's own. */
+  message?: string;
 }
 
 export interface FailureEnvelope {
@@ -108,5 +110,5 @@ export function sendFailure(res: Response, apiId: string, msgid: string | undefi
   res
     .status(shown.httpStatus)
     .type('json')
-    .send(failureEnvelopeText(failureEnvelope(apiId, msgid, shown.kind, error.code, error.message)));
+    .send(failureEnvelopeText(failureEnvelope(apiId, msgid, shown.kind, error.code, shown.message ?? error.message)));
 }

@@ -3,6 +3,7 @@
 // services that validate free-form documents (a dataset definition) for both transports.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { field, messageText, type MessagePart } from '../errors.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -19,14 +20,45 @@ export function compileValidator(schema: JsonSchema): Validator {
   return (value) => (validate(value) ? undefined : describeError(validate.errors?.[0]));
 }
 
+/**
+ * A validator whose message keeps the document's top-level property names as fields (MessagePart),
+ * for a service validating its own input type: each transport then names them as its callers do.
+ */
+export function compileFieldValidator(schema: JsonSchema): (value: unknown) => MessagePart[] | undefined {
+  const validate: ValidateFunction = ajv.compile(schema);
+  return (value) => (validate(value) ? undefined : describeErrorParts(validate.errors?.[0], true));
+}
+
 function describeError(error: ErrorObject | undefined): string {
-  if (!error) return 'the request is invalid';
+  return messageText(describeErrorParts(error, false));
+}
+
+/** The top-level property a schema path is about, past the root's own conditions ("then/", "anyOf/1/"). */
+const TOP_LEVEL_PROPERTY = /^((?:(?:if|then|else)\/|(?:allOf|anyOf|oneOf)\/\d+\/)*properties\/)([^/]+)(.*)$/;
+
+/** A schema path or instance path with its top-level property name as a field. */
+function pathParts(prefix: string, path: string, kind: 'schema' | 'instance', withFields: boolean): MessagePart[] {
+  const found = withFields ? (kind === 'schema' ? TOP_LEVEL_PROPERTY.exec(path) : /^(\/)([^/]+)(.*)$/.exec(path)) : null;
+  if (!found) return [prefix + path];
+  return [prefix + found[1], field(found[2]!), found[3]!].filter((part) => part !== '');
+}
+
+function describeErrorParts(error: ErrorObject | undefined, withFields: boolean): MessagePart[] {
+  if (!error) return ['the request is invalid'];
+  const atRoot = error.instancePath === '';
   // "#/properties/request/required" -> "#properties/request/required", as the original prints it.
-  const where = error.schemaPath.replace(/^#\//, '#');
-  let detail = '';
-  if (error.keyword === 'additionalProperties') detail = `: '${String(error.params.additionalProperty)}'`;
-  else if (error.keyword === 'enum') detail = ` (${(error.params.allowedValues as unknown[]).map(String).join(', ')})`;
-  else if (error.keyword === 'const') detail = ` (${JSON.stringify(error.params.allowedValue)})`;
-  const at = error.instancePath && !['required', 'additionalProperties'].includes(error.keyword) ? ` at ${error.instancePath}` : '';
-  return `${where} ${error.message ?? 'is invalid'}${detail}${at}`;
+  const where = pathParts('#', error.schemaPath.replace(/^#\//, ''), 'schema', withFields);
+  const parts: MessagePart[] = [...where, ' '];
+  if (error.keyword === 'required' && atRoot && withFields) {
+    parts.push("must have required property '", field(String(error.params.missingProperty)), "'");
+  } else {
+    parts.push(error.message ?? 'is invalid');
+  }
+  if (error.keyword === 'additionalProperties') {
+    const name = String(error.params.additionalProperty);
+    parts.push(": '", atRoot && withFields ? field(name) : name, "'");
+  } else if (error.keyword === 'enum') parts.push(` (${(error.params.allowedValues as unknown[]).map(String).join(', ')})`);
+  else if (error.keyword === 'const') parts.push(` (${JSON.stringify(error.params.allowedValue)})`);
+  if (error.instancePath && !['required', 'additionalProperties'].includes(error.keyword)) parts.push(...pathParts(' at ', error.instancePath, 'instance', withFields));
+  return parts.filter((part) => part !== '');
 }

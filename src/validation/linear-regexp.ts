@@ -33,7 +33,7 @@ export const linearRegExpEngine: RegExpEngine = Object.assign((pattern: string) 
  * The first `pattern` value or `patternProperties` key in a JSON Schema that RE2 cannot run,
  * described with its path, or undefined when every one compiles.
  */
-export function unsupportedPatternIn(schema: unknown, path = 'data_schema'): string | undefined {
+export function unsupportedPatternIn(schema: unknown, path: string): string | undefined {
   if (Array.isArray(schema)) {
     for (const [index, item] of schema.entries()) {
       const found = unsupportedPatternIn(item, `${path}[${index}]`);

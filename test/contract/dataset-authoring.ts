@@ -4,7 +4,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createConnectorSecrets } from '../../src/modules/datasets/index.js';
 import { seedDataset, type Json } from '../support/datasets.js';
-import { expectFailure, expectOk, type Outcome, type SuiteContext } from './harness.js';
+import { expectFailure, expectOk, fieldNameOn, type Outcome, type SuiteContext } from './harness.js';
 
 /** The key the suite's gateways seal connector configurations with (so a test can open them). */
 export const CONNECTOR_KEY = 'ab'.repeat(32);
@@ -55,6 +55,8 @@ const transformation = (fieldKey: string, expr = 'device', mode = 'Strict') => (
 });
 
 export function datasetAuthoringScenarios(ctx: SuiteContext<AuthoringDriver>): void {
+  /** A field as this transport's messages name it (dataSchema over GraphQL, data_schema over REST). */
+  const named = (name: Parameters<typeof fieldNameOn>[1]) => fieldNameOn(ctx.transport, name);
   /** A created draft and its current version_key, in one line. */
   async function created(id: string, extra: Json = {}): Promise<string> {
     return expectOk(await ctx.driver.create(wizardCreate(id, extra))).version_key;
@@ -96,9 +98,13 @@ export function datasetAuthoringScenarios(ctx: SuiteContext<AuthoringDriver>): v
       expectFailure(
         await ctx.driver.create(wizardCreate('.author-dot')),
         'DATASET_INVALID_INPUT',
-        /^#properties\/dataset_id\/pattern must match pattern "\^\[A-Za-z0-9\]\[A-Za-z0-9._-\]\*\$" at \/dataset_id$/,
+        new RegExp(`^#properties/${named('datasetId')}/pattern must match pattern "\\^\\[A-Za-z0-9\\]\\[A-Za-z0-9._-\\]\\*\\$" at /${named('datasetId')}$`),
       );
-      expectFailure(await ctx.driver.create(wizardCreate('a'.repeat(201))), 'DATASET_INVALID_INPUT', /^#properties\/dataset_id\/maxLength must NOT have more than 200 characters at \/dataset_id$/);
+      expectFailure(
+        await ctx.driver.create(wizardCreate('a'.repeat(201))),
+        'DATASET_INVALID_INPUT',
+        new RegExp(`^#properties/${named('datasetId')}/maxLength must NOT have more than 200 characters at /${named('datasetId')}$`),
+      );
       expectFailure(await ctx.driver.draft('.author-dot'), 'DATASET_NOT_FOUND');
     });
 
@@ -107,7 +113,11 @@ export function datasetAuthoringScenarios(ctx: SuiteContext<AuthoringDriver>): v
       const draft = expectOk(await ctx.driver.draft('author-dedup'));
       expect(draft.transformations_config).toEqual([transformation('device', 'b')]);
       const { mode: _mode, ...modeless } = transformation('device');
-      expectFailure(await ctx.driver.create(wizardCreate('author-bad-item', { transformations_config: [modeless] })), 'DATASET_INVALID_INPUT', /transformations_config\[0\].*mode/);
+      expectFailure(
+        await ctx.driver.create(wizardCreate('author-bad-item', { transformations_config: [modeless] })),
+        'DATASET_INVALID_INPUT',
+        new RegExp(`^${named('transformationsConfig')}\\[0\\].*mode`),
+      );
     });
 
     it('refuses a dataset_config the defaults cannot complete, naming the field', async () => {
@@ -255,7 +265,7 @@ export function datasetAuthoringScenarios(ctx: SuiteContext<AuthoringDriver>): v
       expectFailure(
         await ctx.driver.update({ dataset_id: 'author-refusals', version_key: key, transformations_config: [{ value: { field_key: 'device' }, action: 'upsert' }] }),
         'DATASET_UPDATE_INPUT_INVALID',
-        /transformations_config\[0\]/,
+        new RegExp(`^${named('transformationsConfig')}\\[0\\]`),
       );
       expectFailure(await ctx.driver.update({ dataset_id: 'author-refusals', version_key: key, validation_config: { validate: true, mode: 'Sometimes' } }), 'DATASET_UPDATE_INPUT_INVALID', /mode/);
       // None of these changed the draft.

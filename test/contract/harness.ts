@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect } from '@jest/globals';
 import type { Response } from 'supertest';
 import { ERROR_CATALOGUE, GatewayError, type ErrorCode } from '../../src/errors.js';
+import { DOCUMENT_NAMES, type DocumentField } from '../../src/platform/dataset-document.js';
 import type { GraphQLResponse } from '../support/api.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
@@ -86,6 +87,14 @@ export function expectOk<T>(outcome: Outcome<T>): T {
 /** The outcome with its value made into another (a transport's spelling into the contract's). */
 export function mapOutcome<T, U>(outcome: Outcome<T>, map: (value: T) => U): Outcome<U> {
   return outcome.ok ? { ok: true, value: map(outcome.value) } : outcome;
+}
+
+/**
+ * A dataset field as a message on this transport names it: the domain's (GraphQL's) name, or the
+ * contract's over REST. Scenarios build their expected messages with it.
+ */
+export function fieldNameOn(transport: TransportName, name: DocumentField): string {
+  return transport === 'rest' ? DOCUMENT_NAMES[name] : name;
 }
 
 /** A failure with this code and a message matching `message`. */

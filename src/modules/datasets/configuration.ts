@@ -1,5 +1,5 @@
 // The platform-defined parts of a dataset definition as the graph types them (DatasetConfiguration,
-// Transformation): read from the stored JSON, the flat v1 dataset_config of old records converted
+// Transformation): read from the stored JSON, the flat v1 datasetConfig of old records converted
 // to its v2 places first. Absent or mistyped keys are null, never guessed.
 import { isObject } from '../../validation/json-object.js';
 import { convertFlatDatasetConfig, isNestedDatasetConfig, withCacheNames } from './definition.js';

@@ -1,29 +1,16 @@
-// A dataset definition as the v2 API writes it (contract 2.1): its schema for import, the defaults
-// the original fills in (reference §0.10), the v1 -> v2 conversion of the flat dataset_config, and
-// the cache_db_* naming (the original's redis_db_* accepted on input).
+// A dataset definition in the domain's names: its rules (the schema import and drafts are checked
+// against), the defaults the original fills in (reference §0.10) and the v1 -> v2 conversion of a
+// flat datasetConfig. The document format's names are src/platform/dataset-document.ts's business.
 import type { DatasetRecord, DatasetType, JsonObject } from './types.js';
 import { isObject } from '../../validation/json-object.js';
+import { withCacheNames, withDocumentNames } from '../../platform/dataset-document.js';
+
+export { withCacheNames };
 
 export const DEFAULT_ENTRY_TOPIC = 'ingest';
 const DEFAULT_CACHE_HOST = 'localhost';
 const DEFAULT_CACHE_PORT = 6379;
 export const DEDUP_PERIOD_SECONDS = 604_800;
-
-const CACHE_RENAMES: Record<string, string> = { redis_db_host: 'cache_db_host', redis_db_port: 'cache_db_port', redis_db: 'cache_db' };
-
-/** Renames the original's redis_db_* keys to the contract's cache_db_* at any depth, keeping key order. */
-export function withCacheNames<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(withCacheNames) as T;
-  if (value === null || typeof value !== 'object') return value;
-  const renamed: JsonObject = {};
-  for (const [key, inner] of Object.entries(value as JsonObject)) {
-    const name = CACHE_RENAMES[key] ?? key;
-    // A caller sending both spellings: the contract's name wins.
-    if (name !== key && Object.hasOwn(value, name)) continue;
-    renamed[name] = withCacheNames(inner);
-  }
-  return renamed as T;
-}
 
 /** What a new dataset's id may be (import, copy): it names topics and the queryable relation. */
 export const DATASET_ID_MAX_LENGTH = 200;
@@ -102,21 +89,21 @@ const flatDatasetConfig = {
   additionalProperties: false,
 };
 
-/** The definition import accepts (after cache names are normalised). Depth and sizes are bounded. */
+/** A whole definition (after cache names are normalised). Depth and sizes are bounded. */
 export const definitionSchema = {
   type: 'object',
   properties: {
     id: { type: 'string', minLength: 1, maxLength: 200 },
-    dataset_id: { type: 'string', minLength: 1, maxLength: DATASET_ID_MAX_LENGTH, pattern: DATASET_ID_PATTERN },
+    datasetId: { type: 'string', minLength: 1, maxLength: DATASET_ID_MAX_LENGTH, pattern: DATASET_ID_PATTERN },
     name: { type: 'string', minLength: 1, maxLength: 300 },
     type: { type: 'string', enum: ['event', 'master'] },
     status: { type: 'string' },
     version: { type: 'integer', minimum: 1 },
-    version_key: { type: 'string' },
-    api_version: { type: ['string', 'null'], enum: ['v1', 'v2', null] },
-    data_version: { type: ['integer', 'null'] },
+    versionKey: { type: 'string' },
+    apiVersion: { type: ['string', 'null'], enum: ['v1', 'v2', null] },
+    dataVersion: { type: ['integer', 'null'] },
     tags: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 100 }, maxItems: 100 },
-    data_schema: {
+    dataSchema: {
       type: 'object',
       properties: {
         $schema: { type: 'string' },
@@ -128,7 +115,7 @@ export const definitionSchema = {
       required: ['type', 'properties'],
       additionalProperties: false,
     },
-    extraction_config: {
+    extractionConfig: {
       type: 'object',
       properties: {
         is_batch_event: { type: 'boolean' },
@@ -140,13 +127,13 @@ export const definitionSchema = {
       if: { properties: { is_batch_event: { const: true } }, required: ['is_batch_event'] },
       then: { required: ['extraction_key'], properties: { extraction_key: { type: 'string', minLength: 1 } } },
     },
-    validation_config: {
+    validationConfig: {
       type: 'object',
       properties: { validate: { type: 'boolean' }, mode: { type: 'string', enum: ['Strict', 'IgnoreNewFields'] } },
       additionalProperties: false,
     },
-    dedup_config: dedup,
-    denorm_config: {
+    dedupConfig: dedup,
+    denormConfig: {
       type: 'object',
       properties: {
         cache_db_host: stringOrEmpty,
@@ -155,27 +142,30 @@ export const definitionSchema = {
       },
       additionalProperties: false,
     },
-    router_config: { type: 'object', properties: { topic: stringOrEmpty }, additionalProperties: false },
-    dataset_config: { type: 'object' },
-    transformations_config: { type: 'array', maxItems: 1000 },
-    connectors_config: { type: 'array', maxItems: 100 },
-    sample_data: { type: 'object' },
-    entry_topic: stringOrEmpty,
-    created_by: stringOrEmpty,
-    updated_by: stringOrEmpty,
-    created_date: { type: 'string' },
-    updated_date: { type: 'string' },
-    published_date: { type: ['string', 'null'] },
+    routerConfig: { type: 'object', properties: { topic: stringOrEmpty }, additionalProperties: false },
+    datasetConfig: { type: 'object' },
+    transformationsConfig: { type: 'array', maxItems: 1000 },
+    connectorsConfig: { type: 'array', maxItems: 100 },
+    sampleData: { type: 'object' },
+    entryTopic: stringOrEmpty,
+    createdBy: stringOrEmpty,
+    updatedBy: stringOrEmpty,
+    createdDate: { type: 'string' },
+    updatedDate: { type: 'string' },
+    publishedDate: { type: ['string', 'null'] },
     // What a read shows and the gateway sets (with setDatasetAlias): accepted back, not imported.
     alias: { type: ['string', 'null'] },
   },
-  required: ['dataset_id', 'name', 'type', 'data_schema', 'dataset_config'],
+  required: ['datasetId', 'name', 'type', 'dataSchema', 'datasetConfig'],
   additionalProperties: false,
   // The nested (v2) form for api_version v2; the flat (v1) form otherwise, which import converts.
-  if: { properties: { api_version: { const: 'v2' } }, required: ['api_version'] },
-  then: { properties: { dataset_config: nestedDatasetConfig } },
-  else: { properties: { dataset_config: { anyOf: [nestedDatasetConfig, flatDatasetConfig] } } },
+  if: { properties: { apiVersion: { const: 'v2' } }, required: ['apiVersion'] },
+  then: { properties: { datasetConfig: nestedDatasetConfig } },
+  else: { properties: { datasetConfig: { anyOf: [nestedDatasetConfig, flatDatasetConfig] } } },
 };
+
+/** The same rules over a definition document (what import reads), so its messages name the document's fields. */
+export const documentSchema = withDocumentNames(definitionSchema);
 
 /** Sub-schemas for the items import checks one by one (dropping and listing the bad ones). */
 export const denormFieldSchema = {
@@ -236,7 +226,7 @@ export function isNestedDatasetConfig(config: JsonObject): boolean {
   return 'keys_config' in config || 'indexing_config' in config;
 }
 
-/** The nested v2 dataset_config for a flat v1 one, and the flat keys that have no v2 place. */
+/** The nested v2 datasetConfig for a flat v1 one, and the flat keys that have no v2 place. */
 export function convertFlatDatasetConfig(flat: JsonObject, type: DatasetType): { config: JsonObject; dropped: string[] } {
   const config: JsonObject = {
     keys_config: {
@@ -275,26 +265,26 @@ export function pathWithNul(value: unknown, path = ''): string | undefined {
 /** Fills what a definition leaves out with the original's defaults; what it gives wins, key by key. */
 export function withDefaults(definition: JsonObject, datasetId: string): JsonObject {
   const defaults: JsonObject = {
-    validation_config: { validate: true, mode: 'Strict' },
-    extraction_config: {
+    validationConfig: { validate: true, mode: 'Strict' },
+    extractionConfig: {
       is_batch_event: false,
       extraction_key: 'events',
       dedup_config: { drop_duplicates: false, dedup_key: 'id', dedup_period: DEDUP_PERIOD_SECONDS },
     },
-    dedup_config: { drop_duplicates: false, dedup_key: 'id', dedup_period: DEDUP_PERIOD_SECONDS },
-    denorm_config: { cache_db_host: DEFAULT_CACHE_HOST, cache_db_port: DEFAULT_CACHE_PORT, denorm_fields: [] },
-    router_config: { topic: datasetId },
-    dataset_config: {
+    dedupConfig: { drop_duplicates: false, dedup_key: 'id', dedup_period: DEDUP_PERIOD_SECONDS },
+    denormConfig: { cache_db_host: DEFAULT_CACHE_HOST, cache_db_port: DEFAULT_CACHE_PORT, denorm_fields: [] },
+    routerConfig: { topic: datasetId },
+    datasetConfig: {
       keys_config: { data_key: '', partition_key: '', timestamp_key: 'obsrv_meta.syncts' },
       indexing_config: { olap_store_enabled: true, lakehouse_enabled: false, cache_enabled: false },
       cache_config: { cache_db_host: DEFAULT_CACHE_HOST, cache_db_port: DEFAULT_CACHE_PORT, cache_db: 0 },
       file_upload_path: [],
     },
     tags: [],
-    transformations_config: [],
-    connectors_config: [],
-    sample_data: {},
-    entry_topic: DEFAULT_ENTRY_TOPIC,
+    transformationsConfig: [],
+    connectorsConfig: [],
+    sampleData: {},
+    entryTopic: DEFAULT_ENTRY_TOPIC,
   };
   return mergeOver(defaults, definition);
 }
@@ -307,53 +297,11 @@ function mergeOver(base: JsonObject, over: JsonObject): JsonObject {
   return merged;
 }
 
-/** dataset_ids a definition denormalises from. */
+/** The ids of the datasets a definition denormalises from. */
 export function denormSourcesOf(denormConfig: unknown): string[] {
   const fields = isObject(denormConfig) && Array.isArray(denormConfig.denorm_fields) ? denormConfig.denorm_fields : [];
   return [...new Set(fields.flatMap((field) => (isObject(field) && typeof field.dataset_id === 'string' ? [field.dataset_id] : [])))];
 }
-
-/** The record in the contract's shape (seed 2.1), keys in the order the original writes them. */
-export function toContractRecord(record: DatasetRecord): JsonObject {
-  return {
-    id: record.datasetId,
-    dataset_id: record.datasetId,
-    name: record.name,
-    type: record.type,
-    status: record.status,
-    tags: record.tags,
-    version: record.version,
-    version_key: record.versionKey,
-    api_version: record.apiVersion,
-    data_schema: record.dataSchema,
-    extraction_config: record.extractionConfig,
-    validation_config: record.validationConfig,
-    dedup_config: record.dedupConfig,
-    denorm_config: withCacheNames(record.denormConfig),
-    router_config: record.routerConfig,
-    dataset_config: withCacheNames(record.datasetConfig),
-    transformations_config: record.transformationsConfig,
-    connectors_config: record.connectorsConfig,
-    sample_data: record.sampleData,
-    entry_topic: record.entryTopic,
-    created_by: record.createdBy,
-    updated_by: record.updatedBy,
-    created_date: record.createdDate.toISOString(),
-    updated_date: record.updatedDate.toISOString(),
-    published_date: record.publishedDate ? record.publishedDate.toISOString() : null,
-    alias: record.alias,
-  };
-}
-
-/** The record as the v2 list shows it: the list fields, and for a draft its configuration too. */
-export function listRecord(record: DatasetRecord): JsonObject {
-  const full = toContractRecord(record);
-  const fields = record.stage === 'draft' ? [...LIST_FIELDS, ...DRAFT_LIST_EXTRA_FIELDS] : LIST_FIELDS;
-  return Object.fromEntries(fields.map((field) => [field, full[field]]));
-}
-
-export const LIST_FIELDS = ['dataset_id', 'name', 'type', 'status', 'tags', 'version', 'version_key', 'api_version', 'dataset_config', 'created_date', 'updated_date', 'alias'];
-export const DRAFT_LIST_EXTRA_FIELDS = ['data_schema', 'validation_config', 'dedup_config', 'denorm_config', 'connectors_config'];
 
 /** A connector instance of a definition, as the graph shows it (the item's snake_case keys in camelCase). */
 export interface ConnectorInstance {

@@ -1,6 +1,6 @@
 // How an update changes a draft (the original's PATCH /v2/datasets/update): list sections are
 // change lists of {value, action: upsert|remove} keyed by each item's identity, and fields removed
-// from data_schema take along what names them (transformations, denorm fields, keys).
+// from dataSchema take along what names them (transformations, denorm fields, keys).
 import { isObject } from '../../validation/json-object.js';
 import type { JsonObject } from './types.js';
 
@@ -12,8 +12,8 @@ export interface Change {
 
 /** The identity of an item of each list section (what an upsert replaces and a remove names). */
 export const ITEM_KEYS = {
-  transformations_config: 'field_key',
-  connectors_config: 'id',
+  transformationsConfig: 'field_key',
+  connectorsConfig: 'id',
   denorm_fields: 'denorm_out_field',
 } as const;
 
@@ -74,15 +74,15 @@ function isRemoved(path: unknown, removed: ReadonlySet<string>): boolean {
  * What removing schema fields takes with it: transformations of those fields and denorm fields
  * keyed on them are dropped, keys (data, partition, timestamp) naming them are blanked.
  */
-export function cascadeRemovedFields(definition: { transformations_config: unknown[]; denorm_config: JsonObject; dataset_config: JsonObject }, removed: ReadonlySet<string>): void {
+export function cascadeRemovedFields(definition: { transformationsConfig: unknown[]; denormConfig: JsonObject; datasetConfig: JsonObject }, removed: ReadonlySet<string>): void {
   if (removed.size === 0) return;
-  definition.transformations_config = definition.transformations_config.filter((item) => !isObject(item) || !isRemoved(item.field_key, removed));
-  const denormFields = Array.isArray(definition.denorm_config.denorm_fields) ? definition.denorm_config.denorm_fields : [];
-  definition.denorm_config = { ...definition.denorm_config, denorm_fields: denormFields.filter((item) => !isObject(item) || !isRemoved(item.denorm_key, removed)) };
-  const keys = definition.dataset_config.keys_config;
+  definition.transformationsConfig = definition.transformationsConfig.filter((item) => !isObject(item) || !isRemoved(item.field_key, removed));
+  const denormFields = Array.isArray(definition.denormConfig.denorm_fields) ? definition.denormConfig.denorm_fields : [];
+  definition.denormConfig = { ...definition.denormConfig, denorm_fields: denormFields.filter((item) => !isObject(item) || !isRemoved(item.denorm_key, removed)) };
+  const keys = definition.datasetConfig.keys_config;
   if (isObject(keys)) {
-    definition.dataset_config = {
-      ...definition.dataset_config,
+    definition.datasetConfig = {
+      ...definition.datasetConfig,
       keys_config: Object.fromEntries(Object.entries(keys).map(([name, value]) => [name, isRemoved(value, removed) ? '' : value])),
     };
   }

@@ -4,49 +4,46 @@ import { globalId } from '../../graphql/global-id.js';
 import { listConnectionResolvers } from '../../graphql/list-connection.js';
 import { checkLegacyValues, legacyEq, legacyIn, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
 import type { CreateDatasetInput, Resolvers, UpdateDatasetInput } from '../../generated/graphql.js';
-import { connectorInstances, listRecord, withCacheNames } from './definition.js';
+import { connectorInstances, withCacheNames } from './definition.js';
+import { toListDocument } from '../../platform/dataset-document.js';
 import { datasetConfiguration, transformations } from './configuration.js';
 import { schemaFields } from './schema-fields.js';
 import type { DatasourceEntry } from './datasources.js';
-import type { DatasetRecord } from './types.js';
+import type { DatasetDraftInput, DatasetRecord, DatasetUpdateInput, ItemChangeInput } from './types.js';
 
-/** Keeps what was given: a GraphQL null or absent field means "not part of this request". */
-function given(entries: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined && value !== null));
-}
+const changes = (list: readonly { action: string; value: unknown }[] | null | undefined): ItemChangeInput[] | undefined =>
+  list?.map((change) => ({ action: change.action as ItemChangeInput['action'], value: change.value }));
 
-const changes = <T>(list: readonly { action: string; value: T }[] | null | undefined) => list?.map((change) => ({ action: change.action, value: change.value }));
-
-/** The sections both inputs share, in the contract's names (the service speaks them for both transports). */
-function sections(input: CreateDatasetInput | UpdateDatasetInput): Record<string, unknown> {
+/** The sections both inputs share, in the domain's names. */
+function sections(input: CreateDatasetInput | UpdateDatasetInput) {
   return {
-    dataset_id: input.id,
+    datasetId: input.id,
     name: input.name,
     type: input.type,
-    data_schema: input.dataSchema,
-    dataset_config: input.datasetConfig,
-    extraction_config: input.extractionConfig,
-    validation_config: input.validationConfig,
-    dedup_config: input.dedupConfig,
-    sample_data: input.sampleData,
+    dataSchema: input.dataSchema,
+    datasetConfig: input.datasetConfig,
+    extractionConfig: input.extractionConfig,
+    validationConfig: input.validationConfig,
+    dedupConfig: input.dedupConfig,
+    sampleData: input.sampleData,
   };
 }
 
-function createRequest(input: CreateDatasetInput): Record<string, unknown> {
-  return given({ ...sections(input), denorm_config: input.denormConfig, transformations_config: input.transformations, connectors_config: input.connectors, tags: input.tags });
+function draftInput(input: CreateDatasetInput): DatasetDraftInput {
+  return { ...sections(input), name: input.name, denormConfig: input.denormConfig, transformationsConfig: input.transformations, connectorsConfig: input.connectors, tags: input.tags };
 }
 
-function updateRequest(input: UpdateDatasetInput): Record<string, unknown> {
+function updateInput(input: UpdateDatasetInput): DatasetUpdateInput {
   const denormFields = changes(input.denormFields);
   const denormSettings = (input.denormSettings ?? undefined) as Record<string, unknown> | undefined;
-  return given({
+  return {
     ...sections(input),
-    version_key: input.versionKey,
-    denorm_config: denormFields || denormSettings ? { ...denormSettings, ...(denormFields ? { denorm_fields: denormFields } : {}) } : undefined,
-    transformations_config: changes(input.transformations),
-    connectors_config: changes(input.connectors),
+    versionKey: input.versionKey,
+    denormConfig: denormFields || denormSettings ? { ...denormSettings, ...(denormFields ? { denorm_fields: denormFields } : {}) } : undefined,
+    transformationsConfig: changes(input.transformations),
+    connectorsConfig: changes(input.connectors),
     tags: changes(input.tags),
-  });
+  };
 }
 
 export const datasetResolvers: Resolvers = {
@@ -72,8 +69,8 @@ export const datasetResolvers: Resolvers = {
     editDataset: (_, { id }, { services, actor }) => services.datasets.edit(id, actor),
     setDatasetAlias: (_, { id, alias, table }, { services }) => services.datasets.setAlias(id, alias, table),
     resetDataset: (_, { id, category }, { services }) => services.datasets.reset(id, category),
-    createDataset: (_, { input }, { services, actor }) => services.datasets.create(createRequest(input), actor),
-    updateDataset: (_, { input }, { services, actor }) => services.datasets.update(updateRequest(input), actor),
+    createDataset: (_, { input }, { services, actor }) => services.datasets.create(draftInput(input), actor),
+    updateDataset: (_, { input }, { services, actor }) => services.datasets.update(updateInput(input), actor),
     importDataset: async (_, { definition, overwrite }, { services, actor, loaders }) => {
       const imported = await services.datasets.importDefinition(definition, { overwrite: overwrite ?? true }, actor);
       return {
@@ -114,7 +111,7 @@ export const datasetResolvers: Resolvers = {
       return versions.flatMap((found) => (found instanceof Error || !found.live ? [] : [found.live]));
     },
     definition: (dataset, { fields }, { services }) => services.datasets.document(dataset, fields),
-    listRecord: (dataset) => listRecord(dataset),
+    listRecord: (dataset) => toListDocument(dataset),
   },
   DatasetConnection: listConnectionResolvers<DatasetRecord>(),
   DatasourceConnection: listConnectionResolvers<DatasourceEntry>(),

@@ -12,15 +12,15 @@ import {
   datasetIdLengthProblem,
   datasetIdProblem,
   DEFAULT_ENTRY_TOPIC,
-  definitionSchema,
   denormFieldSchema,
+  documentSchema,
   isNestedDatasetConfig,
   pathWithNul,
-  toContractRecord,
   transformationSchema,
   withCacheNames,
   withDefaults,
 } from './definition.js';
+import { DOCUMENT_NAMES, fromDocument, toDocument } from '../../platform/dataset-document.js';
 import { publishProblems, TRANSITION_RULES } from './lifecycle.js';
 import { isUniqueViolation, type DatasetStore } from './store.js';
 import {
@@ -50,12 +50,12 @@ export interface DatasetVersions {
 export interface ImportResult {
   datasetId: string;
   versionKey: string;
-  /** Whether fields were dropped beyond a converted dataset_config (the resolver words it). */
+  /** Whether fields were dropped beyond a converted datasetConfig (the resolver words it). */
   partial: boolean;
   ignoredFields: IgnoredFields | null;
 }
 
-const validateDefinition = compileValidator(definitionSchema);
+const validateDocument = compileValidator(documentSchema);
 /** Deepest nesting a definition may have; real ones stay far below, and the store recurses. */
 const MAX_DEFINITION_DEPTH = 32;
 const validateDenormField = compileValidator(denormFieldSchema);
@@ -78,7 +78,7 @@ function notFound(datasetId: string): GatewayError {
   return new GatewayError('DATASET_NOT_FOUND', `Dataset with the given dataset_id:${datasetId} not found`);
 }
 
-/** The v2 form of a record's dataset_config (flat v1 configs converted), and what the conversion dropped. */
+/** The v2 form of a record's datasetConfig (flat v1 configs converted), and what the conversion dropped. */
 function v2DatasetConfig(record: Pick<DatasetRecord, 'datasetConfig' | 'type'>): { config: JsonObject; dropped: string[] } {
   const config = withCacheNames(record.datasetConfig);
   return isNestedDatasetConfig(config) ? { config, dropped: [] } : convertFlatDatasetConfig(config, record.type);
@@ -128,7 +128,7 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
       return kept;
     };
 
-    const denorm = definition.denorm_config as JsonObject;
+    const denorm = definition.denormConfig as JsonObject;
     const fields = keep('denorm_fields', denorm.denorm_fields as unknown[], validateDenormField);
     const referenced = [...new Set(fields.map((field) => (field as JsonObject).dataset_id as string))];
     const masters = new Set((await store.liveMasters(referenced)).map((master) => master.datasetId));
@@ -137,8 +137,8 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
       if (source === datasetId) return 'a dataset cannot denormalise from itself';
       return masters.has(source) ? undefined : `Master dataset ${source} does not exist or is not Live`;
     });
-    definition.transformations_config = keep('transformations', definition.transformations_config as unknown[], validateTransformation);
-    definition.connectors_config = keep('connectors', definition.connectors_config as unknown[], validateConnector);
+    definition.transformationsConfig = keep('transformations', definition.transformationsConfig as unknown[], validateTransformation);
+    definition.connectorsConfig = keep('connectors', definition.connectorsConfig as unknown[], validateConnector);
     return ignored;
   }
 
@@ -191,7 +191,7 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
         throw new GatewayError('DATASET_EXPORT_FAILURE', `Dataset with status:${record.status} cannot be exported`);
       }
       // The alias names this gateway's datasource, not the definition (the original's export drops it too).
-      const { alias: _alias, ...definition } = toContractRecord(record);
+      const { alias: _alias, ...definition } = toDocument(record);
       return definition;
     },
 
@@ -227,27 +227,31 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
       if (withNul !== undefined) {
         throw new GatewayError('DATASET_IMPORT_INVALID_CONFIGS', `the definition holds a NUL character (\\u0000), which cannot be stored (at ${JSON.stringify(withNul.slice(0, 200)).slice(1, -1)})`);
       }
-      const given = withCacheNames(input);
-      const invalid = validateDefinition(given);
+      // The definition is a document (the original's file format): checked in its own names, then read in the domain's.
+      const document = withCacheNames(input);
+      const invalid = validateDocument(document);
       if (invalid) throw new GatewayError('DATASET_IMPORT_INVALID_CONFIGS', invalid);
-      const badPattern = unsupportedPatternIn(given.data_schema);
+      const given = fromDocument(document);
+      const badPattern = unsupportedPatternIn(given.dataSchema, DOCUMENT_NAMES.dataSchema);
       if (badPattern) throw new GatewayError('DATASET_IMPORT_INVALID_CONFIGS', badPattern);
 
-      const datasetId = given.dataset_id as string;
+      const datasetId = given.datasetId as string;
       const type = given.type as DatasetType;
       const ignoredFields: IgnoredFields = {};
       // Fields the gateway sets (status, version, dates: what an export carries) are replaced, not
       // dropped: a clean import of an exported definition lists nothing as ignored.
 
-      // Convert a flat (v1) dataset_config before defaults fill the gaps, so its keys land in their v2 places.
-      const givenConfig = given.dataset_config as JsonObject;
+      // Convert a flat (v1) datasetConfig before defaults fill the gaps, so its keys land in their v2 places.
+      const givenConfig = given.datasetConfig as JsonObject;
       const { config: convertedConfig, dropped } = v2DatasetConfig({ datasetConfig: givenConfig, type });
       if (dropped.length > 0) {
-        (ignoredFields.dataset_config ??= []).push(...dropped.map((key) => ({ config: { [key]: givenConfig[key] }, details: 'has no place in the v2 dataset_config' })));
+        (ignoredFields[DOCUMENT_NAMES.datasetConfig] ??= []).push(
+          ...dropped.map((key) => ({ config: { [key]: givenConfig[key] }, details: `has no place in the v2 ${DOCUMENT_NAMES.datasetConfig}` })),
+        );
       }
       const flatTopic = isNestedDatasetConfig(givenConfig) ? undefined : givenConfig.entry_topic;
       const definition = withDefaults(
-        { ...given, dataset_config: convertedConfig, ...(typeof flatTopic === 'string' && flatTopic && !('entry_topic' in given) ? { entry_topic: flatTopic } : {}) },
+        { ...given, datasetConfig: convertedConfig, ...(typeof flatTopic === 'string' && flatTopic && !('entryTopic' in given) ? { entryTopic: flatTopic } : {}) },
         datasetId,
       );
       Object.assign(ignoredFields, await filterItems(definition, datasetId));
@@ -274,7 +278,7 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
       return {
         datasetId: stored.datasetId,
         versionKey: stored.versionKey,
-        partial: Object.keys(ignoredFields).some((key) => key !== 'dataset_config'),
+        partial: Object.keys(ignoredFields).some((key) => key !== DOCUMENT_NAMES.datasetConfig),
         ignoredFields: Object.keys(ignoredFields).length > 0 ? ignoredFields : null,
       };
     },
@@ -331,7 +335,12 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
       if (rule.stage === 'draft') {
         // Both moves of a draft (ReadyToPublish, Live) need it complete.
         const problems = publishProblems(record);
-        if (problems.length > 0) throw new GatewayError('DATASET_CONFIGS_INVALID', `The draft of ${datasetId} is not ready to publish: ${problems.join('; ')}`);
+        if (problems.length > 0) {
+          throw new GatewayError('DATASET_CONFIGS_INVALID', [
+            `The draft of ${datasetId} is not ready to publish: `,
+            ...problems.flatMap((problem, index) => (index === 0 ? problem : ['; ', ...problem])),
+          ]);
+        }
       }
 
       if (transition === 'ReadyToPublish') {
@@ -375,13 +384,13 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
       return retired;
     },
 
-    /** The record in the contract's shape, narrowed to `fields` (unknown names refused). */
+    /** The version as a definition document, narrowed to `fields` (unknown names refused). */
     document(record: DatasetRecord, fields: readonly string[] | null | undefined, defaults?: readonly string[]): JsonObject {
       const fieldsLength = (fields ?? []).reduce((length, field) => length + field.length + 1, -1);
       if (fieldsLength > READ_FIELDS_MAX_LENGTH) {
         throw new GatewayError('INVALID_INPUT', `fields is ${fieldsLength} characters long (its names joined by commas); at most ${READ_FIELDS_MAX_LENGTH} are allowed`);
       }
-      const full = toContractRecord(record);
+      const full = toDocument(record);
       const wanted = fields && fields.length > 0 ? fields : defaults;
       if (!wanted) return full;
       const unknown = wanted.filter((field) => !Object.hasOwn(full, field));

@@ -1,6 +1,7 @@
 // Domain types of datasets.
-import type { DatasetRecord, DatasetStatus, Stage } from '../../platform/dataset.js';
+import type { DatasetRecord, DatasetStatus, DatasetType, Stage } from '../../platform/dataset.js';
 import type { ListArguments, ListPage } from '../../platform/lists/list-query.js';
+import type { DOCUMENT_NAMES } from '../../platform/dataset-document.js';
 
 export type { DatasetRecord, DatasetStatus, DatasetType, JsonObject, Stage } from '../../platform/dataset.js';
 
@@ -17,7 +18,47 @@ export interface IgnoredItem {
   details: string;
 }
 
-export type IgnoredFields = Partial<Record<'transformations' | 'connectors' | 'denorm_fields' | 'dataset_config', IgnoredItem[]>>;
+/** What import dropped, by the part of the definition document it was given in (the report speaks the document's names). */
+export type IgnoredFields = Partial<Record<'transformations' | 'connectors' | 'denorm_fields' | (typeof DOCUMENT_NAMES)['datasetConfig'], IgnoredItem[]>>;
+
+/** One change of a list section: the item, and whether it is added/replaced or removed. */
+export interface ItemChangeInput {
+  action: 'upsert' | 'remove';
+  value: unknown;
+}
+
+/** The sections create and update both take, as they are given; an absent or null one is not part of the request. */
+interface DatasetSectionsInput {
+  datasetId: string;
+  type?: DatasetType | null;
+  dataSchema?: unknown;
+  datasetConfig?: unknown;
+  extractionConfig?: unknown;
+  validationConfig?: unknown;
+  dedupConfig?: unknown;
+  sampleData?: unknown;
+  denormConfig?: unknown;
+}
+
+/** What create takes: a partial definition (defaults fill the rest). */
+export interface DatasetDraftInput extends DatasetSectionsInput {
+  name: string;
+  transformationsConfig?: readonly unknown[] | null;
+  connectorsConfig?: readonly unknown[] | null;
+  tags?: readonly string[] | null;
+}
+
+/**
+ * What update takes: the draft it read (versionKey) and the sections it changes; sections replace
+ * (datasetConfig merges), list sections are change lists (denormConfig's denorm_fields too).
+ */
+export interface DatasetUpdateInput extends DatasetSectionsInput {
+  versionKey: string;
+  name?: string | null;
+  transformationsConfig?: readonly ItemChangeInput[] | null;
+  connectorsConfig?: readonly ItemChangeInput[] | null;
+  tags?: readonly ItemChangeInput[] | null;
+}
 
 /** A dataset list request: the list contract's arguments (src/platform/lists). */
 export type DatasetListQuery = ListArguments;

@@ -68,7 +68,7 @@ export function eventValidator(dataset: DatasetRecord): (event: JsonObject) => s
     validators.set(dataset.datasetId, { key: cacheKey, validate });
   }
   if (validate instanceof Error) {
-    const problem = `the dataset's data_schema cannot be compiled: ${validate.message}`;
+    const problem = `the dataset's event schema (dataSchema) cannot be compiled: ${validate.message}`;
     return () => problem;
   }
   const compiled = validate;
