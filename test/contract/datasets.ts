@@ -22,7 +22,7 @@ import {
   type SeedState,
 } from '../support/datasets.js';
 import type { TestGateway } from '../support/gateway.js';
-import { expectFailure, expectOk, type Outcome, type SuiteContext } from './harness.js';
+import { expectFailure, expectOk, fieldNameOn, type Outcome, type SuiteContext } from './harness.js';
 
 export type DatasetStatus = 'Draft' | 'ReadyToPublish' | 'Live' | 'Retired';
 export type TransitionTarget = 'ReadyToPublish' | 'Live' | 'Retired' | 'Delete';
@@ -195,7 +195,13 @@ export function datasetsScenarios(ctx: SuiteContext<DatasetsDriver>): void {
 
     it('refuses ReadyToPublish of a master without a data key with DATASET_CONFIGS_INVALID naming data_key', async () => {
       await seedDataset(ctx.gw, 'master-no-key', 'Draft', { type: 'master', dataset_config: { keys_config: { data_key: '' } } });
-      expectFailure(await ctx.driver.transition('master-no-key', 'ReadyToPublish'), 'DATASET_CONFIGS_INVALID', /data_key/);
+      // The section as this transport's callers name it: dataset_config over REST, datasetConfig over GraphQL.
+      const section = fieldNameOn(ctx.transport, 'datasetConfig');
+      expectFailure(
+        await ctx.driver.transition('master-no-key', 'ReadyToPublish'),
+        'DATASET_CONFIGS_INVALID',
+        new RegExp(`^The draft of master-no-key is not ready to publish: (.*; )?${section}\\.keys_config\\.data_key is empty \\(a master dataset needs its record key\\)`),
+      );
       expect(await storedStatuses(ctx.gw, 'master-no-key')).toEqual([['draft', 'Draft']]);
     });
 
