@@ -6,14 +6,17 @@
 // REST dataset reads over those ids run in back-to-back rounds of BENCH_DURATION seconds. Each round
 // prints req/s and p99, the share the fast path answered and the gateway's CPU per request (from its
 // own /metrics), and whether any change was announced meanwhile (which would drop kept answers).
+// Then the same rounds run on two fresh floors (bench/floors.ts): an in-memory node:http server that
+// keeps each answer after its first read, and express + pg doing the SQL per read; each gateway
+// round is shown against the floors' round of the same number, with the load average.
 //
 // Settings (environment): BENCH_DURATION seconds per round (default 5), BENCH_ROUNDS (default 4),
 // BENCH_CONNECTIONS (default 50), COLD_DATASETS (default 160), BENCH_NODE_FLAGS for the fresh
 // gateway (e.g. --cpu-prof).
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
+import type autocannon from 'autocannon';
 import pg from 'pg';
-import { Cleanups, formatNumber, freePort, log, logMachine, positiveIntegerSetting, postEnvelope, printTable, runAutocannon, runBench, startBenchGateway, startCommandArgs } from './support.js';
+import { startExpressFloor, startMemoryFloor } from './floors.js';
+import { Cleanups, formatNumber, loadAverage, log, logMachine, positiveIntegerSetting, postEnvelope, printTable, runAutocannon, runBench, startBenchGateway, startFreshGateway } from './support.js';
 
 const SEED_CONCURRENCY = 8;
 
@@ -73,6 +76,23 @@ async function gatewayFigures(url: string): Promise<{ reads: number; fastPath: n
   };
 }
 
+interface Round {
+  result: autocannon.Result;
+  load: string;
+}
+
+/** `rounds` back-to-back autocannon rounds of `paths` on `url`; `after` runs after each (the gateway's figures). */
+async function runRounds(url: string, paths: string[], rounds: number, duration: number, connections: number, after?: (round: number) => Promise<void>): Promise<Round[]> {
+  const done: Round[] = [];
+  for (let round = 1; round <= rounds; round += 1) {
+    const load = loadAverage();
+    const result = await runAutocannon({ url, connections, duration, requests: paths.map((path) => ({ method: 'GET', path })) });
+    done.push({ result, load });
+    await after?.(round);
+  }
+  return done;
+}
+
 async function main(): Promise<boolean> {
   const duration = positiveIntegerSetting('BENCH_DURATION', 5);
   const rounds = positiveIntegerSetting('BENCH_ROUNDS', 4);
@@ -97,47 +117,63 @@ async function main(): Promise<boolean> {
     });
     await listener.query('LISTEN gateway_changes');
 
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const args = [...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), ...startCommandArgs()];
-    log(`starting a fresh gateway on the seeded database: node ${args.join(' ')}…`);
-    const startedAt = performance.now();
-    const env = { ...process.env, DATABASE_URL: seeding.cluster.url, HOST: '127.0.0.1', PORT: String(port), NODE_ENV: 'production', LOG_LEVEL: 'silent', DB_POOL_MAX: '10' };
-    const fresh = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
-    cleanups.push('fresh gateway', async () => {
-      if (fresh.exitCode !== null) return;
-      fresh.kill('SIGTERM');
-      await once(fresh, 'exit');
-    });
-    while (
-      !(await fetch(`${url}/readyz`).then(
-        (response) => response.ok,
-        () => false,
-      ))
-    )
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    log(`ready ${Math.round(performance.now() - startedAt)} ms after it was started; rounds of ${duration} s, ${connections} connections, ${ids.length} ids`);
+    log('starting a fresh gateway on the seeded database, as `npm start` runs it…');
+    const fresh = await startFreshGateway(seeding.cluster.url, 10);
+    cleanups.push('fresh gateway', () => fresh.stop());
+    log(`ready ${Math.round(fresh.readyAfterMs)} ms after it was started; rounds of ${duration} s, ${connections} connections, ${ids.length} ids`);
 
-    const rows: string[][] = [];
-    let before = await gatewayFigures(url);
-    for (let round = 1; round <= rounds; round += 1) {
-      const result = await runAutocannon({ url, connections, duration, requests: ids.map((id) => ({ method: 'GET', path: `/v2/datasets/read/${id}` })) });
-      const after = await gatewayFigures(url);
-      const reads = after.reads - before.reads;
-      rows.push([
-        String(round),
-        formatNumber(result.requests.average, 0),
-        String(result.latency.p99),
-        String(result.non2xx),
-        reads > 0 ? `${Math.round(((after.fastPath - before.fastPath) / reads) * 100)} %` : '-',
-        reads > 0 ? formatNumber(((after.cpuSeconds - before.cpuSeconds) * 1000) / reads, 2) : '-',
-        String(announced),
-      ]);
-      before = after;
-    }
-    printTable(['round', 'req/s', 'p99 ms', 'non-2xx', 'fast path', 'CPU ms/read', 'changes announced'], rows);
-    log("req/s and p99: autocannon; fast path, CPU ms per read: the gateway's own /metrics over the round; changes announced: on gateway_changes since the fresh gateway started.");
-    return rows.every((row) => row[3] === '0');
+    const gatewayRows: string[][] = [];
+    let before = await gatewayFigures(fresh.url);
+    const gateway = await runRounds(
+      fresh.url,
+      ids.map((id) => `/v2/datasets/read/${id}`),
+      rounds,
+      duration,
+      connections,
+      async () => {
+        const after = await gatewayFigures(fresh.url);
+        const reads = after.reads - before.reads;
+        gatewayRows.push([
+          reads > 0 ? `${Math.round(((after.fastPath - before.fastPath) / reads) * 100)} %` : '-',
+          reads > 0 ? formatNumber(((after.cpuSeconds - before.cpuSeconds) * 1000) / reads, 2) : '-',
+          String(announced),
+        ]);
+        before = after;
+      },
+    );
+    await fresh.stop();
+
+    // The floors, fresh too, right after (the same rounds, the same ids): the in-memory server's
+    // first round includes its first reads, as the gateway's does.
+    log('the same rounds on a fresh in-memory node:http floor, then on a fresh express + pg floor…');
+    const floorPaths = ids.map((id) => `/dataset/read/${id}`);
+    const memoryFloor = await startMemoryFloor(seeding.cluster.url);
+    const memory = await runRounds(memoryFloor.url, floorPaths, rounds, duration, connections).finally(() => memoryFloor.stop());
+    const expressFloor = await startExpressFloor(seeding.cluster.url);
+    const express = await runRounds(expressFloor.url, floorPaths, rounds, duration, connections).finally(() => expressFloor.stop());
+
+    const rate = (round: Round) => round.result.requests.average;
+    printTable(
+      ['round', 'req/s', 'p99 ms', 'non-2xx', 'fast path', 'CPU ms/read', 'changes announced', 'in-memory req/s', 'express req/s', 'vs in-memory', 'vs express', 'load (gateway round)'],
+      gateway.map((round, index) => [
+        String(index + 1),
+        formatNumber(rate(round), 0),
+        String(round.result.latency.p99),
+        String(round.result.non2xx),
+        ...gatewayRows[index]!,
+        formatNumber(rate(memory[index]!), 0),
+        formatNumber(rate(express[index]!), 0),
+        `${formatNumber(rate(round) / rate(memory[index]!), 2)}×`,
+        `${formatNumber(rate(round) / rate(express[index]!), 2)}×`,
+        round.load,
+      ]),
+    );
+    log(
+      "req/s and p99: autocannon; fast path, CPU ms per read: the gateway's own /metrics over the round; changes announced: on gateway_changes since the fresh gateway started; " +
+        'in-memory: a node:http server keeping each answer serialised after its first read (bench/floors.ts); express: express 5 + pg doing the SQL per read; both fresh, run right after the gateway; ' +
+        'load: the 1/5/15-minute load average when the gateway round began.',
+    );
+    return [...gateway, ...memory, ...express].every((round) => round.result.non2xx === 0);
   } finally {
     await cleanups.runAll();
   }

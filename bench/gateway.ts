@@ -8,17 +8,23 @@
 // and the folder removed, also when something fails; the exit status says whether every scenario
 // answered 200 with what was expected.
 //
-// Two floors: express 5 + pg, and bare node:http + pg (what the SQL and a socket write cost).
+// Three floors (bench/floors.ts): express 5 + pg, bare node:http + pg (what the SQL and a socket
+// write cost), and an in-memory node:http server keeping each answer serialised after its first read.
+//
+// Then, per round (issue 53): cold, a fresh gateway process on the same database for each REST read
+// by id, measured over its first BENCH_DURATION seconds after /readyz, followed by a fresh in-memory
+// floor and the express floor; and under change, REST dataset reads on the warm gateway without
+// writes, then with a dataset update every 100 ms, followed by the floors. Every table shows the
+// load average.
 //
 // Settings (environment): BENCH_DURATION seconds per scenario (default 5), BENCH_CONNECTIONS
 // concurrent connections (default 10), BENCH_ONLY a regular expression: only the scenarios whose
 // operation (e.g. "template read") it matches, each with its floors; BENCH_ROUNDS how many times the
 // whole sequence runs (default 1), so the gateway and its floors alternate under the same load.
 // Each scenario is preceded by a 1 s warm-up.
-import http from 'node:http';
 import type autocannon from 'autocannon';
-import express from 'express';
 import pg from 'pg';
+import { startExpressFloor, startMemoryFloor, startNodeFloor } from './floors.js';
 import {
   autocannonProblems,
   type BenchRequest,
@@ -27,7 +33,6 @@ import {
   envelope,
   formatNumber,
   jsonHeaders,
-  listenFloor,
   log,
   logMachine,
   positiveIntegerSetting,
@@ -40,7 +45,7 @@ import {
   residentMemory,
   runBench,
   startBenchGateway,
-  type Floor,
+  startFreshGateway,
 } from './support.js';
 
 // The gateway runs as in production. Libraries read NODE_ENV from the environment when they load
@@ -59,17 +64,7 @@ const WARMUP_SECONDS = 1;
 const POOL_MAX = 10;
 const SEED_CONCURRENCY = 8;
 
-const COLUMNS = 'template_id, template_name, query, query_type, created_by, updated_by, created_date, updated_date';
 const GRAPHQL_FIELDS = 'id: templateId name query queryType createdBy updatedBy createdAt updatedAt';
-
-// What the gateway's dataset answers carry (rest/datasets.ts: LIVE_READ_FIELDS,
-// LIST_FIELDS, and DRAFT_LIST_EXTRA_FIELDS for drafts); the JSON keys are the column names.
-const DATASET_READ_COLUMNS = 'dataset_id, name, type, status, tags, version, api_version, dataset_config, transformations_config, connectors_config';
-const DATASET_LIST_COLUMNS = 'dataset_id, name, type, status, tags, version, version_key, api_version, dataset_config, created_date, updated_date';
-const DATASET_DRAFT_EXTRAS =
-  "json_build_object('data_schema', data_schema, 'validation_config', validation_config, 'dedup_config', dedup_config, " + "'denorm_config', denorm_config, 'connectors_config', connectors_config)";
-// What a connector read and list carry (rest/connectors.ts); the read adds the form (ui_spec).
-const CONNECTOR_COLUMNS = 'id, connector_id, name, type, category, version, description, licence, owner, iconurl, status, created_by, updated_by, created_date, updated_date, live_date';
 const CONNECTOR_GRAPHQL_FIELDS = 'id: connectorVersionId connectorId name type category version description licence owner iconUrl status createdBy updatedBy createdAt updatedAt liveAt';
 const DATASET_GRAPHQL_READ_FIELDS = 'id: datasetId name status version datasetConfig';
 const DATASET_GRAPHQL_LIST_FIELDS = 'id: datasetId name status version';
@@ -88,7 +83,7 @@ interface Scenario {
   checkBody(body: unknown, request: BenchRequest): string | undefined;
 }
 
-type FloorKind = 'express' | 'node';
+type FloorKind = 'express' | 'node' | 'memory';
 
 interface Outcome {
   scenario: Scenario;
@@ -186,120 +181,6 @@ function seedDatasets(gatewayUrl: string): Promise<void> {
       await postEnvelope(gatewayUrl, '/v2/datasets/status-transition', 'api.datasets.status-transition', { dataset_id: id, status }, `${id} to ${status}`);
     }
   });
-}
-
-// ---------------------------------------------------------------------------------------------
-// The floors: the same SQL with a minimal envelope, behind plain express 5 and behind bare node:http
-// (what a socket write plus the SQL costs), each on a pg pool of its own.
-
-/** The floors' SQL, one function per route: each returns the body to send, or undefined for 404. */
-function floorQueries(pool: pg.Pool) {
-  return {
-    // Named statements are parsed and planned once per connection.
-    templateRead: async (id: string): Promise<unknown> => {
-      const found = await pool.query({ name: 'floor_template_read', text: `SELECT ${COLUMNS} FROM query_templates WHERE template_id = $1`, values: [id] });
-      const row: unknown = found.rows[0];
-      return row === undefined ? undefined : { result: row };
-    },
-    templateList: async (): Promise<unknown> => {
-      const found = await pool.query({
-        name: 'floor_template_list',
-        text: `SELECT ${COLUMNS} FROM query_templates ORDER BY created_date DESC, template_id ASC LIMIT $1`,
-        values: [1000],
-      });
-      return { result: found.rows };
-    },
-    // The Live version, as the gateway's default read; the primary key is (dataset_id, stage).
-    datasetRead: async (id: string): Promise<unknown> => {
-      const found = await pool.query({
-        name: 'floor_dataset_read',
-        text: `SELECT ${DATASET_READ_COLUMNS} FROM datasets WHERE dataset_id = $1 AND stage = 'live'`,
-        values: [id],
-      });
-      const row: unknown = found.rows[0];
-      return row === undefined ? undefined : { result: row };
-    },
-    // Live versions first, then drafts (which carry a few more fields), as the gateway lists them.
-    datasetList: async (): Promise<unknown> => {
-      const found = await pool.query<Record<string, unknown> & { draft_extras: Record<string, unknown> | null }>({
-        name: 'floor_dataset_list',
-        text:
-          `SELECT ${DATASET_LIST_COLUMNS}, CASE WHEN stage = 'draft' THEN ${DATASET_DRAFT_EXTRAS} END AS draft_extras ` +
-          `FROM datasets ORDER BY stage DESC, updated_date DESC, dataset_id ASC LIMIT $1`,
-        values: [1000],
-      });
-      const data = found.rows.map(({ draft_extras, ...row }) => (draft_extras ? { ...row, ...draft_extras } : row));
-      return { result: { data, count: data.length } };
-    },
-    // Connectors: the registry row the read shows (ui_spec included), and every Live connector for the list.
-    connectorRead: async (id: string): Promise<unknown> => {
-      const found = await pool.query({ name: 'floor_connector_read', text: `SELECT ${CONNECTOR_COLUMNS}, ui_spec FROM connector_registry WHERE id = $1`, values: [id] });
-      const row: unknown = found.rows[0];
-      return row === undefined ? undefined : { result: row };
-    },
-    connectorList: async (): Promise<unknown> => {
-      const found = await pool.query({
-        name: 'floor_connector_list',
-        text: `SELECT ${CONNECTOR_COLUMNS} FROM connector_registry WHERE status = 'Live' ORDER BY created_date DESC, id ASC LIMIT $1`,
-        values: [1000],
-      });
-      return { result: { data: found.rows, count: found.rows.length } };
-    },
-  };
-}
-
-function floorPool(databaseUrl: string): pg.Pool {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX });
-  pool.on('error', () => undefined);
-  return pool;
-}
-
-async function startExpressFloor(databaseUrl: string): Promise<Floor> {
-  const pool = floorPool(databaseUrl);
-  const queries = floorQueries(pool);
-  const app = express();
-  app.disable('x-powered-by');
-  const answer = (res: express.Response, body: unknown) => (body === undefined ? res.status(404).json({ error: 'not found' }) : res.json(body));
-  app.get('/template/read/:id', async (req, res) => answer(res, await queries.templateRead(req.params.id)));
-  app.post('/template/list', express.json(), async (_req, res) => answer(res, await queries.templateList()));
-  app.get('/dataset/read/:id', async (req, res) => answer(res, await queries.datasetRead(req.params.id)));
-  app.post('/dataset/list', express.json(), async (_req, res) => answer(res, await queries.datasetList()));
-  app.get('/connector/read/:id', async (req, res) => answer(res, await queries.connectorRead(req.params.id)));
-  app.post('/connector/list', express.json(), async (_req, res) => answer(res, await queries.connectorList()));
-  return listenFloor(app, pool);
-}
-
-/** The same routes on a bare node:http handler: no router, no middleware, the body read and dropped. */
-async function startNodeFloor(databaseUrl: string): Promise<Floor> {
-  const pool = floorPool(databaseUrl);
-  const queries = floorQueries(pool);
-  const reads: Record<string, (id: string) => Promise<unknown>> = {
-    '/template/read/': queries.templateRead,
-    '/dataset/read/': queries.datasetRead,
-    '/connector/read/': queries.connectorRead,
-  };
-  const lists: Record<string, () => Promise<unknown>> = { '/template/list': queries.templateList, '/dataset/list': queries.datasetList, '/connector/list': queries.connectorList };
-  const send = (res: http.ServerResponse, status: number, body: unknown) => {
-    const text = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-    res.end(text);
-  };
-  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const url = req.url ?? '/';
-    let work: Promise<unknown> | undefined;
-    if (req.method === 'GET') {
-      const slash = url.lastIndexOf('/');
-      const read = reads[url.slice(0, slash + 1)];
-      if (read) work = read(decodeURIComponent(url.slice(slash + 1)));
-    } else if (req.method === 'POST') work = lists[url]?.();
-    req.resume();
-    if (!work) return send(res, 404, { error: 'not found' });
-    work.then(
-      (body) => (body === undefined ? send(res, 404, { error: 'not found' }) : send(res, 200, body)),
-      () => send(res, 500, { error: 'failed' }),
-    );
-  };
-  return listenFloor(handler, pool);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -524,6 +405,7 @@ function scenarios(gatewayUrl: string, floorUrls: Record<FloorKind, string>, con
       ? [
           { ...scenario, name: `express ${scenario.name}` },
           { ...scenario, name: `node:http ${scenario.name}`, url: floorUrls.node, floor: 'node' as const },
+          { ...scenario, name: `in-memory ${scenario.name}`, url: floorUrls.memory, floor: 'memory' as const },
         ]
       : [scenario],
   );
@@ -552,7 +434,7 @@ async function probe(scenario: Scenario): Promise<{ problems: string[]; bytes: n
   return { problems, bytes };
 }
 
-function runAutocannon(scenario: Scenario, seconds: number, connections: number): Promise<autocannon.Result> {
+function runAutocannon(scenario: Pick<Scenario, 'url' | 'requests' | 'name'>, seconds: number, connections: number): Promise<autocannon.Result> {
   return runAutocannonWith({ url: scenario.url, requests: scenario.requests, connections, duration: seconds, title: scenario.name });
 }
 
@@ -579,25 +461,100 @@ const p99Of = (result: autocannon.Result) => result.latency.p99;
  */
 function printTable(outcomes: Outcome[]): void {
   const floors = (kind: FloorKind) => new Map(outcomes.filter((o) => o.scenario.floor === kind).map((o) => [o.scenario.operation, o.results]));
-  const byFloor = { express: floors('express'), node: floors('node') };
+  const byFloor = { express: floors('express'), node: floors('node'), memory: floors('memory') };
   const ratio = (results: autocannon.Result[], floorResults: autocannon.Result[] | undefined, of: (result: autocannon.Result) => number) => {
     if (!floorResults) return 'n/a';
     const ratios = results.map((result, round) => of(result) / of(floorResults[round]!));
     const shown = `${formatNumber(median(ratios), 2)}×`;
     return ratios.length > 1 ? `${shown} (${formatNumber(Math.min(...ratios), 2)}–${formatNumber(Math.max(...ratios), 2)})` : shown;
   };
-  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'vs express floor', 'vs node:http floor', 'p99 vs node:http'];
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'vs in-memory floor', 'vs express floor', 'vs node:http floor', 'p99 vs node:http'];
   const rows = outcomes.map(({ scenario, results }) => [
     scenario.name,
     formatNumber(median(results.map(rateOf)), 0),
     formatNumber(median(results.map((result) => result.latency.p50)), 0),
     formatNumber(median(results.map(p99Of)), 0),
     String(results.reduce((sum, result) => sum + result.non2xx, 0)),
+    scenario.floor ? '' : ratio(results, byFloor.memory.get(scenario.operation), rateOf),
     scenario.floor ? '' : ratio(results, byFloor.express.get(scenario.operation), rateOf),
     scenario.floor ? '' : ratio(results, byFloor.node.get(scenario.operation), rateOf),
     scenario.floor ? '' : ratio(results, byFloor.node.get(scenario.operation), p99Of),
   ]);
   printRows(header, rows);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cold and under change (issue 53)
+
+/** Measured cold too: reads by id, the ones a restart or a change leaves unkept. */
+const COLD_SCENARIOS = ['REST dataset read', 'REST template read'];
+/** How often the under-change round writes, and over how many of the read datasets it rotates. */
+const WRITE_EVERY_MS = 100;
+const WRITTEN_DATASETS = 10;
+
+const COLD_HEADER = ['cold scenario', 'round', 'req/s', 'p99 ms', 'in-memory req/s', 'express req/s', 'vs in-memory floor', 'vs express floor', 'load'];
+
+function coldRow(name: string, round: number, gateway: autocannon.Result, memory: autocannon.Result, expressFloor: autocannon.Result, load: string): string[] {
+  return [
+    name,
+    String(round),
+    formatNumber(rateOf(gateway), 0),
+    String(p99Of(gateway)),
+    formatNumber(rateOf(memory), 0),
+    formatNumber(rateOf(expressFloor), 0),
+    `${formatNumber(rateOf(gateway) / rateOf(memory), 2)}×`,
+    `${formatNumber(rateOf(gateway) / rateOf(expressFloor), 2)}×`,
+    load,
+  ];
+}
+
+/** Sends a v2 envelope with `method`; throws unless it answers 200; returns the envelope's result. */
+async function sendEnvelope(gatewayUrl: string, method: string, path: string, apiId: string, request: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(`${gatewayUrl}${path}`, { method, headers: jsonHeaders, body: JSON.stringify(envelope(apiId, 'bench-write', { request })) });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`${method} ${path}: HTTP ${response.status}: ${text.slice(0, 300)}`);
+  return record(record(JSON.parse(text))?.result) ?? {};
+}
+
+/**
+ * Updates the drafts of `datasetIds` (Live datasets being read, so each update drops what is kept of
+ * one of them) in turn, one update every WRITE_EVERY_MS while started. The drafts are made first
+ * (mode=edit), with the version keys the updates need.
+ */
+async function datasetWriter(gatewayUrl: string, datasetIds: string[]) {
+  const versionKeys = new Map<string, string>();
+  for (const id of datasetIds) {
+    const response = await fetch(`${gatewayUrl}/v2/datasets/read/${id}?mode=edit`);
+    const draft = record(record((await response.json()) as unknown)?.result);
+    if (response.status !== 200 || typeof draft?.version_key !== 'string') throw new Error(`could not make a draft of ${id}: HTTP ${response.status}`);
+    versionKeys.set(id, draft.version_key);
+  }
+  let edits = 0;
+  return {
+    start() {
+      let done = 0;
+      let writing = false;
+      const failures: string[] = [];
+      const timer = setInterval(() => {
+        if (writing) return;
+        writing = true;
+        const id = datasetIds[edits % datasetIds.length]!;
+        edits += 1;
+        sendEnvelope(gatewayUrl, 'PATCH', '/v2/datasets/update', 'api.datasets.update', { dataset_id: id, version_key: versionKeys.get(id), name: `Bench dataset edit ${edits}` })
+          .then((result) => {
+            versionKeys.set(id, String(result.version_key));
+            done += 1;
+          })
+          .catch((error: unknown) => failures.push((error as Error).message))
+          .finally(() => (writing = false));
+      }, WRITE_EVERY_MS);
+      return {
+        stop: () => clearInterval(timer),
+        done: () => done,
+        failures: () => failures.slice(0, 3),
+      };
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -619,6 +576,7 @@ async function main(): Promise<boolean> {
 
   // Stopped in reverse order, whatever happens below.
   const cleanups = new Cleanups();
+  const coldProblems: { scenario: { name: string }; problems: string[] }[] = [];
   let succeeded = false;
   try {
     const { cluster, url: gatewayUrl, pid: gatewayPid } = await startBenchGateway(cleanups, POOL_MAX);
@@ -638,16 +596,18 @@ async function main(): Promise<boolean> {
     await seedDatasets(gatewayUrl);
     log(`  seeded in ${Date.now() - seededDatasets} ms`);
 
-    log('starting the floor servers (express 5 + pg.Pool, node:http + pg.Pool)…');
+    log('starting the floor servers (express 5 + pg.Pool, node:http + pg.Pool, in-memory node:http)…');
     const expressFloor = await startExpressFloor(cluster.url);
     cleanups.push('express floor server', () => expressFloor.stop());
     const nodeFloor = await startNodeFloor(cluster.url);
     cleanups.push('node:http floor server', () => nodeFloor.stop());
+    const memoryFloor = await startMemoryFloor(cluster.url);
+    cleanups.push('in-memory floor server', () => memoryFloor.stop());
 
     const connectorIds = (await registry.query<{ id: string }>(`SELECT id FROM connector_registry WHERE status = 'Live' ORDER BY id`)).rows.map((row) => row.id);
 
     // Each operation's scenarios run one after another (gateway, then its floors), round after round.
-    const outcomes: Outcome[] = scenarios(gatewayUrl, { express: expressFloor.url, node: nodeFloor.url }, connectorIds)
+    const outcomes: Outcome[] = scenarios(gatewayUrl, { express: expressFloor.url, node: nodeFloor.url, memory: memoryFloor.url }, connectorIds)
       .filter((each) => only.test(each.operation))
       .map((scenario) => ({ scenario, results: [], problems: [] }));
     for (const outcome of outcomes) {
@@ -677,10 +637,77 @@ async function main(): Promise<boolean> {
     log('');
     log(
       'req/s: average of per-second counts; p50/p99: latency of 2xx responses (autocannon records whole ms); vs … floor: req/s ÷ that floor’s req/s for the same operation; ' +
-        'p99 vs node:http: p99 ÷ the node:http floor’s p99. Several rounds: medians, ratios per round (lowest–highest).',
+        'p99 vs node:http: p99 ÷ the node:http floor’s p99. Several rounds: medians, ratios per round (lowest–highest). ' +
+        'in-memory floor: node:http keeping each answer serialised after its first read (bench/floors.ts).',
     );
 
-    if (reportFailures(outcomes)) {
+    const coldScenarios = outcomes.filter((outcome) => COLD_SCENARIOS.includes(outcome.scenario.name)).map((outcome) => outcome.scenario);
+    const floorOf = (operation: string, kind: FloorKind) => outcomes.find((outcome) => outcome.scenario.operation === operation && outcome.scenario.floor === kind)!.scenario;
+    if (coldScenarios.length > 0) {
+      log('');
+      log(
+        `cold: each round, per scenario, a fresh gateway on this database (as \`npm start\` runs it) from its first ${durationSeconds} s after /readyz, then a fresh in-memory floor, then the express floor…`,
+      );
+      const cold: string[][] = [];
+      for (let round = 1; round <= rounds; round += 1) {
+        for (const scenario of coldScenarios) {
+          const load = loadAverage();
+          const fresh = await startFreshGateway(cluster.url, POOL_MAX);
+          const gateway = await runAutocannon({ ...scenario, url: fresh.url }, durationSeconds, connections).finally(() => fresh.stop());
+          const freshMemory = await startMemoryFloor(cluster.url);
+          const memoryResult = await runAutocannon({ ...floorOf(scenario.operation, 'memory'), url: freshMemory.url }, durationSeconds, connections).finally(() => freshMemory.stop());
+          const expressResult = await runAutocannon(floorOf(scenario.operation, 'express'), durationSeconds, connections);
+          const problems = [gateway, memoryResult, expressResult].flatMap(resultProblems);
+          if (problems.length > 0) {
+            log(`  ! cold ${scenario.name}: ${problems.join('; ')}`);
+            coldProblems.push(...problems.map((problem) => ({ scenario: { name: `cold ${scenario.name}` }, problems: [problem] })));
+          }
+          cold.push(coldRow(scenario.name, round, gateway, memoryResult, expressResult, load));
+        }
+      }
+      printRows(COLD_HEADER, cold);
+      log(
+        'cold: the first seconds of a fresh gateway (its first reads, a cold JIT, an empty cache) ÷ a fresh in-memory floor (its first reads too) and ÷ the express + pg floor, in the same round; load: the load average as the round began.',
+      );
+    }
+
+    const changing = outcomes.find((outcome) => outcome.scenario.name === 'REST dataset read')?.scenario;
+    if (changing) {
+      log('');
+      log(
+        `under change: REST dataset reads on the warm gateway, ${durationSeconds} s without writes, then ${durationSeconds} s with a dataset update every ${WRITE_EVERY_MS} ms (a draft of a dataset being read), then the floors…`,
+      );
+      const writer = await datasetWriter(gatewayUrl, liveDatasetIds.slice(0, WRITTEN_DATASETS));
+      const underChange: string[][] = [];
+      for (let round = 1; round <= rounds; round += 1) {
+        const load = loadAverage();
+        const warm = await runAutocannon(changing, durationSeconds, connections);
+        const writes = writer.start();
+        const changed = await runAutocannon(changing, durationSeconds, connections).finally(() => writes.stop());
+        const memoryResult = await runAutocannon(floorOf('dataset read', 'memory'), durationSeconds, connections);
+        const expressResult = await runAutocannon(floorOf('dataset read', 'express'), durationSeconds, connections);
+        const problems = [...[warm, changed, memoryResult, expressResult].flatMap(resultProblems), ...writes.failures()];
+        if (problems.length > 0) {
+          log(`  ! under change: ${problems.join('; ')}`);
+          coldProblems.push({ scenario: { name: 'REST dataset read under change' }, problems });
+        }
+        underChange.push([
+          String(round),
+          formatNumber(rateOf(warm), 0),
+          formatNumber(rateOf(changed), 0),
+          String(p99Of(changed)),
+          String(writes.done()),
+          `${formatNumber(rateOf(changed) / rateOf(warm), 2)}×`,
+          `${formatNumber(rateOf(changed) / rateOf(memoryResult), 2)}×`,
+          `${formatNumber(rateOf(changed) / rateOf(expressResult), 2)}×`,
+          load,
+        ]);
+      }
+      printRows(['round', 'warm req/s', 'under change req/s', 'p99 ms', 'writes', 'vs warm', 'vs in-memory floor', 'vs express floor', 'load'], underChange);
+      log('under change: req/s while a dataset update commits every 100 ms (each drops what is made of that dataset) ÷ the same reads just before without writes, and ÷ the floors right after.');
+    }
+
+    if (reportFailures([...outcomes, ...coldProblems])) {
       log('checks: every distinct request answered 200 with the expected body when sent alone; under load no non-2xx, errors or timeouts.');
       succeeded = true;
     }

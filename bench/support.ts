@@ -168,6 +168,48 @@ export async function startBenchGateway(cleanups: Cleanups, poolMax: number, ext
   return { cluster, config: loadConfig(settings), url, pid: child.pid };
 }
 
+export interface FreshGateway {
+  url: string;
+  pid: number | undefined;
+  /** Milliseconds from the process's start until /readyz answered 200. */
+  readyAfterMs: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * A fresh gateway process (as `npm start` runs it, production settings, silent logs) on an existing
+ * database, from the moment its /readyz answers: its first requests are the cold ones (issue 53).
+ */
+export async function startFreshGateway(databaseUrl: string, poolMax: number): Promise<FreshGateway> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const args = [...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), ...startCommandArgs()];
+  const env = { ...process.env, DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: String(port), NODE_ENV: 'production', LOG_LEVEL: 'silent', DB_POOL_MAX: String(poolMax) };
+  const startedAt = performance.now();
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+  };
+  try {
+    while (
+      !(await fetch(`${url}/readyz`).then(
+        (response) => response.ok,
+        () => false,
+      ))
+    ) {
+      if (child.exitCode !== null) throw new Error(`the fresh gateway exited with status ${child.exitCode} before it was ready`);
+      if (performance.now() - startedAt > 60_000) throw new Error('the fresh gateway was not ready within 60 s');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url, pid: child.pid, readyAfterMs: performance.now() - startedAt, stop };
+}
+
 /** A process's resident memory now and at its peak, in MiB (Linux's /proc; undefined elsewhere). */
 export function residentMemory(pid: number | undefined): { nowMiB: number; peakMiB: number } | undefined {
   if (pid === undefined) return undefined;

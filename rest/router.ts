@@ -8,8 +8,8 @@ import type { ContextFactory, GatewayContext } from '../src/context.js';
 import { GatewayError, GENERIC_FAILURE_MESSAGE, type ErrorCode } from '../src/errors.js';
 import { classifyGraphQLError } from '../src/graphql/errors.js';
 import type { Logger } from '../src/logger.js';
-import type { ReadPlanner } from '../src/graphql/published-reads.js';
-import type { CachePart, MadeOf, PublishedCache } from '../src/platform/cache/published-cache.js';
+import { madeOfAnswer, type ReadPlan, type ReadPlanner } from '../src/graphql/published-reads.js';
+import type { CachePart, PublishedCache } from '../src/platform/cache/published-cache.js';
 import { ANSWER_END, answerEtag, prepareResult, type PreparedAnswer } from '../src/platform/cache/prepared-answer.js';
 import { describeJsonLimitViolation, findJsonLimitViolation, type JsonLimits } from '../src/validation/json-limits.js';
 import { requestMsgid, sendFailure, successEnvelopeHead, successEnvelopeJson } from '../src/http/envelope.js';
@@ -29,8 +29,8 @@ export const REST_PREFIXES = ['/v2', '/alerts/v1', '/druid/coordinator', '/syste
 interface CompiledEndpoint {
   endpoint: RestEndpoint;
   documents: Map<string, DocumentNode>;
-  /** The operations (by name) whose results the published cache may keep, with the tables they are made of. */
-  cacheable: Map<string, MadeOf>;
+  /** The operations (by name) whose results the published cache may keep, with what they are made of. */
+  cacheable: Map<string, ReadPlan>;
   validatePath?: Validator;
   validateQuery?: Validator;
   validateBody?: Validator;
@@ -100,14 +100,14 @@ function compile(endpoint: RestEndpoint, schema: GraphQLSchema, planOf: ReadPlan
     }
     documents.set(name, document);
   }
-  const cacheable = new Map<string, MadeOf>();
+  const cacheable = new Map<string, ReadPlan>();
   // Results that go out as the operation's data mapped (not bare, not another media type), of one query reading published records only.
   // Not with response headers: a kept answer is its body alone and would go out without them.
   if (planOf && !endpoint.bareResult && !endpoint.contentType && !endpoint.responseHeaders) {
     for (const [name, document] of documents) {
       const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
       const plan = operations.length === 1 ? planOf(document, operations[0]!) : null;
-      if (plan) cacheable.set(name, plan.maxAgeMs === undefined ? { tables: plan.tables } : { tables: plan.tables, maxAgeMs: plan.maxAgeMs });
+      if (plan) cacheable.set(name, plan);
     }
   }
   return {
@@ -198,7 +198,8 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
         throw error;
       }
       const document = compiled.documents.get(operationName)!;
-      const madeOf = results && compiled.cacheable.get(operationName);
+      const plan = results && compiled.cacheable.get(operationName);
+      const madeOf = plan && madeOfAnswer(plan, variableValues);
       const cacheKey = keyFor(operationName, variableValues);
       const cached = cacheKey ? results!.get(cacheKey) : undefined;
       if (cached) return sendKept(req, res, msgid, cacheKey!, cached);
@@ -263,6 +264,9 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       const keyOfBodyAgain = keyOfRepeatedBodies(keyOfBody, endpoint.bodySchema, options.jsonLimits);
       for (const path of paths.filter((each) => !each.includes(':'))) options.keptReads.declarePost(path, { apiId: endpoint.apiId, route: endpoint.path, part: results, keyOfBody: keyOfBodyAgain });
     }
+    // A GET read whose result may be kept is declared too: the fast path lets concurrent first reads
+    // of one URL wait for one of them instead of each running the operation.
+    if (options.keptReads && results && endpoint.method === 'GET') for (const path of paths) options.keptReads.declareGet(path);
     // Names the call for the request log and the metrics (src/http/use-observability.ts).
     router[method](paths, (req: Request, res: Response, next: NextFunction) => {
       res.locals.apiId = endpoint.apiId;

@@ -3,9 +3,22 @@
 // published tables (and the fields that read anything else). From that one declaration the GraphQL
 // endpoint and the REST entries (which run the same operations) both know what they may keep in
 // the published cache (src/platform/cache/published-cache.ts) and which changes drop it.
-import { type DocumentNode, getNamedType, type GraphQLSchema, isCompositeType, Kind, type OperationDefinitionNode, OperationTypeNode, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
+import {
+  type DocumentNode,
+  type FieldNode,
+  getNamedType,
+  type GraphQLSchema,
+  isCompositeType,
+  Kind,
+  type OperationDefinitionNode,
+  OperationTypeNode,
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
+} from 'graphql';
 import type { FieldPermissions } from '../auth/field-api-ids.js';
 import { recordTypeOf } from '../auth/guard.js';
+import type { MadeOf } from '../platform/cache/published-cache.js';
 
 export interface PublishedReads {
   /** Root fields (`Query.dataset`) whose answers are made of published records only, with the tables they are made of. */
@@ -20,6 +33,13 @@ export interface PublishedReads {
    * (`figuresMaxAgeMs` of the planner; never when it is 0).
    */
   figures?: readonly string[];
+  /**
+   * Root fields (`Query.dataset`) whose answer is made of one record of one table, named by an
+   * argument (the announcements' key of that table): an operation asking only for that field and
+   * only leaves of it (no links, which may reach other records of the same table) is dropped by a
+   * change to that record alone, not by every change to the table.
+   */
+  records?: Readonly<Record<string, { table: string; argument: string }>>;
 }
 
 /** The declarations of several modules as one. */
@@ -29,6 +49,7 @@ export function combinePublishedReads(...reads: PublishedReads[]): Required<Publ
     unpublished: reads.flatMap((read) => read.unpublished ?? []),
     linked: Object.assign({}, ...reads.map((read) => read.linked ?? {})) as NonNullable<PublishedReads['linked']>,
     figures: reads.flatMap((read) => read.figures ?? []),
+    records: Object.assign({}, ...reads.map((read) => read.records ?? {})) as NonNullable<PublishedReads['records']>,
   };
 }
 
@@ -41,6 +62,29 @@ export interface ReadPlan {
   linkedApiIds: (readonly string[])[];
   /** How long the answer may be kept at most (ms since its read began), when it selects figures; unbounded otherwise. */
   maxAgeMs?: number;
+  /** The one record of `tables` the answer is made of, from the operation's variables; undefined: every record. */
+  recordOf?: (variables: Readonly<Record<string, unknown>> | undefined) => string | undefined;
+}
+
+/** What an answer run with `variables` is made of: one record when the plan names it, else its tables. */
+export function madeOfAnswer(plan: ReadPlan, variables: Readonly<Record<string, unknown>> | undefined): MadeOf {
+  const record = plan.recordOf?.(variables);
+  return { tables: plan.tables, ...(record === undefined ? {} : { record }), ...(plan.maxAgeMs === undefined ? {} : { maxAgeMs: plan.maxAgeMs }) };
+}
+
+/** How the argument `argument` of `field` names a record: a string literal, or a variable holding a string. */
+function recordArgument(field: FieldNode, argument: string): ReadPlan['recordOf'] {
+  const value = field.arguments?.find((each) => each.name.value === argument)?.value;
+  if (value?.kind === Kind.STRING) {
+    const literal = value.value;
+    return () => literal;
+  }
+  if (value?.kind !== Kind.VARIABLE) return undefined;
+  const name = value.name.value;
+  return (variables) => {
+    const given = variables?.[name];
+    return typeof given === 'string' ? given : undefined;
+  };
 }
 
 /** `planOf(document, operation)`: the operation's plan when its answer may be kept, else null; worked out once per parsed operation. */
@@ -99,6 +143,14 @@ export function readPlanner(
         }),
       );
       if (cacheable) plan = { tables: [...tables], apiIds, linkedApiIds: [...linkedApiIds.values()], ...(selectsFigures ? { maxAgeMs: figuresMaxAgeMs } : {}) };
+      const [only, ...others] = operation.selectionSet.selections;
+      const ofRecord = only?.kind === Kind.FIELD && others.length === 0 ? reads.records?.[`Query.${only.name.value}`] : undefined;
+      // Leaves only: a linked field could read other records of the same table (a dataset's denorm sources).
+      const leavesOnly = only?.kind === Kind.FIELD && (only.selectionSet?.selections.every((selection) => selection.kind === Kind.FIELD && !selection.selectionSet) ?? false);
+      if (plan && ofRecord && leavesOnly && tables.size === 1 && tables.has(ofRecord.table)) {
+        const recordOf = recordArgument(only, ofRecord.argument);
+        if (recordOf) plan.recordOf = recordOf;
+      }
     }
     plans.set(operation, plan);
     return plan;

@@ -17,7 +17,7 @@ import { prepareBody, type PreparedAnswer } from '../platform/cache/prepared-ans
 import type { PublishedCache, ReadStart } from '../platform/cache/published-cache.js';
 import { currentRequestScope } from '../request-scope.js';
 import type { OperationChecks } from './pipeline/operation-checks.js';
-import type { ReadPlan, ReadPlanner } from './published-reads.js';
+import { madeOfAnswer, type ReadPlan, type ReadPlanner } from './published-reads.js';
 
 export interface PublishedResultsOptions {
   cache: PublishedCache;
@@ -110,7 +110,7 @@ export function publishedResults<TContext extends { access: RequestAccess }>(opt
           key = undefined; // served: nothing to keep afterwards
           return { http: response.http, body: { kind: 'single', singleResult: JSON.parse(kept.answer.bytes.toString()) as { data: Record<string, unknown> } } };
         },
-        async willSendResponse({ response }) {
+        async willSendResponse({ request, response }) {
           if (!plan || key === undefined || !start) return;
           if (response.body.kind !== 'single' || response.body.singleResult.errors || !response.body.singleResult.data) return;
           // The extensions (the document's cost) are the same for every answer of this key: kept with it.
@@ -120,7 +120,7 @@ export function publishedResults<TContext extends { access: RequestAccess }>(opt
           answers.keep(
             key,
             { answer: prepareBody(body), apiIds: plan.apiIds, linkedApiIds: plan.linkedApiIds, operationLabel: currentRequestScope()?.graphqlOperation, cost },
-            plan.maxAgeMs === undefined ? { tables: plan.tables } : { tables: plan.tables, maxAgeMs: plan.maxAgeMs },
+            madeOfAnswer(plan, request.variables),
             start,
           );
         },

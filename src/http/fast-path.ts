@@ -64,6 +64,9 @@ export interface FastPathOptions {
 /** JSON that express's body parser reads as UTF-8 (no other charset, which it refuses). */
 const isUtf8Json = (contentType: string | undefined) => contentType !== undefined && /^application\/json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i.test(contentType);
 
+/** Most requests that wait for one first read of their URL; more go the normal way at once. */
+const MAX_WAITING_FOR_FIRST_READ = 10_000;
+
 const hasBody = (headers: IncomingHttpHeaders) => headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
 
 function pathOf(url: string): string {
@@ -132,8 +135,8 @@ export function withFastPath(options: FastPathOptions): Listener {
     admit: (access: RequestAccess) => void | Promise<void>,
     write: (requestId: string) => boolean,
     toNormalPath: () => void = () => normalPath(req, res),
+    started: bigint = process.hrtime.bigint(),
   ): void => {
-    const started = process.hrtime.bigint();
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
     let access: RequestAccess | undefined;
@@ -181,7 +184,8 @@ export function withFastPath(options: FastPathOptions): Listener {
     } else withAccess(authentication);
   };
 
-  const serveRestRead = (req: IncomingMessage, res: ServerResponse, url: string): boolean => {
+  /** `arrived`: when the request arrived, when it waited for a first read of its URL (the log's duration counts the wait). */
+  const serveRestRead = (req: IncomingMessage, res: ServerResponse, url: string, arrived?: bigint): boolean => {
     if (hasBody(req.headers)) return false;
     const found = options.restReads.find(url);
     if (!found) return false;
@@ -210,7 +214,48 @@ export function withFastPath(options: FastPathOptions): Listener {
         writeKeptAnswerAtTurnEnd('GET', req.headers, res, answer, successEnvelopeHead(read.apiId, undefined));
         return true;
       },
+      undefined,
+      arrived,
     );
+    return true;
+  };
+
+  // First reads of a URL whose result may be kept, handed to the normal path and not answered yet,
+  // with the requests for the same URL that arrived meanwhile. Without this, every request that
+  // arrives while a URL's first read runs finds nothing kept and runs the read again: after a start
+  // or a change, 50 clients reading the same records ran each one ~15 times on the normal path
+  // (bench/cold-reads.ts), at a cold path's cost. They wait instead, and get the kept answer from
+  // here (each admitted with its own access, as any kept answer), or the normal path when nothing
+  // was kept (an error, a caller not allowed, a change meanwhile) or the first read takes longer
+  // than handOverAfterMs.
+  const firstReads = new Map<string, (() => void)[]>();
+
+  const waitForFirstRead = (req: IncomingMessage, res: ServerResponse, url: string): boolean => {
+    if (hasBody(req.headers) || !options.restReads.mayKeepGet(pathOf(url))) return false;
+    const waiting = firstReads.get(url);
+    if (waiting) {
+      if (waiting.length >= MAX_WAITING_FOR_FIRST_READ) return false;
+      const arrived = process.hrtime.bigint();
+      waiting.push(() => {
+        if (!serveRestRead(req, res, url, arrived)) normalPath(req, res);
+      });
+      return true;
+    }
+    const waiters: (() => void)[] = [];
+    firstReads.set(url, waiters);
+    let timer: NodeJS.Timeout | undefined;
+    const settle = () => {
+      if (timer === undefined) return;
+      clearTimeout(timer);
+      timer = undefined;
+      if (firstReads.get(url) === waiters) firstReads.delete(url);
+      for (const next of waiters.splice(0)) next();
+    };
+    timer = setTimeout(settle, options.handOverAfterMs);
+    // 'close' also when the answer was not written to the end (the caller went away).
+    res.once('finish', settle);
+    res.once('close', settle);
+    normalPath(req, res);
     return true;
   };
 
@@ -325,7 +370,8 @@ export function withFastPath(options: FastPathOptions): Listener {
   return (req, res) => {
     if (options.draining()) return normalPath(req, res);
     const url = req.url ?? '/';
-    if (req.method === 'GET' ? serveRestRead(req, res, url) : req.method === 'POST' && (url === '/graphql' ? serveGraphQL(req, res) : serveRestPost(req, res, url))) return;
+    if (req.method === 'GET' ? serveRestRead(req, res, url) || waitForFirstRead(req, res, url) : req.method === 'POST' && (url === '/graphql' ? serveGraphQL(req, res) : serveRestPost(req, res, url)))
+      return;
     normalPath(req, res);
   };
 }

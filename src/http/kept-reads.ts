@@ -33,6 +33,8 @@ export interface KeptPostRead {
 export class KeptReads {
   private readonly urls = new Map<string, KeptRead>();
   private readonly posts = new Map<string, KeptPostRead>();
+  /** The GET routes whose results may be kept, as path segments (`:name` matches any one segment). */
+  private readonly getRoutes: string[][] = [];
 
   constructor(private readonly maxUrls: number) {}
 
@@ -50,6 +52,22 @@ export class KeptReads {
     if (answer) return { read, answer };
     this.urls.delete(url);
     return undefined;
+  }
+
+  /** A GET route (a path template such as `/v2/datasets/read/:dataset_id`) whose results the published cache may keep. */
+  declareGet(path: string): void {
+    this.getRoutes.push(path.split('/'));
+  }
+
+  /**
+   * Whether a GET of `path` (no query string) may be answered from a kept result once read: its
+   * concurrent first reads then wait for one of them (fast-path.ts). Matched as the route's
+   * segments, exactly; a path express would still route (other case, trailing slash) only misses
+   * that wait.
+   */
+  mayKeepGet(path: string): boolean {
+    const segments = path.split('/');
+    return this.getRoutes.some((route) => route.length === segments.length && route.every((part, index) => (part.startsWith(':') ? segments[index] !== '' : part === segments[index])));
   }
 
   declarePost(path: string, read: KeptPostRead): void {

@@ -435,3 +435,55 @@ describe('a change to a connector shows on the next read of either path (no stal
     expect(descriptionIn(again)).toBe(description);
   });
 });
+
+describe('first reads of one URL at once: one runs the read, the others wait for its kept answer', () => {
+  it('answers 20 concurrent first reads of a dataset with one run of the operation, each caller admitted on its own', async () => {
+    const id = 'fast-path-first-reads';
+    await seedDataset(await seeding(fast), id, 'Live');
+    // The seed's own announcements are in: nothing they say can keep the first read from being kept.
+    await fast.gateway.database.changes.sync();
+    const callers = await Promise.all(Array.from({ length: 20 }, () => bearer()));
+    const before = await fastAnswers();
+    const answers = await Promise.all(callers.map((caller) => fast.http.get(`/v2/datasets/read/${id}`).set('authorization', caller)));
+    // Without the wait each request that came while the first ran found nothing kept and ran the read itself.
+    expect((await fastAnswers()) - before).toBe(19);
+    expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200));
+    expect(new Set(answers.map((answer) => JSON.stringify((answer.body as { result: unknown }).result))).size).toBe(1);
+    expect((answers[0]!.body as { result: { dataset_id: string } }).result.dataset_id).toBe(id);
+  });
+
+  it('refuses a waiting caller without the permission, as the normal path does', async () => {
+    const id = 'fast-path-first-reads-refused';
+    await seedDataset(await seeding(fast), id, 'Live');
+    await fast.gateway.database.changes.sync();
+    const [allowed, refused] = await Promise.all([
+      fast.http.get(`/v2/datasets/read/${id}`).set('authorization', await bearer()),
+      fast.http.get(`/v2/datasets/read/${id}`).set('authorization', await bearer(['ingestor'])),
+    ]);
+    expect(allowed.status).toBe(200);
+    expect(refused.status).toBe(403);
+  });
+});
+
+describe("a dataset read is kept until a change to that dataset, not another one's", () => {
+  it.each(READS.filter((read) => read.name.endsWith('dataset read')))('$name', async (read) => {
+    const other = 'fast-path-other-dataset';
+    await seedDataset(await seeding(fast), other, 'Live');
+    await expectSameAnswer(read, await bearer(), {}, true);
+    // Another dataset changes (another copy's write, as the database announces it): the answer stays kept.
+    await fast.sql("UPDATE datasets SET name = 'Renamed other' WHERE dataset_id = $1", [other]);
+    await fast.gateway.database.changes.sync();
+    let before = await fastAnswers();
+    expect((await read.send(fast.http, await bearer())).status).toBe(200);
+    expect((await fastAnswers()) - before).toBe(1);
+    // This dataset changes: the next read runs again and shows it.
+    const name = `Renamed under ${read.name}`;
+    await fast.sql('UPDATE datasets SET name = $1 WHERE dataset_id = $2', [name, DATASET]);
+    await fast.gateway.database.changes.sync();
+    before = await fastAnswers();
+    const changed = await read.send(fast.http, await bearer());
+    expect((await fastAnswers()) - before).toBe(0);
+    const body = changed.body as { result?: { name?: string }; data?: { dataset?: { name?: string } } };
+    expect(body.result?.name ?? body.data?.dataset?.name).toBe(name);
+  });
+});

@@ -146,4 +146,22 @@ describe('one cache for records and answers', () => {
     expect(answers.get('datasets')).toBeUndefined();
     expect(answers.get('templates')).toBe('fresh');
   });
+
+  it('keeps a read of one record when only another record changed while it ran, not when that record or the whole table did', async () => {
+    const cache = new PublishedCache(gw.gateway.database.changes);
+    const answers = cache.part<string>('answers', 10);
+    const madeOf = (record: string) => ({ tables: ['datasets'], record });
+    const readingSeven = answers.since(['datasets']);
+    const readingEight = answers.since(['datasets']);
+    await renameInSql('cache-live-7', 'Renamed while eight was read');
+    answers.keep('seven', 'stale', madeOf('cache-live-7'), readingSeven);
+    answers.keep('eight', 'fresh', madeOf('cache-live-8'), readingEight);
+    expect(answers.get('seven')).toBeUndefined();
+    expect(answers.get('eight')).toBe('fresh');
+    // A change to every record (TRUNCATE announces "datasets:*") keeps no read begun before it.
+    const readingNine = answers.since(['datasets']);
+    cache.announce({ table: 'datasets', key: '*' });
+    answers.keep('nine', 'stale', madeOf('cache-live-9'), readingNine);
+    expect(answers.get('nine')).toBeUndefined();
+  });
 });

@@ -23,6 +23,8 @@ export const datasetsFieldPermissions: FieldPermissions = {
 /** Root fields whose answers are made of published records only (kept until one of these tables changes). */
 export const datasetsPublishedReads: PublishedReads = {
   tables: { 'Query.dataset': ['datasets'], 'Query.datasets': ['datasets'] },
+  // A read of one dataset's own fields is made of that dataset alone (its id is the announcements' key).
+  records: { 'Query.dataset': { table: 'datasets', argument: 'id' } },
   // Count events over chosen windows: never kept.
   unpublished: ['Dataset.metrics', 'Dataset.ingestionSeries'],
   linked: {

@@ -42,6 +42,9 @@ interface TableDependents {
   records: Map<string, Set<Entry<unknown>>>;
 }
 
+/** Most records whose last change is remembered (one number each) before they are forgotten at once. */
+const MAX_CHANGED_RECORDS = 100_000;
+
 function deepFreeze<T>(value: T): T {
   // Prepared bytes (a Buffer) cannot be frozen; nothing writes to them once kept.
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value) && !ArrayBuffer.isView(value)) {
@@ -56,6 +59,14 @@ export class PublishedCache {
   private readonly dependents = new Map<string, TableDependents>();
   /** Per table, bumped by every change to it: a read that began before must not keep what it read. */
   private readonly versions = new Map<string, number>();
+  /**
+   * Per table, its version at the last change to every record of it; and per table and record, the
+   * table's version at that record's last change. A read of one record keeps what it read when only
+   * other records changed meanwhile (a write every 100 ms to some dataset must not keep every other
+   * dataset's first read from being kept).
+   */
+  private readonly wholeTableChanged = new Map<string, number>();
+  private readonly recordChanged = new Map<string, number>();
   private resets = 0;
 
   constructor(private readonly feed: Pick<ChangeFeed, 'listening' | 'subscribe' | 'announceLocally'>) {
@@ -89,9 +100,14 @@ export class PublishedCache {
     this.feed.announceLocally(change);
   }
 
-  /** @internal Whether a read begun at `start`, of what `tables` holds, may be kept. */
-  unchangedSince(tables: readonly string[], start: ReadStart): boolean {
-    return this.feed.listening && start.resets === this.resets && tables.every((table, index) => (this.versions.get(table) ?? 0) === start.versions[index]);
+  /** @internal Whether a read begun at `start`, of what `tables` holds (only their record `record`, when given), may be kept. */
+  unchangedSince(tables: readonly string[], start: ReadStart, record?: string): boolean {
+    if (!this.feed.listening || start.resets !== this.resets) return false;
+    return tables.every((table, index) => {
+      const then = start.versions[index] ?? 0;
+      if ((this.versions.get(table) ?? 0) === then) return true;
+      return record !== undefined && (this.wholeTableChanged.get(table) ?? 0) <= then && (this.recordChanged.get(`${table}\u0000${record}`) ?? 0) <= then;
+    });
   }
 
   /** @internal */
@@ -123,7 +139,17 @@ export class PublishedCache {
   }
 
   private changed(change: Change): void {
-    this.versions.set(change.table, (this.versions.get(change.table) ?? 0) + 1);
+    const version = (this.versions.get(change.table) ?? 0) + 1;
+    this.versions.set(change.table, version);
+    if (change.key === '*') this.wholeTableChanged.set(change.table, version);
+    else {
+      this.recordChanged.set(`${change.table}\u0000${change.key}`, version);
+      // Bounded: past it, forgotten records count as changed now, as if every record of every table had changed.
+      if (this.recordChanged.size > MAX_CHANGED_RECORDS) {
+        this.recordChanged.clear();
+        for (const [table, current] of this.versions) this.wholeTableChanged.set(table, current);
+      }
+    }
     const dependents = this.dependents.get(change.table);
     if (!dependents) return;
     const dropped = [...dependents.whole];
@@ -174,7 +200,7 @@ export class CachePart<V> {
 
   /** Keeps `value`, read since `start`, unless something it is made of changed meanwhile (a kept value is frozen). */
   keep(key: string, value: V, madeOf: MadeOf, start: ReadStart): void {
-    if (!this.cache.unchangedSince(madeOf.tables, start)) return;
+    if (!this.cache.unchangedSince(madeOf.tables, start, madeOf.record)) return;
     if (madeOf.maxAgeMs !== undefined && start.at + madeOf.maxAgeMs <= performance.now()) return;
     const frozen = deepFreeze(value);
     this.remove(key);
