@@ -41,7 +41,11 @@ export function createMetricsQueries(prometheus: PrometheusApi, datasets: Datase
       }
     },
 
-    /** A Druid native query whose dataSource names a Live dataset (its id, alias or datasource). */
+    /**
+     * A Druid native query whose dataSource names a Live dataset (its id, alias or datasource), held
+     * by the engine's bounds (statement timeout, row bound) but not the ad-hoc route's 30 days: the
+     * console's dataset card asks for the last synced time since 2000, as the original answers it.
+     */
     async native(query: unknown): Promise<unknown[]> {
       if (!isObject(query)) throw new GatewayError('DATA_METRICS_INVALID_INPUT', 'query.body.query must be a Druid native query object');
       const name = query.dataSource;
