@@ -143,6 +143,17 @@ describe('the Prometheus HTTP API', () => {
     expect(metadata.body).toEqual({ status: 'success', data: { gateway_ingestion_events_total: [{ type: 'counter', help: expect.stringContaining('Ingested events'), unit: '' }] } });
     const histogram = await gw().http.get('/prometheus/api/v1/metadata').query({ metric: 'gateway_http_request_duration_seconds' });
     expect(histogram.body.data.gateway_http_request_duration_seconds[0].type).toBe('histogram');
+    // A list cut at the caller's limit says so, as Prometheus does; a whole one does not.
+    const cut = await gw()
+      .http.get('/prometheus/api/v1/series')
+      .query({ 'match[]': `gateway_ingestion_events_total{dataset="${DATASET}"}`, limit: '2' });
+    expect({ items: (cut.body.data as Json[]).length, warnings: cut.body.warnings }).toEqual({ items: 2, warnings: ['results truncated due to limit'] });
+    const cutNames = await gw().http.get('/prometheus/api/v1/labels').query({ limit: '1' });
+    expect(cutNames.body).toEqual({ status: 'success', data: ['__name__'], warnings: ['results truncated due to limit'] });
+    const whole = await gw()
+      .http.get('/prometheus/api/v1/label/stage/values')
+      .query({ 'match[]': `gateway_ingestion_events_total{dataset="${DATASET}"}`, limit: '4' });
+    expect(whole.body).toEqual({ status: 'success', data: ['duplicate', 'failed', 'processed', 'received'] });
     const buildinfo = await gw().http.get('/prometheus/api/v1/status/buildinfo');
     expect(buildinfo.body).toMatchObject({ status: 'success', data: { version: expect.stringMatching(/^2\.\d+\.\d+$/) } });
   });
