@@ -791,7 +791,9 @@ function steps(consoleUrl: string, out: string, datasetName: string): Step[] {
         const shown = await page
           .waitForFunction(
             () => {
+              // The innermost card holding the label: its figure and the label only.
               const cards = Array.from(document.querySelectorAll<HTMLElement>('.MuiCardContent-root')).filter((card) => card.innerText.includes('Last Synced Time'));
+              cards.sort((a, b) => a.innerText.length - b.innerText.length);
               const text = cards[0]?.innerText.replace(/\s+/g, ' ').trim() ?? '';
               return / ago\b/.test(text) ? text : false;
             },
