@@ -9,8 +9,9 @@
 //      and one admin user;
 //   3. starts the console's server (ts-node) with its proxies pointed at the gateway;
 //   4. drives Chromium through login, the dataset list, the dataset wizard and publishing, then the
-//      screens an operator watches (issue 38): the home dashboard's figures after an ingest, a rule
-//      that fires shown by the alerts bell, and a connector's configuration form; with a
+//      screens an operator watches (issue 38): the home dashboard's figures after an ingest, the
+//      dataset's "Last Synced Time" card (issue 51), a rule that fires shown by the alerts bell, and
+//      a connector's configuration form; with a
 //      screenshot, what the page showed, the console's API calls (browser side) and the gateway's
 //      request lines after each step, and PASS/FAIL per screen at the end;
 //   5. stops everything it started and exits non-zero naming the first step that failed.
@@ -770,6 +771,40 @@ function steps(consoleUrl: string, out: string, datasetName: string): Step[] {
           label?.scrollIntoView({ block: 'center' });
         });
         return `ingested ${events.length} events; the home's Data Received (today) answered ${answer.status()} and shows "${events.length} Events"; its processing-time figures answered too`;
+      },
+    },
+    {
+      name: 'dataset-last-synced',
+      screen: true,
+      async run(page, timeout) {
+        // The dataset's metrics page: its "Last Synced Time" card asks system-events for the latest
+        // router row since 2000-01-01 (a Druid groupBy, longMax of __time) and shows it as "… ago".
+        const synced = chartCall(page, 'lastSyncedTime', timeout);
+        await page.goto(`${consoleUrl}/console/datasets/metrics/${encodeURIComponent(datasetId)}`, { waitUntil: 'domcontentloaded', timeout });
+        const answer = await synced;
+        await expectOk(answer, "the dataset card's last synced time");
+        const sent = (answer.request().postData() ?? '').match(/"intervals":"([^"]+)"/)?.[1] ?? '?';
+        const rows = ((await answer.json()) as { result?: { event?: { last_synced_time?: unknown } }[] }).result;
+        const ms = Number(rows?.[0]?.event?.last_synced_time);
+        if (!Number.isFinite(ms) || ms <= 0)
+          throw new Error(`the last synced time parses to ${String(rows?.[0]?.event?.last_synced_time)} (the console would show N/A); the gateway answered ${JSON.stringify(rows).slice(0, 300)}`);
+        const shown = await page
+          .waitForFunction(
+            () => {
+              // The innermost card holding the label: its figure and the label only.
+              const cards = Array.from(document.querySelectorAll<HTMLElement>('.MuiCardContent-root')).filter((card) => card.innerText.includes('Last Synced Time'));
+              cards.sort((a, b) => a.innerText.length - b.innerText.length);
+              const text = cards[0]?.innerText.replace(/\s+/g, ' ').trim() ?? '';
+              return / ago\b/.test(text) ? text : false;
+            },
+            { timeout },
+          )
+          .then((handle) => handle.jsonValue() as Promise<string>)
+          .catch(() => {
+            throw new Error(`the "Last Synced Time" card did not show a time "… ago" within ${timeout / 1000} s`);
+          });
+        await settle(page);
+        return `the dataset's metrics page asked for the last synced time over ${sent} (answered ${answer.status()}, ${new Date(ms).toISOString()}) and its card shows "${shown}"`;
       },
     },
     {

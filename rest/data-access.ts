@@ -141,7 +141,7 @@ export const dataAccessEndpoints = [
     path: '/v2/data/metrics',
     apiId: 'api.data.metrics',
     summary:
-      "What the console's dashboards read: a query.url under /prom is one of Prometheus's read endpoints (query, query_range, series, labels, label values) with query.params, answered by PROMETHEUS_URL or the embedded metrics store in Prometheus's JSON without an envelope; any other url runs query.body.query as a Druid native query, its rows (as Druid writes them: groupBy rows {version, timestamp, event}) in the envelope's result, as the original answers them",
+      "What the console's dashboards read: a query.url under /prom is one of Prometheus's read endpoints (query, query_range, series, labels, label values) with query.params, answered by PROMETHEUS_URL or the embedded metrics store in Prometheus's JSON without an envelope; any other url runs query.body.query as a Druid native query (held by the query engine's statement timeout and row bound, not the 30 days of /v2/data/query: the console asks for a dataset's last synced time since 2000), its rows (as Druid writes them: groupBy rows {version, timestamp, event}) in the envelope's result, as the original answers them",
     invalidInputCode: 'DATA_METRICS_INVALID_INPUT',
     errorCodes: [
       'DATA_METRICS_UNAVAILABLE',

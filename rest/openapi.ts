@@ -405,7 +405,8 @@ export function buildOpenApiDocument(endpoints: readonly RestEndpoint[], options
         'in config/permissions.json or the file PERMISSIONS_FILE names.\n\n' +
         'A path of this document asked with a method it does not list is answered 405 METHOD_NOT_ALLOWED in the failure envelope, ' +
         'with the methods it takes in the Allow header. A refusal for passing a limit names the setting behind it (e.g. REQUEST_BODY_LIMIT). ' +
-        'Every JSON answer ends with a newline. A query result (template runs, /v2/data/query, the SQL endpoint) cut at its row bound ' +
+        'Every JSON answer ends with a newline. A query result (template runs, /v2/data/query, the SQL endpoint, the Druid form of ' +
+        '/v2/data/metrics; SQL or a native query, e.g. a series of more buckets than the bound) cut at its row bound ' +
         '(TEMPLATE_QUERY_MAX_ROWS) carries the header x-result-truncated: <the bound>; the envelope is unchanged.',
     },
     tags: [...tags].map((name) => ({ name })),

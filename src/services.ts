@@ -122,7 +122,7 @@ export function createServices(
     }),
     datasets,
     dataAccess,
-    metricsQueries: createMetricsQueries(platform.prometheus, datasets, platform.queryEngine, (dataset, query) => dataAccess.query(dataset, query)),
+    metricsQueries: createMetricsQueries(platform.prometheus, datasets, platform.queryEngine, (dataset, query) => dataAccess.query(dataset, query, null, { maxRangeDays: null })),
     schemaInference: createSchemaInferenceService(),
     ingestion: createIngestionService(datasets, platform.eventBus, ingestionCounters, { maxBatch: config.ingestion.maxBatch, systemEvents: platform.systemEvents }),
     files,

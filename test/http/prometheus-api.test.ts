@@ -143,6 +143,17 @@ describe('the Prometheus HTTP API', () => {
     expect(metadata.body).toEqual({ status: 'success', data: { gateway_ingestion_events_total: [{ type: 'counter', help: expect.stringContaining('Ingested events'), unit: '' }] } });
     const histogram = await gw().http.get('/prometheus/api/v1/metadata').query({ metric: 'gateway_http_request_duration_seconds' });
     expect(histogram.body.data.gateway_http_request_duration_seconds[0].type).toBe('histogram');
+    // A list cut at the caller's limit says so, as Prometheus does; a whole one does not.
+    const cut = await gw()
+      .http.get('/prometheus/api/v1/series')
+      .query({ 'match[]': `gateway_ingestion_events_total{dataset="${DATASET}"}`, limit: '2' });
+    expect({ items: (cut.body.data as Json[]).length, warnings: cut.body.warnings }).toEqual({ items: 2, warnings: ['results truncated due to limit'] });
+    const cutNames = await gw().http.get('/prometheus/api/v1/labels').query({ limit: '1' });
+    expect(cutNames.body).toEqual({ status: 'success', data: ['__name__'], warnings: ['results truncated due to limit'] });
+    const whole = await gw()
+      .http.get('/prometheus/api/v1/label/stage/values')
+      .query({ 'match[]': `gateway_ingestion_events_total{dataset="${DATASET}"}`, limit: '4' });
+    expect(whole.body).toEqual({ status: 'success', data: ['duplicate', 'failed', 'processed', 'received'] });
     const buildinfo = await gw().http.get('/prometheus/api/v1/status/buildinfo');
     expect(buildinfo.body).toMatchObject({ status: 'success', data: { version: expect.stringMatching(/^2\.\d+\.\d+$/) } });
   });
@@ -163,11 +174,10 @@ describe('the Prometheus HTTP API', () => {
     expect(deleted.status).toBe(405);
   });
 
-  it('evaluates every expression of the Grafana dashboard in deploy/grafana', async () => {
-    await sampledIngests();
+  /** Every expression of the dashboard, with Grafana's variables filled in as Grafana would, answered over the sampled range. */
+  async function dashboardAnswers(instance: string) {
     const dashboard = JSON.parse(readFileSync(new URL('../../deploy/grafana/gateway-dashboard.json', import.meta.url), 'utf8')) as { panels: { title: string; targets: { expr: string }[] }[] };
-    // Grafana fills its variables in before it sends a query; so do we, as it would for "All".
-    const filled = (expr: string) => expr.replaceAll('$__rate_interval', '1m').replaceAll('$__range', '5m').replaceAll('$instance', '.*').replaceAll('$dataset', '.*');
+    const filled = (expr: string) => expr.replaceAll('$__rate_interval', '1m').replaceAll('$__range', '5m').replaceAll('$instance', instance).replaceAll('$dataset', '.*');
     const expressions = dashboard.panels.flatMap((panel) => panel.targets.map((target) => ({ panel: panel.title, expr: filled(target.expr) })));
     expect(expressions.length).toBeGreaterThan(10);
     const answers = await Promise.all(
@@ -180,9 +190,38 @@ describe('the Prometheus HTTP API', () => {
       }),
     );
     expect(answers.filter((answer) => answer.status !== 200)).toEqual([]);
+    /** The last value of a panel's first query, or "No data" when it gave no series. */
+    const last = (panel: string) => {
+      const result = answers.find((answer) => answer.panel === panel)!.body.data.result as { values: [number, string][] }[];
+      return result.length === 0 ? 'No data' : Number(result[0]!.values.at(-1)![1]);
+    };
+    return { answers, last };
+  }
+
+  it('evaluates every expression of the Grafana dashboard in deploy/grafana, with every gateway chosen', async () => {
+    await sampledIngests();
+    const { last } = await dashboardAnswers('.*');
     // The ingestion panels show the known ingest.
-    const received = answers.find((answer) => answer.panel === 'Events received (range)')!;
-    expect(Number(received.body.data.result[0].values.at(-1)[1])).toBeGreaterThanOrEqual(8);
+    expect(last('Events received (range)')).toBeGreaterThanOrEqual(8);
+    expect(last('Gateways up')).toBe(1);
+  });
+
+  it('with one gateway chosen, still shows the ingestion (shared series), 0 for an empty 5xx share, and that gateway up', async () => {
+    await sampledIngests();
+    const instances = (await gw().http.get('/prometheus/api/v1/label/instance/values')).body.data as string[];
+    expect(instances).toHaveLength(1);
+    const { last, answers } = await dashboardAnswers(instances[0]!.replace(/[.]/g, '\\.'));
+    expect({ received: last('Events received (range)'), failed: last('Events failed (range)'), fiveXx: last('5xx share'), up: last('Gateways up') }).toEqual({
+      received: expect.any(Number),
+      failed: 0,
+      fiveXx: 0,
+      up: 1,
+    });
+    expect(last('Events received (range)')).toBeGreaterThanOrEqual(8);
+    // Every ingestion chart has its series too, not only the totals.
+    for (const panel of ['Ingested events per second by dataset and stage', 'Ingest calls per second by outcome']) {
+      expect([panel, (answers.find((answer) => answer.panel === panel)!.body.data.result as unknown[]).length > 0]).toEqual([panel, true]);
+    }
   });
 });
 

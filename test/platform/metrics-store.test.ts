@@ -71,18 +71,39 @@ describe('the embedded metrics store', () => {
     expect(byInstance['g2:2']!.values.at(-1)).toBe(20);
   });
 
+  it('writes up{job="gateway", instance} = 1 at every sampling of each gateway, as a Prometheus scrape does', async () => {
+    const up = await rangeQuery(new MetricsStore(pool), 'up{job="gateway"}', START + STEP, END, 5 * 60_000);
+    expect(up.result.map((series) => series.labels.instance).sort()).toEqual(['g1:1', 'g2:2']);
+    for (const series of up.result) expect(new Set(series.values)).toEqual(new Set([1]));
+    const count = await rangeQuery(new MetricsStore(pool), 'count(up{job="gateway"} == 1)', END, END, STEP);
+    expect(Array.from(count.result[0]!.values)).toEqual([2]);
+  });
+
   it('answers the same after completed hours move into chunks, from chunks and raw samples together', async () => {
     const store = new MetricsStore(pool);
     const moved = await store.compact(END - HOUR, START);
     expect(moved).toBeGreaterThan(0);
     const counts = await pool.query<{ raw: string; chunks: string }>('SELECT (SELECT count(*) FROM metric_samples) AS raw, (SELECT count(*) FROM metric_chunks) AS chunks');
     expect(Number(counts.rows[0]!.raw)).toBeGreaterThan(0);
-    // One chunk per series and hour: g1's one series over the first hour (g2 had not started).
-    expect(Number(counts.rows[0]!.chunks)).toBe(1);
+    // One chunk per series and hour: over the first hour g1's events series (g2's counter had not
+    // started) and each gateway's `up`.
+    expect(Number(counts.rows[0]!.chunks)).toBe(3);
     expect(await rangeQuery(store, query, START, END, 5 * 60_000)).toEqual(before);
     await store.compact(END + 1, START);
     expect(await rangeQuery(store, query, START, END, 5 * 60_000)).toEqual(before);
-    expect((await store.series([], START, END)).map((labels) => labels.instance).sort()).toEqual(['g1:1', 'g2:2']);
+    const series = await store.series([], START, END);
+    expect(
+      series
+        .filter((labels) => labels.__name__ === 'events_total')
+        .map((labels) => labels.instance)
+        .sort(),
+    ).toEqual(['g1:1', 'g2:2']);
+    expect(
+      series
+        .filter((labels) => labels.__name__ === 'up')
+        .map((labels) => labels.instance)
+        .sort(),
+    ).toEqual(['g1:1', 'g2:2']);
   });
 
   it('reads a sample that is both in a chunk and written again as a row once, as the chunk holds it', async () => {

@@ -89,3 +89,67 @@ describe("a template's own SQL", () => {
     }
   });
 });
+
+// A native series is bounded by the same TEMPLATE_QUERY_MAX_ROWS: a minute series over a day has
+// more buckets than that. Cut series say so, as cut SQL results do; a caller's own smaller limit is
+// no cut.
+describe('a native series longer than the row bound', () => {
+  const SERIES = 'reader_series';
+  const MINUTES = MAX_ROWS + 10;
+  const DAY = '2026-03-10T00:00:00Z/2026-03-11T00:00:00Z';
+  const minuteSeries = (extra: Record<string, unknown> = {}) => ({
+    queryType: 'timeseries',
+    dataSource: SERIES,
+    intervals: [DAY],
+    granularity: 'minute',
+    aggregations: [{ type: 'longSum', name: 'qty', fieldName: 'qty' }],
+    ...extra,
+  });
+
+  beforeAll(async () => {
+    await seedDataset(gw, SERIES, 'Live', SALES_SCHEMA_OVERRIDES);
+    // One event a minute from midnight: a bucket each.
+    const data = Array.from({ length: MINUTES }, (_, i) => ({ id: `m${i}`, ts: new Date(Date.parse('2026-03-10T00:00:00Z') + i * 60_000).toISOString(), userid: 'u1', amount: 1, qty: 1 }));
+    const ingested = await gw.http.post(`/v2/data/in/${SERIES}`).send({ ...envelope('api.data.in'), data });
+    expect(ingested.status).toBe(200);
+  }, 60_000);
+
+  it('POST /v2/data/query answers the first TEMPLATE_QUERY_MAX_ROWS buckets with x-result-truncated', async () => {
+    const response = await gw.http.post(`/v2/data/query/${SERIES}`).send({ ...envelope('api.data.out'), query: minuteSeries() });
+    const rows = response.body.result as { timestamp: string }[];
+    expect({ status: response.status, rows: rows.length, header: response.headers['x-result-truncated'] }).toEqual({ status: 200, rows: MAX_ROWS, header: String(MAX_ROWS) });
+    expect(rows[0]!.timestamp).toBe('2026-03-10T00:00:00.000Z');
+  });
+
+  it("POST /v2/data/metrics (the console's route) says the same of a groupBy per minute", async () => {
+    const response = await gw.http
+      .post('/v2/data/metrics')
+      .send({ query: { id: 'chart', type: 'api', url: '/config/v2/data/metrics', method: 'POST', body: { query: { ...minuteSeries(), queryType: 'groupBy', dimensions: ['userid'] } } } });
+    expect({ status: response.status, rows: (response.body.result as unknown[]).length, header: response.headers['x-result-truncated'] }).toEqual({
+      status: 200,
+      rows: MAX_ROWS,
+      header: String(MAX_ROWS),
+    });
+  });
+
+  it("says nothing when the caller's own limit is smaller, or every bucket fits", async () => {
+    const limited = await gw.http.post(`/v2/data/query/${SERIES}`).send({ ...envelope('api.data.out'), query: minuteSeries({ limit: 10 }) });
+    expect({ rows: (limited.body.result as unknown[]).length, header: limited.headers['x-result-truncated'] }).toEqual({ rows: 10, header: undefined });
+    const fits = await gw.http.post(`/v2/data/query/${SERIES}`).send({ ...envelope('api.data.out'), query: minuteSeries({ granularity: 'hour' }) });
+    expect({ rows: (fits.body.result as unknown[]).length, header: fits.headers['x-result-truncated'] }).toEqual({ rows: 1, header: undefined });
+  });
+
+  it('GraphQL queryDatasetFrame says truncated and rowLimit', async () => {
+    const answer = await gw.http.post('/graphql').send({
+      query: 'query($d: String!, $q: JSON!) { queryDatasetFrame(dataset: $d, query: $q) { truncated rowLimit rows } }',
+      variables: { d: SERIES, q: minuteSeries() },
+    });
+    const frame = answer.body.data?.queryDatasetFrame as { truncated: boolean; rowLimit: number | null; rows: unknown[] } | undefined;
+    expect({ errors: answer.body.errors, truncated: frame?.truncated, rowLimit: frame?.rowLimit, rows: frame?.rows.length }).toEqual({
+      errors: undefined,
+      truncated: true,
+      rowLimit: MAX_ROWS,
+      rows: MAX_ROWS,
+    });
+  });
+});

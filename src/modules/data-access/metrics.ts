@@ -4,7 +4,7 @@
 import { GatewayError } from '../../errors.js';
 import { MetricsRequestError, readRequest, type MetricsParams, type PrometheusApi } from '../../platform/metrics-store/prometheus-read-api.js';
 import type { ListArguments, ListPage } from '../../platform/lists/list-query.js';
-import type { DatasourceSize, QueryEngine } from '../../platform/query-engine/query-engine.js';
+import { rowLimitOf, type DatasourceSize, type QueryEngine } from '../../platform/query-engine/query-engine.js';
 import { isObject } from '../../validation/json-object.js';
 import type { DatasourceEntry, DatasetService } from '../datasets/index.js';
 
@@ -41,7 +41,11 @@ export function createMetricsQueries(prometheus: PrometheusApi, datasets: Datase
       }
     },
 
-    /** A Druid native query whose dataSource names a Live dataset (its id, alias or datasource). */
+    /**
+     * A Druid native query whose dataSource names a Live dataset (its id, alias or datasource), held
+     * by the engine's bounds (statement timeout, row bound) but not the ad-hoc route's 30 days: the
+     * console's dataset card asks for the last synced time since 2000, as the original answers it.
+     */
     async native(query: unknown): Promise<unknown[]> {
       if (!isObject(query)) throw new GatewayError('DATA_METRICS_INVALID_INPUT', 'query.body.query must be a Druid native query object');
       const name = query.dataSource;
@@ -50,7 +54,11 @@ export function createMetricsQueries(prometheus: PrometheusApi, datasets: Datase
       const rows = await runNative(entry?.datasetId ?? name, query);
       // Dashboards read Druid's own rows: a groupBy row's figures under `event` (the contract's
       // template items, which runNative gives, carry them under `result`).
-      return query.queryType === 'groupBy' ? rows.map(druidGroupByRow) : rows;
+      if (query.queryType !== 'groupBy') return rows;
+      // Rows cut at the engine's bound stay marked (rowLimit) once reshaped: the answer says so.
+      const rowLimit = rowLimitOf(rows);
+      const reshaped = rows.map(druidGroupByRow);
+      return rowLimit === undefined ? reshaped : Object.assign(reshaped, { rowLimit });
     },
 
     /** A page of the Live datasets' datasources with their sizes, by the dataset list's contract. */

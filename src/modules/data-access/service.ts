@@ -1,7 +1,8 @@
 // Ad-hoc reads of a Live dataset's data (the original's POST /v2/data/query/{dataset_id}) and the raw
 // SQL endpoint BI tools point at (POST /v2/obsrv/data/sql-query). Both run on the query engine with
 // the guarantees template runs have: read-only, the reader role and its statement timeout, the row
-// bound enforced inside the engine, and for native queries the 30-day window.
+// bound enforced inside the engine, and for native queries the 30-day window (dashboards' native
+// queries, POST /v2/data/metrics, are held by the engine's bounds alone, as the original's are).
 import { GatewayError } from '../../errors.js';
 import { queryInterval } from '../../platform/query-engine/native-to-sql.js';
 import type { Datasource, QueryEngine } from '../../platform/query-engine/query-engine.js';
@@ -45,6 +46,14 @@ export interface DataAccessOptions {
   };
 }
 
+/** How wide a native query's interval may be: the ad-hoc route's 30 days, or only the engine's own bounds. */
+interface QueryBounds {
+  /** null: no window rule; the statement timeout and the row bound still hold. */
+  maxRangeDays: number | null;
+}
+
+const AD_HOC_BOUNDS: QueryBounds = { maxRangeDays: MAX_RANGE_DAYS };
+
 export function createDataAccessService(datasets: DatasetService, engine: QueryEngine, options: DataAccessOptions) {
   const exhaust = createExhaust(datasets, options.exhaust.pool, options.exhaust.objectStore, options.exhaust);
   return {
@@ -55,7 +64,7 @@ export function createDataAccessService(datasets: DatasetService, engine: QueryE
      * Runs a query against one Live dataset, named by id or alias: SQL text (the dataset written as
      * {{DATASET}}, or by its id or alias after FROM/JOIN) or a Druid native query object.
      */
-    async query(name: string, query: unknown, aggregationLevel?: AggregationLevel | null): Promise<unknown[]> {
+    async query(name: string, query: unknown, aggregationLevel?: AggregationLevel | null, bounds: QueryBounds = AD_HOC_BOUNDS): Promise<unknown[]> {
       // An alias is held to a dataset id's length too (rest/datasets.ts alias_name).
       const nameProblem = datasetIdLengthProblem(name);
       if (nameProblem) throw invalid(`dataset_id ${nameProblem}`);
@@ -92,7 +101,8 @@ export function createDataAccessService(datasets: DatasetService, engine: QueryE
         start = keptSince;
         native.intervals = [`${new Date(start).toISOString()}/${new Date(end).toISOString()}`];
       }
-      if (end - start > MAX_RANGE_DAYS * DAY_MS) throw new GatewayError('DATA_OUT_INVALID_DATE_RANGE', `Invalid date range! make sure your range cannot be more than ${MAX_RANGE_DAYS} days`);
+      const maxDays = bounds.maxRangeDays;
+      if (maxDays !== null && end - start > maxDays * DAY_MS) throw new GatewayError('DATA_OUT_INVALID_DATE_RANGE', `Invalid date range! make sure your range cannot be more than ${maxDays} days`);
       return engine.runNative(datasource, native);
     },
 

@@ -127,6 +127,11 @@ function toJson(result: QueryResult, timeMs: number): unknown {
 
 const success = (data: unknown) => ({ status: 'success', data });
 
+/** A list cut at the caller's `limit` says so, with the warning Prometheus (2.49 and later) gives. */
+function limited(items: unknown[], limit: number) {
+  return items.length > limit ? { ...success(items.slice(0, limit)), warnings: ['results truncated due to limit'] } : success(items);
+}
+
 /** A range query's answer, its JSON written as bytes (matrix-json.ts), the text of its settled points kept for the next refresh; GraphQL gets the value. */
 function matrixAnswer(answer: RangeAnswer, start: number, step: number, timeMs: number): WrittenJson {
   return new WrittenJson(
@@ -194,7 +199,7 @@ export function createEmbeddedPrometheusApi(store: MetricsStore, options: Embedd
         return matrixAnswer(answer, start, step, end);
       }
       const limit = limitOf(params);
-      if (path === '/api/v1/series') return success((await selected(params, true)).slice(0, limit));
+      if (path === '/api/v1/series') return limited(await selected(params, true), limit);
       const series = await selected(params, false);
       const label = path === '/api/v1/labels' ? undefined : path.split('/')[4]!;
       const names = new Set<string>();
@@ -202,7 +207,7 @@ export function createEmbeddedPrometheusApi(store: MetricsStore, options: Embedd
         if (label === undefined) for (const name of Object.keys(labels)) names.add(name);
         else if (labels[label] !== undefined) names.add(labels[label]);
       }
-      return success([...names].sort().slice(0, limit));
+      return limited([...names].sort(), limit);
     },
   };
 }

@@ -1,6 +1,7 @@
 // Samples the gateway's own metrics (what GET /metrics shows) into the embedded metrics store on
 // an interval, as a Prometheus scrape would: each series gets `job` and `instance` labels, and a
-// target label `endpoint` is kept as `exported_endpoint` (what the console's dashboards query).
+// target label `endpoint` is kept as `exported_endpoint` (what the console's dashboards query), and
+// `up{job, instance}` is 1 at each of this gateway's samplings.
 // Counters and histograms are born at zero: the first time a series is seen, a zero sample is
 // written at the previous sampling, so increase() over the first interval counts its first events.
 // Samplings fall on the interval's grid (as Prometheus aligns its scrapes' timestamps): evenly
@@ -120,7 +121,8 @@ export class MetricsSampler {
 
   /** Takes one sample of every series at `atMs` (now by default); returns how many series were written. */
   async sample(atMs = this.now()): Promise<number> {
-    const samples: { labels: Labels; value: number }[] = [];
+    // `up` as a Prometheus scrape writes it: 1 for each gateway that sampled (absent once it stops).
+    const samples: { labels: Labels; value: number }[] = [{ labels: { __name__: 'up', job: 'gateway', instance: this.options.instance }, value: 1 }];
     const born: { labels: Labels; value: number }[] = [];
     const shared = this.options.shared;
     for (const metric of await this.snapshot()) {

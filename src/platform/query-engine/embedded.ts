@@ -9,7 +9,7 @@ import { withTransaction } from '../database/transaction.js';
 import type { DatasetRecord, JsonObject } from '../dataset.js';
 import { pgIdentifierName, quoteIdentifier, quoteLiteral } from './names.js';
 import { planNativeQuery } from './native-to-sql.js';
-import { boundRows, type BoundedRows, type Datasource, type DatasourceSize, type ParameterType, type QueryEngine, type QueryParameter } from './query-engine.js';
+import { boundRows, rowLimitOf, type BoundedRows, type Datasource, type DatasourceSize, type ParameterType, type QueryEngine, type QueryParameter } from './query-engine.js';
 import { pathDeeperThan } from '../../validation/json-depth.js';
 import { isObject, textOf } from '../../validation/json-object.js';
 
@@ -192,8 +192,13 @@ export class EmbeddedQueryEngine implements QueryEngine {
   }
 
   async runNative(datasource: Datasource, query: Record<string, unknown>): Promise<unknown[]> {
-    const plan = planNativeQuery(query, { relation: this.datasourceReference(datasource), columns: datasource.columns, columnTypes: datasource.columnTypes }, this.options.maxRows);
-    return plan.shape(await this.readOnly(plan.sql, plan.params));
+    // Planned for one row more than the bound: a series of more buckets than it is cut, and says so.
+    const maxRows = Math.floor(this.options.maxRows);
+    const plan = planNativeQuery(query, { relation: this.datasourceReference(datasource), columns: datasource.columns, columnTypes: datasource.columnTypes }, maxRows + 1);
+    const rows = boundRows(await this.readOnly(plan.sql, plan.params), maxRows);
+    const shaped = plan.shape(rows);
+    const rowLimit = rowLimitOf(rows);
+    return rowLimit === undefined ? shaped : Object.assign(shaped, { rowLimit });
   }
 
   /**

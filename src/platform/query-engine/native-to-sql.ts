@@ -102,6 +102,11 @@ class Builder {
     return quoteIdentifier(name);
   }
 
+  /** A column an aggregator reads: Druid's __time is milliseconds since the epoch there (longMax of __time is the latest event's time). */
+  aggregatedColumn(name: unknown, where: string): string {
+    return name === '__time' && !this.virtual.has(name) ? `(EXTRACT(EPOCH FROM "__time") * 1000)` : this.column(name, where);
+  }
+
   outputName(name: unknown, where: string): string {
     if (typeof name !== 'string' || name === '' || name.length > 200) throw new GatewayError('DATA_OUT_INVALID_INPUT', `${where}: a name is required`);
     return quoteIdentifier(name);
@@ -221,7 +226,7 @@ class Builder {
       } else if (typeof aggregation.type === 'string' && aggregation.type in AGGREGATE_FUNCTIONS) {
         const long = aggregation.type.startsWith('long');
         select.push(
-          `${AGGREGATE_FUNCTIONS[aggregation.type]}(${this.column(aggregation.fieldName, `aggregation ${aggregation.name as string}`)}${long ? '::bigint' : '::double precision'}) AS ${name}`,
+          `${AGGREGATE_FUNCTIONS[aggregation.type]}(${this.aggregatedColumn(aggregation.fieldName, `aggregation ${aggregation.name as string}`)}${long ? '::bigint' : '::double precision'}) AS ${name}`,
         );
         types.push(long ? 'long' : 'double');
       } else throw unsupported(`aggregator type ${JSON.stringify(aggregation.type)}`);
