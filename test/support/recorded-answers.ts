@@ -61,7 +61,9 @@ const DROPPED_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-le
  *    (`YYYY-MM-DDThh:mm:ss.SSSZ`); the script's own dates (years away) stay verbatim;
  * 5. epoch milliseconds (13 digits) and seconds (10 digits, a fraction too) within two days of the run → `<epoch-ms>`, `<epoch-s>`;
  * 6. a signed link's `signature=` value → `<signature>`;
- * 7. a sealed connector configuration (random nonce) `sealed:v1:…` → `sealed:v1:<sealed>`.
+ * 7. a sealed connector configuration (random nonce) `sealed:v1:…` → `sealed:v1:<sealed>`;
+ * 8. the six random hex characters an upload link adds to a file name (`user_uploads/sample_07e06b.json`) → `_<suffix>`;
+ * 9. the minutes since the last event of a dataset's freshness figures (a duration up to now) → `<minutes>`.
  */
 export class Normaliser {
   private readonly uuids = new Map<string, string>();
@@ -101,6 +103,8 @@ export class Normaliser {
     text = text.replace(/(?<![\d.])\d{10}(\.\d+)?(?![\d])/g, (match) => (this.recent(Number(match) * 1000) ? '<epoch-s>' : match));
     text = text.replace(/([?&]signature=)[A-Za-z0-9_\-%]+/g, '$1<signature>');
     text = text.replace(/sealed:v1:[A-Za-z0-9+/=_.-]+/g, 'sealed:v1:<sealed>');
+    text = text.replace(/(user_uploads\/[^"?\s]*)_[0-9a-f]{6}(?=[."?]|$)/g, '$1_<suffix>');
+    text = text.replace(/("type":"(?:average_time_difference_in_min|freshness_query_time_in_min)","threshold":[\d.]+,"value":)-?[\d.]+/g, '$1<minutes>');
     return text;
   }
 }
