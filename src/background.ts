@@ -37,7 +37,7 @@ function keepChangeLog(services: Services, retentionMs: number, logger: Logger) 
     running ??= services.live.events
       .deleteChangesBefore(new Date(Date.now() - retentionMs))
       .then((deleted) => {
-        if (deleted > 0) logger.info(`change log: ${deleted} dataset changes older than ${retentionMs / 3_600_000} h deleted`);
+        for (const [stream, count] of Object.entries(deleted)) if (count > 0) logger.info(`change log: ${count} changes of ${stream} older than ${retentionMs / 3_600_000} h deleted`);
       })
       .catch((error: unknown) => logger.warn({ err: error }, 'change log: retention could not run; it is tried again later'))
       .finally(() => (running = undefined));

@@ -24,7 +24,7 @@ import { IngestionCounters, createIngestionCounterStore, SYSTEM_EVENTS_DATASOURC
 import { createHealthService, createMetricsService } from './modules/metrics/index.js';
 import { piiRules, createPiiService } from './modules/pii/index.js';
 import { createSeriesService } from './modules/series/index.js';
-import { createChangeLogStore, LiveEvents } from './modules/live/index.js';
+import { CHANGE_STREAM_FIELDS, createChangeLogStores, LiveEvents } from './modules/live/index.js';
 import { createSchemaInferenceService } from './modules/schema-inference/index.js';
 import { createTemplateRunner, createTemplateService, createTemplateStore } from './modules/templates/index.js';
 import { createSearchService, createSearchStore } from './modules/search/index.js';
@@ -115,6 +115,14 @@ export function createServices(
     logger,
     { listMax: config.alerting.listMax },
   );
+  const liveEvents = new LiveEvents(database.changes, {
+    datasetVersions: (id) => datasets.createLoader().load(id),
+    versionStamps: (limit) => datasets.versionStamps(limit),
+    series,
+    changeLogs: { stores: createChangeLogStores(database.pool), retentionHours: config.live.changeLogRetentionMs / 3_600_000 },
+    logger,
+  });
+  platform.metrics.watchChangeStreams(() => CHANGE_STREAM_FIELDS.map((stream) => ({ stream, ...liveEvents.changeLogTail(stream) })));
   return {
     templates: createTemplateService(createTemplateStore(database.prisma, published.records<TemplateRecord | null>('query_templates', PUBLISHED_RECORD_ENTRIES)), {
       listMax: config.templates.listMax,
@@ -148,13 +156,7 @@ export function createServices(
     series,
     search: createSearchService(createSearchStore(database.pool)),
     live: {
-      events: new LiveEvents(database.changes, {
-        datasetVersions: (id) => datasets.createLoader().load(id),
-        versionStamps: (limit) => datasets.versionStamps(limit),
-        series,
-        changeLog: { store: createChangeLogStore(database.pool), retentionHours: config.live.changeLogRetentionMs / 3_600_000 },
-        logger,
-      }),
+      events: liveEvents,
       defaultEverySeconds: Math.max(1, config.metrics.sampleIntervalMs / 1000 || 15),
     },
   };

@@ -36,7 +36,9 @@ export const liveVariables = z.object({
     .positive()
     .max(8_760)
     .default(72)
-    .describe('Hours the change log of datasets is kept (Subscription.datasetChanges): a client may resume from a cursor this recent; an older one is refused with CHANGE_CURSOR_EXPIRED.'),
+    .describe(
+      'Hours the change logs are kept (Subscription.datasetChanges, alertStateChanges, auditStream): a client may resume from a cursor this recent; an older one is refused with CHANGE_CURSOR_EXPIRED.',
+    ),
 });
 
 type LiveVariables = z.infer<typeof liveVariables>;

@@ -18,7 +18,17 @@ import type { Authentication, Caller, RequestAccess } from '../auth/access.js';
 import type { Authenticator } from '../auth/authenticate.js';
 import type { Logger } from '../logger.js';
 import type { LiveGate, PreparedSubscription } from '../modules/live/index.js';
-import { formatLiveResult, resumedAt, type ErrorFormatter, type EvaluationAccess, type LiveSubscriber, type Membership, type SharedResult, type SharedSubscriptions } from '../modules/live/index.js';
+import {
+  CHANGE_STREAM_FIELDS,
+  formatLiveResult,
+  resumedAt,
+  type ErrorFormatter,
+  type EvaluationAccess,
+  type LiveSubscriber,
+  type Membership,
+  type SharedResult,
+  type SharedSubscriptions,
+} from '../modules/live/index.js';
 import { SocketSubscription } from './subscription-socket.js';
 import { requestIdFor } from './use-request-id.js';
 import { operationLabel, type subscriptionObserver, type SubscriptionObservation } from './use-observability.js';
@@ -147,8 +157,13 @@ const EVENT_OPENING = Buffer.from('event: next\ndata: ');
 
 /** An event's SSE id: a resumable stream's endCursor (what the client's Last-Event-ID gives back on a reconnect), when selected. */
 function eventIdOf(result: SharedResult): string | undefined {
-  const page = (result.result.data as { datasetChanges?: { endCursor?: unknown } } | null | undefined)?.datasetChanges;
-  return typeof page?.endCursor === 'string' ? page.endCursor : undefined;
+  const data = result.result.data as Record<string, { endCursor?: unknown } | null | undefined> | null | undefined;
+  if (!data) return undefined;
+  for (const field of CHANGE_STREAM_FIELDS) {
+    const endCursor = data[field]?.endCursor;
+    if (typeof endCursor === 'string') return endCursor;
+  }
+  return undefined;
 }
 const EVENT_CLOSING = Buffer.from('\n\n');
 
@@ -432,7 +447,7 @@ export function serveSubscriptions(options: SubscriptionTransportOptions) {
       if (refused) return sseRefusal(refuse(observation, [refused]), statusOf([refused]));
       let prepared = await gate.prepare(options.accessFor(authentication, raw.ip), params);
       if (Array.isArray(prepared)) return sseRefusal(refuse(observation, prepared), statusOf(prepared));
-      // A reconnecting event stream resumes a datasetChanges stream where it got to (the last event's id).
+      // A reconnecting event stream resumes a resumable stream where it got to (the last event's id).
       const lastEventId = raw.headers['last-event-id'];
       if (typeof lastEventId === 'string' && lastEventId !== '') prepared = resumedAt(prepared, lastEventId);
       observation.named(prepared.operationName, prepared.operation);

@@ -319,6 +319,34 @@ export class GatewayMetrics {
   }
 
   /** Producer gauges of an event bus that reports them (Kafka), read at scrape time. */
+  /**
+   * The resumable streams' shared tail readers (one per stream and gateway): the streams they feed now,
+   * and the readings of the change log they made, one per batch of new changes whatever the number
+   * of subscribers (what keeps 10,000 subscribers from costing 10,000 queries per change).
+   */
+  watchChangeStreams(tails: () => readonly { stream: string; subscribers: number; reads: number }[]): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'gateway_change_stream_readers',
+      help: 'Evaluations of a resumable stream (subscribers asking the very same stream share one) handed its new changes by its shared tail reader, by stream.',
+      labelNames: ['stream'],
+      registers,
+      collect() {
+        for (const tail of tails()) this.set({ stream: tail.stream }, tail.subscribers);
+      },
+    });
+    new Counter({
+      name: 'gateway_change_log_tail_reads_total',
+      help: "Readings of a stream's change log by its shared tail reader (one per batch of new changes, whatever the number of subscribers), by stream.",
+      labelNames: ['stream'],
+      registers,
+      collect() {
+        this.reset();
+        for (const tail of tails()) this.inc({ stream: tail.stream }, tail.reads);
+      },
+    });
+  }
+
   watchEventBus(bus: EventBus): void {
     const stats = bus.stats?.bind(bus);
     if (!stats) return;

@@ -15,7 +15,7 @@ import type { ReadPlanner } from '../graphql/published-reads.js';
 import { subscriptionObserver } from '../http/use-observability.js';
 import { serveSubscriptions } from '../http/use-subscriptions.js';
 import type { Logger } from '../logger.js';
-import { LiveGate, SharedSubscriptions, sharedEvaluationContext, subscribedFields } from '../modules/live/index.js';
+import { CHANGE_STREAM_FIELDS, LiveGate, SharedSubscriptions, sharedEvaluationContext, subscribedFields } from '../modules/live/index.js';
 import type { GatewayMetrics } from '../telemetry/metrics.js';
 import type { Transport } from './transport.js';
 
@@ -71,7 +71,7 @@ export function startLiveTransport(options: LiveTransportOptions): Transport & {
       schema,
       formatError: formatLiveError,
       // A stream that starts at its cursor (or at now) is shared only until its first page is out.
-      startsWithSnapshot: (document) => subscribedFields(document).some((field) => field === 'metricSeries' || field === 'datasetChanges'),
+      startsWithSnapshot: (document) => subscribedFields(document).some((field) => field === 'metricSeries' || (CHANGE_STREAM_FIELDS as readonly string[]).includes(field)),
       deliversChangesOnly: (document) => subscribedFields(document).includes('live'),
     }),
     queueCapacity: live.queueCapacity,

@@ -1,6 +1,7 @@
 // What a dashboard sees live, written once and run over both subscription transports (graphql-ws
-// and graphql-sse): a dataset's change arrives as what it is, a series starts with its window, and
-// arguments a query would refuse refuse the subscription with the same code.
+// and graphql-sse): a dataset's change arrives as what it is, a series starts with its window,
+// arguments a query would refuse refuse the subscription with the same code, and a resumable stream
+// resumed from a cursor replays what came after it, once and in order, then its tail.
 import { expect, it } from '@jest/globals';
 import { envelope } from '../support/api.js';
 import { seedDataset } from '../support/datasets.js';
@@ -12,6 +13,12 @@ export interface DatasetChangeSeen {
   kind: string;
   previousStatus: string | null;
   status: string | null;
+}
+
+/** A page of a resumable stream (datasetChanges, alertStateChanges, auditStream), as its client reads it. */
+export interface StreamPageSeen {
+  endCursor: string;
+  changes: { cursor: string; /** What changed, in a few words: e.g. "createAlertRule SUCCESS <id>" for an audit record. */ what: string }[];
 }
 
 /** One subscription as its client reads it: each result (or the refusal, as the first), then closed. */
@@ -27,6 +34,8 @@ export interface LiveDriver {
   watchSeries(query: string, range: number, step: number): Promise<Watch<number[]>>;
   /** Subscribes to a dataset's ingestion counts (every second). */
   watchCounts(datasetId: string): Promise<Watch<{ eventsIn: number }>>;
+  /** Subscribes to a resumable stream after `after` (from now on when null), in pages of `first`. */
+  watchStream(field: 'datasetChanges' | 'alertStateChanges' | 'auditStream', after: string | null, first: number): Promise<Watch<StreamPageSeen>>;
 }
 
 const idFor = (name: string) => unique(name).replace(/-/g, '_');
@@ -59,5 +68,38 @@ export function liveChangesScenarios(context: SuiteContext<LiveDriver>): void {
     const watch = await context.driver.watchCounts(missing);
     expectFailure(await watch.next(), 'DATASET_NOT_FOUND', new RegExp(missing));
     await watch.close();
+  });
+
+  it('resumes the audit stream from a cursor: what came after it, once and in order, then each new record', async () => {
+    const watch = await context.driver.watchStream('auditStream', null, 10);
+    // The first page comes at once, empty: where the stream stands.
+    expect(expectOk(await watch.next()).changes).toEqual([]);
+    const created: string[] = [];
+    for (const name of ['one', 'two', 'three']) {
+      const response = await context.gw.http.post('/graphql').send({
+        query: 'mutation($n: String!) { createAlertRule(input: { name: $n, category: "streams", metric: "up", operator: GT, thresholds: [1] }) { alertRule { alertRuleId } } }',
+        variables: { n: idFor(`stream_${name}`) },
+      });
+      created.push(response.body.data.createAlertRule.alertRule.alertRuleId as string);
+    }
+    const mine = (page: StreamPageSeen) => page.changes.filter((change) => created.some((id) => change.what === `createAlertRule SUCCESS ${id}`));
+    const seen: StreamPageSeen['changes'] = [];
+    while (seen.length < 3) seen.push(...mine(expectOk(await watch.next())));
+    expect(seen.map((change) => change.what)).toEqual(created.map((id) => `createAlertRule SUCCESS ${id}`));
+    await watch.close();
+
+    // Resumed after the first: the second and third, a page each, in order; then a new record comes as the tail.
+    const resumed = await context.driver.watchStream('auditStream', seen[0]!.cursor, 1);
+    const replay = [expectOk(await resumed.next()), expectOk(await resumed.next())];
+    expect(replay.map((page) => page.changes.map((change) => change.what))).toEqual([[`createAlertRule SUCCESS ${created[1]}`], [`createAlertRule SUCCESS ${created[2]}`]]);
+    expect(replay[1]!.endCursor).toBe(seen[2]!.cursor);
+    await context.gw.http.post('/graphql').send({ query: 'mutation($id: ID!) { deleteAlertRule(id: $id, hardDelete: true) { id } }', variables: { id: created[0] } });
+    expect(expectOk(await resumed.next()).changes.map((change) => change.what)).toEqual([`deleteAlertRule SUCCESS ${created[0]}`]);
+    await resumed.close();
+
+    // A cursor of one stream is no cursor of another.
+    const foreign = await context.driver.watchStream('alertStateChanges', seen[0]!.cursor, 1);
+    expectFailure(await foreign.next(), 'CHANGE_CURSOR_INVALID', /is not a cursor of alertStateChanges/);
+    await foreign.close();
   });
 }

@@ -8,8 +8,10 @@
 //   role is refused (FORBIDDEN, on the first field whose records it may not read: nodes.ts's
 //   NODE_READ_API_IDS, or the root field's API ids) or gets the records an admin gets;
 // - root fields: every Query field over POST and GET, every Subscription field over graphql-ws and
-//   SSE, and every Query field as a live query (`subscription { live { <field> } }`) over both,
-//   refused exactly to the roles the policy denies; Mutation fields refused to them over POST;
+//   SSE (a resumable stream such as alertStateChanges or auditStream refused exactly to the roles
+//   its query twin is: test/support/auth.ts's STREAM_TWINS), and every Query field as a live query
+//   (`subscription { live { <field> } }`) over both, refused exactly to the roles the policy denies;
+//   Mutation fields refused to them over POST;
 // - REST: every table entry refused (403) to every role without its API id (test/http/auth-rest.test.ts
 //   checks one such role per entry, with every kind of credential; here every role, by token).
 import { randomUUID } from 'node:crypto';

@@ -15,7 +15,7 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { unique } from '../support/ingestion.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { createChangeLogStore } from '../../src/modules/live/index.js';
+import { CHANGE_LOGS, createChangeLogStore } from '../../src/modules/live/index.js';
 import { startGateway, type Gateway } from '../../src/server.js';
 
 let gw: TestGateway;
@@ -224,7 +224,7 @@ describe('datasetChanges', () => {
     await stream.stop();
 
     // Retention (as the background work runs it) deletes every change made before now: the cursor's change is gone.
-    expect(await createChangeLogStore(writer).deleteBefore(new Date(Date.now() + 1_000))).toBeGreaterThanOrEqual(4);
+    expect(await createChangeLogStore(writer, CHANGE_LOGS.datasetChanges).deleteBefore(new Date(Date.now() + 1_000))).toBeGreaterThanOrEqual(4);
     await updateMany(id, 1);
 
     const expired = follow(wsClient().iterate<Page>({ query: STREAM, variables: { after: old } }));

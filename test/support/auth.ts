@@ -12,6 +12,7 @@ import { fieldApiIds, PUBLIC_API_ID } from '../../src/auth/field-api-ids.js';
 import { loadPolicy, type PermissionPolicy } from '../../src/auth/policy.js';
 import { signSessionId } from '../../src/auth/session.js';
 import { buildSchema, ROOT_FIELD_PERMISSIONS } from '../../src/graphql/schema.js';
+import { CHANGE_STREAM_FIELDS, type ChangeStreamField } from '../../src/modules/live/index.js';
 import { envelope } from './api.js';
 import { startTestGateway, useForFile, type TestGateway } from './gateway.js';
 
@@ -162,20 +163,29 @@ export function rootFields(): RootField[] {
 }
 
 /**
+ * Each resumable stream and its query twin, written here rather than read from the gateway: a stream
+ * is refused exactly to the roles its twin is refused to, whatever API ids the stream itself names.
+ */
+const STREAM_TWINS: Readonly<Record<ChangeStreamField, string>> = {
+  datasetChanges: 'Query.datasets',
+  alertStateChanges: 'Query.alertRules',
+  auditStream: 'Query.auditRecords',
+};
+
+/**
  * The Subscription root fields, as rootFields() gives the others (fieldRequest builds a subscription
- * of each), and every Query field asked as a live query (under Subscription.live), which needs
- * what its query twin needs.
+ * of each), a resumable stream needing what its query twin needs (STREAM_TWINS), and every Query
+ * field asked as a live query (under Subscription.live), which needs what its query twin needs.
  */
 export function subscriptionFields(): RootField[] {
   const { byField } = fieldApiIds(schema, ROOT_FIELD_PERMISSIONS, restEndpoints);
   const type = schema.getSubscriptionType();
   if (!type) return [];
-  const fields: RootField[] = Object.values(type.getFields()).map((field) => ({
-    coordinate: `${type.name}.${field.name}`,
-    operation: 'subscription',
-    field,
-    apiIds: byField.get(`${type.name}.${field.name}`)!,
-  }));
+  for (const stream of CHANGE_STREAM_FIELDS) if (!STREAM_TWINS[stream]) throw new Error(`the resumable stream ${stream} has no query twin in STREAM_TWINS`);
+  const fields: RootField[] = Object.values(type.getFields()).map((field) => {
+    const twin = STREAM_TWINS[field.name as ChangeStreamField] as string | undefined;
+    return { coordinate: `${type.name}.${field.name}`, operation: 'subscription', field, apiIds: byField.get(twin ?? `${type.name}.${field.name}`)! };
+  });
   if (type.getFields().live) {
     const query = schema.getQueryType()!;
     for (const field of Object.values(query.getFields())) {

@@ -1,7 +1,7 @@
 // The audit module as code outside src/modules/audit/ sees it: import it from here, never from one of its files.
 // Declarations (types, lists, permissions) first: the GraphQL layer's registries read them at load time, possibly
 // while another file of this module is still loading (an import cycle through src/graphql).
-export { AUDIT_OUTCOME_VALUES, AUDIT_TRANSPORT_VALUES, type AuditPage, type AuditRecord } from './types.js';
+export { AUDIT_OUTCOME_VALUES, AUDIT_TRANSPORT_VALUES, type AuditOutcome, type AuditPage, type AuditRecord, type AuditTransport } from './types.js';
 export { auditList } from './list.js';
 export { auditFieldPermissions } from './permissions.js';
 export { withAuditTrail } from './trail.js';

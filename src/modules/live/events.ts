@@ -10,7 +10,9 @@ import type { DatasetRecord, DatasetVersionStamp, DatasetVersions } from '../dat
 import type { IngestionPoint, SeriesService, TimeSeries } from '../series/index.js';
 import { LIVE_TABLE_PREFIX, type AlertRuleTransition, type NotificationOutcomeEvent } from './announcements.js';
 import { Channel } from './channel.js';
-import { ChangeLogStream, DEFAULT_CHANGE_PAGE, MAX_CHANGE_PAGE, startingPosition, type ChangeLogStore } from './change-log.js';
+import { DEFAULT_CHANGE_PAGE, MAX_CHANGE_PAGE, startingPosition } from './change-log.js';
+import { CHANGE_STREAM_FIELDS, type ChangeLogStores, type ChangeOf, type ChangeStreamField } from './change-logs.js';
+import { ChangeLogStream, ChangeLogTail } from './change-tail.js';
 import { GatewayError } from '../../errors.js';
 
 export type DatasetChangeKind = 'CREATED' | 'UPDATED' | 'STATUS_CHANGED' | 'DELETED';
@@ -31,8 +33,8 @@ export interface LiveEventsOptions {
   /** The newest `limit` dataset versions' stamps (what tells a change), to know every dataset's status before its first change. */
   versionStamps(limit: number): Promise<DatasetVersionStamp[]>;
   series: SeriesService;
-  /** The change log of datasets (Subscription.datasetChanges) and how long it is kept. */
-  changeLog: { store: ChangeLogStore; retentionHours: number };
+  /** The change logs of the resumable streams (datasetChanges, alertStateChanges, auditStream) and how long they are kept. */
+  changeLogs: { stores: ChangeLogStores; retentionHours: number };
   logger: Logger;
   /** Events a source keeps for the evaluation reading it (it reads at once; this bounds a stall). */
   sourceCapacity?: number;
@@ -58,8 +60,8 @@ export class LiveEvents {
   private readonly notificationListeners = new Set<(event: NotificationOutcomeEvent) => void>();
   /** Live queries' listeners: the table of each committed change ('*': changes may have been missed). */
   private readonly tableListeners = new Set<(table: string) => void>();
-  /** Resumable streams of dataset changes, each told when datasets changed. */
-  private readonly changeLogStreams = new Set<ChangeLogStream>();
+  /** Each change log's one reader of new changes, handing them to every subscriber of its stream. */
+  private readonly tails: { [F in ChangeStreamField]: ChangeLogTail<ChangeOf<F>> };
   private readonly remembered = new Map<string, { signature: string; status: string | null }>();
   private readonly pendingDatasets = new Set<string>();
   private flushTimer: NodeJS.Timeout | undefined;
@@ -77,9 +79,16 @@ export class LiveEvents {
   ) {
     this.now = options.now ?? Date.now;
     this.capacity = options.sourceCapacity ?? 1_000;
+    const { stores } = options.changeLogs;
+    this.tails = {
+      datasetChanges: new ChangeLogTail(stores.datasetChanges, options.logger),
+      alertStateChanges: new ChangeLogTail(stores.alertStateChanges, options.logger),
+      auditStream: new ChangeLogTail(stores.auditStream, options.logger),
+    };
+    const tails = CHANGE_STREAM_FIELDS.map((field) => ({ tail: this.tails[field], announcedBy: stores[field].spec.announcedBy }));
     changes.subscribe({
       change: (change) => {
-        if (change.table === 'datasets') for (const stream of this.changeLogStreams) stream.changed();
+        for (const { tail, announcedBy } of tails) if (announcedBy.includes(change.table)) tail.changed();
         if (change.table === 'datasets' && change.key !== '*') this.datasetAnnounced(change.key);
         else if (change.table.startsWith(LIVE_TABLE_PREFIX)) this.liveAnnounced(change.table.slice(LIVE_TABLE_PREFIX.length), change.key);
         for (const listener of this.tableListeners) listener(change.table);
@@ -87,7 +96,7 @@ export class LiveEvents {
       // The feed reconnected: changes may have been missed, so every live query reads again.
       reset: () => {
         this.tableListeners.forEach((listener) => listener('*'));
-        for (const stream of this.changeLogStreams) stream.changed();
+        for (const { tail } of tails) tail.changed();
       },
     });
   }
@@ -257,23 +266,32 @@ export class LiveEvents {
   }
 
   /**
-   * The change log of datasets after `after` (every change since, in commit order), then each change
-   * as it is committed, in pages of at most `first`. Refused at once (before any page) for a cursor
-   * that is not one, or that retention has passed.
+   * A change log after `after` (every change since, in commit order), then each change as it is
+   * committed, in pages of at most `first`; new changes are read once for all its subscribers (the
+   * stream's tail). Refused at once (before any page) for a cursor that is not one, or that retention
+   * has passed.
    */
-  async datasetChangeLog(after: string | null | undefined, first: number | null | undefined): Promise<ChangeLogStream> {
+  async changeLog<F extends ChangeStreamField>(field: F, after: string | null | undefined, first: number | null | undefined): Promise<ChangeLogStream<ChangeOf<F>>> {
     const size = first ?? DEFAULT_CHANGE_PAGE;
     if (!Number.isInteger(size) || size < 1 || size > MAX_CHANGE_PAGE) throw new GatewayError('INVALID_INPUT', `first: ${size} is not a page size from 1 to ${MAX_CHANGE_PAGE}`);
-    const { store, retentionHours } = this.options.changeLog;
-    const position = await startingPosition(store, after, retentionHours, this.now());
-    const stream = new ChangeLogStream(store, position, size, () => this.changeLogStreams.delete(stream));
-    this.changeLogStreams.add(stream);
-    return stream;
+    const { stores, retentionHours } = this.options.changeLogs;
+    const store = stores[field];
+    const { position, newest } = await startingPosition(store, after, retentionHours, this.now());
+    return new ChangeLogStream(store, this.tails[field], position, newest, size);
   }
 
-  /** Retention of the change log: deletes the changes made before `cutoff`; how many went. */
-  deleteChangesBefore(cutoff: Date): Promise<number> {
-    return this.options.changeLog.store.deleteBefore(cutoff);
+  /** A stream's tail: its subscribers now and the readings it made (what /metrics and the tests see). */
+  changeLogTail(field: ChangeStreamField): { subscribers: number; reads: number } {
+    const tail = this.tails[field];
+    return { subscribers: tail.size, reads: tail.reads };
+  }
+
+  /** Retention of the change logs: deletes the changes made before `cutoff`; how many went, by stream. */
+  async deleteChangesBefore(cutoff: Date): Promise<Record<ChangeStreamField, number>> {
+    const { stores } = this.options.changeLogs;
+    const deleted = {} as Record<ChangeStreamField, number>;
+    for (const field of CHANGE_STREAM_FIELDS) deleted[field] = await stores[field].deleteBefore(cutoff);
+    return deleted;
   }
 
   alertTransitions(accept: (event: AlertRuleTransition) => boolean): Channel<AlertRuleTransition> {

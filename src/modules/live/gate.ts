@@ -6,6 +6,9 @@ import { GraphQLError, Kind, type DocumentNode, type FieldNode, type FragmentDef
 import type { Caller, RequestAccess } from '../../auth/access.js';
 import { GatewayError } from '../../errors.js';
 import { chosenOperation, OperationRefusal, type OperationChecks } from '../../graphql/pipeline/operation-checks.js';
+import { CHANGE_STREAM_FIELDS } from './change-logs.js';
+
+const STREAMS: ReadonlySet<string> = new Set(CHANGE_STREAM_FIELDS);
 
 export interface SubscriptionRequest {
   query?: unknown;
@@ -62,15 +65,15 @@ function queryFieldsOf(live: FieldNode, document: DocumentNode): string[] {
 }
 
 /**
- * The subscription with `after` of each datasetChanges it selects set to `cursor`: an SSE client's
- * Last-Event-ID (the last page's endCursor it received), which is later than any `after` its request
- * carried. The same subscription when it selects no datasetChanges.
+ * The subscription with `after` of each resumable stream it selects (datasetChanges, alertStateChanges,
+ * auditStream) set to `cursor`: an SSE client's Last-Event-ID (the last page's endCursor it received),
+ * which is later than any `after` its request carried. The same subscription when it selects none.
  */
 export function resumedAt(prepared: PreparedSubscription, cursor: string): PreparedSubscription {
   let changed = false;
   const variables = { ...prepared.variables };
   const selections = prepared.operation.selectionSet.selections.map((selection): SelectionNode => {
-    if (selection.kind !== Kind.FIELD || selection.name.value !== 'datasetChanges') return selection;
+    if (selection.kind !== Kind.FIELD || !STREAMS.has(selection.name.value)) return selection;
     const after = selection.arguments?.find((argument) => argument.name.value === 'after');
     // Given as a variable: the variable takes the cursor (the document, still using it, stays valid).
     if (after?.value.kind === Kind.VARIABLE) {

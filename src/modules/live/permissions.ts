@@ -4,6 +4,9 @@ import { PUBLIC_API_ID, type FieldPermissions } from '../../auth/field-api-ids.j
 export const liveFieldPermissions: FieldPermissions = {
   'Subscription.datasetChanged': ['api.datasets.read'],
   'Subscription.datasetChanges': ['api.datasets.read'],
+  // A stream is given to whoever may read its query twin: alertRules, auditRecords.
+  'Subscription.alertStateChanges': ['api.alert.list'],
+  'Subscription.auditStream': ['api.audit.read'],
   'Subscription.alertRuleStateChanged': ['api.alert.get'],
   'Subscription.ingestionCounts': ['api.dataset.metrics'],
   'Subscription.metricSeries': ['api.data.metrics'],

@@ -5,7 +5,8 @@ import { GatewayError } from '../../errors.js';
 import type { Resolvers } from '../../generated/graphql.js';
 import { stepGrid } from '../series/index.js';
 import type { AlertRuleTransition, NotificationOutcomeEvent } from './announcements.js';
-import { changeCursor, type ChangePage, type DatasetChangeRecord } from './change-log.js';
+import { changeCursor, type ChangePage, type LoggedChange } from './change-log.js';
+import { CHANGE_LOGS, type AlertStateChangeRecord, type AuditStreamRecord, type ChangeStreamField, type DatasetChangeRecord } from './change-logs.js';
 import type { DatasetChange } from './events.js';
 
 /** Longest ingestion interval a subscription may ask for (a day). */
@@ -25,9 +26,9 @@ function liveQueryOf(info: GraphQLResolveInfo): { document: DocumentNode; operat
   return { operation, document: { kind: Kind.DOCUMENT, definitions: [operation, ...Object.values(info.fragments)] } };
 }
 
-function changeRecord(record: DatasetChangeRecord) {
+function datasetChange(record: DatasetChangeRecord) {
   return {
-    cursor: changeCursor(record.id),
+    cursor: changeCursor(CHANGE_LOGS.datasetChanges, record.id),
     datasetId: record.datasetId,
     version: record.stage as 'live' | 'draft',
     kind: record.kind,
@@ -37,6 +38,26 @@ function changeRecord(record: DatasetChangeRecord) {
     actor: record.actor,
     at: record.at,
   };
+}
+
+function alertStateChange(record: AlertStateChangeRecord) {
+  return {
+    ...record,
+    cursor: changeCursor(CHANGE_LOGS.alertStateChanges, record.id),
+    statusBefore: record.statusBefore as never,
+    statusAfter: record.statusAfter as never,
+    stateBefore: record.stateBefore as never,
+    stateAfter: record.stateAfter as never,
+  };
+}
+
+function auditEntry(entry: AuditStreamRecord) {
+  return { cursor: changeCursor(CHANGE_LOGS.auditStream, entry.id), record: entry.record };
+}
+
+/** A stream's page as its GraphQL type: each change mapped, and the cursor to resume from. */
+function pageOf<R extends LoggedChange, T>(field: ChangeStreamField, map: (change: R) => T) {
+  return (page: ChangePage<R>) => ({ changes: page.changes.map(map), endCursor: changeCursor(CHANGE_LOGS[field], page.position), caughtUp: page.caughtUp });
 }
 
 export const liveResolvers: Resolvers = {
@@ -61,8 +82,18 @@ export const liveResolvers: Resolvers = {
       resolve: (change: DatasetChange) => change,
     },
     datasetChanges: {
-      subscribe: (_, { after, first }, { services }) => services.live.events.datasetChangeLog(after, first),
-      resolve: (page: ChangePage) => ({ changes: page.changes.map(changeRecord), endCursor: changeCursor(page.position), caughtUp: page.caughtUp }),
+      subscribe: (_, { after, first }, { services }) => services.live.events.changeLog('datasetChanges', after, first),
+      resolve: pageOf('datasetChanges', datasetChange),
+    },
+    // api.alert.list, as its query twin alertRules (permissions.ts).
+    alertStateChanges: {
+      subscribe: (_, { after, first }, { services }) => services.live.events.changeLog('alertStateChanges', after, first),
+      resolve: pageOf('alertStateChanges', alertStateChange),
+    },
+    // api.audit.read, as its query twin auditRecords (permissions.ts).
+    auditStream: {
+      subscribe: (_, { after, first }, { services }) => services.live.events.changeLog('auditStream', after, first),
+      resolve: pageOf('auditStream', auditEntry),
     },
     alertRuleStateChanged: {
       subscribe: (_, { where }, { services }) =>

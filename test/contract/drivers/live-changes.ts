@@ -3,7 +3,7 @@
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { TestGateway } from '../../support/gateway.js';
-import type { DatasetChangeSeen, LiveDriver, Watch } from '../live-changes.js';
+import type { DatasetChangeSeen, LiveDriver, StreamPageSeen, Watch } from '../live-changes.js';
 import type { Outcome } from '../harness.js';
 
 type GraphQLResult = { data?: Record<string, any> | null; errors?: { message: string; extensions?: { code?: string } }[] };
@@ -11,6 +11,20 @@ type GraphQLResult = { data?: Record<string, any> | null; errors?: { message: st
 const DATASET_CHANGES = 'subscription($id: String) { datasetChanged(datasetId: $id) { datasetId kind previousStatus dataset { status } } }';
 const SERIES = 'subscription($q: String!, $range: Int!, $step: Int!) { metricSeries(query: $q, range: $range, step: $step) { points { v } } }';
 const COUNTS = 'subscription($id: String!) { ingestionCounts(datasetId: $id, every: 1) { eventsIn } }';
+/** Each resumable stream's subscription, and what a change of it is in a few words. */
+const STREAMS = {
+  datasetChanges: { changes: '{ cursor datasetId kind }', what: (change: Record<string, any>) => `${change.kind} ${change.datasetId}` },
+  alertStateChanges: { changes: '{ cursor ruleId kind }', what: (change: Record<string, any>) => `${change.kind} ${change.ruleId}` },
+  auditStream: { changes: '{ cursor record { operation outcome targetId } }', what: (change: Record<string, any>) => `${change.record.operation} ${change.record.outcome} ${change.record.targetId}` },
+} as const;
+type StreamField = keyof typeof STREAMS;
+const streamQuery = (field: StreamField) => `subscription($after: String, $first: Int) { ${field}(after: $after, first: $first) { endCursor changes ${STREAMS[field].changes} } }`;
+const readPage =
+  (field: StreamField) =>
+  (data: Record<string, any>): StreamPageSeen => ({
+    endCursor: data[field].endCursor as string,
+    changes: (data[field].changes as Record<string, any>[]).map((change) => ({ cursor: change.cursor as string, what: STREAMS[field].what(change) })),
+  });
 
 function outcomeOf<T>(result: GraphQLResult, read: (data: Record<string, any>) => T): Outcome<T> {
   const error = result.errors?.[0];
@@ -60,6 +74,7 @@ export function wsLiveDriver(gw: TestGateway): LiveDriver {
     watchDataset: (datasetId) => watch(DATASET_CHANGES, { id: datasetId }, readChange),
     watchSeries: (query, range, step) => watch(SERIES, { q: query, range, step }, readSeries),
     watchCounts: (datasetId) => watch(COUNTS, { id: datasetId }, readCounts),
+    watchStream: (field, after, first) => watch(streamQuery(field), { after, first }, readPage(field)),
   };
 }
 
@@ -108,5 +123,6 @@ export function sseLiveDriver(gw: TestGateway): LiveDriver {
     watchDataset: (datasetId) => watch(DATASET_CHANGES, { id: datasetId }, readChange),
     watchSeries: (query, range, step) => watch(SERIES, { q: query, range, step }, readSeries),
     watchCounts: (datasetId) => watch(COUNTS, { id: datasetId }, readCounts),
+    watchStream: (field, after, first) => watch(streamQuery(field), { after, first }, readPage(field)),
   };
 }
