@@ -16,7 +16,7 @@ import type { IngestionService, IngestionCounts } from './modules/ingestion/inde
 import type { DatasetHealth, HealthService, MetricsService } from './modules/metrics/index.js';
 import type { PiiService } from './modules/pii/index.js';
 import type { TemplateService, TemplateRecord } from './modules/templates/index.js';
-import type { SeriesService } from './modules/series/index.js';
+import type { IngestionPoint, IngestionSeriesKey, SeriesService } from './modules/series/index.js';
 import type { SearchService } from './modules/search/index.js';
 import type { LiveEvents } from './modules/live/index.js';
 import type { Actor } from './auth/actor.js';
@@ -90,6 +90,8 @@ export interface RequestLoaders {
   templatesByDataset: DataLoader<string, TemplateRecord[]>;
   datasetHealth: DataLoader<string, DatasetHealth>;
   ingestionCounts: DataLoader<string, IngestionCounts>;
+  /** Dataset.ingestionSeries of a page: one range query per grid asked. */
+  ingestionSeries: DataLoader<IngestionSeriesKey, IngestionPoint[], string>;
 }
 
 /**
@@ -136,6 +138,9 @@ class RequestLoadersOnDemand implements RequestLoaders {
   }
   get ingestionCounts() {
     return (this.made.ingestionCounts ??= this.services.ingestion.createCountsLoader());
+  }
+  get ingestionSeries() {
+    return (this.made.ingestionSeries ??= this.services.series.createIngestionLoader());
   }
 }
 

@@ -119,6 +119,58 @@ describe('metricSeries', () => {
   });
 });
 
+const RELATIVE = `query($q: String!, $range: String, $last: Int, $start: DateTime, $end: DateTime, $step: Int!) {
+  metricSeries(query: $q, range: $range, last: $last, start: $start, end: $end, step: $step) { points { t v } }
+}`;
+
+describe('metricSeries over a relative range', () => {
+  it('takes range (ISO-8601) or last (seconds) alike: points on the step boundaries, the last at or before now', async () => {
+    const gw = gwFor();
+    const asked = Date.now();
+    const [byRange, byLast] = await Promise.all([graphql(gw, RELATIVE, { q: receivedQuery(), range: 'PT15M', step: STEP }), graphql(gw, RELATIVE, { q: receivedQuery(), last: 900, step: STEP })]);
+    const answered = Date.now();
+    expect([byRange.errors, byLast.errors]).toEqual([undefined, undefined]);
+    const times = (response: typeof byRange) => (response.data!.metricSeries as { points: { t: string }[] }[])[0]!.points.map((point) => Date.parse(point.t));
+    // Unless a step boundary fell between the two calls, both have the same 61 points.
+    if (Math.floor(asked / 15_000) === Math.floor(answered / 15_000)) expect(times(byRange)).toEqual(times(byLast));
+    const points = times(byRange);
+    expect(points).toHaveLength(61);
+    expect(points.every((t) => t % (STEP * 1000) === 0)).toBe(true);
+    expect(points.at(-1)!).toBeLessThanOrEqual(answered);
+    expect(points.at(-1)!).toBeGreaterThan(asked - STEP * 1000);
+    expect(points[0]).toBe(points.at(-1)! - 900_000);
+    // The samples of the test's grid (10 minutes ago) are in the window: 0, then 3, then 5 received.
+    const values = (byRange.data!.metricSeries as { points: { t: string; v: number | null }[] }[])[0]!.points.filter((point) => point.v !== null).map((point) => point.v);
+    expect(values.slice(0, 3)).toEqual([0, 3, 5]);
+  });
+
+  it('puts every caller within the same step on the same points, whatever the range is not a multiple of', async () => {
+    const response = await graphql(gwFor(), RELATIVE, { q: receivedQuery(), range: 'PT10M20S', step: 60 });
+    expect(response.errors).toBeUndefined();
+    const points = (response.data!.metricSeries as { points: { t: string }[] }[])[0]!.points.map((point) => Date.parse(point.t));
+    expect(points).toHaveLength(11);
+    expect(points.every((t) => t % 60_000 === 0)).toBe(true);
+  });
+
+  it.each([
+    ['both start/end and range', { range: 'PT1H', start: iso(T0), end: iso(T0) }, /^range: give either start and end, or a relative range/],
+    ['both start/end and last', { last: 60, start: iso(T0), end: iso(T0) }, /^last: give either start and end, or a relative range/],
+    ['both range and last', { range: 'PT1H', last: 60 }, /^range and last: give one of them, not both/],
+    ['no range at all', {}, /^start and end, range or last: give start and end, or range .*, or last/],
+    ['start without end', { start: iso(T0) }, /^end: required with start/],
+    ['end without start', { end: iso(T0) }, /^start: required with end/],
+    ['a range that is not a duration', { range: '1h' }, /^range: "1h" is not an ISO-8601 duration such as PT1H/],
+    ['a range in months', { range: 'P1M' }, /^range: "P1M" is not an ISO-8601 duration .*years and months have no fixed length/],
+    ['an empty range', { range: 'PT0S' }, /^range: "PT0S" is an empty duration/],
+    ['a last of zero', { last: 0 }, /^last: 0 is not a positive whole number of seconds/],
+    ['a range of too many points', { range: 'P1D', step: 1 }, /^range at a step of 1 s has 86401 points; at most 11000/],
+  ])('refuses %s with DATA_METRICS_INVALID_INPUT naming the argument', async (_what, change, message) => {
+    const response = await graphql(gwFor(), RELATIVE, { q: receivedQuery(), step: STEP, ...change });
+    expect([response.errors![0]!.extensions?.responseCode, errorCode(response)]).toEqual(['BAD_REQUEST', 'DATA_METRICS_INVALID_INPUT']);
+    expect(response.errors![0]!.message).toMatch(message);
+  });
+});
+
 describe('Dataset.ingestionSeries', () => {
   it('counts the events of each step: 3 in the first, 2 in the second, none in the quiet one', async () => {
     const response = await graphql(gwFor(), INGESTION, { id: dataset, start: iso(T0), end: iso(T0 + 3 * STEP * 1000), step: STEP });
@@ -134,6 +186,21 @@ describe('Dataset.ingestionSeries', () => {
   it('sums steps wider than the sampling: one 30 s step holds all 5 events', async () => {
     const response = await graphql(gwFor(), INGESTION, { id: dataset, start: iso(T0 + 2 * STEP * 1000), end: iso(T0 + 2 * STEP * 1000), step: 2 * STEP });
     expect(response.data!.dataset.ingestionSeries).toEqual([{ t: iso(T0 + 2 * STEP * 1000), eventsIn: 5, processed: 5, failed: 0, duplicates: 0 }]);
+  });
+
+  it('takes a relative range: the last 15 minutes hold the 5 events, on the step boundaries', async () => {
+    const response = await graphql(gwFor(), `query($id: ID!) { dataset(id: $id) { ingestionSeries(range: "PT15M", step: ${STEP}) { t eventsIn } } }`, { id: dataset });
+    expect(response.errors).toBeUndefined();
+    const points = response.data!.dataset.ingestionSeries as { t: string; eventsIn: number }[];
+    expect(points).toHaveLength(61);
+    expect(points.every((point) => Date.parse(point.t) % (STEP * 1000) === 0)).toBe(true);
+    expect(points.reduce((sum, point) => sum + point.eventsIn, 0)).toBe(5);
+  });
+
+  it('refuses start with last, naming last', async () => {
+    const response = await graphql(gwFor(), `query($id: ID!) { dataset(id: $id) { ingestionSeries(start: "${iso(T0)}", end: "${iso(T0)}", last: 60, step: ${STEP}) { t } } }`, { id: dataset });
+    expect(errorCode(response)).toBe('DATA_METRICS_INVALID_INPUT');
+    expect(response.errors![0]!.message).toMatch(/^last: give either start and end/);
   });
 
   it('refuses a bad step with DATA_METRICS_INVALID_INPUT', async () => {

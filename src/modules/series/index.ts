@@ -2,5 +2,5 @@
 // Declarations (types, lists, permissions) first: the GraphQL layer's registries read them at load time, possibly
 // while another file of this module is still loading (an import cycle through src/graphql).
 export { seriesFieldPermissions } from './permissions.js';
-export { createSeriesService, type IngestionPoint, type SeriesService, stepGrid, type TimeSeries } from './series.js';
+export { createSeriesService, type IngestionPoint, type IngestionSeriesKey, type SeriesService, stepGrid, type TimeSeries } from './series.js';
 export { seriesResolvers } from './resolvers.js';

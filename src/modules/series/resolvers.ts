@@ -4,7 +4,7 @@ import { toFrame } from './frames.js';
 
 export const seriesResolvers: Resolvers = {
   Query: {
-    metricSeries: (_, { query, start, end, step }, { services }) => services.series.metricSeries(query, start, end, step),
+    metricSeries: (_, { query, start, end, range, last, step }, { services }) => services.series.metricSeriesOver(query, { start, end, range, last }, step),
     runTemplateFrame: async (_, { id, input }, { services, loaders }) =>
       toFrame(
         await services.templates.run(
@@ -17,6 +17,8 @@ export const seriesResolvers: Resolvers = {
     sqlQueryFrame: async (_, { query }, { services }) => toFrame(await services.dataAccess.sql(query)),
   },
   Dataset: {
-    ingestionSeries: (dataset, { start, end, step }, { services }) => services.series.ingestionSeries(dataset.datasetId, start, end, step),
+    // Batched across the page: every dataset asking for the same grid is one range query.
+    ingestionSeries: (dataset, { start, end, range, last, step }, { services, loaders }) =>
+      loaders.ingestionSeries.load({ datasetId: dataset.datasetId, grid: services.series.gridOf({ start, end, range, last }, step) }),
   },
 };
