@@ -56,6 +56,7 @@ import {
   SettingError,
   startBenchGateway,
 } from './support.js';
+import { addIngestFloor } from './floors.js';
 
 // The gateway runs as in production. Libraries read NODE_ENV from the environment when they load
 // (graphql-js, for one, skips its development-only checks in production), so it is set here and
@@ -270,38 +271,12 @@ function expectedHours(count: number): HourBucket[] {
 // ---------------------------------------------------------------------------------------------
 // The floor: the same rows and the same SQL behind plain express 5 and a pg pool, minimal envelopes.
 
-/** INSERT text for `rows` events: $1 dataset, $2 arrival, $3 msgid, then event time and payload per row. */
-function floorInsertSql(rows: number): string {
-  const values = Array.from({ length: rows }, (_, row) => `($1, $${4 + 2 * row}::timestamptz, $2::timestamptz, $3, $${5 + 2 * row}::jsonb)`);
-  return `INSERT INTO events (dataset_id, event_time, arrival_time, msgid, payload) VALUES ${values.join(', ')}`;
-}
-
 async function startFloor(databaseUrl: string, maxBatch: number): Promise<Floor> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX });
   pool.on('error', () => undefined);
   const app = express();
   app.disable('x-powered-by');
-  const insertSql = new Map<number, string>();
-
-  // One multi-row INSERT per request (autocommit: durable once it answers), a named statement per
-  // batch size so each is parsed and planned once per connection. The event time is the event's `ts`.
-  app.post('/data/in/:id', express.json({ limit: '10mb' }), async (req, res) => {
-    const body = req.body as { params: { msgid: string }; data: Record<string, unknown> | Record<string, unknown>[] };
-    const events = Array.isArray(body.data) ? body.data : [body.data];
-    if (events.length === 0 || events.length > maxBatch) {
-      res.status(400).json({ error: 'bad batch' });
-      return;
-    }
-    const values: unknown[] = [req.params.id, new Date().toISOString(), body.params.msgid];
-    for (const event of events) values.push(event.ts, JSON.stringify(event));
-    let text = insertSql.get(events.length);
-    if (text === undefined) {
-      text = floorInsertSql(events.length);
-      insertSql.set(events.length, text);
-    }
-    await pool.query({ name: `floor_ingest_${events.length}`, text, values });
-    res.json({ result: { message: 'Data ingested successfully' } });
-  });
+  addIngestFloor(app, pool, maxBatch);
 
   // The hourly aggregate as one would write it by hand on the event store.
   app.post('/query/hourly', express.json(), async (req, res) => {

@@ -74,7 +74,7 @@ try {
   } else {
     const [name] = args;
     if (!name) fail(USAGE);
-    console.log((await store.revoke(name)) ? `revoked "${name}" (callers using it are refused within AUTH_CACHE_TTL_MS)` : `no active key named "${name}"`);
+    console.log((await store.revoke(name)) ? `revoked "${name}" (every gateway on this database refuses it from now on)` : `no active key named "${name}"`);
   }
 } finally {
   await database.close();

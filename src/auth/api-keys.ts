@@ -6,9 +6,12 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import { GatewayError } from '../errors.js';
 import { isUniqueViolation } from '../platform/database/errors.js';
 import type { Caller } from './access.js';
-import { TtlCache } from './ttl-cache.js';
+import type { ChangeFeed } from '../platform/cache/change-feed.js';
+import { LruCache } from './lru-cache.js';
 
 export const API_KEY_HEADER = 'x-api-key';
+/** The table whose announced changes drop kept keys. */
+const API_KEYS_TABLE = 'api_keys';
 const KEY_PREFIX = 'dpg_';
 const KEY_PATTERN = /^dpg_[A-Za-z0-9_-]{43}$/;
 
@@ -81,19 +84,52 @@ export interface ApiKeyVerifier {
   verify(key: string): Promise<{ caller: Caller } | { failure: GatewayError }>;
 }
 
-export function createApiKeyVerifier(store: Pick<ApiKeyStore, 'findByHash'>, cacheTtlMs: number): ApiKeyVerifier {
-  const cache = new TtlCache<string, { caller: Caller; expiresAt: Date | null }>(cacheTtlMs);
+/** Verified API keys kept (by their hash), the least recently used going first. */
+export const VERIFIED_KEYS_MAX = 10_000;
+
+/** The announcements of committed changes (platform/cache/change-feed.ts) the verifier listens to. */
+export type KeyChanges = Pick<ChangeFeed, 'listening' | 'subscribe'>;
+
+/**
+ * Verifies `x-api-key` values against the store. A verified key is kept by its hash: while the
+ * database's change announcements are heard (`changes`), until the key expires, since revoking or
+ * deleting a key announces its row (migration api_key_announcements) and drops it here at once, in
+ * every gateway; without them (or when the connection to them drops and comes back, which forgets
+ * everything), for `cacheTtlMs` at most. `cacheTtlMs` 0 keeps nothing.
+ */
+export function createApiKeyVerifier(store: Pick<ApiKeyStore, 'findByHash'>, cacheTtlMs: number, changes?: KeyChanges): ApiKeyVerifier {
+  const cache = new LruCache<string, { caller: Caller; keyId: string; expiresAt: Date | null }>(VERIFIED_KEYS_MAX);
+  // Bumped by every announced change of a key and every reset: a look-up that began before one must
+  // not keep what it read (the key may have been revoked meanwhile).
+  let generation = 0;
+  changes?.subscribe({
+    change(change) {
+      if (change.table !== API_KEYS_TABLE) return;
+      generation += 1;
+      if (change.key === '*') cache.clear();
+      else cache.deleteWhere((entry) => entry.keyId === change.key);
+    },
+    reset() {
+      generation += 1;
+      cache.clear();
+    },
+  });
   return {
     async verify(key) {
       if (!KEY_PATTERN.test(key)) return { failure: refused('API key verification failed: the value is not an API key of this service.') };
       const hash = hashApiKey(key);
-      let entry = cache.get(hash);
+      let entry = cacheTtlMs > 0 ? cache.get(hash) : undefined;
       if (!entry) {
+        const startedAt = generation;
+        const heard = changes?.listening === true;
         const record = await store.findByHash(hash);
         if (!record) return { failure: refused('API key verification failed: the key is not known.') };
         if (record.revokedAt) return { failure: refused('API key verification failed: the key has been revoked.') };
-        entry = { caller: { id: `apikey:${record.name}`, roles: record.roles, via: 'api-key' }, expiresAt: record.expiresAt };
-        cache.set(hash, entry);
+        entry = { caller: Object.freeze({ id: `apikey:${record.name}`, roles: Object.freeze([...record.roles]), via: 'api-key' as const }), keyId: record.id, expiresAt: record.expiresAt };
+        if (cacheTtlMs > 0 && generation === startedAt) {
+          const until = heard && changes.listening ? (record.expiresAt?.getTime() ?? Infinity) : Date.now() + cacheTtlMs;
+          cache.set(hash, entry, until);
+        }
       }
       if (entry.expiresAt && entry.expiresAt.getTime() <= Date.now()) return { failure: refused('API key verification failed: the key has expired.') };
       return { caller: entry.caller };

@@ -53,14 +53,14 @@ function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-export function createAuthenticator(settings: Config['auth'], database: Pick<Database, 'prisma' | 'pool'>, logger: Logger, host: string): Authenticator {
+export function createAuthenticator(settings: Config['auth'], database: Pick<Database, 'prisma' | 'pool'> & Partial<Pick<Database, 'changes'>>, logger: Logger, host: string): Authenticator {
   if (settings.mode === 'none') {
     // config.ts refuses this already; a hand-made Config must not slip past it either.
     if (!isLoopbackHost(host)) throw new Error(`AUTH_MODE=none is allowed only on a loopback HOST, not ${host}`);
     return { mode: 'none', authenticate: () => NONE };
   }
 
-  const apiKeys = createApiKeyVerifier(createApiKeyStore(database.prisma), settings.cacheTtlMs);
+  const apiKeys = createApiKeyVerifier(createApiKeyStore(database.prisma), settings.cacheTtlMs, database.changes);
   const jwt = settings.mode === 'jwt' ? createJwtVerifier(settings.jwt!) : undefined;
   const session = settings.mode === 'session' ? createSessionVerifier({ ...settings.session!, cacheTtlMs: settings.cacheTtlMs }, database.pool) : undefined;
   const trustedOrigins = new Set((settings.session?.trustedOrigins ?? []).map((origin) => origin.toLowerCase()));

@@ -3,11 +3,12 @@
 // unless explicitly turned off (for issuers that set neither, as the original console), and a
 // token without the roles claim is refused. (The original only decoded such tokens: anyone could
 // forge an admin's id. Here every token is verified, whatever it carries.)
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { GatewayError } from '../errors.js';
 import type { Caller } from './access.js';
+import { LruCache } from './lru-cache.js';
 
 export interface JwtSettings {
   /** HS256 shared secret. */
@@ -27,6 +28,9 @@ export interface JwtSettings {
 
 /** Longest bearer value looked at; a larger one is refused unread. */
 export const MAX_TOKEN_LENGTH = 8192;
+
+/** Verified tokens kept (by their SHA-256), the least recently used going first. */
+export const VERIFIED_TOKENS_MAX = 10_000;
 
 type Key = Uint8Array | KeyObject | JWTVerifyGetKey;
 
@@ -101,9 +105,17 @@ export function createJwtVerifier(settings: JwtSettings): JwtVerifier {
     requiredClaims: ['exp'],
     clockTolerance: settings.clockToleranceSeconds,
   };
+  // A token's signature and claims verify the same way until it expires (the keys are read once,
+  // at start-up), so a verified token is kept by its hash until its `exp` (plus the clock
+  // tolerance, as jose allows): a caller's later requests cost a hash, not a signature check.
+  // Past that moment the entry is gone and the token is verified again, which refuses it.
+  const verified = new LruCache<string, Caller>(VERIFIED_TOKENS_MAX);
   return {
     async verify(token) {
       if (token.length > MAX_TOKEN_LENGTH) return { failure: refused(`Token verification failed: the token is longer than ${MAX_TOKEN_LENGTH} characters.`) };
+      const hash = createHash('sha256').update(token).digest('base64url');
+      const kept = verified.get(hash);
+      if (kept) return { caller: kept };
       let payload: JWTPayload;
       try {
         payload = typeof key === 'function' ? (await jwtVerify(token, key, options)).payload : (await jwtVerify(token, key, options)).payload;
@@ -118,7 +130,11 @@ export function createJwtVerifier(settings: JwtSettings): JwtVerifier {
       // `sub` is the standard subject; the original's tokens carried `id`.
       const id = typeof payload.sub === 'string' && payload.sub ? payload.sub : typeof payload.id === 'string' && payload.id ? payload.id : undefined;
       if (!id) return { failure: refused('Token verification failed: the token names no subject (sub).') };
-      return { caller: { id: id.slice(0, 120), roles: roles, via: 'jwt', ...(typeof payload.exp === 'number' ? { expiresAt: (payload.exp + settings.clockToleranceSeconds) * 1000 } : {}) } };
+      // requiredClaims makes `exp` a number here.
+      const expiresAt = (payload.exp! + settings.clockToleranceSeconds) * 1000;
+      const caller: Caller = Object.freeze({ id: id.slice(0, 120), roles: Object.freeze([...roles]), via: 'jwt', expiresAt });
+      verified.set(hash, caller, expiresAt);
+      return { caller };
     },
   };
 }

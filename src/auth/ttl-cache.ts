@@ -1,6 +1,7 @@
-// A small time-bounded cache for credentials already verified against the database (sessions, API
-// keys), so a busy caller costs one lookup per TTL rather than one per request. Ending a session or
-// revoking a key therefore takes effect within the TTL (AUTH_CACHE_TTL_MS; 0 turns caching off).
+// A small time-bounded cache for sessions already verified against the database, so a busy caller
+// costs one lookup per TTL rather than one per request. Ending a session therefore takes effect
+// within the TTL (AUTH_CACHE_TTL_MS; 0 turns caching off). API keys and JWTs are kept for their
+// lifetime instead (lru-cache.ts).
 export class TtlCache<K, V> {
   private readonly entries = new Map<K, { value: V; expiresAt: number }>();
 

@@ -62,7 +62,9 @@ export const authVariables = z.object({
     .min(0)
     .max(300_000)
     .default(5000)
-    .describe('How long a verified session or API key is remembered (ending or revoking it takes effect within this); 0: never.'),
+    .describe(
+      "How long a verified session is remembered (ending it takes effect within this), and an API key while the database's change announcements are not heard (while they are, a key is kept until it expires and dropped the moment it is revoked); 0: never. Verified JWTs are kept until their exp whatever this says.",
+    ),
 });
 
 export type AuthVariables = z.infer<typeof authVariables>;

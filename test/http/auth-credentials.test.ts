@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
 import { createApiKeyStore } from '../../src/auth/api-keys.js';
@@ -17,6 +18,8 @@ let hs: TestGateway;
 let rs: TestGateway;
 let jwks: TestGateway;
 let session: TestGateway;
+/** HS256 with no clock tolerance: a token is refused the second its exp passes. */
+let exact: TestGateway;
 let rsaKeys: Awaited<ReturnType<typeof generateKeyPair>>;
 let ecKeys: Awaited<ReturnType<typeof generateKeyPair>>;
 
@@ -27,16 +30,17 @@ beforeAll(async () => {
   await writeFile(path.join(folder, 'rsa.pem'), await exportSPKI(rsaKeys.publicKey));
   await writeFile(path.join(folder, 'jwks.json'), JSON.stringify({ keys: [{ ...(await exportJWK(ecKeys.publicKey)), kid: 'ec-1', alg: 'ES256', use: 'sig' }] }));
   const common = { AUTH_MODE: 'jwt', JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE, RATE_LIMIT_RPS: '100000', RATE_LIMIT_INGEST_RPS: '100000' };
-  [hs, rs, jwks, session] = await Promise.all([
+  [hs, rs, jwks, session, exact] = await Promise.all([
     startTestGateway(JWT_ENV),
     startTestGateway({ ...common, JWT_PUBLIC_KEY_FILE: path.join(folder, 'rsa.pem') }),
     startTestGateway({ ...common, JWT_JWKS_FILE: path.join(folder, 'jwks.json') }),
     startTestGateway(SESSION_ENV),
+    startTestGateway({ ...JWT_ENV, JWT_CLOCK_TOLERANCE_SECONDS: '0' }),
   ]);
 }, 90_000);
 
 afterAll(async () => {
-  await Promise.all([hs?.stop(), rs?.stop(), jwks?.stop(), session?.stop()]);
+  await Promise.all([hs?.stop(), rs?.stop(), jwks?.stop(), session?.stop(), exact?.stop()]);
   await rm(folder, { recursive: true, force: true });
 });
 
@@ -101,6 +105,16 @@ describe('the claims of a token', () => {
     const response = await listDatasets(hs, bearer(await token({ roles: ['viewer'], ...options })));
     expect(response.status).toBe(401);
     expect(response.body.error.message).toMatch(message);
+  });
+
+  it('refuses a token once its expiry has passed, although the same token was admitted (and kept) before', async () => {
+    const exp = now() + 3;
+    const jwt = await new SignJWT({ roles: ['viewer'] }).setProtectedHeader({ alg: 'HS256' }).setSubject('short').setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime(exp).sign(secret);
+    for (let call = 0; call < 3; call++) expect((await listDatasets(exact, bearer(jwt))).status).toBe(200);
+    await sleep(exp * 1000 - Date.now() + 50);
+    const refused = await listDatasets(exact, bearer(jwt));
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.message).toMatch(/expired/);
   });
 
   it('refuses a token without an expiry', async () => {
@@ -220,6 +234,32 @@ describe('API keys', () => {
     expect((await listDatasets(hs, { 'x-api-key': revoked })).body.error.message).toMatch(/revoked/);
     const expired = await apiKey(hs, ['viewer'], { expiresAt: new Date(Date.now() - 1000) });
     expect((await listDatasets(hs, { 'x-api-key': expired })).body.error.message).toMatch(/expired/);
+  });
+
+  it('refuse a key revoked by another process at once, although it was admitted (and kept) just before', async () => {
+    const store = createApiKeyStore(hs.gateway.database.prisma);
+    const { key, record } = await store.create({ name: `kept-${randomUUID().slice(0, 6)}`, roles: ['viewer'], createdBy: 'test' });
+    for (let call = 0; call < 3; call++) expect((await listDatasets(hs, { 'x-api-key': key })).status).toBe(200);
+    // As scripts/api-key.ts revoke does, on a connection of its own.
+    await hs.sql('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [record.id]);
+    const refused = await listDatasets(hs, { 'x-api-key': key });
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.message).toMatch(/revoked/);
+  });
+
+  it('refuse a kept key once its row is deleted', async () => {
+    const store = createApiKeyStore(hs.gateway.database.prisma);
+    const { key, record } = await store.create({ name: `deleted-${randomUUID().slice(0, 6)}`, roles: ['viewer'], createdBy: 'test' });
+    expect((await listDatasets(hs, { 'x-api-key': key })).status).toBe(200);
+    await hs.sql('DELETE FROM api_keys WHERE id = $1', [record.id]);
+    expect((await listDatasets(hs, { 'x-api-key': key })).body.error.message).toMatch(/not known/);
+  });
+
+  it('refuse a kept key the moment it expires', async () => {
+    const key = await apiKey(hs, ['viewer'], { expiresAt: new Date(Date.now() + 1_500) });
+    expect((await listDatasets(hs, { 'x-api-key': key })).status).toBe(200);
+    await sleep(1_600);
+    expect((await listDatasets(hs, { 'x-api-key': key })).body.error.message).toMatch(/expired/);
   });
 
   it('act as apikey:<name> in what they create', async () => {
