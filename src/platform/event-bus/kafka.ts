@@ -74,28 +74,58 @@ export class KafkaEventBus implements EventBus {
       topic.messages.push({ key: message.key, headers: message.headers, value: JSON.stringify(message.value) });
       byTopic.set(message.topic, topic);
     }
+    const deadline = Date.now() + this.settings.timeoutMs;
     this.inFlight += 1;
     try {
       await withTimeout(this.send([...byTopic.values()]), this.settings.timeoutMs);
       for (const pending of batch) pending.resolve({ accepted: pending.events });
     } catch (error) {
-      this.failed += 1;
-      this.connected = false;
-      this.logger.warn({ err: error, messages: batch.length }, 'Kafka publish failed');
-      this.connecting = undefined;
-      // A refusal means nothing was written; a timeout cannot promise that (the broker may still
-      // take the message), so it says so: a retry is safe where the dataset drops duplicates.
-      const timedOut = error instanceof PublishTimeout;
-      const failure = new GatewayError(
-        'EVENT_BUS_UNAVAILABLE',
-        timedOut
-          ? `Kafka did not acknowledge the events within ${this.settings.timeoutMs} ms; they may still arrive. Retry the request (a dataset that drops duplicates keeps one copy).`
-          : `The events were not ingested: Kafka refused them (${(error as Error).message}). Nothing was written; retry the request.`,
-      );
-      for (const pending of batch) pending.reject(failure);
+      // One dataset's topic missing (or not ours to write) fails kafkajs's metadata step, before
+      // anything is produced: the other datasets' events are sent again, each topic on its own, so
+      // that only the requests for that topic are refused. A request is one message to one topic, so
+      // each is acknowledged or refused whole.
+      if (byTopic.size > 1 && refusedTopic(error) && deadline - Date.now() > 0) await this.sendEachTopic(batch, byTopic, deadline);
+      else this.fail(batch, error);
     } finally {
       this.inFlight -= 1;
     }
+  }
+
+  private async sendEachTopic(batch: Pending[], byTopic: Map<string, TopicMessages>, deadline: number): Promise<void> {
+    await Promise.all(
+      [...byTopic.values()].map(async (topicMessages) => {
+        const pending = batch.filter(({ message }) => message.topic === topicMessages.topic);
+        try {
+          await withTimeout(this.send([topicMessages]), Math.max(1, deadline - Date.now()));
+          for (const each of pending) each.resolve({ accepted: each.events });
+        } catch (error) {
+          this.fail(pending, error);
+        }
+      }),
+    );
+  }
+
+  private fail(batch: Pending[], error: unknown): void {
+    this.failed += 1;
+    const topic = refusedTopic(error);
+    // A refused topic says nothing about the connection.
+    if (!topic) {
+      this.connected = false;
+      this.connecting = undefined;
+    }
+    this.logger.warn({ err: error, messages: batch.length, ...(topic ? { topic: batch[0]?.message.topic } : {}) }, 'Kafka publish failed');
+    // A refusal means nothing was written; a timeout cannot promise that (the broker may still
+    // take the message), so it says so: a retry is safe where the dataset drops duplicates.
+    const timedOut = error instanceof PublishTimeout;
+    const failure = new GatewayError(
+      'EVENT_BUS_UNAVAILABLE',
+      timedOut
+        ? `Kafka did not acknowledge the events within ${this.settings.timeoutMs} ms; they may still arrive. Retry the request (a dataset that drops duplicates keeps one copy).`
+        : topic
+          ? `The events were not ingested: Kafka refused topic ${batch[0]?.message.topic ?? ''} (${topic}): create the dataset's entry topic, or let the gateway write to it. Nothing was written; retry the request then.`
+          : `The events were not ingested: Kafka refused them (${(error as Error).message}). Nothing was written; retry the request.`,
+    );
+    for (const pending of batch) pending.reject(failure);
   }
 
   stats(): EventBusStats {
@@ -120,6 +150,18 @@ function countEvents(message: IngestMessage): number {
 }
 
 class PublishTimeout extends Error {}
+
+/** Kafka's refusals of a topic as such, which kafkajs raises while it reads the topics' metadata, before it produces anything. */
+const TOPIC_REFUSALS = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'INVALID_TOPIC_EXCEPTION', 'TOPIC_AUTHORIZATION_FAILED']);
+
+/** The refusal's type when `error` (or what it wraps: kafkajs's retries keep the last error as its cause) is a refusal of a topic. */
+function refusedTopic(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
+    const type = (current as { type?: unknown }).type;
+    if (typeof type === 'string' && TOPIC_REFUSALS.has(type)) return type;
+  }
+  return undefined;
+}
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
