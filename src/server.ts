@@ -88,7 +88,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   // Known once the server listens (PORT=0 picks a port); embedded links are made only after that.
   let gatewayUrl = '';
   const platform = await createPlatform(config, database, logger, () => gatewayUrl, GATEWAY_VERSION);
-  const { eventBus, objectStore, metrics, metricsStore, prometheus, published, systemEvents } = platform;
+  const { eventBus, objectStore, probes, metrics, metricsStore, prometheus, published, systemEvents } = platform;
   const services = createServices(database, published, config, platform, logger);
   logger.info(`PII detector: ${services.pii.detectorName}; metrics source: ${services.metrics.sourceName}`);
   const seeded = await services.connectors.seedBuiltIns();
@@ -121,7 +121,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   const metadata = metricsStore ? async () => metricFamilies(await metrics.snapshot()) : undefined;
   const rest = restTransport({ schema, config, logger, createContext, published, planOf, gatewayVersion: GATEWAY_VERSION });
   const transports = [
-    operatorTransport({ config, database, metrics, objectStore, logger, draining: () => draining }),
+    operatorTransport({ config, database, metrics, objectStore, logger, draining: () => draining, probes }),
     live,
     graphqlHttp,
     prometheusTransport({ prometheus, accessControl, logger, gatewayVersion: GATEWAY_VERSION, metadata, bodyLimitBytes: config.http.bodyLimitBytes }),

@@ -1,7 +1,7 @@
 // Kafka event bus (kafkajs): idempotent producer, acks=all, gzip, and concurrent requests sent
 // together in one produce call. A broker that cannot be reached fails fast (bounded retries)
 // with a 503-class error; nothing is reported as ingested unless the broker acknowledged it.
-import { CompressionTypes, Kafka, logLevel, type Producer, type TopicMessages } from 'kafkajs';
+import { CompressionTypes, Kafka, logLevel, type Admin, type Producer, type TopicMessages } from 'kafkajs';
 import { GatewayError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { EventBus, EventBusStats, IngestMessage, PublishOutcome } from './event-bus.js';
@@ -28,6 +28,46 @@ export function createKafkaProducer(settings: KafkaSettings): KafkaProducer {
   return kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
 }
 
+/**
+ * Asks the cluster to describe itself (a round trip to a broker) on an admin connection of its own,
+ * kept between checks; rejects naming the brokers and the reason.
+ */
+export interface KafkaProbe {
+  check(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createKafkaProbe(settings: KafkaSettings): KafkaProbe {
+  const kafka = new Kafka({
+    clientId: `${settings.clientId}-probe`,
+    brokers: settings.brokers,
+    connectionTimeout: Math.min(3_000, settings.timeoutMs),
+    requestTimeout: settings.timeoutMs,
+    retry: { retries: 0 },
+    logLevel: logLevel.NOTHING,
+  });
+  let admin: Admin | undefined;
+  const check = async () => {
+    admin ??= kafka.admin();
+    const current = admin;
+    try {
+      await withTimeout(
+        (async () => {
+          await current.connect();
+          await current.describeCluster();
+        })(),
+        settings.timeoutMs,
+      );
+    } catch (error) {
+      // Connected afresh next time.
+      admin = undefined;
+      await current.disconnect().catch(() => undefined);
+      throw new Error(`Kafka at ${settings.brokers.join(',')} does not answer: ${(error as Error).message}`, { cause: error });
+    }
+  };
+  return { check, close: async () => void (await admin?.disconnect().catch(() => undefined)) };
+}
+
 interface Pending {
   message: IngestMessage;
   events: number;
@@ -48,8 +88,14 @@ export class KafkaEventBus implements EventBus {
     private readonly producer: KafkaProducer,
     private readonly settings: KafkaSettings,
     private readonly logger: Logger,
+    /** The readiness check (createKafkaProbe); none: the bus is not checked. */
+    private readonly probe?: KafkaProbe,
   ) {
     this.name = `Kafka at ${settings.brokers.join(',')}`;
+  }
+
+  async check(): Promise<void> {
+    await this.probe?.check();
   }
 
   publish(message: IngestMessage): Promise<PublishOutcome> {
@@ -141,6 +187,7 @@ export class KafkaEventBus implements EventBus {
 
   async close(): Promise<void> {
     if (this.connecting) await this.producer.disconnect().catch(() => undefined);
+    await this.probe?.close();
   }
 }
 
