@@ -28,7 +28,7 @@ import { buildManifest } from '../src/graphql/persisted-operations.js';
 import { LIST_SDL_FILE, listSdlText } from '../src/graphql/lists.js';
 import { buildSchema } from '../src/graphql/schema.js';
 import { pipelineReadmeTable } from '../src/graphql/pipeline/policies.js';
-import { GATEWAY_VERSION } from '../src/server.js';
+import { GATEWAY_VERSION } from '../src/version.js';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const CONFIG_MARKERS = ['<!-- configuration:start (generated from src/config.ts by `npm run generate:docs`) -->', '<!-- configuration:end -->'] as const;

@@ -22,6 +22,7 @@ import { queryEngineSettings, queryEngineVariables, templateSettings } from './c
 import { rateLimitSettings, rateLimitVariables } from './config/rate-limits.js';
 import { scaleProblems, scaleSettings, scaleVariables } from './config/scale.js';
 import { serverSettings, serverVariables } from './config/server.js';
+import { telemetrySettings, telemetryVariables } from './config/telemetry.js';
 
 export { isLoopbackHost } from './config/server.js';
 
@@ -43,6 +44,7 @@ export const environmentSchema = z.object({
   ...piiVariables.shape,
   ...metricsVariables.shape,
   ...scaleVariables.shape,
+  ...telemetryVariables.shape,
 });
 
 type Environment = z.infer<typeof environmentSchema>;
@@ -112,6 +114,7 @@ function settings(e: Environment) {
     pii: piiSettings(e),
     metrics: metricsSettings(e),
     scale: scaleSettings(e),
+    telemetry: telemetrySettings(e),
   };
 }
 

@@ -4,6 +4,7 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import { currentRequestScope } from './request-scope.js';
+import { activeTraceIds } from './telemetry/tracing.js';
 
 export type { Logger };
 
@@ -17,11 +18,14 @@ const chindings = pino.symbols.chindingsSym;
  * scope (AsyncLocalStorage) supplies it unless the logger is already a child bound to it.
  */
 function requestIdMixin(mergeObject: object, _level: number, logger: unknown): object {
+  // With OpenTelemetry on, the active span's trace and span ids too (trace_id, span_id, as
+  // OpenTelemetry's pino instrumentation names them), so a line leads to its trace.
+  const traced = activeTraceIds();
   const scope = currentRequestScope();
-  if (!scope || 'requestId' in mergeObject) return {};
+  if (!scope || 'requestId' in mergeObject) return traced ?? {};
   const bound = (logger as Record<symbol, unknown>)[chindings];
-  if (typeof bound === 'string' && bound.includes('"requestId":')) return {};
-  return { requestId: scope.requestId };
+  if (typeof bound === 'string' && bound.includes('"requestId":')) return traced ?? {};
+  return traced ? { requestId: scope.requestId, ...traced } : { requestId: scope.requestId };
 }
 
 export type LogFormat = 'pretty' | 'json';

@@ -1,8 +1,6 @@
 // Entry point: `npm start`. Reads the configuration, starts the gateway, stops it cleanly on a signal.
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { createLogger } from './logger.js';
-import { StartupError } from './errors.js';
-import { startGateway } from './server.js';
+import { GATEWAY_VERSION } from './version.js';
 
 let config: Config;
 try {
@@ -15,6 +13,13 @@ try {
   throw error;
 }
 
+// OpenTelemetry, when an OTLP endpoint is set, starts before the modules it instruments (pg, kafkajs,
+// the AWS SDK, pino) are imported: hence the imports below, after it. Unset, its SDK is never loaded.
+const telemetry = config.telemetry.otlpEndpoint ? await (await import('./telemetry/open-telemetry.js')).startOpenTelemetry(config.telemetry, GATEWAY_VERSION) : undefined;
+const { createLogger, redactUrl } = await import('./logger.js');
+const { StartupError } = await import('./errors.js');
+const { startGateway } = await import('./server.js');
+
 // People at a terminal get readable lines; collectors (a pipe, a container's log driver) get JSON.
 const logFormat = config.logFormat ?? (process.stdout.isTTY && config.env !== 'production' ? 'pretty' : 'json');
 const logger = createLogger(config.logLevel, undefined, logFormat);
@@ -26,6 +31,7 @@ try {
   logger.info(`GraphQL endpoint: ${gateway.url}/graphql${config.graphql.graphiql ? ' (open it in a browser for GraphiQL)' : ''}`);
   logger.info(`REST endpoints: ${gateway.url}/v2/... ; health: ${gateway.url}/healthz, readiness: ${gateway.url}/readyz`);
   logger.info(`gateway listening on ${gateway.url}`);
+  if (telemetry) logger.info(`OpenTelemetry: traces, metrics and logs to ${redactUrl(config.telemetry.otlpEndpoint ?? '')} as ${config.telemetry.serviceName}`);
 
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
@@ -47,16 +53,19 @@ try {
         process.exit(1);
       }, drainMs + 10_000);
       forced.unref();
-      gateway.stop().then(
-        () => {
-          logger.info('stopped: requests in flight answered; event bus, object store and database closed');
-          process.exit(0);
-        },
-        (error: unknown) => {
-          logger.error({ err: error }, 'error while stopping');
-          process.exit(1);
-        },
-      );
+      gateway
+        .stop()
+        .then(() => telemetry?.shutdown())
+        .then(
+          () => {
+            logger.info('stopped: requests in flight answered; event bus, object store and database closed');
+            process.exit(0);
+          },
+          (error: unknown) => {
+            logger.error({ err: error }, 'error while stopping');
+            process.exit(1);
+          },
+        );
     });
   }
 } catch (error) {

@@ -33,9 +33,9 @@ import { operatorTransport } from './transports/operator.js';
 import { restTransport } from './transports/rest.js';
 import { mountTransports, stopTransports } from './transports/transport.js';
 import { startBackgroundWork } from './background.js';
+import { GATEWAY_VERSION } from './version.js';
+import { tracedRequests } from './telemetry/tracing.js';
 // Composition: database, services, one executable schema, and the HTTP transports around it.
-
-export const GATEWAY_VERSION = '0.1.0';
 
 export interface Gateway {
   /** Base URL, e.g. http://127.0.0.1:3000 */
@@ -88,7 +88,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   // Known once the server listens (PORT=0 picks a port); embedded links are made only after that.
   let gatewayUrl = '';
   const platform = await createPlatform(config, database, logger, () => gatewayUrl, GATEWAY_VERSION);
-  const { eventBus, objectStore, metrics, metricsStore, prometheus, published, systemEvents } = platform;
+  const { eventBus, objectStore, probes, metrics, metricsStore, prometheus, published, systemEvents } = platform;
   const services = createServices(database, published, config, platform, logger);
   logger.info(`PII detector: ${services.pii.detectorName}; metrics source: ${services.metrics.sourceName}`);
   const seeded = await services.connectors.seedBuiltIns();
@@ -107,7 +107,8 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   let handle: http.RequestListener = app;
   const httpServer = http.createServer(
     { requestTimeout: config.http.bodyTimeoutMs, headersTimeout: Math.min(60_000, config.http.bodyTimeoutMs), connectionsCheckingInterval: Math.min(1000, config.http.bodyTimeoutMs / 4) },
-    (req, res) => handle(req, res),
+    // Each request's span (when OpenTelemetry is on) spans both paths: the kept-answer door and express.
+    tracedRequests((req, res) => handle(req, res)),
   );
   // The contract's responses carry `Keep-Alive: timeout=5` (Node's header follows this setting).
   httpServer.keepAliveTimeout = 5_000;
@@ -120,7 +121,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   const metadata = metricsStore ? async () => metricFamilies(await metrics.snapshot()) : undefined;
   const rest = restTransport({ schema, config, logger, createContext, published, planOf, gatewayVersion: GATEWAY_VERSION });
   const transports = [
-    operatorTransport({ config, database, metrics, objectStore, logger, draining: () => draining }),
+    operatorTransport({ config, database, metrics, objectStore, logger, draining: () => draining, probes }),
     live,
     graphqlHttp,
     prometheusTransport({ prometheus, accessControl, logger, gatewayVersion: GATEWAY_VERSION, metadata, bodyLimitBytes: config.http.bodyLimitBytes }),

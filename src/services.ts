@@ -68,8 +68,8 @@ function createQueryEngine(config: Config, database: Database): QueryEngine {
 async function createEventBus(config: Config, database: Database, logger: Logger): Promise<EventBus> {
   const kafka = config.ingestion.kafka;
   if (!kafka) return new EmbeddedEventStore(database.pool, ingestionProcessing);
-  const { createKafkaProducer, KafkaEventBus } = await import('./platform/event-bus/kafka.js');
-  return new KafkaEventBus(createKafkaProducer(kafka), kafka, logger);
+  const { createKafkaProbe, createKafkaProducer, KafkaEventBus } = await import('./platform/event-bus/kafka.js');
+  return new KafkaEventBus(createKafkaProducer(kafka), kafka, logger, createKafkaProbe(kafka));
 }
 
 export function createServices(
@@ -162,6 +162,14 @@ export function createServices(
   };
 }
 
+/** The systems outside the gateway that /readyz asks besides the database and the object store: Kafka and Druid, when configured. */
+function readinessProbes(eventBus: EventBus, queryEngine: QueryEngine): Record<string, () => Promise<void>> {
+  return {
+    ...(eventBus.check ? { eventBus: () => eventBus.check!() } : {}),
+    ...(queryEngine instanceof DruidQueryEngine ? { queryEngine: () => queryEngine.ping() } : {}),
+  };
+}
+
 /**
  * The platform the services run on, each adapter chosen from the configuration and logged:
  * `gatewayUrl` is known once the server listens (embedded object store links need it).
@@ -183,6 +191,18 @@ export async function createPlatform(config: Config, database: Database, logger:
       (error: unknown) => logger.warn(`object store check failed: ${(error as Error).message}. File links and connector registrations fail, and /readyz answers 503, until it answers.`),
     );
   }
+  // Kafka and Druid as the object store: a warning now, and /readyz answers 503 naming the reason
+  // until they answer (a system down for a moment must not keep every copy from starting).
+  const probes = readinessProbes(eventBus, queryEngine);
+  const described = { eventBus: `event bus (${eventBus.name})`, queryEngine: `query engine (${queryEngine.name})` } as Record<string, string>;
+  await Promise.all(
+    Object.entries(probes).map(([name, check]) =>
+      check().then(
+        () => logger.info(`${described[name]}: answers`),
+        (error: unknown) => logger.warn(`${described[name]} check failed: ${(error as Error).message}. /readyz answers 503 until it answers.`),
+      ),
+    ),
+  );
   const alertManagers = createAlertManagers(config.alerting);
   const notifier = createNotifier(config.alerting);
   logger.info(`alert managers: ${[...alertManagers.values()].map((manager) => manager.description).join('; ')}; notifications: ${notifier.description}`);
@@ -200,5 +220,5 @@ export async function createPlatform(config: Config, database: Database, logger:
   // events itself and answers queries itself; with DRUID_URL, Druid's own system-events is read.
   const systemEvents =
     eventBus instanceof EmbeddedEventStore && queryEngine instanceof EmbeddedQueryEngine ? new SystemEventsRecorder(database.pool, { retentionMs: config.metrics.retentionMs, logger }) : undefined;
-  return { queryEngine, eventBus, objectStore, alertManagers, managerNames, notifier, metrics, metricsStore, prometheus, published, systemEvents };
+  return { queryEngine, eventBus, objectStore, probes, alertManagers, managerNames, notifier, metrics, metricsStore, prometheus, published, systemEvents };
 }

@@ -155,7 +155,7 @@ export function withFastPath(options: FastPathOptions): Listener {
       res.setHeader('x-request-id', requestId);
       setSecurityHeaders(res);
       if ('allowOrigin' in cors) setCrossOriginHeaders(res, cors);
-      options.observe(req, res, requestId, started, () => names);
+      options.observe(req, res, requestId, started, () => ({ ...names, keptAnswer: true, ...(access?.caller ? { callerKind: access.caller.via } : {}) }));
       if (!write(requestId)) {
         // Headers set here are set again, to the same values, by the normal path.
         for (const name of res.getHeaderNames()) res.removeHeader(name);

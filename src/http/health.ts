@@ -1,5 +1,6 @@
-// Liveness (the process answers) and readiness (the database really answers a query, and the
-// object store, when it is one outside the gateway, lists its bucket with the gateway's credentials).
+// Liveness (the process answers) and readiness (the database really answers a query, the object
+// store, when it is one outside the gateway, lists its bucket with the gateway's credentials, and
+// Kafka and Druid, when configured, answer).
 import express from 'express';
 import type { Database } from '../platform/database/database.js';
 import type { ObjectStore } from '../platform/object-store/object-store.js';
@@ -9,6 +10,8 @@ export interface HealthOptions {
   draining?: () => boolean;
   /** Checked too when it has a check (S3): a wrong bucket or secret makes the gateway unready. */
   objectStore?: ObjectStore;
+  /** Other systems outside the gateway, by the name /readyz reports them under (eventBus, queryEngine): each rejects with the reason. */
+  probes?: Readonly<Record<string, () => Promise<void>>>;
   /** How long one answer of the object store's check is reused, so frequent polling costs the store little. */
   checkCacheMs?: number;
 }
@@ -34,6 +37,7 @@ export function healthRouter(database: Pick<Database, 'ping'>, options: HealthOp
   const router = express.Router();
   const store = options.objectStore;
   const checkStore = store?.check ? cachedCheck(() => store.check!(), options.checkCacheMs ?? CHECK_CACHE_MS) : undefined;
+  const probes = Object.entries(options.probes ?? {}).map(([name, check]) => [name, cachedCheck(check, options.checkCacheMs ?? CHECK_CACHE_MS)] as const);
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -46,15 +50,20 @@ export function healthRouter(database: Pick<Database, 'ping'>, options: HealthOp
         .json({ status: 'draining', checks: { shutdown: 'stopping: finishing requests in flight' } });
       return;
     }
-    const [databaseProblem, storeProblem] = await Promise.all([
+    const [databaseProblem, storeProblem, ...probeProblems] = await Promise.all([
       database.ping().then(
         () => undefined,
         (error: unknown) => (error as Error).message || 'unreachable',
       ),
       checkStore?.(),
+      ...probes.map(([, check]) => check()),
     ]);
-    const checks = { database: databaseProblem ?? 'ok', ...(checkStore ? { objectStore: storeProblem ?? 'ok' } : {}) };
-    if (databaseProblem || storeProblem) res.status(503).json({ status: 'unavailable', checks });
+    const checks = {
+      database: databaseProblem ?? 'ok',
+      ...(checkStore ? { objectStore: storeProblem ?? 'ok' } : {}),
+      ...Object.fromEntries(probes.map(([name], index) => [name, probeProblems[index] ?? 'ok'])),
+    };
+    if (databaseProblem || storeProblem || probeProblems.some(Boolean)) res.status(503).json({ status: 'unavailable', checks });
     else res.json({ status: 'ready', checks });
   });
   return router;

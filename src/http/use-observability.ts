@@ -5,7 +5,7 @@
 // the GraphQL plugin below names the operation, and everything else gets a fixed route name.
 // The query string is never logged (signed links carry their signature there), nor are headers.
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { OperationDefinitionNode } from 'graphql';
 import type { GatewayContext } from '../context.js';
@@ -14,6 +14,8 @@ import type { Logger } from '../logger.js';
 import { EMBEDDED_LINK_PREFIX } from '../platform/object-store/embedded.js';
 import { currentRequestScope, enterRequestScope, type RequestScope } from '../request-scope.js';
 import type { GatewayMetrics, LiveTransport, SubscriptionOutcome, Transport } from '../telemetry/metrics.js';
+import { endRequestSpan, subscriptionSpan } from '../telemetry/tracing.js';
+import type { Authentication, Caller } from '../auth/access.js';
 
 export interface ObservabilityOptions {
   logger: Logger;
@@ -54,10 +56,15 @@ export interface ObservedRequest {
   expectedUnavailable?: boolean;
   /** Why it failed: the code answered, the downstream it failed on, the cause (src/request-failure.ts). */
   failure?: RequestScope['failure'];
+  /** How the caller authenticated (api-key, jwt, session), or anonymous: never who, for its span. */
+  callerKind?: string;
+  /** Answered by the kept-answer door. */
+  keptAnswer?: boolean;
 }
 
 function describe(req: Request, res: Response, scope: RequestScope): ObservedRequest {
-  return { ...name(req, res, scope), ...(scope.failure ? { failure: scope.failure } : {}) };
+  const callerKind = (res.locals.auth as Authentication | undefined)?.caller?.via;
+  return { ...name(req, res, scope), ...(scope.failure ? { failure: scope.failure } : {}), ...(callerKind ? { callerKind } : {}) };
 }
 
 function name(req: Request, res: Response, scope: RequestScope): ObservedRequest {
@@ -92,6 +99,17 @@ export function requestObserver({ logger, metrics }: ObservabilityOptions) {
       const method = req.method ?? 'GET';
       metrics.observeRequest(observed.transport, observed.operation, method, res.statusCode, seconds, observed.route, observed.datasetId);
       if (observed.transport === 'rest' && observed.errorCode) metrics.restFailure(observed.operation, observed.errorCode);
+      endRequestSpan(req, {
+        requestId,
+        transport: observed.transport,
+        operation: observed.operation,
+        status: res.statusCode,
+        seconds,
+        route: observed.route,
+        callerKind: observed.callerKind,
+        errorCode: observed.failure?.code ?? observed.errorCode,
+        fastPath: observed.keptAnswer,
+      });
       // A stopping gateway's readiness answers 503 on purpose (health.ts marks it): not a failure.
       const failed = res.statusCode >= 500 && !observed.expectedUnavailable;
       if (!logger.isLevelEnabled(failed ? 'error' : 'info')) return;
@@ -197,8 +215,9 @@ export interface SubscriptionObservation {
  * one starts and when it ends (caller, operation, duration, results sent, how it ended) and metrics.
  */
 export function subscriptionObserver({ logger, metrics }: ObservabilityOptions) {
-  return (transport: LiveTransport, requestId: string, caller: string | undefined): SubscriptionObservation => {
+  return (transport: LiveTransport, requestId: string, caller: Caller | undefined, upgradeHeaders?: IncomingHttpHeaders): SubscriptionObservation => {
     const began = process.hrtime.bigint();
+    const span = subscriptionSpan(transport, requestId, caller?.via ?? 'anonymous', upgradeHeaders);
     let operation = 'unresolved';
     let running = false;
     let done = false;
@@ -207,11 +226,12 @@ export function subscriptionObserver({ logger, metrics }: ObservabilityOptions) 
       requestId,
       named(operationName, definition) {
         operation = operationLabel(metrics, operationName, definition);
+        span.named(operation);
       },
       started() {
         running = true;
         metrics.subscriptionStarted(transport);
-        logger.info({ requestId, transport, operation, caller: caller ?? 'anonymous' }, 'subscription started');
+        logger.info({ requestId, transport, operation, caller: caller?.id ?? 'anonymous' }, 'subscription started');
       },
       sent() {
         messages += 1;
@@ -220,11 +240,12 @@ export function subscriptionObserver({ logger, metrics }: ObservabilityOptions) 
         if (done) return;
         done = true;
         metrics.subscriptionEnded(transport, operation, outcome, messages, errorCodes, running);
+        span.ended(outcome, messages, errorCodes);
         const line = {
           requestId,
           transport,
           operation,
-          caller: caller ?? 'anonymous',
+          caller: caller?.id ?? 'anonymous',
           outcome,
           durationMs: Math.round(Number(process.hrtime.bigint() - began) / 1e3) / 1e3,
           messages,

@@ -357,7 +357,7 @@ export function serveSubscriptions(options: SubscriptionTransportOptions) {
       const state = states.get(ctx);
       if (!state) return [new GraphQLError('the connection is not acknowledged', { extensions: { code: 'UNAUTHENTICATED' } })];
       const connectionId = connectionIds.get(ctx.extra.request) ?? 'ws';
-      const observation = options.observe('graphql-ws', `${connectionId}:${/^[A-Za-z0-9._:-]{1,64}$/.test(id) ? id : 'subscription'}`, state.access.caller?.id);
+      const observation = options.observe('graphql-ws', `${connectionId}:${/^[A-Za-z0-9._:-]{1,64}$/.test(id) ? id : 'subscription'}`, state.access.caller, ctx.extra.request.headers);
       const prepared = await gate.prepare(state.access, payload);
       if (Array.isArray(prepared)) return refuse(observation, prepared);
       observation.named(prepared.operationName, prepared.operation);
@@ -442,7 +442,7 @@ export function serveSubscriptions(options: SubscriptionTransportOptions) {
       const raw = req.raw as Request;
       const res = req.context.res;
       const authentication = await authenticator.authenticate(raw.headers);
-      const observation = options.observe('graphql-sse', (res.locals.requestId as string | undefined) ?? requestIdFor(raw.headers), authentication.caller?.id);
+      const observation = options.observe('graphql-sse', (res.locals.requestId as string | undefined) ?? requestIdFor(raw.headers), authentication.caller);
       const refused = refusedAuthentication(authentication);
       if (refused) return sseRefusal(refuse(observation, [refused]), statusOf([refused]));
       let prepared = await gate.prepare(options.accessFor(authentication, raw.ip), params);

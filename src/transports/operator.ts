@@ -18,10 +18,12 @@ export interface OperatorTransportOptions {
   objectStore: ObjectStore;
   logger: Logger;
   draining: () => boolean;
+  /** Kafka and Druid, when configured (src/services.ts readinessProbes). */
+  probes: Readonly<Record<string, () => Promise<void>>>;
 }
 
-export function operatorTransport({ config, database, metrics, objectStore, logger, draining }: OperatorTransportOptions): Transport {
-  const publicRoutes = [healthRouter(database, { draining, objectStore }), metricsRouter(metrics, config.http.metricsToken === undefined ? {} : { token: config.http.metricsToken })];
+export function operatorTransport({ config, database, metrics, objectStore, logger, draining, probes }: OperatorTransportOptions): Transport {
+  const publicRoutes = [healthRouter(database, { draining, objectStore, probes }), metricsRouter(metrics, config.http.metricsToken === undefined ? {} : { token: config.http.metricsToken })];
   if (objectStore instanceof EmbeddedObjectStore) {
     publicRoutes.push(embeddedObjectStoreRouter(objectStore, logger, { corsOrigins: config.objectStore.kind === 'embedded' ? config.objectStore.corsOrigins : [] }));
   }

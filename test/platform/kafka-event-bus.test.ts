@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { CompressionTypes, Kafka, logLevel, type ProducerBatch, type RecordMetadata } from 'kafkajs';
+import { CompressionTypes, Kafka, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError, logLevel, type ProducerBatch, type RecordMetadata } from 'kafkajs';
 import { GatewayError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
 import type { DatasetService, DatasetRecord, JsonObject } from '../../src/modules/datasets/index.js';
@@ -235,6 +235,44 @@ describe('the Kafka event bus, on what it sends', () => {
     producer.answer = async () => [];
     expect((await service.ingest('orders', { id: '4' }, 'after')).accepted).toBe(1);
     expect(producer.connects).toBe(2);
+  });
+
+  it("acknowledges the other datasets' events of a send when one dataset's topic is missing, and refuses only that dataset's requests, naming the topic", async () => {
+    const { producer, service } = kafkaIngestion();
+    // As kafkajs fails when a topic of the send does not exist (its metadata step, before it produces
+    // anything): the last retry's protocol error, wrapped.
+    const unknownTopic = new KafkaJSNumberOfRetriesExceeded(
+      new KafkaJSProtocolError({ type: 'UNKNOWN_TOPIC_OR_PARTITION', code: 3, retriable: true, message: 'This server does not host this topic-partition' } as unknown as Error),
+      { retryCount: 2, retryTime: 1_000 },
+    );
+    const written: string[] = [];
+    producer.answer = async (batch) => {
+      if (batch.topicMessages!.some((topic) => topic.topic === 'clicks.topic')) throw unknownTopic;
+      for (const topic of batch.topicMessages!) for (const message of topic.messages) written.push(`${topic.topic}/${String(message.key)}`);
+      return [];
+    };
+    const [first, missing, third] = await Promise.all([
+      settle(service.ingest('orders', { id: '1' }, 'm1')),
+      settle(service.ingest('clicks', [{ id: '2' }, { id: '3' }], 'm2')),
+      settle(service.ingest('orders', [{ id: '4' }, { id: '5' }], 'm3')),
+    ]);
+    expect([first.value?.accepted, third.value?.accepted]).toEqual([1, 2]);
+    expect(missing.value).toBeUndefined();
+    expect(missing.error).toMatchObject({ code: 'EVENT_BUS_UNAVAILABLE', httpStatus: 503 });
+    expect((missing.error as Error).message).toMatch(/topic clicks\.topic \(UNKNOWN_TOPIC_OR_PARTITION\).*Nothing was written/);
+    // Each acknowledged message written once; nothing of the refused dataset.
+    expect(written.sort()).toEqual(['orders.ingest/m1', 'orders.ingest/m3']);
+    // One send of everything first, then each topic on its own; the connection was not dropped.
+    expect(producer.batches.map((batch) => batch.topicMessages!.map((topic) => topic.topic).sort())).toEqual([['clicks.topic', 'orders.ingest'], ['orders.ingest'], ['clicks.topic']]);
+    expect(producer.connects).toBe(1);
+  });
+
+  it('refuses every request of a send alike when Kafka fails for another reason than a topic (none is told it was written)', async () => {
+    const { producer, service } = kafkaIngestion();
+    producer.answer = () => Promise.reject(new KafkaJSNumberOfRetriesExceeded(new Error('Connection error: connect ECONNREFUSED'), { retryCount: 2, retryTime: 1_000 }));
+    const outcomes = await Promise.all([settle(service.ingest('orders', { id: '1' }, 'r1')), settle(service.ingest('clicks', { id: '2' }, 'r2'))]);
+    expect(outcomes.map((outcome) => (outcome.error as { code?: string } | undefined)?.code)).toEqual(['EVENT_BUS_UNAVAILABLE', 'EVENT_BUS_UNAVAILABLE']);
+    expect(producer.batches).toHaveLength(1);
   });
 
   it('fails a publish with EVENT_BUS_UNAVAILABLE within the configured timeout when the producer never answers', async () => {

@@ -1,4 +1,4 @@
-// The operation pipeline: every guarantee an operation gets (its request id, limits, access, rate,
+// The operation pipeline: every guarantee an operation gets (its request id, trace, limits, access, rate,
 // cache, error shape, log and metrics), in the order it is applied, and for each door an operation
 // comes in by, the code that applies it there, or why it does not apply. A policy that does not say
 // what it does at every door does not compile (`at` is a record of every Entry), and
@@ -54,6 +54,19 @@ export const OPERATION_PIPELINE: readonly OperationPolicy[] = [
       'kept-answer': { by: ['src/http/use-request-id.ts#requestIdFor'] },
     },
     checkedBy: ['test/http/request-logs.test.ts', 'test/graphql/subscription-requests.test.ts', 'test/http/fast-path.test.ts'],
+  },
+  {
+    name: 'trace',
+    guarantee:
+      "With OpenTelemetry on (OTEL_EXPORTER_OTLP_ENDPOINT), one span per request or subscription, continuing the caller's W3C traceparent, named by the operation it ran, with its request id, transport, API id and caller kind; PostgreSQL, Kafka, S3 and HTTP downstream calls are its children. Off: nothing is loaded.",
+    at: {
+      'graphql-http': { by: ['src/telemetry/tracing.ts#tracedRequests', 'src/telemetry/tracing.ts#endRequestSpan'] },
+      rest: { by: ['src/telemetry/tracing.ts#tracedRequests', 'src/telemetry/tracing.ts#endRequestSpan'] },
+      'graphql-ws': { by: ['src/telemetry/tracing.ts#subscriptionSpan', 'src/http/use-observability.ts#subscriptionObserver'] },
+      'graphql-sse': { by: ['src/telemetry/tracing.ts#tracedRequests', 'src/telemetry/tracing.ts#subscriptionSpan'] },
+      'kept-answer': { by: ['src/telemetry/tracing.ts#tracedRequests', 'src/telemetry/tracing.ts#endRequestSpan'] },
+    },
+    checkedBy: ['test/platform/open-telemetry.test.ts'],
   },
   {
     name: 'read the body',

@@ -52,6 +52,8 @@ export interface EventBus {
   close(): Promise<void>;
   /** Producer state for the metrics, where the bus has a producer (Kafka). */
   stats?(): EventBusStats;
+  /** Asks the bus outside the gateway whether it answers (Kafka: its cluster); rejects with the reason. The embedded store has none: the database's own check covers it. */
+  check?(): Promise<void>;
 }
 
 export interface EventBusStats {

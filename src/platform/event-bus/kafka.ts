@@ -1,7 +1,7 @@
 // Kafka event bus (kafkajs): idempotent producer, acks=all, gzip, and concurrent requests sent
 // together in one produce call. A broker that cannot be reached fails fast (bounded retries)
 // with a 503-class error; nothing is reported as ingested unless the broker acknowledged it.
-import { CompressionTypes, Kafka, logLevel, type Producer, type TopicMessages } from 'kafkajs';
+import { CompressionTypes, Kafka, logLevel, type Admin, type Producer, type TopicMessages } from 'kafkajs';
 import { GatewayError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { EventBus, EventBusStats, IngestMessage, PublishOutcome } from './event-bus.js';
@@ -28,6 +28,46 @@ export function createKafkaProducer(settings: KafkaSettings): KafkaProducer {
   return kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
 }
 
+/**
+ * Asks the cluster to describe itself (a round trip to a broker) on an admin connection of its own,
+ * kept between checks; rejects naming the brokers and the reason.
+ */
+export interface KafkaProbe {
+  check(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createKafkaProbe(settings: KafkaSettings): KafkaProbe {
+  const kafka = new Kafka({
+    clientId: `${settings.clientId}-probe`,
+    brokers: settings.brokers,
+    connectionTimeout: Math.min(3_000, settings.timeoutMs),
+    requestTimeout: settings.timeoutMs,
+    retry: { retries: 0 },
+    logLevel: logLevel.NOTHING,
+  });
+  let admin: Admin | undefined;
+  const check = async () => {
+    admin ??= kafka.admin();
+    const current = admin;
+    try {
+      await withTimeout(
+        (async () => {
+          await current.connect();
+          await current.describeCluster();
+        })(),
+        settings.timeoutMs,
+      );
+    } catch (error) {
+      // Connected afresh next time.
+      admin = undefined;
+      await current.disconnect().catch(() => undefined);
+      throw new Error(`Kafka at ${settings.brokers.join(',')} does not answer: ${(error as Error).message}`, { cause: error });
+    }
+  };
+  return { check, close: async () => void (await admin?.disconnect().catch(() => undefined)) };
+}
+
 interface Pending {
   message: IngestMessage;
   events: number;
@@ -48,8 +88,14 @@ export class KafkaEventBus implements EventBus {
     private readonly producer: KafkaProducer,
     private readonly settings: KafkaSettings,
     private readonly logger: Logger,
+    /** The readiness check (createKafkaProbe); none: the bus is not checked. */
+    private readonly probe?: KafkaProbe,
   ) {
     this.name = `Kafka at ${settings.brokers.join(',')}`;
+  }
+
+  async check(): Promise<void> {
+    await this.probe?.check();
   }
 
   publish(message: IngestMessage): Promise<PublishOutcome> {
@@ -74,28 +120,58 @@ export class KafkaEventBus implements EventBus {
       topic.messages.push({ key: message.key, headers: message.headers, value: JSON.stringify(message.value) });
       byTopic.set(message.topic, topic);
     }
+    const deadline = Date.now() + this.settings.timeoutMs;
     this.inFlight += 1;
     try {
       await withTimeout(this.send([...byTopic.values()]), this.settings.timeoutMs);
       for (const pending of batch) pending.resolve({ accepted: pending.events });
     } catch (error) {
-      this.failed += 1;
-      this.connected = false;
-      this.logger.warn({ err: error, messages: batch.length }, 'Kafka publish failed');
-      this.connecting = undefined;
-      // A refusal means nothing was written; a timeout cannot promise that (the broker may still
-      // take the message), so it says so: a retry is safe where the dataset drops duplicates.
-      const timedOut = error instanceof PublishTimeout;
-      const failure = new GatewayError(
-        'EVENT_BUS_UNAVAILABLE',
-        timedOut
-          ? `Kafka did not acknowledge the events within ${this.settings.timeoutMs} ms; they may still arrive. Retry the request (a dataset that drops duplicates keeps one copy).`
-          : `The events were not ingested: Kafka refused them (${(error as Error).message}). Nothing was written; retry the request.`,
-      );
-      for (const pending of batch) pending.reject(failure);
+      // One dataset's topic missing (or not ours to write) fails kafkajs's metadata step, before
+      // anything is produced: the other datasets' events are sent again, each topic on its own, so
+      // that only the requests for that topic are refused. A request is one message to one topic, so
+      // each is acknowledged or refused whole.
+      if (byTopic.size > 1 && refusedTopic(error) && deadline - Date.now() > 0) await this.sendEachTopic(batch, byTopic, deadline);
+      else this.fail(batch, error);
     } finally {
       this.inFlight -= 1;
     }
+  }
+
+  private async sendEachTopic(batch: Pending[], byTopic: Map<string, TopicMessages>, deadline: number): Promise<void> {
+    await Promise.all(
+      [...byTopic.values()].map(async (topicMessages) => {
+        const pending = batch.filter(({ message }) => message.topic === topicMessages.topic);
+        try {
+          await withTimeout(this.send([topicMessages]), Math.max(1, deadline - Date.now()));
+          for (const each of pending) each.resolve({ accepted: each.events });
+        } catch (error) {
+          this.fail(pending, error);
+        }
+      }),
+    );
+  }
+
+  private fail(batch: Pending[], error: unknown): void {
+    this.failed += 1;
+    const topic = refusedTopic(error);
+    // A refused topic says nothing about the connection.
+    if (!topic) {
+      this.connected = false;
+      this.connecting = undefined;
+    }
+    this.logger.warn({ err: error, messages: batch.length, ...(topic ? { topic: batch[0]?.message.topic } : {}) }, 'Kafka publish failed');
+    // A refusal means nothing was written; a timeout cannot promise that (the broker may still
+    // take the message), so it says so: a retry is safe where the dataset drops duplicates.
+    const timedOut = error instanceof PublishTimeout;
+    const failure = new GatewayError(
+      'EVENT_BUS_UNAVAILABLE',
+      timedOut
+        ? `Kafka did not acknowledge the events within ${this.settings.timeoutMs} ms; they may still arrive. Retry the request (a dataset that drops duplicates keeps one copy).`
+        : topic
+          ? `The events were not ingested: Kafka refused topic ${batch[0]?.message.topic ?? ''} (${topic}): create the dataset's entry topic, or let the gateway write to it. Nothing was written; retry the request then.`
+          : `The events were not ingested: Kafka refused them (${(error as Error).message}). Nothing was written; retry the request.`,
+    );
+    for (const pending of batch) pending.reject(failure);
   }
 
   stats(): EventBusStats {
@@ -111,6 +187,7 @@ export class KafkaEventBus implements EventBus {
 
   async close(): Promise<void> {
     if (this.connecting) await this.producer.disconnect().catch(() => undefined);
+    await this.probe?.close();
   }
 }
 
@@ -120,6 +197,18 @@ function countEvents(message: IngestMessage): number {
 }
 
 class PublishTimeout extends Error {}
+
+/** Kafka's refusals of a topic as such, which kafkajs raises while it reads the topics' metadata, before it produces anything. */
+const TOPIC_REFUSALS = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'INVALID_TOPIC_EXCEPTION', 'TOPIC_AUTHORIZATION_FAILED']);
+
+/** The refusal's type when `error` (or what it wraps: kafkajs's retries keep the last error as its cause) is a refusal of a topic. */
+function refusedTopic(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
+    const type = (current as { type?: unknown }).type;
+    if (typeof type === 'string' && TOPIC_REFUSALS.has(type)) return type;
+  }
+  return undefined;
+}
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
