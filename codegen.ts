@@ -55,6 +55,7 @@ const config: CodegenConfig = {
           DatasetChange: '../modules/live/index.js#DatasetChange as DatasetChangeModel',
           SearchConnection: '../modules/search/index.js#SearchResults',
           SearchEdge: '../modules/search/index.js#SearchResultEdge',
+          AutocompleteSuggestion: '../modules/search/index.js#SuggestionRecord',
         },
         enumValues: GRAPHQL_ENUM_VALUES,
         scalars: SCALARS,

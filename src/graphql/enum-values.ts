@@ -26,7 +26,7 @@ import { FILE_ACCESS_VALUES, FILE_KIND_VALUES } from '../modules/files/index.js'
 import { INGEST_OUTCOME_VALUES, INGEST_REFUSAL_STAGE_VALUES } from '../modules/ingestion/index.js';
 import { HEALTH_CATEGORY_VALUES, HEALTH_STATUS_VALUES, METRIC_CATEGORY_VALUES, METRIC_COMPONENT_TYPE_VALUES } from '../modules/metrics/index.js';
 import { SCHEMA_SUGGESTION_SEVERITY_VALUES } from '../modules/schema-inference/index.js';
-import { SEARCH_STATUS_VALUES, SEARCH_TYPE_VALUES } from '../modules/search/index.js';
+import { SEARCH_FACET_FIELD_VALUES, SEARCH_FILTER_FIELD_VALUES, SEARCH_MATCH_FIELD_VALUES, SEARCH_ORDER_FIELD_VALUES, SEARCH_STATUS_VALUES, SEARCH_TYPE_VALUES } from '../modules/search/index.js';
 import { AGGREGATION_LEVEL_VALUES, QUERY_TEMPLATE_SORT_FIELD_VALUES, QUERY_TYPE_VALUES } from '../modules/templates/index.js';
 
 /** GraphQL's SortOrder values and what this domain calls each (resolvers, codegen and REST all read this). */
@@ -72,4 +72,8 @@ export const GRAPHQL_ENUM_VALUES = {
   ExhaustType: EXHAUST_TYPE_VALUES,
   SearchType: SEARCH_TYPE_VALUES,
   SearchStatus: SEARCH_STATUS_VALUES,
+  SearchOrderField: SEARCH_ORDER_FIELD_VALUES,
+  SearchFacetField: SEARCH_FACET_FIELD_VALUES,
+  SearchMatchField: SEARCH_MATCH_FIELD_VALUES,
+  SearchFilterField: SEARCH_FILTER_FIELD_VALUES,
 } as const;

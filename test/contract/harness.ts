@@ -39,12 +39,17 @@ export interface ContractSuiteOptions<G extends TestGateway = TestGateway> {
 
 /**
  * Runs `scenarios` once per transport it has a driver for (a request/answer domain: rest and
- * graphql; what is live: graphql-ws and graphql-sse), each run on a gateway (and database) of its
+ * graphql; what is live: graphql-ws and graphql-sse; a GraphQL-only query: graphql, and graphql-ws
+ * and graphql-sse as a live query), each run on a gateway (and database) of its
  * own. The top describe is named `<name> over <transport>`; test/support/contract-reporter.mjs counts them.
  */
 export function defineContractSuite<D, G extends TestGateway = TestGateway>(
   name: string,
-  drivers: { [T in 'rest' | 'graphql']: (gw: G) => D } | { [T in 'graphql-ws' | 'graphql-sse']: (gw: G) => D },
+  drivers:
+    | { [T in 'rest' | 'graphql']: (gw: G) => D }
+    | { [T in 'graphql-ws' | 'graphql-sse']: (gw: G) => D }
+    // A GraphQL-only query (no REST endpoint): over POST /graphql, and as a live query over both subscription transports.
+    | { [T in 'graphql' | 'graphql-ws' | 'graphql-sse']: (gw: G) => D },
   scenarios: (context: SuiteContext<D, G>) => void,
   options: ContractSuiteOptions<G> = {},
 ): void {

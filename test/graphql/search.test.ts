@@ -182,6 +182,71 @@ describe('search facets and types', () => {
   });
 });
 
+describe('search costs a bounded number of SQL statements', () => {
+  const PAGE = `query($q: String!, $first: Int) {
+    search(query: $q, first: $first) {
+      totalCount
+      facets { type count excludedBy }
+      excludedTypes { type }
+      types: groupBy(field: TYPE) { key count }
+      tags: groupBy(field: TAG) { key count }
+      owners: groupBy(field: OWNER) { key count }
+      edges { rank matchedFields { name value } node { __typename ... on Dataset { datasetId } ... on QueryTemplate { templateId } ... on AlertRule { alertRuleId } ... on NotificationChannel { channelId } ... on Connector { connectorVersionId } } }
+    }
+  }`;
+  /** Statements `query` sends; the fewest of three runs, since background work (caches, the sampler) adds to the database's count now and then. */
+  const fewest = async (query: string, variables: Record<string, unknown> = {}) => {
+    let statements = Infinity;
+    let data: Record<string, any> = {};
+    for (let run = 0; run < 3; run += 1) {
+      const before = gw.gateway.database.statementCount();
+      data = await ok(query, variables);
+      statements = Math.min(statements, gw.gateway.database.statementCount() - before);
+    }
+    return { statements, data };
+  };
+  /** The statements of a request beyond those any request reading one field sends (`{ version }`: its admission, the shared rate limit). */
+  const statementsOf = async (query: string, variables: Record<string, unknown>) => {
+    const base = (await fewest('{ version }')).statements;
+    const measured = await fewest(query, variables);
+    return { statements: measured.statements - base, data: measured.data };
+  };
+
+  it('answers a page of 50, its facets, three groupBy and the records in 2 statements plus at most one per type on the page (at most 7), as a page of 5', async () => {
+    // 60 records of the five types, all matching "bounded".
+    await gw.sql(`INSERT INTO query_templates (template_id, template_name, query, query_type, created_by, updated_by)
+      SELECT 'bounded_' || n, 'Bounded ' || n, 'SELECT 1', 'sql', 'bench', 'bench' FROM generate_series(1, 20) AS n`);
+    await gw.sql(`INSERT INTO notification_channels (id, manager, name, type, config, created_by, updated_by)
+      SELECT gen_random_uuid(), 'embedded', 'bounded-' || n, 'email', '{"recipientAddresses": "ops@example.com"}', 'bench', 'bench' FROM generate_series(1, 20) AS n`);
+    for (let n = 0; n < 10; n += 1) await createRule(`Bounded rule ${n}`, 'bounded');
+    for (let n = 0; n < 10; n += 1) await importDataset(`bounded-${n}`, { name: `Bounded ${n}` });
+    // Once unmeasured: the writes' announcements reach the caches first.
+    await ok(PAGE, { q: 'bounded', first: 50 });
+    const five = await statementsOf(PAGE, { q: 'bounded', first: 5 });
+    const fifty = await statementsOf(PAGE, { q: 'bounded', first: 50 });
+    expect({ five: five.data.search.edges.length, fifty: fifty.data.search.edges.length, total: fifty.data.search.totalCount }).toEqual({ five: 5, fifty: 50, total: 60 });
+    expect(new Set(fifty.data.search.edges.map((edge: any) => edge.node.__typename))).toEqual(new Set(['QueryTemplate', 'NotificationChannel', 'AlertRule', 'Dataset']));
+    // The search (1), every groupBy (1), one loader batch per type on the page: at most 2 + 5 = 7, whatever the page size.
+    const typesOn = (page: typeof five) => new Set(page.data.search.edges.map((edge: any) => edge.node.__typename)).size;
+    // (A loader batch is spared when the published-record cache already holds the records.)
+    for (const page of [five, fifty]) {
+      expect(page.statements).toBeGreaterThanOrEqual(2);
+      expect(page.statements).toBeLessThanOrEqual(2 + typesOn(page));
+    }
+    expect(fifty.statements).toBeLessThanOrEqual(7);
+  });
+
+  it('answers a type-ahead in one statement, and with its records in at most one more per type', async () => {
+    const bare = await statementsOf('query($q: String!) { autocomplete(query: $q, first: 20) { suggestions { text type } } }', { q: 'bound' });
+    expect(bare.data.autocomplete.suggestions).toHaveLength(20);
+    expect(bare.statements).toBe(1);
+    const withNodes = await statementsOf('query($q: String!) { autocomplete(query: $q, first: 20) { suggestions { text node { __typename } } } }', { q: 'bound' });
+    const types = new Set(withNodes.data.autocomplete.suggestions.map((suggestion: any) => suggestion.node.__typename)).size;
+    expect(withNodes.statements).toBeGreaterThanOrEqual(1);
+    expect(withNodes.statements).toBeLessThanOrEqual(1 + types);
+  });
+});
+
 describe('search stays in step with writes', () => {
   it('finds a new record at once, a renamed one by its new name only, and a deleted one no more', async () => {
     const id = await createRule('Quokka watch', 'burrow checks');

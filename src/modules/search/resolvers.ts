@@ -1,10 +1,11 @@
-// GraphQL resolvers for `search`: the caller's readable types in, the service's page out, each hit
-// loaded as the graph's own record through the request's loaders (one batch per type per page).
+// GraphQL resolvers for `search` and `autocomplete`: the caller's readable types in, the service's
+// page out, each hit loaded as the graph's own record through the request's loaders (one batch per
+// type per page); a suggestion's record only when it is selected.
 import { GatewayError } from '../../errors.js';
 import type { GatewayContext } from '../../context.js';
 import type { Resolvers, ResolversParentTypes, ResolversUnionTypes } from '../../generated/graphql.js';
 import { NODE_READ_API_IDS } from '../../graphql/nodes.js';
-import { SEARCHABLE_TYPES, type SearchableType, type SearchHit } from './types.js';
+import { SEARCHABLE_TYPES, type ExcludedType, type MatchedField, type SearchableType, type SearchFacet, type SearchPage, type Suggestion } from './types.js';
 
 /** A record a search found, as its type's resolvers take it. */
 export type SearchRecord = ResolversUnionTypes<ResolversParentTypes>['SearchResult'];
@@ -14,17 +15,23 @@ export interface SearchResultEdge {
   node: SearchRecord;
   type: SearchableType;
   rank: number;
+  matchedFields: MatchedField[];
 }
 
 export interface SearchResults {
   edges: SearchResultEdge[];
-  facets: { type: SearchableType; count: number }[];
+  facets: SearchFacet[];
   totalCount: number;
   hasNextPage: boolean;
   hasPreviousPage: boolean;
+  excludedTypes: ExcludedType[];
+  groupBy: SearchPage['groupBy'];
 }
 
-type RecordLoader = (hit: SearchHit, context: GatewayContext) => Promise<SearchRecord | null | undefined>;
+/** A suggestion of `autocomplete`, its record read only when selected. */
+export type SuggestionRecord = Suggestion;
+
+type RecordLoader = (hit: { type: SearchableType; naturalId: string; stage: string }, context: GatewayContext) => Promise<SearchRecord | null | undefined>;
 
 const RECORD_LOADERS: Record<SearchableType, RecordLoader> = {
   Dataset: async (hit, { loaders }) => (hit.stage === 'live' || hit.stage === 'draft' ? (await loaders.datasetVersions.load(hit.naturalId))[hit.stage] : undefined),
@@ -48,11 +55,12 @@ function mayRead(context: GatewayContext, type: SearchableType): boolean {
   }
 }
 
+const readableTypes = (context: GatewayContext) => SEARCHABLE_TYPES.filter((type) => mayRead(context, type));
+
 export const searchResolvers: Resolvers = {
   Query: {
-    search: async (_, { query, types, where, first, after }, context): Promise<SearchResults> => {
-      const readable = SEARCHABLE_TYPES.filter((type) => mayRead(context, type));
-      const page = await context.services.search.search({ query, types, where, first, after }, readable);
+    search: async (_, { query, types, where, orderBy, first, after, last, before }, context): Promise<SearchResults> => {
+      const page = await context.services.search.search({ query, types, where, orderBy, first, after, last, before }, readableTypes(context));
       const records = await Promise.all(page.hits.map((hit) => RECORD_LOADERS[hit.type](hit, context)));
       const edges: SearchResultEdge[] = [];
       page.hits.forEach((hit, index) => {
@@ -60,9 +68,21 @@ export const searchResolvers: Resolvers = {
         // Deleted after the search read its row and before the record was loaded: left out.
         if (!node) return;
         typeOfRecord.set(node, hit.type);
-        edges.push({ cursor: hit.cursor, node, type: hit.type, rank: hit.rank });
+        edges.push({ cursor: hit.cursor, node, type: hit.type, rank: hit.rank, matchedFields: hit.matchedFields });
       });
-      return { edges, facets: page.facets, totalCount: page.totalCount, hasNextPage: page.hasNextPage, hasPreviousPage: page.hasPreviousPage };
+      return {
+        edges,
+        facets: page.facets,
+        totalCount: page.totalCount,
+        hasNextPage: page.hasNextPage,
+        hasPreviousPage: page.hasPreviousPage,
+        excludedTypes: page.excludedTypes,
+        groupBy: page.groupBy,
+      };
+    },
+    autocomplete: async (_, { query, types, first }, context) => {
+      const { query: read, suggestions } = await context.services.search.autocomplete({ query, types, first }, readableTypes(context));
+      return { query: read, suggestions };
     },
   },
   SearchConnection: {
@@ -73,6 +93,15 @@ export const searchResolvers: Resolvers = {
       startCursor: results.edges[0]?.cursor ?? null,
       endCursor: results.edges.at(-1)?.cursor ?? null,
     }),
+    groupBy: (results, { field }) => results.groupBy(field),
+  },
+  AutocompleteSuggestion: {
+    node: async (suggestion, _, context) => {
+      const record = await RECORD_LOADERS[suggestion.type](suggestion, context);
+      if (!record) return null;
+      typeOfRecord.set(record, suggestion.type);
+      return record;
+    },
   },
   SearchResult: {
     __resolveType: (record) => typeOfRecord.get(record) ?? null,
