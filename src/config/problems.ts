@@ -35,6 +35,8 @@ export function acceptedValues(node: JsonSchemaNode): string {
 /** Examples for variables whose kind alone does not suggest one (a shape of their own, or a service's address). */
 const EXAMPLES: Record<string, string> = {
   KAFKA_BROKERS: 'kafka-1:9092,kafka-2:9092',
+  OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318',
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://otel-collector:4318/v1/traces',
   S3_BUCKET: 'gateway-files',
   CONNECTOR_CONFIG_KEY: '$(openssl rand -hex 32)',
   PERSISTED_OPERATIONS_REQUIRED_FOR: 'role:viewer,caller:apikey:grafana',
