@@ -5,9 +5,12 @@
 // in-memory one.
 // Every process (PostgreSQL, the copies, HAProxy, autocannon) shares this machine's cores: the
 // figures say what one machine allows, not how far more machines would go.
+// The copies run twice: on direct connections, then through a real PgBouncer in transaction mode
+// (the deploy's pool size, DATABASE_LISTEN_URL direct), each counting PostgreSQL's connections.
 // BENCH_SCALE_SECONDS: seconds per run (default 5); BENCH_SCALE_ROUNDS: rounds of the rate-limiter
-// comparison (default 2); BENCH_ONLY: a regular expression over the parts' names, rate-limit and
-// copies (default both). Skipped, saying why, without haproxy.
+// comparison (default 2); BENCH_ONLY: a regular expression over the parts' names, rate-limit,
+// copies and pgbouncer (default all). Skipped, saying why, without haproxy (PgBouncer's part without
+// pgbouncer).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -15,6 +18,7 @@ import path from 'node:path';
 import { SignJWT } from 'jose';
 import pg from 'pg';
 import { HAPROXY, startHaProxy } from '../test/support/haproxy.js';
+import { PGBOUNCER, startPgBouncer } from '../test/support/pgbouncer.js';
 import { temporaryFolder } from './local-gateway.js';
 import { Cleanups, formatNumber, jsonHeaders, loadAverage, log, logMachine, positiveIntegerSetting, postEnvelope, printTable, runAutocannon, runBench, startCommandArgs } from './support.js';
 
@@ -28,6 +32,8 @@ const POOL_MAX = 10;
 const TEMPLATE = 'scale_bench';
 const DATASET = 'scale_bench_events';
 const BATCH = 100;
+/** PgBouncer's server connections per database and user, as deploy/pgbouncer/pgbouncer.ini sets them. */
+const PGBOUNCER_POOL = 20;
 
 async function freePort(): Promise<number> {
   const { findFreePort } = await import('../src/platform/database/embedded.js');
@@ -262,64 +268,91 @@ async function main(): Promise<boolean> {
   }
   const cleanups = new Cleanups();
   try {
-    const { startEmbeddedPostgres } = await import('../src/platform/database/embedded.js');
-    const folder = await temporaryFolder('gateway-scale-');
-    cleanups.push('temporary folder', () => folder.remove());
-    const cluster = await startEmbeddedPostgres({ dataDir: path.join(folder.path, 'postgres'), port: 0, database: 'scale' });
-    cleanups.push('PostgreSQL', () => cluster.stop());
-
-    const rateLimiterAnswered = only.test('rate-limit') ? await rateLimiterCost(cluster.url, path.join(folder.path, 'postgres')) : true;
-    await cleanups.runAll();
-    if (!only.test('copies')) return rateLimiterAnswered;
-
-    // Copies behind HAProxy (rate limits off: AUTH_MODE=none), on a fresh cluster.
-    const folder2 = await temporaryFolder('gateway-scale-');
-    cleanups.push('temporary folder', () => folder2.remove());
-    const cluster2 = await startEmbeddedPostgres({ dataDir: path.join(folder2.path, 'postgres'), port: 0, database: 'scale' });
-    cleanups.push('PostgreSQL', () => cluster2.stop());
-    log('');
-    log('starting three copies…');
-    const copies: string[] = [];
-    for (let index = 0; index < 3; index += 1) copies.push((await startCopy(cleanups, cluster2.url, {})).url);
-    await postEnvelope(
-      copies[0]!,
-      '/v2/template/create',
-      'api.query.template.create',
-      { template_name: 'Scale Bench', query_type: 'sql', query: 'SELECT COUNT(*) FROM {{DATASET}} WHERE __time BETWEEN {{STARTDATE}} AND {{ENDDATE}} LIMIT {{LIMIT}}' },
-      TEMPLATE,
-    );
-    await publishDataset(copies[0]!);
-    const rows: string[][] = [];
-    const ingestRows: string[][] = [];
-    for (const count of [1, 2, 3]) {
-      const proxy = await startHaProxy(await freePort(), copies.slice(0, count));
-      try {
-        await readRun(proxy.url);
-        const run = await readRun(proxy.url);
-        rows.push([`${count} behind HAProxy`, formatNumber(run.rps, 0), String(run.p50), String(run.p99), String(run.errors)]);
-        const ingest = await ingestRun(proxy.url);
-        ingestRows.push([`${count} behind HAProxy`, formatNumber(ingest.eventsPerSecond, 0), String(ingest.p50), String(ingest.p99), String(ingest.errors)]);
-      } finally {
-        await proxy.stop();
-      }
+    let rateLimiterAnswered = true;
+    if (only.test('rate-limit')) {
+      const { startEmbeddedPostgres } = await import('../src/platform/database/embedded.js');
+      const folder = await temporaryFolder('gateway-scale-');
+      cleanups.push('temporary folder', () => folder.remove());
+      const cluster = await startEmbeddedPostgres({ dataDir: path.join(folder.path, 'postgres'), port: 0, database: 'scale' });
+      cleanups.push('PostgreSQL', () => cluster.stop());
+      rateLimiterAnswered = await rateLimiterCost(cluster.url, path.join(folder.path, 'postgres'));
+      await cleanups.runAll();
     }
-    const admin = new pg.Client({ connectionString: cluster2.url });
-    await admin.connect();
-    const { rows: connections } = await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()");
-    await admin.end();
-    log('');
-    log(`reads through HAProxy, ${CONNECTIONS} connections, ${SECONDS} s, GET /v2/template/read (a cached read):`);
-    printTable(['copies', 'req/s', 'p50 ms', 'p99 ms', 'failed'], rows);
-    log('');
-    log(`ingestion through HAProxy, ${CONNECTIONS / 4} connections, ${SECONDS} s, POST /v2/data/in with ${BATCH}-event batches (embedded event store, shared counters):`);
-    printTable(['copies', 'events/s', 'p50 ms', 'p99 ms', 'failed'], ingestRows);
-    log(
-      `PostgreSQL connections after the runs: ${connections[0]!.n} for 3 copies (DB_POOL_MAX=${POOL_MAX}; the pool opens what its load needs, plus one listening connection and the template readers' pool)`,
-    );
-    return rateLimiterAnswered && [...rows, ...ingestRows].every((row) => row[4] === '0');
+
+    let copiesAnswered = true;
+    if (only.test('copies')) copiesAnswered = await copiesRun(cleanups, 'direct');
+    await cleanups.runAll();
+    if (only.test('pgbouncer')) {
+      if (PGBOUNCER) copiesAnswered = (await copiesRun(cleanups, 'pgbouncer')) && copiesAnswered;
+      else log('the PgBouncer part skipped: pgbouncer is not installed (Debian package pgbouncer)');
+    }
+    return rateLimiterAnswered && copiesAnswered;
   } finally {
     await cleanups.runAll();
   }
+}
+
+/**
+ * Three copies behind HAProxy (rate limits off: AUTH_MODE=none) on a fresh cluster, reached
+ * directly or through PgBouncer: reads and ingestion with 1, 2 and 3 of them, then PostgreSQL's
+ * client connections. True when no request failed.
+ */
+async function copiesRun(cleanups: Cleanups, route: 'direct' | 'pgbouncer'): Promise<boolean> {
+  const { startEmbeddedPostgres } = await import('../src/platform/database/embedded.js');
+  const folder = await temporaryFolder('gateway-scale-');
+  cleanups.push('temporary folder', () => folder.remove());
+  const cluster = await startEmbeddedPostgres({ dataDir: path.join(folder.path, 'postgres'), port: 0, database: 'scale' });
+  cleanups.push('PostgreSQL', () => cluster.stop());
+  let databaseUrl = cluster.url;
+  let env: Record<string, string> = {};
+  if (route === 'pgbouncer') {
+    const bouncer = await startPgBouncer(cluster.url, { poolSize: PGBOUNCER_POOL });
+    cleanups.push('PgBouncer', () => bouncer.stop());
+    databaseUrl = bouncer.urlFor(cluster.url);
+    // LISTEN needs a session of its own, which transaction pooling does not keep.
+    env = { DATABASE_LISTEN_URL: cluster.url };
+  }
+  const via = route === 'direct' ? 'on direct connections' : `through PgBouncer (transaction mode, default_pool_size = ${PGBOUNCER_POOL})`;
+  log('');
+  log(`starting three copies ${via}…`);
+  const copies: string[] = [];
+  for (let index = 0; index < 3; index += 1) copies.push((await startCopy(cleanups, databaseUrl, env)).url);
+  await postEnvelope(
+    copies[0]!,
+    '/v2/template/create',
+    'api.query.template.create',
+    { template_name: 'Scale Bench', query_type: 'sql', query: 'SELECT COUNT(*) FROM {{DATASET}} WHERE __time BETWEEN {{STARTDATE}} AND {{ENDDATE}} LIMIT {{LIMIT}}' },
+    TEMPLATE,
+  );
+  await publishDataset(copies[0]!);
+  const rows: string[][] = [];
+  const ingestRows: string[][] = [];
+  for (const count of [1, 2, 3]) {
+    const proxy = await startHaProxy(await freePort(), copies.slice(0, count));
+    try {
+      await readRun(proxy.url);
+      const run = await readRun(proxy.url);
+      rows.push([`${count} behind HAProxy`, formatNumber(run.rps, 0), String(run.p50), String(run.p99), String(run.errors)]);
+      const ingest = await ingestRun(proxy.url);
+      ingestRows.push([`${count} behind HAProxy`, formatNumber(ingest.eventsPerSecond, 0), String(ingest.p50), String(ingest.p99), String(ingest.errors)]);
+    } finally {
+      await proxy.stop();
+    }
+  }
+  const admin = new pg.Client({ connectionString: cluster.url });
+  await admin.connect();
+  const { rows: connections } = await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()");
+  await admin.end();
+  log('');
+  log(`reads through HAProxy, copies ${via}, ${CONNECTIONS} connections, ${SECONDS} s, GET /v2/template/read (a cached read), load ${loadAverage()}:`);
+  printTable(['copies', 'req/s', 'p50 ms', 'p99 ms', 'failed'], rows);
+  log('');
+  log(`ingestion through HAProxy, copies ${via}, ${CONNECTIONS / 4} connections, ${SECONDS} s, POST /v2/data/in with ${BATCH}-event batches (embedded event store, shared counters):`);
+  printTable(['copies', 'events/s', 'p50 ms', 'p99 ms', 'failed'], ingestRows);
+  log(
+    `PostgreSQL client connections after the runs, 3 copies ${via}: ${connections[0]!.n} (DB_POOL_MAX=${POOL_MAX}; the pool opens what its load needs, plus one listening connection and the template readers' pool)`,
+  );
+  return [...rows, ...ingestRows].every((row) => row[4] === '0');
 }
 
 runBench(main);
