@@ -94,7 +94,10 @@ interface RunningGateway {
 }
 
 async function startGatewayProcess(databaseUrl: string, dataDir: string, settings: Record<string, string>): Promise<RunningGateway> {
-  const port = 30_000 + Math.floor(Math.random() * 20_000);
+  // A port the system says is free: a random one can fall among the ephemeral ports the previous
+  // run's 10,000 sockets still hold, and the gateway then exits at listen.
+  const { findFreePort } = await import('../src/platform/database/embedded.js');
+  const port = await findFreePort();
   // BENCH_NODE_FLAGS: extra node flags for the gateways (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
   const args = [...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), ...startCommandArgs()];
   const child = spawn(process.execPath, args, {
