@@ -29,6 +29,7 @@ import express from 'express';
 import { SignJWT } from 'jose';
 import pg from 'pg';
 import { addIngestFloor } from './floors.js';
+import { withTransaction } from '../src/platform/database/transaction.js';
 import { temporaryFolder } from './local-gateway.js';
 import {
   autocannonProblems,
@@ -269,21 +270,6 @@ async function seedDrafts(pool: pg.Pool, prefix: string, count: number): Promise
 
 const AUDIT_SQL = `INSERT INTO audit_records (request_id, actor, transport, api_id, operation, target_id, outcome) VALUES ($1, 'floor', 'rest', $2, $3, $4, 'success')`;
 
-async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-}
-
 async function startWriteFloor(databaseUrl: string): Promise<Floor> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX });
   pool.on('error', () => undefined);
@@ -296,7 +282,7 @@ async function startWriteFloor(databaseUrl: string): Promise<Floor> {
   app.patch('/datasets/update', express.json(), async (req, res) => {
     const { dataset_id: id, version_key: key, name } = (req.body as { request: { dataset_id: string; version_key: string; name: string } }).request;
     const versionKey = String(Date.now());
-    const updated = await inTransaction(pool, async (client) => {
+    const updated = await withTransaction(pool, async (client) => {
       const found = await client.query<{ version_key: string; status: string }>({ name: 'floor_draft', text: `SELECT * FROM datasets WHERE dataset_id = $1 AND stage = 'draft'`, values: [id] });
       if (found.rows[0]?.version_key !== key) return false;
       await client.query({
@@ -314,7 +300,7 @@ async function startWriteFloor(databaseUrl: string): Promise<Floor> {
   // Status transition Draft → ReadyToPublish: the draft read, the status update, the audit record.
   app.post('/datasets/status-transition', express.json(), async (req, res) => {
     const { dataset_id: id } = (req.body as { request: { dataset_id: string } }).request;
-    const moved = await inTransaction(pool, async (client) => {
+    const moved = await withTransaction(pool, async (client) => {
       const found = await client.query<{ version_key: string; status: string }>({ name: 'floor_draft', text: `SELECT * FROM datasets WHERE dataset_id = $1 AND stage = 'draft'`, values: [id] });
       if (found.rows[0]?.status !== 'Draft') return false;
       await client.query({
@@ -333,7 +319,7 @@ async function startWriteFloor(databaseUrl: string): Promise<Floor> {
   app.post('/template/create', express.json(), async (req, res) => {
     const { template_name: name, query, query_type: type } = (req.body as { request: { template_name: string; query: string; query_type: string } }).request;
     const id = name.toLowerCase().replace(/[^a-z0-9]+/g, '-');
-    const made = await inTransaction(pool, async (client) => {
+    const made = await withTransaction(pool, async (client) => {
       const found = await client.query({ name: 'floor_template_name', text: 'SELECT template_id FROM query_templates WHERE template_name = $1 OR template_id = $2', values: [name, id] });
       if (found.rows.length > 0) return false;
       await client.query({
@@ -352,7 +338,7 @@ async function startWriteFloor(databaseUrl: string): Promise<Floor> {
   app.post('/alerts/create', express.json(), async (req, res) => {
     const rule = req.body as { name: string; description: string; category: string; severity: string; labels: Record<string, string> };
     const id = crypto.randomUUID();
-    const made = await inTransaction(pool, async (client) => {
+    const made = await withTransaction(pool, async (client) => {
       const found = await client.query({ name: 'floor_rule_name', text: 'SELECT id FROM alert_rules WHERE name = $1', values: [rule.name] });
       if (found.rows.length > 0) return false;
       await client.query({
