@@ -120,6 +120,7 @@ export function createServices(
     versionStamps: (limit) => datasets.versionStamps(limit),
     series,
     changeLogs: { stores: createChangeLogStores(database.pool), retentionHours: config.live.changeLogRetentionMs / 3_600_000 },
+    onLiveReading: platform.metrics.liveQueryReadingObserver(),
     logger,
   });
   platform.metrics.watchChangeStreams(() => CHANGE_STREAM_FIELDS.map((stream) => ({ stream, ...liveEvents.changeLogTail(stream) })));

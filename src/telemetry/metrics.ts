@@ -1,7 +1,7 @@
 // Prometheus metrics (prom-client), served at GET /metrics. Labels are bounded by construction:
 // API ids and GraphQL operation names (capped), status classes, stages and error codes from closed
 // sets; never ids, sizes or paths. Dataset ids are the one id-like label ("by dataset"), capped too.
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type pg from 'pg';
 import type { EventBus } from '../platform/event-bus/event-bus.js';
 import { FastHistogram, FastValues } from './request-series.js';
@@ -318,7 +318,6 @@ export class GatewayMetrics {
     gauge('gateway_db_pool_max_clients', 'Most connections the pool may open (DB_POOL_MAX).', () => pool.options.max ?? 10);
   }
 
-  /** Producer gauges of an event bus that reports them (Kafka), read at scrape time. */
   /**
    * The resumable streams' shared tail readers (one per stream and gateway): the streams they feed now,
    * and the readings of the change log they made, one per batch of new changes whatever the number
@@ -347,6 +346,33 @@ export class GatewayMetrics {
     });
   }
 
+  /**
+   * Live queries' readings caused by a committed change: the change's wait for LIVE_QUERY_MIN_INTERVAL_MS
+   * (a design bound: up to the interval) and the reading until its answer was handed to every
+   * subscriber (the gateway's own work). What an operator needs to tell a slow gateway from the interval.
+   */
+  liveQueryReadingObserver(): (timing: { heldMs: number; readMs: number }) => void {
+    const registers = [this.registry];
+    const buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2.5, 5];
+    const held = new Histogram({
+      name: 'gateway_live_query_hold_seconds',
+      help: 'From a committed change reaching the gateway to the start of the live-query reading it causes (LIVE_QUERY_MIN_INTERVAL_MS).',
+      buckets,
+      registers,
+    });
+    const read = new Histogram({
+      name: 'gateway_live_query_reading_seconds',
+      help: 'From a live-query reading’s start until its answer was handed to every subscriber of the shared evaluation.',
+      buckets,
+      registers,
+    });
+    return ({ heldMs, readMs }) => {
+      held.observe(heldMs / 1000);
+      read.observe(readMs / 1000);
+    };
+  }
+
+  /** Producer gauges of an event bus that reports them (Kafka), read at scrape time. */
   watchEventBus(bus: EventBus): void {
     const stats = bus.stats?.bind(bus);
     if (!stats) return;

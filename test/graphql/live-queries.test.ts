@@ -57,6 +57,16 @@ interface Page {
   live: { datasets: { totalCount: number; nodes: { datasetId: string; status: string }[] } };
 }
 
+/** The live-query readings /metrics counts, and how many of them waited at most 0.5 s for the interval. */
+async function liveReadingFigures(): Promise<{ readings: number; heldWithinHalfSecond: number }> {
+  const text = (await gw.http.get('/metrics').expect(200)).text;
+  const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? NaN);
+  return {
+    readings: value(/^gateway_live_query_reading_seconds_count (\S+)$/m),
+    heldWithinHalfSecond: value(/^gateway_live_query_hold_seconds_bucket\{le="0\.5"\} (\S+)$/m),
+  };
+}
+
 /** Results of a subscription as they come, and a way to wait for the next ones. */
 function collect<T>(events: AsyncIterableIterator<{ data?: T | null; errors?: readonly unknown[] }>) {
   const received: { data?: T | null; errors?: readonly unknown[] }[] = [];
@@ -141,6 +151,7 @@ describe('a live query', () => {
     const ids = Array.from({ length: 5 }, (_, n) => unique(`lq_burst_${n}`).replace(/-/g, '_'));
     const page = collect<Page>(wsClient(admin).iterate<Page>({ query: PAGE, variables: { ids } }));
     await page.count(1);
+    const readingsBefore = await liveReadingFigures();
     const startedAt = Date.now();
     await Promise.all(ids.map((id) => seedDataset(onCopy, id, 'Draft')));
     const until = Date.now() + 10_000;
@@ -150,6 +161,11 @@ describe('a live query', () => {
     // Five imports: never more results than readings the interval allows in that time (plus the first).
     expect(page.received.length - 1).toBeLessThanOrEqual(Math.ceil(elapsed / MIN_INTERVAL_MS) + 1);
     expect(page.received.length - 1).toBeLessThan(5);
+    // /metrics tells an operator where the time went: each reading a change caused, its wait for the
+    // interval (never longer than it, give or take a timer's slack) apart from the reading itself.
+    const readings = await liveReadingFigures();
+    expect(readings.readings - readingsBefore.readings).toBeGreaterThanOrEqual(page.received.length - 1);
+    expect(readings.heldWithinHalfSecond - readingsBefore.heldWithinHalfSecond).toBe(readings.readings - readingsBefore.readings);
     await page.stop();
   });
 

@@ -38,7 +38,17 @@ export interface LiveEventsOptions {
   logger: Logger;
   /** Events a source keeps for the evaluation reading it (it reads at once; this bounds a stall). */
   sourceCapacity?: number;
+  /** Told of each live-query reading a committed change caused, once its answer was handed on (what /metrics shows). */
+  onLiveReading?: (timing: LiveReadingTiming) => void;
   now?: () => number;
+}
+
+/** Where the time went between a committed change and a live query's answer. */
+export interface LiveReadingTiming {
+  /** From the change's announcement to the reading's start: LIVE_QUERY_MIN_INTERVAL_MS's hold (by design, up to the interval). */
+  heldMs: number;
+  /** From the reading's start until its answer was handed to every subscriber (the gateway's own work). */
+  readMs: number;
 }
 
 /** Announcements of one dataset arriving together (the row's old and new image, the Live and Draft rows) are read once. */
@@ -158,6 +168,10 @@ export class LiveEvents {
     const watched = tables === null ? null : new Set(tables);
     let lastAt = 0;
     let timer: NodeJS.Timeout | undefined;
+    /** When the first change not yet read was announced (refreshes of figures are not changes). */
+    let changedAt: number | undefined;
+    /** The reading under way, for its timing: when the change it reads was announced, and when it started. */
+    let reading: { changedAt: number; startedAt: number } | undefined;
     // One reading waiting is enough: it reads whatever changed before it runs.
     const readings = new Channel<true>({
       capacity: 1,
@@ -170,20 +184,30 @@ export class LiveEvents {
     const due = () => {
       timer = undefined;
       lastAt = this.now();
+      reading = changedAt === undefined ? undefined : { changedAt, startedAt: lastAt };
+      changedAt = undefined;
       readings.push(true);
     };
-    const listener = (table: string) => {
-      if (timer || (watched && table !== '*' && !watched.has(table))) return;
+    const schedule = (change: boolean) => {
+      if (change) changedAt ??= this.now();
+      if (timer) return;
       timer = setTimeout(due, Math.max(0, lastAt + options.minIntervalMs - this.now()));
     };
+    const listener = (table: string) => {
+      if (watched && table !== '*' && !watched.has(table)) return;
+      schedule(true);
+    };
     this.tableListeners.add(listener);
-    const refresh = options.refreshMs ? setInterval(() => listener('*'), Math.max(options.refreshMs, options.minIntervalMs)) : undefined;
+    const refresh = options.refreshMs ? setInterval(() => schedule(false), Math.max(options.refreshMs, options.minIntervalMs)) : undefined;
     due();
     return {
       next: async () => {
-        const reading = await readings.next();
-        if (!reading.done) options.beforeEach?.();
-        return reading;
+        // Asked for the next reading: the last one's answer has been handed to every subscriber.
+        if (reading) this.options.onLiveReading?.({ heldMs: reading.startedAt - reading.changedAt, readMs: this.now() - reading.startedAt });
+        reading = undefined;
+        const next = await readings.next();
+        if (!next.done) options.beforeEach?.();
+        return next;
       },
       return: () => readings.return(),
       [Symbol.asyncIterator]() {
