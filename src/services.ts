@@ -119,7 +119,7 @@ export function createServices(
     datasetVersions: (id) => datasets.createLoader().load(id),
     versionStamps: (limit) => datasets.versionStamps(limit),
     series,
-    changeLogs: { stores: createChangeLogStores(database.pool), retentionHours: config.live.changeLogRetentionMs / 3_600_000 },
+    changeLogs: { stores: createChangeLogStores(database.pool, config.live.changeLogRetentionMs / 3_600_000) },
     onLiveReading: platform.metrics.liveQueryReadingObserver(),
     logger,
   });

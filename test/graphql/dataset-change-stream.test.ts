@@ -224,7 +224,7 @@ describe('datasetChanges', () => {
     await stream.stop();
 
     // Retention (as the background work runs it) deletes every change made before now: the cursor's change is gone.
-    expect(await createChangeLogStore(writer, CHANGE_LOGS.datasetChanges).deleteBefore(new Date(Date.now() + 1_000))).toBeGreaterThanOrEqual(4);
+    expect(await createChangeLogStore(writer, CHANGE_LOGS.datasetChanges, 72).deleteBefore(new Date(Date.now() + 1_000))).toBeGreaterThanOrEqual(4);
     await updateMany(id, 1);
 
     const expired = follow(wsClient().iterate<Page>({ query: STREAM, variables: { after: old } }));

@@ -70,16 +70,29 @@ export interface ChangeLogBounds {
   oldestAt: Date | null;
 }
 
-export function createChangeLogStore<R extends LoggedChange>(pool: pg.Pool, spec: ChangeLogSpec<R>) {
+/** `retentionHours`: CHANGE_LOG_RETENTION_HOURS, named when a cursor is older than the log keeps. */
+export function createChangeLogStore<R extends LoggedChange>(pool: pg.Pool, spec: ChangeLogSpec<R>, retentionHours: number) {
   // The table name comes from the specs in change-logs.ts, never from a caller.
   const table = `"${spec.table}"`;
   return {
     spec,
+    retentionHours,
 
-    /** At most `limit` changes after `position`, oldest first. */
+    /**
+     * At most `limit` changes after `position`, oldest first. Read in one statement with the horizon of
+     * retention, so a deletion can never slip between a check and the read: when retention has passed
+     * `position`, the changes after it are not all there, and the reader is told (CHANGE_CURSOR_EXPIRED)
+     * instead of being handed a page with a gap.
+     */
     async after(position: bigint, limit: number): Promise<R[]> {
-      const { rows } = await pool.query<Record<string, unknown>>(`SELECT ${spec.columns} FROM ${table} WHERE "id" > $1 ORDER BY "id" LIMIT $2`, [position.toString(), limit]);
-      return rows.map((row) => spec.toChange(row));
+      const { rows } = await pool.query<Record<string, unknown> & { deleted_through: string }>(
+        `SELECT horizon."deleted_through", page.*
+           FROM (SELECT COALESCE((SELECT "deleted_through" FROM "change_log_horizons" WHERE "log" = $3), 0) AS "deleted_through") AS horizon
+           LEFT JOIN LATERAL (SELECT ${spec.columns} FROM ${table} WHERE "id" > $1 ORDER BY "id" LIMIT $2) AS page ON true`,
+        [position.toString(), limit, spec.table],
+      );
+      if (position < BigInt(rows[0]?.deleted_through ?? 0)) throw expiredCursor(spec, retentionHours, (await this.bounds()).oldestAt);
+      return rows.filter((row) => row.id !== null).map((row) => spec.toChange(row));
     },
 
     async bounds(): Promise<ChangeLogBounds> {
@@ -119,29 +132,31 @@ function hoursAgo(at: Date, now: number): string {
   return hours >= 1 ? `${hours.toFixed(1)} h ago` : `${Math.max(0, Math.round(hours * 60))} min ago`;
 }
 
+/** A cursor retention has passed: how old the oldest kept change is, and what to do. */
+function expiredCursor(spec: Pick<ChangeLogSpec<LoggedChange>, 'currentState'>, retentionHours: number, oldestAt: Date | null, now = Date.now()): GatewayError {
+  const oldest = oldestAt ? `the oldest change kept is from ${oldestAt.toISOString()} (${hoursAgo(oldestAt, now)})` : 'no change is kept now';
+  return new GatewayError(
+    'CHANGE_CURSOR_EXPIRED',
+    `after: the cursor is older than the change log keeps (CHANGE_LOG_RETENTION_HOURS=${retentionHours}); ${oldest}, so changes after the cursor are gone. Read ${spec.currentState} again, then subscribe without after (the first message's endCursor is where to resume from later).`,
+  );
+}
+
 /**
  * Where a stream starts: after the cursor's position, checked against the log (a cursor retention has
- * passed is CHANGE_CURSOR_EXPIRED, saying how old the oldest kept change is and what to do; one past
- * the newest change is not a cursor this log gave), or after the newest change when there is none.
- * Also the newest position: every change up to it was committed when the bounds were read.
+ * passed is CHANGE_CURSOR_EXPIRED; one past the newest change is not a cursor this log gave), or after
+ * the newest change when there is none. Also the newest position: every change up to it was committed
+ * when the bounds were read. (Retention running later is caught where the changes are read: `after`.)
  */
 export async function startingPosition(
-  store: Pick<ChangeLogStore, 'bounds' | 'spec'>,
+  store: Pick<ChangeLogStore, 'bounds' | 'spec' | 'retentionHours'>,
   after: string | null | undefined,
-  retentionHours: number,
   now = Date.now(),
 ): Promise<{ position: bigint; newest: bigint }> {
   const { spec } = store;
   const position = after === null || after === undefined ? null : positionOf(spec, after);
   const bounds = await store.bounds();
   if (position === null) return { position: bounds.newest, newest: bounds.newest };
-  if (position < bounds.deletedThrough) {
-    const oldest = bounds.oldestAt ? `the oldest change kept is from ${bounds.oldestAt.toISOString()} (${hoursAgo(bounds.oldestAt, now)})` : 'no change is kept now';
-    throw new GatewayError(
-      'CHANGE_CURSOR_EXPIRED',
-      `after: the cursor is older than the change log keeps (CHANGE_LOG_RETENTION_HOURS=${retentionHours}); ${oldest}, so changes after the cursor are gone. Read ${spec.currentState} again, then subscribe without after (the first message's endCursor is where to resume from later).`,
-    );
-  }
+  if (position < bounds.deletedThrough) throw expiredCursor(spec, store.retentionHours, bounds.oldestAt, now);
   if (position > bounds.newest) {
     throw new GatewayError('CHANGE_CURSOR_INVALID', `after: the cursor is past the newest change of ${spec.field}; pass a cursor this stream sent (on this database), or omit after`);
   }

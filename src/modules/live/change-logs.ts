@@ -131,10 +131,10 @@ export type ChangeOf<F extends ChangeStreamField> = (typeof CHANGE_LOGS)[F] exte
 export type ChangeLogStores = { [F in ChangeStreamField]: ChangeLogStore<ChangeOf<F>> };
 
 /** A store for every change log, on this pool. */
-export function createChangeLogStores(pool: pg.Pool): ChangeLogStores {
+export function createChangeLogStores(pool: pg.Pool, retentionHours: number): ChangeLogStores {
   return {
-    datasetChanges: createChangeLogStore(pool, datasetChangeLog),
-    alertStateChanges: createChangeLogStore(pool, alertStateChangeLog),
-    auditStream: createChangeLogStore(pool, auditStreamLog),
+    datasetChanges: createChangeLogStore(pool, datasetChangeLog, retentionHours),
+    alertStateChanges: createChangeLogStore(pool, alertStateChangeLog, retentionHours),
+    auditStream: createChangeLogStore(pool, auditStreamLog, retentionHours),
   };
 }

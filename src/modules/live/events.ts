@@ -34,7 +34,7 @@ export interface LiveEventsOptions {
   versionStamps(limit: number): Promise<DatasetVersionStamp[]>;
   series: SeriesService;
   /** The change logs of the resumable streams (datasetChanges, alertStateChanges, auditStream) and how long they are kept. */
-  changeLogs: { stores: ChangeLogStores; retentionHours: number };
+  changeLogs: { stores: ChangeLogStores };
   logger: Logger;
   /** Events a source keeps for the evaluation reading it (it reads at once; this bounds a stall). */
   sourceCapacity?: number;
@@ -298,9 +298,8 @@ export class LiveEvents {
   async changeLog<F extends ChangeStreamField>(field: F, after: string | null | undefined, first: number | null | undefined): Promise<ChangeLogStream<ChangeOf<F>>> {
     const size = first ?? DEFAULT_CHANGE_PAGE;
     if (!Number.isInteger(size) || size < 1 || size > MAX_CHANGE_PAGE) throw new GatewayError('INVALID_INPUT', `first: ${size} is not a page size from 1 to ${MAX_CHANGE_PAGE}`);
-    const { stores, retentionHours } = this.options.changeLogs;
-    const store = stores[field];
-    const { position, newest } = await startingPosition(store, after, retentionHours, this.now());
+    const store = this.options.changeLogs.stores[field];
+    const { position, newest } = await startingPosition(store, after, this.now());
     return new ChangeLogStream(store, this.tails[field], position, newest, size);
   }
 

@@ -5,7 +5,7 @@ export { liveFieldPermissions } from './permissions.js';
 export { announceLive } from './announcements.js';
 export { sharedEvaluationContext } from './context.js';
 export { type DatasetChange, LiveEvents } from './events.js';
-export { createChangeLogStore } from './change-log.js';
+export { createChangeLogStore, positionOf } from './change-log.js';
 export { CHANGE_LOGS, CHANGE_STREAM_FIELDS, type ChangeStreamField, createChangeLogStores } from './change-logs.js';
 export { LiveGate, type PreparedSubscription, resumedAt } from './gate.js';
 export { type ErrorFormatter, type EvaluationAccess, formatLiveResult, type LiveSubscriber, type Membership, type SharedResult, SharedSubscriptions, subscribedFields } from './multiplexer.js';
