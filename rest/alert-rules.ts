@@ -22,7 +22,7 @@ import type {
   RestUpdateAlertRuleMutationVariables,
 } from '../src/generated/rest-operations.js';
 import { afterOffset, idPath, offset, oneOrList, orderKeys, orderOptions, queryString, statusAsList } from './alerting-requests.js';
-import { domainValue, domainValues, enumName, ENUMS } from './enum-names.js';
+import { domainValues, enumName, ENUMS } from './enum-names.js';
 import { withFragment } from './fragments.js';
 import { inputSchema, sameNames, toInput, type InputShape, type Rename } from './input-shape.js';
 import { defineEndpoint, pathParam, requestOf, type RestInput } from './table.js';
@@ -233,8 +233,6 @@ function ruleInput<T>(shape: InputShape, body: RuleBody): T {
   return { ...toInput<T>(shape, body), ...Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined)) };
 }
 
-const lower = (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value);
-
 interface NamedValue {
   name: string;
   value: string;
@@ -244,7 +242,7 @@ interface NamedValue {
 const asObject = (pairs: NamedValue[]) => Object.fromEntries(pairs.map(({ name, value }) => [name, value]));
 
 /**
- * A rule as the original's console reads it: lower-case enums, `notification.channels`,
+ * A rule as the original's console reads it: `notification.channels`,
  * `alertData` (the evaluator's state and its alerts, as GraphQL gives them) and `silenceState`.
  */
 function restRule(row: Row): Row {
@@ -262,15 +260,11 @@ function restRule(row: Row): Row {
     // the same place among the keys: a key given again keeps its first place).
     labels: asObject(rest.labels),
     annotations: asObject(rest.annotations),
-    manager: lower(rest.manager),
-    status: lower(rest.status),
-    operator: lower(rest.operator),
-    severity: lower(rest.severity),
     notification: { channels: channelIds },
     ...(evaluation
       ? {
           alertData: {
-            state: domainValue(ENUMS.AlertRuleState, evaluation.state as string),
+            state: evaluation.state,
             activeAt: evaluation.activeSince,
             firingSince: evaluation.firingSince,
             lastEvaluation: evaluation.lastEvaluatedAt,
@@ -279,7 +273,7 @@ function restRule(row: Row): Row {
             alerts: (evaluation.alerts as Row[]).map((alert) => ({
               labels: asObject(alert.labels as NamedValue[]),
               value: alert.value,
-              state: domainValue(ENUMS.ActiveAlertState, alert.state as string),
+              state: alert.state,
               activeAt: alert.activeSince,
             })),
           },

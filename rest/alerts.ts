@@ -205,18 +205,11 @@ const CHANNEL_SEARCH: InputShape = {
 
 type Row = Record<string, unknown>;
 
-/** GraphQL spells enum values in capitals; the original in lower case. */
-function lowerFields(row: Row, fields: string[]): Row {
-  return { ...row, ...Object.fromEntries(fields.map((field) => [field, typeof row[field] === 'string' ? row[field].toLowerCase() : row[field]])) };
-}
-
-const restSilence = (row: Row) => lowerFields(row, ['manager', 'state']);
-
-/** A channel as the original answers it: lower-case enums, a config without empty fields, labels as an object. */
+/** A channel as the original answers it: a config without empty fields, labels as an object. */
 function restChannel(row: Row): Row {
   const { labels, ...rest } = row.config as Row & { labels: { name: string; value: string }[] | null };
   const config = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== null));
-  return { ...lowerFields(row, ['manager', 'type', 'status']), config: labels ? { ...config, labels: Object.fromEntries(labels.map((label) => [label.name, label.value])) } : config };
+  return { ...row, config: labels ? { ...config, labels: Object.fromEntries(labels.map((label) => [label.name, label.value])) } : config };
 }
 
 /** The body, in the shape the entry's schema has already checked. */
@@ -289,7 +282,7 @@ export const alertEndpoints = [
     // `transformedSilences` is the original's name for the list.
     result: (data) => {
       const found = data.silences;
-      return { transformedSilences: found.nodes.map(restSilence), count: found.totalCount };
+      return { transformedSilences: found.nodes, count: found.totalCount };
     },
   }),
 
@@ -312,7 +305,7 @@ export const alertEndpoints = [
       SILENCE_FIELDS,
     ),
     variables: (input) => ({ id: pathParam(input, 'id') }),
-    result: (data) => restSilence(data.silence!),
+    result: (data) => data.silence,
   }),
 
   defineEndpoint<RestUpdateSilenceMutation, RestUpdateSilenceMutationVariables>({

@@ -11,7 +11,6 @@ import type {
 } from '../src/generated/rest-operations.js';
 import { cursorForOffset } from '../src/platform/lists/cursor.js';
 import { withFragment } from './fragments.js';
-import { domainValue, ENUMS } from './enum-names.js';
 import { parametersOf, requestOfOperation, toInput, type InputShape } from './input-shape.js';
 import { defineEndpoint, EDIT_MODE, isEditMode, pathParam, requestOf } from './table.js';
 
@@ -36,12 +35,6 @@ const COMMON_FIELDS = /* GraphQL */ `
     live_date: liveAt
   }
 `;
-
-type ConnectorData = Record<string, unknown> & { status: string; category: string };
-
-function restConnector(connector: ConnectorData) {
-  return { ...connector, status: domainValue(ENUMS.ConnectorStatus, connector.status), category: domainValue(ENUMS.ConnectorCategory, connector.category) };
-}
 
 /** The list's request: its filters and page size as the operation's variables; the offset is REST's own (a cursor there). */
 const LIST: InputShape = {
@@ -93,7 +86,7 @@ export const connectorEndpoints = [
     },
     result: (data) => {
       const page = data.connectors;
-      return { data: page.nodes.map(restConnector), count: page.totalCount };
+      return { data: page.nodes, count: page.totalCount };
     },
   }),
 
@@ -109,7 +102,7 @@ export const connectorEndpoints = [
     operation: READ_OPERATION,
     // mode=edit reads the Draft version, anything else the Live one.
     variables: (input) => ({ id: pathParam(input, 'connector_id'), status: isEditMode(input) ? 'DRAFT' : 'LIVE' }),
-    result: (data) => restConnector(data.connector!),
+    result: (data) => data.connector,
   }),
 
   defineEndpoint<RestRegisterConnectorMutation, RestRegisterConnectorMutationVariables>({

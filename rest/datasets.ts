@@ -27,7 +27,7 @@ import type {
   RestUpdateDatasetMutationVariables,
   ItemChange,
 } from '../src/generated/rest-operations.js';
-import { domainValue, enumName, ENUMS } from './enum-names.js';
+import { enumName, ENUMS } from './enum-names.js';
 import { cursorForOffset } from '../src/platform/lists/cursor.js';
 import { fieldSchema, inputSchema, inputTypeSchema, parametersOf, requestOfOperation, toInput, toInputList, type InputShape, type Rename } from './input-shape.js';
 import { defineEndpoint, EDIT_MODE, isEditMode, pathParam, requestOf } from './table.js';
@@ -440,7 +440,7 @@ export const datasetEndpoints = [
         datasource: entry.datasource,
         datasource_ref: entry.datasourceRef,
         dataset_id: entry.datasetId,
-        status: domainValue(ENUMS.DatasetStatus, entry.status),
+        status: entry.status,
         type: entry.type,
         alias: entry.alias,
         is_primary: entry.isPrimary,

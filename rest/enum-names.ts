@@ -1,6 +1,7 @@
 // REST speaks the domain's spellings (Draft, ReadyToPublish), GraphQL its enum names (DRAFT,
 // READY_TO_PUBLISH). Both directions are read from the one enum table (src/graphql/enum-values.ts),
-// the one the schema's enum resolvers and the generated types use, so they cannot drift.
+// the one the schema's enum resolvers and the generated types use, so they cannot drift: requests in
+// input-shape.ts, results in result-spelling.ts.
 import { GRAPHQL_ENUM_VALUES } from '../src/graphql/enum-values.js';
 
 /** Each GraphQL enum's names and the domain's spelling of each, by the enum's GraphQL name. */
@@ -11,13 +12,6 @@ export function enumName<M extends Readonly<Record<string, string>>>(map: M, val
   const name = Object.keys(map).find((key) => map[key] === value);
   if (name === undefined) throw new Error(`no GraphQL enum name for ${JSON.stringify(value)}`);
   return name;
-}
-
-/** The domain value of a GraphQL enum name, as REST answers it. */
-export function domainValue<M extends Readonly<Record<string, string>>>(map: M, name: string): M[keyof M] {
-  const value = map[name];
-  if (value === undefined) throw new Error(`no domain value for GraphQL enum name ${JSON.stringify(name)}`);
-  return value as M[keyof M];
 }
 
 /** The domain values of a map, for a REST schema's `enum`. */

@@ -1,8 +1,9 @@
 // REST entry for ingestion (contract 4.2). The body is the envelope with `data` instead of `request`.
 import type { RestCheckEventQuery, RestCheckEventQueryVariables, RestIngestMutation, RestIngestMutationVariables } from '../src/generated/rest-operations.js';
 import { inputSchema, requestOfOperation, toInput, type InputShape } from './input-shape.js';
-import { domainValue, domainValues, ENUMS } from './enum-names.js';
+import { domainValues, ENUMS } from './enum-names.js';
 import { defineEndpoint, pathParam, type ResponseHeader } from './table.js';
+import type { Respelled } from './result-spelling.js';
 import { besideEnvelope, type JsonSchema } from './validation.js';
 
 /**
@@ -44,13 +45,13 @@ const CHECK: InputShape = {
 const COUNT: JsonSchema = { type: 'integer', minimum: 0 };
 
 /** What became of an ingest call's events, beside the contract's body (README "Ingestion"). */
-const INGEST_HEADERS: Readonly<Record<string, ResponseHeader<RestIngestMutation>>> = {
+const INGEST_HEADERS: Readonly<Record<string, ResponseHeader<Respelled<RestIngestMutation>>>> = {
   'x-ingest-outcome': {
     description:
       'processed: the embedded event store processed the events in the call, the counts are final. queued: Kafka acknowledged them; ' +
       'processing happens downstream, so only x-events-accepted is sent.',
     schema: { type: 'string', enum: domainValues(ENUMS.IngestOutcome) },
-    value: (data) => domainValue(ENUMS.IngestOutcome, data.ingest.outcome),
+    value: (data) => data.ingest.outcome,
   },
   'x-events-accepted': {
     description: 'Events taken in: stored or kept as failed (processed), or acknowledged by the broker (queued).',

@@ -2,7 +2,6 @@
 // GraphQL spells enum values in capitals; the contract in snake case (statuses as Healthy/Unhealthy),
 // and a component carries only the fields it has.
 import type { RestDatasetHealthQuery, RestDatasetHealthQueryVariables, RestDatasetMetricsQuery, RestDatasetMetricsQueryVariables } from '../src/generated/rest-operations.js';
-import { domainValue, ENUMS } from './enum-names.js';
 import { inputSchema, requestOfOperation, toInput, type InputShape } from './input-shape.js';
 import { defineEndpoint } from './table.js';
 import { envelopeSchema } from './validation.js';
@@ -15,15 +14,15 @@ interface ComponentData {
   id: string | null;
 }
 
-/** The original's health endpoint spells it "UnHealthy" (reference §7); its clients compare with that. */
-const HEALTH_STATUS: Record<string, string> = { HEALTHY: 'Healthy', UNHEALTHY: 'UnHealthy' };
+/** The original's health endpoint spells Unhealthy "UnHealthy" (reference §7); its clients compare with that. */
+const healthStatus = (status: string) => (status === 'Unhealthy' ? 'UnHealthy' : status);
 
 function restComponent(component: ComponentData): Record<string, unknown> {
   return {
-    type: component.type.toLowerCase(),
+    type: component.type,
     ...(component.threshold === null ? {} : { threshold: component.threshold }),
     ...(component.value === null ? {} : { value: component.value }),
-    ...(component.status === null ? {} : { status: domainValue(ENUMS.HealthStatus, component.status) }),
+    ...(component.status === null ? {} : { status: component.status }),
     ...(component.id === null ? {} : { id: component.id }),
   };
 }
@@ -83,8 +82,8 @@ export const metricsEndpoints = [
     variables: (input) => toInput(METRICS, input.body.request),
     result: (data) =>
       (data.dataset!.metrics ?? []).map((category) => ({
-        category: category.category.toLowerCase(),
-        ...(category.status === null ? {} : { status: domainValue(ENUMS.HealthStatus, category.status) }),
+        category: category.category,
+        ...(category.status === null ? {} : { status: category.status }),
         components: category.components.map(restComponent),
       })),
   }),
@@ -103,13 +102,13 @@ export const metricsEndpoints = [
     result: (data) => {
       const health = data.datasetHealth;
       return {
-        status: HEALTH_STATUS[health.status],
+        status: healthStatus(health.status),
         details: health.details.map((detail) => ({
-          category: detail.category.toLowerCase(),
-          status: HEALTH_STATUS[detail.status],
+          category: detail.category,
+          status: healthStatus(detail.status),
           components: detail.components.map((component) => ({
             type: component.type,
-            status: HEALTH_STATUS[component.status],
+            status: healthStatus(component.status),
             ...(component.message === null ? {} : { message: component.message }),
           })),
         })),

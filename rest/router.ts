@@ -2,6 +2,7 @@
 // validated once here, then executed directly against the schema per request (no second HTTP hop),
 // with the same context factory GraphQL clients get.
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { inDomainSpelling, resultSpellingOf, type ResultSpelling } from './result-spelling.js';
 import { type DocumentNode, execute, type GraphQLSchema, Kind, parse, validate } from 'graphql';
 import type { Authentication } from '../src/auth/access.js';
 import type { ContextFactory, GatewayContext } from '../src/context.js';
@@ -29,6 +30,8 @@ export const REST_PREFIXES = ['/v2', '/alerts/v1', '/druid/coordinator', '/syste
 interface CompiledEndpoint {
   endpoint: RestEndpoint;
   documents: Map<string, DocumentNode>;
+  /** Where each operation's result holds enum values the domain spells otherwise (result-spelling.ts). */
+  spellings: Map<string, ResultSpelling>;
   /** The operations (by name) whose results the published cache may keep, with what they are made of. */
   cacheable: Map<string, ReadPlan>;
   validatePath?: Validator;
@@ -92,6 +95,7 @@ function compile(endpoint: RestEndpoint, schema: GraphQLSchema, planOf: ReadPlan
   const undeclared = Object.keys(endpoint.errorPresentation ?? {}).filter((code) => !declared.has(code as ErrorCode));
   if (undeclared.length > 0) throw new Error(`REST entry ${endpoint.method} ${endpoint.path}: errorPresentation names codes it does not declare: ${undeclared.join(', ')}`);
   const documents = new Map<string, DocumentNode>();
+  const spellings = new Map<string, ResultSpelling>();
   for (const [name, source] of Object.entries(sources)) {
     const document = parse(source);
     const problems = validate(schema, document);
@@ -99,6 +103,7 @@ function compile(endpoint: RestEndpoint, schema: GraphQLSchema, planOf: ReadPlan
       throw new Error(`REST entry ${endpoint.method} ${endpoint.path} (${name}): its operation does not fit the schema: ${problems.map(String).join('; ')}`);
     }
     documents.set(name, document);
+    spellings.set(name, resultSpellingOf(schema, document));
   }
   const cacheable = new Map<string, ReadPlan>();
   // Results that go out as the operation's data mapped (not bare, not another media type), of one query reading published records only.
@@ -113,6 +118,7 @@ function compile(endpoint: RestEndpoint, schema: GraphQLSchema, planOf: ReadPlan
   return {
     endpoint,
     documents,
+    spellings,
     cacheable,
     validatePath: endpoint.pathSchema && compileValidator(endpoint.pathSchema),
     validateQuery: endpoint.querySchema && compileValidator(endpoint.querySchema),
@@ -221,9 +227,10 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       // A result cut at its row bound says so (README "Running templates safely"); such results are
       // never kept (they read events, not published records), so no kept answer needs the header.
       if (context.resultRowLimit !== undefined) res.set('x-result-truncated', String(context.resultRowLimit));
+      const data = inDomainSpelling(outcome.data ?? {}, compiled.spellings.get(operationName)!);
       if (endpoint.responseHeaders) {
         for (const [name, header] of Object.entries(endpoint.responseHeaders)) {
-          const value = header.value(outcome.data ?? {});
+          const value = header.value(data);
           if (value !== null) res.set(name, String(value));
         }
       }
@@ -231,8 +238,8 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
         return void res
           .status(200)
           .type(endpoint.contentType)
-          .send(String(endpoint.result(outcome.data ?? {})));
-      const result = endpoint.result(outcome.data ?? {}) ?? {};
+          .send(String(endpoint.result(data)));
+      const result = endpoint.result(data) ?? {};
       if (typeof endpoint.bareResult === 'function' ? endpoint.bareResult(input) : endpoint.bareResult)
         return void res
           .status(200)

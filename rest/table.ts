@@ -4,6 +4,7 @@ import type { ErrorCode, GatewayError } from '../src/errors.js';
 import type { ErrorPresentation } from '../src/http/envelope.js';
 import { DOCUMENT_NAMES } from '../src/platform/dataset-document.js';
 import type { JsonSchema } from './validation.js';
+import type { Respelled } from './result-spelling.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -83,14 +84,14 @@ export interface RestEndpoint<TData = Record<string, unknown>, TVariables = Reco
    * `application/yaml` for a rule file), no envelope; failures keep the failure envelope.
    */
   contentType?: string;
-  /** Turns the operation's `data` into the envelope's `result`. */
-  result: (data: TData) => unknown;
+  /** Turns the operation's `data`, its enum values in the domain's spelling (result-spelling.ts), into the envelope's `result`. */
+  result: (data: Respelled<TData>) => unknown;
   /**
    * Headers a success carries beside the body, read from the operation's `data` (a header whose value
    * is null is left out): facts the contract's body has no room for, told without changing it. The
    * API reference documents each with its description and schema.
    */
-  responseHeaders?: Readonly<Record<string, ResponseHeader<TData>>>;
+  responseHeaders?: Readonly<Record<string, ResponseHeader<Respelled<TData>>>>;
 }
 
 export interface ResponseHeader<TData = Record<string, unknown>> {

@@ -34,13 +34,6 @@ const TEMPLATE_FIELDS = /* GraphQL */ `
   }
 `;
 
-type TemplateData = Record<string, unknown> & { query_type: string };
-
-/** GraphQL spells enum values in capitals; the contract in lower case. */
-function restTemplate(template: TemplateData) {
-  return { ...template, query_type: template.query_type.toLowerCase() };
-}
-
 // A template id's length is the service's rule (src/modules/templates/rules.ts), as are the name's and the query's.
 const templateIdPath: JsonSchema = { type: 'object', properties: { template_id: { type: 'string' } }, required: ['template_id'] };
 
@@ -154,7 +147,7 @@ export const templateEndpoints = [
       TEMPLATE_FIELDS,
     ),
     variables: (input) => ({ id: pathParam(input, 'template_id') }),
-    result: (data) => restTemplate(data.template!),
+    result: (data) => data.template,
   }),
 
   defineEndpoint<RestListTemplatesQuery, RestListTemplatesQueryVariables>({
@@ -177,7 +170,7 @@ export const templateEndpoints = [
         after: r.offset ? cursorForOffset(r.offset - 1) : null,
       };
     },
-    result: (data) => data.templates.nodes.map(restTemplate),
+    result: (data) => data.templates.nodes,
   }),
 
   defineEndpoint<RestUpdateTemplateMutation, RestUpdateTemplateMutationVariables>({
