@@ -1,4 +1,4 @@
-// The README's table of REST endpoints, generated from the REST table itself (npm run
+// The table of REST endpoints in docs/rest.md, generated from the REST table itself (npm run
 // generate:docs), so a new entry shows there and a changed path cannot go stale: method and path
 // (second names and query parameters included), API id, the GraphQL root fields its operation
 // runs (with their arguments), and its summary.

@@ -1,5 +1,5 @@
 // The GraphQL-over-HTTP door: Apollo Server on POST and GET /graphql, behind the kept-answer
-// middleware, with the pipeline's policies as Apollo plugins where Apollo runs them (README "One
+// middleware, with the pipeline's policies as Apollo plugins where Apollo runs them (docs/architecture.md "One
 // operation pipeline"): limits, cost, JSON limits, introspection for callers only, persisted
 // operations, kept answers, one error shape, the operation's name for the log and metrics.
 import type http from 'node:http';

@@ -1,4 +1,4 @@
-// The checks an operation passes once its document is known, whichever door it came in by (README
+// The checks an operation passes once its document is known, whichever door it came in by (docs/architecture.md
 // "One operation pipeline"), in this order: the operation kind the door runs, the literals' and
 // variables' sizes, introspection needs a caller, cost (which the caller's rate limit then pays),
 // persisted operations for the callers bound to them. One object holds them; the HTTP door runs it
