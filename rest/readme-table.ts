@@ -4,12 +4,11 @@
 // runs (with their arguments), and its summary.
 import { Kind, parse, type OperationDefinitionNode } from 'graphql';
 import { openApiPath } from './openapi.js';
-import type { RestEndpoint } from './table.js';
+import { operationTexts, type RestEndpoint } from './table.js';
 
 /** `dataset(id, status)` for each root field an entry's operation(s) select. */
 function graphqlFields(endpoint: RestEndpoint): string[] {
-  const documents = typeof endpoint.operation === 'string' ? [endpoint.operation] : Object.values(endpoint.operation);
-  return documents.flatMap((text) =>
+  return operationTexts(endpoint).flatMap((text) =>
     parse(text)
       .definitions.filter((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION)
       .flatMap((operation) =>

@@ -121,7 +121,7 @@ export async function startGraphQLHttp(options: GraphQLHttpOptions) {
   );
   const transport: Transport = {
     name: 'graphql-http',
-    publicRoutes: config.graphql.graphiql ? [graphiqlRouter()] : [],
+    publicRoutes: config.graphql.graphiql ? [graphiqlRouter({ authMode: config.auth.mode, examples: options.checks.listedOperations })] : [],
     apiPaths: ['/graphql'],
     routes: [graphqlRoutes],
     // /graphql takes bodies up to the larger limit (ingest batches), so that is the one a refusal names.
