@@ -1,4 +1,4 @@
-// `npm run bench`: every benchmark of the README's list, one after the other, each in a process of its
+// `npm run bench`: every benchmark of docs/development.md's list, one after the other, each in a process of its
 // own. A benchmark that misses its target or fails a check does not stop the ones after it (their
 // figures are still wanted); the summary at the end names each one's outcome, and the exit status is
 // non-zero when any failed.

@@ -3,7 +3,7 @@
 //
 //   1. builds the console's server and web bundle from the local mirror of its repository, or
 //      reuses them (cached under CONSOLE_BUILD_DIR/<commit>);
-//   2. starts the gateway on its embedded PostgreSQL with the variables of the README section
+//   2. starts the gateway on its embedded PostgreSQL with the variables of docs/console.md
 //      "Running the original console against the gateway" (AUTH_MODE=jwt, no iss/aud check), and
 //      gives the console a database of its own in the same cluster: its tables (dbScripts/all.sql)
 //      and one admin user;
@@ -322,7 +322,7 @@ async function startConsoleServer(cleanups: Cleanups, out: string, consoleDir: s
     ALERT_MANAGER_URL: gateway.gatewayUrl,
     GRAFANA_URL: gateway.gatewayUrl,
     GRAFANA_ADMIN_URL: gateway.gatewayUrl,
-    // Its /alertmanager proxy (the alerts bell) sends this instead of the user's token, as it does to Grafana (README table).
+    // Its /alertmanager proxy (the alerts bell) sends this instead of the user's token, as it does to Grafana (docs/console.md table).
     GF_BEARER_TOKEN: `Bearer ${consoleToken(gateway.privateKey)}`,
     // Its OpenID Connect strategy is registered whatever AUTHENTICATION_TYPE says, and throws at
     // start-up without these; nothing contacts them with a basic login.

@@ -1,4 +1,4 @@
-// Several copies on one PostgreSQL (README "Running at scale"): read throughput and ingestion
+// Several copies on one PostgreSQL (docs/operating.md "Running at scale"): read throughput and ingestion
 // (events/s, 100-event batches into the embedded event store) through a real HAProxy with 1, 2
 // and 3 copies, connections per copy, and what the shared rate limiter
 // (RATE_LIMIT_STORE=postgres, decisions batched per round trip) costs a request against the

@@ -44,7 +44,7 @@ const CHECK: InputShape = {
 
 const COUNT: JsonSchema = { type: 'integer', minimum: 0 };
 
-/** What became of an ingest call's events, beside the contract's body (README "Ingestion"). */
+/** What became of an ingest call's events, beside the contract's body (docs/datasets.md "Ingestion guarantees"). */
 const INGEST_HEADERS: Readonly<Record<string, ResponseHeader<Respelled<RestIngestMutation>>>> = {
   'x-ingest-outcome': {
     description:

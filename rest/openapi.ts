@@ -5,6 +5,7 @@
 // 503, 500) are shared components, referenced by each operation.
 // Never edited by hand: `npm run generate:docs` writes the committed copy (openapi.json), and a
 // test fails when that copy differs from what the table generates.
+import { Kind, parse, type OperationDefinitionNode } from 'graphql';
 import { NO_CREDENTIALS_MESSAGE } from '../src/auth/access.js';
 import { PUBLIC_API_ID } from '../src/auth/field-api-ids.js';
 import { ERROR_CATALOGUE, GENERIC_FAILURE_MESSAGE, GatewayError, type ErrorCode, type ErrorKind } from '../src/errors.js';
@@ -12,7 +13,7 @@ import { DATABASE_UNAVAILABLE_MESSAGE } from '../src/graphql/errors.js';
 import { requestTimeoutMessage } from '../src/http/use-request-timeout.js';
 import { CREATED_ID, examplesOf, type RestExample } from './examples.js';
 import type { ErrorPresentation } from '../src/http/envelope.js';
-import { presentationOf, type RestEndpoint } from './table.js';
+import { operationTexts, presentationOf, type RestEndpoint } from './table.js';
 import type { JsonSchema } from './validation.js';
 
 export type OpenApiDocument = Record<string, unknown> & { openapi: string; paths: Record<string, Record<string, OpenApiOperation>> };
@@ -303,11 +304,27 @@ const SECURITY_SCHEMES = {
 /** Any one of the credentials will do (OpenAPI: alternatives are separate requirement objects). */
 const SECURITY: Record<string, string[]>[] = Object.keys(SECURITY_SCHEMES).map((name) => ({ [name]: [] }));
 
+/**
+ * Links to the GraphQL operation(s) the entry runs, opened in GraphiQL on this gateway: the REST
+ * operation's twin, to read its fields or run it with variables of one's own. Parentheses are
+ * escaped too, so the link stays whole inside a Markdown link.
+ */
+export function graphqlTwinLinks(endpoint: Pick<RestEndpoint, 'operation'>): { name: string; href: string }[] {
+  return operationTexts(endpoint).map((text) => {
+    const operation = parse(text).definitions.find((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION);
+    return { name: operation?.name?.value ?? 'operation', href: `/graphql?query=${encodeURIComponent(text.trim()).replace(/\(/g, '%28').replace(/\)/g, '%29')}` };
+  });
+}
+
 function description(endpoint: RestEndpoint): string {
-  if (!isProtected(endpoint)) return `API id \`${endpoint.apiId}\`: public, no credentials needed.`;
+  const twins = `GraphQL twin, in GraphiQL (when GRAPHIQL_ENABLED): ${graphqlTwinLinks(endpoint)
+    .map(({ name, href }) => `[${name}](${href})`)
+    .join(', ')}.`;
+  if (!isProtected(endpoint)) return `API id \`${endpoint.apiId}\`: public, no credentials needed.\n\n${twins}`;
   return (
     `API id \`${endpoint.apiId}\`: the caller needs a role granted this id (config/permissions.json, or the file PERMISSIONS_FILE names). ` +
-    'Credentials: any one of the security schemes that AUTH_MODE takes (jwt: bearer token or API key; session: the session cookie or API key; none: no credentials).'
+    'Credentials: any one of the security schemes that AUTH_MODE takes (jwt: bearer token or API key; session: the session cookie or API key; none: no credentials).' +
+    `\n\n${twins}`
   );
 }
 

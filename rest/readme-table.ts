@@ -1,15 +1,14 @@
-// The README's table of REST endpoints, generated from the REST table itself (npm run
+// The table of REST endpoints in docs/rest.md, generated from the REST table itself (npm run
 // generate:docs), so a new entry shows there and a changed path cannot go stale: method and path
 // (second names and query parameters included), API id, the GraphQL root fields its operation
 // runs (with their arguments), and its summary.
 import { Kind, parse, type OperationDefinitionNode } from 'graphql';
 import { openApiPath } from './openapi.js';
-import type { RestEndpoint } from './table.js';
+import { operationTexts, type RestEndpoint } from './table.js';
 
 /** `dataset(id, status)` for each root field an entry's operation(s) select. */
 function graphqlFields(endpoint: RestEndpoint): string[] {
-  const documents = typeof endpoint.operation === 'string' ? [endpoint.operation] : Object.values(endpoint.operation);
-  return documents.flatMap((text) =>
+  return operationTexts(endpoint).flatMap((text) =>
     parse(text)
       .definitions.filter((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION)
       .flatMap((operation) =>

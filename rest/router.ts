@@ -224,7 +224,7 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
         context.logger.error({ err: classified.error, apiId: endpoint.apiId }, 'unexpected error in REST call');
         return fail(new GatewayError('INTERNAL_SERVER_ERROR', GENERIC_FAILURE_MESSAGE, { cause: classified.error }));
       }
-      // A result cut at its row bound says so (README "Running templates safely"); such results are
+      // A result cut at its row bound says so (docs/queries.md "Running templates safely"); such results are
       // never kept (they read events, not published records), so no kept answer needs the header.
       if (context.resultRowLimit !== undefined) res.set('x-result-truncated', String(context.resultRowLimit));
       const data = inDomainSpelling(outcome.data ?? {}, compiled.spellings.get(operationName)!);

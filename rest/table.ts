@@ -112,6 +112,11 @@ export function presentationOf(endpoint: Pick<RestEndpoint, 'errorPresentation'>
   return { kind, httpStatus, message: error.messageNaming(CONTRACT_FIELD_NAMES) };
 }
 
+/** The text of each GraphQL operation an entry may run. */
+export function operationTexts(endpoint: Pick<RestEndpoint, 'operation'>): string[] {
+  return typeof endpoint.operation === 'string' ? [endpoint.operation] : Object.values(endpoint.operation);
+}
+
 /** The query parameter `mode` of a read, which `isEditMode` reads (any other value reads the Live version). */
 export const EDIT_MODE: Readonly<Record<string, JsonSchema>> = { mode: { type: 'string', description: 'edit: the draft instead of the Live version.' } };
 

@@ -28,7 +28,7 @@ const distRoot = path.join(root, 'dist');
 const outDir = path.join(distRoot, 'graphiql');
 const stampFile = path.join(outDir, '.stamp');
 
-const VERSIONED_PACKAGES = ['graphiql', 'react', 'react-dom', 'monaco-editor', 'monaco-graphql', 'esbuild'];
+const VERSIONED_PACKAGES = ['graphiql', '@graphiql/plugin-explorer', '@graphiql/react', 'react', 'react-dom', 'monaco-editor', 'monaco-graphql', 'esbuild'];
 // Files that must exist in dist/graphiql for the stamp to be trusted.
 const REQUIRED_OUTPUTS = ['index.html', 'graphiql.js', 'graphiql.css', 'workers/editor.worker.js', 'workers/json.worker.js', 'workers/graphql.worker.js'];
 

@@ -6,7 +6,8 @@
 //   docs/introspection.json the answer to GraphQL's introspection query (what GraphiQL and code generators read)
 //   persisted-operations.json  the allow list of GraphQL operations, from graphql/operations/*.graphql
 //   docs/configuration.md   the configuration reference, from environmentSchema (src/config-reference.ts)
-//   README.md               its configuration table, its REST table and its operation pipeline table, each between its markers
+//   docs/rest.md            its REST table, between its markers
+//   docs/architecture.md    its operation pipeline table, between its markers
 //
 // Usage: node --import tsx scripts/generated-files.ts           writes them (npm run generate:docs)
 //        node --import tsx scripts/generated-files.ts --check   exits 1 when one differs (npm run check:generated)
@@ -22,7 +23,7 @@ import { restReadmeTable } from '../rest/readme-table.js';
 // the gateway's own /openapi.json dates them from its start.
 const COMMITTED_EXAMPLES_AT = new Date('2026-01-01T00:00:00Z');
 import { loadConfig } from '../src/config.js';
-import { configurationReference, configurationTable } from '../src/config-reference.js';
+import { configurationReference } from '../src/config-reference.js';
 import { aliasLimitRule, depthLimitRule } from '../src/graphql/limits.js';
 import { buildManifest } from '../src/graphql/persisted-operations.js';
 import { LIST_SDL_FILE, listSdlText } from '../src/graphql/lists.js';
@@ -31,7 +32,6 @@ import { pipelineReadmeTable } from '../src/graphql/pipeline/policies.js';
 import { GATEWAY_VERSION } from '../src/version.js';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
-export const CONFIG_MARKERS = ['<!-- configuration:start (generated from src/config.ts by `npm run generate:docs`) -->', '<!-- configuration:end -->'] as const;
 export const REST_MARKERS = ['<!-- rest-table:start (generated from rest/*.ts by `npm run generate:docs`) -->', '<!-- rest-table:end -->'] as const;
 export const PIPELINE_MARKERS = ['<!-- pipeline-table:start (generated from src/graphql/pipeline/policies.ts by `npm run generate:docs`) -->', '<!-- pipeline-table:end -->'] as const;
 
@@ -77,17 +77,22 @@ export function persistedOperationsText(): string {
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
 
-/** README.md with its configuration, REST and operation pipeline tables replaced; undefined when a marker is missing. */
-function readmeText(): string | undefined {
-  const file = path.join(ROOT, 'README.md');
-  if (!existsSync(file)) return undefined;
-  const withConfiguration = between(readFileSync(file, 'utf8'), CONFIG_MARKERS, configurationTable());
-  const withRest = withConfiguration === undefined ? undefined : between(withConfiguration, REST_MARKERS, restReadmeTable(restEndpoints));
-  return withRest === undefined ? undefined : between(withRest, PIPELINE_MARKERS, pipelineReadmeTable());
+/** The documentation pages that hold a generated table between markers, each with what goes there. */
+const MARKED_TABLES = [
+  { path: 'docs/rest.md', markers: REST_MARKERS, table: () => restReadmeTable(restEndpoints) },
+  { path: 'docs/architecture.md', markers: PIPELINE_MARKERS, table: pipelineReadmeTable },
+] as const;
+
+/** Each page of MARKED_TABLES with its table replaced; a page that is missing or has lost a marker is left out, which test/generated-files.test.ts reports. */
+function markedPages(): GeneratedFile[] {
+  return MARKED_TABLES.flatMap(({ path: page, markers, table }) => {
+    const file = path.join(ROOT, page);
+    const content = existsSync(file) ? between(readFileSync(file, 'utf8'), markers, table()) : undefined;
+    return content === undefined ? [] : [{ path: page, content }];
+  });
 }
 
 export function generatedFiles(): GeneratedFile[] {
-  const readme = readmeText();
   return [
     { path: LIST_SDL_FILE, content: listSdlText() },
     { path: 'openapi.json', content: openApiText() },
@@ -95,7 +100,7 @@ export function generatedFiles(): GeneratedFile[] {
     { path: 'docs/introspection.json', content: introspectionText() },
     { path: 'persisted-operations.json', content: persistedOperationsText() },
     { path: 'docs/configuration.md', content: configurationReference() },
-    ...(readme === undefined ? [] : [{ path: 'README.md', content: readme }]),
+    ...markedPages(),
   ];
 }
 

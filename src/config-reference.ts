@@ -1,4 +1,4 @@
-// The configuration reference (docs/configuration.md and the README's table), generated from
+// The configuration reference (docs/configuration.md), generated from
 // `environmentSchema`: names, accepted values, defaults and descriptions come from the schema
 // itself, so the documentation cannot drift from what the gateway accepts.
 import { environmentSchema } from './config.js';

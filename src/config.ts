@@ -26,7 +26,7 @@ import { telemetrySettings, telemetryVariables } from './config/telemetry.js';
 
 export { isLoopbackHost } from './config/server.js';
 
-/** Environment variables the gateway reads, with their defaults, subsystem by subsystem; docs/configuration.md and the README's table are generated from it. */
+/** Environment variables the gateway reads, with their defaults, subsystem by subsystem; docs/configuration.md is generated from it. */
 export const environmentSchema = z.object({
   ...serverVariables.shape,
   ...databaseVariables.shape,

@@ -29,7 +29,8 @@ try {
   const gateway = await startGateway(config, logger);
   logger.info(`database: ${gateway.database.description}`);
   logger.info(`GraphQL endpoint: ${gateway.url}/graphql${config.graphql.graphiql ? ' (open it in a browser for GraphiQL)' : ''}`);
-  logger.info(`REST endpoints: ${gateway.url}/v2/... ; health: ${gateway.url}/healthz, readiness: ${gateway.url}/readyz`);
+  logger.info(`REST endpoints: ${gateway.url}/v2/... ; API reference: ${gateway.url}/docs (OpenAPI: ${gateway.url}/openapi.json)`);
+  logger.info(`health: ${gateway.url}/healthz, readiness: ${gateway.url}/readyz; metrics: ${gateway.url}/metrics, Prometheus API: ${gateway.url}/prometheus/api/v1`);
   logger.info(`gateway listening on ${gateway.url}`);
   if (telemetry) logger.info(`OpenTelemetry: traces, metrics and logs to ${redactUrl(config.telemetry.otlpEndpoint ?? '')} as ${config.telemetry.serviceName}`);
 

@@ -115,7 +115,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   answerClientErrors(httpServer, { bodyTimeoutMs: config.http.bodyTimeoutMs });
   let draining = false;
 
-  // The doors (src/transports), in the order they are mounted; README "One operation pipeline".
+  // The doors (src/transports), in the order they are mounted; docs/architecture.md "One operation pipeline".
   const live = startLiveTransport({ httpServer, schema, services, logger, metrics, accessControl, authenticator, apiIdsByField, checks, planOf, live: config.live });
   const graphqlHttp = await startGraphQLHttp({ httpServer, schema, config, published, planOf, metrics, rateLimiter, accessControl, createContext, checks });
   const metadata = metricsStore ? async () => metricFamilies(await metrics.snapshot()) : undefined;

@@ -15,7 +15,7 @@ export const graphqlVariables = z.object({
     .min(1)
     .default(50_000)
     .describe(
-      'Largest cost of a GraphQL operation: 1 per field, list fields weighted by their page size (`first`), a count (`totalCount`, each `groupBy`) 25 plus the rows it may read (README "What a count costs").',
+      'Largest cost of a GraphQL operation: 1 per field, list fields weighted by their page size (`first`), a count (`totalCount`, each `groupBy`) 25 plus the rows it may read (docs/authentication.md "What a count costs").',
     ),
   PERSISTED_OPERATIONS_FILE: z
     .string()

@@ -1,4 +1,4 @@
-// Running several copies of the gateway on one database (README: "Running at scale"): the listening
+// Running several copies of the gateway on one database (docs/operating.md "Running at scale"): the listening
 // connection, draining on SIGTERM and where rate-limit budgets are kept.
 import { z } from 'zod';
 import { SECRET } from './values.js';

@@ -1,4 +1,4 @@
-// OpenTelemetry (README "Traces, metrics and logs over OTLP"): off unless an OTLP endpoint is set.
+// OpenTelemetry (docs/operating.md "Traces, metrics and logs over OTLP"): off unless an OTLP endpoint is set.
 // The variables are OpenTelemetry's own; the SDK reads the others it knows (OTEL_TRACES_SAMPLER,
 // OTEL_EXPORTER_OTLP_HEADERS, OTEL_RESOURCE_ATTRIBUTES, OTEL_BSP_*, ...) as it reads them anywhere.
 import { z } from 'zod';

@@ -58,7 +58,7 @@ export function writeKeptAnswer(method: string | undefined, headers: IncomingHtt
 // interrupt to do so) and the next request arrives alone; written at the end of the turn, the
 // answers to all the requests read in it leave in one burst, the client reads them together, and
 // the next turn reads its next requests together. At 50 connections that is about a third less CPU
-// per answer, for the gateway and its clients alike (bench/gateway.ts; README "Fast path"). A lone
+// per answer, for the gateway and its clients alike (bench/gateway.ts; docs/operating.md "Fast path"). A lone
 // request waits only for the rest of its own turn.
 let dueThisTurn: (() => void)[] = [];
 

@@ -1,4 +1,4 @@
-// The operation spans (README "Traces, metrics and logs over OTLP"): one span per request and one per
+// The operation spans (docs/operating.md "Traces, metrics and logs over OTLP"): one span per request and one per
 // subscription, whichever door it came in by, named by what it ran and carrying the request id, the
 // transport, the operation, the REST API id and the kind of caller (never the caller's credential).
 // The spans of what an operation calls (PostgreSQL, Kafka, S3, Druid, Prometheus) come from

@@ -1,5 +1,5 @@
 // The GraphQL-over-HTTP door: Apollo Server on POST and GET /graphql, behind the kept-answer
-// middleware, with the pipeline's policies as Apollo plugins where Apollo runs them (README "One
+// middleware, with the pipeline's policies as Apollo plugins where Apollo runs them (docs/architecture.md "One
 // operation pipeline"): limits, cost, JSON limits, introspection for callers only, persisted
 // operations, kept answers, one error shape, the operation's name for the log and metrics.
 import type http from 'node:http';
@@ -121,7 +121,7 @@ export async function startGraphQLHttp(options: GraphQLHttpOptions) {
   );
   const transport: Transport = {
     name: 'graphql-http',
-    publicRoutes: config.graphql.graphiql ? [graphiqlRouter()] : [],
+    publicRoutes: config.graphql.graphiql ? [graphiqlRouter({ authMode: config.auth.mode, examples: options.checks.listedOperations })] : [],
     apiPaths: ['/graphql'],
     routes: [graphqlRoutes],
     // /graphql takes bodies up to the larger limit (ingest batches), so that is the one a refusal names.

@@ -1,6 +1,6 @@
 // The live door: subscriptions over graphql-ws (the /graphql upgrade) and graphql-sse
 // (/graphql/stream), wired to the same schema, authenticator, access control, limits and persisted
-// operations as the HTTP door (README "One operation pipeline"). Each shared evaluation runs with
+// operations as the HTTP door (docs/architecture.md "One operation pipeline"). Each shared evaluation runs with
 // its subscribers' access (one access key) without spending their rate-limit tokens; errors are
 // shaped as HTTP's, and an unexpected one is logged as Apollo's plugin logs it.
 import type http from 'node:http';

@@ -1,4 +1,4 @@
-// A door of the gateway (README "One operation pipeline"): the routes it serves, the API paths that
+// A door of the gateway (docs/architecture.md "One operation pipeline"): the routes it serves, the API paths that
 // get the pipeline's request timeout and authentication in front of them, how it shapes errors of
 // its own routes, and how it stops. src/server.ts lists the doors and mounts them all the same way.
 import type { ErrorRequestHandler, Express, RequestHandler } from 'express';

@@ -1,4 +1,4 @@
-// The audit trail under the list contract (README "Lists"): `auditRecords` takes a typed `where`
+// The audit trail under the list contract (docs/graphql.md "Lists"): `auditRecords` takes a typed `where`
 // (every operator of every field, with _and/_or/_not), `orderBy` both ways, keyset cursors forward
 // and backward while records arrive and go, `groupBy` against counts made in SQL, and refuses bad
 // input with a 400-class error and its code. The trail is large by nature: a filter made only of

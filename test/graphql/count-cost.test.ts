@@ -1,4 +1,4 @@
-// Counts are priced in the query cost (README "GraphQL limits"): `totalCount` and each `groupBy` of
+// Counts are priced in the query cost (docs/authentication.md "GraphQL limits"): `totalCount` and each `groupBy` of
 // a list cost COUNT_COST plus the rows they may read (the table's estimate: 1 per 100 rows through an
 // index, 1 per row when the `where` is made only of `_not`), once per connection they are asked on, so
 // a count on a large table that no index serves, or counts on every item of a long page, are refused
@@ -80,13 +80,13 @@ describe('the price of a count', () => {
     expect(price('{ search(query: "orders", first: 20) { totalCount facets { type count } } }').cost).toBe(1 + 1 + 1 + 20 * 2);
   });
 
-  it('keeps every listed operation and the README list example under the default limit at pages of 100, with every table at 1,000,000 rows', () => {
+  it('keeps every listed operation and the list example of docs/graphql.md under the default limit at pages of 100, with every table at 1,000,000 rows', () => {
     const manifest = JSON.parse(readFileSync(path.join(ROOT, 'persisted-operations.json'), 'utf8')) as PersistedQueryManifest;
     const huge = new Proxy<Record<string, number>>({}, { get: () => 1_000_000 });
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-    const example = /```graphql\n(query CriticalRules[\s\S]*?)```/.exec(readme)?.[1];
+    const page = readFileSync(path.join(ROOT, 'docs/graphql.md'), 'utf8');
+    const example = /```graphql\n(query CriticalRules[\s\S]*?)```/.exec(page)?.[1];
     expect(example).toBeDefined();
-    const documents = [...manifest.operations.map((operation) => ({ name: operation.name, body: operation.body })), { name: 'README CriticalRules', body: example! }];
+    const documents = [...manifest.operations.map((operation) => ({ name: operation.name, body: operation.body })), { name: 'docs/graphql.md CriticalRules', body: example! }];
     const over = documents.map(({ name, body }) => ({ name, cost: price(body, { first: 100 }, huge).cost })).filter(({ cost }) => cost > MAX_COST);
     expect(over).toEqual([]);
   });

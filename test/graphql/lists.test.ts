@@ -1,4 +1,4 @@
-// The list contract over GraphQL (README "Lists"): typed `where` with every operator and with
+// The list contract over GraphQL (docs/graphql.md "Lists"): typed `where` with every operator and with
 // _and/_or/_not, `orderBy` {field, direction} both ways, keyset cursors that stay put while rows are
 // added and removed between pages (forward with first/after, backward with last/before), `groupBy`
 // against counts made in SQL, and the refusals (first with last, a page over the maximum, a malformed,
@@ -367,10 +367,10 @@ describe('the same contract on datasets, connectors and alert rules', () => {
   });
 });
 
-describe('the README', () => {
+describe('docs/graphql.md', () => {
   it('shows a list query that runs', async () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(readme.indexOf('## Lists'));
+    const page = readFileSync(new URL('../../docs/graphql.md', import.meta.url), 'utf8');
+    const section = page.slice(page.indexOf('## Lists'));
     const example = /```graphql\n([\s\S]*?)```/.exec(section)?.[1];
     expect(example).toMatch(/query CriticalRules/);
     const response = await graphql(gw, example!);

@@ -1,4 +1,4 @@
-// Lists under each item of a list, by the list contract (README "Lists"): `Dataset.alertRulePage`
+// Lists under each item of a list, by the list contract (docs/graphql.md "Lists"): `Dataset.alertRulePage`
 // takes the rule list's `where`, `orderBy`, `first/after/last/before`, and answers `totalCount` and
 // `groupBy` per dataset, batched (100 datasets cost the statements of 10); so do `AlertRule.notificationPage`
 // and `Dataset.templatePage`. Also: the older whole-list

@@ -1,6 +1,6 @@
 // The operation pipeline's declaration (src/graphql/pipeline/policies.ts) holds to the code: every
 // policy says what it does at every door, each piece of code it names exists where it says, each
-// test it names exists, and README's table is generated from it (test/generated-files.test.ts).
+// test it names exists, and docs/architecture.md's table is generated from it (test/generated-files.test.ts).
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';

@@ -1,31 +1,22 @@
 // The README's "Ten minutes with the gateway" runs as written: each fenced block between its
 // markers is run verbatim with bash against a fresh gateway (GATEWAY names it), in order, and
-// every answer is checked. A README edit that breaks the tour breaks this test.
-import { execFile } from 'node:child_process';
+// every answer is checked, against what the README shows after the block and against CHECKS. A
+// README edit that breaks the tour breaks this test.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { abridged, runExample, shellExamples } from '../support/markdown-examples.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const run = promisify(execFile);
 
-/** The tour's blocks: [their first comment line, their text]. */
-function tourBlocks(): [string, string][] {
+/** The tour's blocks, each with the answers the README shows for it. */
+function tourBlocks() {
   const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
   const tour = /<!-- ten-minutes:start -->([\s\S]*?)<!-- ten-minutes:end -->/.exec(readme)?.[1];
   if (!tour) throw new Error('README.md has no ten-minutes markers');
-  return [...tour.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => [match[1]!.split('\n')[0]!.replace(/^# /, ''), match[1]!]);
-}
-
-/** Each JSON document a block printed (a loop prints one per line). */
-function answers(stdout: string): Record<string, any>[] {
-  return stdout
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as Record<string, any>);
+  return shellExamples(tour);
 }
 
 const ok = (answer: Record<string, any>) => expect({ responseCode: answer.responseCode, error: answer.error }).toEqual({ responseCode: 'OK', error: undefined });
@@ -95,17 +86,23 @@ describe('README: Ten minutes with the gateway', () => {
   const blocks = tourBlocks();
 
   it('has a check for every block, and a block for every check', () => {
-    expect(blocks.map(([title]) => title.split(' ')[0])).toEqual(Object.keys(CHECKS));
+    expect(blocks.map(({ title }) => title.split(' ')[0])).toEqual(Object.keys(CHECKS));
+  });
+
+  it('shows what every block answers', () => {
+    expect(blocks.filter(({ shown }) => shown.length === 0).map(({ title }) => title)).toEqual([]);
   });
 
   it('runs every block as written, in order, and each answer is what the tour says', async () => {
-    for (const [title, script] of blocks) {
-      const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], { env: { PATH: process.env.PATH ?? '', GATEWAY: gw.url } });
+    for (const { title, script, shown } of blocks) {
+      const results = await runExample(script, gw.url);
       const step = title.split(' ')[0]!;
       try {
-        CHECKS[step]!(answers(stdout));
+        expect(results).toHaveLength(shown.length);
+        results.forEach((answer, index) => expect(answer).toEqual(abridged(shown[index])));
+        CHECKS[step]!(results);
       } catch (error) {
-        throw new Error(`step "${title}" answered:\n${stdout}\n${(error as Error).message}`, { cause: error });
+        throw new Error(`step "${title}" answered:\n${JSON.stringify(results)}\n${(error as Error).message}`, { cause: error });
       }
     }
   }, 60_000);

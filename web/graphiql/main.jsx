@@ -7,9 +7,12 @@ import './setup-workers.js';
 
 import { createRoot } from 'react-dom/client';
 import { GraphiQL } from 'graphiql';
+import { useGraphiQL, useGraphiQLActions } from '@graphiql/react';
+import { explorerPlugin } from '@graphiql/plugin-explorer';
 import { createGraphiQLFetcher } from '@graphiql/toolkit';
 import { createClient } from 'graphql-ws';
 import 'graphiql/style.css';
+import '@graphiql/plugin-explorer/style.css';
 
 const DEFAULT_QUERY = `# Data Platform Gateway — GraphiQL
 #
@@ -21,10 +24,14 @@ const DEFAULT_QUERY = `# Data Platform Gateway — GraphiQL
 #   Browse schema:   Docs button in the left sidebar
 #   Autocomplete:    Ctrl-Space
 #
+#   Build a query:   the Explorer (folder icon): tick fields
+#   Ready examples:  the Examples (book icon): the gateway's
+#                    persisted operations, one click each
+#
 # Requests are JSON POSTs carrying an
 # \`apollo-require-preflight\` header, so they pass Apollo's
-# CSRF prevention. Add other headers (e.g. authorization)
-# in the Headers tab below.
+# CSRF prevention. The Headers tab below holds what this
+# gateway's AUTH_MODE needs (fill in the token, if asked).
 
 # A dashboard page in one query: Live datasets with their health,
 # ingestion counts, connectors and alert rules. Every \`id\` is a
@@ -93,6 +100,63 @@ const fetcher = (params, options) => fetcherFor(options?.headers)(params, option
 const initialQuery = params.get('query') ?? undefined;
 const initialVariables = params.get('variables') ?? undefined;
 
+// The operations of graphql/operations/ (the allow list), each opened in a tab of its own by a click.
+function ExamplesList({ examples }) {
+  const { addTab } = useGraphiQLActions();
+  const queryEditor = useGraphiQL((state) => state.queryEditor);
+  const open = (body) => {
+    addTab();
+    // The new tab's editor model is in place once React has rendered it.
+    setTimeout(() => queryEditor?.setValue(body), 0);
+  };
+  const kinds = ['query', 'mutation', 'subscription'];
+  return (
+    <div className="gateway-examples">
+      <div className="graphiql-doc-explorer-title">Examples</div>
+      <p>The gateway's persisted operations (graphql/operations/). Click one to open it in a new tab.</p>
+      {kinds.map((kind) => {
+        const ofKind = examples.filter((example) => example.type === kind);
+        if (ofKind.length === 0) return null;
+        return (
+          <section key={kind}>
+            <h3>{kind === 'query' ? 'Queries' : kind === 'mutation' ? 'Mutations' : 'Subscriptions'}</h3>
+            <ul>
+              {ofKind.map((example) => (
+                <li key={example.name}>
+                  <button type="button" className="gateway-example" data-example={example.name} onClick={() => open(example.body)}>
+                    {example.name}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          </section>
+        );
+      })}
+    </div>
+  );
+}
+
+const BookIcon = () => (
+  <svg height="1em" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.5" aria-hidden="true">
+    <path d="M4 19.5V5a2 2 0 0 1 2-2h14v16H6a2 2 0 0 0-2 2Zm0 0A2 2 0 0 0 6 21.5h14" strokeLinecap="round" strokeLinejoin="round" />
+  </svg>
+);
+
+function examplesPlugin(examples) {
+  return { title: 'Examples', icon: BookIcon, content: () => <ExamplesList examples={examples} /> };
+}
+
+// What depends on this gateway: the headers its auth mode needs and the allow list's operations.
+async function gatewaySetup() {
+  try {
+    const answer = await fetch('/graphiql/setup.json', { headers: { accept: 'application/json' } });
+    if (answer.ok) return await answer.json();
+  } catch (error) {
+    console.warn('graphiql: /graphiql/setup.json did not answer', error);
+  }
+  return { headers: '{}', examples: [] };
+}
+
 let container = document.getElementById('graphiql');
 if (!container) {
   container = document.createElement('div');
@@ -100,7 +164,24 @@ if (!container) {
   document.body.append(container);
 }
 
-createRoot(container).render(<GraphiQL fetcher={fetcher} defaultQuery={DEFAULT_QUERY} initialQuery={initialQuery} initialVariables={initialVariables} />);
+const setup = await gatewaySetup();
+const explorer = explorerPlugin();
+const examples = examplesPlugin(setup.examples);
+// ?panel=explorer or ?panel=examples opens that pane at once.
+const panel = { explorer, examples }[params.get('panel') ?? ''];
+
+createRoot(container).render(
+  <GraphiQL
+    fetcher={fetcher}
+    plugins={[explorer, examples]}
+    visiblePlugin={panel}
+    defaultQuery={DEFAULT_QUERY}
+    initialQuery={initialQuery}
+    initialVariables={initialVariables}
+    defaultHeaders={setup.headers}
+    initialHeaders={setup.headers}
+  />,
+);
 
 // ?autorun=1 (used for screenshots): once the editors are mounted, press the
 // execute button exactly once.

@@ -1,4 +1,4 @@
-// The checks an operation passes once its document is known, whichever door it came in by (README
+// The checks an operation passes once its document is known, whichever door it came in by (docs/architecture.md
 // "One operation pipeline"), in this order: the operation kind the door runs, the literals' and
 // variables' sizes, introspection needs a caller, cost (which the caller's rate limit then pays),
 // persisted operations for the callers bound to them. One object holds them; the HTTP door runs it
@@ -11,7 +11,7 @@ import { GatewayError } from '../../errors.js';
 import { withTokenLimitNamed } from '../errors.js';
 import { describeJsonLimitViolation, findJsonLimitViolation, type JsonLimits } from '../../validation/json-limits.js';
 import { aliasLimitRule, costRefusal, depthLimitRule, literalOverLimits, priceOperation, type CostOptions } from '../limits.js';
-import { persistedOnlyFor, type PersistedOperations } from '../persisted-operations.js';
+import { persistedOnlyFor, type ManifestOperation, type PersistedOperations } from '../persisted-operations.js';
 
 /** The doors that hand a caller's own document to the checks (REST runs the gateway's own operations). */
 export type CheckingDoor = 'graphql-http' | 'live';
@@ -75,6 +75,11 @@ export class OperationChecks {
   constructor(private readonly options: OperationChecksOptions) {
     this.limitRules = [depthLimitRule(options.limits.maxDepth), aliasLimitRule(options.limits.maxAliases)];
     this.persistedOnly = persistedOnlyFor(options.persistedRequiredFor);
+  }
+
+  /** The operations of the allow list, which GraphiQL offers as ready examples. */
+  get listedOperations(): readonly ManifestOperation[] {
+    return this.options.persisted.operations;
   }
 
   /** The listed operation's text a request names by id only (extensions.persistedQuery.sha256Hash), if any. */

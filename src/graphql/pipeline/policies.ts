@@ -3,7 +3,7 @@
 // comes in by, the code that applies it there, or why it does not apply. A policy that does not say
 // what it does at every door does not compile (`at` is a record of every Entry), and
 // test/graphql/pipeline.test.ts checks that each piece of code named here exists, so this table
-// cannot drift from the code without a test failing. README's "One operation pipeline" table is
+// cannot drift from the code without a test failing. docs/architecture.md's "One operation pipeline" table is
 // generated from it.
 //
 // How it runs: each door registers through one interface (src/transports/transport.ts), and
@@ -215,7 +215,7 @@ export const OPERATION_PIPELINE: readonly OperationPolicy[] = [
   },
 ];
 
-/** The pipeline as a Markdown table for README: a row per policy, a column per door. */
+/** The pipeline as a Markdown table for docs/architecture.md: a row per policy, a column per door. */
 export function pipelineReadmeTable(): string {
   const entries = Object.keys(ENTRIES) as Entry[];
   const cell = (application: Application) =>

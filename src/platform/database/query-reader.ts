@@ -98,7 +98,7 @@ export async function openQueryReader(main: pg.Pool, options: QueryReaderOptions
   }
 
   const unconfined = (why: string): QueryReader => {
-    logger.warn(`template queries run as the gateway's own database user: ${why}. Set QUERY_DATABASE_URL to a role that may read schema ${SCHEMA} only (README: "Running templates safely").`);
+    logger.warn(`template queries run as the gateway's own database user: ${why}. Set QUERY_DATABASE_URL to a role that may read schema ${SCHEMA} only (docs/queries.md "Running templates safely").`);
     return { pool: main, description: "the gateway's own database user (not confined)", close: async () => undefined };
   };
 

@@ -43,7 +43,7 @@ function contractSuccessText(body: ContractSuccess, msgid: string): string {
   return `${JSON.stringify({ id: INGEST_API_ID, ver: 'v2', ts: body.ts, params, responseCode: 'OK', result: { message: 'Data ingested successfully' } })}\n`;
 }
 
-/** The counts REST tells in headers (README "Ingestion"); a count not sent reads as null. */
+/** The counts REST tells in headers (docs/datasets.md "Ingestion guarantees"); a count not sent reads as null. */
 function countsOfHeaders(headers: Record<string, string | undefined>): IngestCounts {
   const count = (name: string) => {
     const value = headers[name];
