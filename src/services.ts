@@ -28,6 +28,7 @@ import { CHANGE_STREAM_FIELDS, createChangeLogStores, LiveEvents } from './modul
 import { createSchemaInferenceService } from './modules/schema-inference/index.js';
 import { createTemplateRunner, createTemplateService, createTemplateStore } from './modules/templates/index.js';
 import { createSearchService, createSearchStore } from './modules/search/index.js';
+import { createLineageService, createLineageStore } from './modules/lineage/index.js';
 import type { TemplateRecord } from './modules/templates/index.js';
 import { type AlertManagers } from './platform/alert-manager/alert-manager.js';
 import { type Database } from './platform/database/database.js';
@@ -155,6 +156,7 @@ export function createServices(
     health: createHealthService({ pingDatabase: () => database.ping(), eventBus: platform.eventBus, queryEngine: platform.queryEngine, datasets, metrics }),
     series,
     search: createSearchService(createSearchStore(database.pool)),
+    lineage: createLineageService(createLineageStore(database.pool)),
     live: {
       events: liveEvents,
       defaultEverySeconds: Math.max(1, config.metrics.sampleIntervalMs / 1000 || 15),

@@ -22,6 +22,7 @@ import { seriesResolvers, seriesFieldPermissions } from '../modules/series/index
 import { liveResolvers, liveFieldPermissions } from '../modules/live/index.js';
 import { templateResolvers, templatesFieldPermissions, templatesPublishedReads } from '../modules/templates/index.js';
 import { searchResolvers, searchFieldPermissions } from '../modules/search/index.js';
+import { lineagePublishedReads, lineageResolvers } from '../modules/lineage/index.js';
 import { PUBLIC_API_ID, type FieldPermissions } from '../auth/field-api-ids.js';
 import { projectPath } from '../paths.js';
 import { combinePublishedReads } from './published-reads.js';
@@ -70,7 +71,7 @@ export const ROOT_FIELD_PERMISSIONS: FieldPermissions = {
 };
 
 /** Root fields whose answers the published cache may keep, as each module declares them beside its resolvers. */
-export const PUBLISHED_READS = combinePublishedReads(datasetsPublishedReads, templatesPublishedReads, connectorsPublishedReads, alertRulesPublishedReads);
+export const PUBLISHED_READS = combinePublishedReads(datasetsPublishedReads, templatesPublishedReads, connectorsPublishedReads, alertRulesPublishedReads, lineagePublishedReads);
 
 export function buildSchema(version: string): GraphQLSchema {
   return makeExecutableSchema({
@@ -93,6 +94,7 @@ export function buildSchema(version: string): GraphQLSchema {
       seriesResolvers,
       liveResolvers,
       searchResolvers,
+      lineageResolvers,
     ],
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
   });
