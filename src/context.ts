@@ -19,6 +19,7 @@ import type { TemplateService, TemplateRecord } from './modules/templates/index.
 import type { IngestionPoint, IngestionSeriesKey, SeriesService } from './modules/series/index.js';
 import type { SearchService } from './modules/search/index.js';
 import type { Lineage, LineageRequest, LineageService } from './modules/lineage/index.js';
+import type { HistoryService } from './modules/history/index.js';
 import type { LiveEvents } from './modules/live/index.js';
 import type { Actor } from './auth/actor.js';
 
@@ -41,6 +42,7 @@ export interface Services {
   /** Search across datasets, templates, connectors, alert rules and channels. */
   search: SearchService;
   lineage: LineageService;
+  history: HistoryService;
   /** Live events for subscriptions, and the ingestion interval they default to. */
   live: { events: LiveEvents; defaultEverySeconds: number };
 }

@@ -29,6 +29,7 @@ import { createSchemaInferenceService } from './modules/schema-inference/index.j
 import { createTemplateRunner, createTemplateService, createTemplateStore } from './modules/templates/index.js';
 import { createSearchService, createSearchStore } from './modules/search/index.js';
 import { createLineageService, createLineageStore } from './modules/lineage/index.js';
+import { createHistoryService, createHistoryStore } from './modules/history/index.js';
 import type { TemplateRecord } from './modules/templates/index.js';
 import { type AlertManagers } from './platform/alert-manager/alert-manager.js';
 import { type Database } from './platform/database/database.js';
@@ -157,6 +158,7 @@ export function createServices(
     series,
     search: createSearchService(createSearchStore(database.pool)),
     lineage: createLineageService(createLineageStore(database.pool)),
+    history: createHistoryService(createHistoryStore(database.pool)),
     live: {
       events: liveEvents,
       defaultEverySeconds: Math.max(1, config.metrics.sampleIntervalMs / 1000 || 15),
