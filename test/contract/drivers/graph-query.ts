@@ -7,14 +7,15 @@ import WebSocket from 'ws';
 import type { TestGateway } from '../../support/gateway.js';
 import { graphqlServiceOutcome, type Outcome } from '../harness.js';
 
-type GraphQLResult = { data?: Record<string, any> | null; errors?: { message: string; extensions?: { code?: string } }[] };
+export type GraphQLResult = { data?: Record<string, any> | null; errors?: { message: string; extensions?: { code?: string } }[] };
 
 /** One query on one transport: `field` is the root field with its arguments and selection; the answer is that field's value. */
 export type GraphQueryCall = (rootField: string, variables: string, field: string, values: Record<string, unknown>, bearer: string) => Promise<Outcome<any>>;
 
 const operation = (kind: 'query' | 'live', variables: string, field: string) => (kind === 'query' ? `query(${variables}) { ${field} }` : `subscription(${variables}) { live { ${field} } }`);
 
-function outcomeOf<T>(result: GraphQLResult, read: (data: Record<string, any>) => T): Outcome<T> {
+/** A GraphQL result as an outcome: its first error's code, or `read` of its data. */
+export function outcomeOf<T>(result: GraphQLResult, read: (data: Record<string, any>) => T): Outcome<T> {
   const error = result.errors?.[0];
   if (error) return { ok: false, code: error.extensions?.code ?? 'GRAPHQL_ERROR', message: error.message };
   return { ok: true, value: read(result.data!) };
@@ -64,17 +65,33 @@ export function sseQueryCall(gw: TestGateway): GraphQueryCall {
       signal: controller.signal,
     });
     if (response.status !== 200) return outcomeOf((await response.json()) as GraphQLResult, (data) => data);
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let buffered = '';
+    const events = sseResults(response.body!);
     try {
+      return await events.next((answer) => liveData(answer)[rootField]);
+    } finally {
+      controller.abort();
+      await events.cancel();
+    }
+  };
+}
+
+/**
+ * The results a graphql-sse stream sends, one `next` event at a time, each as an outcome (`read` of
+ * its data); COMPLETED or CLOSED when the stream ends first.
+ */
+export function sseResults(body: ReadableStream<Uint8Array>) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffered = '';
+  return {
+    async next<T>(read: (data: Record<string, any>) => T): Promise<Outcome<T>> {
       for (;;) {
         const end = buffered.indexOf('\n\n');
         if (end >= 0) {
           const event = buffered.slice(0, end);
           buffered = buffered.slice(end + 2);
           const data = /^data: (.*)$/m.exec(event)?.[1];
-          if (/^event: next$/m.test(event) && data) return outcomeOf(JSON.parse(data) as GraphQLResult, (answer) => liveData(answer)[rootField]);
+          if (/^event: next$/m.test(event) && data) return outcomeOf(JSON.parse(data) as GraphQLResult, read);
           if (/^event: complete$/m.test(event)) return { ok: false, code: 'COMPLETED', message: 'the stream completed' };
           continue;
         }
@@ -82,9 +99,7 @@ export function sseQueryCall(gw: TestGateway): GraphQueryCall {
         if (chunk.done) return { ok: false, code: 'CLOSED', message: 'the stream ended' };
         buffered += decoder.decode(chunk.value, { stream: true });
       }
-    } finally {
-      controller.abort();
-      await reader.cancel().catch(() => undefined);
-    }
+    },
+    cancel: () => reader.cancel().catch(() => undefined),
   };
 }
