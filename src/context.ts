@@ -18,6 +18,8 @@ import type { PiiService } from './modules/pii/index.js';
 import type { TemplateService, TemplateRecord } from './modules/templates/index.js';
 import type { IngestionPoint, IngestionSeriesKey, SeriesService } from './modules/series/index.js';
 import type { SearchService } from './modules/search/index.js';
+import type { Lineage, LineageRequest, LineageService } from './modules/lineage/index.js';
+import type { HistoryService } from './modules/history/index.js';
 import type { LiveEvents } from './modules/live/index.js';
 import type { Actor } from './auth/actor.js';
 
@@ -39,6 +41,8 @@ export interface Services {
   series: SeriesService;
   /** Search across datasets, templates, connectors, alert rules and channels. */
   search: SearchService;
+  lineage: LineageService;
+  history: HistoryService;
   /** Live events for subscriptions, and the ingestion interval they default to. */
   live: { events: LiveEvents; defaultEverySeconds: number };
 }
@@ -92,6 +96,8 @@ export interface RequestLoaders {
   ingestionCounts: DataLoader<string, IngestionCounts>;
   /** Dataset.ingestionSeries of a page: one range query per grid asked. */
   ingestionSeries: DataLoader<IngestionSeriesKey, IngestionPoint[], string>;
+  /** Lineage of every record a request asks about: one statement per level. */
+  lineage: DataLoader<LineageRequest, Lineage, string>;
 }
 
 /**
@@ -141,6 +147,9 @@ class RequestLoadersOnDemand implements RequestLoaders {
   }
   get ingestionSeries() {
     return (this.made.ingestionSeries ??= this.services.series.createIngestionLoader());
+  }
+  get lineage() {
+    return (this.made.lineage ??= this.services.lineage.createLoader());
   }
 }
 

@@ -134,6 +134,10 @@ export const ERROR_CATALOGUE = {
   // Search across the graph: a query, filter or page size it cannot take, a cursor it did not give
   SEARCH_INVALID_INPUT: 'BAD_REQUEST',
   SEARCH_CURSOR_INVALID: 'BAD_REQUEST',
+  // Lineage: a depth outside 1..5
+  LINEAGE_INVALID_INPUT: 'BAD_REQUEST',
+  // History: a page size out of bounds, or a cursor its history did not give
+  HISTORY_INVALID_INPUT: 'BAD_REQUEST',
   // Resumable streams: a cursor the stream did not give, or one older than the change log keeps
   CHANGE_CURSOR_INVALID: 'BAD_REQUEST',
   CHANGE_CURSOR_EXPIRED: 'BAD_REQUEST',

@@ -91,6 +91,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   const { eventBus, objectStore, probes, metrics, metricsStore, prometheus, published, systemEvents } = platform;
   const services = createServices(database, published, config, platform, logger);
   logger.info(`PII detector: ${services.pii.detectorName}; metrics source: ${services.metrics.sourceName}`);
+  await services.history.setRetention(config.live.versionRetention);
   const seeded = await services.connectors.seedBuiltIns();
   if (seeded > 0) logger.info(`connector registry: ${seeded} built-in connectors added`);
   // Access control (src/auth): every root field is guarded by the API ids its module declares

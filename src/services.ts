@@ -28,6 +28,8 @@ import { CHANGE_STREAM_FIELDS, createChangeLogStores, LiveEvents } from './modul
 import { createSchemaInferenceService } from './modules/schema-inference/index.js';
 import { createTemplateRunner, createTemplateService, createTemplateStore } from './modules/templates/index.js';
 import { createSearchService, createSearchStore } from './modules/search/index.js';
+import { createLineageService, createLineageStore } from './modules/lineage/index.js';
+import { createHistoryService, createHistoryStore } from './modules/history/index.js';
 import type { TemplateRecord } from './modules/templates/index.js';
 import { type AlertManagers } from './platform/alert-manager/alert-manager.js';
 import { type Database } from './platform/database/database.js';
@@ -156,6 +158,8 @@ export function createServices(
     health: createHealthService({ pingDatabase: () => database.ping(), eventBus: platform.eventBus, queryEngine: platform.queryEngine, datasets, metrics }),
     series,
     search: createSearchService(createSearchStore(database.pool)),
+    lineage: createLineageService(createLineageStore(database.pool)),
+    history: createHistoryService(createHistoryStore(database.pool)),
     live: {
       events: liveEvents,
       defaultEverySeconds: Math.max(1, config.metrics.sampleIntervalMs / 1000 || 15),

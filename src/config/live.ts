@@ -1,4 +1,5 @@
-// Subscriptions (src/modules/live, src/http/use-subscriptions.ts): queues, limits and keep-alive.
+// Subscriptions (src/modules/live, src/http/use-subscriptions.ts): queues, limits and keep-alive; how
+// long changes are kept (the change logs) and how many versions of each record (history).
 import { z } from 'zod';
 
 export const liveVariables = z.object({
@@ -39,6 +40,13 @@ export const liveVariables = z.object({
     .describe(
       'Hours the change logs are kept (Subscription.datasetChanges, alertStateChanges, auditStream): a client may resume from a cursor this recent; an older one is refused with CHANGE_CURSOR_EXPIRED.',
     ),
+  VERSION_RETENTION: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(50)
+    .describe('Versions kept of each dataset, query template, alert rule and notification channel (their `history`): the newest ones; an older one is deleted as a new one is written.'),
 });
 
 type LiveVariables = z.infer<typeof liveVariables>;
@@ -51,5 +59,6 @@ export function liveSettings(e: LiveVariables) {
     keepAliveMs: e.LIVE_KEEPALIVE_SECONDS * 1000,
     liveQueryMinIntervalMs: e.LIVE_QUERY_MIN_INTERVAL_MS,
     changeLogRetentionMs: Math.round(e.CHANGE_LOG_RETENTION_HOURS * 3_600_000),
+    versionRetention: e.VERSION_RETENTION,
   };
 }

@@ -60,6 +60,7 @@ const EXAMPLES: Record<string, string> = {
   PROMETHEUS_URL: 'http://prometheus:9090',
   S3_ENDPOINT: 'http://minio:9000',
   S3_PUBLIC_ENDPOINT: 'http://localhost:9000',
+  VERSION_RETENTION: '200',
 };
 
 /** A good value for a variable, as a person would write it. */

@@ -33,6 +33,17 @@ export const NODE_READ_API_IDS: Record<NodeType, readonly string[]> = {
   AuditRecord: fieldsApiIds(auditFieldPermissions['Query.auditRecords']),
 };
 
+/** Whether the caller may read records of `type` (the API ids of that type's root fields): what search and lineage show. */
+export function mayReadType(context: GatewayContext, type: NodeType): boolean {
+  try {
+    context.access.authorize(NODE_READ_API_IDS[type]);
+    return true;
+  } catch (error) {
+    if (error instanceof GatewayError && (error.code === 'FORBIDDEN' || error.code === 'UNAUTHENTICATED')) return false;
+    throw error;
+  }
+}
+
 /** Who may call `node` and `nodes`: anyone; each record found is then checked by its type. */
 export const nodeFieldPermissions = { 'Query.node': [PUBLIC_API_ID], 'Query.nodes': [PUBLIC_API_ID] } as const;
 

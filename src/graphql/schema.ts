@@ -22,6 +22,8 @@ import { seriesResolvers, seriesFieldPermissions } from '../modules/series/index
 import { liveResolvers, liveFieldPermissions } from '../modules/live/index.js';
 import { templateResolvers, templatesFieldPermissions, templatesPublishedReads } from '../modules/templates/index.js';
 import { searchResolvers, searchFieldPermissions } from '../modules/search/index.js';
+import { lineagePublishedReads, lineageResolvers } from '../modules/lineage/index.js';
+import { historyPublishedReads, historyResolvers } from '../modules/history/index.js';
 import { PUBLIC_API_ID, type FieldPermissions } from '../auth/field-api-ids.js';
 import { projectPath } from '../paths.js';
 import { combinePublishedReads } from './published-reads.js';
@@ -70,7 +72,7 @@ export const ROOT_FIELD_PERMISSIONS: FieldPermissions = {
 };
 
 /** Root fields whose answers the published cache may keep, as each module declares them beside its resolvers. */
-export const PUBLISHED_READS = combinePublishedReads(datasetsPublishedReads, templatesPublishedReads, connectorsPublishedReads, alertRulesPublishedReads);
+export const PUBLISHED_READS = combinePublishedReads(datasetsPublishedReads, templatesPublishedReads, connectorsPublishedReads, alertRulesPublishedReads, lineagePublishedReads, historyPublishedReads);
 
 export function buildSchema(version: string): GraphQLSchema {
   return makeExecutableSchema({
@@ -93,6 +95,8 @@ export function buildSchema(version: string): GraphQLSchema {
       seriesResolvers,
       liveResolvers,
       searchResolvers,
+      lineageResolvers,
+      historyResolvers,
     ],
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
   });

@@ -6,6 +6,7 @@ import type { Resolvers } from '../../generated/graphql.js';
 import { formatDuration } from '../../platform/promql/parser.js';
 import type { ChannelRecord } from '../alerts/index.js';
 import { activeAlerts } from './active-alerts.js';
+import { clientContextOf, queryBuilderOf } from './client-data.js';
 import { datasetOfRule } from './service.js';
 import type { AlertNotificationRecord, AlertRuleView, StringMap } from './types.js';
 
@@ -66,7 +67,9 @@ export const alertRuleResolvers: Resolvers = {
     muted: async (rule: AlertRuleView, _, { loaders, services }) => services.alerts.mutes(rule.silence !== undefined ? rule.silence : await loaders.silenceOfAlert.load(rule.id)),
     labels: (rule: AlertRuleView) => namedValues(rule.labels),
     annotations: (rule: AlertRuleView) => namedValues(rule.annotations),
-    alertType: (rule: AlertRuleView) => (typeof rule.context.alertType === 'string' ? rule.context.alertType : null),
+    alertType: (rule: AlertRuleView) => clientContextOf(rule).alertType,
+    queryBuilder: (rule: AlertRuleView) => queryBuilderOf(rule),
+    clientContext: (rule: AlertRuleView) => clientContextOf(rule),
     createdAt: (rule: AlertRuleView) => rule.createdDate,
     updatedAt: (rule: AlertRuleView) => rule.updatedDate,
   },

@@ -4,7 +4,7 @@ import { GatewayError } from '../../errors.js';
 import { listConnectionResolvers } from '../../graphql/list-connection.js';
 import { givenFields } from '../../graphql/inputs.js';
 import type { NotificationChannelConfigInput, Resolvers } from '../../generated/graphql.js';
-import { splitRecipients } from './rules.js';
+import { contextEntries, splitRecipients } from './rules.js';
 import { NOTIFICATION_SENT } from './service.js';
 import type { ChannelConfig, ChannelRecord, MetricAliasRecord, SilenceRecord } from './types.js';
 
@@ -90,6 +90,7 @@ export const alertResolvers: Resolvers = {
   MetricAlias: {
     id: (alias) => globalId('MetricAlias', alias.id),
     metricAliasId: (alias) => alias.id,
+    contextEntries: (alias) => contextEntries(alias.context),
     createdAt: (alias) => alias.createdDate,
     updatedAt: (alias) => alias.updatedDate,
   },

@@ -91,3 +91,10 @@ export function splitRecipients(text: string): { recipients: string[]; problem?:
     };
   return { recipients };
 }
+
+/** A metric alias's context as entries, by key (the store keeps no order of its own): a string value as it is, any other as its JSON text. */
+export function contextEntries(context: Record<string, unknown> | null): { key: string; value: string | null }[] {
+  return Object.entries(context ?? {})
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, value]) => ({ key, value: value === null ? null : typeof value === 'string' ? value : JSON.stringify(value) }));
+}

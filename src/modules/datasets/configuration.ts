@@ -45,6 +45,12 @@ export function datasetConfiguration(record: Pick<DatasetRecord, 'datasetConfig'
   };
 }
 
+/** A transformation's condition as the console writes it (`{type, expr}`), typed; null for always. */
+function conditionOf(condition: unknown): { type: string | null; expression: string | null } | null {
+  if (!isObject(condition)) return null;
+  return { type: text(condition.type), expression: text(condition.expr) };
+}
+
 export function transformations(record: Pick<DatasetRecord, 'transformationsConfig'>) {
   return record.transformationsConfig.filter(isObject).map((item) => {
     const fn = object(item.transformation_function);
@@ -56,6 +62,7 @@ export function transformations(record: Pick<DatasetRecord, 'transformationsConf
       dataType: text(fn.datatype),
       category: text(fn.category),
       condition: fn.condition ?? null,
+      when: conditionOf(fn.condition),
     };
   });
 }

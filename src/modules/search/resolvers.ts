@@ -1,10 +1,9 @@
 // GraphQL resolvers for `search` and `autocomplete`: the caller's readable types in, the service's
 // page out, each hit loaded as the graph's own record through the request's loaders (one batch per
 // type per page); a suggestion's record only when it is selected.
-import { GatewayError } from '../../errors.js';
 import type { GatewayContext } from '../../context.js';
 import type { Resolvers, ResolversParentTypes, ResolversUnionTypes } from '../../generated/graphql.js';
-import { NODE_READ_API_IDS } from '../../graphql/nodes.js';
+import { mayReadType } from '../../graphql/nodes.js';
 import { SEARCHABLE_TYPES, type ExcludedType, type MatchedField, type SearchableType, type SearchFacet, type SearchPage, type Suggestion } from './types.js';
 
 /** A record a search found, as its type's resolvers take it. */
@@ -44,18 +43,7 @@ const RECORD_LOADERS: Record<SearchableType, RecordLoader> = {
 // Records carry no type of their own (they are the services' records, shared with every other field).
 const typeOfRecord = new WeakMap<object, SearchableType>();
 
-/** Whether the caller may read records of `type` (the API ids of that type's root fields). */
-function mayRead(context: GatewayContext, type: SearchableType): boolean {
-  try {
-    context.access.authorize(NODE_READ_API_IDS[type]);
-    return true;
-  } catch (error) {
-    if (error instanceof GatewayError && (error.code === 'FORBIDDEN' || error.code === 'UNAUTHENTICATED')) return false;
-    throw error;
-  }
-}
-
-const readableTypes = (context: GatewayContext) => SEARCHABLE_TYPES.filter((type) => mayRead(context, type));
+const readableTypes = (context: GatewayContext) => SEARCHABLE_TYPES.filter((type) => mayReadType(context, type));
 
 export const searchResolvers: Resolvers = {
   Query: {

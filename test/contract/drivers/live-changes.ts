@@ -5,8 +5,7 @@ import WebSocket from 'ws';
 import type { TestGateway } from '../../support/gateway.js';
 import type { DatasetChangeSeen, LiveDriver, StreamPageSeen, Watch } from '../live-changes.js';
 import type { Outcome } from '../harness.js';
-
-type GraphQLResult = { data?: Record<string, any> | null; errors?: { message: string; extensions?: { code?: string } }[] };
+import { outcomeOf, sseResults, type GraphQLResult } from './graph-query.js';
 
 const DATASET_CHANGES = 'subscription($id: String) { datasetChanged(datasetId: $id) { datasetId kind previousStatus dataset { status } } }';
 const SERIES = 'subscription($q: String!, $range: Int!, $step: Int!) { metricSeries(query: $q, range: $range, step: $step) { points { v } } }';
@@ -25,12 +24,6 @@ const readPage =
     endCursor: data[field].endCursor as string,
     changes: (data[field].changes as Record<string, any>[]).map((change) => ({ cursor: change.cursor as string, what: STREAMS[field].what(change) })),
   });
-
-function outcomeOf<T>(result: GraphQLResult, read: (data: Record<string, any>) => T): Outcome<T> {
-  const error = result.errors?.[0];
-  if (error) return { ok: false, code: error.extensions?.code ?? 'GRAPHQL_ERROR', message: error.message };
-  return { ok: true, value: read(result.data!) };
-}
 
 const readChange = (data: Record<string, any>): DatasetChangeSeen => {
   const { datasetId, kind, previousStatus, dataset } = data.datasetChanged;
@@ -93,29 +86,12 @@ export function sseLiveDriver(gw: TestGateway): LiveDriver {
       return { next: async () => refusal, close: async () => undefined };
     }
     await evaluated(gw, before, () => false);
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let buffered = '';
+    const events = sseResults(response.body!);
     return {
-      next: async () => {
-        for (;;) {
-          const end = buffered.indexOf('\n\n');
-          if (end >= 0) {
-            const event = buffered.slice(0, end);
-            buffered = buffered.slice(end + 2);
-            const data = /^data: (.*)$/m.exec(event)?.[1];
-            if (/^event: next$/m.test(event) && data) return outcomeOf(JSON.parse(data) as GraphQLResult, read);
-            if (/^event: complete$/m.test(event)) return { ok: false, code: 'COMPLETED', message: 'the stream completed' };
-            continue;
-          }
-          const chunk = await reader.read();
-          if (chunk.done) return { ok: false, code: 'CLOSED', message: 'the stream ended' };
-          buffered += decoder.decode(chunk.value, { stream: true });
-        }
-      },
+      next: () => events.next(read),
       close: async () => {
         controller.abort();
-        await reader.cancel().catch(() => undefined);
+        await events.cancel();
       },
     };
   };

@@ -1,0 +1,50 @@
+// The kept versions of records (table entity_versions, written by triggers on each record's table:
+// migration 20261207020000_entity_versions), a page at a time, newest first, each with the version
+// before it (the newest earlier one that is not a deletion), so a page of changes is one statement.
+import type pg from 'pg';
+import type { HistoryEntityType, HistoryOperation } from './types.js';
+
+export interface VersionRow {
+  id: bigint;
+  operation: HistoryOperation;
+  stage: string | null;
+  actor: string | null;
+  at: Date;
+  snapshot: Record<string, unknown>;
+  /** The version it changed (null: none kept, or it was the record's first). */
+  previous: Record<string, unknown> | null;
+}
+
+const PAGE_SQL = `
+SELECT v.id, v.operation, v.stage, v.actor, v.at, v.snapshot, p.snapshot AS previous
+  FROM entity_versions v
+  LEFT JOIN LATERAL (
+    SELECT e.snapshot FROM entity_versions e
+     WHERE e.entity_type = v.entity_type AND e.entity_id = v.entity_id AND e.id < v.id AND e.operation <> 'DELETED'
+     ORDER BY e.id DESC LIMIT 1
+  ) p ON true
+ WHERE v.entity_type = $1 AND v.entity_id = $2 AND ($3::bigint IS NULL OR v.id < $3)
+ ORDER BY v.id DESC
+ LIMIT $4`;
+
+export function createHistoryStore(pool: pg.Pool) {
+  return {
+    /** At most `limit` versions of one record older than `before` (all when null), newest first. */
+    async versions(type: HistoryEntityType, id: string, before: bigint | null, limit: number): Promise<VersionRow[]> {
+      const { rows } = await pool.query<Omit<VersionRow, 'id'> & { id: string }>(PAGE_SQL, [type, id, before?.toString() ?? null, limit]);
+      return rows.map((row) => ({ ...row, id: BigInt(row.id) }));
+    },
+
+    async count(type: HistoryEntityType, id: string): Promise<number> {
+      const { rows } = await pool.query<{ count: string }>('SELECT count(*) AS count FROM entity_versions WHERE entity_type = $1 AND entity_id = $2', [type, id]);
+      return Number(rows[0]?.count ?? 0);
+    },
+
+    /** How many versions of each record the triggers keep (VERSION_RETENTION), written at start-up. */
+    async setRetention(retention: number): Promise<void> {
+      await pool.query('UPDATE entity_version_settings SET retention = $1 WHERE id = 1', [retention]);
+    },
+  };
+}
+
+export type HistoryStore = ReturnType<typeof createHistoryStore>;

@@ -1,0 +1,130 @@
+// Lineage, written once and run over POST /graphql and, as a live query, over graphql-ws and
+// graphql-sse: both ways with a cycle (orders and users denormalise from each other), the four kinds
+// of edge with their degree, a depth outside 1..5, and only what the caller may read (records of a
+// hidden type are not shown and nothing is reached through them). The records are written with SQL.
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { token } from '../support/auth.js';
+import { expectFailure, expectOk, type Outcome, type SuiteContext } from './harness.js';
+
+export interface LineageSeen {
+  direction: string;
+  depth: number;
+  nodes: { type: string; key: string; degree: number; direction: string; entity: { __typename: string; name: string } | null }[];
+  edges: { kind: string; degree: number; direction: string; from: { type: string; key: string }; to: { type: string; key: string } }[];
+}
+
+export type LineageOf = 'dataset' | 'template' | 'alertRule';
+
+export interface LineageDriver {
+  lineage(of: LineageOf, id: string, variables: { direction?: string; depth?: number }, bearer: string): Promise<Outcome<LineageSeen | null>>;
+}
+
+const RULE_ID = '00000000-0000-4000-8000-00000000e001';
+const KAFKA = 'kafka-connector-1.0.0';
+
+const nodesOf = (seen: LineageSeen) => seen.nodes.map((node) => `${node.direction} ${node.degree} ${node.type}:${node.key}`).sort();
+const edgesOf = (seen: LineageSeen) => seen.edges.map((edge) => `${edge.direction} ${edge.degree} ${edge.kind} ${edge.from.key}->${edge.to.key}`).sort();
+
+export function lineageScenarios(ctx: SuiteContext<LineageDriver>): void {
+  let admin: string;
+  let viewer: string;
+  let ruleWatcher: string;
+  const lineage = async (of: LineageOf, id: string, variables: { direction?: string; depth?: number }, bearer = admin) => {
+    const seen = expectOk(await ctx.driver.lineage(of, id, variables, bearer));
+    if (!seen) throw new Error(`${of} ${id} was not found`);
+    return seen;
+  };
+
+  beforeAll(async () => {
+    admin = await token({ roles: ['admin'] });
+    viewer = await token({ roles: ['viewer'] });
+    ruleWatcher = await token({ roles: ['rule_watcher'] });
+    // orders is fed by Kafka and denormalises from users; users denormalises from orders (a cycle);
+    // enriched denormalises from orders; a template reads orders and a rule watches it.
+    await ctx.gw.sql(`
+      INSERT INTO datasets (dataset_id, stage, name, type, status, tags, version_key, data_schema, dataset_config, transformations_config, connectors_config, denorm_sources, created_by, updated_by)
+      SELECT id, 'live', name, 'event', 'Live', '{}', 'k', '{"type":"object","properties":{"a":{"type":"string"}}}', '{}', '[]', connectors::json, sources, 'alice', 'alice'
+      FROM (VALUES
+        ('orders', 'Orders', '[{"id":"in-1","connector_id":"${KAFKA}","connector_config":{}}]', ARRAY['users']),
+        ('users', 'Users', '[]', ARRAY['orders']),
+        ('enriched', 'Enriched orders', '[]', ARRAY['orders'])
+      ) AS v(id, name, connectors, sources)`);
+    await ctx.gw.sql(`
+      INSERT INTO query_templates (template_id, template_name, query, query_type, created_by, updated_by) VALUES
+        ('orders_daily', 'Orders daily', 'SELECT count(*) FROM orders WHERE __time BETWEEN {{STARTDATE}} AND {{ENDDATE}}', 'sql', 'alice', 'alice')`);
+    await ctx.gw.sql(`
+      INSERT INTO alert_rules (id, name, manager, metric, operator, thresholds, expression, category, evaluation_interval_ms, pending_for_ms, labels, created_by, updated_by) VALUES
+        ('${RULE_ID}', 'Orders lag', 'embedded', 'up', 'gt', ARRAY[1]::float8[], 'up > 1', 'ingest', 60000, 0, '{"dataset":"orders"}', 'alice', 'alice')`);
+  });
+
+  describe('both ways, with a cycle', () => {
+    it('goes downstream to what denormalises from, reads and watches a dataset, and stops where the cycle comes back', async () => {
+      const seen = await lineage('dataset', 'orders', { direction: 'DOWNSTREAM', depth: 2 });
+      expect(nodesOf(seen)).toEqual(['DOWNSTREAM 1 AlertRule:' + RULE_ID, 'DOWNSTREAM 1 Dataset:enriched', 'DOWNSTREAM 1 Dataset:users', 'DOWNSTREAM 1 QueryTemplate:orders_daily']);
+      expect(edgesOf(seen)).toEqual([
+        'DOWNSTREAM 1 DENORM_SOURCE orders->enriched',
+        'DOWNSTREAM 1 DENORM_SOURCE orders->users',
+        'DOWNSTREAM 1 RULE_WATCHES orders->' + RULE_ID,
+        'DOWNSTREAM 1 TEMPLATE_READS orders->orders_daily',
+        // users feeds orders back: the edge is shown, orders is not visited again.
+        'DOWNSTREAM 2 DENORM_SOURCE users->orders',
+      ]);
+      const names = Object.fromEntries(seen.nodes.map((node) => [node.key, node.entity && `${node.entity.__typename}:${node.entity.name}`]));
+      expect(names).toEqual({ users: 'Dataset:Users', enriched: 'Dataset:Enriched orders', orders_daily: 'QueryTemplate:Orders daily', [RULE_ID]: 'AlertRule:Orders lag' });
+    });
+
+    it("goes upstream from a template to the dataset it reads, then to that dataset's connector and denorm source, each at its degree", async () => {
+      const seen = await lineage('template', 'orders_daily', { direction: 'UPSTREAM', depth: 5 });
+      expect(nodesOf(seen)).toEqual([`UPSTREAM 1 Dataset:orders`, `UPSTREAM 2 Connector:${KAFKA}`, 'UPSTREAM 2 Dataset:users']);
+      expect(edgesOf(seen)).toEqual([
+        `UPSTREAM 1 TEMPLATE_READS orders->orders_daily`,
+        `UPSTREAM 2 CONNECTOR_FEEDS ${KAFKA}->orders`,
+        'UPSTREAM 2 DENORM_SOURCE users->orders',
+        // orders denormalises users: back to a record already reached, and the walk ends there.
+        'UPSTREAM 3 DENORM_SOURCE orders->users',
+      ]);
+      expect(seen.nodes.find((node) => node.type === 'Connector')?.entity?.__typename).toBe('Connector');
+    });
+
+    it('goes both ways from one dataset, each way on its own, a record reached both ways listed once per way', async () => {
+      const seen = await lineage('dataset', 'orders', { direction: 'BOTH', depth: 1 });
+      expect(seen).toMatchObject({ direction: 'BOTH', depth: 1 });
+      expect(nodesOf(seen)).toEqual([
+        'DOWNSTREAM 1 AlertRule:' + RULE_ID,
+        'DOWNSTREAM 1 Dataset:enriched',
+        'DOWNSTREAM 1 Dataset:users',
+        'DOWNSTREAM 1 QueryTemplate:orders_daily',
+        `UPSTREAM 1 Connector:${KAFKA}`,
+        'UPSTREAM 1 Dataset:users',
+      ]);
+    });
+
+    it('goes upstream from an alert rule to the dataset it watches', async () => {
+      const seen = await lineage('alertRule', RULE_ID, { direction: 'UPSTREAM' });
+      expect(seen.depth).toBe(1);
+      expect(edgesOf(seen)).toEqual([`UPSTREAM 1 RULE_WATCHES orders->${RULE_ID}`]);
+    });
+  });
+
+  describe('depth', () => {
+    it.each([0, 6, -1])('refuses depth %i with LINEAGE_INVALID_INPUT naming the bounds', async (depth) => {
+      expectFailure(await ctx.driver.lineage('dataset', 'orders', { depth }, admin), 'LINEAGE_INVALID_INPUT', new RegExp(`depth must be an integer from 1 to 5; ${depth} was given`));
+    });
+  });
+
+  describe("the caller's access", () => {
+    it('shows a viewer, who may not read templates, the datasets and rules but no template and no edge to one', async () => {
+      const seen = await lineage('dataset', 'orders', { direction: 'DOWNSTREAM', depth: 2 }, viewer);
+      expect(nodesOf(seen)).toEqual(['DOWNSTREAM 1 AlertRule:' + RULE_ID, 'DOWNSTREAM 1 Dataset:enriched', 'DOWNSTREAM 1 Dataset:users']);
+      expect(edgesOf(seen).filter((edge) => edge.includes('TEMPLATE_READS'))).toEqual([]);
+    });
+
+    it('does not traverse through a record the caller may not read: a rule watcher sees neither the dataset nor the connector behind it', async () => {
+      const seen = await lineage('alertRule', RULE_ID, { direction: 'UPSTREAM', depth: 3 }, ruleWatcher);
+      expect({ nodes: seen.nodes, edges: seen.edges }).toEqual({ nodes: [], edges: [] });
+      // The same walk for an admin reaches the connector through orders.
+      const full = await lineage('alertRule', RULE_ID, { direction: 'UPSTREAM', depth: 3 });
+      expect(nodesOf(full)).toContain(`UPSTREAM 2 Connector:${KAFKA}`);
+    });
+  });
+}
