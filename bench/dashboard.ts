@@ -2,16 +2,24 @@
 // connectors and alert rules, in one GraphQL query. Prints its SQL statements and its time against
 // the plain list of the same 50 datasets. Targets: at most 8 statements, at most 2x the plain list.
 // Both are kept in the published cache after their first answer (the page for GRAPHQL_FIGURES_MAX_AGE_MS
-// at most, as it shows counts and health); the page executed every time is timed too, for reference.
+// at most, as it shows counts and health). The page executed is timed too, as a dashboard meets it
+// once its figures expired: the same document (parsed and validated once, as every gateway keeps a
+// document it saw) sent with variables of its own (unused ones, which execution ignores), so no kept
+// answer serves it; target at most 3x the plain list. And, for reference, a new document text each
+// time (a comment): parsed, validated and executed.
+//
+// The gateway runs in this process with NODE_ENV=production (as the image and the other benches run
+// it): graphql-js checks every type test the slow way outside production.
 //
 // Usage: node --import tsx bench/dashboard.ts   (BENCH_DASHBOARD_RUNS=<n> timed runs of each, 200 by default)
 import { performance } from 'node:perf_hooks';
 import { startLocalGateway } from './local-gateway.js';
-import { formatNumber, jsonHeaders, log, logMachine, positiveIntegerSetting, runBench } from './support.js';
+import { formatNumber, jsonHeaders, loadAverage, log, logMachine, positiveIntegerSetting, runBench } from './support.js';
 
 const DATASETS = 50;
 const STATEMENTS_MAX = 8;
 const RATIO_MAX = 2;
+const EXECUTED_RATIO_MAX = 3;
 
 const PLAIN = `{ datasets(first: ${DATASETS}, filter: { status: [LIVE] }) { nodes { id datasetId name status } } }`;
 const DASHBOARD = `{
@@ -47,6 +55,8 @@ function percentile(values: number[], p: number): number {
 
 async function main(): Promise<boolean> {
   const runs = positiveIntegerSetting('BENCH_DASHBOARD_RUNS', 200);
+  // Before the gateway's modules load (startLocalGateway imports them): graphql-js reads it once.
+  process.env.NODE_ENV = 'production';
   logMachine();
   const local = await startLocalGateway();
   try {
@@ -80,30 +90,36 @@ async function main(): Promise<boolean> {
       const data = await post(query);
       return { statements: local.gateway.database.statementCount() - before, rows: (data as { datasets: { nodes: unknown[] } }).datasets.nodes.length };
     };
-    // A document of its own text each time (a comment) is never a kept answer: executed.
-    const executed = (run: number) => `${DASHBOARD}\n# run ${run}`;
+    // A document of its own text each time (a comment) is never a kept answer: parsed, validated, executed.
+    const reparsed = (run: number) => `${DASHBOARD}\n# run ${run}`;
     const plainCount = await measure(PLAIN);
     const dashboardCount = await measure(DASHBOARD);
     // The count is the pool's: a background job may fall within one request, so the fewest of three executions.
-    for (const run of [-101, -102]) dashboardCount.statements = Math.min(dashboardCount.statements, (await measure(executed(run))).statements);
+    for (const run of [-101, -102]) dashboardCount.statements = Math.min(dashboardCount.statements, (await measure(reparsed(run))).statements);
     const keptCount = await measure(DASHBOARD);
     if (plainCount.rows !== DATASETS || dashboardCount.rows !== DATASETS) throw new Error(`expected ${DATASETS} datasets, got ${plainCount.rows} and ${dashboardCount.rows}`);
 
-    const times: Record<'plain' | 'dashboard' | 'executed', number[]> = { plain: [], dashboard: [], executed: [] };
-    for (let warm = 0; warm < 20; warm += 1) await Promise.all([post(PLAIN), post(DASHBOARD), post(executed(-warm - 1))]);
+    const times: Record<'plain' | 'plainExecuted' | 'dashboard' | 'executed' | 'reparsed', number[]> = { plain: [], plainExecuted: [], dashboard: [], executed: [], reparsed: [] };
+    for (let warm = 0; warm < 20; warm += 1) {
+      await Promise.all([post(PLAIN), post(PLAIN, { run: -warm - 1 }), post(DASHBOARD), post(DASHBOARD, { run: -warm - 1 }), post(reparsed(-warm - 1))]);
+    }
     for (let run = 0; run < runs; run += 1) {
       // Alternated, so a change in the machine's load falls on all alike.
-      for (const [name, query] of [
-        ['plain', PLAIN],
-        ['dashboard', DASHBOARD],
-        ['executed', executed(run)],
+      for (const [name, query, variables] of [
+        ['plain', PLAIN, undefined],
+        ['plainExecuted', PLAIN, { run }],
+        ['dashboard', DASHBOARD, undefined],
+        ['executed', DASHBOARD, { run }],
+        ['reparsed', reparsed(run), undefined],
       ] as const) {
         const start = performance.now();
-        await post(query);
+        await post(query, variables);
         times[name].push(performance.now() - start);
       }
     }
     const ratio = median(times.dashboard) / median(times.plain);
+    const executedRatio = median(times.executed) / median(times.plain);
+    const executedBoth = median(times.executed) / median(times.plainExecuted);
     log('');
     log(`GraphQL dashboard page: ${DATASETS} Live datasets with status, health, ingestion counts, connectors and alert rules (${runs} sequential runs each)`);
     log(`  query                      SQL statements   p50 ms   p90 ms`);
@@ -111,15 +127,24 @@ async function main(): Promise<boolean> {
       `  plain list                 ${String(plainCount.statements).padStart(14)}   ${formatNumber(median(times.plain), 2).padStart(6)}   ${formatNumber(percentile(times.plain, 0.9), 2).padStart(6)}`,
     );
     log(
+      `  plain list, executed       ${String(plainCount.statements).padStart(14)}   ${formatNumber(median(times.plainExecuted), 2).padStart(6)}   ${formatNumber(percentile(times.plainExecuted, 0.9), 2).padStart(6)}   (not kept, as the executed page)`,
+    );
+    log(
       `  dashboard page             ${String(dashboardCount.statements).padStart(14)}   ${formatNumber(median(times.dashboard), 2).padStart(6)}   ${formatNumber(percentile(times.dashboard, 0.9), 2).padStart(6)}`,
     );
     log(
-      `  dashboard page, executed   ${String(dashboardCount.statements).padStart(14)}   ${formatNumber(median(times.executed), 2).padStart(6)}   ${formatNumber(percentile(times.executed, 0.9), 2).padStart(6)}   (never kept, for reference)`,
+      `  dashboard page, executed   ${String(dashboardCount.statements).padStart(14)}   ${formatNumber(median(times.executed), 2).padStart(6)}   ${formatNumber(percentile(times.executed, 0.9), 2).padStart(6)}   (figures expired: the same document, not kept)`,
+    );
+    log(
+      `  dashboard page, new text   ${String(dashboardCount.statements).padStart(14)}   ${formatNumber(median(times.reparsed), 2).padStart(6)}   ${formatNumber(percentile(times.reparsed, 0.9), 2).padStart(6)}   (parsed and validated too, for reference)`,
     );
     log(
       `  dashboard / plain (p50)    ${formatNumber(ratio, 2)}x (target <= ${RATIO_MAX}x); statements ${dashboardCount.statements} executed, ${keptCount.statements} kept (target <= ${STATEMENTS_MAX})`,
     );
-    const met = dashboardCount.statements <= STATEMENTS_MAX && ratio <= RATIO_MAX;
+    log(
+      `  executed / plain (p50)     ${formatNumber(executedRatio, 2)}x (target <= ${EXECUTED_RATIO_MAX}x); ${formatNumber(executedBoth, 2)}x the plain list executed; load average ${loadAverage()} at the end`,
+    );
+    const met = dashboardCount.statements <= STATEMENTS_MAX && ratio <= RATIO_MAX && executedRatio <= EXECUTED_RATIO_MAX;
     if (!met) log('  FAILED: the dashboard page missed a target');
     return met;
   } finally {

@@ -20,7 +20,8 @@
 // Settings (environment): BENCH_DURATION seconds per scenario (default 5), BENCH_CONNECTIONS
 // concurrent connections (default 10), BENCH_ONLY a regular expression: only the scenarios whose
 // operation (e.g. "template read") it matches, each with its floors; BENCH_ROUNDS how many times the
-// whole sequence runs (default 1), so the gateway and its floors alternate under the same load.
+// whole sequence runs (default 1), so the gateway and its floors alternate under the same load;
+// BENCH_SKIP_COLD=1 leaves the cold rounds out (to look at the warm and under-change rounds alone).
 // Each scenario is preceded by a 1 s warm-up.
 import type autocannon from 'autocannon';
 import pg from 'pg';
@@ -508,6 +509,20 @@ function coldRow(name: string, round: number, gateway: autocannon.Result, memory
   ];
 }
 
+/** Answers the gateway's fast path served from kept answers since start-up (its /metrics), for the share of reads kept. */
+async function fastPathAnswers(gatewayUrl: string): Promise<number> {
+  const text = await (await fetch(`${gatewayUrl}/metrics`)).text();
+  const line = text.split('\n').find((each) => each.startsWith('gateway_fast_path_answers_total{transport="rest"}'));
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}
+
+/** Runs `scenario` and counts how many of its answers were kept ones (served by the fast path). */
+async function runCountingKept(gatewayUrl: string, scenario: Scenario, seconds: number, connections: number): Promise<{ result: autocannon.Result; kept: number }> {
+  const before = await fastPathAnswers(gatewayUrl);
+  const result = await runAutocannon(scenario, seconds, connections);
+  return { result, kept: ((await fastPathAnswers(gatewayUrl)) - before) / Math.max(1, result.requests.total) };
+}
+
 /** Sends a v2 envelope with `method`; throws unless it answers 200; returns the envelope's result. */
 async function sendEnvelope(gatewayUrl: string, method: string, path: string, apiId: string, request: unknown): Promise<Record<string, unknown>> {
   const response = await fetch(`${gatewayUrl}${path}`, { method, headers: jsonHeaders, body: JSON.stringify(envelope(apiId, 'bench-write', { request })) });
@@ -643,7 +658,7 @@ async function main(): Promise<boolean> {
 
     const coldScenarios = outcomes.filter((outcome) => COLD_SCENARIOS.includes(outcome.scenario.name)).map((outcome) => outcome.scenario);
     const floorOf = (operation: string, kind: FloorKind) => outcomes.find((outcome) => outcome.scenario.operation === operation && outcome.scenario.floor === kind)!.scenario;
-    if (coldScenarios.length > 0) {
+    if (coldScenarios.length > 0 && process.env.BENCH_SKIP_COLD !== '1') {
       log('');
       log(
         `cold: each round, per scenario, a fresh gateway on this database (as \`npm start\` runs it) from its first ${durationSeconds} s after /readyz, then a fresh in-memory floor, then the express floor…`,
@@ -681,9 +696,9 @@ async function main(): Promise<boolean> {
       const underChange: string[][] = [];
       for (let round = 1; round <= rounds; round += 1) {
         const load = loadAverage();
-        const warm = await runAutocannon(changing, durationSeconds, connections);
+        const { result: warm, kept: warmKept } = await runCountingKept(gatewayUrl, changing, durationSeconds, connections);
         const writes = writer.start();
-        const changed = await runAutocannon(changing, durationSeconds, connections).finally(() => writes.stop());
+        const { result: changed, kept: changedKept } = await runCountingKept(gatewayUrl, changing, durationSeconds, connections).finally(() => writes.stop());
         const memoryResult = await runAutocannon(floorOf('dataset read', 'memory'), durationSeconds, connections);
         const expressResult = await runAutocannon(floorOf('dataset read', 'express'), durationSeconds, connections);
         const problems = [...[warm, changed, memoryResult, expressResult].flatMap(resultProblems), ...writes.failures()];
@@ -697,14 +712,18 @@ async function main(): Promise<boolean> {
           formatNumber(rateOf(changed), 0),
           String(p99Of(changed)),
           String(writes.done()),
+          `${formatNumber(100 * warmKept, 0)} % → ${formatNumber(100 * changedKept, 0)} %`,
           `${formatNumber(rateOf(changed) / rateOf(warm), 2)}×`,
           `${formatNumber(rateOf(changed) / rateOf(memoryResult), 2)}×`,
           `${formatNumber(rateOf(changed) / rateOf(expressResult), 2)}×`,
           load,
         ]);
       }
-      printRows(['round', 'warm req/s', 'under change req/s', 'p99 ms', 'writes', 'vs warm', 'vs in-memory floor', 'vs express floor', 'load'], underChange);
-      log('under change: req/s while a dataset update commits every 100 ms (each drops what is made of that dataset) ÷ the same reads just before without writes, and ÷ the floors right after.');
+      printRows(['round', 'warm req/s', 'under change req/s', 'p99 ms', 'writes', 'kept (warm → under change)', 'vs warm', 'vs in-memory floor', 'vs express floor', 'load'], underChange);
+      log(
+        'under change: req/s while a dataset update commits every 100 ms (each drops what is made of that dataset) ÷ the same reads just before without writes, and ÷ the floors right after; ' +
+          "kept: the share of the reads served from kept answers (the gateway's gateway_fast_path_answers_total).",
+      );
     }
 
     if (reportFailures([...outcomes, ...coldProblems])) {

@@ -545,6 +545,21 @@ export function ingestionScenarios(ctx: SuiteContext<IngestionDriver>): void {
       expect(await ingestionStats(ctx.gw, id)).toEqual({ datasetId: id, requests: 2, received: 4, processed: 2, duplicates: 1, failed: 1, rejectedRequests: 0 });
     });
 
+    it('a stats read right after an answered call counts it, while other calls to the dataset are under way', async () => {
+      const id = await liveDataset('counted_at_once');
+      let answered = 0;
+      const seen = await Promise.all(
+        Array.from({ length: 12 }, async (_, call) => {
+          await ingestOk(id, call % 2 === 0 ? { id: unique('e') } : [{ id: unique('e') }, { id: unique('e') }], unique('at-once'));
+          const before = ++answered;
+          return { before, stats: await ingestionStats(ctx.gw, id) };
+        }),
+      );
+      // Each read counts at least every call answered before it began (its own among them).
+      for (const { before, stats } of seen) expect(stats.requests).toBeGreaterThanOrEqual(before);
+      expect(await ingestionStats(ctx.gw, id)).toEqual({ datasetId: id, requests: 12, received: 18, processed: 18, duplicates: 0, failed: 0, rejectedRequests: 0 });
+    });
+
     it('counts refused calls of a dataset without an entry topic, and of an unknown dataset', async () => {
       const id = await liveDataset('counted_no_topic');
       await ctx.gw.sql('UPDATE datasets SET entry_topic = NULL WHERE dataset_id = $1', [id]);

@@ -52,4 +52,29 @@ describe('ingestion counters in the shared store', () => {
     expect((await bounded.snapshot('guess-5')).rejectedRequests).toBe(1);
     expect(await bounded.snapshot('live-a')).toMatchObject({ requests: 1, received: 5 });
   });
+
+  it('a call tallied with its events is counted from that statement on, before and after folds, and two gateways folding at once move each call once', async () => {
+    const [first, second] = [createIngestionCounterStore(pool), createIngestionCounterStore(pool)];
+    const reader = counters();
+    const tallied = (store: typeof first, outcome: { accepted: number; processed: number; duplicates: number; failed: number }) =>
+      pool.query(`WITH tallied AS (${store.tally.statement('$1')}) SELECT 1`, [JSON.stringify(store.tally.value('tallied', outcome))]);
+    await Promise.all(Array.from({ length: 60 }, (_, call) => tallied(call % 2 === 0 ? first : second, { accepted: 4, processed: 2, duplicates: 1, failed: 1 })));
+    await reader.recordRejected('tallied');
+    const expected = { requests: 60, received: 240, processed: 120, duplicates: 60, failed: 60, rejectedRequests: 1 };
+    expect(await reader.snapshot('tallied')).toEqual(expected);
+
+    // Folds while more calls are tallied: every call is counted once, whichever table holds it.
+    const [moved] = await Promise.all([
+      Promise.all([first.fold(), second.fold(), first.fold()]),
+      ...Array.from({ length: 20 }, () => tallied(second, { accepted: 1, processed: 1, duplicates: 0, failed: 0 })),
+    ]);
+    const afterFolds = { ...expected, requests: 80, received: 260, processed: 140 };
+    expect(await reader.snapshot('tallied')).toEqual(afterFolds);
+    const movedAfter = await first.fold();
+    expect(moved.reduce((sum, n) => sum + n, 0) + movedAfter).toBe(80);
+    expect((await pool.query("SELECT count(*)::int AS n FROM ingestion_counter_deltas WHERE dataset_id = 'tallied'")).rows[0].n).toBe(0);
+    expect(await reader.snapshot('tallied')).toEqual(afterFolds);
+    expect((await reader.requestTotals('tallied')).dataset).toBe(80);
+    expect((await reader.sharedSeries()).find((sample) => sample.labels.dataset === 'tallied' && sample.labels.outcome === 'accepted')?.value).toBe(80);
+  });
 });

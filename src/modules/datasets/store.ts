@@ -5,6 +5,7 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import type { RecordCache } from '../../platform/cache/published-cache.js';
 export { isUniqueViolation } from '../../platform/database/errors.js';
+import { isRecordNotFound } from '../../platform/database/errors.js';
 import { readList, type ListArguments, type ListPage } from '../../platform/lists/list-query.js';
 import { datasetList } from './list.js';
 import type { DatasetDraftValues, DatasetRecord, DatasetStatus, DatasetType, DatasetVersionStamp, JsonObject, Stage } from './types.js';
@@ -138,11 +139,16 @@ export function createDatasetStore(prisma: PrismaClient, cache?: RecordCache<Dat
        */
       async replaceDraftIfCurrent(values: DatasetDraftValues, expectedVersionKey: string): Promise<DatasetRecord | undefined> {
         const { createdBy: _keep, ...data } = toData(values);
-        const written = await db.dataset.updateMany({ where: { datasetId: values.datasetId, stage: 'draft', versionKey: expectedVersionKey }, data });
-        wrote(values.datasetId);
-        if (written.count === 0) return undefined;
-        const row = await db.dataset.findUnique({ where: { datasetId_stage: { datasetId: values.datasetId, stage: 'draft' } } });
-        return row ? toRecord(row) : undefined;
+        // One statement (UPDATE … RETURNING, the version key in its WHERE): updateMany and a read
+        // after it were a transaction of their own (BEGIN, UPDATE, COMMIT) and a SELECT.
+        try {
+          return toRecord(await db.dataset.update({ where: { datasetId_stage: { datasetId: values.datasetId, stage: 'draft' }, versionKey: expectedVersionKey }, data }));
+        } catch (error) {
+          if (isRecordNotFound(error)) return undefined;
+          throw error;
+        } finally {
+          wrote(values.datasetId);
+        }
       },
 
       /** Sets (or clears) the alias of the Live version; false when there is no live row. */

@@ -5,7 +5,8 @@
 import type { Logger } from '../../logger.js';
 import type { SharedSample } from '../../platform/metrics-store/sampler.js';
 import type { IngestionObserver } from '../../telemetry/metrics.js';
-import type { IngestionCounterStore, IngestionCounts } from './store.js';
+import type { PublishOutcome, PublishTally } from '../../platform/event-bus/event-bus.js';
+import { acceptedDelta, type IngestionCounterStore, type IngestionCounts } from './store.js';
 
 export type { IngestionCounts } from './store.js';
 
@@ -13,29 +14,45 @@ export type { IngestionCounts } from './store.js';
 export const INGESTION_SERIES: ReadonlySet<string> = new Set(['gateway_ingestion_events_total', 'gateway_ingestion_requests_total']);
 /** Datasets the shared series carry at most, the busiest first (a label per dataset, as the process's series bound theirs). */
 const MAX_SERIES_DATASETS = 500;
+/** How long tallied calls wait to be folded into one row per dataset (reads see them meanwhile: this only bounds the deltas table). */
+const FOLD_AFTER_MS = 1_000;
 
 export class IngestionCounters {
+  private foldTimer: NodeJS.Timeout | undefined;
+
   constructor(
     private readonly store: IngestionCounterStore,
     private readonly logger: Pick<Logger, 'warn'>,
     private readonly observer?: IngestionObserver,
   ) {}
 
+  /** Handed to the event bus with each call: the embedded store writes the call's count with its events. */
+  get tally(): PublishTally {
+    return this.store.tally;
+  }
+
   /**
-   * Counted after the events are durable: a counter that cannot be written is logged, never turned
-   * into a failed answer (the caller would send the acknowledged events again).
+   * Counted after the events are durable (or with them, when the bus wrote the tally): a counter
+   * that cannot be written is logged, never turned into a failed answer (the caller would send the
+   * acknowledged events again).
    */
-  async recordAccepted(datasetId: string, outcome: { accepted: number; processed?: number; duplicates?: number; failed?: number }): Promise<void> {
+  async recordAccepted(datasetId: string, outcome: PublishOutcome): Promise<void> {
     this.observer?.accepted(datasetId, outcome);
-    await this.store
-      .add(datasetId, {
-        requests: 1,
-        received: outcome.accepted,
-        processed: outcome.processed ?? outcome.accepted,
-        duplicates: outcome.duplicates ?? 0,
-        failed: outcome.failed ?? 0,
-      })
-      .catch((error: unknown) => this.logger.warn({ err: error, datasetId }, 'ingestion counters: an accepted call could not be counted'));
+    if (outcome.tallied) {
+      this.foldSoon();
+      return;
+    }
+    await this.store.add(datasetId, acceptedDelta(outcome)).catch((error: unknown) => this.logger.warn({ err: error, datasetId }, 'ingestion counters: an accepted call could not be counted'));
+  }
+
+  /** One fold a second at most while calls are tallied (any gateway's fold moves every gateway's deltas). */
+  private foldSoon(): void {
+    this.foldTimer ??= setTimeout(() => {
+      this.store
+        .fold()
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'ingestion counters: tallied calls could not be folded (they are still counted, from the deltas)'))
+        .finally(() => (this.foldTimer = undefined));
+    }, FOLD_AFTER_MS).unref();
   }
 
   async recordRejected(datasetId: string): Promise<void> {

@@ -101,7 +101,7 @@ export function createIngestionService(datasets: DatasetService, bus: EventBus, 
 
       const message = buildIngestMessage(dataset, topic, data as JsonObject | JsonObject[], msgid || randomUUID());
       const startedAt = performance.now();
-      const outcome = await bus.publish(message, dataset);
+      const outcome = await bus.publish(message, dataset, counters.tally);
       await counters.recordAccepted(dataset.datasetId, outcome);
       options.systemEvents?.record(dataset, outcome, performance.now() - startedAt);
       // Only a bus that processed the events in the call knows what became of them; Kafka's

@@ -1,7 +1,13 @@
-// The ingestion counters in PostgreSQL (table ingestion_counters), shared by every gateway on the
-// database: each ingest call adds its outcome with one UPSERT, so whichever copy answers
-// ingestionStats reads the same numbers. Only this module (and src/server.ts) uses this file.
+// The ingestion counters in PostgreSQL, shared by every gateway on the database, so whichever copy
+// answers ingestionStats reads the same numbers. An accepted call to the embedded event store adds
+// its outcome as one row of ingestion_counter_deltas, in the statement that stores its events (the
+// tally: no second round trip, and no lock on a row every call of a busy dataset would wait for);
+// folds move those rows into ingestion_counters (one row per dataset) in one statement, and every
+// read sums both tables, so a count is seen from the moment its events are. Refused calls and calls
+// sent to Kafka are added to ingestion_counters directly. Only this module (and src/server.ts) uses
+// this file.
 import type pg from 'pg';
+import type { PublishOutcome, PublishTally } from '../../platform/event-bus/event-bus.js';
 
 export interface IngestionCounts {
   requests: number;
@@ -45,6 +51,54 @@ function countsOf(row: Omit<CounterRow, 'dataset_id'>): IngestionCounts {
   };
 }
 
+/** What an accepted call adds (the Kafka path and the tally alike). */
+export function acceptedDelta(outcome: PublishOutcome): IngestionDelta {
+  return { requests: 1, received: outcome.accepted, processed: outcome.processed ?? outcome.accepted, duplicates: outcome.duplicates ?? 0, failed: outcome.failed ?? 0 };
+}
+
+/** The counters' columns of each dataset, summed over ingestion_counters and the deltas not folded yet, the rows chosen by `filter`. */
+const countedRows = (filter: string) => `SELECT dataset_id, sum(requests) AS requests, sum(received) AS received, sum(processed) AS processed,
+         sum(duplicates) AS duplicates, sum(failed) AS failed, sum(rejected_requests) AS rejected_requests
+  FROM (SELECT dataset_id, requests, received, processed, duplicates, failed, rejected_requests FROM ingestion_counters ${filter}
+        UNION ALL
+        SELECT dataset_id, requests, received, processed, duplicates, failed, 0 FROM ingestion_counter_deltas ${filter}) AS counted
+  GROUP BY dataset_id`;
+const COUNTED_ROWS = countedRows('WHERE dataset_id = ANY($1::text[])');
+
+/** Accepted calls over every dataset, both tables. */
+const ALL_REQUESTS = `SELECT NULL, (SELECT coalesce(sum(requests), 0) FROM ingestion_counters) + (SELECT coalesce(sum(requests), 0) FROM ingestion_counter_deltas), 0, 0, 0, 0, 0`;
+
+/** Deltas one fold moves at most (a fold after an outage of the folds is several statements, none too long). */
+const FOLD_BATCH = 50_000;
+
+/**
+ * Moves up to $1 deltas into ingestion_counters: one statement, so a reader sees them in one table
+ * or the other, never both or neither. SKIP LOCKED: two gateways folding at once take different
+ * rows; the counters' rows are written in dataset order, as `add` writes them, so no two writers
+ * wait on each other in a cycle.
+ */
+const FOLD_SQL = `WITH moved AS (
+    DELETE FROM ingestion_counter_deltas WHERE id IN (SELECT id FROM ingestion_counter_deltas ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+    RETURNING dataset_id, requests, received, processed, duplicates, failed
+  ), summed AS (
+    INSERT INTO ingestion_counters AS c (dataset_id, requests, received, processed, duplicates, failed)
+    SELECT dataset_id, sum(requests), sum(received), sum(processed), sum(duplicates), sum(failed) FROM moved GROUP BY dataset_id ORDER BY dataset_id
+    ON CONFLICT (dataset_id) DO UPDATE SET
+      requests = c.requests + EXCLUDED.requests, received = c.received + EXCLUDED.received,
+      processed = c.processed + EXCLUDED.processed, duplicates = c.duplicates + EXCLUDED.duplicates,
+      failed = c.failed + EXCLUDED.failed, updated_at = now()
+  )
+  SELECT count(*)::int AS moved FROM moved`;
+
+/** The tally the embedded event store writes with each accepted call's events. */
+const TALLY: PublishTally = {
+  statement: (parameter) =>
+    `INSERT INTO ingestion_counter_deltas (dataset_id, requests, received, processed, duplicates, failed)
+     SELECT d.dataset_id, d.requests, d.received, d.processed, d.duplicates, d.failed
+     FROM jsonb_to_record(${parameter}::jsonb) AS d(dataset_id text, requests int8, received int8, processed int8, duplicates int8, failed int8)`,
+  value: (datasetId, outcome) => ({ dataset_id: datasetId, ...acceptedDelta(outcome) }),
+};
+
 export interface IngestionCounterStoreOptions {
   maxRefusedOnly?: number;
   /** Where the counters are written (one statement at a time); `pool` by default. */
@@ -68,12 +122,7 @@ function counterReads(pool: pg.Pool) {
   let next: Promise<CounterRead> | undefined;
 
   const read = async (wanted: string[], total: boolean): Promise<CounterRead> => {
-    const result = await pool.query<Omit<CounterRow, 'dataset_id'> & { dataset_id: string | null }>(
-      `SELECT dataset_id, requests, received, processed, duplicates, failed, rejected_requests FROM ingestion_counters WHERE dataset_id = ANY($1::text[])${
-        total ? ' UNION ALL SELECT NULL, coalesce(sum(requests), 0), 0, 0, 0, 0, 0 FROM ingestion_counters' : ''
-      }`,
-      [wanted],
-    );
+    const result = await pool.query<Omit<CounterRow, 'dataset_id'> & { dataset_id: string | null }>(total ? `${COUNTED_ROWS} UNION ALL ${ALL_REQUESTS}` : COUNTED_ROWS, [wanted]);
     const byId = new Map<string, IngestionCounts>();
     let allRequests = 0;
     for (const row of result.rows) {
@@ -144,6 +193,19 @@ export function createIngestionCounterStore(pool: pg.Pool, options: IngestionCou
   const reads = counterReads(pool);
 
   return {
+    /** Written by the embedded event store with each accepted call's events (then folded by `fold`). */
+    tally: TALLY,
+
+    /** Moves the tallied deltas into ingestion_counters; the number moved. Reads are the same before and after. */
+    async fold(): Promise<number> {
+      let moved = 0;
+      for (;;) {
+        const result = await writePool.query<{ moved: number }>(FOLD_SQL, [FOLD_BATCH]);
+        moved += result.rows[0]!.moved;
+        if (result.rows[0]!.moved < FOLD_BATCH) return moved;
+      }
+    },
+
     /**
      * Adds one call's outcome; resolves once it is written. Calls that arrive while a write is under
      * way go together in the next one (one statement for many concurrent calls, in dataset order so
@@ -192,7 +254,7 @@ export function createIngestionCounterStore(pool: pg.Pool, options: IngestionCou
 
     /** The counters of the `limit` datasets with the most accepted calls (the shared metric series). */
     async busiest(limit: number): Promise<({ datasetId: string } & IngestionCounts)[]> {
-      const result = await pool.query<CounterRow>('SELECT * FROM ingestion_counters WHERE requests > 0 ORDER BY requests DESC, dataset_id LIMIT $1', [limit]);
+      const result = await pool.query<CounterRow>(`SELECT * FROM (${countedRows('')}) AS counted WHERE requests > 0 ORDER BY requests DESC, dataset_id LIMIT $1`, [limit]);
       return result.rows.map((row) => ({ datasetId: row.dataset_id, ...countsOf(row) }));
     },
   };

@@ -33,6 +33,11 @@ export function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';
 }
 
+/** True when Prisma found no record to update (P2025): an `update` whose where matched nothing. */
+export function isRecordNotFound(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2025';
+}
+
 /** True when PostgreSQL refused a text value it cannot hold (a NUL character, invalid UTF-8), or
  * Prisma could not pass one on (an unpaired surrogate: its JSON reader stops at the escape). */
 export function isUnstorableText(error: unknown, depth = 0): boolean {

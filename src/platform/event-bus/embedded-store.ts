@@ -4,7 +4,7 @@
 // failed with its stage and reason), or none.
 import type pg from 'pg';
 import type { DatasetRecord, JsonObject } from '../dataset.js';
-import type { EventBus, EventProcessing, IngestMessage, PublishOutcome, RefusedEvent, RefusingStage } from './event-bus.js';
+import type { EventBus, EventProcessing, IngestMessage, PublishOutcome, PublishTally, RefusedEvent, RefusingStage } from './event-bus.js';
 import { textOf } from '../../validation/json-object.js';
 
 /**
@@ -45,6 +45,43 @@ function failedRows(failed: readonly Failed[]): string {
   return JSON.stringify(failed.map(({ stage, reason, payload }) => ({ stage, reason, payload: payload ?? null })));
 }
 
+/** What a request came to: `stored` events kept, the `failed` ones (duplicates among them) kept apart. */
+function outcomeOf(stored: number, failed: readonly Failed[]): PublishOutcome {
+  const duplicates = failed.filter((f) => f.stage === 'dedup').length;
+  return {
+    accepted: stored + failed.length,
+    processed: stored,
+    duplicates,
+    failed: failed.length - duplicates,
+    refusedBy: refusedByStage(failed),
+    refused: refusedEvents(failed),
+  };
+}
+
+/**
+ * The fast path's statement: the accepted and the refused events, and the tally when there is one.
+ * Named per text, so that each connection parses it once (pg prepares a named statement).
+ */
+const fastStatements = new Map<PublishTally | undefined, { name: string; text: string }>();
+function fastStatement(tally: PublishTally | undefined): { name: string; text: string } {
+  let statement = fastStatements.get(tally);
+  if (!statement) {
+    statement = {
+      name: `embedded_publish_${fastStatements.size}`,
+      text: `WITH stored AS (
+           INSERT INTO events (dataset_id, event_time, arrival_time, msgid, payload)
+           ${SELECT_EVENT_ROWS}
+         ), refused AS (
+           INSERT INTO failed_events (dataset_id, stage, reason, arrival_time, msgid, payload)
+           SELECT $1, r.stage, r.reason, to_timestamp($2 / 1000.0), $3, r.payload FROM jsonb_to_recordset($6::jsonb) AS r(stage text, reason text, payload jsonb)
+         )${tally ? `, tallied AS (${tally.statement('$7')})` : ''}
+         SELECT 1`,
+    };
+    fastStatements.set(tally, statement);
+  }
+  return statement;
+}
+
 function refusedByStage(failed: readonly Failed[]): Partial<Record<RefusingStage, number>> {
   const counts: Partial<Record<RefusingStage, number>> = {};
   for (const { stage } of failed) counts[stage] = (counts[stage] ?? 0) + 1;
@@ -64,7 +101,7 @@ export class EmbeddedEventStore implements EventBus {
     private readonly processing: EventProcessing,
   ) {}
 
-  async publish(message: IngestMessage, dataset: DatasetRecord): Promise<PublishOutcome> {
+  async publish(message: IngestMessage, dataset: DatasetRecord, tally?: PublishTally): Promise<PublishOutcome> {
     const arrival = typeof (message.value.obsrv_meta as JsonObject | undefined)?.syncts === 'number' ? ((message.value.obsrv_meta as JsonObject).syncts as number) : Date.now();
     const msgid = textOf(message.value.msgid ?? message.key);
     const failed: Failed[] = [];
@@ -91,30 +128,16 @@ export class EmbeddedEventStore implements EventBus {
       candidates.push({ event: event as JsonObject, index, item, dedupKey });
     }
 
-    // No dedup keys to claim and no master records to upsert: the accepted and the refused events go
-    // in one statement, atomic on its own, without a transaction's extra round trips.
+    // No dedup keys to claim and no master records to upsert: the accepted and the refused events
+    // (and the tally) go in one statement, atomic on its own, without a transaction's extra round trips.
     if (dataset.type !== 'master' && candidates.every((candidate) => candidate.dedupKey === undefined)) {
       const accepted = candidates.map((candidate) => candidate.event);
       await this.denormalise(this.pool, dataset, accepted);
-      await this.pool.query(
-        `WITH stored AS (
-           INSERT INTO events (dataset_id, event_time, arrival_time, msgid, payload)
-           ${SELECT_EVENT_ROWS}
-         ), refused AS (
-           INSERT INTO failed_events (dataset_id, stage, reason, arrival_time, msgid, payload)
-           SELECT $1, r.stage, r.reason, to_timestamp($2 / 1000.0), $3, r.payload FROM jsonb_to_recordset($6::jsonb) AS r(stage text, reason text, payload jsonb)
-         )
-         SELECT 1`,
-        [dataset.datasetId, arrival, msgid, JSON.stringify(accepted), eventTimes(this.processing, accepted, dataset, arrival), failedRows(failed)],
-      );
-      return {
-        accepted: accepted.length + failed.length,
-        processed: accepted.length,
-        duplicates: failed.filter((f) => f.stage === 'dedup').length,
-        failed: failed.filter((f) => f.stage !== 'dedup').length,
-        refusedBy: refusedByStage(failed),
-        refused: refusedEvents(failed),
-      };
+      const outcome = outcomeOf(accepted.length, failed);
+      const values: unknown[] = [dataset.datasetId, arrival, msgid, JSON.stringify(accepted), eventTimes(this.processing, accepted, dataset, arrival), failedRows(failed)];
+      if (tally) values.push(JSON.stringify(tally.value(dataset.datasetId, outcome)));
+      await this.pool.query({ ...fastStatement(tally), values });
+      return tally ? { ...outcome, tallied: true } : outcome;
     }
 
     const client = await this.pool.connect();
@@ -154,16 +177,10 @@ export class EmbeddedEventStore implements EventBus {
           [dataset.datasetId, arrival, msgid, failedRows(failed)],
         );
       }
+      const outcome = outcomeOf(stored.length, failed);
+      if (tally) await client.query(`WITH tallied AS (${tally.statement('$1')}) SELECT 1`, [JSON.stringify(tally.value(dataset.datasetId, outcome))]);
       await client.query('COMMIT');
-      const duplicates = failed.filter((f) => f.stage === 'dedup').length;
-      return {
-        accepted: stored.length + failed.length,
-        processed: stored.length,
-        duplicates,
-        failed: failed.length - duplicates,
-        refusedBy: refusedByStage(failed),
-        refused: refusedEvents(failed),
-      };
+      return tally ? { ...outcome, tallied: true } : outcome;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;

@@ -23,6 +23,21 @@ export interface PublishOutcome {
   refusedBy?: Partial<Record<RefusingStage, number>>;
   /** Embedded store only: each event not stored, in the order of the request. */
   refused?: RefusedEvent[];
+  /** The store wrote the request's tally (PublishTally) with its events: nothing is left to count. */
+  tallied?: boolean;
+}
+
+/**
+ * A count of each request's outcome kept in the database the embedded store writes to (the
+ * ingestion counters, handed over by their module): the store writes it in the statement that
+ * stores the events, so the answer waits for one round trip and there is never a count without its
+ * events, nor events without their count. A bus outside the database (Kafka) ignores it.
+ */
+export interface PublishTally {
+  /** A data-modifying statement (one part of the store's WITH) adding the outcome held as JSON by the parameter named (`$7`). */
+  statement(parameter: string): string;
+  /** That JSON for one request's outcome. */
+  value(datasetId: string, outcome: PublishOutcome): unknown;
 }
 
 /** One event of a request that processing did not store, and why. */
@@ -48,7 +63,7 @@ export type RefusingStage = 'extraction' | 'validation' | 'dedup' | 'master';
 export interface EventBus {
   readonly name: string;
   /** Resolves once the message is durable (broker ack with acks=all, or the database commit). */
-  publish(message: IngestMessage, dataset: DatasetRecord): Promise<PublishOutcome>;
+  publish(message: IngestMessage, dataset: DatasetRecord, tally?: PublishTally): Promise<PublishOutcome>;
   close(): Promise<void>;
   /** Producer state for the metrics, where the bus has a producer (Kafka). */
   stats?(): EventBusStats;

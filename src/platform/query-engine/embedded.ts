@@ -154,10 +154,14 @@ export class EmbeddedQueryEngine implements QueryEngine {
   async datasetsWithDatasource(datasetIds: readonly string[]): Promise<Map<string, string>> {
     if (datasetIds.length === 0) return new Map();
     const byName = new Map(datasetIds.map((datasetId) => [pgIdentifierName(datasetId), datasetId]));
-    const result = await this.pool.query<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_name = ANY($2::text[])', [
-      SCHEMA,
-      [...byName.keys()],
-    ]);
+    // The catalog itself, not information_schema.tables: that view checks privileges row by row over
+    // every relation of the database (a dashboard page's health asks this on every execution).
+    const result = await this.pool.query<{ table_name: string }>({
+      name: 'embedded_datasources_present',
+      text: `SELECT c.relname AS table_name FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+             WHERE n.nspname = $1 AND c.relname = ANY($2::text[]) AND c.relkind IN ('r', 'v', 'm', 'p', 'f')`,
+      values: [SCHEMA, [...byName.keys()]],
+    });
     return new Map(result.rows.map((row) => [byName.get(row.table_name)!, row.table_name]));
   }
 
