@@ -11,6 +11,9 @@
 //        BENCH_ANALYTICS_COLD=<n> cold runs of each request, 5 by default)
 import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { auditList } from '../src/modules/audit/index.js';
+import { aggregateSql, groupSql } from '../src/platform/lists/aggregate.js';
+import { planList } from '../src/platform/lists/list-query.js';
 import { startLocalGateway } from './local-gateway.js';
 import { formatNumber, jsonHeaders, log, logMachine, positiveIntegerSetting, runBench } from './support.js';
 
@@ -116,11 +119,27 @@ async function main(): Promise<boolean> {
       floor.push(performance.now() - start);
     }
 
+    // The statements alone, straight to PostgreSQL (no HTTP, no GraphQL, no plan check): what the database takes.
+    const rowsRead = planList(auditList, { first: 0 }, 0).rows;
+    const statements = [
+      { name: 'SQL of the aggregate of the whole trail', statement: aggregateSql(auditList, rowsRead) },
+      { name: 'SQL of groupBy at by DAY', statement: groupSql(auditList, rowsRead, { fields: ['AT'], bucket: 'DAY' }) },
+    ];
+    const sqlTimes = new Map<string, number[]>(statements.map((entry) => [entry.name, []]));
+    for (let run = 0; run < runs; run += 1) {
+      for (const entry of statements) {
+        const start = performance.now();
+        await local.gateway.database.pool.query(entry.statement.text, entry.statement.values);
+        sqlTimes.get(entry.name)!.push(performance.now() - start);
+      }
+    }
+
     const cell = (values: number[]) => `${formatNumber(percentile(values, 0.5), 1).padStart(8)} ${formatNumber(percentile(values, 0.99), 1).padStart(8)}`;
     log('');
     log(`figures of the audit trail over GraphQL HTTP, ${rows} records (cold: the first ${coldRuns} of each on a fresh gateway; warm: ${runs} sequential runs each)`);
     log(`  ${'request'.padEnd(44)} ${'cold p50'.padStart(8)} ${'cold p99'.padStart(8)} ${'warm p50'.padStart(8)} ${'warm p99'.padStart(8)}`);
     for (const entry of CASES) log(`  ${entry.name.padEnd(44)} ${cell(cold.get(entry.name)!)} ${cell(warm.get(entry.name)!)}`);
+    for (const entry of statements) log(`  ${entry.name.padEnd(44)} ${''.padStart(17)} ${cell(sqlTimes.get(entry.name)!)}`);
     log(`  ${'floor: { version } over the same HTTP'.padEnd(44)} ${''.padStart(17)} ${cell(floor)}`);
     log(`  uptime before the requests: ${loadBefore}`);
     log(`  uptime at the end:          ${uptime()}  (2 cores, shared)`);

