@@ -39,6 +39,8 @@ export interface LocalGateway {
   url: string;
   gateway: Gateway;
   dataDir: string;
+  /** Stops the gateway and starts a fresh one on the same database (a cold gateway over data already loaded); `url` and `gateway` then name it. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -52,17 +54,23 @@ export async function startLocalGateway(env: Record<string, string> = {}): Promi
   const cluster = await startEmbeddedPostgres({ dataDir: path.join(folder.path, 'postgres'), port: 0, database: 'local' });
   try {
     const config = loadConfig({ DATABASE_URL: cluster.url, DATA_DIR: folder.path, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', ...env });
-    const gateway = await startGateway(config, createLogger(config.logLevel));
-    return {
-      url: gateway.url,
-      gateway,
+    const local: LocalGateway = {
+      url: '',
+      gateway: await startGateway(config, createLogger(config.logLevel)),
       dataDir: folder.path,
+      async restart() {
+        await local.gateway.stop();
+        local.gateway = await startGateway(config, createLogger(config.logLevel));
+        local.url = local.gateway.url;
+      },
       async stop() {
-        await gateway.stop().catch(() => undefined);
+        await local.gateway.stop().catch(() => undefined);
         await cluster.stop().catch(() => undefined);
         await folder.remove();
       },
     };
+    local.url = local.gateway.url;
+    return local;
   } catch (error) {
     await cluster.stop().catch(() => undefined);
     await folder.remove();

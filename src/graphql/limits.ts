@@ -191,8 +191,8 @@ export function countPrice(rows: number, indexed: boolean): number {
   return COUNT_COST + (indexed ? Math.floor(known / INDEXED_COUNT_ROWS_PER_COST) : Math.ceil(known));
 }
 
-/** The count fields of a connection of the list contract. */
-const COUNT_FIELDS = new Set(['totalCount', 'groupBy']);
+/** The count fields of a connection of the list contract: each is one statement over the filtered set (an `aggregate` one for all its figures). */
+const COUNT_FIELDS = new Set(['totalCount', 'groupBy', 'aggregate']);
 
 /** The costliest count of an operation (by its price times how often it is asked), named by its path. */
 interface CostliestCount {
@@ -239,7 +239,7 @@ function servedByIndex(where: unknown): boolean {
  * selection once per item of the page asked for (`first`, on the list field itself or on the
  * connection around it), so `templates(first: 1000) { nodes { id name } }` costs 1 + (1 + 1000 × 2):
  * a connection's own fields (pageInfo) count once. A count of the list contract (`totalCount`, each
- * `groupBy`) costs countPrice instead of 1 (COUNT_COST and the rows it may read), once per
+ * `groupBy`, each `aggregate`) costs countPrice instead of 1 (COUNT_COST and the rows it may read), once per
  * connection it is asked on: on a list nested in each item of a page, once per item. `first: null`
  * costs what the service then serves: its largest page. Each fragment is priced once per page size
  * (and count) it is spread under, so the work is linear in the document however often fragments are spread.
@@ -318,7 +318,7 @@ export function priceOperation(
   // A fragment's cost depends only on the page size and the count it is spread under (its type condition fixes its type).
   const fragmentCosts = new Map<string, PricedOperation>();
   // `page`: the page size a connection field asked for, applied to the list fields right below it;
-  // `counted`: what a count right below it (totalCount, groupBy) may read.
+  // `counted`: what a count right below it (totalCount, groupBy, aggregate) may read.
   const costOf = (selectionSet: SelectionSetNode, type: GraphQLCompositeType, visiting: Set<string>, page: number | undefined, counted: CountedRows | undefined): PricedOperation => {
     const total: PricedOperation = { cost: 0, counts: 0 };
     for (const selection of selectionSet.selections) {
@@ -338,8 +338,9 @@ export function priceOperation(
         addPriced(total, scaled(inner, isList ? (own ?? page ?? 1) : 1, name));
         if (counted && COUNT_FIELDS.has(name)) {
           const price = countPrice(counted.rows, counted.indexed);
-          const groupedBy = selection.arguments?.find((arg) => arg.name.value === 'field');
-          addPriced(total, { cost: price, counts: price, costliest: { path: groupedBy ? `${name}(field: ${print(groupedBy.value)})` : name, price, times: 1, counted } });
+          const given = selection.arguments ?? [];
+          const path = given.length > 0 ? `${name}(${given.map((arg) => `${arg.name.value}: ${print(arg.value)}`).join(', ')})` : name;
+          addPriced(total, { cost: price, counts: price, costliest: { path, price, times: 1, counted } });
         } else {
           total.cost += 1;
         }

@@ -1,5 +1,6 @@
 // The resolvers every connection of the list contract shares (edges, nodes, pageInfo, totalCount,
-// groupBy) over a page read by src/platform/lists/list-query.ts.
+// groupBy, aggregate) over a page read by src/platform/lists/list-query.ts.
+import type { GroupRequest } from '../platform/lists/aggregate.js';
 import type { ListPage } from '../platform/lists/list-query.js';
 
 export function listConnectionResolvers<T>() {
@@ -13,6 +14,7 @@ export function listConnectionResolvers<T>() {
       endCursor: page.cursors.at(-1) ?? null,
     }),
     totalCount: (page: ListPage<T>) => page.countAll(),
-    groupBy: (page: ListPage<T>, args: { field: string }) => page.groupBy(args.field),
+    groupBy: (page: ListPage<T>, args: GroupRequest) => page.groupBy(args),
+    aggregate: (page: ListPage<T>) => page.aggregate(),
   };
 }

@@ -2,6 +2,7 @@
 // `<Type>Where`, `<Type>OrderField`/`<Type>Order` and `<Type>GroupField`; shared, one comparison
 // input per kind of field (and per enum). `npm run generate:docs` writes them to
 // graphql/lists.graphql, which the schema and the generated types read like any other SDL file.
+import { measuresOf, TIME_BUCKETS } from '../platform/lists/aggregate.js';
 import { enumNameOf, type ListDeclaration, type ListField } from '../platform/lists/declaration.js';
 
 export interface ListSdlOptions {
@@ -72,8 +73,42 @@ function listInputs(declaration: ListDeclaration, options: ListSdlOptions): stri
       ].join('\n'),
     );
   }
-  blocks.push(enumOf(`${type}GroupField`, `What ${plural} can be counted by (\`groupBy\`).`, (field) => field.groupable));
-  return blocks;
+  blocks.push(
+    [
+      `${describe(`What ${plural} can be counted by (\`groupBy\`); a time is counted by the \`bucket\` it falls in.`)}`,
+      `enum ${type}GroupField {`,
+      ...fields
+        .filter(([, field]) => field.groupable || field.kind === 'time')
+        .flatMap(([key, field]) => [`  ${describe(field.kind === 'time' ? `${field.description} By a \`bucket\`.` : field.description)}`, `  ${enumNameOf(key)}`]),
+      '}',
+    ].join('\n'),
+  );
+  return [...blocks, ...aggregateTypes(declaration)];
+}
+
+/** A list's `<Type>Aggregate` and the types of its figures: sums and averages of its numbers (when it has any), bounds of its numbers and times. */
+function aggregateTypes(declaration: ListDeclaration): string[] {
+  const { type, plural } = declaration;
+  const measures = measuresOf(declaration);
+  const numbers = measures.filter((measure) => measure.numeric);
+  const figures = (name: string, description: string, of: typeof measures, scalar: (numeric: boolean) => string) =>
+    [`${describe(description)}`, `type ${name} {`, ...of.flatMap((measure) => [`  ${describe(measure.description)}`, `  ${measure.name}: ${scalar(measure.numeric)}`]), '}'].join('\n');
+  const blocks: string[] = [];
+  const aggregate = [
+    `${describe(`Figures over the ${plural} the connection's \`where\` matches (all pages), only those the caller may read: one SQL statement, priced as a \`totalCount\`.`)}`,
+    `type ${type}Aggregate {`,
+    `  "How many ${plural} match."`,
+    '  count: Int!',
+  ];
+  if (numbers.length > 0) {
+    blocks.push(figures(`${type}AggregateNumbers`, `Sums or averages of the figures of ${plural}; null when no matching item has a value.`, numbers, () => 'Float'));
+    aggregate.push('  "The sum of each figure."', `  sum: ${type}AggregateNumbers!`, '  "The average of each figure."', `  avg: ${type}AggregateNumbers!`);
+  }
+  blocks.push(
+    figures(`${type}AggregateBounds`, `The least or greatest figures and times of ${plural}; null when no matching item has a value.`, measures, (numeric) => (numeric ? 'Float' : 'DateTime')),
+  );
+  aggregate.push('  "The least value of each figure and time."', `  min: ${type}AggregateBounds!`, '  "The greatest value of each figure and time."', `  max: ${type}AggregateBounds!`, '}');
+  return [aggregate.join('\n'), ...blocks];
 }
 
 /** The SDL of every list's inputs and of the shared comparison inputs (each printed once). */
@@ -91,14 +126,22 @@ export function listContractSdl(lists: readonly { declaration: ListDeclaration; 
     }
   }
   const groupCount = [
-    '"How many items of a filtered list hold one value of a field (`groupBy`). A `groupBy`, as a `totalCount`, reads every item the filter matches: the query cost prices it at 25 plus the rows it may read (see `RateLimit`)."',
+    '"How many items of a filtered list hold one combination of values of some fields (`groupBy`). A `groupBy`, as a `totalCount`, reads every item the filter matches: the query cost prices it at 25 plus the rows it may read (see `RateLimit`)."',
     'type GroupCount {',
-    '  "The value, as its GraphQL enum value for an enum field; null for items without one."',
+    '  "The value of the first field, as its GraphQL enum value for an enum field; null for items without one."',
     '  key: String',
+    '  "The value of each field, in the order of `fields`: an enum field\'s GraphQL enum value, a time\'s bucket as the instant it starts (UTC, ISO 8601); null for items without one."',
+    '  keys: [String]!',
     '  "How many items hold it."',
     '  count: Int!',
     '}',
   ].join('\n');
-  const blocks = [groupCount, ...[...shared.keys()].sort().map((name) => shared.get(name)!), ...lists.flatMap(({ declaration, options }) => listInputs(declaration, options ?? {}))];
+  const buckets = [
+    '"How `groupBy` cuts a time field: into buckets of this length, each starting on its boundary in UTC (a week on Monday)."',
+    'enum TimeBucket {',
+    ...Object.keys(TIME_BUCKETS).flatMap((bucket) => [`  ${describe(`One ${bucket.toLowerCase()}.`)}`, `  ${bucket}`]),
+    '}',
+  ].join('\n');
+  const blocks = [groupCount, buckets, ...[...shared.keys()].sort().map((name) => shared.get(name)!), ...lists.flatMap(({ declaration, options }) => listInputs(declaration, options ?? {}))];
   return `# Generated from the lists' declarations (src/graphql/lists.ts) by \`npm run generate:docs\`; do not edit.\n\n${blocks.join('\n\n')}\n`;
 }

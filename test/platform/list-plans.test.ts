@@ -277,7 +277,7 @@ describe('a list read on 100,000 rows, as the gateway reads it (Prisma)', () => 
     );
     expect({ total: await page.countAll(), groups: await page.groupBy('QUERY_TYPE') }).toEqual({
       total: rows.reduce((sum, row) => sum + row.count, 0),
-      groups: rows.map((row) => ({ key: row.key.toUpperCase(), count: row.count })),
+      groups: rows.map((row) => ({ key: row.key.toUpperCase(), keys: [row.key.toUpperCase()], count: row.count })),
     });
     const unindexed = await readList(prisma, templateList, { where: { _not: { createdBy: { eq: 'user7' } } }, first: 1 }, 1000, (row: Record<string, unknown>) => row);
     await expect(unindexed.countAll()).rejects.toMatchObject({ code: 'QUERY_TEMPLATE_INVALID_INPUT', message: expect.stringMatching(/^totalCount: no index can count query templates/) });

@@ -7,7 +7,16 @@ import { ALERT_MANAGER_KIND_VALUES } from '../alerts/index.js';
 import { ALERT_NOTIFICATION_KIND_VALUES, ALERT_NOTIFICATION_OUTCOME_VALUES, ALERT_RULE_SEVERITY_VALUES, ALERT_RULE_STATUS_VALUES } from './types.js';
 
 export const alertRuleList = defineList(
-  { type: 'AlertRule', plural: 'alert rules', table: 'alert_rules', invalidInputCode: 'ALERT_RULE_INVALID_INPUT' },
+  {
+    type: 'AlertRule',
+    plural: 'alert rules',
+    table: 'alert_rules',
+    invalidInputCode: 'ALERT_RULE_INVALID_INPUT',
+    measures: {
+      evaluationIntervalMs: { column: 'evaluation_interval_ms', kind: 'number', description: 'How often the rule is evaluated, in milliseconds.' },
+      pendingForMs: { column: 'pending_for_ms', kind: 'number', description: 'How long the condition must hold before the rule fires, in milliseconds.' },
+    },
+  },
   {
     alertRuleId: uuidIdField('rule'),
     name: { column: 'name', kind: 'text', description: 'The rule name.', orderable: true },
@@ -35,7 +44,16 @@ export const ruleDatasetLink: ListLink = { parentKey: RULE_DATASET_SQL, keyType:
  * (rule_id, created_date) finds a rule's newest first. Only a rule's page is served, never the whole table.
  */
 export const notificationList = defineList(
-  { type: 'AlertNotification', plural: 'alert notifications', table: 'alert_notifications', invalidInputCode: 'ALERT_RULE_INVALID_INPUT' },
+  {
+    type: 'AlertNotification',
+    plural: 'alert notifications',
+    table: 'alert_notifications',
+    invalidInputCode: 'ALERT_RULE_INVALID_INPUT',
+    measures: {
+      attempts: { column: 'attempts', kind: 'number', description: 'Delivery attempts made so far.' },
+      deliveredAt: { column: 'delivered_date', kind: 'time', description: 'When it was delivered; none until then.' },
+    },
+  },
   {
     notificationId: uuidIdField('notification'),
     channelId: { column: 'channel_id', kind: 'key', uuid: true, description: 'The channel it was sent to (a UUID).', groupable: true },

@@ -4,8 +4,8 @@ import type { Resolvers } from '../../generated/graphql.js';
 import { listConnectionResolvers } from '../../graphql/list-connection.js';
 import type { HistoryEntry } from './types.js';
 
-// A history has no groupBy (its entries have no field to group by that a client lacks).
-const { groupBy: _noGroups, ...historyConnection } = listConnectionResolvers<HistoryEntry>();
+// A history has no groupBy or aggregate (a record's history is at most VERSION_RETENTION entries, each read whole).
+const { groupBy: _noGroups, aggregate: _noFigures, ...historyConnection } = listConnectionResolvers<HistoryEntry>();
 
 export const historyResolvers: Resolvers = {
   Dataset: { history: (dataset, args, { services }) => services.history.history('Dataset', dataset.datasetId, args) },

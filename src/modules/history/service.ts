@@ -53,7 +53,9 @@ export function createHistoryService(store: HistoryStore) {
         hasNextPage: rows.length > size,
         hasPreviousPage: before !== null,
         countAll: () => store.count(type, id),
+        // HistoryConnection offers neither (a record's history is at most VERSION_RETENTION entries).
         groupBy: () => Promise.reject(new GatewayError('HISTORY_INVALID_INPUT', 'history has no groupBy')),
+        aggregate: () => Promise.reject(new GatewayError('HISTORY_INVALID_INPUT', 'history has no aggregate')),
       };
     },
 

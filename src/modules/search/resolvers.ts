@@ -81,7 +81,8 @@ export const searchResolvers: Resolvers = {
       startCursor: results.edges[0]?.cursor ?? null,
       endCursor: results.edges.at(-1)?.cursor ?? null,
     }),
-    groupBy: (results, { field }) => results.groupBy(field),
+    // A search counts by one field at a time: its group's `keys` is that one value.
+    groupBy: async (results, { field }) => (await results.groupBy(field)).map((group) => ({ ...group, keys: [group.key] })),
   },
   AutocompleteSuggestion: {
     node: async (suggestion, _, context) => {

@@ -42,6 +42,19 @@ export interface ListField {
   groupable?: boolean;
 }
 
+/**
+ * A figure a list's `aggregate` sums, averages and bounds besides its `int` and `time` fields: a
+ * column no filter reads (so it needs no index), or a figure computed per row (an ingestion counter).
+ */
+export interface ListMeasure {
+  /** The SQL of the figure over one row of the list's table (trusted text, never client input). */
+  column: string;
+  /** `number` is summed, averaged and bounded; `time` only bounded (`min`, `max`). */
+  kind: 'number' | 'time';
+  /** One sentence for the GraphQL descriptions: what the figure is. */
+  description: string;
+}
+
 export type Direction = 'asc' | 'desc';
 
 export interface ListOrderKey {
@@ -68,9 +81,15 @@ export interface ListDeclaration {
   thenBy?: readonly ListOrderKey[];
   /** The error code of the list's bad arguments (its existing one, so the REST layer's answers stay the same). */
   invalidInputCode: ErrorCode;
+  /** Figures `aggregate` reads besides the `int` and `time` fields (src/platform/lists/aggregate.ts). */
+  measures?: Readonly<Record<string, ListMeasure>>;
   /** A table that grows without bound (the audit trail): a filter must narrow it by an indexed predicate, never only by `_not`. */
   large?: boolean;
 }
+
+export const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
+/** A declared column: a plain name is quoted, an expression (declared, never client text) is used as written. */
+export const columnSql = (column: string) => (/^[a-z_][a-z0-9_]*$/.test(column) ? quote(column) : column);
 
 /** The columns that identify a row of the list. */
 export function keyColumns(declaration: ListDeclaration): readonly string[] {

@@ -4,8 +4,9 @@
 // removed before it. Also the count and the group counts over the same filter.
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { GatewayError } from '../../errors.js';
-import { fieldNamed, keyColumns, type Direction, type ListDeclaration, type ListField, type ListOrderKey } from './declaration.js';
+import { columnSql, fieldNamed, keyColumns, quote, type Direction, type ListDeclaration, type ListField, type ListOrderKey } from './declaration.js';
 import { decodeCursorText, keysetCursor } from './cursor.js';
+import { aggregateOf, aggregateSql, describeGroupRequest, groupRequestOf, groupSql, groupsReader, type FilteredRows, type GroupRequest, type ListAggregate, type ListGroup } from './aggregate.js';
 
 /** A `where` as GraphQL hands it over: field → comparison, plus `_and`, `_or`, `_not`. */
 export type ListWhere = { _and?: readonly ListWhere[] | null; _or?: readonly ListWhere[] | null; _not?: ListWhere | null } & { [field: string]: unknown };
@@ -34,8 +35,10 @@ export interface ListPage<T> {
   hasPreviousPage: boolean;
   /** Counts every match over all pages; run only when a client asks for it. */
   countAll: () => Promise<number>;
-  /** Counts the matches by the values of one field (a GraphQL enum value or field name). */
-  groupBy: (field: string) => Promise<{ key: string | null; count: number }[]>;
+  /** Counts the matches by the values of some fields (GraphQL enum values or field names; one, in the older form), a time field by a bucket. */
+  groupBy: (request: GroupRequest | string) => Promise<ListGroup[]>;
+  /** The figures of every match (count, and each number's and time's sum, average, least, greatest); run only when a client asks for them. */
+  aggregate: () => Promise<ListAggregate>;
 }
 
 /** A statement with `$n` placeholders and the values bound to them. */
@@ -54,7 +57,6 @@ export const DEFAULT_PAGE_SIZE = 100;
 /** Most values one `in` may list, and most comparisons one `where` may hold. */
 const MAX_IN_VALUES = 500;
 const MAX_PREDICATES = 50;
-const MAX_GROUPS = 1000;
 /** Longest text a `contains` or `startsWith` may give (as search's query). */
 const MAX_PATTERN_LENGTH = 200;
 
@@ -73,9 +75,6 @@ class Parameters {
   }
 }
 
-const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
-/** A declared column: a plain name is quoted, an expression (declared, never client text) is used as written. */
-const columnSql = (column: string) => (/^[a-z_][a-z0-9_]*$/.test(column) ? quote(column) : column);
 const isUuid = (value: unknown) => typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 const BIGINT_MAX = 9_223_372_036_854_775_807n;
 const isBigint = (value: unknown) => typeof value === 'string' && /^-?[0-9]{1,19}$/.test(value) && BigInt(value) <= BIGINT_MAX && BigInt(value) >= -BIGINT_MAX - 1n;
@@ -263,8 +262,10 @@ const orderSql = (order: readonly ResolvedKey[], reverse: boolean) => order.map(
 export interface ListPlan {
   page: BoundSql;
   count: CountSql;
-  /** The group-count statement for a groupable field. */
-  group: (field: string) => CountSql;
+  /** The rows the counts read (the filter and the scope, no cursor): aggregate.ts builds its statements over them. */
+  rows: FilteredRows;
+  /** The group-count statement for a groupable field (or several, a time by a bucket). */
+  group: (request: GroupRequest | string) => CountSql;
   /** Reading backwards (`last`): the rows come in reverse and are turned around. */
   backward: boolean;
   size: number;
@@ -322,12 +323,8 @@ export function planList(declaration: ListDeclaration, args: ListArguments, list
   return {
     page,
     count: { text: `SELECT count(*)::int AS count ${filterOnly}`, values: filterValues, filtered },
-    group: (name) => {
-      const field = fieldNamed(declaration, name);
-      if (!field || !declaration.fields[field]!.groupable) throw invalid(declaration, `groupBy: ${declaration.plural} cannot be counted by ${name}`);
-      const column = columnSql(declaration.fields[field]!.column);
-      return { text: `SELECT ${column} AS key, count(*)::int AS count ${filterOnly} GROUP BY 1 ORDER BY 2 DESC, 1 ASC LIMIT ${MAX_GROUPS}`, values: filterValues, filtered };
-    },
+    rows: { from: filterOnly, values: filterValues, filtered },
+    group: (request) => groupSql(declaration, { from: filterOnly, values: filterValues, filtered }, groupRequestOf(request)),
     backward,
     size,
     order,
@@ -472,17 +469,6 @@ export function fieldNamesOf(prisma: PrismaClient, declaration: ListDeclaration)
   return new Map(fields.filter((field) => field.kind === 'scalar' || field.kind === 'enum').map((field) => [field.dbName ?? field.name, field.name]));
 }
 
-/** How a group's stored value is answered: an enum field's GraphQL name, any other value as text. */
-export function groupKeyOf(declaration: ListDeclaration, field: string): (value: unknown) => string | null {
-  const declared = declaration.fields[fieldNamed(declaration, field) ?? ''];
-  const byStored = new Map(Object.entries(declared?.enumValues ?? {}).map(([name, stored]) => [stored, name]));
-  return (value: unknown) => {
-    if (value === null || value === undefined) return null;
-    const stored = typeof value === 'string' ? value : JSON.stringify(value);
-    return byStored.get(stored) ?? stored;
-  };
-}
-
 /**
  * Runs a list page: one statement for the page; the count and group counts only when asked for.
  * `toItem` maps a row (named as the Prisma model names its fields) to the list's record.
@@ -499,18 +485,17 @@ export async function readList<T>(prisma: PrismaClient, declaration: ListDeclara
     for (const [column, value] of Object.entries(row)) named[names.get(column) ?? column] = value;
     return toItem(named as never);
   });
-  const groupKey = (field: string) => groupKeyOf(declaration, field);
   return {
     items: records,
     cursors: kept.map((row) => cursorOf(declaration, plan.order, row)),
     hasNextPage: plan.backward ? plan.beyondCursor : more,
     hasPreviousPage: plan.backward ? more : plan.beyondCursor,
     countAll: async () => (await runCounting(prisma, declaration, plan.count, 'totalCount'))[0]!.count as number,
-    groupBy: async (field) => {
-      const statement = plan.group(field);
-      const toKey = groupKey(field);
-      const groups = await runCounting(prisma, declaration, statement, `groupBy(field: ${field})`);
-      return groups.map((group) => ({ key: toKey(group.key), count: group.count as number }));
+    groupBy: async (given) => {
+      const request = groupRequestOf(given);
+      const statement = plan.group(request);
+      return groupsReader(declaration, request)(await runCounting(prisma, declaration, statement, describeGroupRequest(request)));
     },
+    aggregate: async () => aggregateOf((await runCounting(prisma, declaration, aggregateSql(declaration, plan.rows), 'aggregate'))[0]),
   };
 }

@@ -3,11 +3,12 @@
 // a response holds, their pages are one statement, their `totalCount`s one more, and each `groupBy`
 // field one more. Each statement reads the parents' keys as one array parameter and runs the root
 // list's own statement once per parent (a LATERAL join), narrowed by the link, so every parent's page
-// is cut and ordered by the database as a root page is.
+// is cut and ordered by the database as a root page is. Their `aggregate`s are one more statement.
 import DataLoader from 'dataloader';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { ListDeclaration } from './declaration.js';
-import { cursorOf, fieldNamesOf, groupKeyOf, planList, type BoundSql, type ListArguments, type ListPage } from './list-query.js';
+import { aggregateOf, aggregateSql, groupRequestOf, groupsReader, type ListAggregate, type ListGroup } from './aggregate.js';
+import { cursorOf, fieldNamesOf, planList, type BoundSql, type ListArguments, type ListPage } from './list-query.js';
 
 export interface ListLink {
   /**
@@ -54,7 +55,8 @@ export const planNested = (declaration: ListDeclaration, link: ListLink, args: L
 interface Batch<T> {
   pages: DataLoader<string, ListPage<T>>;
   counts: DataLoader<string, number>;
-  groups: Map<string, DataLoader<string, { key: string | null; count: number }[]>>;
+  groups: Map<string, DataLoader<string, ListGroup[]>>;
+  aggregates: DataLoader<string, ListAggregate>;
 }
 
 /**
@@ -91,7 +93,8 @@ export function nestedListReader<T>(prisma: PrismaClient, declaration: ListDecla
             hasNextPage: plan.backward ? plan.beyondCursor : more,
             hasPreviousPage: plan.backward ? more : plan.beyondCursor,
             countAll: () => batch.counts.load(parent),
-            groupBy: (field) => groupLoader(field).load(parent),
+            groupBy: (request) => groupLoader(request).load(parent),
+            aggregate: () => batch.aggregates.load(parent),
           };
         });
       }),
@@ -102,19 +105,27 @@ export function nestedListReader<T>(prisma: PrismaClient, declaration: ListDecla
         return parents.map((parent) => counts.get(parent) ?? 0);
       }),
       groups: new Map(),
+      aggregates: new DataLoader(async (parents) => {
+        const statement = perParent(link, aggregateSql(declaration, plan.rows), parents, 'aggregated');
+        const rows = await prisma.$queryRawUnsafe<Record<string, unknown>[]>(statement.text, ...statement.values);
+        const byKey = new Map(rows.map((row) => [String(row[PARENT]), row]));
+        return parents.map((parent) => aggregateOf(byKey.get(parent)));
+      }),
     };
-    const groupLoader = (field: string) => {
-      const found = batch.groups.get(field);
+    const groupLoader = (given: Parameters<ListPage<T>['groupBy']>[0]) => {
+      const request = groupRequestOf(given);
+      const signature = JSON.stringify([request.field ?? null, request.fields ?? null, request.bucket ?? null]);
+      const found = batch.groups.get(signature);
       if (found) return found;
       // Checked before any statement: a field the list cannot be counted by is refused with the list's code.
-      const group = plan.group(field);
-      const toKey = groupKeyOf(declaration, field);
-      const loader = new DataLoader<string, { key: string | null; count: number }[]>(async (parents) => {
+      const group = plan.group(request);
+      const toGroups = groupsReader(declaration, request);
+      const loader = new DataLoader<string, ListGroup[]>(async (parents) => {
         const statement = perParent(link, group, parents, 'grouped');
-        const grouped = byParent(await prisma.$queryRawUnsafe<{ __parent: string; key: unknown; count: number }[]>(statement.text, ...statement.values));
-        return parents.map((parent) => (grouped.get(parent) ?? []).map((row) => ({ key: toKey(row.key), count: row.count })));
+        const grouped = byParent(await prisma.$queryRawUnsafe<Record<string, unknown>[]>(statement.text, ...statement.values));
+        return parents.map((parent) => toGroups(grouped.get(parent) ?? []));
       });
-      batch.groups.set(field, loader);
+      batch.groups.set(signature, loader);
       return loader;
     };
     ofRequest.set(signature, batch);

@@ -5,7 +5,7 @@
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { TestGateway } from '../../support/gateway.js';
-import { graphqlServiceOutcome, type Outcome } from '../harness.js';
+import { graphqlTypedOutcome, type Outcome } from '../harness.js';
 
 export type GraphQLResult = { data?: Record<string, any> | null; errors?: { message: string; extensions?: { code?: string } }[] };
 
@@ -30,7 +30,8 @@ export function graphqlQueryCall(gw: TestGateway): GraphQueryCall {
       .set('content-type', 'application/json')
       .set('authorization', `Bearer ${bearer}`)
       .send({ query: operation('query', variables, field), variables: values });
-    return graphqlServiceOutcome({ status: response.status, data: response.body.data, errors: response.body.errors }, rootField);
+    // A variable its type refuses (an enum value the schema has not) is GraphQL's own 400, naming it.
+    return graphqlTypedOutcome({ status: response.status, data: response.body.data, errors: response.body.errors }, rootField);
   };
 }
 
