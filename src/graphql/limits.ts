@@ -41,7 +41,9 @@ import {
   type ValueNode,
   visit,
 } from 'graphql';
-import { DEFAULT_PAGE_SIZE, narrowsPositively, type ListWhere } from '../platform/lists/list-query.js';
+import { narrowsByIndex } from '../platform/lists/comparisons.js';
+import type { ListDeclaration } from '../platform/lists/declaration.js';
+import { DEFAULT_PAGE_SIZE, type ListWhere } from '../platform/lists/list-query.js';
 import { characterCount, JSON_LIMIT_SETTINGS, type JsonLimits } from '../validation/json-limits.js';
 import { listOfConnection } from './lists.js';
 
@@ -223,12 +225,16 @@ function scaled(part: PricedOperation, times: number, prefix: string | undefined
   return { cost: part.cost * times, counts: part.counts * times, ...(costliest ? { costliest } : {}) };
 }
 
-/** Whether a `where` (as written, or a variable's raw value) can be served by an index: empty, or narrowing by some field compared positively. */
-function servedByIndex(where: unknown): boolean {
+/**
+ * Whether a `where` (as written, or a variable's raw value) can be served by an index: empty, or
+ * narrowing by some comparison an index answers (not `neq`, `nin`, a 1–2 character `contains`, nor a
+ * field computed from another table: those are priced as a read of the whole table).
+ */
+function servedByIndex(list: ListDeclaration, where: unknown): boolean {
   if (where === null || typeof where !== 'object' || Array.isArray(where)) return true;
   if (!Object.values(where).some((value) => value !== null && value !== undefined)) return true;
   try {
-    return narrowsPositively(where as ListWhere);
+    return narrowsByIndex(list, where as ListWhere);
   } catch {
     return true; // a malformed value is refused when the variables are coerced, before any statement
   }
@@ -312,7 +318,7 @@ export function priceOperation(
     // An older `filter` narrows by equalities (indexed) and is ANDed with the `where`.
     const filter = inputValue(field, node, 'filter');
     const narrowed = filter !== null && typeof filter === 'object' && Object.values(filter).some((value) => value !== null && value !== undefined);
-    return { plural: list.plural, rows: options.tableRows?.(list.table) ?? 0, indexed: nested || narrowed || servedByIndex(inputValue(field, node, 'where')) };
+    return { plural: list.plural, rows: options.tableRows?.(list.table) ?? 0, indexed: nested || narrowed || servedByIndex(list, inputValue(field, node, 'where')) };
   };
 
   // A fragment's cost depends only on the page size and the count it is spread under (its type condition fixes its type).

@@ -24,6 +24,7 @@ import { templateResolvers, templatesFieldPermissions, templatesPublishedReads }
 import { searchResolvers, searchFieldPermissions } from '../modules/search/index.js';
 import { PUBLIC_API_ID, type FieldPermissions } from '../auth/field-api-ids.js';
 import { projectPath } from '../paths.js';
+import { FILTER_READS } from './lists.js';
 import { combinePublishedReads } from './published-reads.js';
 import { nodeFieldPermissions, nodeResolvers } from './nodes.js';
 
@@ -70,7 +71,10 @@ export const ROOT_FIELD_PERMISSIONS: FieldPermissions = {
 };
 
 /** Root fields whose answers the published cache may keep, as each module declares them beside its resolvers. */
-export const PUBLISHED_READS = combinePublishedReads(datasetsPublishedReads, templatesPublishedReads, connectorsPublishedReads, alertRulesPublishedReads);
+export const PUBLISHED_READS = combinePublishedReads(datasetsPublishedReads, templatesPublishedReads, connectorsPublishedReads, alertRulesPublishedReads, {
+  tables: {},
+  filterReads: FILTER_READS,
+});
 
 export function buildSchema(version: string): GraphQLSchema {
   return makeExecutableSchema({
