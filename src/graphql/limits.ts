@@ -193,6 +193,10 @@ export function countPrice(rows: number, indexed: boolean): number {
   return COUNT_COST + (indexed ? Math.floor(known / INDEXED_COUNT_ROWS_PER_COST) : Math.ceil(known));
 }
 
+/** The connection `search` answers, and the table its counts read (src/modules/search). */
+const SEARCH_CONNECTION = 'SearchConnection';
+const SEARCH_TABLE = 'search_documents';
+
 /** The count fields of a connection of the list contract. */
 const COUNT_FIELDS = new Set(['totalCount', 'groupBy']);
 
@@ -313,6 +317,8 @@ export function priceOperation(
    * link's own index, whatever its `where`.
    */
   const countedOn = (field: GraphQLField<unknown, unknown>, node: FieldNode, connection: GraphQLNamedType, nested: boolean): CountedRows | undefined => {
+    // A search's counts read every match of its query in the search table, found through its text index.
+    if (connection.name === SEARCH_CONNECTION) return { plural: 'search documents', rows: options.tableRows?.(SEARCH_TABLE) ?? 0, indexed: true };
     const list = listOfConnection(connection);
     if (!list) return undefined;
     // An older `filter` narrows by equalities (indexed) and is ANDed with the `where`.
