@@ -69,3 +69,13 @@ it(`answers a page of 50 datasets filtered through their links, with their rules
   // Printed for the report: the statements a page of 50 costs.
   console.log(`linked-filter page: 5 datasets ${five.statements} statements, 50 datasets ${fifty.statements} statements`);
 });
+
+it('drops a kept answer filtered by its rules’ severity when a rule changes, though no dataset did (its answer is made of alert_rules too)', async () => {
+  const query = '{ datasets(first: 200, where: { alertSeverities: { eq: WARNING }, tags: { eq: "ops" } }) { totalCount } }';
+  const before = await graphql<{ datasets: { totalCount: number } }>(gw, query);
+  expect(before.data?.datasets.totalCount).toBe(0);
+  // Asked again, unchanged: the same answer (kept or not).
+  expect((await graphql<{ datasets: { totalCount: number } }>(gw, query)).data?.datasets.totalCount).toBe(0);
+  await gw.sql(`UPDATE alert_rules SET severity = 'warning' WHERE id = md5('lfs-rule1')::uuid`);
+  expect((await graphql<{ datasets: { totalCount: number } }>(gw, query)).data?.datasets.totalCount).toBe(1);
+});
