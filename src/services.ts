@@ -1,6 +1,7 @@
 // The services and the platform adapters they run on, made once at start-up from the configuration
 // (src/server.ts, the composition root, hands them to the doors). Each outside system is chosen
 // here: its at-scale adapter when configured, else the embedded default.
+import { linkedDatasetList } from './graphql/lists.js';
 import { CONNECTOR_KEY_BYTES, createConnectorSecrets, createDatasetService, createDatasetStore, type DatasetVersionList } from './modules/datasets/index.js';
 import { createDataAccessService, createMetricsQueries } from './modules/data-access/index.js';
 import { type PrometheusApi } from './platform/metrics-store/prometheus-read-api.js';
@@ -94,7 +95,7 @@ export function createServices(
   const files = createFileService(platform.objectStore, config.files);
   const connectorKey = config.datasets.connectorKey;
   const connectorSecrets = createConnectorSecrets(memoisedKey(async () => ('key' in connectorKey ? Buffer.from(connectorKey.key, 'hex') : keptSecret(connectorKey.keyFile, CONNECTOR_KEY_BYTES))));
-  const datasets = createDatasetService(createDatasetStore(database.prisma, published.records<DatasetVersionList>('datasets', PUBLISHED_RECORD_ENTRIES)), platform.queryEngine, {
+  const datasets = createDatasetService(createDatasetStore(database.prisma, published.records<DatasetVersionList>('datasets', PUBLISHED_RECORD_ENTRIES), linkedDatasetList), platform.queryEngine, {
     listMax: config.datasets.listMax,
     connectorSecrets,
   });

@@ -41,7 +41,9 @@ import {
   type ValueNode,
   visit,
 } from 'graphql';
-import { DEFAULT_PAGE_SIZE, narrowsPositively, type ListWhere } from '../platform/lists/list-query.js';
+import { narrowsByIndex } from '../platform/lists/comparisons.js';
+import type { ListDeclaration } from '../platform/lists/declaration.js';
+import { DEFAULT_PAGE_SIZE, type ListWhere } from '../platform/lists/list-query.js';
 import { characterCount, JSON_LIMIT_SETTINGS, type JsonLimits } from '../validation/json-limits.js';
 import { listOfConnection } from './lists.js';
 
@@ -191,6 +193,10 @@ export function countPrice(rows: number, indexed: boolean): number {
   return COUNT_COST + (indexed ? Math.floor(known / INDEXED_COUNT_ROWS_PER_COST) : Math.ceil(known));
 }
 
+/** The connection `search` answers, and the table its counts read (src/modules/search). */
+const SEARCH_CONNECTION = 'SearchConnection';
+const SEARCH_TABLE = 'search_documents';
+
 /** The count fields of a connection of the list contract: each is one statement over the filtered set (an `aggregate` one for all its figures). */
 const COUNT_FIELDS = new Set(['totalCount', 'groupBy', 'aggregate']);
 
@@ -223,12 +229,16 @@ function scaled(part: PricedOperation, times: number, prefix: string | undefined
   return { cost: part.cost * times, counts: part.counts * times, ...(costliest ? { costliest } : {}) };
 }
 
-/** Whether a `where` (as written, or a variable's raw value) can be served by an index: empty, or narrowing by some field compared positively. */
-function servedByIndex(where: unknown): boolean {
+/**
+ * Whether a `where` (as written, or a variable's raw value) can be served by an index: empty, or
+ * narrowing by some comparison an index answers (not `neq`, `nin`, a 1–2 character `contains`, nor a
+ * field computed from another table: those are priced as a read of the whole table).
+ */
+function servedByIndex(list: ListDeclaration, where: unknown): boolean {
   if (where === null || typeof where !== 'object' || Array.isArray(where)) return true;
   if (!Object.values(where).some((value) => value !== null && value !== undefined)) return true;
   try {
-    return narrowsPositively(where as ListWhere);
+    return narrowsByIndex(list, where as ListWhere);
   } catch {
     return true; // a malformed value is refused when the variables are coerced, before any statement
   }
@@ -307,12 +317,14 @@ export function priceOperation(
    * link's own index, whatever its `where`.
    */
   const countedOn = (field: GraphQLField<unknown, unknown>, node: FieldNode, connection: GraphQLNamedType, nested: boolean): CountedRows | undefined => {
+    // A search's counts read every match of its query in the search table, found through its text index.
+    if (connection.name === SEARCH_CONNECTION) return { plural: 'search documents', rows: options.tableRows?.(SEARCH_TABLE) ?? 0, indexed: true };
     const list = listOfConnection(connection);
     if (!list) return undefined;
     // An older `filter` narrows by equalities (indexed) and is ANDed with the `where`.
     const filter = inputValue(field, node, 'filter');
     const narrowed = filter !== null && typeof filter === 'object' && Object.values(filter).some((value) => value !== null && value !== undefined);
-    return { plural: list.plural, rows: options.tableRows?.(list.table) ?? 0, indexed: nested || narrowed || servedByIndex(inputValue(field, node, 'where')) };
+    return { plural: list.plural, rows: options.tableRows?.(list.table) ?? 0, indexed: nested || narrowed || servedByIndex(list, inputValue(field, node, 'where')) };
   };
 
   // A fragment's cost depends only on the page size and the count it is spread under (its type condition fixes its type).

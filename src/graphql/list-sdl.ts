@@ -3,6 +3,7 @@
 // input per kind of field (and per enum). `npm run generate:docs` writes them to
 // graphql/lists.graphql, which the schema and the generated types read like any other SDL file.
 import { measuresOf, TIME_BUCKETS } from '../platform/lists/aggregate.js';
+import { allOperatorsOf } from '../platform/lists/comparisons.js';
 import { enumNameOf, type ListDeclaration, type ListField } from '../platform/lists/declaration.js';
 
 export interface ListSdlOptions {
@@ -13,28 +14,54 @@ export interface ListSdlOptions {
 const OPERATOR_DESCRIPTIONS: Record<string, string> = {
   eq: 'Equal to this value.',
   in: 'Equal to one of these values (at most 500).',
-  contains: 'Holds this text, ignoring case (from 3 to 200 characters).',
-  startsWith: 'Starts with this text, ignoring case (from 3 to 200 characters).',
+  neq: 'Not equal to this value (items without a value included). No index serves it: a count filtered only by it is priced as a read of every item.',
+  nin: 'Equal to none of these values (at most 500; items without a value included). No index serves it: a count filtered only by it is priced as a read of every item.',
+  isNull: 'True: only items without a value; false: only items with one. Only on fields that may be empty.',
+  contains:
+    'Holds this text, ignoring case (from 1 to 200 characters). From 3 characters a trigram index serves it; 1 or 2 characters read every item, and a count filtered only by them is priced so.',
+  startsWith: 'Starts with this text, ignoring case (from 1 to 200 characters), served by an index at any length.',
   gt: 'After (greater than) this value.',
   gte: 'At or after (greater than or equal to) this value.',
   lt: 'Before (less than) this value.',
   lte: 'At or before (less than or equal to) this value.',
 };
 
-const KIND_COMPARISONS: Record<Exclude<ListField['kind'], 'enum'>, { name: string; scalar: string; operators: string[]; description: string }> = {
-  key: { name: 'KeyComparison', scalar: 'String', operators: ['eq', 'in'], description: 'Compares an identifier or a code: every operator given must hold.' },
-  text: { name: 'TextComparison', scalar: 'String', operators: ['eq', 'in', 'contains', 'startsWith'], description: 'Compares a text field: every operator given must hold.' },
-  time: { name: 'DateTimeComparison', scalar: 'DateTime', operators: ['eq', 'gt', 'gte', 'lt', 'lte'], description: 'Compares a time: every operator given must hold.' },
-  int: { name: 'IntComparison', scalar: 'Int', operators: ['eq', 'in', 'gt', 'gte', 'lt', 'lte'], description: 'Compares a whole number: every operator given must hold.' },
+/** What a set comparison's operators mean: the field holds several values. */
+const SET_OPERATOR_DESCRIPTIONS: Record<string, string> = {
+  eq: 'Holds this value.',
+  neq: 'Does not hold this value.',
+  in: 'Holds one of these values at least (at most 500).',
+  nin: 'Holds none of these values (at most 500).',
+  isNull: 'True: holds no value at all; false: holds one at least.',
 };
 
+const KIND_COMPARISONS: Record<Exclude<ListField['kind'], 'enum' | 'set'>, { name: string; scalar: string; description: string }> = {
+  key: { name: 'KeyComparison', scalar: 'String', description: 'Compares an identifier or a code: every operator given must hold.' },
+  text: { name: 'TextComparison', scalar: 'String', description: 'Compares a text field: every operator given must hold.' },
+  time: { name: 'DateTimeComparison', scalar: 'DateTime', description: 'Compares a time: every operator given must hold.' },
+  int: { name: 'IntComparison', scalar: 'Int', description: 'Compares a whole number: every operator given must hold.' },
+};
+
+/** The GraphQL type of one value of a field: its enum, or its kind's scalar (a set of strings holds Strings). */
+const scalarOf = (field: ListField) => field.enumType ?? (field.kind === 'set' || field.kind === 'enum' ? 'String' : KIND_COMPARISONS[field.kind].scalar);
+
 function comparisonName(field: ListField): string {
+  if (field.kind === 'set') return `${scalarOf(field)}SetComparison`;
   return field.kind === 'enum' ? `${field.enumType}Comparison` : KIND_COMPARISONS[field.kind].name;
 }
 
-function comparisonInput(name: string, scalar: string, operators: readonly string[], description: string): string {
-  const lines = operators.map((operator) => `  ${JSON.stringify(OPERATOR_DESCRIPTIONS[operator])}\n  ${operator}: ${operator === 'in' ? `[${scalar}!]` : scalar}`);
-  return `"${description}"\ninput ${name} {\n${lines.join('\n')}\n}`;
+function comparisonInput(field: ListField): string {
+  const scalar = scalarOf(field);
+  const descriptions = field.kind === 'set' ? SET_OPERATOR_DESCRIPTIONS : OPERATOR_DESCRIPTIONS;
+  const typeOf = (operator: string) => (operator === 'in' || operator === 'nin' ? `[${scalar}!]` : operator === 'isNull' ? 'Boolean' : scalar);
+  const lines = allOperatorsOf(field.kind).map((operator) => `  ${JSON.stringify(descriptions[operator])}\n  ${operator}: ${typeOf(operator)}`);
+  const description =
+    field.kind === 'set'
+      ? `Compares a field that holds several ${scalar} values: every operator given must hold.`
+      : field.kind === 'enum'
+        ? `Compares a ${scalar} value: every operator given must hold.`
+        : KIND_COMPARISONS[field.kind].description;
+  return `"${description}"\ninput ${comparisonName(field)} {\n${lines.join('\n')}\n}`;
 }
 
 const describe = (text: string) => JSON.stringify(text);
@@ -115,15 +142,7 @@ function aggregateTypes(declaration: ListDeclaration): string[] {
 export function listContractSdl(lists: readonly { declaration: ListDeclaration; options?: ListSdlOptions }[]): string {
   const shared = new Map<string, string>();
   for (const { declaration } of lists) {
-    for (const field of Object.values(declaration.fields)) {
-      if (field.kind === 'enum') {
-        const name = comparisonName(field);
-        shared.set(name, comparisonInput(name, field.enumType!, ['eq', 'in'], `Compares a ${field.enumType} value: every operator given must hold.`));
-      } else {
-        const comparison = KIND_COMPARISONS[field.kind];
-        shared.set(comparison.name, comparisonInput(comparison.name, comparison.scalar, comparison.operators, comparison.description));
-      }
-    }
+    for (const field of Object.values(declaration.fields)) shared.set(comparisonName(field), comparisonInput(field));
   }
   const groupCount = [
     '"How many items of a filtered list hold one combination of values of some fields (`groupBy`). A `groupBy`, as a `totalCount`, reads every item the filter matches: the query cost prices it at 25 plus the rows it may read (see `RateLimit`)."',

@@ -15,10 +15,16 @@ import {
   TypeInfo,
   visit,
   visitWithTypeInfo,
+  type ValueNode,
+  valueFromASTUntyped,
 } from 'graphql';
 import type { FieldPermissions } from '../auth/field-api-ids.js';
 import { recordTypeOf } from '../auth/guard.js';
 import type { MadeOf } from '../platform/cache/published-cache.js';
+import { fieldsNamedBy } from '../platform/lists/comparisons.js';
+
+/** What a filter's field reads beyond its list (ListField.reads): who may filter by it, which announced tables, whether figures. */
+type FilterRead = { apiIds: readonly string[]; tables?: readonly string[]; figures?: boolean };
 
 export interface PublishedReads {
   /** Root fields (`Query.dataset`) whose answers are made of published records only, with the tables they are made of. */
@@ -40,6 +46,13 @@ export interface PublishedReads {
    * change to that record alone, not by every change to the table.
    */
   records?: Readonly<Record<string, { table: string; argument: string }>>;
+  /**
+   * Filters (by input type, e.g. `DatasetWhere`) whose fields read other tables than their list's: a
+   * dataset list filtered by its rules' severity is made of `alert_rules` too; by its ingestion
+   * counters (`figures`), it is kept for a bounded time only, as the counters themselves. Worked out
+   * from each answer's own `where` (variables included).
+   */
+  filterReads?: Readonly<Record<string, Readonly<Record<string, FilterRead>>>>;
 }
 
 /** The declarations of several modules as one. */
@@ -50,6 +63,7 @@ export function combinePublishedReads(...reads: PublishedReads[]): Required<Publ
     linked: Object.assign({}, ...reads.map((read) => read.linked ?? {})) as NonNullable<PublishedReads['linked']>,
     figures: reads.flatMap((read) => read.figures ?? []),
     records: Object.assign({}, ...reads.map((read) => read.records ?? {})) as NonNullable<PublishedReads['records']>,
+    filterReads: Object.assign({}, ...reads.map((read) => read.filterReads ?? {})) as NonNullable<PublishedReads['filterReads']>,
   };
 }
 
@@ -64,12 +78,37 @@ export interface ReadPlan {
   maxAgeMs?: number;
   /** The one record of `tables` the answer is made of, from the operation's variables; undefined: every record. */
   recordOf?: (variables: Readonly<Record<string, unknown>> | undefined) => string | undefined;
+  /** What the operation's filters (their fields that read other tables: filterReads) add to it, from the variables. */
+  filtersOf?: (variables: Readonly<Record<string, unknown>> | undefined) => { tables: string[]; apiIds: (readonly string[])[]; maxAgeMs?: number };
 }
 
 /** What an answer run with `variables` is made of: one record when the plan names it, else its tables. */
 export function madeOfAnswer(plan: ReadPlan, variables: Readonly<Record<string, unknown>> | undefined): MadeOf {
-  const record = plan.recordOf?.(variables);
-  return { tables: plan.tables, ...(record === undefined ? {} : { record }), ...(plan.maxAgeMs === undefined ? {} : { maxAgeMs: plan.maxAgeMs }) };
+  const filters = plan.filtersOf?.(variables);
+  const record = filters?.tables.length || filters?.maxAgeMs !== undefined ? undefined : plan.recordOf?.(variables);
+  const tables = filters?.tables.length ? [...new Set([...plan.tables, ...filters.tables])] : plan.tables;
+  const ages = [plan.maxAgeMs, filters?.maxAgeMs].filter((age): age is number => age !== undefined);
+  return { tables, ...(record === undefined ? {} : { record }), ...(ages.length > 0 ? { maxAgeMs: Math.min(...ages) } : {}) };
+}
+
+/** The filters of one operation that may read other tables (filterReads), as ReadPlan.filtersOf. */
+function filtersReader(filters: readonly { value: ValueNode; reads: Readonly<Record<string, FilterRead>> }[], figuresMaxAgeMs: number): ReadPlan['filtersOf'] {
+  if (filters.length === 0) return undefined;
+  return (variables) => {
+    const tables = new Set<string>();
+    const apiIds = new Set<readonly string[]>();
+    let figures = false;
+    for (const { value, reads } of filters) {
+      for (const name of fieldsNamedBy(valueFromASTUntyped(value, variables ?? {}))) {
+        const read = reads[name];
+        if (!read) continue;
+        read.tables?.forEach((table) => tables.add(table));
+        apiIds.add(read.apiIds);
+        if (read.figures) figures = true;
+      }
+    }
+    return { tables: [...tables], apiIds: [...apiIds], ...(figures ? { maxAgeMs: Math.max(0, figuresMaxAgeMs) } : {}) };
+  };
 }
 
 /** How the argument `argument` of `field` names a record: a string literal, or a variable holding a string. */
@@ -116,6 +155,7 @@ export function readPlanner(
       const linkedApiIds = new Map<string, readonly string[]>();
       let cacheable = true;
       let selectsFigures = false;
+      const filters: { value: ValueNode; reads: Readonly<Record<string, FilterRead>> }[] = [];
       for (const selection of operation.selectionSet.selections) {
         if (selection.kind !== Kind.FIELD) continue;
         const coordinate = `Query.${selection.name.value}`;
@@ -139,10 +179,17 @@ export function readPlanner(
             if (unpublished.has(coordinate) || (figures.has(coordinate) && figuresMaxAgeMs <= 0)) cacheable = false;
             if (figures.has(coordinate)) selectsFigures = true;
             reads.linked?.[coordinate]?.forEach((table) => tables.add(table));
+            const field = typeInfo.getFieldDef();
+            for (const argument of node.arguments ?? []) {
+              const definition = field?.args.find((each) => each.name === argument.name.value);
+              const filterReads = definition ? reads.filterReads?.[getNamedType(definition.type).name] : undefined;
+              if (filterReads) filters.push({ value: argument.value, reads: filterReads });
+            }
           },
         }),
       );
-      if (cacheable) plan = { tables: [...tables], apiIds, linkedApiIds: [...linkedApiIds.values()], ...(selectsFigures ? { maxAgeMs: figuresMaxAgeMs } : {}) };
+      const filtersOf = filtersReader(filters, figuresMaxAgeMs);
+      if (cacheable) plan = { tables: [...tables], apiIds, linkedApiIds: [...linkedApiIds.values()], ...(selectsFigures ? { maxAgeMs: figuresMaxAgeMs } : {}), ...(filtersOf ? { filtersOf } : {}) };
       const [only, ...others] = operation.selectionSet.selections;
       const ofRecord = only?.kind === Kind.FIELD && others.length === 0 ? reads.records?.[`Query.${only.name.value}`] : undefined;
       // Leaves only: a linked field could read other records of the same table (a dataset's denorm sources).

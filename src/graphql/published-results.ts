@@ -94,14 +94,15 @@ export function publishedResults<TContext extends { access: RequestAccess }>(opt
           // A request that named its document only by hash (and no listed text) is executed, not kept.
           if (plan && request.query !== undefined) key = answerKey(request.query, request.operationName, request.variables);
         },
-        async responseForOperation({ contextValue, response }) {
+        async responseForOperation({ contextValue, request, response }) {
           // A request looked up before Apollo and not served there is executed (and its answer kept).
           if (!plan || key === undefined || currentRequestScope()?.keptAnswerLookedUp) return null;
           const kept = answers.get(key);
           if (!kept) return null;
           // The same check each root field's resolver makes; a refusal is left to execution to report.
           try {
-            for (const ids of plan.linkedApiIds) contextValue.access.authorize(ids);
+            // A filter through a link (a dataset list by its rules' severity) admits as the link would.
+            for (const ids of [...plan.linkedApiIds, ...(plan.filtersOf?.(request.variables).apiIds ?? [])]) contextValue.access.authorize(ids);
             await contextValue.access.admitEach(plan.apiIds);
           } catch {
             key = undefined;
@@ -119,7 +120,13 @@ export function publishedResults<TContext extends { access: RequestAccess }>(opt
           const cost = typeof extensions?.cost === 'number' ? extensions.cost : undefined;
           answers.keep(
             key,
-            { answer: prepareBody(body), apiIds: plan.apiIds, linkedApiIds: plan.linkedApiIds, operationLabel: currentRequestScope()?.graphqlOperation, cost },
+            {
+              answer: prepareBody(body),
+              apiIds: plan.apiIds,
+              linkedApiIds: [...plan.linkedApiIds, ...(plan.filtersOf?.(request.variables).apiIds ?? [])],
+              operationLabel: currentRequestScope()?.graphqlOperation,
+              cost,
+            },
             madeOfAnswer(plan, request.variables),
             start,
           );

@@ -26,6 +26,7 @@ import { lineagePublishedReads, lineageResolvers } from '../modules/lineage/inde
 import { historyPublishedReads, historyResolvers } from '../modules/history/index.js';
 import { PUBLIC_API_ID, type FieldPermissions } from '../auth/field-api-ids.js';
 import { projectPath } from '../paths.js';
+import { FILTER_READS } from './lists.js';
 import { combinePublishedReads } from './published-reads.js';
 import { nodeFieldPermissions, nodeResolvers } from './nodes.js';
 
@@ -72,7 +73,18 @@ export const ROOT_FIELD_PERMISSIONS: FieldPermissions = {
 };
 
 /** Root fields whose answers the published cache may keep, as each module declares them beside its resolvers. */
-export const PUBLISHED_READS = combinePublishedReads(datasetsPublishedReads, templatesPublishedReads, connectorsPublishedReads, alertRulesPublishedReads, lineagePublishedReads, historyPublishedReads);
+export const PUBLISHED_READS = combinePublishedReads(
+  datasetsPublishedReads,
+  templatesPublishedReads,
+  connectorsPublishedReads,
+  alertRulesPublishedReads,
+  lineagePublishedReads,
+  historyPublishedReads,
+  {
+    tables: {},
+    filterReads: FILTER_READS,
+  },
+);
 
 export function buildSchema(version: string): GraphQLSchema {
   return makeExecutableSchema({

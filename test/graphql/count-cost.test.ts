@@ -76,8 +76,15 @@ describe('the price of a count', () => {
     expect(negated.cost).toBe(2 + 10 * (1 + COUNT_COST + 1_000));
   });
 
-  it('leaves a search as it was: its totalCount and facets are counted by the search statement itself', () => {
-    expect(price('{ search(query: "orders", first: 20) { totalCount facets { type count } } }').cost).toBe(1 + 1 + 1 + 20 * 2);
+  it('prices a search’s totalCount and each groupBy as counts over the search table, through its text index (issue 49)', () => {
+    // search + totalCount (a count) + facets + its 2 fields, weighed per item of the page as any list.
+    expect(price('{ search(query: "orders", first: 20) { totalCount facets { type count } } }').cost).toBe(1 + COUNT_COST + 1 + 20 * 2);
+    const rows = { search_documents: 1_000_000 };
+    const grouped = price('{ search(query: "orders", first: 20) { totalCount groupBy(field: TAG) { key count } } }', {}, rows);
+    expect(grouped.cost).toBe(1 + 2 * (COUNT_COST + 10_000) + 20 * 2);
+    expect(grouped.costliest).toMatchObject({ path: 'search.totalCount', price: COUNT_COST + 10_000 });
+    // A page without counts is priced as before.
+    expect(price('{ search(query: "orders", first: 20) { edges { cursor } } }', {}, rows).cost).toBe(1 + 1 + 20);
   });
 
   it('keeps every listed operation and the list example of docs/graphql.md under the default limit at pages of 100, with every table at 1,000,000 rows', () => {

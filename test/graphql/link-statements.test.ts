@@ -232,8 +232,8 @@ describe('GraphiQL', () => {
     expect(validate(schema, parse(defaultQuery), [NoDeprecatedCustomRule]).map((error) => error.message)).toEqual([]);
     const response = await graphql(gw, defaultQuery);
     expect(response.errors).toBeUndefined();
-    const nodes = response.data!.datasets.nodes as { connectors: { connector: unknown }[]; alertRules: { channels: unknown[] }[]; health: unknown }[];
+    const nodes = response.data!.datasets.nodes as { connectors: { connector: unknown }[]; alertRulePage: { nodes: { channels: unknown[] }[] }; health: unknown }[];
     expect(nodes.length).toBe(20);
-    expect(nodes.every((node) => node.health !== null && node.connectors[0]!.connector !== null && node.alertRules[0]!.channels.length === 1)).toBe(true);
+    expect(nodes.every((node) => node.health !== null && node.connectors[0]!.connector !== null && node.alertRulePage.nodes[0]!.channels.length === 1)).toBe(true);
   });
 });

@@ -135,9 +135,13 @@ describe('where', () => {
     expect({ status: literal.status, code: literal.errors?.[0]?.extensions?.code }).toEqual({ status: 400, code: 'GRAPHQL_VALIDATION_FAILED' });
   });
 
-  it('refuses contains or startsWith under 3 characters, which no index serves', async () => {
-    const response = await graphql(gw, TEMPLATES, { where: { name: { contains: 'ab' } } });
-    expect(refusal(response)).toEqual({ code: 'QUERY_TEMPLATE_INVALID_INPUT', responseCode: 'BAD_REQUEST', message: expect.stringMatching(/where\.name\.contains: give at least 3 characters/) });
+  it('refuses an empty contains or startsWith, which would match every item (1 character is a filter: issue 49)', async () => {
+    const response = await graphql(gw, TEMPLATES, { where: { name: { contains: '' } } });
+    expect(refusal(response)).toEqual({
+      code: 'QUERY_TEMPLATE_INVALID_INPUT',
+      responseCode: 'BAD_REQUEST',
+      message: expect.stringMatching(/where\.name\.contains: give at least 1 character \(got 0\)/),
+    });
   });
 
   it('keeps the deprecated filter and sort arguments, combined with where', async () => {

@@ -292,7 +292,7 @@ describe('Dataset.alertRulePage', () => {
       [{ first: 1001 }, /page size must be an integer from 0 to 1000/],
       [{ after: 'not a cursor' }, /is not a cursor of this list \(malformed\)/],
       [{ after: foreign }, /made by a list of QueryTemplate/],
-      [{ where: { name: { contains: 'ab' } } }, /give at least 3 characters/],
+      [{ where: { name: { startsWith: '' } } }, /where\.name\.startsWith: give at least 1 character/],
     ];
     for (const [variables, message] of cases) {
       const response = await graphql(gw, FOCUS_PAGE, { id: FOCUS, ...variables });

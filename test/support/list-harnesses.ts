@@ -10,7 +10,7 @@ import { alertRuleList, notificationList, ruleDatasetLink } from '../../src/modu
 import { channelList, metricAliasList, silenceList } from '../../src/modules/alerts/index.js';
 import { auditList } from '../../src/modules/audit/index.js';
 import { connectorList } from '../../src/modules/connectors/index.js';
-import { datasetList } from '../../src/modules/datasets/index.js';
+import { linkedDatasetList as datasetList } from '../../src/graphql/lists.js';
 import { templateDatasetLink, templateList } from '../../src/modules/templates/index.js';
 import type { ListDeclaration } from '../../src/platform/lists/declaration.js';
 import { graphql } from './api.js';
@@ -44,11 +44,16 @@ const padded = "lpad(g::text, 2, '0')";
 const created = at('g / 2');
 const updated = at('(100 - g) / 3');
 
-const DATASETS = `INSERT INTO datasets (dataset_id, stage, name, type, status, tags, version_key, data_schema, dataset_config, transformations_config, connectors_config, denorm_sources,
+// Datasets hold tags (a third none: empty or NULL), and some have ingestion counters (issue 49's linked filters).
+const DATASETS = `WITH counters AS (
+      INSERT INTO ingestion_counters (dataset_id, requests, received, processed, duplicates, failed, rejected_requests)
+        SELECT 'lc_ds_' || ${padded}, g, g * 10, g * 9, 0, g % 7, 0 FROM unnest($1::int[]) g WHERE g % 4 <> 2 ON CONFLICT DO NOTHING)
+    INSERT INTO datasets (dataset_id, stage, name, type, status, tags, version_key, data_schema, dataset_config, transformations_config, connectors_config, denorm_sources,
       created_by, updated_by, created_date, updated_date, alias)
     SELECT 'lc_ds_' || ${padded}, CASE WHEN g % 4 = 1 THEN 'draft' ELSE 'live' END, 'Contract Dataset ' || ${padded}, CASE WHEN g % 5 = 0 THEN 'master' ELSE 'event' END,
            CASE g % 4 WHEN 1 THEN (CASE WHEN g % 8 = 1 THEN 'Draft' ELSE 'ReadyToPublish' END) WHEN 2 THEN 'Retired' ELSE 'Live' END,
-           '{}', 'k', '{}', '{}', '[]', '[]', '{}', 'u', 'u', ${created}, ${updated}, CASE WHEN g % 3 = 0 THEN 'lc-alias-' || ${padded} END
+           CASE g % 3 WHEN 0 THEN ARRAY['finance', 'pii'] WHEN 1 THEN ARRAY['Finance'] ELSE (CASE WHEN g % 2 = 0 THEN NULL ELSE '{}'::text[] END) END, 'k', '{}', '{}', '[]', '[]', '{}', 'u', 'u', ${created}, ${updated},
+           CASE WHEN g % 3 = 0 THEN 'lc-alias-' || ${padded} END
       FROM unnest($1::int[]) g ON CONFLICT DO NOTHING`;
 
 /** Makes the datasource of each Live dataset among `numbers`, as the console's reset does. */

@@ -59,11 +59,14 @@ query DatasetDashboard {
           status
         }
       }
-      alertRules {
-        name
-        status
-        channels {
+      alertRulePage(first: 10) {
+        totalCount
+        nodes {
           name
+          status
+          channels {
+            name
+          }
         }
       }
     }

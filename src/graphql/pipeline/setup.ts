@@ -12,6 +12,8 @@ import { metricsFieldPermissions } from '../../modules/metrics/index.js';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { knownTableRows } from '../../platform/lists/list-query.js';
 import { NODE_READ_API_IDS } from '../nodes.js';
+import { FILTER_READS } from '../lists.js';
+import { guardLinkedFilters } from '../../auth/filter-guard.js';
 import { loadPersistedOperations } from '../persisted-operations.js';
 import { readPlanner } from '../published-reads.js';
 import { buildSchema, PUBLISHED_READS, ROOT_FIELD_PERMISSIONS } from '../schema.js';
@@ -35,6 +37,8 @@ export function createOperationPipeline({ config, logger, prisma, gatewayVersion
   guardRootFields(schema, apiIds.byField);
   // A record reached through a link is no more open than the root fields that read it (nodes.ts).
   guardLinks(schema, NODE_READ_API_IDS);
+  // A filter through a link (datasets by their rules' severity) is no more open than the link.
+  guardLinkedFilters(schema, FILTER_READS);
 
   const { file: persistedFile, requiredFor: persistedRequiredFor } = config.graphql.persistedOperations;
   const persisted = loadPersistedOperations(schema, persistedFile);

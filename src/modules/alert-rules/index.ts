@@ -18,6 +18,7 @@ export {
   type RuleEvaluation,
 } from './types.js';
 export { alertRuleList, notificationList, notificationRuleLink, ruleDatasetLink } from './list.js';
+export { datasetAlertFields } from './dataset-filters.js';
 export { alertRulesFieldPermissions, alertRulesPublishedReads } from './permissions.js';
 export { AlertEvaluator } from './evaluator.js';
 export { grafanaRulesAnswer } from './grafana-rules-answer.js';

@@ -4,6 +4,7 @@
 import { changeTimeFields, createdAtField, uuidIdField, defineList } from '../../platform/lists/declaration.js';
 import type { ListLink } from '../../platform/lists/nested-list.js';
 import { ALERT_MANAGER_KIND_VALUES } from '../alerts/index.js';
+import { RULE_DATASET_SQL } from './dataset-filters.js';
 import { ALERT_NOTIFICATION_KIND_VALUES, ALERT_NOTIFICATION_OUTCOME_VALUES, ALERT_RULE_SEVERITY_VALUES, ALERT_RULE_STATUS_VALUES } from './types.js';
 
 export const alertRuleList = defineList(
@@ -28,12 +29,6 @@ export const alertRuleList = defineList(
     ...changeTimeFields('rule'),
   },
 );
-
-/**
- * The dataset a rule is about, in SQL: its `dataset` label, else a text `datasetId` in its context
- * (datasetOfRule's rule). Migration 20261203036100_alert_rule_dataset_index indexes this very expression.
- */
-const RULE_DATASET_SQL = `COALESCE(NULLIF(labels->>'dataset', ''), CASE WHEN jsonb_typeof(context->'datasetId') = 'string' THEN NULLIF(context->>'datasetId', '') END)`;
 
 /** A dataset's rules (`Dataset.alertRulePage`): the rules whose dataset is the parent's id. */
 export const ruleDatasetLink: ListLink = { parentKey: RULE_DATASET_SQL, keyType: 'text' };

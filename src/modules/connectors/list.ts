@@ -11,6 +11,7 @@ export const connectorList = defineList(
     name: { column: 'name', kind: 'text', description: 'The connector name.', orderable: true },
     status: { column: 'status', kind: 'enum', enumType: 'ConnectorStatus', enumValues: CONNECTOR_STATUS_VALUES, description: 'The version state.', groupable: true },
     category: { column: 'category', kind: 'enum', enumType: 'ConnectorCategory', enumValues: CONNECTOR_CATEGORY_VALUES, description: 'What the connector reads from.', groupable: true },
+    type: { column: 'type', kind: 'key', description: 'What the connector does (e.g. source).' },
     technology: { column: 'technology', kind: 'key', description: 'What it is built with (e.g. scala, python).', groupable: true },
     ...changeTimeFields('version', 'registered'),
   },

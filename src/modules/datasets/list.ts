@@ -1,5 +1,7 @@
 // The dataset list's contract: what a `where`, `orderBy` and `groupBy` may name, and the indexed
-// column each reads (migration 20261202000000_list_indexes).
+// column each reads (migration 20261202000000_list_indexes; tags: 20261207010000_linked_filters). The
+// fields read through its links (its alert rules, its ingestion counters) are the other modules' and
+// join it where the modules are composed (src/graphql/lists.ts: linkedDatasetList).
 import { changeTimeFields, defineList } from '../../platform/lists/declaration.js';
 import { DATASET_STATUS_VALUES, DATASET_TYPE_VALUES, DATASET_VERSION_VALUES } from './types.js';
 
@@ -23,6 +25,7 @@ export const datasetList = defineList(
     status: { column: 'status', kind: 'enum', enumType: 'DatasetStatus', enumValues: DATASET_STATUS_VALUES, description: 'The lifecycle status.', groupable: true },
     type: { column: 'type', kind: 'enum', enumType: 'DatasetType', enumValues: DATASET_TYPE_VALUES, description: 'Event or master dataset.', groupable: true },
     alias: { column: 'alias', kind: 'key', nullable: true, description: 'The alias its data can also be queried by.' },
+    tags: { column: 'tags', kind: 'set', nullable: true, description: 'The tags of the version (a GIN index serves `eq` and `in`).' },
     ...changeTimeFields('version'),
   },
 );

@@ -6,6 +6,7 @@ import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import type { RecordCache } from '../../platform/cache/published-cache.js';
 export { isUniqueViolation } from '../../platform/database/errors.js';
 import { isRecordNotFound } from '../../platform/database/errors.js';
+import type { ListDeclaration } from '../../platform/lists/declaration.js';
 import { readList, type ListArguments, type ListPage } from '../../platform/lists/list-query.js';
 import { datasetList } from './list.js';
 import type { DatasetDraftValues, DatasetRecord, DatasetStatus, DatasetType, DatasetVersionStamp, JsonObject, Stage } from './types.js';
@@ -55,7 +56,11 @@ function toData(given: DatasetDraftValues): Prisma.DatasetUncheckedCreateInput {
 /** Every version of a dataset id (none, Live, Draft, or both), as the cache keeps them. */
 export type DatasetVersionList = readonly DatasetRecord[];
 
-export function createDatasetStore(prisma: PrismaClient, cache?: RecordCache<DatasetVersionList>) {
+/**
+ * `list`: the dataset list's declaration with the fields other modules add through links (src/graphql/lists.ts);
+ * the module's own when not given.
+ */
+export function createDatasetStore(prisma: PrismaClient, cache?: RecordCache<DatasetVersionList>, list: ListDeclaration = datasetList) {
   // `cached`: reads may use the cache (never inside a transaction, which must see its own writes).
   // `touched`: the ids a transaction wrote, dropped again once it has committed.
   const store = (db: Client, cached: boolean, touched?: Set<string>) => {
@@ -89,7 +94,7 @@ export function createDatasetStore(prisma: PrismaClient, cache?: RecordCache<Dat
 
       /** A page of the dataset list (the list contract: src/platform/lists); never inside a transaction. */
       page(args: ListArguments, listMax: number): Promise<ListPage<DatasetRecord>> {
-        return readList(prisma, datasetList, args, listMax, toRecord);
+        return readList(prisma, list, args, listMax, toRecord);
       },
 
       /** What tells each dataset's versions apart, for every dataset (the live events classify a change by it). */

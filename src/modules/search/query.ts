@@ -76,6 +76,9 @@ export function wordsOf(text: string): string[] {
 
 function valuesOf<T>(filter: { eq?: T | null; in?: readonly T[] | null } | null | undefined, name: string, max: number): T[] | null {
   if (!filter) return null;
+  // The comparison inputs are the lists' (neq, nin, isNull too); search's facets are matched by eq and in only.
+  const other = Object.entries(filter).find(([operator, operand]) => operator !== 'eq' && operator !== 'in' && operand !== null && operand !== undefined);
+  if (other) throw invalid(`where.${name}.${other[0]}: search filters by eq and in only`);
   const values: T[] = [];
   if (filter.eq !== null && filter.eq !== undefined) values.push(filter.eq);
   if (filter.in) {

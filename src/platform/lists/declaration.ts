@@ -8,14 +8,20 @@ import type { ErrorCode } from '../../errors.js';
 export type ListFieldKind =
   /** An identifier or a short code: `eq`, `in`. */
   | 'key'
-  /** Free text: `eq`, `in`, `contains`, `startsWith` (case-insensitive, served by a trigram index). */
+  /** Free text: `eq`, `in`, `contains`, `startsWith` (case-insensitive, served by a trigram index from 3 characters, a prefix by a lower-case pattern index). */
   | 'text'
   /** A point in time: `eq`, `gt`, `gte`, `lt`, `lte`. */
   | 'time'
   /** A whole number: `eq`, `in`, `gt`, `gte`, `lt`, `lte`. */
   | 'int'
   /** A value of a GraphQL enum: `eq`, `in`. */
-  | 'enum';
+  | 'enum'
+  /**
+   * Several values at once (a dataset's tags, the severities of its alert rules), as a SQL array: `eq`
+   * holds this one, `in` holds one of these, `neq`/`nin` their opposites, `isNull` holds none. Of
+   * strings, or of the values of `enumType`.
+   */
+  | 'set';
 
 export interface ListField {
   /** The SQL the field reads: a column name, or an expression with an index of its own (trusted text, never client input). */
@@ -36,7 +42,19 @@ export interface ListField {
    * nullable field two-valued there (SQL's `NOT NULL` is NULL, which would drop the row).
    */
   nullable?: boolean;
-  /** May appear in `orderBy` (a plain column, never null, with an index that starts with it). */
+  /**
+   * No index answers a comparison of the field (one computed from another table per row, such as a
+   * dataset's ingestion counters): every comparison of it is priced as a scan (comparisons.ts).
+   */
+  scan?: boolean;
+  /**
+   * What a filter on the field reads beyond the list's table (through a link): the API ids a caller
+   * needs to filter by it (those that read what it reads; src/auth/filter-guard.ts), the announced
+   * tables an answer filtered by it is made of, and whether it is made of figures no announcement
+   * covers (such an answer is kept for a bounded time only: src/graphql/published-reads.ts).
+   */
+  reads?: { apiIds: readonly string[]; tables?: readonly string[]; figures?: boolean };
+  /** May appear in `orderBy` (a column or expression never null, with an index that starts with it, or `scan`). */
   orderable?: boolean;
   /** May appear in `groupBy`. */
   groupable?: boolean;

@@ -7,6 +7,7 @@ import { GatewayError } from '../../errors.js';
 import { columnSql, fieldNamed, keyColumns, quote, type Direction, type ListDeclaration, type ListField, type ListOrderKey } from './declaration.js';
 import { decodeCursorText, keysetCursor } from './cursor.js';
 import { aggregateOf, aggregateSql, describeGroupRequest, groupRequestOf, groupSql, groupsReader, type FilteredRows, type GroupRequest, type ListAggregate, type ListGroup } from './aggregate.js';
+import { allOperatorsOf, narrowsByIndex, shortPrefixSql, TRIGRAM_MIN_LENGTH, twoValuedComparisonSql } from './comparisons.js';
 
 /** A `where` as GraphQL hands it over: field → comparison, plus `_and`, `_or`, `_not`. */
 export type ListWhere = { _and?: readonly ListWhere[] | null; _or?: readonly ListWhere[] | null; _not?: ListWhere | null } & { [field: string]: unknown };
@@ -62,6 +63,8 @@ const MAX_PATTERN_LENGTH = 200;
 
 interface ResolvedKey {
   column: string;
+  /** For a key computed by an expression (an ingestion counter): the name the page selects it under, for its cursor. */
+  alias?: string;
   direction: Direction;
   kind: 'time' | 'int' | 'bigint' | 'other';
 }
@@ -75,6 +78,10 @@ class Parameters {
   }
 }
 
+/** Columns a page selects beside the table's own (computed order keys): read for cursors, never handed to the list's records. */
+const COMPUTED_PREFIX = '__order';
+/** Whether a column of a page's row is one of the table's own (not a computed order key, nor a nested page's parent key). */
+export const ownColumn = (column: string) => !column.startsWith('__');
 const isUuid = (value: unknown) => typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 const BIGINT_MAX = 9_223_372_036_854_775_807n;
 const isBigint = (value: unknown) => typeof value === 'string' && /^-?[0-9]{1,19}$/.test(value) && BigInt(value) <= BIGINT_MAX && BigInt(value) >= -BIGINT_MAX - 1n;
@@ -84,19 +91,6 @@ const likePattern = (text: string) => text.replace(/[\\%_]/g, (character) => `\\
 
 function invalid(declaration: ListDeclaration, message: string): GatewayError {
   return new GatewayError(declaration.invalidInputCode, message);
-}
-
-const OPERATORS: Record<ListField['kind'], readonly string[]> = {
-  key: ['eq', 'in'],
-  enum: ['eq', 'in'],
-  text: ['eq', 'in', 'contains', 'startsWith'],
-  time: ['eq', 'gt', 'gte', 'lt', 'lte'],
-  int: ['eq', 'in', 'gt', 'gte', 'lt', 'lte'],
-};
-
-/** The operators a field of this kind takes (the GraphQL comparison input offers exactly these). */
-export function operatorsOf(kind: ListField['kind']): readonly string[] {
-  return OPERATORS[kind];
 }
 
 const COMPARE: Record<string, string> = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' };
@@ -134,20 +128,33 @@ function whereSql(declaration: ListDeclaration, where: ListWhere | null | undefi
     const compared = (comparison: string) => (twoValued ? `(${column} IS NOT NULL AND ${comparison})` : comparison);
     for (const [operator, operand] of Object.entries(value as Record<string, unknown>)) {
       if (operand === null || operand === undefined) continue;
-      if (!OPERATORS[field.kind].includes(operator)) throw invalid(declaration, `${path}.${name}.${operator}: not an operator of this field`);
+      if (!allOperatorsOf(field.kind).includes(operator)) throw invalid(declaration, `${path}.${name}.${operator}: not an operator of this field`);
+      if (operator === 'isNull' && !field.nullable && field.kind !== 'set')
+        throw invalid(declaration, `${path}.${name}.isNull: not an operator of this field (every one of the ${declaration.plural} has a ${name})`);
       counter.predicates += 1;
       if (counter.predicates > MAX_PREDICATES) throw invalid(declaration, `where: at most ${MAX_PREDICATES} comparisons`);
-      if (operator === 'in') {
+      if ((operator === 'nin' || (operator === 'in' && field.kind === 'set')) && (operand as readonly unknown[]).length > MAX_IN_VALUES) {
+        throw invalid(declaration, `${path}.${name}.${operator}: at most ${MAX_IN_VALUES} values (got ${(operand as readonly unknown[]).length})`);
+      }
+      const fitting = operator === 'nin' ? (operand as readonly unknown[]).filter((item) => fits(field, item)) : operand;
+      const always = operator === 'neq' && !fits(field, operand) ? 'TRUE' : twoValuedComparisonSql(field, column, operator, fitting, (item) => params.add(item));
+      if (always !== undefined) {
+        // `neq` a value the column could not hold: every row differs from it.
+        parts.push(always);
+      } else if (operator === 'in') {
         const list = (operand as readonly unknown[]).filter((item) => fits(field, item));
         if (list.length > MAX_IN_VALUES) throw invalid(declaration, `${path}.${name}.in: at most ${MAX_IN_VALUES} values (got ${list.length})`);
         parts.push(list.length === 0 ? 'FALSE' : compared(`${column} IN (${list.map((item) => params.add(item)).join(', ')})`));
       } else if (operator === 'contains' || operator === 'startsWith') {
         const text = operand as string;
-        // The trigram index answers patterns of three characters or more; a shorter one would read every row.
-        if (text.length < 3) throw invalid(declaration, `${path}.${name}.${operator}: give at least 3 characters (got ${text.length})`);
+        // An empty pattern would match every row: it is a mistake, not a filter.
+        if (text.length < 1) throw invalid(declaration, `${path}.${name}.${operator}: give at least 1 character (got 0)`);
         // Each trigram of the pattern is one more index lookup: a pattern of 10,000 characters took seconds on 100,000 rows.
         if (text.length > MAX_PATTERN_LENGTH) throw invalid(declaration, `${path}.${name}.${operator}: give at most ${MAX_PATTERN_LENGTH} characters (got ${text.length})`);
-        parts.push(compared(`${column} ILIKE ${params.add(operator === 'contains' ? `%${likePattern(text)}%` : `${likePattern(text)}%`)}`));
+        // The trigram index answers patterns of 3 characters or more; a shorter prefix is the lower-case
+        // pattern index's, a shorter `contains` reads every row (priced as a scan: comparisons.ts).
+        if (operator === 'startsWith' && text.length < TRIGRAM_MIN_LENGTH) parts.push(compared(shortPrefixSql(column, `${likePattern(text)}%`, (item) => params.add(item))));
+        else parts.push(compared(`${column} ILIKE ${params.add(operator === 'contains' ? `%${likePattern(text)}%` : `${likePattern(text)}%`)}`));
       } else if (!fits(field, operand)) {
         parts.push('FALSE');
       } else {
@@ -156,23 +163,6 @@ function whereSql(declaration: ListDeclaration, where: ListWhere | null | undefi
     }
   }
   return parts.length === 0 ? 'TRUE' : parts.join(' AND ');
-}
-
-/** True when `where` narrows the rows by at least one comparison that is not under `_not` (an index can find them). */
-/** Whether a filter selects by some field's value (not only by negation): what a `large` list requires of a `where`. */
-export function narrowsPositively(where: ListWhere | null | undefined): boolean {
-  if (!where) return false;
-  return Object.entries(where).some(([name, value]) => {
-    if (value === null || value === undefined) return false;
-    if (name === '_not') {
-      // `_not: { _not: x }` is x.
-      const given = Object.entries(value as ListWhere).filter(([, inner]) => inner !== null && inner !== undefined);
-      return given.length === 1 && given[0]![0] === '_not' && narrowsPositively(given[0]![1] as ListWhere);
-    }
-    if (name === '_and') return (value as ListWhere[]).some(narrowsPositively);
-    if (name === '_or') return (value as ListWhere[]).length > 0 && (value as ListWhere[]).every(narrowsPositively);
-    return Object.values(value as Record<string, unknown>).some((operand) => operand !== null && operand !== undefined);
-  });
 }
 
 function kindOf(declaration: ListDeclaration, column: string): ResolvedKey['kind'] {
@@ -196,7 +186,8 @@ function resolveOrder(declaration: ListDeclaration, orderBy: readonly ListOrderI
   for (const key of [...keys, ...keyColumns(declaration).map((column) => ({ column, direction: 'asc' as const }))]) {
     if (seen.has(key.column)) continue;
     seen.add(key.column);
-    resolved.push({ ...key, kind: kindOf(declaration, key.column) });
+    const alias = /^[a-z_][a-z0-9_]*$/.test(key.column) ? undefined : `${COMPUTED_PREFIX}${resolved.length}`;
+    resolved.push({ ...key, kind: kindOf(declaration, key.column), ...(alias ? { alias } : {}) });
   }
   return resolved;
 }
@@ -206,7 +197,7 @@ const signatureOf = (order: readonly ResolvedKey[]) => order.map((key) => `${key
 /** The cursor naming `row` (as the database returns it, by column) in `order`. */
 export function cursorOf(declaration: ListDeclaration, order: readonly ResolvedKey[], row: Record<string, unknown>): string {
   const values = order.map((key) => {
-    const value = row[key.column];
+    const value = row[key.alias ?? key.column];
     return value instanceof Date ? value.toISOString() : typeof value === 'bigint' ? value.toString() : value;
   });
   return keysetCursor(declaration.type, signatureOf(order), values);
@@ -288,8 +279,11 @@ export function planList(declaration: ListDeclaration, args: ListArguments, list
   // `first: null` asks for the largest page, as the lists always served it; omitted, the default page.
   const size = backward ? last : first === undefined ? Math.min(DEFAULT_PAGE_SIZE, listMax) : (first ?? listMax);
   if (!Number.isInteger(size) || size < 0 || size > listMax) throw invalid(declaration, `the page size must be an integer from 0 to ${listMax} (got ${size})`);
-  if (declaration.large && args.where && !narrowsPositively(args.where) && Object.keys(args.where).length > 0) {
-    throw invalid(declaration, `where: on ${declaration.plural}, a filter must also match some field (not only _not), so that an index can find the rows`);
+  if (declaration.large && args.where && !narrowsByIndex(declaration, args.where) && Object.keys(args.where).length > 0) {
+    throw invalid(
+      declaration,
+      `where: on ${declaration.plural}, a filter must also match some field by a comparison an index answers (not only _not, neq, nin or a contains of 1–2 characters), so that an index can find the rows`,
+    );
   }
 
   const order = resolveOrder(declaration, args.orderBy);
@@ -316,7 +310,7 @@ export function planList(declaration: ListDeclaration, args: ListArguments, list
   }
   const from = `FROM ${source} WHERE ${conditions.join(' AND ')}`;
   const page: BoundSql = {
-    text: `SELECT * ${from} ORDER BY ${orderSql(order, backward)} LIMIT ${size + 1}${offset > 0 ? ` OFFSET ${offset}` : ''}`,
+    text: `SELECT *${order.map((key) => (key.alias ? `, ${key.column} AS ${quote(key.alias)}` : '')).join('')} ${from} ORDER BY ${orderSql(order, backward)} LIMIT ${size + 1}${offset > 0 ? ` OFFSET ${offset}` : ''}`,
     values: params.values,
   };
   const filterOnly = `FROM ${source} WHERE ${inline ? `${inline} AND ` : ''}${filter}`;
@@ -482,7 +476,7 @@ export async function readList<T>(prisma: PrismaClient, declaration: ListDeclara
   if (plan.backward) kept.reverse();
   const records = kept.map((row) => {
     const named: Record<string, unknown> = {};
-    for (const [column, value] of Object.entries(row)) named[names.get(column) ?? column] = value;
+    for (const [column, value] of Object.entries(row)) if (ownColumn(column)) named[names.get(column) ?? column] = value;
     return toItem(named as never);
   });
   return {

@@ -8,7 +8,7 @@ import DataLoader from 'dataloader';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { ListDeclaration } from './declaration.js';
 import { aggregateOf, aggregateSql, groupRequestOf, groupsReader, type ListAggregate, type ListGroup } from './aggregate.js';
-import { cursorOf, fieldNamesOf, planList, type BoundSql, type ListArguments, type ListPage } from './list-query.js';
+import { cursorOf, fieldNamesOf, ownColumn, planList, type BoundSql, type ListArguments, type ListPage } from './list-query.js';
 
 export interface ListLink {
   /**
@@ -86,7 +86,7 @@ export function nestedListReader<T>(prisma: PrismaClient, declaration: ListDecla
           return {
             items: kept.map((row) => {
               const named: Record<string, unknown> = {};
-              for (const [column, value] of Object.entries(row)) if (column !== PARENT) named[names.get(column) ?? column] = value;
+              for (const [column, value] of Object.entries(row)) if (ownColumn(column)) named[names.get(column) ?? column] = value;
               return toItem(named as never);
             }),
             cursors: kept.map((row) => cursorOf(declaration, plan.order, row)),

@@ -5,7 +5,7 @@
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { TestGateway } from '../../support/gateway.js';
-import { graphqlTypedOutcome, type Outcome } from '../harness.js';
+import { graphqlServiceOutcome, type Outcome } from '../harness.js';
 
 export type GraphQLResult = { data?: Record<string, any> | null; errors?: { message: string; extensions?: { code?: string } }[] };
 
@@ -30,8 +30,10 @@ export function graphqlQueryCall(gw: TestGateway): GraphQueryCall {
       .set('content-type', 'application/json')
       .set('authorization', `Bearer ${bearer}`)
       .send({ query: operation('query', variables, field), variables: values });
-    // A variable its type refuses (an enum value the schema has not) is GraphQL's own 400, naming it.
-    return graphqlTypedOutcome({ status: response.status, data: response.body.data, errors: response.body.errors }, rootField);
+    // A document GraphQL refuses (an operator its input type does not offer, an enum value the schema
+    // has not) is GraphQL's own 400, with its code; any other refusal is a service's, answered 200.
+    if (response.status === 400) return outcomeOf(response.body as GraphQLResult, (data) => data);
+    return graphqlServiceOutcome({ status: response.status, data: response.body.data, errors: response.body.errors }, rootField);
   };
 }
 
