@@ -36,6 +36,7 @@ const config: CodegenConfig = {
           Connector: '../modules/connectors/index.js#ConnectorRecord',
           ConnectorConnection: '../modules/connectors/index.js#ConnectorPage',
           FileLink: '../modules/files/index.js#SignedFile',
+          Job: '../modules/jobs/index.js#JobRecord',
           Silence: '../modules/alerts/index.js#SilenceRecord',
           SilenceConnection: '../modules/alerts/index.js#SilencePage',
           MetricAlias: '../modules/alerts/index.js#MetricAliasRecord',

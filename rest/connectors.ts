@@ -8,7 +8,9 @@ import type {
   RestReadConnectorQueryVariables,
   RestRegisterConnectorMutation,
   RestRegisterConnectorMutationVariables,
+  RestStartConnectorRegistrationMutation,
 } from '../src/generated/rest-operations.js';
+import { JOB_FIELDS } from './jobs.js';
 import { cursorForOffset } from '../src/platform/lists/cursor.js';
 import { withFragment } from './fragments.js';
 import { parametersOf, requestOfOperation, toInput, type InputShape } from './input-shape.js';
@@ -105,22 +107,35 @@ export const connectorEndpoints = [
     result: (data) => data.connector,
   }),
 
-  defineEndpoint<RestRegisterConnectorMutation, RestRegisterConnectorMutationVariables>({
+  defineEndpoint<RestRegisterConnectorMutation | RestStartConnectorRegistrationMutation, RestRegisterConnectorMutationVariables>({
     method: 'POST',
     path: '/v2/connector/register',
     apiId: 'api.connector.register',
-    summary: 'Register a connector from its distribution (multipart/form-data, one file part such as file3)',
+    summary: 'Register a connector from its distribution (multipart/form-data, one file part such as file3); with Prefer: respond-async, as a job: 202 with its status link',
     invalidInputCode: 'FAILED_TO_UPLOAD',
     errorCodes: ['FAILED_TO_REGISTER_CONNECTOR'],
     multipart: true,
-    operation: /* GraphQL */ `
-      mutation RestRegisterConnector($file: Upload!) {
-        registerConnector(file: $file) {
-          message
+    operation: {
+      register: /* GraphQL */ `
+        mutation RestRegisterConnector($file: Upload!) {
+          registerConnector(file: $file) {
+            message
+          }
         }
-      }
-    `,
+      `,
+      job: /* GraphQL */ `
+        mutation RestStartConnectorRegistration($file: Upload!) {
+          startConnectorRegistration(file: $file) {
+            ...RestJobFields
+          }
+        }
+        ${JOB_FIELDS}
+      `,
+    },
+    // Prefer: respond-async registers as a job: 202 with its status link.
+    chooseOperation: (input) => (input.respondAsync ? 'job' : 'register'),
+    startsJob: (input) => input.respondAsync === true,
     variables: (input) => ({ file: input.file as RestRegisterConnectorMutationVariables['file'] }),
-    result: (data) => ({ message: data.registerConnector.message }),
+    result: (data) => ('startConnectorRegistration' in data ? data.startConnectorRegistration : { message: data.registerConnector.message }),
   }),
 ];

@@ -9,6 +9,8 @@ import type {
   RestEditDatasetMutationVariables,
   RestExportDatasetQuery,
   RestExportDatasetQueryVariables,
+  RestStartDatasetExportMutation,
+  RestStartDatasetExportMutationVariables,
   RestImportDatasetMutation,
   RestImportDatasetMutationVariables,
   RestListDatasetsQuery,
@@ -32,6 +34,7 @@ import { cursorForOffset } from '../src/platform/lists/cursor.js';
 import { fieldSchema, inputSchema, inputTypeSchema, parametersOf, requestOfOperation, toInput, toInputList, type InputShape, type Rename } from './input-shape.js';
 import { defineEndpoint, EDIT_MODE, isEditMode, pathParam, requestOf } from './table.js';
 import { envelopeSchema } from './validation.js';
+import { JOB_FIELDS } from './jobs.js';
 
 // A dataset id's length and pattern are the services' rules (src/modules/datasets/definition.ts), as
 // is how long a read's `fields` may be: one message on both transports.
@@ -328,17 +331,29 @@ export const datasetEndpoints = [
     },
   }),
 
-  defineEndpoint<RestExportDatasetQuery, RestExportDatasetQueryVariables>({
+  defineEndpoint<RestExportDatasetQuery | RestStartDatasetExportMutation, RestExportDatasetQueryVariables | RestStartDatasetExportMutationVariables>({
     method: 'GET',
     path: '/v2/datasets/export/:dataset_id',
     apiId: 'api.datasets.export',
-    summary: 'Export a dataset definition that import takes back (Live by default; status=ReadyToPublish for the draft)',
+    summary: 'Export a dataset definition that import takes back (Live by default; status=ReadyToPublish for the draft); with Prefer: respond-async, as a job: 202 with its status link',
     invalidInputCode: 'DATASET_EXPORT_INVALID_INPUT',
     errorCodes: ['DATASET_NOT_FOUND', 'DATASET_EXPORT_FAILURE'],
     ...parametersOf(EXPORT_OPERATION, { path: { dataset_id: 'id' }, query: { status: 'status' } }),
-    operation: EXPORT_OPERATION,
+    operation: {
+      export: EXPORT_OPERATION,
+      job: /* GraphQL */ `
+        mutation RestStartDatasetExport($id: String!, $status: DatasetStatus) {
+          startDatasetExport(id: $id, status: $status) {
+            ...RestJobFields
+          }
+        }
+        ${JOB_FIELDS}
+      `,
+    },
+    chooseOperation: (input) => (input.respondAsync ? 'job' : 'export'),
+    startsJob: (input) => input.respondAsync === true,
     variables: (input) => ({ id: pathParam(input, 'dataset_id'), status: typeof input.query.status === 'string' ? status(input.query.status) : null }),
-    result: (data) => data.exportDataset,
+    result: (data) => ('startDatasetExport' in data ? data.startDatasetExport : data.exportDataset),
   }),
 
   defineEndpoint<RestCreateDatasetMutation, RestCreateDatasetMutationVariables>({

@@ -10,6 +10,7 @@ import { ingestionEndpoints } from './ingestion.js';
 import { metricsEndpoints } from './metrics.js';
 import { piiEndpoints } from './pii.js';
 import { dataschemaEndpoints } from './dataschema.js';
+import { jobEndpoints } from './jobs.js';
 import { templateEndpoints } from './templates.js';
 
 export const restEndpoints: readonly RestEndpoint[] = [
@@ -24,4 +25,5 @@ export const restEndpoints: readonly RestEndpoint[] = [
   ...alertRuleEndpoints,
   ...piiEndpoints,
   ...metricsEndpoints,
+  ...jobEndpoints,
 ];

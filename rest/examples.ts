@@ -13,6 +13,10 @@ export interface RestExample {
   query?: Record<string, string>;
   /** The JSON body, envelope included where the operation takes one. */
   body?: unknown;
+  /** Headers sent with it (`Prefer: respond-async` runs the work as a job). */
+  headers?: Record<string, string>;
+  /** What it answers when not 200: 202 for a job started, or the refusal the example shows. */
+  status?: number;
 }
 
 const ALERT_RULE = {
@@ -107,7 +111,10 @@ export function restExamples(now: Date = new Date()): Readonly<Record<string, re
       { name: 'ReadyToPublish', body: envelope('api.datasets.status-transition', { dataset_id: 'telemetry', status: 'ReadyToPublish' }) },
       { name: 'Live', body: envelope('api.datasets.status-transition', { dataset_id: 'telemetry', status: 'Live' }) },
     ],
-    'api.datasets.export': [{ path: { dataset_id: 'telemetry' } }],
+    'api.datasets.export': [{ path: { dataset_id: 'telemetry' } }, { name: 'as a job', path: { dataset_id: 'telemetry' }, headers: { prefer: 'respond-async' }, status: 202 }],
+    // The job the export above started (its id is the 202's result.id).
+    'api.jobs.read': [{ path: { job_id: CREATED_ID } }],
+    'api.jobs.cancel': [{ name: 'a job that has finished is refused', path: { job_id: CREATED_ID }, status: 409 }],
     'api.datasets.read': [{ path: { dataset_id: 'telemetry' }, query: { fields: 'dataset_id,name,status,version' } }],
     'api.datasets.alias': [{ body: envelope('api.datasets.alias', { dataset_id: 'telemetry', alias_name: 'device-readings' }) }],
     'api.datasets.reset': [{ path: { dataset_id: 'telemetry' }, body: envelope('api.datasets.reset', { category: 'query' }) }],

@@ -17,6 +17,7 @@ import { requestMsgid, sendFailure, successEnvelopeHead, successEnvelopeJson } f
 import { writeKeptAnswer } from '../src/http/kept-answer.js';
 import type { KeptReads } from '../src/http/kept-reads.js';
 import { unlessParsedAhead } from '../src/http/body-read-ahead.js';
+import { asksToRespondAsync } from '../src/http/respond-async.js';
 import { jsonBodyOf } from '../src/platform/json/written-json.js';
 import { sizeText } from '../src/config/values.js';
 import { MultipartRefused, receiveSingleFile } from './multipart.js';
@@ -77,11 +78,11 @@ function withAnswerEnd(body: Buffer | string): Buffer | string {
 }
 
 /** Sends a success envelope around the serialised result; a GET gets the result's ETag (304 when the caller has it). */
-function sendSuccess(req: Request, res: Response, apiId: string, msgid: string | undefined, json: string): void {
-  if (req.method === 'GET') res.set('etag', answerEtag(json));
+function sendSuccess(req: Request, res: Response, apiId: string, msgid: string | undefined, json: string, status = 200): void {
+  if (req.method === 'GET' && status === 200) res.set('etag', answerEtag(json));
   // express answers 304 without a body when If-None-Match holds this ETag (req.fresh).
   res
-    .status(200)
+    .status(status)
     .type('json')
     .send(successEnvelopeJson(apiId, msgid, json));
 }
@@ -189,7 +190,7 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       const body: unknown = req.body === undefined ? {} : req.body;
       const msgid = requestMsgid(body);
       const fail = (error: GatewayError) => failEntry(res, msgid, error);
-      const input: RestInput = { path: req.params as Record<string, string>, query: req.query, body: (body ?? {}) as Record<string, unknown>, file };
+      const input: RestInput = { path: req.params as Record<string, string>, query: req.query, body: (body ?? {}) as Record<string, unknown>, file, respondAsync: asksToRespondAsync(req.headers) };
       const invalid = invalidInput(req.params, req.query, body);
       if (invalid !== undefined) return fail(new GatewayError(endpoint.invalidInputCode, invalid));
 
@@ -246,6 +247,11 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
           .type('json')
           .send(withAnswerEnd(jsonBodyOf(result)));
       const json = JSON.stringify(result);
+      if (typeof endpoint.startsJob === 'function' ? endpoint.startsJob(input) : endpoint.startsJob) {
+        res.set('location', `/v2/jobs/${(result as { id: string }).id}`);
+        if (input.respondAsync) res.set('preference-applied', 'respond-async');
+        return sendSuccess(req, res, endpoint.apiId, msgid, json, 202);
+      }
       if (!cacheKey || !start) return sendSuccess(req, res, endpoint.apiId, msgid, json);
       const kept = prepareResult(json);
       results.keep(cacheKey, kept, madeOf, start);

@@ -17,6 +17,8 @@ export interface RestInput {
   body: Record<string, unknown>;
   /** The uploaded file of a `multipart` entry, as an `Upload` variable value. */
   file?: unknown;
+  /** The request asked for the work to run as a job (`Prefer: respond-async`, RFC 7240). */
+  respondAsync?: boolean;
 }
 
 export interface RestEndpoint<TData = Record<string, unknown>, TVariables = Record<string, unknown>> {
@@ -86,6 +88,13 @@ export interface RestEndpoint<TData = Record<string, unknown>, TVariables = Reco
   contentType?: string;
   /** Turns the operation's `data`, its enum values in the domain's spelling (result-spelling.ts), into the envelope's `result`. */
   result: (data: Respelled<TData>) => unknown;
+  /**
+   * The request started a job (src/modules/jobs), whose record is the result: answered 202 Accepted
+   * with `Location: /v2/jobs/<id>` (and `Preference-Applied: respond-async` when the request asked
+   * for it) instead of 200. A function decides per request (a route that answers at once unless asked
+   * with `Prefer: respond-async`).
+   */
+  startsJob?: boolean | ((input: RestInput) => boolean);
   /**
    * Headers a success carries beside the body, read from the operation's `data` (a header whose value
    * is null is left out): facts the contract's body has no room for, told without changing it. The

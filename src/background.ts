@@ -82,6 +82,7 @@ export function startBackgroundWork({ config, database, logger, metrics, metrics
   });
   alertEvaluator.start();
   const changeLogRetention = keepChangeLog(services, config.live.changeLogRetentionMs, logger);
+  const jobUpkeep = services.jobs.startUpkeep();
   logger.info(
     config.alerting.evaluationTickMs > 0
       ? `alert rules: Live rules of the embedded and alertmanager managers evaluated here (looking every ${config.alerting.evaluationTickMs / 1000} s) against the ${prometheus.name}; a rule that keeps firing notifies again every ${config.alerting.repeatIntervalMs / 60_000} min`
@@ -93,6 +94,7 @@ export function startBackgroundWork({ config, database, logger, metrics, metrics
     alertEvaluator,
     async stop(): Promise<void> {
       await changeLogRetention.stop();
+      await jobUpkeep.stop();
       await alertEvaluator.stop();
       await systemEvents?.stop();
       if (sampling) await sampler.stop();

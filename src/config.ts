@@ -13,6 +13,7 @@ import { datasetSettings, datasetVariables } from './config/datasets.js';
 import { graphqlLimitSettings, graphqlSettings, graphqlVariables } from './config/graphql.js';
 import { httpSettings, httpVariables, jsonLimitSettings } from './config/http.js';
 import { ingestionProblems, ingestionSettings, ingestionVariables } from './config/ingestion.js';
+import { jobSettings, jobVariables } from './config/jobs.js';
 import { liveSettings, liveVariables } from './config/live.js';
 import { metricsSettings, metricsVariables } from './config/metrics.js';
 import { fileSettings, objectStoreSettings, objectStoreVariables } from './config/object-store.js';
@@ -33,6 +34,7 @@ export const environmentSchema = z.object({
   ...httpVariables.shape,
   ...graphqlVariables.shape,
   ...liveVariables.shape,
+  ...jobVariables.shape,
   ...authVariables.shape,
   ...rateLimitVariables.shape,
   ...ingestionVariables.shape,
@@ -100,6 +102,7 @@ function settings(e: Environment) {
     graphql: graphqlSettings(e),
     graphqlLimits: graphqlLimitSettings(e),
     live: liveSettings(e),
+    jobs: jobSettings(e),
     jsonLimits: jsonLimitSettings(e),
     auth: authSettings(e),
     rateLimits: rateLimitSettings(e),

@@ -12,6 +12,7 @@ import type { DataAccessService, MetricsQueries } from './modules/data-access/in
 import type { DatasetService, DatasetVersions } from './modules/datasets/index.js';
 import type { FileService } from './modules/files/index.js';
 import type { SchemaInferenceService } from './modules/schema-inference/index.js';
+import type { JobService } from './modules/jobs/index.js';
 import type { IngestionService, IngestionCounts } from './modules/ingestion/index.js';
 import type { DatasetHealth, HealthService, MetricsService } from './modules/metrics/index.js';
 import type { PiiService } from './modules/pii/index.js';
@@ -29,6 +30,8 @@ export interface Services {
   dataAccess: DataAccessService;
   metricsQueries: MetricsQueries;
   schemaInference: SchemaInferenceService;
+  /** Long work run in the background (exports, connector registrations, inference from a file). */
+  jobs: JobService;
   ingestion: IngestionService;
   connectors: ConnectorService;
   files: FileService;

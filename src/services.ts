@@ -27,6 +27,7 @@ import { piiRules, createPiiService } from './modules/pii/index.js';
 import { createSeriesService } from './modules/series/index.js';
 import { CHANGE_STREAM_FIELDS, createChangeLogStores, LiveEvents } from './modules/live/index.js';
 import { createSchemaInferenceService } from './modules/schema-inference/index.js';
+import { createJobService, createJobStore } from './modules/jobs/index.js';
 import { createTemplateRunner, createTemplateService, createTemplateStore } from './modules/templates/index.js';
 import { createSearchService, createSearchStore } from './modules/search/index.js';
 import { createLineageService, createLineageStore } from './modules/lineage/index.js';
@@ -136,6 +137,7 @@ export function createServices(
     dataAccess,
     metricsQueries: createMetricsQueries(platform.prometheus, datasets, platform.queryEngine, (dataset, query) => dataAccess.query(dataset, query, null, { maxRangeDays: null })),
     schemaInference: createSchemaInferenceService(),
+    jobs: createJobService(createJobStore(database.pool), files, database.changes, { ...config.jobs, logger }),
     ingestion: createIngestionService(datasets, platform.eventBus, ingestionCounters, { maxBatch: config.ingestion.maxBatch, systemEvents: platform.systemEvents }),
     files,
     connectors: createConnectorService(

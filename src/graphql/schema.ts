@@ -18,6 +18,7 @@ import { ingestionResolvers, ingestionFieldPermissions } from '../modules/ingest
 import { metricsResolvers, metricsFieldPermissions } from '../modules/metrics/index.js';
 import { piiResolvers, piiFieldPermissions } from '../modules/pii/index.js';
 import { schemaInferenceResolvers, schemaInferenceFieldPermissions } from '../modules/schema-inference/index.js';
+import { jobResolvers, jobsFieldPermissions } from '../modules/jobs/index.js';
 import { seriesResolvers, seriesFieldPermissions } from '../modules/series/index.js';
 import { liveResolvers, liveFieldPermissions } from '../modules/live/index.js';
 import { templateResolvers, templatesFieldPermissions, templatesPublishedReads } from '../modules/templates/index.js';
@@ -66,6 +67,7 @@ export const ROOT_FIELD_PERMISSIONS: FieldPermissions = {
   ...metricsFieldPermissions,
   ...piiFieldPermissions,
   ...schemaInferenceFieldPermissions,
+  ...jobsFieldPermissions,
   ...seriesFieldPermissions,
   ...liveFieldPermissions,
   ...templatesFieldPermissions,
@@ -97,6 +99,7 @@ export function buildSchema(version: string): GraphQLSchema {
       dataAccessResolvers,
       ingestionResolvers,
       schemaInferenceResolvers,
+      jobResolvers,
       connectorResolvers,
       fileResolvers,
       alertResolvers,

@@ -29,6 +29,7 @@ import { requestIdFor } from './use-request-id.js';
 import { setSecurityHeaders } from './use-security-headers.js';
 import { authenticatedBefore } from './use-auth.js';
 import { handOnParsedBody } from './body-read-ahead.js';
+import { asksToRespondAsync } from './respond-async.js';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -368,7 +369,8 @@ export function withFastPath(options: FastPathOptions): Listener {
   };
 
   return (req, res) => {
-    if (options.draining()) return normalPath(req, res);
+    // A request asking for its work as a job is never a read to answer from what is kept.
+    if (options.draining() || asksToRespondAsync(req.headers)) return normalPath(req, res);
     const url = req.url ?? '/';
     if (req.method === 'GET' ? serveRestRead(req, res, url) || waitForFirstRead(req, res, url) : req.method === 'POST' && (url === '/graphql' ? serveGraphQL(req, res) : serveRestPost(req, res, url)))
       return;

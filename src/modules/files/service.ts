@@ -66,6 +66,22 @@ export function createFileService(store: ObjectStore, options: FileServiceOption
       return key;
     },
 
+    /** Stores a local file under a key the gateway chose itself (a job's result), replacing what was there. */
+    async storeAt(key: string, filePath: string, contentType: string): Promise<void> {
+      await store.putFile(key, filePath, contentType);
+    },
+
+    /** A download link to a stored file, valid for FILES_URL_EXPIRY_SECONDS, as generateUrls signs them. */
+    async readLink(key: string): Promise<{ url: string; expiresAt: Date }> {
+      const expiresAt = new Date((options.now?.() ?? Date.now()) + options.urlExpirySeconds * 1000);
+      try {
+        return { url: await store.signedUrl(key, 'read', options.urlExpirySeconds), expiresAt };
+      } catch (error) {
+        const failure = storeFailure(error);
+        throw new GatewayError('FILES_GENERATE_URL_FAILURE', `Failed to generate a pre-signed URL: ${failure.summary}`, failure);
+      }
+    },
+
     /** Removes a stored file; used to undo a store whose follow-up failed. */
     async removeFile(key: string): Promise<void> {
       await store.delete(key);
