@@ -334,7 +334,7 @@ describe('groupBy', () => {
   });
 
   it('refuses a field the trail cannot be counted by', async () => {
-    const response = await graphql(gw, '{ auditRecords(where: { actor: { eq: "alice" } }) { groupBy(field: AT) { key count } } }');
+    const response = await graphql(gw, '{ auditRecords(where: { actor: { eq: "alice" } }) { groupBy(field: TARGET_ID) { key count } } }');
     expect({ status: response.status, code: response.errors?.[0]?.extensions?.code }).toEqual({ status: 400, code: 'GRAPHQL_VALIDATION_FAILED' });
   });
 });

@@ -9,10 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import supertest from 'supertest';
 import { envelope, graphql } from '../support/api.js';
 import { seedDataset } from '../support/datasets.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
-import { startGateway, type Gateway } from '../../src/server.js';
+import { startCopy, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { type Gateway } from '../../src/server.js';
 
 /** How long both gateways keep a page that shows counts and health. */
 const FIGURES_MAX_AGE_MS = 1_000;
@@ -30,10 +28,7 @@ const datasetId = (n: number) => `dash-${String(n).padStart(3, '0')}`;
 
 beforeAll(async () => {
   gw = await startTestGateway(ENV);
-  second = await startGateway(
-    loadConfig({ DATABASE_URL: gw.databaseUrl, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'test', DB_POOL_MAX: '2', METRICS_SAMPLE_INTERVAL_SECONDS: '0', ...ENV }),
-    createLogger('silent'),
-  );
+  second = await startCopy(gw, { METRICS_SAMPLE_INTERVAL_SECONDS: '0', ...ENV });
   secondHttp = supertest(second.url);
   // 100 Live event datasets fed by a built-in connector, each watched by two alert rules that notify
   // one of 5 channels, and each with ingestion counters of its own (dataset n received n events).

@@ -11,12 +11,10 @@ import supertest from 'supertest';
 import WebSocket from 'ws';
 import { JWT_ENV, token } from '../support/auth.js';
 import { seedDataset, transition } from '../support/datasets.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startCopy, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { unique } from '../support/ingestion.js';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
 import { CHANGE_LOGS, createChangeLogStore } from '../../src/modules/live/index.js';
-import { startGateway, type Gateway } from '../../src/server.js';
+import { type Gateway } from '../../src/server.js';
 
 let gw: TestGateway;
 /** A second copy on the same database. */
@@ -29,10 +27,7 @@ const clients: Client[] = [];
 
 beforeAll(async () => {
   gw = await startTestGateway({ ...JWT_ENV, CHANGE_LOG_RETENTION_HOURS: '72' });
-  copy = await startGateway(
-    loadConfig({ ...JWT_ENV, DATABASE_URL: gw.databaseUrl, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'test', DB_POOL_MAX: '2', METRICS_SAMPLE_INTERVAL_SECONDS: '0' }),
-    createLogger('silent'),
-  );
+  copy = await startCopy(gw, { ...JWT_ENV, METRICS_SAMPLE_INTERVAL_SECONDS: '0' });
   admin = await token({ roles: ['admin'], expiresIn: 3600 });
   onCopy = { ...gw, url: copy.url, http: supertest.agent(copy.url).set('authorization', `Bearer ${admin}`) };
   writer = new pg.Pool({ connectionString: gw.databaseUrl, max: 1 });

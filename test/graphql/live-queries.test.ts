@@ -9,12 +9,10 @@ import supertest from 'supertest';
 import WebSocket from 'ws';
 import { JWT_ENV, token } from '../support/auth.js';
 import { seedDataset, transition } from '../support/datasets.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startCopy, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { seedTemplate } from '../support/templates.js';
 import { unique } from '../support/ingestion.js';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
-import { startGateway, type Gateway } from '../../src/server.js';
+import { type Gateway } from '../../src/server.js';
 
 const MIN_INTERVAL_MS = 300;
 const MAX_COST = 2_000;
@@ -29,10 +27,7 @@ const clients: Client[] = [];
 
 beforeAll(async () => {
   gw = await startTestGateway({ ...JWT_ENV, LIVE_QUERY_MIN_INTERVAL_MS: String(MIN_INTERVAL_MS), GRAPHQL_MAX_COST: String(MAX_COST) });
-  copy = await startGateway(
-    loadConfig({ ...JWT_ENV, DATABASE_URL: gw.databaseUrl, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'test', DB_POOL_MAX: '2', METRICS_SAMPLE_INTERVAL_SECONDS: '0' }),
-    createLogger('silent'),
-  );
+  copy = await startCopy(gw, { ...JWT_ENV, METRICS_SAMPLE_INTERVAL_SECONDS: '0' });
   admin = await token({ roles: ['admin'], expiresIn: 3600 });
   onCopy = { ...gw, url: copy.url, http: supertest.agent(copy.url).set('authorization', `Bearer ${admin}`) };
 }, 60_000);

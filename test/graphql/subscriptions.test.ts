@@ -12,10 +12,8 @@ import { envelope, graphql } from '../support/api.js';
 import { JWT_ENV, token } from '../support/auth.js';
 import { definition, seedDataset } from '../support/datasets.js';
 import { seedTemplate } from '../support/templates.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
-import { startGateway, type Gateway } from '../../src/server.js';
+import { startCopy, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { type Gateway } from '../../src/server.js';
 import { unique } from '../support/ingestion.js';
 
 let gw: TestGateway;
@@ -38,19 +36,7 @@ beforeAll(async () => {
     LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION: '60',
   });
   admin = await token({ roles: ['admin'], expiresIn: 3600 });
-  copy = await startGateway(
-    loadConfig({
-      ...JWT_ENV,
-      DATABASE_URL: gw.databaseUrl,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      NODE_ENV: 'test',
-      DB_POOL_MAX: '2',
-      METRICS_SAMPLE_INTERVAL_SECONDS: '0',
-      ALERT_EVALUATION_TICK_SECONDS: '0',
-    }),
-    createLogger('silent'),
-  );
+  copy = await startCopy(gw, { ...JWT_ENV, METRICS_SAMPLE_INTERVAL_SECONDS: '0', ALERT_EVALUATION_TICK_SECONDS: '0' });
   asAdmin = { ...gw, http: supertest.agent(gw.url).set('authorization', `Bearer ${admin}`) };
 }, 60_000);
 

@@ -1,5 +1,5 @@
-// Alert records get their ids from the gateway, so the API reference can only show a placeholder
-// id for get/update/delete; "Try it out" with it as shown answers 404. The reference says so on
+// Alert records and jobs get their ids from the gateway, so the API reference can only show a
+// placeholder id for get/update/delete (and a job's cancel); "Try it out" with it as shown answers 404. The reference says so on
 // each such parameter, so a reader knows to paste the id the create answered.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,9 +19,9 @@ describe('the API reference placeholder ids', () => {
     ),
   );
 
-  it('are used by the alert record operations only', () => {
+  it('are used by the operations on alert records and jobs only', () => {
     expect(placeholders.length).toBeGreaterThan(0);
-    for (const { at } of placeholders) expect(at).toMatch(/^(get|patch|delete) \/alerts\/v1\//);
+    for (const { at } of placeholders) expect(at).toMatch(/^(get|patch|delete) \/alerts\/v1\/|^(get|post) \/v2\/jobs\//);
   });
 
   it('each tell the reader to use the id the create answered', () => {

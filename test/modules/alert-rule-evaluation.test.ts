@@ -5,13 +5,11 @@
 // notification sent once, and a gateway that died mid-cycle leaves nothing lost.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import supertest from 'supertest';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
-import { startGateway, type Gateway } from '../../src/server.js';
+import { type Gateway } from '../../src/server.js';
 import { startSmtpSink, type SmtpSink } from '../support/alerting.js';
 import { envelope } from '../support/api.js';
 import { seedDataset } from '../support/datasets.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startCopy, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { STRICT_SCHEMA, unique } from '../support/ingestion.js';
 
 const SECOND = 1000;
@@ -26,7 +24,7 @@ beforeAll(async () => {
   // Nothing runs on its own: the test samples and evaluates at the times it chooses.
   const env = { SMTP_URL: smtp.url, METRICS_SAMPLE_INTERVAL_SECONDS: '0', ALERT_EVALUATION_TICK_SECONDS: '0', ALERT_REPEAT_INTERVAL_MINUTES: '2' };
   gw = await startTestGateway(env);
-  second = await startGateway(loadConfig({ DATABASE_URL: gw.databaseUrl, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'test', DB_POOL_MAX: '2', ...env }), createLogger('silent'));
+  second = await startCopy(gw, env);
 });
 
 afterAll(async () => {

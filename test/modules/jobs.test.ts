@@ -9,14 +9,12 @@ import { createClient as createWsClient, type Client } from 'graphql-ws';
 import supertest from 'supertest';
 import WebSocket from 'ws';
 import { benchmarkEvents } from '../../bench/inference-events.js';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
-import { startGateway, type Gateway } from '../../src/server.js';
+import { type Gateway } from '../../src/server.js';
 import { distributionTarGz } from '../support/archives.js';
 import { expectRestFailure } from '../support/api.js';
 import { JWT_ENV, token } from '../support/auth.js';
 import { seedDataset } from '../support/datasets.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startCopy, startTestGateway, type TestGateway } from '../support/gateway.js';
 
 /** The README's inference benchmark as a JSON-lines file: 10,000 events, 10.8 MB. */
 const BENCHMARK_FILE = Buffer.from(
@@ -34,19 +32,7 @@ const clients: Client[] = [];
 
 beforeAll(async () => {
   gw = await startTestGateway({ ...JWT_ENV, ALERT_EVALUATION_TICK_SECONDS: '0', JOB_HEARTBEAT_TIMEOUT_SECONDS: '10' });
-  copy = await startGateway(
-    loadConfig({
-      ...JWT_ENV,
-      DATABASE_URL: gw.databaseUrl,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      NODE_ENV: 'test',
-      DB_POOL_MAX: '2',
-      METRICS_SAMPLE_INTERVAL_SECONDS: '0',
-      ALERT_EVALUATION_TICK_SECONDS: '0',
-    }),
-    createLogger('silent'),
-  );
+  copy = await startCopy(gw, { ...JWT_ENV, METRICS_SAMPLE_INTERVAL_SECONDS: '0', ALERT_EVALUATION_TICK_SECONDS: '0' });
   admin = await token({ roles: ['admin'], expiresIn: 3600 });
   asAdmin = { ...gw, http: supertest.agent(gw.url).set('authorization', `Bearer ${admin}`) };
 }, 60_000);

@@ -6,11 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { envelope, graphql, SQL_QUERY } from '../support/api.js';
 import { seedDataset } from '../support/datasets.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
+import { startCopy, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { PublishedCache } from '../../src/platform/cache/published-cache.js';
-import { startGateway, type Gateway } from '../../src/server.js';
+import { type Gateway } from '../../src/server.js';
 import supertest from 'supertest';
 
 let gw: TestGateway;
@@ -20,7 +18,7 @@ let secondHttp: ReturnType<typeof supertest>;
 beforeAll(async () => {
   gw = await startTestGateway();
   // A second gateway on the same database, as behind a load balancer.
-  second = await startGateway(loadConfig({ DATABASE_URL: gw.databaseUrl, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'test', DB_POOL_MAX: '2' }), createLogger('silent'));
+  second = await startCopy(gw);
   secondHttp = supertest(second.url);
   for (let i = 0; i < 12; i += 1) await seedDataset(gw, `cache-live-${i}`, 'Live');
 });

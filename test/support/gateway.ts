@@ -99,6 +99,14 @@ export interface TestGatewayOptions {
   logLevel?: string;
 }
 
+/**
+ * Another copy of the gateway on the same database as `gw` (what several replicas behind a balancer
+ * are), with its own pool of 2 connections and `env` on top; stopped by the caller, before `gw`.
+ */
+export function startCopy(gw: Pick<TestGateway, 'databaseUrl'>, env: Record<string, string> = {}): Promise<Gateway> {
+  return startGateway(loadConfig({ DATABASE_URL: gw.databaseUrl, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'test', DB_POOL_MAX: '2', ...env }), createLogger('silent'));
+}
+
 export async function startTestGateway(env: Record<string, string> = {}, options: TestGatewayOptions = {}): Promise<TestGateway> {
   const database = await createTestDatabase();
   // Sampling its own metrics off unless a test asks for it: a sampling falls on the interval's grid,
