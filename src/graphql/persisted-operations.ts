@@ -112,10 +112,14 @@ export class PersistedOperations {
   // Canonical text hash → id, so a listed operation sent as text in another layout is recognised.
   private readonly canonical = new Map<string, string>();
 
-  constructor(readonly operations: readonly ManifestOperation[]) {
-    for (const operation of operations) {
+  /** `documents`: each operation's body parsed, in the same order (the loader has parsed them to check them). */
+  constructor(
+    readonly operations: readonly ManifestOperation[],
+    documents: readonly DocumentNode[],
+  ) {
+    for (const [index, operation] of operations.entries()) {
       this.bodies.set(operation.id, operation.body);
-      const document = parse(operation.body);
+      const document = documents[index]!;
       const definition = document.definitions.find((node): node is OperationDefinitionNode => node.kind === Kind.OPERATION_DEFINITION)!;
       this.canonical.set(sha256(canonicalOperationText(document, definition)), operation.id);
     }
@@ -151,6 +155,7 @@ export function loadPersistedOperations(schema: GraphQLSchema, file = DEFAULT_PE
     throw new Error(`persisted operations file ${file} is not an apollo-persisted-query-manifest of version 1 with an operations array`);
   }
   const problems: string[] = [];
+  const documents: DocumentNode[] = [];
   for (const [index, operation] of manifest.operations.entries()) {
     const where = `operations[${index}] (${typeof operation?.name === 'string' ? operation.name : 'unnamed'})`;
     if (typeof operation?.body !== 'string' || typeof operation.id !== 'string') {
@@ -160,6 +165,7 @@ export function loadPersistedOperations(schema: GraphQLSchema, file = DEFAULT_PE
     if (sha256(operation.body) !== operation.id) problems.push(`${where}: id is not the SHA-256 of its body`);
     try {
       const document = parse(operation.body);
+      documents.push(document);
       const count = document.definitions.filter((node) => node.kind === Kind.OPERATION_DEFINITION).length;
       if (count !== 1) problems.push(`${where}: body must hold exactly one operation, it holds ${count}`);
       for (const error of validate(schema, document)) problems.push(`${where}: ${error.message}`);
@@ -168,7 +174,7 @@ export function loadPersistedOperations(schema: GraphQLSchema, file = DEFAULT_PE
     }
   }
   if (problems.length > 0) throw new Error(`persisted operations file ${file} does not fit the schema:\n  - ${problems.join('\n  - ')}`);
-  return new PersistedOperations(manifest.operations);
+  return new PersistedOperations(manifest.operations, documents);
 }
 
 /** Parses PERSISTED_OPERATIONS_REQUIRED_FOR entries (`*`, `role:<role>`, `caller:<id>`) into a test on the caller. */

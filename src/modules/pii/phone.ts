@@ -5,9 +5,19 @@
 import { createRequire } from 'node:module';
 import type { CountryCode } from 'libphonenumber-js/max';
 
-// The library's CommonJS build: its ES build imports its metadata JSON without an import
-// attribute, which Node accepts but Jest reports on every test file that loads the gateway.
-const { parsePhoneNumberFromString } = createRequire(import.meta.url)('libphonenumber-js/max') as typeof import('libphonenumber-js/max');
+type PhoneLibrary = typeof import('libphonenumber-js/max');
+let library: PhoneLibrary | undefined;
+
+/**
+ * The library's CommonJS build: its ES build imports its metadata JSON without an import
+ * attribute, which Node accepts but Jest reports on every test file that loads the gateway.
+ * Loaded at the first value checked: its metadata takes ~0.1 s to read, which a gateway that never
+ * looks for PII (and each test file) need not pay at start.
+ */
+function parsePhoneNumberFromString(...args: Parameters<PhoneLibrary['parsePhoneNumberFromString']>): ReturnType<PhoneLibrary['parsePhoneNumberFromString']> {
+  library ??= createRequire(import.meta.url)('libphonenumber-js/max') as PhoneLibrary;
+  return library.parsePhoneNumberFromString(...args);
+}
 
 export interface PhoneMatch {
   /** ISO 3166 region of the number. */
