@@ -99,8 +99,9 @@ describe('persisted operations', () => {
     const byId = await firstOf(client, { query: '', variables, extensions: { persistedQuery: { version: 1, sha256Hash: operation.id } } });
     expect(byId.result).toEqual({ data: { metricSeries: [{ labels: [], points: [{ t: expect.any(String), v: 7 }] }] } });
     // The listed text in another layout is recognised (compared canonically).
+    // (Read a moment later, its point may fall in the next second: the same answer but for its time.)
     const asText = await firstOf(client, { query: operation.body.replace(/\s+/g, ' '), variables });
-    expect(asText.result).toEqual(byId.result);
+    expect(asText.result).toEqual({ data: { metricSeries: [{ labels: [], points: [{ t: expect.any(String), v: 7 }] }] } });
   });
 
   it('leave other callers free to send any subscription text', async () => {
