@@ -53,7 +53,7 @@ type EnumTable = Readonly<Record<string, Readonly<Record<string, string>>>>;
 let sdlSchema: ReturnType<typeof buildASTSchema> | undefined;
 
 /** The SDL's types (no resolvers: only the input types are read), built once. */
-function graphqlSchema() {
+export function graphqlSchema() {
   sdlSchema ??= buildASTSchema(concatAST(readTypeDefs().map((source) => parse(source))), { assumeValidSDL: true });
   return sdlSchema;
 }
@@ -91,7 +91,7 @@ interface Spelling {
 }
 
 /** The contract's spellings of a GraphQL enum's values (its GraphQL names when the enum table has none). */
-function enumSpellings(type: GraphQLEnumType): Readonly<Record<string, string>> {
+export function enumSpellings(type: GraphQLEnumType): Readonly<Record<string, string>> {
   return (ENUMS as EnumTable)[type.name] ?? Object.fromEntries(type.getValues().map((value) => [value.name, value.name]));
 }
 
@@ -103,7 +103,7 @@ function enumValueName(type: GraphQLEnumType, spelling: Spelling, value: unknown
   return Object.keys(spellings).find((name) => spellings[name] === value) ?? value;
 }
 
-const SCALAR_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
+export const SCALAR_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   String: { type: 'string' },
   ID: { type: 'string' },
   Int: { type: 'integer' },
