@@ -30,9 +30,8 @@ import type {
   ItemChange,
   RestDatasetRecordFragment,
 } from '../src/generated/rest-operations.js';
-import { enumName, ENUMS } from './enum-names.js';
 import { cursorForOffset } from '../src/platform/lists/cursor.js';
-import { fieldSchema, inputSchema, inputTypeSchema, parametersOf, requestOfOperation, toInput, toInputList, type InputShape, type Rename } from './input-shape.js';
+import { fieldSchema, inputSchema, inputTypeSchema, parametersOf, requestOfOperation, toInput, toInputList, urlVariables, type InputShape, type Rename } from './input-shape.js';
 import { defineEndpoint, EDIT_MODE, isEditMode, pathParam, requestOf } from './table.js';
 import { envelopeSchema } from './validation.js';
 import { JOB_FIELDS } from './jobs.js';
@@ -40,9 +39,10 @@ import { project, shapeSchema, type ResultShape } from './result-shape.js';
 import type { Respelled } from './result-spelling.js';
 import { checkFieldSelection, listDocumentNames } from '../src/platform/dataset-document.js';
 
-// A dataset id's length and pattern are the services' rules (src/modules/datasets/definition.ts), as
-// is how long a read's `fields` may be: one message on both transports.
-const status = (value: string) => enumName(ENUMS.DatasetStatus, value);
+// A dataset id's length and pattern are the services' rules (src/modules/datasets/definition.ts): one
+// message on both transports. How a URL names the read's and the export's variables:
+const DATASET_URL = { path: { dataset_id: 'id' }, query: { status: 'status' } };
+const IMPORT_URL = { query: { overwrite: 'overwrite' } };
 
 /** What a dataset record is read from: the version's typed fields, and its settings sections as written (their key order is the writer's). */
 const DATASET_RECORD_FIELDS = /* GraphQL */ `
@@ -300,11 +300,11 @@ export const datasetEndpoints = [
     summary: 'Import a dataset definition as its draft',
     invalidInputCode: 'DATASET_IMPORT_INVALID_CONFIGS',
     errorCodes: ['DATASET_CONFIGS_INVALID', 'DATASET_EXISTS', 'DATASET_ALREADY_EXISTS'],
-    ...parametersOf(IMPORT_OPERATION, { query: { overwrite: 'overwrite' } }),
+    ...parametersOf(IMPORT_OPERATION, IMPORT_URL),
     // The definition itself is checked by the service (the same check GraphQL gets).
     bodySchema: envelopeSchema('api.datasets.import', fieldSchema(IMPORT_OPERATION, 'definition'), { requestRequired: true }),
     operation: IMPORT_OPERATION,
-    variables: (input) => ({ definition: input.body.request, overwrite: input.query.overwrite !== 'false' }),
+    variables: (input) => ({ ...urlVariables<Omit<RestImportDatasetMutationVariables, 'definition'>>(IMPORT_OPERATION, IMPORT_URL, input), definition: input.body.request }),
     result: (data) => {
       const imported = data.importDataset;
       return {
@@ -323,8 +323,7 @@ export const datasetEndpoints = [
     invalidInputCode: 'DATASET_READ_INVALID_INPUT',
     errorCodes: ['DATASET_NOT_FOUND', 'DATASET_INVALID_FIELDS'],
     ...parametersOf(READ_OPERATION, {
-      path: { dataset_id: 'id' },
-      query: { status: 'status' },
+      ...DATASET_URL,
       ownQuery: { ...EDIT_MODE, fields: { type: 'string', description: 'Only these top-level keys of the record, separated by commas.' } },
     }),
     operation: {
@@ -341,10 +340,7 @@ export const datasetEndpoints = [
     chooseOperation: (input) => (isEditMode(input) ? 'edit' : 'read'),
     // mode=edit makes a draft from Live: a write, which a read-only role may not do.
     operationApiIds: { edit: 'api.datasets.update' },
-    variables: (input) => {
-      const wanted = typeof input.query.status === 'string' ? input.query.status : undefined;
-      return { id: pathParam(input, 'dataset_id'), status: wanted ? status(wanted) : null };
-    },
+    variables: (input) => urlVariables<RestReadDatasetQueryVariables>(READ_OPERATION, DATASET_URL, input),
     selection: (input) => {
       const wanted = input.query.status;
       // A Live read gives the record of contract 2.1; draft reads give the whole definition.
@@ -438,7 +434,7 @@ export const datasetEndpoints = [
     summary: 'Export a dataset definition that import takes back (Live by default; status=ReadyToPublish for the draft); with Prefer: respond-async, as a job: 202 with its status link',
     invalidInputCode: 'DATASET_EXPORT_INVALID_INPUT',
     errorCodes: ['DATASET_NOT_FOUND', 'DATASET_EXPORT_FAILURE'],
-    ...parametersOf(EXPORT_OPERATION, { path: { dataset_id: 'id' }, query: { status: 'status' } }),
+    ...parametersOf(EXPORT_OPERATION, DATASET_URL),
     operation: {
       export: EXPORT_OPERATION,
       job: /* GraphQL */ `
@@ -452,7 +448,7 @@ export const datasetEndpoints = [
     },
     chooseOperation: (input) => (input.respondAsync ? 'job' : 'export'),
     startsJob: (input) => input.respondAsync === true,
-    variables: (input) => ({ id: pathParam(input, 'dataset_id'), status: typeof input.query.status === 'string' ? status(input.query.status) : null }),
+    variables: (input) => urlVariables<RestExportDatasetQueryVariables>(EXPORT_OPERATION, DATASET_URL, input),
     result: (data) => ('startDatasetExport' in data ? data.startDatasetExport : data.exportDataset),
   }),
 
