@@ -3,8 +3,8 @@
 // one declaration come both the body's JSON Schema (shape and unknown keys only: every rule about a
 // value is the service's, so both transports answer it with one message) and the conversion of the
 // request into the operation's variables, done once here at the REST edge.
-import { buildASTSchema, concatAST, type GraphQLInputField, type GraphQLInputType, GraphQLEnumType, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, Kind, parse, typeFromAST } from 'graphql';
-import { readTypeDefs } from '../src/graphql/schema.js';
+import { type GraphQLInputField, type GraphQLInputType, GraphQLEnumType, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, Kind, parse, typeFromAST } from 'graphql';
+import { sdlTypes } from '../src/graphql/schema.js';
 import { ENUMS } from './enum-names.js';
 import { envelopeSchema, type JsonSchema } from './validation.js';
 
@@ -50,16 +50,8 @@ export const sameNames = (...names: string[]): Rename => Object.fromEntries(name
 
 type EnumTable = Readonly<Record<string, Readonly<Record<string, string>>>>;
 
-let sdlSchema: ReturnType<typeof buildASTSchema> | undefined;
-
-/** The SDL's types (no resolvers: only the input types are read), built once. */
-export function graphqlSchema() {
-  sdlSchema ??= buildASTSchema(concatAST(readTypeDefs().map((source) => parse(source))), { assumeValidSDL: true });
-  return sdlSchema;
-}
-
 function inputObject(name: string): GraphQLInputObjectType {
-  const type = graphqlSchema().getType(name);
+  const type = sdlTypes().getType(name);
   if (!(type instanceof GraphQLInputObjectType)) throw new Error(`${name} is not a GraphQL input type`);
   return type;
 }
@@ -76,7 +68,7 @@ function fieldsOf(type: string): InputFields {
   const operation = parse(type).definitions.find((definition) => definition.kind === Kind.OPERATION_DEFINITION);
   const fields: Record<string, Pick<GraphQLInputField, 'name' | 'type' | 'description' | 'defaultValue'>> = {};
   for (const variable of operation?.variableDefinitions ?? []) {
-    const variableType = typeFromAST(graphqlSchema(), variable.type) as GraphQLInputType | undefined;
+    const variableType = typeFromAST(sdlTypes(), variable.type) as GraphQLInputType | undefined;
     if (!variableType) throw new Error(`the operation's variable $${variable.variable.name.value} has a type the schema lacks`);
     fields[variable.variable.name.value] = { name: variable.variable.name.value, type: variableType, description: undefined, defaultValue: variable.defaultValue };
   }
@@ -234,7 +226,7 @@ export function urlVariables<T>(type: string, names: { path?: Rename; query?: Re
  * does not know is given back as it is, for GraphQL to refuse with the message a GraphQL client gets.
  */
 export function enumValueOf<N extends keyof typeof ENUMS>(typeName: N, spelling: string): keyof (typeof ENUMS)[N] & string {
-  const type = graphqlSchema().getType(typeName);
+  const type = sdlTypes().getType(typeName);
   if (!(type instanceof GraphQLEnumType)) throw new Error(`${typeName} is not a GraphQL enum type`);
   return enumValueName(type, BODY, spelling) as keyof (typeof ENUMS)[N] & string;
 }

@@ -4,7 +4,8 @@
 // every `fields=` selection (the shape's keys) and the API reference's result schema (the paths'
 // GraphQL types), as input-shape.ts does for requests.
 import { GraphQLEnumType, GraphQLInterfaceType, GraphQLList, GraphQLNonNull, GraphQLObjectType, type GraphQLOutputType } from 'graphql';
-import { enumSpellings, graphqlSchema, SCALAR_SCHEMAS } from './input-shape.js';
+import { sdlTypes } from '../src/graphql/schema.js';
+import { enumSpellings, SCALAR_SCHEMAS } from './input-shape.js';
 import type { JsonSchema } from './validation.js';
 
 /** Values read as they are: a path ends at them (JSON values are `unknown`, and end there too). */
@@ -47,7 +48,7 @@ export function shapeSchema(typeName: string, shape: ResultShape<unknown> | Read
   const keys = options.keys ?? Object.keys(shape);
   for (const key of keys) {
     const path = (shape as Record<string, string>)[key]!;
-    let type: GraphQLOutputType | undefined = graphqlSchema().getType(typeName) as GraphQLOutputType | undefined;
+    let type: GraphQLOutputType | undefined = sdlTypes().getType(typeName) as GraphQLOutputType | undefined;
     let description: string | null | undefined;
     for (const name of path.split('.')) {
       const named = type instanceof GraphQLNonNull ? type.ofType : type;

@@ -4,7 +4,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
-import type { GraphQLSchema } from 'graphql';
+import { mergeTypeDefs } from '@graphql-tools/merge';
+import { buildASTSchema, type GraphQLSchema } from 'graphql';
 import type { Resolvers } from '../generated/graphql.js';
 import { alertResolvers, alertsFieldPermissions } from '../modules/alerts/index.js';
 import { alertRuleResolvers, alertRulesFieldPermissions, alertRulesPublishedReads } from '../modules/alert-rules/index.js';
@@ -88,9 +89,22 @@ export const PUBLISHED_READS = combinePublishedReads(
   },
 );
 
+let sdlSchema: GraphQLSchema | undefined;
+
+/**
+ * The types of graphql/*.graphql, without resolvers: parsed and checked once per process (a tenth
+ * of a start-up), read by the REST layer for its input shapes, and copied by each gateway with its
+ * resolvers (buildSchema).
+ */
+export function sdlTypes(): GraphQLSchema {
+  // Merged as makeExecutableSchema merges a list of sources, so the printed schema keeps its order.
+  return (sdlSchema ??= buildASTSchema(mergeTypeDefs(readTypeDefs())));
+}
+
 export function buildSchema(version: string): GraphQLSchema {
   return makeExecutableSchema({
-    typeDefs: readTypeDefs(),
+    // A schema: its types are copied with the resolvers added, the shared one left as it is.
+    typeDefs: sdlTypes(),
     resolvers: [
       rootResolvers(version),
       nodeResolvers,

@@ -1,13 +1,11 @@
 // The layer rule of eslint.config.mjs (no-restricted-imports, one block per layer) fails on each kind
-// of crossing it exists for, and passes on the tree as it is. Each case plants one import in a file
-// of the layer it concerns and lints it with the project's own configuration (only the layer rule
-// runs, without type information, so the cases take milliseconds); one planted file is also linted
-// the way `npm run lint` does, to show the command itself fails on it.
-import { execFile } from 'node:child_process';
-import { rm, writeFile } from 'node:fs/promises';
+// of crossing it exists for, as an error (what makes `npm run lint` fail), and passes on the allowed
+// imports. Each case plants one import in a file of the layer it concerns and lints it with the
+// project's own configuration (only the layer rule runs, without type information, so the cases take
+// milliseconds). That the tree as it is passes the rule is `npm run lint`'s to say (CI runs it before
+// the tests): linting the whole tree again here took a minute of a loaded run.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from '@jest/globals';
 import { ESLint } from 'eslint';
 
@@ -20,10 +18,13 @@ const eslint = new ESLint({
   overrideConfig: { languageOptions: { parserOptions: { projectService: false } } },
 });
 
-/** The layer rule's messages for `code` as if it were the file at `file` (relative to the project). */
+/**
+ * The layer rule's messages for `code` as if it were the file at `file` (relative to the project),
+ * each with its severity: an error (2) is what makes `npm run lint` (`eslint --max-warnings 0`) fail.
+ */
 async function layerProblems(file: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, file) });
-  return (result?.messages ?? []).map((message) => `${message.ruleId ?? 'parse'}: ${message.message}`);
+  return (result?.messages ?? []).map((message) => `${message.ruleId ?? 'parse'} (severity ${message.severity}): ${message.message}`);
 }
 
 const PLATFORM = /src\/platform does not import modules, transports or the HTTP layer/;
@@ -113,33 +114,10 @@ describe('the layer rule (eslint.config.mjs)', () => {
   it.each(FORBIDDEN)('fails when %s', async (_case, file, code, message) => {
     const problems = await layerProblems(file, code);
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(new RegExp(`^${LAYER_RULE}: .*${message.source}`));
+    expect(problems[0]).toMatch(new RegExp(`^${LAYER_RULE} \\(severity 2\\): .*${message.source}`));
   });
 
   it.each(ALLOWED)('passes when %s', async (_case, file, code) => {
     expect(await layerProblems(file, code)).toEqual([]);
   });
-
-  it('passes on every file of src/, rest/, test/, bench/ and scripts/ as they are', async () => {
-    const results = await eslint.lintFiles(['src', 'rest', 'test', 'bench', 'scripts']);
-    const crossings = results.flatMap((result) => result.messages.map((message) => `${path.relative(ROOT, result.filePath)}:${message.line} ${message.message}`));
-    expect(crossings).toEqual([]);
-    expect(results.length).toBeGreaterThan(200);
-  }, 120_000);
-
-  it('makes `eslint --max-warnings 0` (as npm run lint runs it) exit with an error on a planted file', async () => {
-    const planted = path.join(ROOT, 'src/platform/event-bus', `planted-${process.pid}.ts`);
-    await writeFile(planted, "import { ingestionProcessing } from '../../modules/ingestion/pipeline.js';\n\nexport const processing = ingestionProcessing;\n");
-    try {
-      const run = promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules/eslint/bin/eslint.js'), '--max-warnings', '0', path.relative(ROOT, planted)], { cwd: ROOT });
-      const failure = (await run.then(
-        () => undefined,
-        (error: unknown) => error,
-      )) as { code?: number; stdout?: string } | undefined;
-      expect(failure?.code).toBe(1);
-      expect(failure?.stdout).toMatch(PLATFORM);
-    } finally {
-      await rm(planted, { force: true });
-    }
-  }, 120_000);
 });

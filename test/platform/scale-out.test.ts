@@ -33,6 +33,8 @@ const COPY_ENV = {
   LOG_LEVEL: 'warn',
 };
 const DATASET = 'scale_events';
+/** The pause between one load worker's requests. */
+const LOAD_PAUSE_MS = 25;
 const BATCH = 20;
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -188,6 +190,7 @@ describeWhenInstalled(HAPROXY, 'haproxy')('three copies behind HAProxy on one Po
         const msgid = `kill-${randomUUID()}`;
         // A call cut off with the killed copy is not acknowledged; it is the caller's to send again.
         if (await ingest(proxy.url, msgid, headers).catch(() => false)) acknowledged.push(msgid);
+        await sleep(LOAD_PAUSE_MS);
       }
     };
     const workers = [0, 1, 2, 3].map(worker);
@@ -241,6 +244,9 @@ describeWhenInstalled(HAPROXY, 'haproxy')('three copies behind HAProxy on one Po
           },
           (error: Error) => count(`${error.message} ${String((error.cause as Error | undefined)?.message ?? '')}`),
         );
+        // Steady, not flat out: ~40 requests a second per worker keep every moment of a restart
+        // under load, and leave the cores to the copies starting (and to the suite's other worker).
+        await sleep(LOAD_PAUSE_MS);
       }
     };
     const workers = [0, 1, 2, 3].map(load);

@@ -12,6 +12,7 @@ import { restEndpoints } from '../../rest/endpoints.js';
 import { openApiPath, type OpenApiDocument, type OpenApiOperation } from '../../rest/openapi.js';
 import { presentationOf } from '../../rest/table.js';
 import { ERROR_CATALOGUE, GatewayError, type ErrorCode } from '../../src/errors.js';
+import { compileValidator } from '../../src/validation/json-schema.js';
 import { envelope, SQL_QUERY } from '../support/api.js';
 import { JWT_ENV, token } from '../support/auth.js';
 import { definition, seedDataset } from '../support/datasets.js';
@@ -141,6 +142,16 @@ describe('GET /openapi.json', () => {
       }
       if (endpoint.bodySchema) expect((operation.requestBody as Json).content['application/json'].schema).toEqual({ ...endpoint.bodySchema, ...endpoint.documentedServiceRules });
       if (endpoint.multipart) expect((operation.requestBody as Json).content['multipart/form-data']).toBeDefined();
+    }
+  });
+
+  it("compiles each route's path, query and body schemas under the gateway's strict validator", () => {
+    // The gateway compiles a schema on its first request (src/validation/json-schema.ts): a schema
+    // strict mode refuses would otherwise fail only when a caller first reached its route.
+    for (const endpoint of restEndpoints) {
+      for (const schema of [endpoint.pathSchema, endpoint.querySchema, endpoint.bodySchema]) {
+        if (schema) expect(() => compileValidator(schema)({})).not.toThrow();
+      }
     }
   });
 
