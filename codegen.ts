@@ -33,6 +33,7 @@ const config: CodegenConfig = {
           DatasourceConnection: '../modules/datasets/index.js#DatasourcePage',
           DatasourceSizeConnection: '../modules/data-access/index.js#DatasourceSizePage',
           DatasetConnector: '../modules/datasets/index.js#ConnectorInstance',
+          DatasetSectionsAsWritten: '../modules/datasets/index.js#DatasetRecord',
           Connector: '../modules/connectors/index.js#ConnectorRecord',
           ConnectorConnection: '../modules/connectors/index.js#ConnectorPage',
           FileLink: '../modules/files/index.js#SignedFile',

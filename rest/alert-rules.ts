@@ -22,9 +22,9 @@ import type {
   RestUpdateAlertRuleMutationVariables,
 } from '../src/generated/rest-operations.js';
 import { afterOffset, idPath, offset, oneOrList, orderKeys, orderOptions, queryString, statusAsList } from './alerting-requests.js';
-import { domainValues, enumName, ENUMS } from './enum-names.js';
+import { domainValues, ENUMS } from './enum-names.js';
 import { withFragment } from './fragments.js';
-import { inputSchema, sameNames, toInput, type InputShape, type Rename } from './input-shape.js';
+import { enumValueOf, inputSchema, sameNames, toInput, type InputShape, type Rename } from './input-shape.js';
 import { defineEndpoint, pathParam, requestOf, type RestInput } from './table.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -225,7 +225,7 @@ function ruleInput<T>(shape: InputShape, body: RuleBody): T {
   const entries = {
     metric: condition?.metric,
     metricAlias: condition?.metric === undefined ? condition?.metricAlias : undefined,
-    operator: condition?.operator === undefined ? undefined : enumName(ENUMS.AlertRuleOperator, condition.operator),
+    operator: condition?.operator === undefined ? undefined : enumValueOf('AlertRuleOperator', condition.operator),
     thresholds: threshold === undefined ? undefined : (Array.isArray(threshold) ? threshold : [threshold]).map(asNumber),
     // The console sends `[undefined]` when no channel was chosen; those holes are dropped.
     channelIds: body.notification?.channels?.filter((id): id is string => typeof id === 'string' && id !== ''),
@@ -326,7 +326,7 @@ export const alertRuleEndpoints = [
     variables: (input) => {
       const search = requestOf<{ offset?: number; options?: { order?: string[][] } }>(input);
       const given = toInput<RestSearchAlertRulesQueryVariables>(SEARCH, statusAsList(search));
-      return { filter: given.filter ?? null, orderBy: orderKeys(ENUMS.AlertRuleOrderField, search.options?.order), first: given.first ?? null, after: afterOffset(search.offset) };
+      return { filter: given.filter ?? null, orderBy: orderKeys('AlertRuleOrderField', search.options?.order), first: given.first ?? null, after: afterOffset(search.offset) };
     },
     result: (data) => ({ alerts: data.alertRules.nodes.map((node) => restRule(node)), count: data.alertRules.totalCount }),
   }),

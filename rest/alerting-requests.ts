@@ -3,8 +3,8 @@
 // offset and its `options.order` as `[field, direction]` pairs, a status given alone or as a list,
 // a search body wrapped in `request` or bare, and query strings read as the operation's variables.
 import { cursorForOffset } from '../src/platform/lists/cursor.js';
-import { domainValues, enumName } from './enum-names.js';
-import { inputSchema, toInput, type InputShape } from './input-shape.js';
+import { ENUMS } from './enum-names.js';
+import { enumValueOf, inputSchema, toInput, type InputShape } from './input-shape.js';
 import type { JsonSchema } from './validation.js';
 
 type Properties = Record<string, JsonSchema>;
@@ -32,13 +32,9 @@ export const orderOptions: JsonSchema = {
  * judge field and direction (a field REST does not spell is sent as given, the direction in
  * capitals), and the list how many keys an order may have: the messages a GraphQL client gets.
  */
-export function orderKeys<F extends string>(fields: Readonly<Record<F, string>>, order: readonly (readonly string[])[] | undefined): { field: F; order: 'ASC' | 'DESC' }[] | null {
+export function orderKeys<N extends keyof typeof ENUMS>(fieldEnum: N, order: readonly (readonly string[])[] | undefined): { field: keyof (typeof ENUMS)[N] & string; order: 'ASC' | 'DESC' }[] | null {
   if (!order) return null;
-  const known = domainValues(fields);
-  return order.map(([field = '', direction = 'ASC']) => ({
-    field: (known.includes(field) ? enumName(fields, field) : field) as F,
-    order: direction.toUpperCase() as 'ASC' | 'DESC',
-  }));
+  return order.map(([field = '', direction = 'ASC']) => ({ field: enumValueOf(fieldEnum, field), order: direction.toUpperCase() as 'ASC' | 'DESC' }));
 }
 
 /** `schema` with the list field at `path` also taking one value alone (the console's `status: "live"`). */

@@ -39,7 +39,6 @@ import type {
   NotificationChannelConfigInput,
 } from '../src/generated/rest-operations.js';
 import { afterOffset, criteriaOf, idPath, offset, oneOrList, orderKeys, orderOptions, queryString, searchBody, statusAsList } from './alerting-requests.js';
-import { ENUMS } from './enum-names.js';
 import { withFragment } from './fragments.js';
 import { inputSchema, sameNames, toInput, type InputShape } from './input-shape.js';
 import { defineEndpoint, pathParam, type RestInput } from './table.js';
@@ -514,7 +513,7 @@ export const alertEndpoints = [
     variables: (input) => {
       const search = statusAsList(criteriaOf<{ offset?: number; options?: { order?: string[][] } }>(input.body));
       const given = toInput<RestListChannelsQueryVariables>(CHANNEL_SEARCH, search);
-      return { filter: given.filter ?? null, orderBy: orderKeys(ENUMS.NotificationChannelOrderField, search.options?.order), first: given.first ?? null, after: afterOffset(search.offset) };
+      return { filter: given.filter ?? null, orderBy: orderKeys('NotificationChannelOrderField', search.options?.order), first: given.first ?? null, after: afterOffset(search.offset) };
     },
     result: (data) => {
       const found = data.notificationChannels;

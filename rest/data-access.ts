@@ -13,9 +13,8 @@ import type {
   RestSqlQueryQuery,
   RestSqlQueryQueryVariables,
 } from '../src/generated/rest-operations.js';
-import { enumName, ENUMS } from './enum-names.js';
 import { defineEndpoint, pathParam, type RestInput } from './table.js';
-import { fieldSchema, inputSchema, parametersOf, toInput, type InputShape } from './input-shape.js';
+import { enumValueOf, fieldSchema, inputSchema, parametersOf, toInput, type InputShape } from './input-shape.js';
 import { besideEnvelope } from './validation.js';
 
 const DATA_OUT_OPERATION = /* GraphQL */ `
@@ -100,7 +99,7 @@ export const dataAccessEndpoints = [
     operation: DATA_OUT.type,
     variables: (input) => {
       const level = (input.body.context as { aggregationLevel?: string } | undefined)?.aggregationLevel;
-      return { dataset: pathParam(input, 'dataset_id'), query: input.body.query, aggregationLevel: level ? enumName(ENUMS.AggregationLevel, level) : null };
+      return { dataset: pathParam(input, 'dataset_id'), query: input.body.query, aggregationLevel: level ? enumValueOf('AggregationLevel', level) : null };
     },
     result: (data) => data.queryDataset,
   }),

@@ -1,5 +1,5 @@
-// REST entries for datasets (contract 4.1). Each runs a GraphQL operation; the record itself comes
-// from `Dataset.definition`, which already speaks the contract's snake_case shape.
+// REST entries for datasets (contract 4.1). Each runs a GraphQL operation; the record is projected
+// here from the typed fields of `Dataset` (result-shape.ts), the settings sections as written.
 import type {
   RestCopyDatasetMutation,
   RestCopyDatasetMutationVariables,
@@ -28,17 +28,91 @@ import type {
   RestUpdateDatasetMutation,
   RestUpdateDatasetMutationVariables,
   ItemChange,
+  RestDatasetRecordFragment,
 } from '../src/generated/rest-operations.js';
-import { enumName, ENUMS } from './enum-names.js';
 import { cursorForOffset } from '../src/platform/lists/cursor.js';
-import { fieldSchema, inputSchema, inputTypeSchema, parametersOf, requestOfOperation, toInput, toInputList, type InputShape, type Rename } from './input-shape.js';
+import { fieldSchema, inputSchema, inputTypeSchema, parametersOf, requestOfOperation, toInput, toInputList, urlVariables, type InputShape, type Rename } from './input-shape.js';
 import { defineEndpoint, EDIT_MODE, isEditMode, pathParam, requestOf } from './table.js';
 import { envelopeSchema } from './validation.js';
 import { JOB_FIELDS } from './jobs.js';
+import { project, shapeSchema, type ResultShape } from './result-shape.js';
+import type { Respelled } from './result-spelling.js';
+import { checkFieldSelection, listDocumentNames } from '../src/platform/dataset-document.js';
 
-// A dataset id's length and pattern are the services' rules (src/modules/datasets/definition.ts), as
-// is how long a read's `fields` may be: one message on both transports.
-const status = (value: string) => enumName(ENUMS.DatasetStatus, value);
+// A dataset id's length and pattern are the services' rules (src/modules/datasets/definition.ts): one
+// message on both transports. How a URL names the read's and the export's variables:
+const DATASET_URL = { path: { dataset_id: 'id' }, query: { status: 'status' } };
+const IMPORT_URL = { query: { overwrite: 'overwrite' } };
+
+/** What a dataset record is read from: the version's typed fields, and its settings sections as written (their key order is the writer's). */
+const DATASET_RECORD_FIELDS = /* GraphQL */ `
+  fragment RestDatasetRecord on Dataset {
+    datasetId
+    name
+    type
+    status
+    stage
+    tags
+    version
+    versionKey
+    apiVersion
+    dataSchema
+    sectionsAsWritten {
+      extractionConfig
+      validationConfig
+      dedupConfig
+      denormConfig
+      routerConfig
+      datasetConfig
+      transformations
+      connectors
+    }
+    sampleData
+    entryTopic
+    createdBy
+    updatedBy
+    createdAt
+    updatedAt
+    publishedAt
+    alias
+  }
+`;
+
+/** The record of contract 2.1 (a definition document, src/platform/dataset-document.ts), key by key in its order. */
+const DATASET_RECORD: ResultShape<Respelled<RestDatasetRecordFragment>> = {
+  id: 'datasetId',
+  dataset_id: 'datasetId',
+  name: 'name',
+  type: 'type',
+  status: 'status',
+  tags: 'tags',
+  version: 'version',
+  version_key: 'versionKey',
+  api_version: 'apiVersion',
+  data_schema: 'dataSchema',
+  extraction_config: 'sectionsAsWritten.extractionConfig',
+  validation_config: 'sectionsAsWritten.validationConfig',
+  dedup_config: 'sectionsAsWritten.dedupConfig',
+  denorm_config: 'sectionsAsWritten.denormConfig',
+  router_config: 'sectionsAsWritten.routerConfig',
+  dataset_config: 'sectionsAsWritten.datasetConfig',
+  transformations_config: 'sectionsAsWritten.transformations',
+  connectors_config: 'sectionsAsWritten.connectors',
+  sample_data: 'sampleData',
+  entry_topic: 'entryTopic',
+  created_by: 'createdBy',
+  updated_by: 'updatedBy',
+  created_date: 'createdAt',
+  updated_date: 'updatedAt',
+  published_date: 'publishedAt',
+  alias: 'alias',
+};
+
+/** A read's record: the keys `fields` selects (refused when unknown or too long), else the whole record. */
+function datasetRecord(dataset: Respelled<RestDatasetRecordFragment>, selection: readonly string[] | null) {
+  checkFieldSelection(selection ?? [], (field) => Object.hasOwn(DATASET_RECORD, field));
+  return project(DATASET_RECORD, dataset, selection ?? undefined);
+}
 
 /** Fields a Live read returns when `fields` is not given: the record of contract 2.1, plus what the original always adds. */
 const LIVE_READ_FIELDS = ['dataset_id', 'name', 'type', 'status', 'tags', 'version', 'api_version', 'dataset_config', 'transformations_config', 'connectors_config'];
@@ -105,10 +179,11 @@ const LIST: InputShape = {
       datasets(filter: $filter, first: $first, after: $after) {
         totalCount
         nodes {
-          listRecord
+          ...RestDatasetRecord
         }
       }
     }
+    ${DATASET_RECORD_FIELDS}
   `,
   rename: { ...FILTERS, limit: 'first' },
   own: { offset: { type: 'integer', minimum: 0 } },
@@ -126,11 +201,12 @@ const IMPORT_OPERATION = /* GraphQL */ `
 `;
 
 const READ_OPERATION = /* GraphQL */ `
-  query RestReadDataset($id: ID!, $status: DatasetStatus, $fields: [String!]) {
+  query RestReadDataset($id: ID!, $status: DatasetStatus) {
     dataset(id: $id, status: $status) {
-      definition(fields: $fields)
+      ...RestDatasetRecord
     }
   }
+  ${DATASET_RECORD_FIELDS}
 `;
 
 const EXPORT_OPERATION = /* GraphQL */ `
@@ -205,6 +281,17 @@ const DATASOURCES: InputShape = {
   otherSpellings: { DatasetStatus: { Purged: 'RETIRED' } },
 };
 
+/** A row of the datasource list, in the contract's names. */
+const DATASOURCE_ROW: ResultShape<Respelled<RestListDatasourcesQuery['datasources'][number]>> = {
+  datasource: 'datasource',
+  datasource_ref: 'datasourceRef',
+  dataset_id: 'datasetId',
+  status: 'status',
+  type: 'type',
+  alias: 'alias',
+  is_primary: 'isPrimary',
+};
+
 export const datasetEndpoints = [
   defineEndpoint<RestImportDatasetMutation, RestImportDatasetMutationVariables>({
     method: 'POST',
@@ -213,11 +300,11 @@ export const datasetEndpoints = [
     summary: 'Import a dataset definition as its draft',
     invalidInputCode: 'DATASET_IMPORT_INVALID_CONFIGS',
     errorCodes: ['DATASET_CONFIGS_INVALID', 'DATASET_EXISTS', 'DATASET_ALREADY_EXISTS'],
-    ...parametersOf(IMPORT_OPERATION, { query: { overwrite: 'overwrite' } }),
+    ...parametersOf(IMPORT_OPERATION, IMPORT_URL),
     // The definition itself is checked by the service (the same check GraphQL gets).
     bodySchema: envelopeSchema('api.datasets.import', fieldSchema(IMPORT_OPERATION, 'definition'), { requestRequired: true }),
     operation: IMPORT_OPERATION,
-    variables: (input) => ({ definition: input.body.request, overwrite: input.query.overwrite !== 'false' }),
+    variables: (input) => ({ ...urlVariables<Omit<RestImportDatasetMutationVariables, 'definition'>>(IMPORT_OPERATION, IMPORT_URL, input), definition: input.body.request }),
     result: (data) => {
       const imported = data.importDataset;
       return {
@@ -236,34 +323,35 @@ export const datasetEndpoints = [
     invalidInputCode: 'DATASET_READ_INVALID_INPUT',
     errorCodes: ['DATASET_NOT_FOUND', 'DATASET_INVALID_FIELDS'],
     ...parametersOf(READ_OPERATION, {
-      path: { dataset_id: 'id' },
-      query: { status: 'status' },
+      ...DATASET_URL,
       ownQuery: { ...EDIT_MODE, fields: { type: 'string', description: 'Only these top-level keys of the record, separated by commas.' } },
     }),
     operation: {
       read: READ_OPERATION,
       edit: /* GraphQL */ `
-        mutation RestEditDataset($id: ID!, $fields: [String!]) {
+        mutation RestEditDataset($id: ID!) {
           editDataset(id: $id) {
-            definition(fields: $fields)
+            ...RestDatasetRecord
           }
         }
+        ${DATASET_RECORD_FIELDS}
       `,
     },
     chooseOperation: (input) => (isEditMode(input) ? 'edit' : 'read'),
     // mode=edit makes a draft from Live: a write, which a read-only role may not do.
     operationApiIds: { edit: 'api.datasets.update' },
-    variables: (input) => {
-      const wanted = typeof input.query.status === 'string' ? input.query.status : undefined;
+    variables: (input) => urlVariables<RestReadDatasetQueryVariables>(READ_OPERATION, DATASET_URL, input),
+    selection: (input) => {
+      const wanted = input.query.status;
       // A Live read gives the record of contract 2.1; draft reads give the whole definition.
       const draftRead = isEditMode(input) || wanted === 'Draft' || wanted === 'ReadyToPublish';
-      return {
-        id: pathParam(input, 'dataset_id'),
-        status: wanted ? status(wanted) : null,
-        fields: fieldList(input.query.fields) ?? (draftRead ? null : LIVE_READ_FIELDS),
-      };
+      return fieldList(input.query.fields) ?? (draftRead ? null : LIVE_READ_FIELDS);
     },
-    result: (data) => ('editDataset' in data ? data.editDataset.definition : data.dataset?.definition),
+    resultSchema: shapeSchema('Dataset', DATASET_RECORD),
+    result: (data, selection) => {
+      const dataset = 'editDataset' in data ? data.editDataset : data.dataset;
+      return dataset && datasetRecord(dataset, selection);
+    },
   }),
 
   defineEndpoint<RestListDatasetsQuery, RestListDatasetsQueryVariables>({
@@ -279,7 +367,15 @@ export const datasetEndpoints = [
       const given = toInput<RestListDatasetsQueryVariables>(LIST, input.body.request);
       return { filter: given.filter ?? null, first: given.first ?? null, after: offset ? cursorForOffset(offset - 1) : null };
     },
-    result: (data) => ({ data: data.datasets.nodes.map((node) => node.listRecord), count: data.datasets.totalCount }),
+    resultSchema: {
+      type: 'object',
+      properties: {
+        data: { type: 'array', items: shapeSchema('Dataset', DATASET_RECORD, { keys: listDocumentNames('draft') }), description: 'Each version: a draft also shows its configuration.' },
+        count: { type: 'integer', description: 'How many versions match the filters, over all pages.' },
+      },
+      required: ['data', 'count'],
+    },
+    result: (data) => ({ data: data.datasets.nodes.map((node) => project(DATASET_RECORD, node, listDocumentNames(node.stage === 'draft' ? 'draft' : 'live'))), count: data.datasets.totalCount }),
   }),
 
   defineEndpoint<RestCopyDatasetMutation, RestCopyDatasetMutationVariables>({
@@ -338,7 +434,7 @@ export const datasetEndpoints = [
     summary: 'Export a dataset definition that import takes back (Live by default; status=ReadyToPublish for the draft); with Prefer: respond-async, as a job: 202 with its status link',
     invalidInputCode: 'DATASET_EXPORT_INVALID_INPUT',
     errorCodes: ['DATASET_NOT_FOUND', 'DATASET_EXPORT_FAILURE'],
-    ...parametersOf(EXPORT_OPERATION, { path: { dataset_id: 'id' }, query: { status: 'status' } }),
+    ...parametersOf(EXPORT_OPERATION, DATASET_URL),
     operation: {
       export: EXPORT_OPERATION,
       job: /* GraphQL */ `
@@ -352,7 +448,7 @@ export const datasetEndpoints = [
     },
     chooseOperation: (input) => (input.respondAsync ? 'job' : 'export'),
     startsJob: (input) => input.respondAsync === true,
-    variables: (input) => ({ id: pathParam(input, 'dataset_id'), status: typeof input.query.status === 'string' ? status(input.query.status) : null }),
+    variables: (input) => urlVariables<RestExportDatasetQueryVariables>(EXPORT_OPERATION, DATASET_URL, input),
     result: (data) => ('startDatasetExport' in data ? data.startDatasetExport : data.exportDataset),
   }),
 
@@ -449,18 +545,11 @@ export const datasetEndpoints = [
     errorCodes: [],
     ...requestOfOperation('api.datasources.list', DATASOURCES, { requestRequired: false }),
     variables: (input) => ({ filter: toInput<RestListDatasourcesQueryVariables>(DATASOURCES, input.body.request).filter ?? null }),
-    result: (data) => {
-      const entries = data.datasources;
-      const rows = entries.map((entry) => ({
-        datasource: entry.datasource,
-        datasource_ref: entry.datasourceRef,
-        dataset_id: entry.datasetId,
-        status: entry.status,
-        type: entry.type,
-        alias: entry.alias,
-        is_primary: entry.isPrimary,
-      }));
-      return { data: rows, count: rows.length };
+    resultSchema: {
+      type: 'object',
+      properties: { data: { type: 'array', items: shapeSchema('Datasource', DATASOURCE_ROW, { allRequired: true }) }, count: { type: 'integer', description: 'How many datasources are listed.' } },
+      required: ['data', 'count'],
     },
+    result: (data) => ({ data: data.datasources.map((entry) => project(DATASOURCE_ROW, entry)), count: data.datasources.length }),
   }),
 ];

@@ -80,10 +80,12 @@ function fieldsOf(type: string): InputFields {
 interface Spelling {
   scalars: Readonly<Record<string, JsonSchema>>;
   others: NonNullable<InputShape['otherSpellings']>;
+  /** Scalars arrive as text (a URL): an Int's or a Boolean's is made the value it spells. */
+  fromText?: true;
 }
 
 /** The contract's spellings of a GraphQL enum's values (its GraphQL names when the enum table has none). */
-function enumSpellings(type: GraphQLEnumType): Readonly<Record<string, string>> {
+export function enumSpellings(type: GraphQLEnumType): Readonly<Record<string, string>> {
   return (ENUMS as EnumTable)[type.name] ?? Object.fromEntries(type.getValues().map((value) => [value.name, value.name]));
 }
 
@@ -95,7 +97,7 @@ function enumValueName(type: GraphQLEnumType, spelling: Spelling, value: unknown
   return Object.keys(spellings).find((name) => spellings[name] === value) ?? value;
 }
 
-const SCALAR_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
+export const SCALAR_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   String: { type: 'string' },
   ID: { type: 'string' },
   Int: { type: 'integer' },
@@ -114,6 +116,14 @@ const URL_SCALAR_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
 };
 
 const BODY: Spelling = { scalars: SCALAR_SCHEMAS, others: {} };
+const URL_TEXT: Spelling = { scalars: URL_SCALAR_SCHEMAS, others: {}, fromText: true };
+
+/** URL text as the scalar `type` names (the URL schema has already held it to that scalar's form). */
+function scalarFromText(type: string, text: unknown): unknown {
+  if (typeof text !== 'string') return text;
+  if (type === 'Int') return Number(text);
+  return type === 'Boolean' ? text === 'true' : text;
+}
 const bodySpelling = (shape: InputShape): Spelling => (shape.otherSpellings ? { scalars: SCALAR_SCHEMAS, others: shape.otherSpellings } : BODY);
 
 function typeSchema(type: GraphQLInputType, rename: Rename | undefined, spelling: Spelling): JsonSchema {
@@ -194,12 +204,31 @@ export function fieldSchema(type: string, name: string): JsonSchema {
  * adds query parameters of REST's own. Query parameters not named are let through.
  */
 export function parametersOf(type: string, names: { path?: Rename; query?: Rename; ownQuery?: Readonly<Record<string, JsonSchema>> }): { pathSchema?: JsonSchema; querySchema?: JsonSchema } {
-  const url: Spelling = { scalars: URL_SCALAR_SCHEMAS, others: {} };
   const fields = fieldsOf(type);
   return {
-    ...(names.path ? { pathSchema: objectSchema(fields, names.path, url) } : {}),
-    ...(names.query || names.ownQuery ? { querySchema: objectSchema(fields, names.query ?? {}, url, { own: names.ownQuery, also: { additionalProperties: true } }) } : {}),
+    ...(names.path ? { pathSchema: objectSchema(fields, names.path, URL_TEXT) } : {}),
+    ...(names.query || names.ownQuery ? { querySchema: objectSchema(fields, names.query ?? {}, URL_TEXT, { own: names.ownQuery, also: { additionalProperties: true } }) } : {}),
   };
+}
+
+/**
+ * The variables a URL gives the operation `type`, named as `parametersOf` was told (the same
+ * `names`): renamed, enum spellings made GraphQL names, Int and Boolean text made their values.
+ */
+export function urlVariables<T>(type: string, names: { path?: Rename; query?: Rename }, url: { path: Readonly<Record<string, unknown>>; query: Readonly<Record<string, unknown>> }): T {
+  const fields = fieldsOf(type);
+  return toObject(fields, url.query, names.query ?? {}, URL_TEXT, toObject(fields, url.path, names.path ?? {}, URL_TEXT)) as T;
+}
+
+/**
+ * The GraphQL name of one value of the enum `typeName` as the contract spells it, for a value a
+ * request carries outside its input shape (a rule's condition, an order key); a spelling the table
+ * does not know is given back as it is, for GraphQL to refuse with the message a GraphQL client gets.
+ */
+export function enumValueOf<N extends keyof typeof ENUMS>(typeName: N, spelling: string): keyof (typeof ENUMS)[N] & string {
+  const type = sdlTypes().getType(typeName);
+  if (!(type instanceof GraphQLEnumType)) throw new Error(`${typeName} is not a GraphQL enum type`);
+  return enumValueName(type, BODY, spelling) as keyof (typeof ENUMS)[N] & string;
 }
 
 function toValue(type: GraphQLInputType, value: unknown, rename: Rename | undefined, spelling: Spelling): unknown {
@@ -208,10 +237,10 @@ function toValue(type: GraphQLInputType, value: unknown, rename: Rename | undefi
   if (type instanceof GraphQLList) return Array.isArray(value) ? value.map((item) => toValue(type.ofType, item, rename, spelling)) : value;
   if (type instanceof GraphQLEnumType) return enumValueName(type, spelling, value);
   if (type instanceof GraphQLInputObjectType) return toObject(type.getFields(), value as Record<string, unknown>, rename ?? identity(type), spelling);
-  return value;
+  return spelling.fromText ? scalarFromText(type.name, value) : value;
 }
 
-function toObject(fields: InputFields, request: Record<string, unknown>, rename: Rename, spelling: Spelling, input: Record<string, unknown> = {}): Record<string, unknown> {
+function toObject(fields: InputFields, request: Readonly<Record<string, unknown>>, rename: Rename, spelling: Spelling, input: Record<string, unknown> = {}): Record<string, unknown> {
   for (const [restName, target] of Object.entries(rename)) {
     const value = request[restName];
     if (value === undefined) continue;

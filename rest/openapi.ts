@@ -236,6 +236,12 @@ function sharedResponseFor(codes: readonly ErrorCode[]): string | undefined {
   return Object.keys(SHARED_RESPONSES).find((name) => [...SHARED_RESPONSES[name]!.codes].sort().join(',') === key);
 }
 
+/** The success envelope, with the entry's `result` schema where it declares one. */
+function successSchema(endpoint: RestEndpoint): JsonSchema {
+  const envelope = { $ref: '#/components/schemas/SuccessEnvelope' };
+  return endpoint.resultSchema ? { allOf: [envelope, { properties: { result: endpoint.resultSchema } }] } : envelope;
+}
+
 function responses(endpoint: RestEndpoint, codes: ErrorCode[]): Record<string, unknown> {
   const out: Record<string, unknown> = {
     '200': endpoint.contentType
@@ -255,7 +261,7 @@ function responses(endpoint: RestEndpoint, codes: ErrorCode[]): Record<string, u
             }
           : {
               description: `Success: the envelope with \`id\` ${endpoint.apiId} and the operation's \`result\`.`,
-              content: { 'application/json': { schema: { $ref: '#/components/schemas/SuccessEnvelope' } } },
+              content: { 'application/json': { schema: successSchema(endpoint) } },
             },
   };
   if (endpoint.responseHeaders) {

@@ -182,14 +182,20 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
     const invalidInput = (path: unknown, query: unknown, body: unknown) =>
       compiled.validatePath?.(path) ?? compiled.validateQuery?.(query) ?? (compiled.validateBody ? compiled.validateBody(body) : undefined);
     /** The operation an input runs, with its variables; throws the entry's GatewayError for an input it refuses. */
-    const operationFor = (input: RestInput) => ({ variableValues: endpoint.variables(input), operationName: endpoint.chooseOperation?.(input) ?? SINGLE_OPERATION });
-    const keyFor = (operationName: string, variableValues: Record<string, unknown>) =>
-      results && compiled.cacheable.has(operationName) ? `${operationName}\u0000${JSON.stringify(variableValues)}` : undefined;
+    const operationFor = (input: RestInput) => ({
+      variableValues: endpoint.variables(input),
+      operationName: endpoint.chooseOperation?.(input) ?? SINGLE_OPERATION,
+      selection: endpoint.selection?.(input) ?? null,
+    });
+    const keyFor = (operationName: string, variableValues: Record<string, unknown>, selection: readonly string[] | null) =>
+      results && compiled.cacheable.has(operationName) ? `${operationName}\u0000${JSON.stringify(variableValues)}${selection ? `\u0000${JSON.stringify(selection)}` : ''}` : undefined;
 
     const handle = async (req: Request, res: Response, file?: unknown) => {
       const body: unknown = req.body === undefined ? {} : req.body;
       const msgid = requestMsgid(body);
       const fail = (error: GatewayError) => failEntry(res, msgid, error);
+      // A text the database cannot take (a NUL), or a selection longer than a read takes, is this entry's bad input, under its own code.
+      const failRefused = (error: GatewayError) => fail(error.code === 'INVALID_INPUT' ? new GatewayError(endpoint.invalidInputCode, error.parts ?? error.message) : error);
       const input: RestInput = { path: req.params as Record<string, string>, query: req.query, body: (body ?? {}) as Record<string, unknown>, file, respondAsync: asksToRespondAsync(req.headers) };
       const invalid = invalidInput(req.params, req.query, body);
       if (invalid !== undefined) return fail(new GatewayError(endpoint.invalidInputCode, invalid));
@@ -198,8 +204,9 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       context.apiId = endpoint.apiId;
       let variableValues: Record<string, unknown>;
       let operationName: string;
+      let selection: readonly string[] | null;
       try {
-        ({ variableValues, operationName } = operationFor(input));
+        ({ variableValues, operationName, selection } = operationFor(input));
       } catch (error) {
         if (error instanceof GatewayError) return fail(error);
         throw error;
@@ -207,7 +214,7 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       const document = compiled.documents.get(operationName)!;
       const plan = results && compiled.cacheable.get(operationName);
       const madeOf = plan && madeOfAnswer(plan, variableValues);
-      const cacheKey = keyFor(operationName, variableValues);
+      const cacheKey = keyFor(operationName, variableValues, selection);
       const cached = cacheKey ? results!.get(cacheKey) : undefined;
       if (cached) return sendKept(req, res, msgid, cacheKey!, cached);
       const start = madeOf && results.since(madeOf.tables);
@@ -216,10 +223,8 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       if (firstError) {
         const classified = classifyGraphQLError(firstError);
         if (classified.kind === 'gateway') {
-          // A text the database cannot take (a NUL) is this entry's bad input, under its own code.
-          if (classified.error.code === 'INVALID_INPUT') return fail(new GatewayError(endpoint.invalidInputCode, classified.error.parts ?? classified.error.message));
           if (classified.error.code === 'DATABASE_UNAVAILABLE') context.logger.warn({ err: firstError.originalError }, 'database unavailable');
-          return fail(classified.error);
+          return failRefused(classified.error);
         }
         if (classified.kind === 'input') return fail(new GatewayError(endpoint.invalidInputCode, classified.message));
         context.logger.error({ err: classified.error, apiId: endpoint.apiId }, 'unexpected error in REST call');
@@ -239,8 +244,14 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
         return void res
           .status(200)
           .type(endpoint.contentType)
-          .send(String(endpoint.result(data)));
-      const result = endpoint.result(data) ?? {};
+          .send(String(endpoint.result(data, selection)));
+      let result: unknown;
+      try {
+        result = endpoint.result(data, selection) ?? {};
+      } catch (error) {
+        if (error instanceof GatewayError) return failRefused(error);
+        throw error;
+      }
       if (typeof endpoint.bareResult === 'function' ? endpoint.bareResult(input) : endpoint.bareResult)
         return void res
           .status(200)
@@ -268,8 +279,8 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
         if (invalidInput({}, {}, body) !== undefined) return undefined;
         const input: RestInput = { path: {}, query: {}, body: (body ?? {}) as Record<string, unknown> };
         try {
-          const { operationName, variableValues } = operationFor(input);
-          return keyFor(operationName, variableValues);
+          const { operationName, variableValues, selection } = operationFor(input);
+          return keyFor(operationName, variableValues, selection);
         } catch {
           return undefined;
         }

@@ -86,8 +86,19 @@ export interface RestEndpoint<TData = Record<string, unknown>, TVariables = Reco
    * `application/yaml` for a rule file), no envelope; failures keep the failure envelope.
    */
   contentType?: string;
-  /** Turns the operation's `data`, its enum values in the domain's spelling (result-spelling.ts), into the envelope's `result`. */
-  result: (data: Respelled<TData>) => unknown;
+  /** The JSON Schema of the envelope's `result`, for the API reference, where the entry projects it through a result shape (result-shape.ts). */
+  resultSchema?: JsonSchema;
+  /**
+   * The keys of its result a request selects, where REST narrows the result itself (a read's
+   * `fields=`, keys of the entry's result shape); null for the whole result. Handed to `result`, and
+   * part of a kept answer's key.
+   */
+  selection?: (input: RestInput) => readonly string[] | null;
+  /**
+   * Turns the operation's `data`, its enum values in the domain's spelling (result-spelling.ts), into
+   * the envelope's `result`; may refuse the selection with a GatewayError (a key the result lacks).
+   */
+  result: (data: Respelled<TData>, selection: readonly string[] | null) => unknown;
   /**
    * The request started a job (src/modules/jobs), whose record is the result: answered 202 Accepted
    * with `Location: /v2/jobs/<id>` (and `Preference-Applied: respond-async` when the request asked

@@ -16,9 +16,9 @@ import type {
 } from '../src/generated/rest-operations.js';
 import { cursorForOffset } from '../src/platform/lists/cursor.js';
 import { withFragment } from './fragments.js';
-import { enumName, ENUMS } from './enum-names.js';
+import { ENUMS } from './enum-names.js';
 import { defineEndpoint, pathParam, requestOf } from './table.js';
-import { inputSchema, requestOfOperation, toInput, type InputShape } from './input-shape.js';
+import { enumValueOf, inputSchema, requestOfOperation, toInput, type InputShape } from './input-shape.js';
 import { envelopeSchema, type JsonSchema } from './validation.js';
 
 const TEMPLATE_FIELDS = /* GraphQL */ `
@@ -164,7 +164,7 @@ export const templateEndpoints = [
       const keys = r.sortBy ?? r.order?.map(([field, order]) => ({ field, order })) ?? [];
       return {
         filter: given.filter ?? null,
-        sort: keys.map((key) => ({ field: SORT_FIELDS[key.field]!, order: enumName(ENUMS.SortOrder, (key.order ?? 'asc').toLowerCase()) })),
+        sort: keys.map((key) => ({ field: SORT_FIELDS[key.field]!, order: enumValueOf('SortOrder', (key.order ?? 'asc').toLowerCase()) })),
         // Without a limit the REST list returns every template, up to the configured maximum.
         first: given.first ?? null,
         after: r.offset ? cursorForOffset(r.offset - 1) : null,

@@ -2,6 +2,7 @@
 // export writes and import reads, and which the v2 REST API shows as its record. The datasets module
 // speaks the domain's names (DatasetRecord's); this file is the one place that knows the document's,
 // so the module converts at its edge (import, export) and rest/ projects its answers through it.
+import { GatewayError } from '../errors.js';
 import { isObject } from '../validation/json-object.js';
 import type { DatasetRecord, JsonObject } from './dataset.js';
 
@@ -121,9 +122,33 @@ export function toDocument(record: DatasetRecord): JsonObject {
 const LIST_FIELDS: readonly DocumentField[] = ['datasetId', 'name', 'type', 'status', 'tags', 'version', 'versionKey', 'apiVersion', 'datasetConfig', 'createdDate', 'updatedDate', 'alias'];
 const DRAFT_LIST_EXTRA_FIELDS: readonly DocumentField[] = ['dataSchema', 'validationConfig', 'dedupConfig', 'denormConfig', 'connectorsConfig'];
 
+const LIVE_LIST_NAMES = LIST_FIELDS.map((name) => DOCUMENT_NAMES[name]);
+const DRAFT_LIST_NAMES = [...LIST_FIELDS, ...DRAFT_LIST_EXTRA_FIELDS].map((name) => DOCUMENT_NAMES[name]);
+
+/** The document's names of the fields the v2 list shows of a version at `stage`, in the list's order. */
+export function listDocumentNames(stage: DatasetRecord['stage']): readonly string[] {
+  return stage === 'draft' ? DRAFT_LIST_NAMES : LIVE_LIST_NAMES;
+}
+
 /** The version as the v2 list shows it: the list fields, and for a draft its configuration too. */
 export function toListDocument(record: DatasetRecord): JsonObject {
   const full = toDocument(record);
-  const fields = record.stage === 'draft' ? [...LIST_FIELDS, ...DRAFT_LIST_EXTRA_FIELDS] : LIST_FIELDS;
-  return Object.fromEntries(fields.map((name) => [DOCUMENT_NAMES[name], full[DOCUMENT_NAMES[name]]]));
+  return Object.fromEntries(listDocumentNames(record.stage).map((name) => [name, full[name]]));
+}
+
+/** Longest selection of a record's fields a read takes, its names joined by commas as REST's query string carries them. */
+const READ_FIELDS_MAX_LENGTH = 2000;
+
+/**
+ * Refuses a selection of a dataset record's top-level fields that is longer than a read takes
+ * (INVALID_INPUT) or names a field the record lacks (DATASET_INVALID_FIELDS, naming them): one rule
+ * wherever a record is narrowed (REST's `fields=`, `Dataset.definition(fields)`).
+ */
+export function checkFieldSelection(fields: readonly string[], known: (field: string) => boolean): void {
+  const length = fields.reduce((total, field) => total + field.length + 1, -1);
+  if (length > READ_FIELDS_MAX_LENGTH) {
+    throw new GatewayError('INVALID_INPUT', `fields is ${length} characters long (its names joined by commas); at most ${READ_FIELDS_MAX_LENGTH} are allowed`);
+  }
+  const unknown = fields.filter((field) => !known(field));
+  if (unknown.length > 0) throw new GatewayError('DATASET_INVALID_FIELDS', `The specified fields [${unknown.join(',')}] in the dataset cannot be found.`);
 }

@@ -172,7 +172,9 @@ describe('GET /openapi.json', () => {
                   ? { oneOf: [{ type: 'object' }, { type: 'array', items: { type: 'object' } }, { $ref: '#/components/schemas/SuccessEnvelope' }] }
                   : endpoint.bareResult
                     ? { type: 'array', items: { type: 'object' } }
-                    : { $ref: '#/components/schemas/SuccessEnvelope' },
+                    : endpoint.resultSchema
+                      ? { allOf: [{ $ref: '#/components/schemas/SuccessEnvelope' }, { properties: { result: endpoint.resultSchema } }] }
+                      : { $ref: '#/components/schemas/SuccessEnvelope' },
             },
           };
       expect((operation.responses['200'] as Json).content).toEqual(success);
@@ -318,6 +320,8 @@ const HINTS: Record<string, unknown> = {
 type MediaTypes = { content: Record<string, { schema: Json } | undefined> };
 
 const OVERRIDES: Record<string, { body?: Json; path?: Json }> = {
+  // A dataset that exists, so the answer is a record the reference's result schema documents.
+  'api.datasets.read': { path: { dataset_id: LIVE } },
   'api.datasets.import': { body: { id: 'api.datasets.import', ver: 'v2', ts: '2026-01-01T00:00:00Z', params: { msgid: 'm1' }, request: definition('openapi-import') } },
   'api.datasets.status-transition': {
     body: { id: 'api.datasets.status-transition', ver: 'v2', ts: '2026-01-01T00:00:00Z', params: { msgid: 'm1' }, request: { dataset_id: DRAFT, status: 'ReadyToPublish' } },
@@ -422,5 +426,12 @@ describe('a request built from each route’s documented schema', () => {
       if (endpoint.apiId === 'api.data.metrics') expect(response.body).toMatchObject({ status: 'success', data: { resultType: 'vector' } });
       else expect(Array.isArray(response.body)).toBe(true);
     } else expect(response.body.id).toBe(endpoint.apiId);
+    // Where the reference documents the result (a projected record), the answer is an instance of it.
+    if (endpoint.resultSchema) {
+      expect(response.status).toBe(200);
+      const success = (operation.responses['200'] as MediaTypes).content['application/json']!.schema;
+      const validate = newAjv().compile({ ...success, components: doc.components });
+      expect([validate(response.body), validate.errors]).toEqual([true, null]);
+    }
   });
 });

@@ -46,6 +46,14 @@ function updateInput(input: UpdateDatasetInput): DatasetUpdateInput {
   };
 }
 
+/** A version's sections as stored; old records may carry the original's redis_db_* names, and the API speaks cache_db_*. */
+const asWritten = {
+  datasetConfig: (dataset: DatasetRecord) => withCacheNames(dataset.datasetConfig),
+  denormConfig: (dataset: DatasetRecord) => withCacheNames(dataset.denormConfig),
+  transformations: (dataset: DatasetRecord) => dataset.transformationsConfig,
+  connectors: (dataset: DatasetRecord) => dataset.connectorsConfig,
+} satisfies Resolvers['DatasetSectionsAsWritten'];
+
 export const datasetResolvers: Resolvers = {
   Query: {
     dataset: (_, { id, version, status }, { services, loaders }) => services.datasets.get(id, { stage: version ?? 'live', status }, loaders.datasetVersions),
@@ -93,10 +101,11 @@ export const datasetResolvers: Resolvers = {
   },
   Dataset: {
     id: (dataset) => globalId('Dataset', dataset.datasetId, dataset.stage),
-    // Old records may carry the original's redis_db_* names; the API speaks cache_db_*.
-    datasetConfig: (dataset) => withCacheNames(dataset.datasetConfig),
-    denormConfig: (dataset) => withCacheNames(dataset.denormConfig),
-    transformations: (dataset) => dataset.transformationsConfig,
+    // The deprecated section fields read what sectionsAsWritten does.
+    datasetConfig: (dataset) => asWritten.datasetConfig(dataset),
+    denormConfig: (dataset) => asWritten.denormConfig(dataset),
+    transformations: (dataset) => asWritten.transformations(dataset),
+    sectionsAsWritten: (dataset) => dataset,
     fields: (dataset) => schemaFields(dataset.dataSchema),
     config: (dataset) => datasetConfiguration(dataset),
     fieldTransformations: (dataset) => transformations(dataset),
@@ -113,6 +122,7 @@ export const datasetResolvers: Resolvers = {
     definition: (dataset, { fields }, { services }) => services.datasets.document(dataset, fields),
     listRecord: (dataset) => toListDocument(dataset),
   },
+  DatasetSectionsAsWritten: asWritten,
   DatasetConnection: listConnectionResolvers<DatasetRecord>(),
   DatasourceConnection: listConnectionResolvers<DatasourceEntry>(),
   Datasource: {

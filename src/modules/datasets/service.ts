@@ -20,7 +20,7 @@ import {
   withCacheNames,
   withDefaults,
 } from './definition.js';
-import { DOCUMENT_NAMES, fromDocument, toDocument } from '../../platform/dataset-document.js';
+import { checkFieldSelection, DOCUMENT_NAMES, fromDocument, toDocument } from '../../platform/dataset-document.js';
 import { publishProblems, TRANSITION_RULES } from './lifecycle.js';
 import { isUniqueViolation, type DatasetStore } from './store.js';
 import {
@@ -61,8 +61,6 @@ const MAX_DEFINITION_DEPTH = 32;
 const validateDenormField = compileValidator(denormFieldSchema);
 const validateTransformation = compileValidator(transformationSchema);
 const validateConnector = compileValidator(connectorSchema);
-/** Longest `fields` a read takes, its names joined by commas as REST's query string carries them (unknown ones are named back in the refusal). */
-const READ_FIELDS_MAX_LENGTH = 2000;
 
 /**
  * A dataset id no dataset can have is the caller's mistake, not a missing dataset: INVALID_INPUT,
@@ -385,17 +383,10 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
     },
 
     /** The version as a definition document, narrowed to `fields` (unknown names refused). */
-    document(record: DatasetRecord, fields: readonly string[] | null | undefined, defaults?: readonly string[]): JsonObject {
-      const fieldsLength = (fields ?? []).reduce((length, field) => length + field.length + 1, -1);
-      if (fieldsLength > READ_FIELDS_MAX_LENGTH) {
-        throw new GatewayError('INVALID_INPUT', `fields is ${fieldsLength} characters long (its names joined by commas); at most ${READ_FIELDS_MAX_LENGTH} are allowed`);
-      }
+    document(record: DatasetRecord, fields: readonly string[] | null | undefined): JsonObject {
       const full = toDocument(record);
-      const wanted = fields && fields.length > 0 ? fields : defaults;
-      if (!wanted) return full;
-      const unknown = wanted.filter((field) => !Object.hasOwn(full, field));
-      if (unknown.length > 0) throw new GatewayError('DATASET_INVALID_FIELDS', `The specified fields [${unknown.join(',')}] in the dataset cannot be found.`);
-      return Object.fromEntries(wanted.map((field) => [field, full[field]]));
+      checkFieldSelection(fields ?? [], (field) => Object.hasOwn(full, field));
+      return fields && fields.length > 0 ? Object.fromEntries(fields.map((field) => [field, full[field]])) : full;
     },
   };
 }

@@ -4,11 +4,8 @@
 // the entry's own fields, not changes.
 import type { ChangedPath } from './types.js';
 
-/** Columns that every write changes or that the entry shows on its own. */
-const NOT_CHANGES = new Set(['updated_date', 'updated_by', 'created_date', 'created_by', 'version_key']);
-
-/** A column as the API names its field (data_schema → dataSchema); keys inside a value stay as written. */
-const fieldName = (column: string) => column.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+/** Fields that every write changes or that the entry shows on its own. */
+const NOT_CHANGES = new Set(['updatedDate', 'updatedBy', 'createdDate', 'createdBy', 'versionKey']);
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -29,9 +26,9 @@ function walk(path: string, before: unknown, after: unknown, into: ChangedPath[]
 export function changedPaths(before: Record<string, unknown> | null, after: Record<string, unknown> | null): ChangedPath[] {
   if (after === null) return [];
   const changes: ChangedPath[] = [];
-  for (const column of [...new Set([...Object.keys(before ?? {}), ...Object.keys(after)])].sort()) {
-    if (NOT_CHANGES.has(column)) continue;
-    walk(fieldName(column), before?.[column], after[column], changes);
+  for (const field of [...new Set([...Object.keys(before ?? {}), ...Object.keys(after)])].sort()) {
+    if (NOT_CHANGES.has(field)) continue;
+    walk(field, before?.[field], after[field], changes);
   }
   return changes;
 }

@@ -25,7 +25,7 @@ function positionOf(type: HistoryEntityType, cursor: string): bigint {
 }
 
 function entryOf(row: VersionRow): HistoryEntry {
-  const versionKey = typeof row.snapshot.version_key === 'string' ? row.snapshot.version_key : row.id.toString();
+  const versionKey = typeof row.snapshot.versionKey === 'string' ? row.snapshot.versionKey : row.id.toString();
   return {
     id: row.id,
     versionKey,

@@ -10,10 +10,17 @@ export interface VersionRow {
   stage: string | null;
   actor: string | null;
   at: Date;
+  /** The record as it was written, under its fields' names (the row's columns renamed; values as stored). */
   snapshot: Record<string, unknown>;
   /** The version it changed (null: none kept, or it was the record's first). */
   previous: Record<string, unknown> | null;
 }
+
+/** A column as the API names its field (data_schema → dataSchema); keys inside a value stay as written. */
+const fieldName = (column: string) => column.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+
+/** A snapshot of a row (its columns, as the triggers keep it) under the record's field names. */
+const fieldsOf = (columns: Record<string, unknown>) => Object.fromEntries(Object.entries(columns).map(([column, value]) => [fieldName(column), value]));
 
 const PAGE_SQL = `
 SELECT v.id, v.operation, v.stage, v.actor, v.at, v.snapshot, p.snapshot AS previous
@@ -32,7 +39,7 @@ export function createHistoryStore(pool: pg.Pool) {
     /** At most `limit` versions of one record older than `before` (all when null), newest first. */
     async versions(type: HistoryEntityType, id: string, before: bigint | null, limit: number): Promise<VersionRow[]> {
       const { rows } = await pool.query<Omit<VersionRow, 'id'> & { id: string }>(PAGE_SQL, [type, id, before?.toString() ?? null, limit]);
-      return rows.map((row) => ({ ...row, id: BigInt(row.id) }));
+      return rows.map((row) => ({ ...row, id: BigInt(row.id), snapshot: fieldsOf(row.snapshot), previous: row.previous && fieldsOf(row.previous) }));
     },
 
     async count(type: HistoryEntityType, id: string): Promise<number> {
