@@ -72,15 +72,17 @@ async function statementsFor(query: string, first: number, list: (data: Record<s
 }
 
 /**
- * A page's statements, asked again (up to three times in all) while they are more than `most`: a
- * background job of the gateway (the system-events flush and its retention DELETE) may send one
- * meanwhile. The fewest of the executed askings count; an answer served from the published cache
- * runs none and says nothing, so a page that really costs more than `most` still fails.
+ * A page's statements, asked again (up to five times in all) while they are more than `most`: a
+ * background job of the gateway (the system-events flush and its retention DELETE, the rule
+ * evaluator once a slow run passes its first minute) may send some meanwhile. The fewest of the
+ * executed askings count; an answer served from the published cache runs none and says nothing (so
+ * a repeat is sent as another text), and a page that really costs more than `most` still fails.
  */
 async function executedStatements(query: string, first: number, list: (data: Record<string, any>) => unknown[], most: number): Promise<{ statements: number; items: unknown[] }> {
   let fewest = await statementsFor(query, first, list);
-  for (let attempt = 1; attempt < 3 && fewest.statements > most; attempt += 1) {
-    const again = await statementsFor(query, first, list);
+  for (let attempt = 1; attempt < 5 && fewest.statements > most; attempt += 1) {
+    // Another text (a comment added) is not the kept answer of the first: it is executed again.
+    const again = await statementsFor(`${query}\n# asked again (${attempt})`, first, list);
     if (again.statements > 0 && again.statements < fewest.statements) fewest = again;
   }
   return fewest;
@@ -257,6 +259,20 @@ describe('pages of what a record holds the ids of', () => {
         page: { nodes: [{ channelId: uuid(CHANNEL, channel), name: `links-channel-${channel}` }], aggregate: { count: 1 } },
       });
     }
+  });
+});
+
+describe('history on a page of records', () => {
+  it('reads the history of 100 datasets, with its counts, in as many statements as for 10', async () => {
+    // the list, the histories' pages, their counts
+    const datasets = (await expectConstant(
+      `query ($first: Int!) { datasets(first: $first, filter: { type: EVENT }) { nodes { datasetId history(first: 2) { totalCount nodes { operation actor } } } } }`,
+      (data) => data.datasets.nodes,
+      3,
+    )) as { datasetId: string; history: { totalCount: number; nodes: { operation: string; actor: string | null }[] } }[];
+    // Each was written once, by the INSERT above: a Live version's first write is its publication.
+    for (const dataset of datasets)
+      expect({ id: dataset.datasetId, history: dataset.history }).toEqual({ id: dataset.datasetId, history: { totalCount: 1, nodes: [{ operation: 'PUBLISHED', actor: 'SYSTEM' }] } });
   });
 });
 
