@@ -116,6 +116,9 @@ export function staleFiles(files = generatedFiles()): string[] {
 
 function main(): void {
   const check = process.argv.includes('--check');
+  // The schema is built from graphql/*.graphql, lists.graphql included, whose connections' groupBy and
+  // aggregate the resolvers serve: that file is written first, so that the schema is built from it.
+  if (!check) writeFileSync(path.join(ROOT, LIST_SDL_FILE), listSdlText());
   const files = generatedFiles();
   if (check) {
     const stale = staleFiles(files);

@@ -1,7 +1,7 @@
 // Sorting errors that come out of a GraphQL execution into: ours (a GatewayError from a service),
 // the caller's (a document or variables the schema refuses), and the unexpected (a bug: logged and
 // masked); and the one shape every door that answers GraphQL sends them in (HTTP and subscriptions).
-import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { GraphQLError, Kind, type GraphQLFormattedError } from 'graphql';
 import { GatewayError, GENERIC_FAILURE_MESSAGE } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { noteRequestFailure } from '../request-failure.js';
@@ -52,7 +52,17 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
   if (error.originalError === undefined && formatted.extensions?.code === 'INTERNAL_SERVER_ERROR') {
     return { ...formatted, extensions: { ...formatted.extensions, code: 'BAD_REQUEST' } };
   }
+  // graphql-js refuses a request (a variable its type refuses) without a code; Apollo's HTTP door adds
+  // one, the subscription doors run graphql-js themselves: named here, every door gives the same code.
+  if (typeof formatted.extensions?.code !== 'string') {
+    return { ...formatted, extensions: { ...formatted.extensions, code: isRefusedVariable(error) ? 'BAD_USER_INPUT' : 'BAD_REQUEST' } };
+  }
   return formatted;
+}
+
+/** A variable's value its type refuses: graphql-js's error points at the variable's definition only (Apollo's BAD_USER_INPUT). */
+function isRefusedVariable(error: GraphQLError): boolean {
+  return error.nodes?.length === 1 && error.nodes[0]!.kind === Kind.VARIABLE_DEFINITION;
 }
 
 /** Logs what formatGraphQLError masks (an unexpected error), and a database outage as a warning. */

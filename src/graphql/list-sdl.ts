@@ -1,6 +1,6 @@
 // The GraphQL inputs of the list contract, printed from the lists' declarations: per list a typed
-// `<Type>Where`, `<Type>OrderField`/`<Type>Order` and `<Type>GroupField`; shared, one comparison
-// input per kind of field (and per enum). `npm run generate:docs` writes them to
+// `<Type>Where`, `<Type>OrderField`/`<Type>Order` and `<Type>GroupField`, its aggregate types, and its
+// connections' `groupBy` and `aggregate`; shared, one comparison input per kind of field (and per enum). `npm run generate:docs` writes them to
 // graphql/lists.graphql, which the schema and the generated types read like any other SDL file.
 import { measuresOf, TIME_BUCKETS } from '../platform/lists/aggregate.js';
 import { allOperatorsOf } from '../platform/lists/comparisons.js';
@@ -9,6 +9,10 @@ import { enumNameOf, type ListDeclaration, type ListField } from '../platform/li
 export interface ListSdlOptions {
   /** Lists whose `<Type>Order` input and `<Type>OrderField` enum are written by hand (they predate the contract). */
   ownOrderInput?: boolean;
+  /** Other connections that page the list's rows (the datasource pages), each with what it counts (for its descriptions). */
+  alsoPagedBy?: Readonly<Record<string, string>>;
+  /** A sentence added to `groupBy`'s description (what to do on a long list). */
+  groupAdvice?: string;
 }
 
 const OPERATOR_DESCRIPTIONS: Record<string, string> = {
@@ -138,6 +142,34 @@ function aggregateTypes(declaration: ListDeclaration): string[] {
   return [aggregate.join('\n'), ...blocks];
 }
 
+/**
+ * The fields every connection of a list has beyond its page (`groupBy`, `aggregate`), added to the
+ * connection type its domain file writes (`extend type`): `counted` names its items in descriptions.
+ */
+function connectionFields(type: string, connection: string, counted: string, advice: string | undefined): string {
+  const grouped = `How many ${counted} match the filter, by the values of some fields (a time by the \`bucket\` it falls in), the most frequent first (at most 1,000 groups).`;
+  return [
+    `extend type ${connection} {`,
+    `  ${describe(advice ? `${grouped} ${advice}` : grouped)}`,
+    '  groupBy(',
+    '    "The older form: the one field to count by."',
+    `    field: ${type}GroupField @deprecated(reason: "Use \`fields: [...]\`, which counts by several fields and a time by a \`bucket\`.")`,
+    '    "The fields to count by (1 to 4), in the order of each group\'s `keys`."',
+    `    fields: [${type}GroupField!]`,
+    '    "How to cut the time fields among `fields`: required when there is one, refused when there is none."',
+    '    bucket: TimeBucket',
+    '  ): [GroupCount!]!',
+    '  "Figures over every item the filter matches (all pages): count, and the sum, average, least and greatest of each figure and time. One SQL statement, priced as `totalCount`."',
+    `  aggregate: ${type}Aggregate!`,
+    '}',
+  ].join('\n');
+}
+
+function connectionsOf(declaration: ListDeclaration, options: ListSdlOptions): string[] {
+  const paged = { [`${declaration.type}Connection`]: declaration.plural, ...options.alsoPagedBy };
+  return Object.entries(paged).map(([connection, counted]) => connectionFields(declaration.type, connection, counted, options.groupAdvice));
+}
+
 /** The SDL of every list's inputs and of the shared comparison inputs (each printed once). */
 export function listContractSdl(lists: readonly { declaration: ListDeclaration; options?: ListSdlOptions }[]): string {
   const shared = new Map<string, string>();
@@ -161,6 +193,11 @@ export function listContractSdl(lists: readonly { declaration: ListDeclaration; 
     ...Object.keys(TIME_BUCKETS).flatMap((bucket) => [`  ${describe(`One ${bucket.toLowerCase()}.`)}`, `  ${bucket}`]),
     '}',
   ].join('\n');
-  const blocks = [groupCount, buckets, ...[...shared.keys()].sort().map((name) => shared.get(name)!), ...lists.flatMap(({ declaration, options }) => listInputs(declaration, options ?? {}))];
+  const blocks = [
+    groupCount,
+    buckets,
+    ...[...shared.keys()].sort().map((name) => shared.get(name)!),
+    ...lists.flatMap(({ declaration, options }) => [...listInputs(declaration, options ?? {}), ...connectionsOf(declaration, options ?? {})]),
+  ];
   return `# Generated from the lists' declarations (src/graphql/lists.ts) by \`npm run generate:docs\`; do not edit.\n\n${blocks.join('\n\n')}\n`;
 }

@@ -17,13 +17,13 @@ export const linkedDatasetList: ListDeclaration = { ...datasetList, fields: { ..
 
 export const LIST_DECLARATIONS: readonly { declaration: ListDeclaration; options?: ListSdlOptions }[] = [
   { declaration: templateList },
-  { declaration: linkedDatasetList },
+  { declaration: linkedDatasetList, options: { alsoPagedBy: { DatasourceConnection: 'Live datasets', DatasourceSizeConnection: 'Live datasets' } } },
   { declaration: connectorList },
   { declaration: alertRuleList, options: { ownOrderInput: true } },
   { declaration: silenceList },
   { declaration: metricAliasList },
   { declaration: channelList, options: { ownOrderInput: true } },
-  { declaration: auditList },
+  { declaration: auditList, options: { groupAdvice: 'Narrow a long trail first, e.g. by time.' } },
   { declaration: notificationList },
 ];
 

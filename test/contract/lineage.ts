@@ -15,11 +15,21 @@ export interface LineageSeen {
 
 export type LineageOf = 'dataset' | 'template' | 'alertRule';
 
+/** A page of the records one holds the ids of (a dataset's denorm sources, a template's datasets, a rule's channels) and the deprecated whole list. */
+export interface HeldSeen {
+  page: { totalCount: number; nodes: { key: string; stage?: string; name?: string }[] };
+  whole: string[];
+}
+
 export interface LineageDriver {
   lineage(of: LineageOf, id: string, variables: { direction?: string; depth?: number }, bearer: string): Promise<Outcome<LineageSeen | null>>;
+  /** `pageOnly`: without the deprecated list. */
+  held(of: LineageOf, id: string, variables: { first?: number; where?: Record<string, unknown>; pageOnly?: boolean }, bearer: string): Promise<Outcome<HeldSeen | null>>;
 }
 
 const RULE_ID = '00000000-0000-4000-8000-00000000e001';
+const CHANNEL_ID = '00000000-0000-4000-8000-00000000c001';
+const DELETED_CHANNEL_ID = '00000000-0000-4000-8000-00000000c002';
 const KAFKA = 'kafka-connector-1.0.0';
 
 const nodesOf = (seen: LineageSeen) => seen.nodes.map((node) => `${node.direction} ${node.degree} ${node.type}:${node.key}`).sort();
@@ -47,14 +57,26 @@ export function lineageScenarios(ctx: SuiteContext<LineageDriver>): void {
       FROM (VALUES
         ('orders', 'Orders', '[{"id":"in-1","connector_id":"${KAFKA}","connector_config":{}}]', ARRAY['users']),
         ('users', 'Users', '[]', ARRAY['orders']),
-        ('enriched', 'Enriched orders', '[]', ARRAY['orders'])
+        ('enriched', 'Enriched orders', '[]', ARRAY['orders']),
+        ('archive', 'Archive', '[]', '{}'::text[])
       ) AS v(id, name, connectors, sources)`);
     await ctx.gw.sql(`
       INSERT INTO query_templates (template_id, template_name, query, query_type, created_by, updated_by) VALUES
         ('orders_daily', 'Orders daily', 'SELECT count(*) FROM orders WHERE __time BETWEEN {{STARTDATE}} AND {{ENDDATE}}', 'sql', 'alice', 'alice')`);
+    // Outside the lineage of the others: a draft that was never published, read with archive by a second template.
     await ctx.gw.sql(`
-      INSERT INTO alert_rules (id, name, manager, metric, operator, thresholds, expression, category, evaluation_interval_ms, pending_for_ms, labels, created_by, updated_by) VALUES
-        ('${RULE_ID}', 'Orders lag', 'embedded', 'up', 'gt', ARRAY[1]::float8[], 'up > 1', 'ingest', 60000, 0, '{"dataset":"orders"}', 'alice', 'alice')`);
+      INSERT INTO datasets (dataset_id, stage, name, type, status, tags, version_key, data_schema, dataset_config, transformations_config, connectors_config, denorm_sources, created_by, updated_by)
+      VALUES ('sketch', 'draft', 'Sketch', 'event', 'Draft', '{}', 'k', '{"type":"object"}', '{}', '[]', '[]', '{}', 'alice', 'alice')`);
+    await ctx.gw.sql(`
+      INSERT INTO query_templates (template_id, template_name, query, query_type, created_by, updated_by) VALUES
+        ('archive_vs_sketch', 'Archive against the sketch', 'SELECT count(*) FROM archive, sketch WHERE __time BETWEEN {{STARTDATE}} AND {{ENDDATE}}', 'sql', 'alice', 'alice')`);
+    await ctx.gw.sql(`
+      INSERT INTO notification_channels (id, manager, name, type, status, config, created_by, updated_by) VALUES
+        ('${CHANNEL_ID}', 'embedded', 'On call', 'email', 'live', '{"recipientAddresses":"ops@example.com"}', 'alice', 'alice')`);
+    // The rule notifies the channel and one deleted since.
+    await ctx.gw.sql(`
+      INSERT INTO alert_rules (id, name, manager, metric, operator, thresholds, expression, category, evaluation_interval_ms, pending_for_ms, labels, channel_ids, created_by, updated_by) VALUES
+        ('${RULE_ID}', 'Orders lag', 'embedded', 'up', 'gt', ARRAY[1]::float8[], 'up > 1', 'ingest', 60000, 0, '{"dataset":"orders"}', ARRAY['${CHANNEL_ID}', '${DELETED_CHANNEL_ID}']::uuid[], 'alice', 'alice')`);
   });
 
   describe('both ways, with a cycle', () => {
@@ -109,6 +131,48 @@ export function lineageScenarios(ctx: SuiteContext<LineageDriver>): void {
   describe('depth', () => {
     it.each([0, 6, -1])('refuses depth %i with LINEAGE_INVALID_INPUT naming the bounds', async (depth) => {
       expectFailure(await ctx.driver.lineage('dataset', 'orders', { depth }, admin), 'LINEAGE_INVALID_INPUT', new RegExp(`depth must be an integer from 1 to 5; ${depth} was given`));
+    });
+  });
+
+  describe('pages of the records one holds the ids of', () => {
+    const held = async (of: LineageOf, id: string, variables: { first?: number; where?: Record<string, unknown> } = {}, bearer = admin) => {
+      const seen = expectOk(await ctx.driver.held(of, id, variables, bearer));
+      if (!seen) throw new Error(`${of} ${id} was not found`);
+      return seen;
+    };
+
+    it("pages a dataset's denorm sources (Live versions only) as the deprecated list has them, filtered by the dataset list's where", async () => {
+      expect(await held('dataset', 'orders')).toEqual({ page: { totalCount: 1, nodes: [{ key: 'users', stage: 'LIVE' }] }, whole: ['users'] });
+      expect(await held('dataset', 'orders', { where: { name: { eq: 'Users' } } })).toMatchObject({ page: { totalCount: 1 } });
+      expect(await held('dataset', 'orders', { where: { name: { eq: 'Enriched orders' } } })).toMatchObject({ page: { totalCount: 0, nodes: [] } });
+    });
+
+    it("pages the datasets a template's query names: of each its Live version, else its draft, a page at a time with the total", async () => {
+      const both = await held('template', 'archive_vs_sketch');
+      expect({ ...both, page: { ...both.page, nodes: [...both.page.nodes].sort((a, b) => a.key.localeCompare(b.key)) } }).toEqual({
+        page: {
+          totalCount: 2,
+          nodes: [
+            { key: 'archive', stage: 'LIVE' },
+            { key: 'sketch', stage: 'DRAFT' },
+          ],
+        },
+        whole: expect.arrayContaining(['archive', 'sketch']),
+      });
+      expect((await held('template', 'archive_vs_sketch', { first: 1 })).page).toMatchObject({ totalCount: 2, nodes: [expect.objectContaining({ key: expect.any(String) })] });
+    });
+
+    it("pages a rule's channels that still exist, as the deprecated list has them", async () => {
+      expect(await held('alertRule', RULE_ID)).toEqual({ page: { totalCount: 1, nodes: [{ key: CHANNEL_ID, name: 'On call' }] }, whole: [CHANNEL_ID] });
+    });
+
+    it("refuses a viewer, who may not read channels, a rule's channel page as it refuses the rule's channels", async () => {
+      expectFailure(await ctx.driver.held('alertRule', RULE_ID, { pageOnly: true }, viewer), 'FORBIDDEN', /api\.alert\.notification\.(get|list)/);
+      expectFailure(await ctx.driver.held('alertRule', RULE_ID, {}, viewer), 'FORBIDDEN', /api\.alert\.notification\.(get|list)/);
+    });
+
+    it("refuses a page size outside the list's bounds with the list's code, naming the bounds", async () => {
+      expectFailure(await ctx.driver.held('dataset', 'orders', { first: -1 }, admin), 'DATASET_LIST_INPUT_INVALID', /the page size must be an integer from 0 to \d+ \(got -1\)/);
     });
   });
 

@@ -76,6 +76,15 @@ describe('the price of a count', () => {
     expect(negated.cost).toBe(2 + 10 * (1 + COUNT_COST + 1_000));
   });
 
+  it('prices the pages of what each item names by id as counts of the named list, once per item', () => {
+    // templates + nodes + n × (datasetPage + totalCount)
+    expect(price('{ templates(first: 100) { nodes { datasetPage(first: 1) { totalCount } } } }').cost).toBe(2 + 100 * (1 + COUNT_COST));
+    expect(price('{ alertRules(first: 100) { nodes { channelPage(first: 1) { groupBy(fields: [TYPE]) { keys count } } } } }').cost).toBe(2 + 100 * (1 + COUNT_COST + 2));
+    const refused = price('{ datasets(first: 1000) { nodes { denormSourcePage(first: 1) { totalCount groupBy(fields: [STATUS]) { keys count } } } } }');
+    expect(refused.cost).toBeGreaterThan(MAX_COST);
+    expect(refused.costliest).toMatchObject({ path: 'datasets.nodes.denormSourcePage.totalCount', times: 1000, price: COUNT_COST });
+  });
+
   it('prices a search’s totalCount and each groupBy as counts over the search table, through its text index (issue 49)', () => {
     // search + totalCount (a count) + facets + its 2 fields, weighed per item of the page as any list.
     expect(price('{ search(query: "orders", first: 20) { totalCount facets { type count } } }').cost).toBe(1 + COUNT_COST + 1 + 20 * 2);

@@ -18,14 +18,15 @@ const MORE_NOTIFICATIONS = 5;
 beforeAll(async () => {
   gw = await startTestGateway();
   // 100 Live event datasets, each fed by a built-in connector (named by version or by connector id),
-  // watched by one alert rule that notifies one of 5 channels and is silenced, and named by one template.
+  // watched by one alert rule that notifies one of 5 channels and is silenced, and named by one template;
+  // each denormalises from the next one (the last from the first) and from one that does not exist.
   await gw.sql(`
     INSERT INTO datasets (dataset_id, stage, name, type, status, tags, version, version_key, api_version, data_schema,
                           dataset_config, transformations_config, connectors_config, denorm_config, denorm_sources, created_by, updated_by)
     SELECT 'links-' || lpad(e::text, 3, '0'), 'live', 'links ' || e, 'event', 'Live', '{}', 1, '1', 'v2', '{"type":"object","properties":{"a":{"type":"string"}}}',
            '{"keys_config":{"timestamp_key":"ts"},"indexing_config":{}}', '[]',
            json_build_array(json_build_object('id', 'in-' || e, 'connector_id', CASE WHEN e % 2 = 0 THEN 'kafka-connector-1.0.0' ELSE 'postgres-connector' END, 'connector_config', '{}')),
-           '{"denorm_fields":[]}', '{}', 'SYSTEM', 'SYSTEM'
+           '{"denorm_fields":[]}', ARRAY['links-' || lpad((e % 100 + 1)::text, 3, '0'), 'links-none'], 'SYSTEM', 'SYSTEM'
     FROM generate_series(1, 100) e`);
   await gw.sql(`
     INSERT INTO notification_channels (id, manager, name, type, status, config, created_by, updated_by)
@@ -71,15 +72,17 @@ async function statementsFor(query: string, first: number, list: (data: Record<s
 }
 
 /**
- * A page's statements, asked again (up to three times in all) while they are more than `most`: a
- * background job of the gateway (the system-events flush and its retention DELETE) may send one
- * meanwhile. The fewest of the executed askings count; an answer served from the published cache
- * runs none and says nothing, so a page that really costs more than `most` still fails.
+ * A page's statements, asked again (up to five times in all) while they are more than `most`: a
+ * background job of the gateway (the system-events flush and its retention DELETE, the rule
+ * evaluator once a slow run passes its first minute) may send some meanwhile. The fewest of the
+ * executed askings count; an answer served from the published cache runs none and says nothing (so
+ * a repeat is sent as another text), and a page that really costs more than `most` still fails.
  */
 async function executedStatements(query: string, first: number, list: (data: Record<string, any>) => unknown[], most: number): Promise<{ statements: number; items: unknown[] }> {
   let fewest = await statementsFor(query, first, list);
-  for (let attempt = 1; attempt < 3 && fewest.statements > most; attempt += 1) {
-    const again = await statementsFor(query, first, list);
+  for (let attempt = 1; attempt < 5 && fewest.statements > most; attempt += 1) {
+    // Another text (a comment added) is not the kept answer of the first: it is executed again.
+    const again = await statementsFor(`${query}\n# asked again (${attempt})`, first, list);
     if (again.statements > 0 && again.statements < fewest.statements) fewest = again;
   }
   return fewest;
@@ -222,6 +225,57 @@ describe('links between alerting records', () => {
   });
 });
 
+describe('pages of what a record holds the ids of', () => {
+  it('page each dataset’s denorm sources, template’s datasets and rule’s channels, with counts, in one statement each for 100 parents as for 10', async () => {
+    const next = (id: string) => `links-${String((Number(id.slice(-3)) % 100) + 1).padStart(3, '0')}`;
+    // list, the sources' pages, their counts
+    const datasets = (await expectConstant(
+      `query ($first: Int!) { datasets(first: $first, filter: { type: EVENT }) { nodes { datasetId denormSourcePage(first: 5) { totalCount nodes { datasetId stage } } } } }`,
+      (data) => data.datasets.nodes,
+      3,
+    )) as { datasetId: string; denormSourcePage: { totalCount: number; nodes: { datasetId: string; stage: string }[] } }[];
+    for (const dataset of datasets)
+      expect({ id: dataset.datasetId, page: dataset.denormSourcePage }).toEqual({ id: dataset.datasetId, page: { totalCount: 1, nodes: [{ datasetId: next(dataset.datasetId), stage: 'LIVE' }] } });
+    // list, the named datasets' pages, their groups
+    const templates = (await expectConstant(
+      `query ($first: Int!) { templates(first: $first) { nodes { templateId datasetPage { nodes { datasetId } groupBy(fields: [STATUS]) { keys count } } } } }`,
+      (data) => data.templates.nodes,
+      3,
+    )) as { templateId: string; datasetPage: { nodes: { datasetId: string }[]; groupBy: unknown[] } }[];
+    for (const template of templates) {
+      const named = `links-${template.templateId.slice('links_'.length).padStart(3, '0')}`;
+      expect({ id: template.templateId, page: template.datasetPage }).toEqual({ id: template.templateId, page: { nodes: [{ datasetId: named }], groupBy: [{ keys: ['LIVE'], count: 1 }] } });
+    }
+    // the list (with its rules' evaluations and silences, read for every rule list), the channels' pages, their aggregates
+    const rules = (await expectConstant(
+      `query ($first: Int!) { alertRules(first: $first, filter: { category: "links" }) { nodes { alertRuleId channelPage(first: 1) { nodes { channelId name } aggregate { count } } } } }`,
+      (data) => data.alertRules.nodes,
+      5,
+    )) as { alertRuleId: string; channelPage: { nodes: { channelId: string; name: string }[]; aggregate: { count: number } } }[];
+    for (const rule of rules) {
+      const channel = (Number(rule.alertRuleId.slice(-8)) % 5) + 1;
+      expect({ id: rule.alertRuleId, page: rule.channelPage }).toEqual({
+        id: rule.alertRuleId,
+        page: { nodes: [{ channelId: uuid(CHANNEL, channel), name: `links-channel-${channel}` }], aggregate: { count: 1 } },
+      });
+    }
+  });
+});
+
+describe('history on a page of records', () => {
+  it('reads the history of 100 datasets, with its counts, in as many statements as for 10', async () => {
+    // the list, the histories' pages, their counts
+    const datasets = (await expectConstant(
+      `query ($first: Int!) { datasets(first: $first, filter: { type: EVENT }) { nodes { datasetId history(first: 2) { totalCount nodes { operation actor } } } } }`,
+      (data) => data.datasets.nodes,
+      3,
+    )) as { datasetId: string; history: { totalCount: number; nodes: { operation: string; actor: string | null }[] } }[];
+    // Each was written once, by the INSERT above: a Live version's first write is its publication.
+    for (const dataset of datasets)
+      expect({ id: dataset.datasetId, history: dataset.history }).toEqual({ id: dataset.datasetId, history: { totalCount: 1, nodes: [{ operation: 'PUBLISHED', actor: 'SYSTEM' }] } });
+  });
+});
+
 describe('GraphiQL', () => {
   it('opens with a dashboard query that runs: datasets with their health, counters, connectors and alert rules', async () => {
     const page = readFileSync(new URL('../../web/graphiql/main.jsx', import.meta.url), 'utf8');
@@ -232,8 +286,8 @@ describe('GraphiQL', () => {
     expect(validate(schema, parse(defaultQuery), [NoDeprecatedCustomRule]).map((error) => error.message)).toEqual([]);
     const response = await graphql(gw, defaultQuery);
     expect(response.errors).toBeUndefined();
-    const nodes = response.data!.datasets.nodes as { connectors: { connector: unknown }[]; alertRulePage: { nodes: { channels: unknown[] }[] }; health: unknown }[];
+    const nodes = response.data!.datasets.nodes as { connectors: { connector: unknown }[]; alertRulePage: { nodes: { channelPage: { nodes: unknown[] } }[] }; health: unknown }[];
     expect(nodes.length).toBe(20);
-    expect(nodes.every((node) => node.health !== null && node.connectors[0]!.connector !== null && node.alertRulePage.nodes[0]!.channels.length === 1)).toBe(true);
+    expect(nodes.every((node) => node.health !== null && node.connectors[0]!.connector !== null && node.alertRulePage.nodes[0]!.channelPage.nodes.length === 1)).toBe(true);
   });
 });

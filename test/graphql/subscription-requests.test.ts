@@ -121,25 +121,25 @@ describe('a subscription is a request', () => {
 });
 
 describe("arguments the query twin refuses end the subscription with the twin's code", () => {
-  async function twinCode(query: string): Promise<string> {
-    const response = await gw.http.post('/graphql').set(bearer(admin)).send({ query });
+  async function twinCode(query: string, variables?: Record<string, unknown>): Promise<string> {
+    const response = await gw.http.post('/graphql').set(bearer(admin)).send({ query, variables });
     return response.body.errors?.[0]?.extensions?.code as string;
   }
 
-  async function overWs(query: string): Promise<{ message: string; extensions: { code: string } }[]> {
+  async function overWs(query: string, variables?: Record<string, unknown>): Promise<{ message: string; extensions: { code: string } }[]> {
     try {
-      const next = await wsClient(bearer(admin)).iterate({ query }).next();
+      const next = await wsClient(bearer(admin)).iterate({ query, variables }).next();
       throw new Error(`expected an error message, got ${JSON.stringify(next)}`);
     } catch (errors) {
       return errors as { message: string; extensions: { code: string } }[];
     }
   }
 
-  async function overSse(query: string): Promise<{ status: number; code: string; message: string }> {
+  async function overSse(query: string, variables?: Record<string, unknown>): Promise<{ status: number; code: string; message: string }> {
     const response = await fetch(`${gw.url}/graphql/stream`, {
       method: 'POST',
       headers: { ...bearer(admin), accept: 'text/event-stream', 'content-type': 'application/json' },
-      body: JSON.stringify({ query }),
+      body: JSON.stringify({ query, variables }),
     });
     const body = (await response.json()) as { errors: { message: string; extensions: { code: string } }[] };
     return { status: response.status, code: body.errors[0]!.extensions.code, message: body.errors[0]!.message };
@@ -161,6 +161,22 @@ describe("arguments the query twin refuses end the subscription with the twin's 
     const [error] = await overWs(query);
     expect(error).toMatchObject({ extensions: { code: 'DATASET_NOT_FOUND' }, message: expect.stringContaining(missing) });
     expect(await overSse(query)).toMatchObject({ status: 404, code: 'DATASET_NOT_FOUND' });
+  });
+
+  it('a variable its type refuses: BAD_USER_INPUT naming the variable, as every door answers it (the error shape is the pipeline’s)', async () => {
+    expect(await twinCode('query ($first: Int) { datasets(first: $first) { totalCount } }', { first: 'many' })).toBe('BAD_USER_INPUT');
+    const query = 'subscription ($every: Int!) { ingestionCounts(datasetId: "any", every: $every) { eventsIn } }';
+    const [error] = await overWs(query, { every: 'often' });
+    expect(error).toMatchObject({ extensions: { code: 'BAD_USER_INPUT' }, message: expect.stringContaining('$every') });
+    expect(await overSse(query, { every: 'often' })).toMatchObject({ status: 400, code: 'BAD_USER_INPUT', message: expect.stringContaining('$every') });
+  });
+
+  it('a document the schema refuses: GRAPHQL_VALIDATION_FAILED naming the field, as the query twin answers it', async () => {
+    expect(await twinCode('{ datasets { noSuchField } }')).toBe('GRAPHQL_VALIDATION_FAILED');
+    const query = 'subscription { datasetChanged { noSuchField } }';
+    const [error] = await overWs(query);
+    expect(error).toMatchObject({ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' }, message: expect.stringContaining('noSuchField') });
+    expect(await overSse(query)).toMatchObject({ status: 400, code: 'GRAPHQL_VALIDATION_FAILED', message: expect.stringContaining('noSuchField') });
   });
 
   it('a dataset that exists, even as a draft, is counted: its first step arrives', async () => {

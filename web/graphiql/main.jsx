@@ -64,8 +64,10 @@ query DatasetDashboard {
         nodes {
           name
           status
-          channels {
-            name
+          channelPage(first: 5) {
+            nodes {
+              name
+            }
           }
         }
       }

@@ -179,7 +179,8 @@ export const OPERATION_PIPELINE: readonly OperationPolicy[] = [
   },
   {
     name: 'format errors',
-    guarantee: "The error catalogue's code and kind in extensions (REST: the failure envelope); an unexpected error logged with the request id and masked.",
+    guarantee:
+      "The error catalogue's code and kind in extensions (REST: the failure envelope); every error has a code, the same at every door (a variable its type refuses: BAD_USER_INPUT); an unexpected error logged with the request id and masked.",
     at: {
       'graphql-http': { by: ['src/graphql/errors.ts#formatGraphQLError', 'src/graphql/errors.ts#reportUnexpectedError'] },
       rest: { by: ['rest/router.ts#restErrorHandler', 'src/graphql/errors.ts#classifyGraphQLError'] },

@@ -22,5 +22,5 @@ export const alertRulesFieldPermissions: FieldPermissions = {
 export const alertRulesPublishedReads: PublishedReads = {
   tables: {},
   unpublished: ['AlertRule.evaluation', 'AlertRule.silence', 'AlertRule.notifications', 'AlertRule.notificationPage'],
-  linked: { 'AlertRule.channels': ['notification_channels'], 'AlertRule.dataset': ['datasets'] },
+  linked: { 'AlertRule.channels': ['notification_channels'], 'AlertRule.channelPage': ['notification_channels'], 'AlertRule.dataset': ['datasets'] },
 };

@@ -56,6 +56,15 @@ export const alertRuleResolvers: Resolvers = {
       const channels = await context.loaders.channelById.loadMany(rule.channelIds);
       return channels.filter((channel): channel is ChannelRecord => channel !== undefined && !(channel instanceof Error));
     },
+    channelPage: (rule: AlertRuleView, { where, orderBy, first, after, last, before }, { loaders, services }) =>
+      services.alerts.heldChannelPage(loaders, rule.channelIds, {
+        where,
+        orderBy: orderBy?.map((key) => ({ field: key.field, direction: key.direction ?? key.order ?? 'asc' })),
+        first,
+        after,
+        last,
+        before,
+      }),
     dataset: async (rule: AlertRuleView, _, context) => {
       const datasetId = datasetOfRule(rule);
       if (datasetId === undefined) return null;

@@ -6,6 +6,8 @@ import { GatewayError } from '../../errors.js';
 import type { AlertManager } from '../../platform/alert-manager/alert-manager.js';
 import type { Notifier } from '../../platform/notifier/notifier.js';
 import { checkLegacyValues, legacyEq, legacyIn, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
+import { heldKeys } from '../../platform/lists/nested-list.js';
+import { heldChannelLink } from './list.js';
 import {
   CHANNEL_NAME_MAX_LENGTH,
   checkIdLength,
@@ -149,6 +151,16 @@ export function createChannelService(store: Pick<AlertStore, 'channels'>, { name
     },
 
     getChannel,
+
+    /**
+     * A page of the channels named by `channelIds` that exist (`AlertRule.channelPage`), by the channel
+     * list's contract; the rules of one request (`request`) that ask alike share one statement.
+     */
+    heldChannelPage(request: object, channelIds: readonly string[], query: Omit<ChannelListQuery, 'filter'>): Promise<Page<ChannelRecord>> {
+      const { orderBy, ...args } = query;
+      const sort = (orderBy ?? []).map((key, index) => channelSort(key, index));
+      return store.channels.heldPage(request, heldKeys(heldChannelLink, channelIds), { ...args, orderBy: sort }, options.listMax);
+    },
 
     /** Channels matching the filter, in the order asked (newest first by default). */
     async listChannels(query: ChannelListQuery): Promise<Page<ChannelRecord>> {

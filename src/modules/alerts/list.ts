@@ -3,6 +3,7 @@
 // 20261202000000_list_indexes). NotificationChannelOrder is older than the contract and written in
 // graphql/alerts.graphql.
 import { changeTimeFields, createdAtField, defineList, uuidIdField } from '../../platform/lists/declaration.js';
+import type { ListLink } from '../../platform/lists/nested-list.js';
 import { ALERT_MANAGER_KIND_VALUES, NOTIFICATION_CHANNEL_STATUS_VALUES, NOTIFICATION_CHANNEL_TYPE_VALUES } from './types.js';
 
 const manager = { column: 'manager', kind: 'enum', enumType: 'AlertManagerKind', enumValues: ALERT_MANAGER_KIND_VALUES, description: 'The alert manager that holds it.', groupable: true } as const;
@@ -57,3 +58,6 @@ export const channelList = defineList(
     ...changeTimeFields('channel'),
   },
 );
+
+/** The channels a parent names by id (`AlertRule.channelPage`: a rule's channelIds that still exist). */
+export const heldChannelLink: ListLink = { parentKey: 'id', keyType: 'uuid', held: true };

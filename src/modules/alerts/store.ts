@@ -3,7 +3,8 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 export { isUniqueViolation } from '../../platform/database/errors.js';
 import { readList, type ListArguments, type ListPage } from '../../platform/lists/list-query.js';
-import { channelList, metricAliasList, silenceList } from './list.js';
+import { nestedListReader } from '../../platform/lists/nested-list.js';
+import { channelList, heldChannelLink, metricAliasList, silenceList } from './list.js';
 import type { ChannelConfig, ChannelOrderField, ChannelRecord, ChannelStatus, ChannelType, JsonObject, ManagerKind, MetricAliasRecord, SilenceRecord } from './types.js';
 
 type SilenceRow = Prisma.AlertSilenceGetPayload<object>;
@@ -132,6 +133,9 @@ export function createAlertStore(prisma: PrismaClient, channelChanged: (id: stri
       page(args: ListArguments, listMax: number): Promise<ListPage<ChannelRecord>> {
         return readList(prisma, channelList, args, listMax, channel);
       },
+
+      /** A page of the channels a parent holds the ids of (heldKeys), batched across the parents of a request. */
+      heldPage: nestedListReader(prisma, channelList, heldChannelLink, channel),
 
       async insert(record: Omit<ChannelRecord, 'createdDate' | 'updatedDate'>): Promise<ChannelRecord> {
         const created = channel(await prisma.notificationChannel.create({ data: { ...record, config: record.config as Prisma.InputJsonValue } }));

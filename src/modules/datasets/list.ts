@@ -3,6 +3,7 @@
 // fields read through its links (its alert rules, its ingestion counters) are the other modules' and
 // join it where the modules are composed (src/graphql/lists.ts: linkedDatasetList).
 import { changeTimeFields, defineList } from '../../platform/lists/declaration.js';
+import type { ListLink } from '../../platform/lists/nested-list.js';
 import { DATASET_STATUS_VALUES, DATASET_TYPE_VALUES, DATASET_VERSION_VALUES } from './types.js';
 
 export const datasetList = defineList(
@@ -29,3 +30,17 @@ export const datasetList = defineList(
     ...changeTimeFields('version'),
   },
 );
+
+/** A dataset's denorm sources (`Dataset.denormSourcePage`): the Live versions of the ids its denormalisation names. */
+export const denormSourceLink: ListLink = { parentKey: 'dataset_id', keyType: 'text', held: true, narrowing: "stage = 'live'" };
+
+/**
+ * The datasets a template's query names (`QueryTemplate.datasetPage`): of each id its Live version,
+ * else its draft (as a query run reads them).
+ */
+export const namedDatasetLink: ListLink = {
+  parentKey: 'dataset_id',
+  keyType: 'text',
+  held: true,
+  narrowing: `(stage = 'live' OR NOT EXISTS (SELECT 1 FROM datasets AS published WHERE published.dataset_id = "datasets".dataset_id AND published.stage = 'live'))`,
+};

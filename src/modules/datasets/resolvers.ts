@@ -119,6 +119,8 @@ export const datasetResolvers: Resolvers = {
       const versions = await loaders.datasetVersions.loadMany(dataset.denormSources);
       return versions.flatMap((found) => (found instanceof Error || !found.live ? [] : [found.live]));
     },
+    denormSourcePage: (dataset, { where, orderBy, first, after, last, before }, { loaders, services }) =>
+      services.datasets.denormSourcePage(loaders, dataset, { where, orderBy, first, after, last, before }),
     definition: (dataset, { fields }, { services }) => services.datasets.document(dataset, fields),
     listRecord: (dataset) => toListDocument(dataset),
   },

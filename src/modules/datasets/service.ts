@@ -22,6 +22,8 @@ import {
 } from './definition.js';
 import { checkFieldSelection, DOCUMENT_NAMES, fromDocument, toDocument } from '../../platform/dataset-document.js';
 import { publishProblems, TRANSITION_RULES } from './lifecycle.js';
+import { heldKeys } from '../../platform/lists/nested-list.js';
+import { denormSourceLink, namedDatasetLink } from './list.js';
 import { isUniqueViolation, type DatasetStore } from './store.js';
 import {
   stageOf,
@@ -213,6 +215,19 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
 
     async list(query: DatasetListQuery): Promise<DatasetPage> {
       return store.page(query, options.listMax);
+    },
+
+    /**
+     * A page of the Live datasets `dataset` denormalises from (`Dataset.denormSourcePage`), by the
+     * dataset list's contract; the datasets of one request (`request`) that ask alike share one statement.
+     */
+    denormSourcePage(request: object, dataset: Pick<DatasetRecord, 'denormSources'>, query: DatasetListQuery): Promise<DatasetPage> {
+      return store.denormSourcePage(request, heldKeys(denormSourceLink, dataset.denormSources), query, options.listMax);
+    },
+
+    /** A page of the datasets named by `datasetIds` (`QueryTemplate.datasetPage`): each its Live version, else its draft; batched as denormSourcePage. */
+    namedDatasetPage(request: object, datasetIds: readonly string[], query: DatasetListQuery): Promise<DatasetPage> {
+      return store.namedDatasetPage(request, heldKeys(namedDatasetLink, datasetIds), query, options.listMax);
     },
 
     async importDefinition(input: unknown, options: { overwrite: boolean }, actor: Actor): Promise<ImportResult> {

@@ -8,7 +8,8 @@ export { isUniqueViolation } from '../../platform/database/errors.js';
 import { isRecordNotFound } from '../../platform/database/errors.js';
 import type { ListDeclaration } from '../../platform/lists/declaration.js';
 import { readList, type ListArguments, type ListPage } from '../../platform/lists/list-query.js';
-import { datasetList } from './list.js';
+import { nestedListReader } from '../../platform/lists/nested-list.js';
+import { datasetList, denormSourceLink, namedDatasetLink } from './list.js';
 import type { DatasetDraftValues, DatasetRecord, DatasetStatus, DatasetType, DatasetVersionStamp, JsonObject, Stage } from './types.js';
 
 type Row = Prisma.DatasetGetPayload<object>;
@@ -185,6 +186,10 @@ export function createDatasetStore(prisma: PrismaClient, cache?: RecordCache<Dat
 
   return {
     ...store(prisma, true),
+    /** A page of the Live versions of the datasets a dataset denormalises from (heldKeys of its denormSources), batched across parents. */
+    denormSourcePage: nestedListReader(prisma, list, denormSourceLink, toRecord),
+    /** A page of the datasets a template's query names (heldKeys of the names), each its Live version, else its draft; batched across parents. */
+    namedDatasetPage: nestedListReader(prisma, list, namedDatasetLink, toRecord),
     /** Runs `work` in one transaction: everything it writes lands, or nothing does. */
     async transaction<T>(work: (tx: ReturnType<typeof store>) => Promise<T>): Promise<T> {
       const touched = new Set<string>();

@@ -8,9 +8,9 @@ import type { HistoryEntry } from './types.js';
 const { groupBy: _noGroups, aggregate: _noFigures, ...historyConnection } = listConnectionResolvers<HistoryEntry>();
 
 export const historyResolvers: Resolvers = {
-  Dataset: { history: (dataset, args, { services }) => services.history.history('Dataset', dataset.datasetId, args) },
-  QueryTemplate: { history: (template, args, { services }) => services.history.history('QueryTemplate', template.templateId, args) },
-  AlertRule: { history: (rule, args, { services }) => services.history.history('AlertRule', rule.id, args) },
-  NotificationChannel: { history: (channel, args, { services }) => services.history.history('NotificationChannel', channel.id, args) },
+  Dataset: { history: (dataset, args, { loaders, services }) => services.history.history(loaders, 'Dataset', dataset.datasetId, args) },
+  QueryTemplate: { history: (template, args, { loaders, services }) => services.history.history(loaders, 'QueryTemplate', template.templateId, args) },
+  AlertRule: { history: (rule, args, { loaders, services }) => services.history.history(loaders, 'AlertRule', rule.id, args) },
+  NotificationChannel: { history: (channel, args, { loaders, services }) => services.history.history(loaders, 'NotificationChannel', channel.id, args) },
   HistoryConnection: historyConnection,
 };

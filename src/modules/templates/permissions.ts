@@ -15,5 +15,5 @@ export const templatesFieldPermissions: FieldPermissions = {
 /** Root fields whose answers are made of published records only (kept until one of these tables changes). */
 export const templatesPublishedReads: PublishedReads = {
   tables: { 'Query.template': ['query_templates'], 'Query.templates': ['query_templates'] },
-  linked: { 'QueryTemplate.datasets': ['datasets'] },
+  linked: { 'QueryTemplate.datasets': ['datasets'], 'QueryTemplate.datasetPage': ['datasets'] },
 };

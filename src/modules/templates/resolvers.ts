@@ -55,6 +55,8 @@ export const templateResolvers: Resolvers = {
       const found = await context.loaders.datasetVersions.loadMany(namesInQuery(template.query));
       return found.flatMap((versions) => (versions instanceof Error ? [] : (versions.live ?? versions.draft ?? [])));
     },
+    datasetPage: (template, { where, orderBy, first, after, last, before }, { loaders, services }) =>
+      services.datasets.namedDatasetPage(loaders, namesInQuery(template.query), { where, orderBy, first, after, last, before }),
   },
   QueryTemplateConnection: listConnectionResolvers<TemplateRecord>(),
   Dataset: {

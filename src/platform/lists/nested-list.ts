@@ -1,5 +1,5 @@
 // A list under each item of another list (`Dataset.alertRulePage`, `Dataset.templatePage`,
-// `AlertRule.notificationPage`), by the same contract as a root list, batched: however many parents
+// `AlertRule.notificationPage`, and the items a parent holds the keys of: `AlertRule.channelPage`), by the same contract as a root list, batched: however many parents
 // a response holds, their pages are one statement, their `totalCount`s one more, and each `groupBy`
 // field one more. Each statement reads the parents' keys as one array parameter and runs the root
 // list's own statement once per parent (a LATERAL join), narrowed by the link, so every parent's page
@@ -20,14 +20,32 @@ export interface ListLink {
   keyType: 'text' | 'uuid';
   /** An item may belong to several parents (a template naming several datasets): `parentKey` is an array. */
   several?: boolean;
+  /**
+   * The parent holds its items' keys (a rule's channel ids, a dataset's denorm sources): `parentKey` is
+   * the items' own key column, and a parent is asked for by the keys it holds (heldKeys).
+   */
+  held?: boolean;
+  /** A further condition every item meets (trusted SQL over the list's table), e.g. only Live versions. */
+  narrowing?: string;
 }
 
 const PARENT = '__parent';
 
+/**
+ * How a parent that holds its items' keys is asked for (ListLink.held): the keys as one JSON array, so
+ * parents holding the same keys share one reading. Keys that cannot be the column's type are dropped.
+ */
+export function heldKeys(link: ListLink, keys: readonly string[]): string {
+  const valid = link.keyType === 'uuid' ? keys.filter((key) => UUID.test(key)) : keys;
+  return JSON.stringify([...new Set(valid)].sort());
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** `statement` once per parent key: each row carries its parent's key as `__parent`. */
 export function perParent(link: ListLink, statement: BoundSql, parents: readonly string[], alias: string): BoundSql {
   return {
-    text: `SELECT parent."${PARENT}", ${alias}.* FROM unnest($${statement.values.length + 1}::${link.keyType}[]) AS parent("${PARENT}") CROSS JOIN LATERAL (${statement.text}) AS ${alias}`,
+    text: `SELECT parent."${PARENT}", ${alias}.* FROM unnest($${statement.values.length + 1}::${link.held ? 'text' : link.keyType}[]) AS parent("${PARENT}") CROSS JOIN LATERAL (${statement.text}) AS ${alias}`,
     values: [...statement.values, parents],
   };
 }
@@ -43,14 +61,23 @@ function byParent<R extends Record<string, unknown>>(rows: readonly R[]): Map<st
 }
 
 /** The condition that narrows a list's statement to one parent's items (see perParent); `@>` is what a GIN index on an array answers. */
-export const linkScope = (link: ListLink) => (link.several ? `${link.parentKey} @> ARRAY[parent."${PARENT}"]` : `${link.parentKey} = parent."${PARENT}"`);
+export function linkScope(link: ListLink): string {
+  const scope = link.held
+    ? // The parent's keys, read from its JSON array: `= ANY` of an array is what the key's index answers.
+      `${link.parentKey} = ANY(ARRAY(SELECT jsonb_array_elements_text(parent."${PARENT}"::jsonb))::${link.keyType}[])`
+    : link.several
+      ? `${link.parentKey} @> ARRAY[parent."${PARENT}"]`
+      : `${link.parentKey} = parent."${PARENT}"`;
+  return link.narrowing ? `${scope} AND ${link.narrowing}` : scope;
+}
 
 /**
  * The statements of one parent's page (bound to every parent by perParent). A GIN index finds a
  * parent's items but in no order, so those are read first and then ordered (else the planner may walk
  * the table's ordered index, testing the link on every row until the page fills).
  */
-export const planNested = (declaration: ListDeclaration, link: ListLink, args: ListArguments, listMax: number) => planList(declaration, args, listMax, linkScope(link), link.several === true);
+export const planNested = (declaration: ListDeclaration, link: ListLink, args: ListArguments, listMax: number) =>
+  planList(declaration, args, listMax, linkScope(link), link.several === true || link.held === true);
 
 interface Batch<T> {
   pages: DataLoader<string, ListPage<T>>;
@@ -132,6 +159,6 @@ export function nestedListReader<T>(prisma: PrismaClient, declaration: ListDecla
     return batch;
   }
 
-  /** The page of `parentKey`'s items; `listMax` bounds `first` and `last` as on the root list. */
+  /** The page of `parentKey`'s items (held links: heldKeys of the parent); `listMax` bounds `first` and `last` as on the root list. */
   return (request: object, parentKey: string, args: ListArguments, listMax: number): Promise<ListPage<T>> => batchFor(request, args, listMax).pages.load(parentKey);
 }

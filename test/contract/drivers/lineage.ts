@@ -1,6 +1,6 @@
 // The transports of the lineage scenarios (a field of datasets, templates and rules; no REST endpoint).
 import type { TestGateway } from '../../support/gateway.js';
-import type { LineageDriver, LineageOf } from '../lineage.js';
+import type { HeldSeen, LineageDriver, LineageOf } from '../lineage.js';
 import { graphqlQueryCall, sseQueryCall, wsQueryCall, type GraphQueryCall } from './graph-query.js';
 
 const LINEAGE_SELECTION = `lineage(direction: $direction, depth: $depth) {
@@ -10,11 +10,26 @@ const LINEAGE_SELECTION = `lineage(direction: $direction, depth: $depth) {
   }`;
 const VARIABLES = '$id: ID!, $direction: LineageDirection, $depth: Int';
 
+/** The page of what each record holds the ids of, and the deprecated whole list it replaces. */
+const HELD_SELECTION: Record<LineageOf, string> = {
+  dataset: 'page: denormSourcePage(first: $first, where: $where) { totalCount nodes { key: datasetId stage } } whole: denormSources { key: datasetId }',
+  template: 'page: datasetPage(first: $first, where: $where) { totalCount nodes { key: datasetId stage } } whole: datasets { key: datasetId }',
+  alertRule: 'page: channelPage(first: $first, where: $where) { totalCount nodes { key: channelId name } } whole: channels { key: channelId }',
+};
+const WHERE_TYPE: Record<LineageOf, string> = { dataset: 'DatasetWhere', template: 'DatasetWhere', alertRule: 'NotificationChannelWhere' };
+
 function driverOn(call: GraphQueryCall): LineageDriver {
   return {
     lineage: async (of: LineageOf, id, variables, bearer) => {
       const outcome = await call(of, VARIABLES, `${of}(id: $id) { ${LINEAGE_SELECTION} }`, { id, ...variables }, bearer);
       return outcome.ok ? { ok: true, value: outcome.value?.lineage ?? null } : outcome;
+    },
+    held: async (of: LineageOf, id, { pageOnly, ...variables }, bearer) => {
+      const selection = pageOnly ? HELD_SELECTION[of].replace(/ whole: .*$/, '') : HELD_SELECTION[of];
+      const outcome = await call(of, `$id: ID!, $first: Int, $where: ${WHERE_TYPE[of]}`, `${of}(id: $id) { ${selection} }`, { id, ...variables }, bearer);
+      if (!outcome.ok) return outcome;
+      const seen = outcome.value as { page: HeldSeen['page']; whole?: { key: string }[] } | null;
+      return { ok: true, value: seen && { page: seen.page, whole: (seen.whole ?? []).map((item) => item.key) } };
     },
   };
 }
