@@ -351,7 +351,7 @@ export const datasetEndpoints = [
       `,
     },
     chooseOperation: (input) => (input.respondAsync ? 'job' : 'export'),
-    startsJob: (input) => input.respondAsync === true,
+    startsJob: 'when-asked',
     variables: (input) => ({ id: pathParam(input, 'dataset_id'), status: typeof input.query.status === 'string' ? status(input.query.status) : null }),
     result: (data) => ('startDatasetExport' in data ? data.startDatasetExport : data.exportDataset),
   }),

@@ -98,7 +98,33 @@ function parameters(endpoint: RestEndpoint, example: RestExample | undefined): R
       out.push(withExample({ name, in: 'query', required: required.has(name), schema }, example?.query?.[name]));
     }
   }
+  if (endpoint.startsJob === 'when-asked') out.push(PREFER_RESPOND_ASYNC);
   return out;
+}
+
+/** The header that makes a route that answers at once run its work as a job instead (RFC 7240). */
+const PREFER_RESPOND_ASYNC = {
+  name: 'Prefer',
+  in: 'header',
+  required: false,
+  description:
+    '`respond-async` runs the work as a job: 202 Accepted with the job (its `id`, `state`, `progress`) and `Location: /v2/jobs/{job_id}`, the status route to follow. Without it the route answers at once.',
+  schema: { type: 'string', examples: ['respond-async'] },
+  example: 'respond-async',
+};
+
+/** The 202 answer of a route that starts a job. */
+function jobStartedResponse(endpoint: RestEndpoint): Record<string, unknown> {
+  return {
+    description: `A job started: the envelope with \`id\` ${endpoint.apiId} and the job as \`result\`; follow \`Location\` (GET /v2/jobs/{job_id}) to its end and its result link.`,
+    headers: {
+      Location: { description: 'The status route of the job: /v2/jobs/{job_id}.', schema: { type: 'string' } },
+      ...(endpoint.startsJob === 'when-asked'
+        ? { 'Preference-Applied': { description: "`respond-async`: the request's Prefer header was honoured.", schema: { type: 'string', const: 'respond-async' } } }
+        : {}),
+    },
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/SuccessEnvelope' } } },
+  };
 }
 
 /** The request bodies of the examples: `example` for one, named `examples` for several (Swagger UI offers a choice). */
@@ -262,6 +288,9 @@ function responses(endpoint: RestEndpoint, codes: ErrorCode[]): Record<string, u
     const headers = Object.entries(endpoint.responseHeaders).map(([name, header]): [string, unknown] => [name, { description: header.description, schema: header.schema }]);
     out['200'] = { ...(out['200'] as Record<string, unknown>), headers: Object.fromEntries(headers) };
   }
+  if (endpoint.startsJob) out['202'] = jobStartedResponse(endpoint);
+  // A route that always starts a job never answers 200.
+  if (endpoint.startsJob === true) delete out['200'];
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
     const status = shownOn(endpoint, code).httpStatus;
