@@ -37,9 +37,12 @@ const ACCESS_CODES: readonly ErrorCode[] = ['UNAUTHENTICATED', 'FORBIDDEN'];
 /** Codes any entry can answer, whatever it does: the rate limit, an outage, the request timeout, a bug. */
 const CROSS_CUTTING: readonly ErrorCode[] = ['RATE_LIMITED', 'INTERNAL_SERVER_ERROR', 'DATABASE_UNAVAILABLE', 'REQUEST_TIMEOUT'];
 
-/** Every code the entry can answer, its own bad-input code first, in a stable order. */
+/**
+ * Every code the entry can answer, its own bad-input code first, in a stable order. A public entry
+ * too refuses credentials that do not hold (401) and a cross-site session cookie (403).
+ */
 export function errorCodesOf(endpoint: RestEndpoint): ErrorCode[] {
-  return [...new Set<ErrorCode>([endpoint.invalidInputCode, ...endpoint.errorCodes, ...(isProtected(endpoint) ? ACCESS_CODES : []), ...CROSS_CUTTING])];
+  return [...new Set<ErrorCode>([endpoint.invalidInputCode, ...endpoint.errorCodes, ...ACCESS_CODES, ...CROSS_CUTTING])];
 }
 
 /** Whether the access check asks for credentials and a permission (every entry but a public one). */
