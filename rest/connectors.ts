@@ -134,7 +134,7 @@ export const connectorEndpoints = [
     },
     // Prefer: respond-async registers as a job: 202 with its status link.
     chooseOperation: (input) => (input.respondAsync ? 'job' : 'register'),
-    startsJob: (input) => input.respondAsync === true,
+    startsJob: 'when-asked',
     variables: (input) => ({ file: input.file as RestRegisterConnectorMutationVariables['file'] }),
     result: (data) => ('startConnectorRegistration' in data ? data.startConnectorRegistration : { message: data.registerConnector.message }),
   }),

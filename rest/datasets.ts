@@ -447,7 +447,7 @@ export const datasetEndpoints = [
       `,
     },
     chooseOperation: (input) => (input.respondAsync ? 'job' : 'export'),
-    startsJob: (input) => input.respondAsync === true,
+    startsJob: 'when-asked',
     variables: (input) => urlVariables<RestExportDatasetQueryVariables>(EXPORT_OPERATION, DATASET_URL, input),
     result: (data) => ('startDatasetExport' in data ? data.startDatasetExport : data.exportDataset),
   }),

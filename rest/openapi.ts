@@ -37,9 +37,12 @@ const ACCESS_CODES: readonly ErrorCode[] = ['UNAUTHENTICATED', 'FORBIDDEN'];
 /** Codes any entry can answer, whatever it does: the rate limit, an outage, the request timeout, a bug. */
 const CROSS_CUTTING: readonly ErrorCode[] = ['RATE_LIMITED', 'INTERNAL_SERVER_ERROR', 'DATABASE_UNAVAILABLE', 'REQUEST_TIMEOUT'];
 
-/** Every code the entry can answer, its own bad-input code first, in a stable order. */
+/**
+ * Every code the entry can answer, its own bad-input code first, in a stable order. A public entry
+ * too refuses credentials that do not hold (401) and a cross-site session cookie (403).
+ */
 export function errorCodesOf(endpoint: RestEndpoint): ErrorCode[] {
-  return [...new Set<ErrorCode>([endpoint.invalidInputCode, ...endpoint.errorCodes, ...(isProtected(endpoint) ? ACCESS_CODES : []), ...CROSS_CUTTING])];
+  return [...new Set<ErrorCode>([endpoint.invalidInputCode, ...endpoint.errorCodes, ...ACCESS_CODES, ...CROSS_CUTTING])];
 }
 
 /** Whether the access check asks for credentials and a permission (every entry but a public one). */
@@ -98,7 +101,33 @@ function parameters(endpoint: RestEndpoint, example: RestExample | undefined): R
       out.push(withExample({ name, in: 'query', required: required.has(name), schema }, example?.query?.[name]));
     }
   }
+  if (endpoint.startsJob === 'when-asked') out.push(PREFER_RESPOND_ASYNC);
   return out;
+}
+
+/** The header that makes a route that answers at once run its work as a job instead (RFC 7240). */
+const PREFER_RESPOND_ASYNC = {
+  name: 'Prefer',
+  in: 'header',
+  required: false,
+  description:
+    '`respond-async` runs the work as a job: 202 Accepted with the job (its `id`, `state`, `progress`) and `Location: /v2/jobs/{job_id}`, the status route to follow. Without it the route answers at once.',
+  schema: { type: 'string', examples: ['respond-async'] },
+  example: 'respond-async',
+};
+
+/** The 202 answer of a route that starts a job. */
+function jobStartedResponse(endpoint: RestEndpoint): Record<string, unknown> {
+  return {
+    description: `A job started: the envelope with \`id\` ${endpoint.apiId} and the job as \`result\`; follow \`Location\` (GET /v2/jobs/{job_id}) to its end and its result link.`,
+    headers: {
+      Location: { description: 'The status route of the job: /v2/jobs/{job_id}.', schema: { type: 'string' } },
+      ...(endpoint.startsJob === 'when-asked'
+        ? { 'Preference-Applied': { description: "`respond-async`: the request's Prefer header was honoured.", schema: { type: 'string', const: 'respond-async' } } }
+        : {}),
+    },
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/SuccessEnvelope' } } },
+  };
 }
 
 /** The request bodies of the examples: `example` for one, named `examples` for several (Swagger UI offers a choice). */
@@ -268,6 +297,9 @@ function responses(endpoint: RestEndpoint, codes: ErrorCode[]): Record<string, u
     const headers = Object.entries(endpoint.responseHeaders).map(([name, header]): [string, unknown] => [name, { description: header.description, schema: header.schema }]);
     out['200'] = { ...(out['200'] as Record<string, unknown>), headers: Object.fromEntries(headers) };
   }
+  if (endpoint.startsJob) out['202'] = jobStartedResponse(endpoint);
+  // A route that always starts a job never answers 200.
+  if (endpoint.startsJob === true) delete out['200'];
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
     const status = shownOn(endpoint, code).httpStatus;

@@ -258,7 +258,7 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
           .type('json')
           .send(withAnswerEnd(jsonBodyOf(result)));
       const json = JSON.stringify(result);
-      if (typeof endpoint.startsJob === 'function' ? endpoint.startsJob(input) : endpoint.startsJob) {
+      if (endpoint.startsJob === true || (endpoint.startsJob === 'when-asked' && input.respondAsync)) {
         res.set('location', `/v2/jobs/${(result as { id: string }).id}`);
         if (input.respondAsync) res.set('preference-applied', 'respond-async');
         return sendSuccess(req, res, endpoint.apiId, msgid, json, 202);

@@ -101,11 +101,11 @@ export interface RestEndpoint<TData = Record<string, unknown>, TVariables = Reco
   result: (data: Respelled<TData>, selection: readonly string[] | null) => unknown;
   /**
    * The request started a job (src/modules/jobs), whose record is the result: answered 202 Accepted
-   * with `Location: /v2/jobs/<id>` (and `Preference-Applied: respond-async` when the request asked
-   * for it) instead of 200. A function decides per request (a route that answers at once unless asked
-   * with `Prefer: respond-async`).
+   * with `Location: /v2/jobs/<id>` instead of 200. `'when-asked'`: a route that answers at once
+   * unless the request says `Prefer: respond-async` (then also `Preference-Applied: respond-async`);
+   * the API reference documents that header as the route's parameter.
    */
-  startsJob?: boolean | ((input: RestInput) => boolean);
+  startsJob?: true | 'when-asked';
   /**
    * Headers a success carries beside the body, read from the operation's `data` (a header whose value
    * is null is left out): facts the contract's body has no room for, told without changing it. The

@@ -286,24 +286,24 @@ export class RequestAccess {
   }
 
   /**
-   * Throws UNAUTHENTICATED or FORBIDDEN unless the caller may call one of `apiIds`, taking no
-   * token: for records reached inside a field the request already paid for (links, `node`), which
+   * Throws UNAUTHENTICATED or FORBIDDEN unless the caller may call one of `apiIds` (a public field:
+   * unless the credentials sent did not hold), taking no token: for records reached inside a field the request already paid for (links, `node`), which
    * must be no more open than the root field that reads them.
    */
   authorize(apiIds: readonly string[]): void {
-    const isPublic = apiIds.length === 1 && apiIds[0] === PUBLIC_API_ID;
     const { caller, failure } = this.authentication;
-    if (!isPublic) {
-      if (failure) throw failure;
-      if (!caller) throw new GatewayError('UNAUTHENTICATED', NO_CREDENTIALS_MESSAGE);
-      if (!caller.unrestricted && !this.control.policy.allows(caller.roles, apiIds)) {
-        const roles = this.control.policy.rolesFor(apiIds);
-        throw new GatewayError(
-          'FORBIDDEN',
-          `Access denied. The caller does not have permission to perform this action (${apiIds.join(' or ')}). ` +
-            (roles.length > 0 ? `The following roles have access to this action: ${roles.join(', ')}.` : 'No role has access to this action.'),
-        );
-      }
+    // Credentials sent that do not hold are refused whatever is asked, public fields included: read
+    // as no credentials, the caller would never learn that its token or key is wrong.
+    if (failure) throw failure;
+    if (apiIds.length === 1 && apiIds[0] === PUBLIC_API_ID) return;
+    if (!caller) throw new GatewayError('UNAUTHENTICATED', NO_CREDENTIALS_MESSAGE);
+    if (!caller.unrestricted && !this.control.policy.allows(caller.roles, apiIds)) {
+      const roles = this.control.policy.rolesFor(apiIds);
+      throw new GatewayError(
+        'FORBIDDEN',
+        `Access denied. The caller does not have permission to perform this action (${apiIds.join(' or ')}). ` +
+          (roles.length > 0 ? `The following roles have access to this action: ${roles.join(', ')}.` : 'No role has access to this action.'),
+      );
     }
   }
 

@@ -3,7 +3,7 @@
 // embedded PostgreSQL, which it does only if npm's shell hands over to node (`exec`), and the
 // operator's API-key command must run from dist/ beside it, as it does in the image.
 import { execFile, spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -130,4 +130,26 @@ describe('npm start', () => {
     // Because npm's child is node itself, not a shell that would die and leave node running.
     expect(children.map((child) => child.command.split(' ')[0])).toEqual(['node']);
   }, 120_000);
+
+  // `npm test` has just generated everything, so this is what a restart with nothing changed runs first.
+  it('skips the generation steps whose inputs did not change, and says so, and makes a step again when its inputs changed', async () => {
+    const generated = ['src/generated/graphql.ts', 'src/generated/rest-operations.ts', 'src/generated/prisma/client.ts'];
+    const writtenAt = () => generated.map((file) => statSync(path.join(ROOT, file)).mtimeMs);
+    const before = writtenAt();
+    const { stdout } = await run('npm', ['run', '-s', 'generate'], { cwd: ROOT });
+    expect(stdout).toMatch(/generate: Prisma client up to date \(inputs [0-9a-f]{12}\), not regenerated/);
+    expect(stdout).toMatch(/generate: GraphQL types up to date \(inputs [0-9a-f]{12}\), not regenerated/);
+    expect(stdout).toMatch(/graphiql: dist\/graphiql is up to date/);
+    expect(writtenAt()).toEqual(before);
+
+    // Stamps of other inputs (as after an edit of the schema): the same command would make the step again.
+    const stamps = mkdtempSync(path.join(tmpdir(), 'gateway-stamps-'));
+    try {
+      writeFileSync(path.join(stamps, 'graphql.json'), JSON.stringify({ inputs: 'made from other inputs' }));
+      const dry = await run(process.execPath, ['scripts/generate.mjs', '--dry-run'], { cwd: ROOT, env: { ...process.env, GENERATE_STAMPS: stamps } });
+      expect(dry.stdout.trim().split('\n')).toEqual(['generate: Prisma client would be generated (no stamp of its inputs yet)', 'generate: GraphQL types would be generated (its inputs changed)']);
+    } finally {
+      rmSync(stamps, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

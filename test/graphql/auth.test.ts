@@ -16,6 +16,15 @@ function expectRefused(result: ProbeResult, field: RootField, code: 'UNAUTHENTIC
   expect(result.body.data?.[field.field.name] ?? null).toBeNull();
 }
 
+/** Credentials that do not hold refuse the whole operation, whatever it asks: 401, UNAUTHENTICATED, nothing run. */
+function expectCredentialsRefused(result: ProbeResult) {
+  expect({ status: result.status, codes: (result.body.errors ?? []).map((error) => error.extensions?.code), data: result.body.data ?? null }).toEqual({
+    status: 401,
+    codes: ['UNAUTHENTICATED'],
+    data: null,
+  });
+}
+
 function expectAdmitted(result: ProbeResult, field: RootField) {
   expect(result.status).toBeLessThan(500);
   const codes = fieldErrorCodes(result, field);
@@ -31,9 +40,12 @@ it('gives every root field an API id that some role of the default policy holds'
   for (const field of guarded) expect([field.coordinate, roleAllowed(field.apiIds)]).toEqual([field.coordinate, expect.any(String)]);
 });
 
-it('keeps version public', async () => {
+it('keeps version public, but not to a caller whose token does not hold', async () => {
   const response = await jwtGateway().http.post('/graphql').send({ query: '{ version }' });
   expect(response.body.data.version).toEqual(expect.any(String));
+  const forged = await token({ roles: ['admin'], secret: 'another-secret-of-at-least-32-characters!' });
+  const version = rootFields().find((root) => root.coordinate === 'Query.version')!;
+  expectCredentialsRefused(await callField(jwtGateway(), version, { authorization: `Bearer ${forged}` }));
 });
 
 describe.each(guarded.map((field) => [`${field.coordinate} (${field.apiIds.join(', ')})`, field] as const))('%s', (_name, field) => {
@@ -47,13 +59,13 @@ describe.each(guarded.map((field) => [`${field.coordinate} (${field.apiIds.join(
 
   it('answers UNAUTHENTICATED to an expired token, a token without roles and a forged one', async () => {
     for (const bearer of [await token({ roles: ['admin'], expiresIn: -3600 }), await token({ roles: null }), await token({ roles: ['admin'], secret: 'another-secret-of-at-least-32-characters!' })]) {
-      expectRefused(await callField(jwtGateway(), field, { authorization: `Bearer ${bearer}` }), field, 'UNAUTHENTICATED');
+      expectCredentialsRefused(await callField(jwtGateway(), field, { authorization: `Bearer ${bearer}` }));
     }
   });
 
   it('answers UNAUTHENTICATED to a tampered session cookie', async () => {
     const cookie = tamper(await sessionCookie(sessionGateway(), ['admin']));
-    expectRefused(await callField(sessionGateway(), field, { cookie }), field, 'UNAUTHENTICATED');
+    expectCredentialsRefused(await callField(sessionGateway(), field, { cookie }));
   });
 
   it('answers FORBIDDEN to a role that does not hold its API id', async () => {

@@ -7,7 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createClient as createWsClient } from 'graphql-ws';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
+import WebSocket from 'ws';
 import { createApiKeyStore } from '../../src/auth/api-keys.js';
 import { envelope, SQL_QUERY } from '../support/api.js';
 import { apiKey, AUDIENCE, ISSUER, JWT_ENV, JWT_SECRET, SESSION_ENV, sessionCookie, token } from '../support/auth.js';
@@ -158,6 +160,102 @@ describe('the claims of a token', () => {
     expect(created.status).toBe(200);
     const read = await hs.http.get('/v2/template/read/by_alice').set(bearer(jwt));
     expect(read.body.result.created_by).toBe('alice@example.com');
+  });
+});
+
+/** What a caller sees at one door: the answer it asked for, or the refusal's code (and HTTP status where there is one). */
+type DoorOutcome = { answered: true } | { answered: false; code: string; status?: number };
+
+/**
+ * Each door asking the most open thing it serves: GraphQL's public `version` (POST, and GET as a
+ * browser or a CDN sends it), a REST list, a subscription over WebSocket and over SSE.
+ */
+const DOORS: Record<string, (headers: Record<string, string>) => Promise<DoorOutcome>> = {
+  'GraphQL POST /graphql': async (headers) => graphqlOutcome(await hs.http.post('/graphql').set(headers).send({ query: '{ version }' })),
+  'GraphQL GET /graphql': async (headers) =>
+    graphqlOutcome(
+      await hs.http
+        .get('/graphql')
+        .query({ query: '{ version }' })
+        .set({ 'apollo-require-preflight': 'true', accept: 'application/json', ...headers }),
+    ),
+  'REST /v2/datasets/list': async (headers) => {
+    const response = await listDatasets(hs, headers);
+    return response.status === 200 ? { answered: true } : { answered: false, code: response.body.error.code as string, status: response.status };
+  },
+  'graphql-ws': (headers) =>
+    new Promise((resolve) => {
+      const client = createWsClient({
+        url: `${hs.url.replace(/^http/, 'ws')}/graphql`,
+        webSocketImpl: WebSocket,
+        connectionParams: headers,
+        lazy: false,
+        retryAttempts: 0,
+        // The refusal is read from the close code below; the client would print it too.
+        onNonLazyError: () => undefined,
+        on: {
+          // Resolved first: the close that dispose() then makes changes nothing.
+          connected: () => {
+            resolve({ answered: true });
+            void client.dispose();
+          },
+          closed: (event) => resolve({ answered: false, code: `close ${(event as { code: number }).code}` }),
+        },
+      });
+    }),
+  'graphql-sse': async (headers) => {
+    const response = await fetch(`${hs.url}/graphql/stream`, {
+      method: 'POST',
+      headers: { ...headers, accept: 'text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'subscription { datasetChanged { datasetId } }' }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    if (response.status === 200) {
+      await response.body?.cancel();
+      return { answered: true };
+    }
+    return { answered: false, code: ((await response.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code, status: response.status };
+  },
+};
+
+function graphqlOutcome(response: { status: number; body: { data?: { version?: string }; errors?: { extensions?: { code?: string } }[] } }): DoorOutcome {
+  if (response.body.data?.version) return { answered: true };
+  return { answered: false, code: response.body.errors?.[0]?.extensions?.code ?? `HTTP ${response.status}`, status: response.status };
+}
+
+describe('a credential that does not hold, at every door and whatever is asked', () => {
+  const badCredentials: [string, () => Promise<Record<string, string>>][] = [
+    ['a token signed with another secret', async () => bearer(await token({ roles: ['viewer'], secret: 'another-secret-of-at-least-32-characters!' }))],
+    ['an expired token', async () => bearer(await token({ roles: ['viewer'], expiresIn: -120 }))],
+    ['a bearer value that is not a JWT', async () => ({ authorization: 'Bearer not-a-jwt' })],
+    ['an API key the gateway does not know', async () => ({ 'x-api-key': `dpg_${'A'.repeat(43)}` })],
+  ];
+
+  it.each(badCredentials)('refuses %s with 401 UNAUTHENTICATED (close 4403 on a WebSocket), never as an anonymous caller', async (_what, credential) => {
+    const headers = await credential();
+    const seen: Record<string, DoorOutcome> = {};
+    for (const [door, ask] of Object.entries(DOORS)) seen[door] = await ask(headers);
+    expect(seen).toEqual({
+      'GraphQL POST /graphql': { answered: false, code: 'UNAUTHENTICATED', status: 401 },
+      'GraphQL GET /graphql': { answered: false, code: 'UNAUTHENTICATED', status: 401 },
+      'REST /v2/datasets/list': { answered: false, code: 'UNAUTHENTICATED', status: 401 },
+      'graphql-ws': { answered: false, code: 'close 4403' },
+      'graphql-sse': { answered: false, code: 'UNAUTHENTICATED', status: 401 },
+    });
+  });
+
+  it('answers the same calls for a token that holds, and the public ones for a caller who sent no credential', async () => {
+    const valid = bearer(await token({ roles: ['viewer'] }));
+    const seen: Record<string, [DoorOutcome, DoorOutcome]> = {};
+    for (const [door, ask] of Object.entries(DOORS)) seen[door] = [await ask(valid), await ask({})];
+    expect(seen).toEqual({
+      'GraphQL POST /graphql': [{ answered: true }, { answered: true }],
+      'GraphQL GET /graphql': [{ answered: true }, { answered: true }],
+      'REST /v2/datasets/list': [{ answered: true }, { answered: false, code: 'UNAUTHENTICATED', status: 401 }],
+      // The subscription transports take no anonymous caller.
+      'graphql-ws': [{ answered: true }, { answered: false, code: 'close 4403' }],
+      'graphql-sse': [{ answered: true }, { answered: false, code: 'UNAUTHENTICATED', status: 401 }],
+    });
   });
 });
 

@@ -53,6 +53,19 @@ describe('the API reference examples', () => {
     expect(read.parameters.find((parameter: { name: string }) => parameter.name === 'template_id').example).toBe('readings_by_device');
     const transition = document.paths['/v2/datasets/status-transition']!.post.requestBody.content['application/json'].examples;
     expect(Object.keys(transition)).toEqual(['ReadyToPublish', 'Live']);
+    // Each header an example sends is a parameter of the reference, and each success it answers a documented response.
+    for (const [apiId, examples] of Object.entries(REST_EXAMPLES)) {
+      const endpoint = restEndpoints.find((entry) => entry.apiId === apiId)!;
+      const operation = document.paths[openApiPath(endpoint.path)]![endpoint.method.toLowerCase()];
+      const headers = ((operation.parameters ?? []) as { in: string; name: string; example?: string }[]).filter((parameter) => parameter.in === 'header');
+      for (const example of examples) {
+        for (const [name, value] of Object.entries(example.headers ?? {})) {
+          expect([apiId, name, headers.find((parameter) => parameter.name.toLowerCase() === name.toLowerCase())?.example]).toEqual([apiId, name, value]);
+        }
+        const status = String(example.status ?? 200);
+        expect([apiId, status, operation.responses[status] !== undefined]).toEqual([apiId, status, true]);
+      }
+    }
   });
 
   it('each answer as it shows (2xx, a job started, or the refusal an example is of) when tried in order on a fresh gateway', async () => {

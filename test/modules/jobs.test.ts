@@ -1,7 +1,8 @@
 // Long work as jobs (src/modules/jobs), on a real gateway over real HTTP: schema inference from the
 // README's 10.8 MB benchmark file, dataset exports and connector registrations as jobs; progress over
 // graphql-ws and SSE; cancellation; status from a second gateway on the same database; a job whose
-// gateway died; who may see a job; and the bad input a caller can send.
+// gateway died; who may see a job; and the bad input of the upload. What both transports share (an
+// export job's outcome, a finished job's cancel, unknown and malformed ids) is test/contract/jobs.ts.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { createClient as createSseClient } from 'graphql-sse';
@@ -175,11 +176,6 @@ describe('exports and connector registrations', () => {
     expect(seen.at(-1)!.result!.value).toEqual(direct.body.result);
   });
 
-  it('refuses an export job of a dataset that is not there at once, with DATASET_NOT_FOUND', async () => {
-    const response = await asAdmin.http.get('/v2/datasets/export/no-such-dataset').set('prefer', 'respond-async');
-    expectRestFailure(response, 404, 'DATASET_NOT_FOUND', 'NOT_FOUND', /no-such-dataset/);
-  });
-
   it('registers a connector as a job with Prefer: respond-async', async () => {
     const accepted = await asAdmin.http
       .post('/v2/connector/register')
@@ -211,15 +207,6 @@ describe('cancellation', () => {
     expect(after.result).toBeNull();
     expect(after.progress.done).toBeLessThan(BENCHMARK_FILE.length);
   }, 60_000);
-
-  it('refuses to cancel a finished job with JOB_ALREADY_FINISHED (409), over REST and GraphQL', async () => {
-    const job = await finished((await startInference(admin, Buffer.from('{"a":1}\n'))).id);
-    expect(job.state).toBe('SUCCEEDED');
-    const rest = await asAdmin.http.post(`/v2/jobs/cancel/${job.id}`);
-    expectRestFailure(rest, 409, 'JOB_ALREADY_FINISHED', 'CONFLICT', /already finished \(SUCCEEDED\); only a QUEUED or RUNNING job can be cancelled/);
-    const graph = await gql('mutation($id: ID!) { cancelJob(id: $id) { state } }', { id: job.id });
-    expect(graph.errors![0]!.extensions.code).toBe('JOB_ALREADY_FINISHED');
-  });
 });
 
 describe('many copies, one job', () => {
@@ -272,20 +259,6 @@ describe('who may see a job', () => {
 });
 
 describe('bad input', () => {
-  it('answers an unknown job id with JOB_NOT_FOUND (404), and an id that is not a UUID with JOB_INVALID_INPUT (400)', async () => {
-    const unknown = randomUUID();
-    const missing = await asAdmin.http.get(`/v2/jobs/${unknown}`);
-    expectRestFailure(missing, 404, 'JOB_NOT_FOUND', 'NOT_FOUND', new RegExp(`^no job has id ${unknown} \\(finished jobs are kept JOB_RESULT_RETENTION_HOURS\\)$`));
-    const bad = await asAdmin.http.get('/v2/jobs/not-a-job');
-    expectRestFailure(bad, 400, 'JOB_INVALID_INPUT', 'BAD_REQUEST', /job_id.* must match format "uuid"/);
-    const badOverGraphQL = await gql('query($id: ID!) { job(id: $id) { state } }', { id: 'not-a-job' });
-    expect(badOverGraphQL.errors![0]!).toMatchObject({ message: expect.stringMatching(/not a job id \(job ids are UUIDs/), extensions: { code: 'JOB_INVALID_INPUT' } });
-    const overGraphQL = await gql('query($id: ID!) { job(id: $id) { state } }', { id: unknown });
-    expect(overGraphQL.errors![0]!.extensions.code).toBe('JOB_NOT_FOUND');
-    const cancelUnknown = await asAdmin.http.post(`/v2/jobs/cancel/${unknown}`);
-    expectRestFailure(cancelUnknown, 404, 'JOB_NOT_FOUND', 'NOT_FOUND', /no job has id/);
-  });
-
   it('refuses the upload route without the dataset it is for', async () => {
     const response = await asAdmin.http.post('/v2/datasets/dataschema/upload').attach('file', Buffer.from('{"a":1}\n'), 'events.jsonl');
     expectRestFailure(response, 400, 'DATA_SCHEMA_INVALID_INPUT', 'BAD_REQUEST', /dataset/);

@@ -177,10 +177,11 @@ describe('GET /openapi.json', () => {
                       : { $ref: '#/components/schemas/SuccessEnvelope' },
             },
           };
-      expect((operation.responses['200'] as Json).content).toEqual(success);
+      if (endpoint.startsJob === true) expect(operation.responses['200']).toBeUndefined();
+      else expect((operation.responses['200'] as Json).content).toEqual(success);
       expect(codesOf(operation.responses['400'])).toContain(endpoint.invalidInputCode);
       const listed = Object.entries(operation.responses)
-        .filter(([status]) => status !== '200')
+        .filter(([status]) => status !== '200' && status !== '202')
         .flatMap(([status, response]) => {
           const group = codesOf(response);
           // The entry's own presentation of a code where it has one (ingestion's lookups), else the catalogue's.
@@ -190,6 +191,28 @@ describe('GET /openapi.json', () => {
           return group;
         });
       expect(listed.sort()).toEqual([...codes].sort());
+    }
+  });
+
+  it('documents the job a route starts: 202 with its Location, and the Prefer: respond-async header where the route answers at once unless asked', () => {
+    const jobRoutes = restEndpoints.filter((endpoint) => endpoint.startsJob);
+    expect(jobRoutes.map((endpoint) => [endpoint.apiId, endpoint.startsJob]).sort()).toEqual([
+      ['api.connector.register', 'when-asked'],
+      ['api.datasets.dataschema.upload', true],
+      ['api.datasets.export', 'when-asked'],
+    ]);
+    for (const endpoint of restEndpoints) {
+      const operation = operationOf(endpoint.method, endpoint.path)!;
+      const prefer = ((operation.parameters ?? []) as Json[]).filter((param) => param.in === 'header' && param.name === 'Prefer');
+      expect([endpoint.apiId, prefer.map((param) => ({ required: param.required, example: param.example }))]).toEqual([
+        endpoint.apiId,
+        endpoint.startsJob === 'when-asked' ? [{ required: false, example: 'respond-async' }] : [],
+      ]);
+      const accepted = operation.responses['202'] as Json | undefined;
+      expect([endpoint.apiId, accepted ? Object.keys(accepted.headers).sort() : null]).toEqual([
+        endpoint.apiId,
+        endpoint.startsJob === 'when-asked' ? ['Location', 'Preference-Applied'] : endpoint.startsJob ? ['Location'] : null,
+      ]);
     }
   });
 

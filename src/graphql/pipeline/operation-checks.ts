@@ -115,12 +115,13 @@ export class OperationChecks {
    */
   check(access: RequestAccess, { document, operation, variables, documentHash }: OperationToCheck, door: CheckingDoor): number {
     refuseOtherKinds(operation, door);
+    const { caller, failure } = access.authentication;
+    // Credentials that do not hold refuse the operation (401), whatever it asks: a public field, only
+    // __typename. A caller that sent none is anonymous, and the fields' admission decides.
+    if (failure) throw OperationRefusal.of(failure);
     const sizeProblem = this.sizeProblem(document, variables);
     if (sizeProblem !== undefined) throw OperationRefusal.of(new GatewayError('INVALID_INPUT', sizeProblem));
-    if (asksIntrospection(operation.selectionSet, document)) {
-      const { caller, failure } = access.authentication;
-      if (!caller) throw OperationRefusal.of(failure ?? new GatewayError('UNAUTHENTICATED', NO_CREDENTIALS_MESSAGE));
-    }
+    if (!caller && asksIntrospection(operation.selectionSet, document)) throw OperationRefusal.of(new GatewayError('UNAUTHENTICATED', NO_CREDENTIALS_MESSAGE));
     const priced = priceOperation(this.options.schema, document, operation, variables, this.options.limits.cost);
     // Advice on what to ask instead fits a query; a subscription's selection is what it watches.
     if (priced.cost > this.options.limits.maxCost) throw OperationRefusal.invalidDocument(costRefusal(priced, this.options.limits.maxCost, door === 'graphql-http'));

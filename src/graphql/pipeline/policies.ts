@@ -119,13 +119,14 @@ export const OPERATION_PIPELINE: readonly OperationPolicy[] = [
   },
   {
     name: 'authenticate',
-    guarantee: 'API key, bearer JWT or session cookie, checked by one authenticator; a credential that does not hold is refused (401), never treated as anonymous.',
+    guarantee:
+      'API key, bearer JWT or session cookie, checked by one authenticator; a credential that does not hold is refused (401) whatever the operation asks, public fields included, never treated as anonymous. A request without any is anonymous: public fields only.',
     at: {
-      'graphql-http': { by: ['src/transports/transport.ts#mountTransports', 'src/http/use-auth.ts#useAuth'] },
-      rest: { by: ['src/transports/transport.ts#mountTransports', 'src/http/use-auth.ts#useAuth'] },
+      'graphql-http': { by: ['src/transports/transport.ts#mountTransports', 'src/http/use-auth.ts#useAuth', 'src/graphql/pipeline/operation-checks.ts#check'] },
+      rest: { by: ['src/transports/transport.ts#mountTransports', 'src/http/use-auth.ts#useAuth', 'src/auth/access.ts#authorize'] },
       'graphql-ws': { by: ['src/http/use-subscriptions.ts#serveSubscriptions'] },
       'graphql-sse': { by: ['src/http/use-subscriptions.ts#serveSubscriptions'] },
-      'kept-answer': { by: ['src/transports/kept-answer.ts#withKeptAnswerDoor', 'src/http/fast-path.ts#withFastPath'] },
+      'kept-answer': { by: ['src/transports/kept-answer.ts#withKeptAnswerDoor', 'src/http/fast-path.ts#withFastPath', 'src/auth/access.ts#authorize'] },
     },
     checkedBy: ['test/http/auth-credentials.test.ts', 'test/graphql/subscriptions.test.ts', 'test/http/fast-path.test.ts'],
   },
