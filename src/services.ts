@@ -155,7 +155,7 @@ export function createServices(
         resolveManager: (name) => platform.managerNames.resolveManager(name, 'rule'),
       },
     ),
-    audit: createAuditService(createAuditStore(database.prisma), { listMax: AUDIT_LIST_MAX }),
+    audit: createAuditService(createAuditStore(database.prisma), { listMax: AUDIT_LIST_MAX, operations: database.operations }),
     pii: createPiiService(createPiiDetector(config.pii, piiRules), config.pii),
     metrics,
     health: createHealthService({ pingDatabase: () => database.ping(), eventBus: platform.eventBus, queryEngine: platform.queryEngine, datasets, metrics }),
