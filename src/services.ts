@@ -96,10 +96,14 @@ export function createServices(
   const files = createFileService(platform.objectStore, config.files);
   const connectorKey = config.datasets.connectorKey;
   const connectorSecrets = createConnectorSecrets(memoisedKey(async () => ('key' in connectorKey ? Buffer.from(connectorKey.key, 'hex') : keptSecret(connectorKey.keyFile, CONNECTOR_KEY_BYTES))));
-  const datasets = createDatasetService(createDatasetStore(database.prisma, published.records<DatasetVersionList>('datasets', PUBLISHED_RECORD_ENTRIES), linkedDatasetList), platform.queryEngine, {
-    listMax: config.datasets.listMax,
-    connectorSecrets,
-  });
+  const datasets = createDatasetService(
+    createDatasetStore(database.prisma, database.storePool, published.records<DatasetVersionList>('datasets', PUBLISHED_RECORD_ENTRIES), linkedDatasetList),
+    platform.queryEngine,
+    {
+      listMax: config.datasets.listMax,
+      connectorSecrets,
+    },
+  );
   // Ingestion counts; the embedded metrics source reads them for the importance score.
   // The counters' writes are one statement at a time (concurrent calls share it), on a connection of
   // their own: on the main pool each ingest call waited for a connection behind other calls' inserts.

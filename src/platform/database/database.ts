@@ -18,6 +18,8 @@ export interface Database {
   pool: pg.Pool;
   /** Runs an operation with every Prisma statement it sends in one transaction (operation-transaction.ts). */
   operations: OperationTransactions;
+  /** The pool Prisma sends through, for a store's prepared statements: inside an operation, its transaction. */
+  storePool: pg.Pool;
   /** Connections for template queries: a role that reads the datasource views only (query-reader.ts). */
   queryPool: pg.Pool;
   /** Whom template queries run as, for start-up logs. */
@@ -116,7 +118,8 @@ export async function openDatabase(settings: Config['database'], logger: Logger,
     throw error;
   }
 
-  const prisma = new PrismaClient({ adapter: new PrismaPg(routedPool(pool)) });
+  const storePool = routedPool(pool);
+  const prisma = new PrismaClient({ adapter: new PrismaPg(storePool) });
   const sidePools: pg.Pool[] = [];
   const description =
     settings.mode === 'embedded'
@@ -127,6 +130,7 @@ export async function openDatabase(settings: Config['database'], logger: Logger,
     prisma,
     pool,
     operations: operationTransactions(pool),
+    storePool,
     queryPool: queryReader.pool,
     queryRole: queryReader.description,
     changes,
