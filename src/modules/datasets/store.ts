@@ -2,7 +2,7 @@
 // outside a transaction go through the published-record cache when one is given (every version of
 // an id is cached together); writes drop the ids they touch at once, and again after their
 // transaction commits, before the database's own announcement reaches every gateway.
-import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
+import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
 import type pg from 'pg';
 import type { RecordCache } from '../../platform/cache/published-cache.js';
 import { sqlStatement } from '../../platform/database/sql-statement.js';
@@ -55,40 +55,12 @@ function toData(given: DatasetDraftValues): Prisma.DatasetUncheckedCreateInput {
   };
 }
 
-/** Row's columns by field, in the model's order (what Prisma reads; for the hand-written read below). */
-const COLUMNS: Record<keyof Row, string> = {
-  datasetId: 'dataset_id',
-  stage: 'stage',
-  name: 'name',
-  type: 'type',
-  status: 'status',
-  tags: 'tags',
-  version: 'version',
-  versionKey: 'version_key',
-  apiVersion: 'api_version',
-  dataSchema: 'data_schema',
-  extractionConfig: 'extraction_config',
-  validationConfig: 'validation_config',
-  dedupConfig: 'dedup_config',
-  denormConfig: 'denorm_config',
-  routerConfig: 'router_config',
-  datasetConfig: 'dataset_config',
-  transformationsConfig: 'transformations_config',
-  connectorsConfig: 'connectors_config',
-  sampleData: 'sample_data',
-  entryTopic: 'entry_topic',
-  denormSources: 'denorm_sources',
-  createdBy: 'created_by',
-  updatedBy: 'updated_by',
-  createdDate: 'created_date',
-  updatedDate: 'updated_date',
-  publishedDate: 'published_date',
-  alias: 'alias',
-};
+/** A field's column: every field of the model is its column's name in camelCase (schema.prisma). */
+const columnOf = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
 /** Every version of the given ids: the reads by id (every read on a cache miss, every write's first look) as plain SQL. */
-const VERSIONS_SQL = `SELECT ${Object.entries(COLUMNS)
-  .map(([field, column]) => `${column} AS "${field}"`)
+const VERSIONS_SQL = `SELECT ${Object.keys(Prisma.DatasetScalarFieldEnum)
+  .map((field) => `${columnOf(field)} AS "${field}"`)
   .join(', ')} FROM datasets WHERE dataset_id = ANY($1::text[])`;
 
 /** Every version of a dataset id (none, Live, Draft, or both), as the cache keeps them. */
