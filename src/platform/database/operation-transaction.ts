@@ -24,9 +24,15 @@ class OperationTransaction {
 
   constructor(private readonly pool: pg.Pool) {}
 
+  /**
+   * Set once the operation ended: work it left running (a promise nobody awaited) inherits its async
+   * context, and its statements must then go to the pool, never to a connection given back.
+   */
+  ended = false;
+
   /** True once a statement was sent: what the operation reads from then on may be its own uncommitted writes. */
   get begun(): boolean {
-    return this.opening !== undefined;
+    return this.opening !== undefined && !this.ended;
   }
 
   client(): Promise<pg.PoolClient> {
@@ -131,11 +137,15 @@ export function operationTransactions(pool: pg.Pool): OperationTransactions {
       result = await current.run(transaction, work);
     } catch (error) {
       const last = end.failure(error);
-      await (transaction.begun ? transaction.rollback(last) : pool.query(last(literal))).catch(end.failureLost);
+      const begun = transaction.begun;
+      transaction.ended = true;
+      await (begun ? transaction.rollback(last) : pool.query(last(literal))).catch(end.failureLost);
       throw error;
     }
     const last = end.success(result);
-    if (transaction.begun) await transaction.commit(last);
+    const begun = transaction.begun;
+    transaction.ended = true;
+    if (begun) await transaction.commit(last);
     else await pool.query(last(literal));
     return result;
   };
@@ -151,14 +161,14 @@ export function routedPool(pool: pg.Pool): pg.Pool {
       if (property === 'query') {
         return (...args: QueryArgs) => {
           const transaction = current.getStore();
-          if (!transaction) return (target.query as (...a: unknown[]) => unknown).apply(target, args);
+          if (!transaction || transaction.ended) return (target.query as (...a: unknown[]) => unknown).apply(target, args);
           return transaction.client().then((client) => (client.query as (...a: unknown[]) => unknown).apply(client, args));
         };
       }
       if (property === 'connect') {
         return (...args: unknown[]) => {
           const transaction = current.getStore();
-          if (!transaction) return (target.connect as (...a: unknown[]) => unknown).apply(target, args);
+          if (!transaction || transaction.ended) return (target.connect as (...a: unknown[]) => unknown).apply(target, args);
           return transaction.nested();
         };
       }
