@@ -7,8 +7,10 @@ import {
   type DocumentNode,
   type FieldNode,
   getNamedType,
+  type GraphQLNamedType,
   type GraphQLSchema,
   isCompositeType,
+  isObjectType,
   Kind,
   type OperationDefinitionNode,
   OperationTypeNode,
@@ -155,6 +157,9 @@ export function readPlanner(
       const linkedApiIds = new Map<string, readonly string[]>();
       let cacheable = true;
       let selectsFigures = false;
+      // Whether a field under the root reaches a record (a Node: a dataset's versions, its denorm
+      // sources, a connector): such an answer may hold other records of the root's table.
+      let reachesRecords = false;
       const filters: { value: ValueNode; reads: Readonly<Record<string, FilterRead>> }[] = [];
       for (const selection of operation.selectionSet.selections) {
         if (selection.kind !== Kind.FIELD) continue;
@@ -174,6 +179,7 @@ export function readPlanner(
             if (!parent || !isCompositeType(getNamedType(parent))) return;
             const returned = typeInfo.getType();
             const linkedType = returned && parent.name !== 'Query' ? recordTypeOf(getNamedType(returned)) : undefined;
+            if (linkedType && isNode(schema.getType(linkedType))) reachesRecords = true;
             if (linkedType && typeApiIds[linkedType]) linkedApiIds.set(linkedType, typeApiIds[linkedType]);
             const coordinate = `${parent.name}.${node.name.value}`;
             if (unpublished.has(coordinate) || (figures.has(coordinate) && figuresMaxAgeMs <= 0)) cacheable = false;
@@ -192,9 +198,9 @@ export function readPlanner(
       if (cacheable) plan = { tables: [...tables], apiIds, linkedApiIds: [...linkedApiIds.values()], ...(selectsFigures ? { maxAgeMs: figuresMaxAgeMs } : {}), ...(filtersOf ? { filtersOf } : {}) };
       const [only, ...others] = operation.selectionSet.selections;
       const ofRecord = only?.kind === Kind.FIELD && others.length === 0 ? reads.records?.[`Query.${only.name.value}`] : undefined;
-      // Leaves only: a linked field could read other records of the same table (a dataset's denorm sources).
-      const leavesOnly = only?.kind === Kind.FIELD && (only.selectionSet?.selections.every((selection) => selection.kind === Kind.FIELD && !selection.selectionSet) ?? false);
-      if (plan && ofRecord && leavesOnly && tables.size === 1 && tables.has(ofRecord.table)) {
+      // The record's own fields only (values of it, embedded objects included, through fragments too):
+      // a field reaching a record could read other records of the same table (a dataset's denorm sources).
+      if (plan && ofRecord && only?.kind === Kind.FIELD && !reachesRecords && tables.size === 1 && tables.has(ofRecord.table)) {
         const recordOf = recordArgument(only, ofRecord.argument);
         if (recordOf) plan.recordOf = recordOf;
       }
@@ -202,4 +208,9 @@ export function readPlanner(
     plans.set(operation, plan);
     return plan;
   };
+}
+
+/** A type with an identity of its own (implements Node): a record, not a value embedded in one. */
+function isNode(type: GraphQLNamedType | null | undefined): boolean {
+  return isObjectType(type) && type.getInterfaces().some((each) => each.name === 'Node');
 }
