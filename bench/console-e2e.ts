@@ -32,6 +32,8 @@ const BUILD_ROOT = process.env.CONSOLE_BUILD_DIR ?? '/tmp/console-build';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUT_ROOT = path.resolve(process.env.CONSOLE_E2E_OUT ?? '.data/console-e2e');
 const BUILD_TIMEOUT_MS = 20 * 60_000;
+/** The zone the console's date windows are written for (see runSteps). */
+const CONSOLE_TIME_ZONE = 'Asia/Kolkata';
 
 const USER_NAME = 'e2e_admin';
 const PASSWORD = `e2e-${randomBytes(6).toString('hex')}`;
@@ -892,6 +894,10 @@ function steps(consoleUrl: string, out: string, datasetName: string): Step[] {
 async function runSteps(browser: Browser, running: Running, out: string): Promise<StepReport[]> {
   const timeout = positiveIntegerSetting('CONSOLE_E2E_STEP_TIMEOUT_MS', 60_000);
   const page = await browser.newPage();
+  // The console dates "today" as the browser's local date with India's offset written after it
+  // (dayjs().format('YYYY-MM-DDT00:00:00+05:30')): right only in India's zone. In a UTC browser
+  // between 18:30 and midnight its windows end before the events it should count.
+  await page.emulateTimezone(CONSOLE_TIME_ZONE);
   page.setDefaultTimeout(timeout);
   page.setDefaultNavigationTimeout(timeout);
   const calls = recordCalls(page, new URL(running.gatewayUrl).origin);
