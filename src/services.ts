@@ -96,10 +96,14 @@ export function createServices(
   const files = createFileService(platform.objectStore, config.files);
   const connectorKey = config.datasets.connectorKey;
   const connectorSecrets = createConnectorSecrets(memoisedKey(async () => ('key' in connectorKey ? Buffer.from(connectorKey.key, 'hex') : keptSecret(connectorKey.keyFile, CONNECTOR_KEY_BYTES))));
-  const datasets = createDatasetService(createDatasetStore(database.prisma, published.records<DatasetVersionList>('datasets', PUBLISHED_RECORD_ENTRIES), linkedDatasetList), platform.queryEngine, {
-    listMax: config.datasets.listMax,
-    connectorSecrets,
-  });
+  const datasets = createDatasetService(
+    createDatasetStore(database.prisma, database.storePool, published.records<DatasetVersionList>('datasets', PUBLISHED_RECORD_ENTRIES), linkedDatasetList),
+    platform.queryEngine,
+    {
+      listMax: config.datasets.listMax,
+      connectorSecrets,
+    },
+  );
   // Ingestion counts; the embedded metrics source reads them for the importance score.
   // The counters' writes are one statement at a time (concurrent calls share it), on a connection of
   // their own: on the main pool each ingest call waited for a connection behind other calls' inserts.
@@ -129,7 +133,7 @@ export function createServices(
   });
   platform.metrics.watchChangeStreams(() => CHANGE_STREAM_FIELDS.map((stream) => ({ stream, ...liveEvents.changeLogTail(stream) })));
   return {
-    templates: createTemplateService(createTemplateStore(database.prisma, published.records<TemplateRecord | null>('query_templates', PUBLISHED_RECORD_ENTRIES)), {
+    templates: createTemplateService(createTemplateStore(database.prisma, database.storePool, published.records<TemplateRecord | null>('query_templates', PUBLISHED_RECORD_ENTRIES)), {
       listMax: config.templates.listMax,
       runner: createTemplateRunner(datasets, platform.queryEngine, { maxRows: config.queryEngine.maxRows }),
     }),
@@ -155,7 +159,7 @@ export function createServices(
         resolveManager: (name) => platform.managerNames.resolveManager(name, 'rule'),
       },
     ),
-    audit: createAuditService(createAuditStore(database.prisma), { listMax: AUDIT_LIST_MAX }),
+    audit: createAuditService(createAuditStore(database.prisma), { listMax: AUDIT_LIST_MAX, operations: database.operations }),
     pii: createPiiService(createPiiDetector(config.pii, piiRules), config.pii),
     metrics,
     health: createHealthService({ pingDatabase: () => database.ping(), eventBus: platform.eventBus, queryEngine: platform.queryEngine, datasets, metrics }),
