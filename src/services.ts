@@ -66,7 +66,10 @@ async function createObjectStore(config: Config, gatewayUrl: () => string): Prom
 function createQueryEngine(config: Config, database: Database): QueryEngine {
   const druid = config.queryEngine.druid;
   if (druid) return new DruidQueryEngine({ ...druid, kafkaBrokers: config.ingestion.kafka?.brokers });
-  return new EmbeddedQueryEngine(database.pool, { statementTimeoutMs: config.queryEngine.statementTimeoutMs, maxRows: config.queryEngine.maxRows, readerPool: database.queryPool });
+  // Its views are made through the store's pool: inside a mutation, on the operation's own connection and
+  // in its transaction (a view appears with the status that needs it; a second connection per
+  // transition could wait for the pool forever when every connection holds a transition).
+  return new EmbeddedQueryEngine(database.storePool, { statementTimeoutMs: config.queryEngine.statementTimeoutMs, maxRows: config.queryEngine.maxRows, readerPool: database.queryPool });
 }
 
 async function createEventBus(config: Config, database: Database, logger: Logger): Promise<EventBus> {

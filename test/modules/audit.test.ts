@@ -8,6 +8,7 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { buildSchema } from '../../src/graphql/schema.js';
 import { auditCursor } from '../../src/modules/audit/service.js';
 import { auditedMutations, auditTarget, UNAUDITED_MUTATIONS, withAuditTrail } from '../../src/modules/audit/trail.js';
+import { pgIdentifierName } from '../../src/platform/query-engine/names.js';
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -273,6 +274,35 @@ describe('a change and its audit record are one transaction', () => {
       });
     });
   }
+
+  const viewsOf = async (datasetIds: string[]) =>
+    (
+      await gw.sql<{ name: string }>("SELECT table_name AS name FROM information_schema.views WHERE table_schema = 'datasources' AND table_name = ANY($1) ORDER BY 1", [
+        datasetIds.map(pgIdentifierName),
+      ])
+    ).rows.map((row) => row.name);
+  const publish = (requestId: string, datasetId: string) =>
+    rest(requestId).post('/v2/datasets/status-transition', envelope('api.datasets.status-transition', { dataset_id: datasetId, status: 'Live' }));
+
+  it('publishes twice as many datasets at once as the pool has connections, each with its queryable view', async () => {
+    // The test gateway's pool holds 4 connections, and each publication holds one for its transaction.
+    const datasetIds = Array.from({ length: 8 }, (_, i) => `audit-parallel-${i}`);
+    for (const datasetId of datasetIds) await seedDataset(gw, datasetId, 'ReadyToPublish');
+    const answers = await Promise.all(datasetIds.map((datasetId) => publish(`audit-parallel-${datasetId}`, datasetId)));
+    expect(answers.map((answer) => [answer.status, answer.body.error?.code])).toEqual(datasetIds.map(() => [200, undefined]));
+    expect(await viewsOf(datasetIds)).toEqual(datasetIds.map(pgIdentifierName).sort());
+  });
+
+  it('leaves no view of a publication that was undone', async () => {
+    const datasetId = 'audit-undone-publication';
+    const requestId = 'audit-undone-publication-call';
+    await seedDataset(gw, datasetId, 'ReadyToPublish');
+    await refusing('audit_records', `request_id <> '${requestId}'`, async () => {
+      expect((await publish(requestId, datasetId)).body.error?.code).toBe('INTERNAL_SERVER_ERROR');
+    });
+    expect(await statusOf(datasetId)).toEqual([{ stage: 'draft', status: 'ReadyToPublish', alias: null }]);
+    expect(await viewsOf([datasetId])).toEqual([]);
+  });
 });
 
 describe('auditRecords', () => {

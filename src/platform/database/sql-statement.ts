@@ -1,5 +1,6 @@
 // Hand-written SQL for the hottest statements, where a benchmark shows Prisma is the cost.
 import type pg from 'pg';
+import { databaseUnavailable, isDatabaseUnavailable } from './errors.js';
 
 /**
  * A hot statement as plain parameterised SQL: no query compiler runs for it (Prisma compiles every
@@ -8,5 +9,13 @@ import type pg from 'pg';
  * (Database.storePool) it runs in the operation's transaction, like Prisma's statements.
  */
 export function sqlStatement<Row extends pg.QueryResultRow>(pool: pg.Pool, text: string): (values: unknown[]) => Promise<Row[]> {
-  return async (values) => (await pool.query<Row>(text, values)).rows;
+  return async (values) => {
+    try {
+      return (await pool.query<Row>(text, values)).rows;
+    } catch (error) {
+      // Answered as Prisma's statements are (its adapter wraps the same failures): 503, retry. The pool's
+      // own connection errors come from Node's sockets, which a test runner's VM does not take for an Error.
+      throw isDatabaseUnavailable(error) ? databaseUnavailable(error) : error;
+    }
+  };
 }
