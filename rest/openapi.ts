@@ -9,7 +9,7 @@ import { Kind, parse, type OperationDefinitionNode } from 'graphql';
 import { NO_CREDENTIALS_MESSAGE } from '../src/auth/access.js';
 import { PUBLIC_API_ID } from '../src/auth/field-api-ids.js';
 import { ERROR_CATALOGUE, GENERIC_FAILURE_MESSAGE, GatewayError, type ErrorCode, type ErrorKind } from '../src/errors.js';
-import { DATABASE_UNAVAILABLE_MESSAGE } from '../src/graphql/errors.js';
+import { DATABASE_UNAVAILABLE_MESSAGE } from '../src/platform/database/errors.js';
 import { requestTimeoutMessage } from '../src/http/use-request-timeout.js';
 import { CREATED_ID, examplesOf, type RestExample } from './examples.js';
 import type { ErrorPresentation } from '../src/http/envelope.js';

@@ -66,7 +66,10 @@ async function createObjectStore(config: Config, gatewayUrl: () => string): Prom
 function createQueryEngine(config: Config, database: Database): QueryEngine {
   const druid = config.queryEngine.druid;
   if (druid) return new DruidQueryEngine({ ...druid, kafkaBrokers: config.ingestion.kafka?.brokers });
-  return new EmbeddedQueryEngine(database.pool, { statementTimeoutMs: config.queryEngine.statementTimeoutMs, maxRows: config.queryEngine.maxRows, readerPool: database.queryPool });
+  // Its views are made through the store's pool: inside a mutation, on the operation's own connection and
+  // in its transaction (a view appears with the status that needs it; a second connection per
+  // transition could wait for the pool forever when every connection holds a transition).
+  return new EmbeddedQueryEngine(database.storePool, { statementTimeoutMs: config.queryEngine.statementTimeoutMs, maxRows: config.queryEngine.maxRows, readerPool: database.queryPool });
 }
 
 async function createEventBus(config: Config, database: Database, logger: Logger): Promise<EventBus> {
@@ -96,10 +99,14 @@ export function createServices(
   const files = createFileService(platform.objectStore, config.files);
   const connectorKey = config.datasets.connectorKey;
   const connectorSecrets = createConnectorSecrets(memoisedKey(async () => ('key' in connectorKey ? Buffer.from(connectorKey.key, 'hex') : keptSecret(connectorKey.keyFile, CONNECTOR_KEY_BYTES))));
-  const datasets = createDatasetService(createDatasetStore(database.prisma, published.records<DatasetVersionList>('datasets', PUBLISHED_RECORD_ENTRIES), linkedDatasetList), platform.queryEngine, {
-    listMax: config.datasets.listMax,
-    connectorSecrets,
-  });
+  const datasets = createDatasetService(
+    createDatasetStore(database.prisma, database.storePool, published.records<DatasetVersionList>('datasets', PUBLISHED_RECORD_ENTRIES), linkedDatasetList),
+    platform.queryEngine,
+    {
+      listMax: config.datasets.listMax,
+      connectorSecrets,
+    },
+  );
   // Ingestion counts; the embedded metrics source reads them for the importance score.
   // The counters' writes are one statement at a time (concurrent calls share it), on a connection of
   // their own: on the main pool each ingest call waited for a connection behind other calls' inserts.
@@ -129,7 +136,7 @@ export function createServices(
   });
   platform.metrics.watchChangeStreams(() => CHANGE_STREAM_FIELDS.map((stream) => ({ stream, ...liveEvents.changeLogTail(stream) })));
   return {
-    templates: createTemplateService(createTemplateStore(database.prisma, published.records<TemplateRecord | null>('query_templates', PUBLISHED_RECORD_ENTRIES)), {
+    templates: createTemplateService(createTemplateStore(database.prisma, database.storePool, published.records<TemplateRecord | null>('query_templates', PUBLISHED_RECORD_ENTRIES)), {
       listMax: config.templates.listMax,
       runner: createTemplateRunner(datasets, platform.queryEngine, { maxRows: config.queryEngine.maxRows }),
     }),
@@ -155,7 +162,7 @@ export function createServices(
         resolveManager: (name) => platform.managerNames.resolveManager(name, 'rule'),
       },
     ),
-    audit: createAuditService(createAuditStore(database.prisma), { listMax: AUDIT_LIST_MAX }),
+    audit: createAuditService(createAuditStore(database.prisma), { listMax: AUDIT_LIST_MAX, operations: database.operations }),
     pii: createPiiService(createPiiDetector(config.pii, piiRules), config.pii),
     metrics,
     health: createHealthService({ pingDatabase: () => database.ping(), eventBus: platform.eventBus, queryEngine: platform.queryEngine, datasets, metrics }),

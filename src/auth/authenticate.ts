@@ -7,10 +7,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { isLoopbackHost, type Config } from '../config.js';
 import { GatewayError, GENERIC_FAILURE_MESSAGE } from '../errors.js';
-import { DATABASE_UNAVAILABLE_MESSAGE } from '../graphql/errors.js';
 import type { Logger } from '../logger.js';
 import type { Database } from '../platform/database/database.js';
-import { isDatabaseUnavailable } from '../platform/database/errors.js';
+import { databaseUnavailable, isDatabaseUnavailable } from '../platform/database/errors.js';
 import { SYSTEM_CALLER, type Authentication } from './access.js';
 import { API_KEY_HEADER, createApiKeyStore, createApiKeyVerifier } from './api-keys.js';
 import { createJwtVerifier } from './jwt.js';
@@ -90,7 +89,7 @@ export function createAuthenticator(settings: Config['auth'], database: Pick<Dat
       try {
         return await find(headers);
       } catch (error) {
-        if (isDatabaseUnavailable(error)) return { failure: new GatewayError('DATABASE_UNAVAILABLE', DATABASE_UNAVAILABLE_MESSAGE) };
+        if (isDatabaseUnavailable(error)) return { failure: databaseUnavailable() };
         logger.error({ err: error }, 'authentication failed unexpectedly');
         return { failure: new GatewayError('INTERNAL_SERVER_ERROR', GENERIC_FAILURE_MESSAGE) };
       }

@@ -5,9 +5,7 @@ import { GraphQLError, Kind, type GraphQLFormattedError } from 'graphql';
 import { GatewayError, GENERIC_FAILURE_MESSAGE } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { noteRequestFailure } from '../request-failure.js';
-import { isDatabaseUnavailable, isUnstorableText } from '../platform/database/errors.js';
-
-export const DATABASE_UNAVAILABLE_MESSAGE = 'The database is unavailable at the moment; try again shortly.';
+import { databaseUnavailable, isDatabaseUnavailable, isUnstorableText } from '../platform/database/errors.js';
 
 export type ClassifiedError = { kind: 'gateway'; error: GatewayError } | { kind: 'input'; message: string } | { kind: 'unexpected'; error: Error };
 
@@ -20,7 +18,7 @@ export function classifyGraphQLError(error: GraphQLError): ClassifiedError {
   if (isUnstorableText(original)) {
     return { kind: 'gateway', error: new GatewayError('INVALID_INPUT', 'A text value contains a character that cannot be stored or matched (such as NUL, \\u0000).') };
   }
-  if (isDatabaseUnavailable(original)) return { kind: 'gateway', error: new GatewayError('DATABASE_UNAVAILABLE', DATABASE_UNAVAILABLE_MESSAGE) };
+  if (isDatabaseUnavailable(original)) return { kind: 'gateway', error: databaseUnavailable() };
   return { kind: 'unexpected', error: original };
 }
 

@@ -2,7 +2,7 @@
 // open ones terminated) and comes back.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { DATABASE_UNAVAILABLE_MESSAGE } from '../../src/graphql/errors.js';
+import { DATABASE_UNAVAILABLE_MESSAGE } from '../../src/platform/database/errors.js';
 import { envelope, graphql, SQL_QUERY, UUID_PATTERN } from '../support/api.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 

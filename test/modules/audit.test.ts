@@ -8,6 +8,7 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { buildSchema } from '../../src/graphql/schema.js';
 import { auditCursor } from '../../src/modules/audit/service.js';
 import { auditedMutations, auditTarget, UNAUDITED_MUTATIONS, withAuditTrail } from '../../src/modules/audit/trail.js';
+import { pgIdentifierName } from '../../src/platform/query-engine/names.js';
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -15,6 +16,10 @@ beforeAll(async () => {
   await seedDataset(gw, 'audit-live', 'Live');
   await seedDataset(gw, 'audit-draft-rest', 'Draft');
   await seedDataset(gw, 'audit-draft-gql', 'Draft');
+  await seedDataset(gw, 'audit-atomic-rest', 'Draft');
+  await seedDataset(gw, 'audit-atomic-graphql', 'Draft');
+  await seedDataset(gw, 'audit-retire-rest', 'Live');
+  await seedDataset(gw, 'audit-retire-graphql', 'Live');
 });
 afterAll(async () => {
   await gw?.stop();
@@ -206,6 +211,97 @@ describe('an audit record for each mutation', () => {
     expect(auditedMutations(schema).sort()).toEqual(all.filter((name) => !(name in UNAUDITED_MUTATIONS)).sort());
     // Wrapping twice changes nothing.
     expect(auditedMutations(withAuditTrail(schema)).sort()).toEqual(auditedMutations(schema).sort());
+  });
+});
+
+/** Adds a check that refuses some rows to `table` for the length of `work` (NOT VALID: rows already there stay). */
+async function refusing(table: string, check: string, work: () => Promise<void>): Promise<void> {
+  await gw.sql(`ALTER TABLE ${table} ADD CONSTRAINT audit_test_refusal CHECK (${check}) NOT VALID`);
+  try {
+    await work();
+  } finally {
+    await gw.sql(`ALTER TABLE ${table} DROP CONSTRAINT audit_test_refusal`);
+  }
+}
+
+const statusOf = async (datasetId: string) =>
+  (await gw.sql<{ stage: string; status: string; alias: string | null }>('SELECT stage, status, alias FROM datasets WHERE dataset_id = $1 ORDER BY stage', [datasetId])).rows;
+
+describe('a change and its audit record are one transaction', () => {
+  const TRANSPORTS = {
+    rest: {
+      transition: async (requestId: string, datasetId: string, status: string) => {
+        const response = await rest(requestId).post('/v2/datasets/status-transition', envelope('api.datasets.status-transition', { dataset_id: datasetId, status }));
+        return { status: response.status, code: response.body.error?.code as string | undefined };
+      },
+    },
+    graphql: {
+      transition: async (requestId: string, datasetId: string, status: string) => {
+        const to = { ReadyToPublish: 'READY_TO_PUBLISH', Retire: 'RETIRED' }[status];
+        const answer = await gql(requestId, `mutation { transitionDataset(id: "${datasetId}", to: ${to}) { id } }`);
+        return { status: answer.status, code: answer.errors?.[0]?.extensions?.code };
+      },
+    },
+  };
+
+  for (const [transport, driver] of Object.entries(TRANSPORTS)) {
+    it(`makes no change when its record cannot be written, and answers an error (${transport})`, async () => {
+      const datasetId = `audit-atomic-${transport}`;
+      const requestId = `audit-unrecordable-${transport}`;
+      await refusing('audit_records', `request_id <> '${requestId}'`, async () => {
+        const answer = await driver.transition(requestId, datasetId, 'ReadyToPublish');
+        expect(answer.code).toBe('INTERNAL_SERVER_ERROR');
+        expect(await statusOf(datasetId)).toEqual([{ stage: 'draft', status: 'Draft', alias: null }]);
+        expect(await recordsOf(requestId)).toEqual([]);
+      });
+      // Once records can be written, the same call changes the dataset and records it.
+      const again = await driver.transition(`${requestId}-again`, datasetId, 'ReadyToPublish');
+      expect(again.code).toBeUndefined();
+      expect(await statusOf(datasetId)).toEqual([{ stage: 'draft', status: 'ReadyToPublish', alias: null }]);
+      expect(await recordsOf(`${requestId}-again`)).toMatchObject([{ operation: 'transitionDataset', outcome: 'success', target_id: datasetId }]);
+    });
+
+    it(`leaves no part of a change that failed half-way, and records the failure (${transport})`, async () => {
+      // Retiring clears the alias, then sets the status: the status is refused, so the alias must stay.
+      const datasetId = `audit-retire-${transport}`;
+      const requestId = `audit-half-way-${transport}`;
+      await gw.sql("UPDATE datasets SET alias = $1 WHERE dataset_id = $2 AND stage = 'live'", [`audit_alias_${transport}_kept`, datasetId]);
+      await refusing('datasets', `status <> 'Retired' OR dataset_id <> '${datasetId}'`, async () => {
+        const answer = await driver.transition(requestId, datasetId, 'Retire');
+        expect(answer.code).toBe('INTERNAL_SERVER_ERROR');
+        expect(await statusOf(datasetId)).toEqual([{ stage: 'live', status: 'Live', alias: `audit_alias_${transport}_kept` }]);
+        expect(await recordsOf(requestId)).toMatchObject([{ operation: 'transitionDataset', outcome: 'failure', error_code: 'INTERNAL_SERVER_ERROR', target_id: datasetId }]);
+      });
+    });
+  }
+
+  const viewsOf = async (datasetIds: string[]) =>
+    (
+      await gw.sql<{ name: string }>("SELECT table_name AS name FROM information_schema.views WHERE table_schema = 'datasources' AND table_name = ANY($1) ORDER BY 1", [
+        datasetIds.map(pgIdentifierName),
+      ])
+    ).rows.map((row) => row.name);
+  const publish = (requestId: string, datasetId: string) =>
+    rest(requestId).post('/v2/datasets/status-transition', envelope('api.datasets.status-transition', { dataset_id: datasetId, status: 'Live' }));
+
+  it('publishes twice as many datasets at once as the pool has connections, each with its queryable view', async () => {
+    // The test gateway's pool holds 4 connections, and each publication holds one for its transaction.
+    const datasetIds = Array.from({ length: 8 }, (_, i) => `audit-parallel-${i}`);
+    for (const datasetId of datasetIds) await seedDataset(gw, datasetId, 'ReadyToPublish');
+    const answers = await Promise.all(datasetIds.map((datasetId) => publish(`audit-parallel-${datasetId}`, datasetId)));
+    expect(answers.map((answer) => [answer.status, answer.body.error?.code])).toEqual(datasetIds.map(() => [200, undefined]));
+    expect(await viewsOf(datasetIds)).toEqual(datasetIds.map(pgIdentifierName).sort());
+  });
+
+  it('leaves no view of a publication that was undone', async () => {
+    const datasetId = 'audit-undone-publication';
+    const requestId = 'audit-undone-publication-call';
+    await seedDataset(gw, datasetId, 'ReadyToPublish');
+    await refusing('audit_records', `request_id <> '${requestId}'`, async () => {
+      expect((await publish(requestId, datasetId)).body.error?.code).toBe('INTERNAL_SERVER_ERROR');
+    });
+    expect(await statusOf(datasetId)).toEqual([{ stage: 'draft', status: 'ReadyToPublish', alias: null }]);
+    expect(await viewsOf([datasetId])).toEqual([]);
   });
 });
 

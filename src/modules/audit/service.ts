@@ -3,6 +3,7 @@
 import { withLegacyFilter, legacyEq } from '../../platform/lists/legacy-filter.js';
 import { cursorOf, planList, type ListArguments, type ListWhere } from '../../platform/lists/list-query.js';
 import { GatewayError } from '../../errors.js';
+import type { OperationTransactions } from '../../platform/database/operation-transaction.js';
 import { auditList } from './list.js';
 import type { AuditStore } from './store.js';
 import type { AuditFilter, AuditPage, AuditRecord, NewAuditRecord } from './types.js';
@@ -52,6 +53,19 @@ export const AUDIT_LIST_MAX = 1000;
 export interface AuditServiceOptions {
   /** Most records one page returns. */
   listMax: number;
+  /** Runs a change with its statements in one transaction, ended by its audit record. */
+  operations: OperationTransactions;
+}
+
+/** What a record says of a call, besides how it ended. */
+export type AuditedCall = Omit<NewAuditRecord, 'outcome' | 'errorCode' | 'targetId'>;
+
+/** How a call ended, for its record: what it changed (from its result, when it made it) and its error code. */
+export interface AuditedEnd<T> {
+  target: (result: T | undefined) => string | null;
+  errorCode: (error: unknown) => string;
+  /** The record of a failed call could not be written (the call's own error is answered all the same). */
+  lost: (error: unknown) => void;
 }
 
 export interface AuditListQuery extends ListArguments {
@@ -60,14 +74,25 @@ export interface AuditListQuery extends ListArguments {
 }
 
 export function createAuditService(store: AuditStore, options: AuditServiceOptions) {
+  const statement = (record: NewAuditRecord) =>
+    store.insertStatement({
+      ...record,
+      // The columns' bounds; ids longer than these are cut, never refused (the change is the caller's).
+      requestId: record.requestId.slice(0, 128),
+      actor: record.actor.slice(0, 120),
+      targetId: record.targetId?.slice(0, 255) ?? null,
+    });
   return {
-    async record(record: NewAuditRecord): Promise<void> {
-      await store.insert({
-        ...record,
-        // The columns' bounds; ids longer than these are cut, never refused (the change already happened).
-        requestId: record.requestId.slice(0, 128),
-        actor: record.actor.slice(0, 120),
-        targetId: record.targetId?.slice(0, 255) ?? null,
+    /**
+     * Runs `change` and writes its record in one transaction with it: the change and a success record
+     * land together or not at all (a record that cannot be written undoes the change, and the call
+     * fails); a failed change is rolled back, then its failure record is written.
+     */
+    recorded<T>(call: AuditedCall, change: () => Promise<T>, end: AuditedEnd<T>): Promise<T> {
+      return options.operations(change, {
+        success: (result) => statement({ ...call, targetId: end.target(result), outcome: 'success', errorCode: null }),
+        failure: (error) => statement({ ...call, targetId: end.target(undefined), outcome: 'failure', errorCode: end.errorCode(error) }),
+        failureLost: end.lost,
       });
     },
 

@@ -5,7 +5,6 @@
 import { defaultFieldResolver, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import type { GatewayContext } from '../../context.js';
 import { GatewayError } from '../../errors.js';
-import type { AuditOutcome } from './types.js';
 
 /** Mutation fields that change no configuration and are deliberately not audited, with why. */
 export const UNAUDITED_MUTATIONS: Readonly<Record<string, string>> = {
@@ -57,34 +56,24 @@ export function withAuditTrail(schema: GraphQLSchema): GraphQLSchema {
     if (field.name in UNAUDITED_MUTATIONS) continue;
     const resolve = (field.resolve ?? defaultFieldResolver) as GraphQLFieldResolver<unknown, GatewayContext> & { [AUDITED]?: true };
     if (resolve[AUDITED]) continue;
-    const audited: GraphQLFieldResolver<unknown, GatewayContext> & { [AUDITED]?: true } = async (source, args, context, info) => {
-      const write = async (outcome: AuditOutcome, result: unknown, error?: unknown) => {
-        try {
-          await context.services.audit.record({
-            requestId: context.requestId,
-            actor: context.actor.id,
-            transport: context.apiId ? 'rest' : 'graphql',
-            apiId: context.apiId ?? null,
-            operation: field.name,
-            targetId: auditTarget(args as Record<string, unknown>, result),
-            outcome,
-            errorCode: error === undefined ? null : errorCodeOf(error),
-          });
-        } catch (auditError) {
-          // The change itself is done (or failed) either way; a lost record is logged, loudly.
-          context.logger.error({ err: auditError, operation: field.name }, 'audit record could not be written');
-        }
-      };
-      let result: unknown;
-      try {
-        result = await resolve(source, args, context, info);
-      } catch (error) {
-        await write('failure', undefined, error);
-        throw error;
-      }
-      await write('success', result);
-      return result;
-    };
+    const audited: GraphQLFieldResolver<unknown, GatewayContext> & { [AUDITED]?: true } = (source, args, context, info) =>
+      // The change and its record are one transaction (src/platform/database/operation-transaction.ts).
+      context.services.audit.recorded(
+        {
+          requestId: context.requestId,
+          actor: context.actor.id,
+          transport: context.apiId ? 'rest' : 'graphql',
+          apiId: context.apiId ?? null,
+          operation: field.name,
+        },
+        async () => resolve(source, args, context, info),
+        {
+          target: (result) => auditTarget(args as Record<string, unknown>, result),
+          errorCode: errorCodeOf,
+          // The change failed either way; a lost record of it is logged, loudly.
+          lost: (auditError) => context.logger.error({ err: auditError, operation: field.name }, 'audit record could not be written'),
+        },
+      );
     audited[AUDITED] = true;
     field.resolve = audited;
   }

@@ -10,6 +10,7 @@
 // health probes): it is then kept for a bounded time at most, counted from when its read began.
 // Values are frozen: one copy is shared by every request.
 import type { Change, ChangeFeed } from './change-feed.js';
+import { afterOperationCommit, insideBegunTransaction } from '../database/operation-transaction.js';
 
 /** What a kept value is made of: every record of `tables`, or only the record `record` of them. */
 export interface MadeOf {
@@ -95,14 +96,20 @@ export class PublishedCache {
     return { resets: this.resets, versions: tables.map((table) => this.versions.get(table) ?? 0), at: performance.now() };
   }
 
-  /** A change of this process: every part drops what it made of now (the database's announcement, after commit, does so in every gateway). */
+  /**
+   * A change of this process: every part drops what it made of now, and again once the operation's
+   * transaction commits (a read in between got the value before the change); the database's
+   * announcement, after commit, does so in every gateway.
+   */
   announce(change: Change): void {
     this.feed.announceLocally(change);
+    afterOperationCommit(() => this.feed.announceLocally(change));
   }
 
   /** @internal Whether a read begun at `start`, of what `tables` holds (only their record `record`, when given), may be kept. */
   unchangedSince(tables: readonly string[], start: ReadStart, record?: string): boolean {
-    if (!this.feed.listening || start.resets !== this.resets) return false;
+    // What an operation's open transaction reads may be its own uncommitted writes.
+    if (!this.feed.listening || start.resets !== this.resets || insideBegunTransaction()) return false;
     return tables.every((table, index) => {
       const then = start.versions[index] ?? 0;
       if ((this.versions.get(table) ?? 0) === then) return true;
@@ -249,6 +256,8 @@ export class RecordCache<V> {
   lookup(keys: readonly string[]): { found: Map<string, V>; missing: string[]; store: (values: Map<string, V>) => void } {
     const found = new Map<string, V>();
     const missing: string[] = [];
+    // An operation's open transaction reads its own writes, never a copy kept before them.
+    if (insideBegunTransaction()) return { found, missing: [...keys], store: () => undefined };
     for (const key of keys) {
       const value = this.part.get(key);
       if (value === undefined) missing.push(key);

@@ -9,12 +9,17 @@ import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './embedded.j
 import { openChangeFeed, type ChangeFeed } from '../cache/change-feed.js';
 import { applyMigrations } from './migrate.js';
 import { openQueryReader } from './query-reader.js';
+import { operationTransactions, routedPool, type OperationTransactions } from './operation-transaction.js';
 
 export type { PrismaClient };
 
 export interface Database {
   prisma: PrismaClient;
   pool: pg.Pool;
+  /** Runs an operation with every Prisma statement it sends in one transaction (operation-transaction.ts). */
+  operations: OperationTransactions;
+  /** The pool Prisma sends through, for a store's prepared statements: inside an operation, its transaction. */
+  storePool: pg.Pool;
   /** Connections for template queries: a role that reads the datasource views only (query-reader.ts). */
   queryPool: pg.Pool;
   /** Whom template queries run as, for start-up logs. */
@@ -113,7 +118,8 @@ export async function openDatabase(settings: Config['database'], logger: Logger,
     throw error;
   }
 
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const storePool = routedPool(pool);
+  const prisma = new PrismaClient({ adapter: new PrismaPg(storePool) });
   const sidePools: pg.Pool[] = [];
   const description =
     settings.mode === 'embedded'
@@ -123,6 +129,8 @@ export async function openDatabase(settings: Config['database'], logger: Logger,
   return {
     prisma,
     pool,
+    operations: operationTransactions(pool),
+    storePool,
     queryPool: queryReader.pool,
     queryRole: queryReader.description,
     changes,

@@ -1,5 +1,13 @@
 // Recognises "the database cannot be reached" among the errors pg and Prisma raise, so callers get
 // a 503 they can retry instead of a generic 500.
+import { GatewayError } from '../../errors.js';
+
+export const DATABASE_UNAVAILABLE_MESSAGE = 'The database is unavailable at the moment; try again shortly.';
+
+/** The answer to a call the database could not serve: a 503 the caller may retry. */
+export function databaseUnavailable(cause?: unknown): GatewayError {
+  return new GatewayError('DATABASE_UNAVAILABLE', DATABASE_UNAVAILABLE_MESSAGE, { cause });
+}
 
 // SQLSTATE classes/codes: 08 connection exception, 57P01-57P03 shutdown / cannot connect now,
 // 53300 too many connections, 55000 with "not currently accepting connections".
