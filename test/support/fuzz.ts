@@ -538,6 +538,12 @@ async function sendGraphQL(url: string, request: GraphQLRequest, signal: AbortSi
   return { status: response.status, contentType: response.headers.get('content-type') ?? '', body: parsed };
 }
 
+/** fetch's failure when the connection was reset or closed under it before an answer came. */
+function resetBeforeAnswer(error: unknown): boolean {
+  const code = (error as { cause?: { code?: string } }).cause?.code;
+  return code === 'ECONNRESET' || code === 'UND_ERR_SOCKET';
+}
+
 export async function runFuzz(options: FuzzOptions, progress?: (done: number) => void): Promise<FuzzReport> {
   const started = Date.now();
   const graphqlRuns = Math.round(options.runs * (options.graphqlShare ?? 0.3));
@@ -559,8 +565,14 @@ export async function runFuzz(options: FuzzOptions, progress?: (done: number) =>
       const request = requests[next++]!;
       const signal = AbortSignal.timeout(options.timeoutMs ?? 30_000);
       let answer: Answer;
+      const send = () => ('endpoint' in request ? sendRest(options.url, request, signal) : sendGraphQL(options.url, request, signal));
       try {
-        answer = 'endpoint' in request ? await sendRest(options.url, request, signal) : await sendGraphQL(options.url, request, signal);
+        // A keep-alive connection the gateway closed while this process was held up elsewhere (a loaded
+        // machine) resets when reused, before any answer: sent once more; a second reset is a finding.
+        answer = await send().catch((error: unknown) => {
+          if (!resetBeforeAnswer(error)) throw error;
+          return send();
+        });
       } catch (error) {
         const cause = (error as { cause?: { code?: string; message?: string } }).cause;
         report.failures.push({ request: describeRequest(request), status: 'no answer', problems: [[(error as Error).message, cause?.code, cause?.message].filter(Boolean).join(': ')] });
