@@ -5,9 +5,19 @@
 import { cursorForOffset } from '../src/platform/lists/cursor.js';
 import { ENUMS } from './enum-names.js';
 import { enumValueOf, inputSchema, toInput, type InputShape } from './input-shape.js';
+import type { RestInput } from './table.js';
 import type { JsonSchema } from './validation.js';
 
 type Properties = Record<string, JsonSchema>;
+type Row = Record<string, unknown>;
+
+/** The body, in the shape the entry's schema has already checked. */
+export function body<T>(input: RestInput): T {
+  return input.body as T;
+}
+
+/** `{id}` of the record a mutation payload carries, e.g. data.createSilence.silence.id. */
+export const idResult = (field: string, record: string) => (data: Row) => ({ id: ((data[field] as Row)[record] as Row).id });
 
 /** A record's id in the path; its form and length are the service's rules. */
 export const idPath: JsonSchema = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };

@@ -2,6 +2,7 @@
 // request envelope: the body is the object itself. Responses use the standard envelope. Each entry
 // runs a GraphQL operation; aliases in the selection give the original's field names.
 import type {
+  RestChannelFieldsFragment,
   RestCreateChannelMutation,
   RestCreateChannelMutationVariables,
   RestCreateMetricAliasMutation,
@@ -38,10 +39,12 @@ import type {
   RestUpdateSilenceMutationVariables,
   NotificationChannelConfigInput,
 } from '../src/generated/rest-operations.js';
-import { afterOffset, criteriaOf, idPath, offset, oneOrList, orderKeys, orderOptions, queryString, searchBody, statusAsList } from './alerting-requests.js';
+import { afterOffset, body, criteriaOf, idPath, idResult, offset, oneOrList, orderKeys, orderOptions, queryString, searchBody, statusAsList } from './alerting-requests.js';
 import { withFragment } from './fragments.js';
 import { inputSchema, sameNames, toInput, type InputShape } from './input-shape.js';
-import { defineEndpoint, pathParam, type RestInput } from './table.js';
+import { namedValues, project, type ResultShape } from './result-shape.js';
+import type { Respelled } from './result-spelling.js';
+import { defineEndpoint, pathParam } from './table.js';
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
@@ -122,7 +125,7 @@ const ALIAS_FIELDS = /* GraphQL */ `
 
 const CHANNEL_FIELDS = /* GraphQL */ `
   fragment RestChannelFields on NotificationChannel {
-    id: channelId
+    channelId
     manager
     name
     type
@@ -138,12 +141,26 @@ const CHANNEL_FIELDS = /* GraphQL */ `
       }
     }
     status
-    created_by: createdBy
-    updated_by: updatedBy
+    createdBy
+    updatedBy
     createdAt
     updatedAt
   }
 `;
+
+/** A channel as the original answers it: a config without empty fields, labels as one object. */
+const CHANNEL_RECORD: ResultShape<Respelled<RestChannelFieldsFragment>> = {
+  id: 'channelId',
+  manager: 'manager',
+  name: 'name',
+  type: 'type',
+  config: ({ config: { labels, ...config } }) => ({ ...Object.fromEntries(Object.entries(config).filter(([, value]) => value !== null)), ...(labels ? { labels: namedValues(labels) } : {}) }),
+  status: 'status',
+  created_by: 'createdBy',
+  updated_by: 'updatedBy',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt',
+};
 
 /** The silence search's query string: the filter's fields and the page size as the operation's variables, the offset REST's own. */
 const SILENCE_SEARCH = queryString<RestListSilencesQueryVariables>({
@@ -202,20 +219,6 @@ const CHANNEL_SEARCH: InputShape = {
   own: { offset, options: orderOptions },
 };
 
-type Row = Record<string, unknown>;
-
-/** A channel as the original answers it: a config without empty fields, labels as an object. */
-function restChannel(row: Row): Row {
-  const { labels, ...rest } = row.config as Row & { labels: { name: string; value: string }[] | null };
-  const config = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== null));
-  return { ...row, config: labels ? { ...config, labels: Object.fromEntries(labels.map((label) => [label.name, label.value])) } : config };
-}
-
-/** The body, in the shape the entry's schema has already checked. */
-function body<T>(input: RestInput): T {
-  return input.body as T;
-}
-
 /** A channel's config as the contract spells it: GraphQL's, but labels as one object of names and values. */
 type ChannelConfig = Omit<NotificationChannelConfigInput, 'labels'> & { labels?: Record<string, string> };
 
@@ -238,9 +241,6 @@ const CHANNEL_ERRORS = [
   'ALERT_MANAGER_FAILED',
   'NOTIFICATION_FAILED',
 ] as const;
-
-/** `{id}` of the record a mutation payload carries, e.g. data.createSilence.silence.id. */
-const idResult = (field: string, record: string) => (data: Row) => ({ id: ((data[field] as Row)[record] as Row).id });
 
 // ---------------------------------------------------------------------------------------------
 
@@ -517,7 +517,7 @@ export const alertEndpoints = [
     },
     result: (data) => {
       const found = data.notificationChannels;
-      return { notifications: found.nodes.map(restChannel), count: found.totalCount };
+      return { notifications: found.nodes.map((channel) => project(CHANNEL_RECORD, channel)), count: found.totalCount };
     },
   }),
 
@@ -540,7 +540,7 @@ export const alertEndpoints = [
       CHANNEL_FIELDS,
     ),
     variables: (input) => ({ id: pathParam(input, 'id') }),
-    result: (data) => restChannel(data.notificationChannel!),
+    result: (data) => project(CHANNEL_RECORD, data.notificationChannel!),
   }),
 
   defineEndpoint<RestUpdateChannelMutation, RestUpdateChannelMutationVariables>({
