@@ -42,7 +42,7 @@ import type {
 import { afterOffset, body, criteriaOf, idPath, idResult, offset, oneOrList, orderKeys, orderOptions, queryString, searchBody, statusAsList } from './alerting-requests.js';
 import { withFragment } from './fragments.js';
 import { inputSchema, sameNames, toInput, type InputShape } from './input-shape.js';
-import { namedValues, project, type ResultShape } from './result-shape.js';
+import { namedValues, project, withoutNulls, type ResultShape } from './result-shape.js';
 import type { Respelled } from './result-spelling.js';
 import { defineEndpoint, pathParam } from './table.js';
 
@@ -154,7 +154,7 @@ const CHANNEL_RECORD: ResultShape<Respelled<RestChannelFieldsFragment>> = {
   manager: 'manager',
   name: 'name',
   type: 'type',
-  config: ({ config: { labels, ...config } }) => ({ ...Object.fromEntries(Object.entries(config).filter(([, value]) => value !== null)), ...(labels ? { labels: namedValues(labels) } : {}) }),
+  config: ({ config: { labels, ...config } }) => ({ ...withoutNulls(config), ...(labels ? { labels: namedValues(labels) } : {}) }),
   status: 'status',
   created_by: 'createdBy',
   updated_by: 'updatedBy',

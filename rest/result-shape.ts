@@ -42,6 +42,11 @@ export function project<T>(shape: ResultShape<T>, value: T, keys: readonly strin
 /** Name/value pairs (labels, annotations) as the contract answers them: one object of names to values, in the order they were written. */
 export const namedValues = (pairs: readonly { name: string; value: string }[]) => Object.fromEntries(pairs.map(({ name, value }) => [name, value]));
 
+/** An object without its null values, as the contract leaves a key out where GraphQL answers null. */
+export function withoutNulls<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== null)) as Partial<T>;
+}
+
 function outputSchema(type: GraphQLOutputType): JsonSchema {
   if (type instanceof GraphQLNonNull) return outputSchema(type.ofType);
   if (type instanceof GraphQLList) return { type: 'array', items: outputSchema(type.ofType) };
