@@ -22,7 +22,7 @@ import type {
   RestUpdateAlertRuleMutation,
   RestUpdateAlertRuleMutationVariables,
 } from '../src/generated/rest-operations.js';
-import { afterOffset, body, idPath, idResult, offset, oneOrList, orderKeys, orderOptions, queryString, statusAsList } from './alerting-requests.js';
+import { afterOffset, body, byId, idPath, idResult, offset, oneOrList, orderKeys, orderOptions, queryString, statusAsList } from './alerting-requests.js';
 import { domainValues, ENUMS } from './enum-names.js';
 import { withFragment } from './fragments.js';
 import { enumValueOf, inputSchema, sameNames, toInput, type InputShape, type Rename } from './input-shape.js';
@@ -33,7 +33,8 @@ import { defineEndpoint, pathParam, requestOf } from './table.js';
 // ---------------------------------------------------------------------------------------------
 // Schemas
 
-const ERROR_CODES = ['ALERT_RULE_NOT_FOUND', 'ALERT_RULE_ALREADY_EXISTS', 'ALERT_MANAGER_FAILED'] as const;
+/** The codes the rule entries answer: their refusal of bad input, and what else they may answer. */
+const RULE_CODES = { invalidInputCode: 'ALERT_RULE_INVALID_INPUT', errorCodes: ['ALERT_RULE_NOT_FOUND', 'ALERT_RULE_ALREADY_EXISTS', 'ALERT_MANAGER_FAILED'] } as const;
 const text = { type: 'string' };
 // The console's form sends a threshold as a number or as the text typed in, alone or as a list.
 const threshold = { type: ['number', 'string'] };
@@ -290,8 +291,7 @@ export const alertRuleEndpoints = [
     path: '/alerts/v1/create',
     apiId: 'api.alert.create',
     summary: 'Write an alert rule as a draft (the condition in metadata.queryBuilderContext)',
-    invalidInputCode: 'ALERT_RULE_INVALID_INPUT',
-    errorCodes: ERROR_CODES,
+    ...RULE_CODES,
     bodySchema: inputSchema(CREATE_RULE),
     operation: /* GraphQL */ `
       mutation RestCreateAlertRule($input: CreateAlertRuleInput!) {
@@ -311,8 +311,7 @@ export const alertRuleEndpoints = [
     path: '/alerts/v1/search',
     apiId: 'api.alert.list',
     summary: "Search alert rules, each with the evaluator's state and its silence",
-    invalidInputCode: 'ALERT_RULE_INVALID_INPUT',
-    errorCodes: ERROR_CODES,
+    ...RULE_CODES,
     bodySchema: { type: 'object', properties: { request: oneOrList(inputSchema(SEARCH), 'filters', 'status') }, additionalProperties: false },
     operation: SEARCH.type,
     variables: (input) => {
@@ -328,9 +327,8 @@ export const alertRuleEndpoints = [
     path: '/alerts/v1/get/:id',
     apiId: 'api.alert.get',
     summary: "Read an alert rule with the evaluator's state and its silence",
-    invalidInputCode: 'ALERT_RULE_INVALID_INPUT',
-    errorCodes: ERROR_CODES,
-    pathSchema: idPath,
+    ...RULE_CODES,
+    ...byId,
     operation: withFragment(
       /* GraphQL */ `
         query RestReadAlertRule($id: ID!) {
@@ -341,7 +339,6 @@ export const alertRuleEndpoints = [
       `,
       RULE_FIELDS,
     ),
-    variables: (input) => ({ id: pathParam(input, 'id') }),
     // `alerts` (a single rule under a plural name) is the original's.
     result: (data) => ({ alerts: project(RULE_RECORD, data.alertRule!) }),
   }),
@@ -351,8 +348,7 @@ export const alertRuleEndpoints = [
     path: '/alerts/v1/update/:id',
     apiId: 'api.alert.update',
     summary: 'Change an alert rule; a Live rule is unpublished and becomes a draft',
-    invalidInputCode: 'ALERT_RULE_INVALID_INPUT',
-    errorCodes: ERROR_CODES,
+    ...RULE_CODES,
     pathSchema: idPath,
     bodySchema: inputSchema(UPDATE_RULE),
     // The service refuses an update that changes nothing ("nothing to update: ...").
@@ -375,9 +371,8 @@ export const alertRuleEndpoints = [
     path: '/alerts/v1/publish/:id',
     apiId: 'api.alert.publish',
     summary: 'Publish an alert rule: evaluated from now on (by the gateway, or by Grafana when it holds the rule)',
-    invalidInputCode: 'ALERT_RULE_INVALID_INPUT',
-    errorCodes: ERROR_CODES,
-    pathSchema: idPath,
+    ...RULE_CODES,
+    ...byId,
     operation: /* GraphQL */ `
       mutation RestPublishAlertRule($id: ID!) {
         publishAlertRule(id: $id) {
@@ -387,7 +382,6 @@ export const alertRuleEndpoints = [
         }
       }
     `,
-    variables: (input) => ({ id: pathParam(input, 'id') }),
     result: idResult('publishAlertRule', 'alertRule'),
   }),
 
@@ -411,8 +405,7 @@ export const alertRuleEndpoints = [
     path: '/alerts/v1/delete/:id',
     apiId: 'api.alert.delete',
     summary: 'Retire an alert rule, or delete it with hardDelete=true',
-    invalidInputCode: 'ALERT_RULE_INVALID_INPUT',
-    errorCodes: ERROR_CODES,
+    ...RULE_CODES,
     pathSchema: idPath,
     querySchema: DELETE_RULE.schema,
     operation: DELETE_RULE.shape.type,
@@ -426,8 +419,7 @@ export const alertRuleEndpoints = [
     // The original answers this route as api.alert.delete too; an id of its own keeps one id per route.
     apiId: 'api.alert.delete.bulk',
     summary: 'Delete every alert rule the filters select (an empty filter is refused)',
-    invalidInputCode: 'ALERT_RULE_INVALID_INPUT',
-    errorCodes: ERROR_CODES,
+    ...RULE_CODES,
     bodySchema: oneOrList(inputSchema(DELETE_RULES), 'filters', 'status'),
     operation: DELETE_RULES.type,
     variables: (input) => toInput<RestDeleteAlertRulesMutationVariables>(DELETE_RULES, statusAsList(input.body)),

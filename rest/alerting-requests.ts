@@ -5,7 +5,7 @@
 import { cursorForOffset } from '../src/platform/lists/cursor.js';
 import { ENUMS } from './enum-names.js';
 import { enumValueOf, inputSchema, toInput, type InputShape } from './input-shape.js';
-import type { RestInput } from './table.js';
+import { pathParam, type RestInput } from './table.js';
 import type { JsonSchema } from './validation.js';
 
 type Properties = Record<string, JsonSchema>;
@@ -21,6 +21,9 @@ export const idResult = (field: string, record: string) => (data: Row) => ({ id:
 
 /** A record's id in the path; its form and length are the service's rules. */
 export const idPath: JsonSchema = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
+
+/** An entry whose operation asks for the record the path names, by its id alone. */
+export const byId = { pathSchema: idPath, variables: (input: RestInput) => ({ id: pathParam(input, 'id') }) };
 
 /** A search's offset: REST's own (GraphQL pages by cursor), made the cursor of the row before. */
 export const offset: JsonSchema = { type: 'integer', minimum: 0 };
