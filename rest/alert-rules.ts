@@ -22,10 +22,10 @@ import type {
   RestUpdateAlertRuleMutation,
   RestUpdateAlertRuleMutationVariables,
 } from '../src/generated/rest-operations.js';
-import { afterOffset, body, byId, idPath, idResult, offset, oneOrList, orderKeys, orderOptions, queryString, statusAsList } from './alerting-requests.js';
+import { body, byId, idPath, idResult, oneOrList, orderKeys, orderOptions, queryString, statusAsList } from './alerting-requests.js';
 import { domainValues, ENUMS } from './enum-names.js';
 import { withFragment } from './fragments.js';
-import { enumValueOf, inputSchema, sameNames, toInput, type InputShape, type Rename } from './input-shape.js';
+import { enumValueOf, inputSchema, offset, pageVariables, sameNames, toInput, type InputShape, type Rename } from './input-shape.js';
 import { namedValues, project, type ResultShape } from './result-shape.js';
 import type { Respelled } from './result-spelling.js';
 import { defineEndpoint, pathParam, requestOf } from './table.js';
@@ -317,7 +317,7 @@ export const alertRuleEndpoints = [
     variables: (input) => {
       const search = requestOf<{ offset?: number; options?: { order?: string[][] } }>(input);
       const given = toInput<RestSearchAlertRulesQueryVariables>(SEARCH, statusAsList(search));
-      return { filter: given.filter ?? null, orderBy: orderKeys('AlertRuleOrderField', search.options?.order), first: given.first ?? null, after: afterOffset(search.offset) };
+      return { ...pageVariables(given, search.offset), orderBy: orderKeys('AlertRuleOrderField', search.options?.order) };
     },
     result: (data) => ({ alerts: data.alertRules.nodes.map((node) => project(RULE_RECORD, node)), count: data.alertRules.totalCount }),
   }),

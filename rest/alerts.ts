@@ -39,9 +39,9 @@ import type {
   RestUpdateSilenceMutationVariables,
   NotificationChannelConfigInput,
 } from '../src/generated/rest-operations.js';
-import { afterOffset, body, byId, criteriaOf, idPath, idResult, offset, oneOrList, orderKeys, orderOptions, queryString, searchBody, statusAsList } from './alerting-requests.js';
+import { body, byId, criteriaOf, idPath, idResult, oneOrList, orderKeys, orderOptions, queryString, searchBody, statusAsList } from './alerting-requests.js';
 import { withFragment } from './fragments.js';
-import { inputSchema, sameNames, toInput, type InputShape } from './input-shape.js';
+import { afterOffset, inputSchema, offset, pageVariables, sameNames, toInput, type InputShape } from './input-shape.js';
 import { namedValues, project, withoutNulls, type ResultShape } from './result-shape.js';
 import type { Respelled } from './result-spelling.js';
 import { defineEndpoint, pathParam } from './table.js';
@@ -374,7 +374,7 @@ export const alertEndpoints = [
     variables: (input) => {
       const search = criteriaOf<{ offset?: number }>(input.body);
       const given = toInput<RestListMetricAliasesQueryVariables>(ALIAS_SEARCH, search);
-      return { filter: given.filter ?? null, first: given.first ?? null, after: afterOffset(search.offset) };
+      return pageVariables(given, search.offset);
     },
     result: (data) => {
       const found = data.metricAliases;
@@ -494,7 +494,7 @@ export const alertEndpoints = [
     variables: (input) => {
       const search = statusAsList(criteriaOf<{ offset?: number; options?: { order?: string[][] } }>(input.body));
       const given = toInput<RestListChannelsQueryVariables>(CHANNEL_SEARCH, search);
-      return { filter: given.filter ?? null, orderBy: orderKeys('NotificationChannelOrderField', search.options?.order), first: given.first ?? null, after: afterOffset(search.offset) };
+      return { ...pageVariables(given, search.offset), orderBy: orderKeys('NotificationChannelOrderField', search.options?.order) };
     },
     result: (data) => {
       const found = data.notificationChannels;

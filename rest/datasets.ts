@@ -30,8 +30,7 @@ import type {
   ItemChange,
   RestDatasetRecordFragment,
 } from '../src/generated/rest-operations.js';
-import { cursorForOffset } from '../src/platform/lists/cursor.js';
-import { fieldSchema, inputSchema, inputTypeSchema, parametersOf, requestOfOperation, toInput, toInputList, urlVariables, type InputShape, type Rename } from './input-shape.js';
+import { fieldSchema, inputSchema, inputTypeSchema, offset, pageVariables, parametersOf, requestOfOperation, toInput, toInputList, urlVariables, type InputShape, type Rename } from './input-shape.js';
 import { defineEndpoint, EDIT_MODE, isEditMode, pathParam, requestOf } from './table.js';
 import { envelopeSchema } from './validation.js';
 import { JOB_FIELDS } from './jobs.js';
@@ -186,7 +185,7 @@ const LIST: InputShape = {
     ${DATASET_RECORD_FIELDS}
   `,
   rename: { ...FILTERS, limit: 'first' },
-  own: { offset: { type: 'integer', minimum: 0 } },
+  own: { offset },
 };
 
 const IMPORT_OPERATION = /* GraphQL */ `
@@ -365,7 +364,7 @@ export const datasetEndpoints = [
     variables: (input) => {
       const { offset } = requestOf<{ offset?: number }>(input);
       const given = toInput<RestListDatasetsQueryVariables>(LIST, input.body.request);
-      return { filter: given.filter ?? null, first: given.first ?? null, after: offset ? cursorForOffset(offset - 1) : null };
+      return pageVariables(given, offset);
     },
     resultSchema: {
       type: 'object',
