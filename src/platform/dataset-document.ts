@@ -79,9 +79,12 @@ export function withCacheNames<T>(value: T): T {
   return renamed as T;
 }
 
-/** The version as a definition document (seed 2.1): every field of DOCUMENT_NAMES but data_version (import's alone), in its order. */
+/** The fields a version's document shows, in its order: all but data_version, which import alone reads. */
+export const VERSION_FIELDS = (Object.keys(DOCUMENT_NAMES) as DocumentField[]).filter((field): field is Exclude<DocumentField, 'dataVersion'> => field !== 'dataVersion');
+
+/** The version as a definition document (seed 2.1). */
 export function toDocument(record: DatasetRecord): JsonObject {
-  const values: Omit<Record<DocumentField, unknown>, 'dataVersion'> = {
+  const values: Record<(typeof VERSION_FIELDS)[number], unknown> = {
     ...record,
     denormConfig: withCacheNames(record.denormConfig),
     datasetConfig: withCacheNames(record.datasetConfig),
@@ -89,8 +92,7 @@ export function toDocument(record: DatasetRecord): JsonObject {
     updatedDate: record.updatedDate.toISOString(),
     publishedDate: record.publishedDate ? record.publishedDate.toISOString() : null,
   };
-  const fields = (Object.keys(DOCUMENT_NAMES) as DocumentField[]).filter((field): field is keyof typeof values => field !== 'dataVersion');
-  return { id: record.datasetId, ...Object.fromEntries(fields.map((field) => [DOCUMENT_NAMES[field], values[field]])) };
+  return { id: record.datasetId, ...Object.fromEntries(VERSION_FIELDS.map((field) => [DOCUMENT_NAMES[field], values[field]])) };
 }
 
 /** The fields of a version the v2 list shows: these for every version, and for a draft its configuration too. */
