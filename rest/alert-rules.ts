@@ -14,6 +14,7 @@ import type {
   RestPrometheusRulesQueryVariables,
   RestPublishAlertRuleMutation,
   RestPublishAlertRuleMutationVariables,
+  RestAlertRuleFieldsFragment,
   RestReadAlertRuleQuery,
   RestReadAlertRuleQueryVariables,
   RestSearchAlertRulesQuery,
@@ -21,16 +22,19 @@ import type {
   RestUpdateAlertRuleMutation,
   RestUpdateAlertRuleMutationVariables,
 } from '../src/generated/rest-operations.js';
-import { afterOffset, idPath, offset, oneOrList, orderKeys, orderOptions, queryString, statusAsList } from './alerting-requests.js';
+import { body, byId, idPath, idResult, oneOrList, orderKeys, orderOptions, queryString, statusAsList } from './alerting-requests.js';
 import { domainValues, ENUMS } from './enum-names.js';
 import { withFragment } from './fragments.js';
-import { enumValueOf, inputSchema, sameNames, toInput, type InputShape, type Rename } from './input-shape.js';
-import { defineEndpoint, pathParam, requestOf, type RestInput } from './table.js';
+import { enumValueOf, inputSchema, offset, pageVariables, sameNames, toInput, type InputShape, type Rename } from './input-shape.js';
+import { namedValues, project, type ResultShape } from './result-shape.js';
+import type { Respelled } from './result-spelling.js';
+import { defineEndpoint, pathParam, requestOf } from './table.js';
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
 
-const ERROR_CODES = ['ALERT_RULE_NOT_FOUND', 'ALERT_RULE_ALREADY_EXISTS', 'ALERT_MANAGER_FAILED'] as const;
+/** The codes the rule entries answer: their refusal of bad input, and what else they may answer. */
+const RULE_CODES = { invalidInputCode: 'ALERT_RULE_INVALID_INPUT', errorCodes: ['ALERT_RULE_NOT_FOUND', 'ALERT_RULE_ALREADY_EXISTS', 'ALERT_MANAGER_FAILED'] } as const;
 const text = { type: 'string' };
 // The console's form sends a threshold as a number or as the text typed in, alone or as a list.
 const threshold = { type: ['number', 'string'] };
@@ -91,19 +95,19 @@ const RULE_FILTER: Rename = { ...sameNames('status', 'id', 'name', 'category', '
 
 const RULE_FIELDS = /* GraphQL */ `
   fragment RestAlertRuleFields on AlertRule {
-    id: alertRuleId
+    alertRuleId
     name
     manager
     status
     description
     metric
     operator
-    threshold: thresholds
+    thresholds
     expression
     severity
     category
-    frequency: evaluationInterval
-    interval: pendingPeriod
+    evaluationInterval
+    pendingPeriod
     labels {
       name
       value
@@ -133,12 +137,12 @@ const RULE_FIELDS = /* GraphQL */ `
       }
     }
     silence {
-      id: silenceId
+      silenceId
       endDate
     }
     muted
-    created_by: createdBy
-    updated_by: updatedBy
+    createdBy
+    updatedBy
     createdAt
     updatedAt
   }
@@ -233,62 +237,51 @@ function ruleInput<T>(shape: InputShape, body: RuleBody): T {
   return { ...toInput<T>(shape, body), ...Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined)) };
 }
 
-interface NamedValue {
-  name: string;
-  value: string;
-}
+type Rule = Respelled<RestAlertRuleFieldsFragment>;
+type Evaluation = NonNullable<Rule['evaluation']>;
 
-/** Labels or annotations as the original answers them: one object of names to values. */
-const asObject = (pairs: NamedValue[]) => Object.fromEntries(pairs.map(({ name, value }) => [name, value]));
+const ALERT: ResultShape<Evaluation['alerts'][number]> = { labels: (alert) => namedValues(alert.labels), value: 'value', state: 'state', activeAt: 'activeSince' };
 
-/**
- * A rule as the original's console reads it: `notification.channels`,
- * `alertData` (the evaluator's state and its alerts, as GraphQL gives them) and `silenceState`.
- */
-function restRule(row: Row): Row {
-  const { evaluation, silence, muted, channelIds, ...rest } = row as Row & {
-    evaluation: Row | null;
-    silence: Row | null;
-    muted: boolean;
-    channelIds: string[];
-    labels: NamedValue[];
-    annotations: NamedValue[];
-  };
-  return {
-    ...rest,
-    // In the order GraphQL lists them, which is the order they were written: the same object (and
-    // the same place among the keys: a key given again keeps its first place).
-    labels: asObject(rest.labels),
-    annotations: asObject(rest.annotations),
-    notification: { channels: channelIds },
-    ...(evaluation
-      ? {
-          alertData: {
-            state: evaluation.state,
-            activeAt: evaluation.activeSince,
-            firingSince: evaluation.firingSince,
-            lastEvaluation: evaluation.lastEvaluatedAt,
-            nextEvaluation: evaluation.nextEvaluationAt,
-            ...(evaluation.lastError ? { lastError: evaluation.lastError } : {}),
-            alerts: (evaluation.alerts as Row[]).map((alert) => ({
-              labels: asObject(alert.labels as NamedValue[]),
-              value: alert.value,
-              state: alert.state,
-              activeAt: alert.activeSince,
-            })),
-          },
-        }
-      : {}),
-    // endTime in epoch ms, as the original; DateTime values come here as Date objects (the schema runs in process).
-    silenceState: silence ? { state: muted ? 'muted' : 'unmuted', silenceId: silence.id, ...(muted ? { endTime: (silence.endDate as Date).getTime() } : {}) } : { state: 'unmuted', silenceId: '' },
-  };
-}
+/** The evaluator's state and its alerts, as GraphQL gives them; lastError only when there is one. */
+const ALERT_DATA: ResultShape<Evaluation> = {
+  state: 'state',
+  activeAt: 'activeSince',
+  firingSince: 'firingSince',
+  lastEvaluation: 'lastEvaluatedAt',
+  nextEvaluation: 'nextEvaluationAt',
+  lastError: (evaluation) => evaluation.lastError || undefined,
+  alerts: (evaluation) => evaluation.alerts.map((alert) => project(ALERT, alert)),
+};
 
-function body<T>(input: RestInput): T {
-  return input.body as T;
-}
-
-const idOf = (field: string) => (data: Row) => ({ id: ((data[field] as Row).alertRule as Row).id });
+/** A rule as the original's console reads it: `notification.channels`, `alertData` (when evaluated) and `silenceState`. */
+const RULE_RECORD: ResultShape<Rule> = {
+  id: 'alertRuleId',
+  name: 'name',
+  manager: 'manager',
+  status: 'status',
+  description: 'description',
+  metric: 'metric',
+  operator: 'operator',
+  threshold: 'thresholds',
+  expression: 'expression',
+  severity: 'severity',
+  category: 'category',
+  frequency: 'evaluationInterval',
+  interval: 'pendingPeriod',
+  labels: (rule) => namedValues(rule.labels),
+  annotations: (rule) => namedValues(rule.annotations),
+  metadata: 'metadata',
+  context: 'context',
+  created_by: 'createdBy',
+  updated_by: 'updatedBy',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt',
+  notification: { channels: 'channelIds' },
+  alertData: (rule) => (rule.evaluation ? project(ALERT_DATA, rule.evaluation) : undefined),
+  // endTime in epoch ms, as the original; DateTime values come here as Date objects (the schema runs in process).
+  silenceState: ({ silence, muted }) =>
+    silence ? { state: muted ? 'muted' : 'unmuted', silenceId: silence.silenceId, ...(muted ? { endTime: silence.endDate.getTime() } : {}) } : { state: 'unmuted', silenceId: '' },
+};
 
 // ---------------------------------------------------------------------------------------------
 
@@ -298,8 +291,7 @@ export const alertRuleEndpoints = [
     path: '/alerts/v1/create',
     apiId: 'api.alert.create',
     summary: 'Write an alert rule as a draft (the condition in metadata.queryBuilderContext)',
-    invalidInputCode: 'ALERT_RULE_INVALID_INPUT',
-    errorCodes: ERROR_CODES,
+    ...RULE_CODES,
     bodySchema: inputSchema(CREATE_RULE),
     operation: /* GraphQL */ `
       mutation RestCreateAlertRule($input: CreateAlertRuleInput!) {
@@ -311,7 +303,7 @@ export const alertRuleEndpoints = [
       }
     `,
     variables: (input) => ({ input: ruleInput(CREATE_RULE, body<RuleBody>(input)) }),
-    result: idOf('createAlertRule'),
+    result: idResult('createAlertRule', 'alertRule'),
   }),
 
   defineEndpoint<RestSearchAlertRulesQuery, RestSearchAlertRulesQueryVariables>({
@@ -319,16 +311,15 @@ export const alertRuleEndpoints = [
     path: '/alerts/v1/search',
     apiId: 'api.alert.list',
     summary: "Search alert rules, each with the evaluator's state and its silence",
-    invalidInputCode: 'ALERT_RULE_INVALID_INPUT',
-    errorCodes: ERROR_CODES,
+    ...RULE_CODES,
     bodySchema: { type: 'object', properties: { request: oneOrList(inputSchema(SEARCH), 'filters', 'status') }, additionalProperties: false },
     operation: SEARCH.type,
     variables: (input) => {
       const search = requestOf<{ offset?: number; options?: { order?: string[][] } }>(input);
       const given = toInput<RestSearchAlertRulesQueryVariables>(SEARCH, statusAsList(search));
-      return { filter: given.filter ?? null, orderBy: orderKeys('AlertRuleOrderField', search.options?.order), first: given.first ?? null, after: afterOffset(search.offset) };
+      return { ...pageVariables(given, search.offset), orderBy: orderKeys('AlertRuleOrderField', search.options?.order) };
     },
-    result: (data) => ({ alerts: data.alertRules.nodes.map((node) => restRule(node)), count: data.alertRules.totalCount }),
+    result: (data) => ({ alerts: data.alertRules.nodes.map((node) => project(RULE_RECORD, node)), count: data.alertRules.totalCount }),
   }),
 
   defineEndpoint<RestReadAlertRuleQuery, RestReadAlertRuleQueryVariables>({
@@ -336,9 +327,8 @@ export const alertRuleEndpoints = [
     path: '/alerts/v1/get/:id',
     apiId: 'api.alert.get',
     summary: "Read an alert rule with the evaluator's state and its silence",
-    invalidInputCode: 'ALERT_RULE_INVALID_INPUT',
-    errorCodes: ERROR_CODES,
-    pathSchema: idPath,
+    ...RULE_CODES,
+    ...byId,
     operation: withFragment(
       /* GraphQL */ `
         query RestReadAlertRule($id: ID!) {
@@ -349,9 +339,8 @@ export const alertRuleEndpoints = [
       `,
       RULE_FIELDS,
     ),
-    variables: (input) => ({ id: pathParam(input, 'id') }),
     // `alerts` (a single rule under a plural name) is the original's.
-    result: (data) => ({ alerts: restRule(data.alertRule!) }),
+    result: (data) => ({ alerts: project(RULE_RECORD, data.alertRule!) }),
   }),
 
   defineEndpoint<RestUpdateAlertRuleMutation, RestUpdateAlertRuleMutationVariables>({
@@ -359,8 +348,7 @@ export const alertRuleEndpoints = [
     path: '/alerts/v1/update/:id',
     apiId: 'api.alert.update',
     summary: 'Change an alert rule; a Live rule is unpublished and becomes a draft',
-    invalidInputCode: 'ALERT_RULE_INVALID_INPUT',
-    errorCodes: ERROR_CODES,
+    ...RULE_CODES,
     pathSchema: idPath,
     bodySchema: inputSchema(UPDATE_RULE),
     // The service refuses an update that changes nothing ("nothing to update: ...").
@@ -375,7 +363,7 @@ export const alertRuleEndpoints = [
       }
     `,
     variables: (input) => ({ id: pathParam(input, 'id'), input: ruleInput(UPDATE_RULE, body<RuleBody>(input)) }),
-    result: idOf('updateAlertRule'),
+    result: idResult('updateAlertRule', 'alertRule'),
   }),
 
   defineEndpoint<RestPublishAlertRuleMutation, RestPublishAlertRuleMutationVariables>({
@@ -383,9 +371,8 @@ export const alertRuleEndpoints = [
     path: '/alerts/v1/publish/:id',
     apiId: 'api.alert.publish',
     summary: 'Publish an alert rule: evaluated from now on (by the gateway, or by Grafana when it holds the rule)',
-    invalidInputCode: 'ALERT_RULE_INVALID_INPUT',
-    errorCodes: ERROR_CODES,
-    pathSchema: idPath,
+    ...RULE_CODES,
+    ...byId,
     operation: /* GraphQL */ `
       mutation RestPublishAlertRule($id: ID!) {
         publishAlertRule(id: $id) {
@@ -395,8 +382,7 @@ export const alertRuleEndpoints = [
         }
       }
     `,
-    variables: (input) => ({ id: pathParam(input, 'id') }),
-    result: idOf('publishAlertRule'),
+    result: idResult('publishAlertRule', 'alertRule'),
   }),
 
   defineEndpoint<RestPrometheusRulesQuery, RestPrometheusRulesQueryVariables>({
@@ -419,8 +405,7 @@ export const alertRuleEndpoints = [
     path: '/alerts/v1/delete/:id',
     apiId: 'api.alert.delete',
     summary: 'Retire an alert rule, or delete it with hardDelete=true',
-    invalidInputCode: 'ALERT_RULE_INVALID_INPUT',
-    errorCodes: ERROR_CODES,
+    ...RULE_CODES,
     pathSchema: idPath,
     querySchema: DELETE_RULE.schema,
     operation: DELETE_RULE.shape.type,
@@ -434,8 +419,7 @@ export const alertRuleEndpoints = [
     // The original answers this route as api.alert.delete too; an id of its own keeps one id per route.
     apiId: 'api.alert.delete.bulk',
     summary: 'Delete every alert rule the filters select (an empty filter is refused)',
-    invalidInputCode: 'ALERT_RULE_INVALID_INPUT',
-    errorCodes: ERROR_CODES,
+    ...RULE_CODES,
     bodySchema: oneOrList(inputSchema(DELETE_RULES), 'filters', 'status'),
     operation: DELETE_RULES.type,
     variables: (input) => toInput<RestDeleteAlertRulesMutationVariables>(DELETE_RULES, statusAsList(input.body)),

@@ -2,23 +2,27 @@
 // service's or GraphQL's, one message on both transports. A record's id in the path, a search's
 // offset and its `options.order` as `[field, direction]` pairs, a status given alone or as a list,
 // a search body wrapped in `request` or bare, and query strings read as the operation's variables.
-import { cursorForOffset } from '../src/platform/lists/cursor.js';
 import { ENUMS } from './enum-names.js';
 import { enumValueOf, inputSchema, toInput, type InputShape } from './input-shape.js';
+import { pathParam, type RestInput } from './table.js';
 import type { JsonSchema } from './validation.js';
 
 type Properties = Record<string, JsonSchema>;
+type Row = Record<string, unknown>;
+
+/** The body, in the shape the entry's schema has already checked. */
+export function body<T>(input: RestInput): T {
+  return input.body as T;
+}
+
+/** `{id}` of the record a mutation payload carries, e.g. data.createSilence.silence.id. */
+export const idResult = (field: string, record: string) => (data: Row) => ({ id: ((data[field] as Row)[record] as Row).id });
 
 /** A record's id in the path; its form and length are the service's rules. */
 export const idPath: JsonSchema = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
 
-/** A search's offset: REST's own (GraphQL pages by cursor), made the cursor of the row before. */
-export const offset: JsonSchema = { type: 'integer', minimum: 0 };
-
-/** The cursor after the first `skipped` matches; null from the start. */
-export function afterOffset(skipped: number | undefined): string | null {
-  return skipped ? cursorForOffset(skipped - 1) : null;
-}
+/** An entry whose operation asks for the record the path names, by its id alone. */
+export const byId = { pathSchema: idPath, variables: (input: RestInput) => ({ id: pathParam(input, 'id') }) };
 
 /** `options.order`: `[field, direction]` pairs, the direction optional (ascending). */
 export const orderOptions: JsonSchema = {

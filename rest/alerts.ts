@@ -2,6 +2,7 @@
 // request envelope: the body is the object itself. Responses use the standard envelope. Each entry
 // runs a GraphQL operation; aliases in the selection give the original's field names.
 import type {
+  RestChannelFieldsFragment,
   RestCreateChannelMutation,
   RestCreateChannelMutationVariables,
   RestCreateMetricAliasMutation,
@@ -38,10 +39,12 @@ import type {
   RestUpdateSilenceMutationVariables,
   NotificationChannelConfigInput,
 } from '../src/generated/rest-operations.js';
-import { afterOffset, criteriaOf, idPath, offset, oneOrList, orderKeys, orderOptions, queryString, searchBody, statusAsList } from './alerting-requests.js';
+import { body, byId, criteriaOf, idPath, idResult, oneOrList, orderKeys, orderOptions, queryString, searchBody, statusAsList } from './alerting-requests.js';
 import { withFragment } from './fragments.js';
-import { inputSchema, sameNames, toInput, type InputShape } from './input-shape.js';
-import { defineEndpoint, pathParam, type RestInput } from './table.js';
+import { afterOffset, inputSchema, offset, pageVariables, sameNames, toInput, type InputShape } from './input-shape.js';
+import { namedValues, project, withoutNulls, type ResultShape } from './result-shape.js';
+import type { Respelled } from './result-spelling.js';
+import { defineEndpoint, pathParam } from './table.js';
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
@@ -122,7 +125,7 @@ const ALIAS_FIELDS = /* GraphQL */ `
 
 const CHANNEL_FIELDS = /* GraphQL */ `
   fragment RestChannelFields on NotificationChannel {
-    id: channelId
+    channelId
     manager
     name
     type
@@ -138,12 +141,26 @@ const CHANNEL_FIELDS = /* GraphQL */ `
       }
     }
     status
-    created_by: createdBy
-    updated_by: updatedBy
+    createdBy
+    updatedBy
     createdAt
     updatedAt
   }
 `;
+
+/** A channel as the original answers it: a config without empty fields, labels as one object. */
+const CHANNEL_RECORD: ResultShape<Respelled<RestChannelFieldsFragment>> = {
+  id: 'channelId',
+  manager: 'manager',
+  name: 'name',
+  type: 'type',
+  config: ({ config: { labels, ...config } }) => ({ ...withoutNulls(config), ...(labels ? { labels: namedValues(labels) } : {}) }),
+  status: 'status',
+  created_by: 'createdBy',
+  updated_by: 'updatedBy',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt',
+};
 
 /** The silence search's query string: the filter's fields and the page size as the operation's variables, the offset REST's own. */
 const SILENCE_SEARCH = queryString<RestListSilencesQueryVariables>({
@@ -202,20 +219,6 @@ const CHANNEL_SEARCH: InputShape = {
   own: { offset, options: orderOptions },
 };
 
-type Row = Record<string, unknown>;
-
-/** A channel as the original answers it: a config without empty fields, labels as an object. */
-function restChannel(row: Row): Row {
-  const { labels, ...rest } = row.config as Row & { labels: { name: string; value: string }[] | null };
-  const config = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== null));
-  return { ...row, config: labels ? { ...config, labels: Object.fromEntries(labels.map((label) => [label.name, label.value])) } : config };
-}
-
-/** The body, in the shape the entry's schema has already checked. */
-function body<T>(input: RestInput): T {
-  return input.body as T;
-}
-
 /** A channel's config as the contract spells it: GraphQL's, but labels as one object of names and values. */
 type ChannelConfig = Omit<NotificationChannelConfigInput, 'labels'> & { labels?: Record<string, string> };
 
@@ -230,17 +233,13 @@ function channelInput<T>(shape: InputShape, value: unknown): T {
   return { ...toInput<T>(shape, value), ...(config ? { config: configInput(config) } : {}) };
 }
 
-const CHANNEL_ERRORS = [
-  'NOTIFICATION_CHANNEL_ALREADY_EXISTS',
-  'NOTIFICATION_CHANNEL_NOT_FOUND',
-  'NOTIFICATION_CHANNEL_CONFLICT',
-  'NOTIFICATION_CHANNEL_RETIRED',
-  'ALERT_MANAGER_FAILED',
-  'NOTIFICATION_FAILED',
-] as const;
-
-/** `{id}` of the record a mutation payload carries, e.g. data.createSilence.silence.id. */
-const idResult = (field: string, record: string) => (data: Row) => ({ id: ((data[field] as Row)[record] as Row).id });
+/** The codes each entity's entries answer: their refusal of bad input, and what else they may answer. */
+const SILENCE_CODES = { invalidInputCode: 'SILENCE_INVALID_INPUT', errorCodes: ['SILENCE_NOT_FOUND', 'SILENCE_CONFLICT', 'ALERT_MANAGER_FAILED'] } as const;
+const METRIC_ALIAS_CODES = { invalidInputCode: 'METRIC_ALIAS_INVALID_INPUT', errorCodes: ['METRIC_ALIAS_ALREADY_EXISTS', 'METRIC_ALIAS_NOT_FOUND'] } as const;
+const CHANNEL_CODES = {
+  invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
+  errorCodes: ['NOTIFICATION_CHANNEL_ALREADY_EXISTS', 'NOTIFICATION_CHANNEL_NOT_FOUND', 'NOTIFICATION_CHANNEL_CONFLICT', 'NOTIFICATION_CHANNEL_RETIRED', 'ALERT_MANAGER_FAILED', 'NOTIFICATION_FAILED'],
+} as const;
 
 // ---------------------------------------------------------------------------------------------
 
@@ -252,8 +251,7 @@ export const alertEndpoints = [
     path: '/alerts/v1/silence/create',
     apiId: 'api.alert.silence.create',
     summary: 'Silence an alert at an alert manager (replacing its previous silence)',
-    invalidInputCode: 'SILENCE_INVALID_INPUT',
-    errorCodes: ['SILENCE_NOT_FOUND', 'SILENCE_CONFLICT', 'ALERT_MANAGER_FAILED'],
+    ...SILENCE_CODES,
     bodySchema: inputSchema(CREATE_SILENCE),
     operation: /* GraphQL */ `
       mutation RestCreateSilence($input: CreateSilenceInput!) {
@@ -273,8 +271,7 @@ export const alertEndpoints = [
     path: '/alerts/v1/silence/search',
     apiId: 'api.alert.silence.list',
     summary: 'List silences, newest first',
-    invalidInputCode: 'SILENCE_INVALID_INPUT',
-    errorCodes: ['SILENCE_NOT_FOUND', 'SILENCE_CONFLICT', 'ALERT_MANAGER_FAILED'],
+    ...SILENCE_CODES,
     querySchema: SILENCE_SEARCH.schema,
     operation: SILENCE_SEARCH.shape.type,
     variables: (input) => ({ alertId: null, manager: null, first: null, ...SILENCE_SEARCH.input(input.query), after: afterOffset(Number(input.query.offset ?? 0)) }),
@@ -290,9 +287,8 @@ export const alertEndpoints = [
     path: '/alerts/v1/silence/get/:id',
     apiId: 'api.alert.silence.get',
     summary: 'Read a silence',
-    invalidInputCode: 'SILENCE_INVALID_INPUT',
-    errorCodes: ['SILENCE_NOT_FOUND', 'SILENCE_CONFLICT', 'ALERT_MANAGER_FAILED'],
-    pathSchema: idPath,
+    ...SILENCE_CODES,
+    ...byId,
     operation: withFragment(
       /* GraphQL */ `
         query RestReadSilence($id: ID!) {
@@ -303,7 +299,6 @@ export const alertEndpoints = [
       `,
       SILENCE_FIELDS,
     ),
-    variables: (input) => ({ id: pathParam(input, 'id') }),
     result: (data) => data.silence,
   }),
 
@@ -312,8 +307,7 @@ export const alertEndpoints = [
     path: '/alerts/v1/silence/update/:id',
     apiId: 'api.alert.silence.update',
     summary: 'Move the start or end of a silence',
-    invalidInputCode: 'SILENCE_INVALID_INPUT',
-    errorCodes: ['SILENCE_NOT_FOUND', 'SILENCE_CONFLICT', 'ALERT_MANAGER_FAILED'],
+    ...SILENCE_CODES,
     pathSchema: idPath,
     bodySchema: inputSchema(UPDATE_SILENCE),
     operation: /* GraphQL */ `
@@ -334,9 +328,8 @@ export const alertEndpoints = [
     path: '/alerts/v1/silence/delete/:id',
     apiId: 'api.alert.silence.delete',
     summary: 'End a silence at its manager and delete it',
-    invalidInputCode: 'SILENCE_INVALID_INPUT',
-    errorCodes: ['SILENCE_NOT_FOUND', 'SILENCE_CONFLICT', 'ALERT_MANAGER_FAILED'],
-    pathSchema: idPath,
+    ...SILENCE_CODES,
+    ...byId,
     operation: /* GraphQL */ `
       mutation RestDeleteSilence($id: ID!) {
         deleteSilence(id: $id) {
@@ -344,7 +337,6 @@ export const alertEndpoints = [
         }
       }
     `,
-    variables: (input) => ({ id: pathParam(input, 'id') }),
     result: (data) => ({ id: data.deleteSilence.id }),
   }),
 
@@ -355,8 +347,7 @@ export const alertEndpoints = [
     path: '/alerts/v1/metric/alias/create',
     apiId: 'api.metric.add',
     summary: 'Create a metric alias (a named PromQL expression)',
-    invalidInputCode: 'METRIC_ALIAS_INVALID_INPUT',
-    errorCodes: ['METRIC_ALIAS_ALREADY_EXISTS', 'METRIC_ALIAS_NOT_FOUND'],
+    ...METRIC_ALIAS_CODES,
     // context is any JSON here, as GraphQL's: the service says it must be an object.
     bodySchema: inputSchema(CREATE_METRIC_ALIAS),
     operation: /* GraphQL */ `
@@ -377,14 +368,13 @@ export const alertEndpoints = [
     path: '/alerts/v1/metric/alias/search',
     apiId: 'api.metric.list',
     summary: 'List metric aliases, newest first',
-    invalidInputCode: 'METRIC_ALIAS_INVALID_INPUT',
-    errorCodes: ['METRIC_ALIAS_ALREADY_EXISTS', 'METRIC_ALIAS_NOT_FOUND'],
+    ...METRIC_ALIAS_CODES,
     bodySchema: searchBody(inputSchema(ALIAS_SEARCH)),
     operation: ALIAS_SEARCH.type,
     variables: (input) => {
       const search = criteriaOf<{ offset?: number }>(input.body);
       const given = toInput<RestListMetricAliasesQueryVariables>(ALIAS_SEARCH, search);
-      return { filter: given.filter ?? null, first: given.first ?? null, after: afterOffset(search.offset) };
+      return pageVariables(given, search.offset);
     },
     result: (data) => {
       const found = data.metricAliases;
@@ -397,9 +387,8 @@ export const alertEndpoints = [
     path: '/alerts/v1/metric/alias/get/:id',
     apiId: 'api.metric.get',
     summary: 'Read a metric alias',
-    invalidInputCode: 'METRIC_ALIAS_INVALID_INPUT',
-    errorCodes: ['METRIC_ALIAS_ALREADY_EXISTS', 'METRIC_ALIAS_NOT_FOUND'],
-    pathSchema: idPath,
+    ...METRIC_ALIAS_CODES,
+    ...byId,
     operation: withFragment(
       /* GraphQL */ `
         query RestReadMetricAlias($id: ID!) {
@@ -410,7 +399,6 @@ export const alertEndpoints = [
       `,
       ALIAS_FIELDS,
     ),
-    variables: (input) => ({ id: pathParam(input, 'id') }),
     result: (data) => data.metricAlias,
   }),
 
@@ -419,8 +407,7 @@ export const alertEndpoints = [
     path: '/alerts/v1/metric/alias/update/:id',
     apiId: 'api.metric.update',
     summary: 'Change a metric alias',
-    invalidInputCode: 'METRIC_ALIAS_INVALID_INPUT',
-    errorCodes: ['METRIC_ALIAS_ALREADY_EXISTS', 'METRIC_ALIAS_NOT_FOUND'],
+    ...METRIC_ALIAS_CODES,
     pathSchema: idPath,
     bodySchema: inputSchema(UPDATE_METRIC_ALIAS),
     operation: /* GraphQL */ `
@@ -442,9 +429,8 @@ export const alertEndpoints = [
     path: '/alerts/v1/metric/alias/delete/:id',
     apiId: 'api.metric.remove',
     summary: 'Delete a metric alias',
-    invalidInputCode: 'METRIC_ALIAS_INVALID_INPUT',
-    errorCodes: ['METRIC_ALIAS_ALREADY_EXISTS', 'METRIC_ALIAS_NOT_FOUND'],
-    pathSchema: idPath,
+    ...METRIC_ALIAS_CODES,
+    ...byId,
     operation: /* GraphQL */ `
       mutation RestDeleteMetricAlias($id: ID!) {
         deleteMetricAlias(id: $id) {
@@ -452,7 +438,6 @@ export const alertEndpoints = [
         }
       }
     `,
-    variables: (input) => ({ id: pathParam(input, 'id') }),
     result: (data) => ({ id: data.deleteMetricAlias.id }),
   }),
 
@@ -463,8 +448,7 @@ export const alertEndpoints = [
     path: '/alerts/v1/notifications/create',
     apiId: 'api.alert.notification.create',
     summary: 'Store a notification channel as a draft (publish creates it at its manager)',
-    invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
-    errorCodes: [...CHANNEL_ERRORS],
+    ...CHANNEL_CODES,
     bodySchema: inputSchema(CREATE_CHANNEL),
     operation: /* GraphQL */ `
       mutation RestCreateChannel($input: CreateNotificationChannelInput!) {
@@ -484,9 +468,8 @@ export const alertEndpoints = [
     path: '/alerts/v1/notifications/publish/:id',
     apiId: 'api.alert.notification.publish',
     summary: 'Publish a draft notification channel: create it at its manager and make it live',
-    invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
-    errorCodes: [...CHANNEL_ERRORS],
-    pathSchema: idPath,
+    ...CHANNEL_CODES,
+    ...byId,
     operation: /* GraphQL */ `
       mutation RestPublishChannel($id: ID!) {
         publishNotificationChannel(id: $id) {
@@ -496,7 +479,6 @@ export const alertEndpoints = [
         }
       }
     `,
-    variables: (input) => ({ id: pathParam(input, 'id') }),
     // The original's answer: the id and the word "published".
     result: (data) => ({ id: data.publishNotificationChannel.channel.id, status: 'published' }),
   }),
@@ -506,18 +488,17 @@ export const alertEndpoints = [
     path: '/alerts/v1/notifications/search',
     apiId: 'api.alert.notification.list',
     summary: 'List notification channels, newest first unless options.order says otherwise',
-    invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
-    errorCodes: [...CHANNEL_ERRORS],
+    ...CHANNEL_CODES,
     bodySchema: searchBody(oneOrList(inputSchema(CHANNEL_SEARCH), 'filters', 'status')),
     operation: CHANNEL_SEARCH.type,
     variables: (input) => {
       const search = statusAsList(criteriaOf<{ offset?: number; options?: { order?: string[][] } }>(input.body));
       const given = toInput<RestListChannelsQueryVariables>(CHANNEL_SEARCH, search);
-      return { filter: given.filter ?? null, orderBy: orderKeys('NotificationChannelOrderField', search.options?.order), first: given.first ?? null, after: afterOffset(search.offset) };
+      return { ...pageVariables(given, search.offset), orderBy: orderKeys('NotificationChannelOrderField', search.options?.order) };
     },
     result: (data) => {
       const found = data.notificationChannels;
-      return { notifications: found.nodes.map(restChannel), count: found.totalCount };
+      return { notifications: found.nodes.map((channel) => project(CHANNEL_RECORD, channel)), count: found.totalCount };
     },
   }),
 
@@ -526,9 +507,8 @@ export const alertEndpoints = [
     path: '/alerts/v1/notifications/get/:id',
     apiId: 'api.alert.notification.get',
     summary: 'Read a notification channel',
-    invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
-    errorCodes: [...CHANNEL_ERRORS],
-    pathSchema: idPath,
+    ...CHANNEL_CODES,
+    ...byId,
     operation: withFragment(
       /* GraphQL */ `
         query RestReadChannel($id: ID!) {
@@ -539,8 +519,7 @@ export const alertEndpoints = [
       `,
       CHANNEL_FIELDS,
     ),
-    variables: (input) => ({ id: pathParam(input, 'id') }),
-    result: (data) => restChannel(data.notificationChannel!),
+    result: (data) => project(CHANNEL_RECORD, data.notificationChannel!),
   }),
 
   defineEndpoint<RestUpdateChannelMutation, RestUpdateChannelMutationVariables>({
@@ -548,8 +527,7 @@ export const alertEndpoints = [
     path: '/alerts/v1/notifications/update/:id',
     apiId: 'api.alert.notification.update',
     summary: 'Change a notification channel (a live one at its manager first; it stays live)',
-    invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
-    errorCodes: [...CHANNEL_ERRORS],
+    ...CHANNEL_CODES,
     pathSchema: idPath,
     bodySchema: inputSchema(UPDATE_CHANNEL),
     operation: /* GraphQL */ `
@@ -570,9 +548,8 @@ export const alertEndpoints = [
     path: '/alerts/v1/notifications/delete/:id',
     apiId: 'api.alert.notification.delete',
     summary: 'Retire a notification channel: remove it from its manager (when live) and keep the record, retired',
-    invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
-    errorCodes: [...CHANNEL_ERRORS],
-    pathSchema: idPath,
+    ...CHANNEL_CODES,
+    ...byId,
     operation: /* GraphQL */ `
       mutation RestDeleteChannel($id: ID!) {
         deleteNotificationChannel(id: $id) {
@@ -580,7 +557,6 @@ export const alertEndpoints = [
         }
       }
     `,
-    variables: (input) => ({ id: pathParam(input, 'id') }),
     result: (data) => ({ id: data.deleteNotificationChannel.id }),
   }),
 
@@ -589,8 +565,7 @@ export const alertEndpoints = [
     path: '/alerts/v1/notifications/test',
     apiId: 'api.alert.notification.test',
     summary: 'Send a test message to a stored channel (payload.id) or to the channel described in payload',
-    invalidInputCode: 'NOTIFICATION_CHANNEL_INVALID_INPUT',
-    errorCodes: [...CHANNEL_ERRORS],
+    ...CHANNEL_CODES,
     bodySchema: inputSchema(TEST_CHANNEL),
     operation: /* GraphQL */ `
       mutation RestTestChannel($input: TestNotificationChannelInput!) {

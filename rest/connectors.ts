@@ -11,9 +11,8 @@ import type {
   RestStartConnectorRegistrationMutation,
 } from '../src/generated/rest-operations.js';
 import { JOB_FIELDS } from './jobs.js';
-import { cursorForOffset } from '../src/platform/lists/cursor.js';
 import { withFragment } from './fragments.js';
-import { parametersOf, requestOfOperation, toInput, type InputShape } from './input-shape.js';
+import { offset, pageVariables, parametersOf, requestOfOperation, toInput, type InputShape } from './input-shape.js';
 import { defineEndpoint, EDIT_MODE, isEditMode, pathParam, requestOf } from './table.js';
 
 /** Fields of both list and read results (contract 2.4). */
@@ -56,7 +55,7 @@ const LIST: InputShape = {
     COMMON_FIELDS,
   ),
   rename: { filters: 'filter', limit: 'first' },
-  own: { offset: { type: 'integer', minimum: 0 } },
+  own: { offset },
 };
 
 const READ_OPERATION = withFragment(
@@ -84,7 +83,7 @@ export const connectorEndpoints = [
       const { offset } = requestOf<{ offset?: number }>(input);
       const given = toInput<RestListConnectorsQueryVariables>(LIST, input.body.request);
       // Without a limit the REST list returns every connector, up to the configured maximum.
-      return { filter: given.filter ?? null, first: given.first ?? null, after: offset ? cursorForOffset(offset - 1) : null };
+      return pageVariables(given, offset);
     },
     result: (data) => {
       const page = data.connectors;

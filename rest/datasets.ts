@@ -30,14 +30,13 @@ import type {
   ItemChange,
   RestDatasetRecordFragment,
 } from '../src/generated/rest-operations.js';
-import { cursorForOffset } from '../src/platform/lists/cursor.js';
-import { fieldSchema, inputSchema, inputTypeSchema, parametersOf, requestOfOperation, toInput, toInputList, urlVariables, type InputShape, type Rename } from './input-shape.js';
+import { fieldSchema, inputSchema, inputTypeSchema, offset, pageVariables, parametersOf, requestOfOperation, toInput, toInputList, urlVariables, type InputShape, type Rename } from './input-shape.js';
 import { defineEndpoint, EDIT_MODE, isEditMode, pathParam, requestOf } from './table.js';
 import { envelopeSchema } from './validation.js';
 import { JOB_FIELDS } from './jobs.js';
-import { project, shapeSchema, type ResultShape } from './result-shape.js';
+import { project, shapeSchema, type FieldPath, type ResultShape } from './result-shape.js';
 import type { Respelled } from './result-spelling.js';
-import { checkFieldSelection, listDocumentNames } from '../src/platform/dataset-document.js';
+import { checkFieldSelection, DOCUMENT_NAMES, listDocumentNames, VERSION_FIELDS } from '../src/platform/dataset-document.js';
 
 // A dataset id's length and pattern are the services' rules (src/modules/datasets/definition.ts): one
 // message on both transports. How a URL names the read's and the export's variables:
@@ -78,38 +77,31 @@ const DATASET_RECORD_FIELDS = /* GraphQL */ `
   }
 `;
 
-/** The record of contract 2.1 (a definition document, src/platform/dataset-document.ts), key by key in its order. */
-const DATASET_RECORD: ResultShape<Respelled<RestDatasetRecordFragment>> = {
+type DatasetResult = Respelled<RestDatasetRecordFragment>;
+
+/** Where the record's fields are in the result, where not at the field of the same name: the settings sections as written, the dates. */
+const RECORD_PATHS: Partial<Record<(typeof VERSION_FIELDS)[number], FieldPath<DatasetResult>>> = {
+  extractionConfig: 'sectionsAsWritten.extractionConfig',
+  validationConfig: 'sectionsAsWritten.validationConfig',
+  dedupConfig: 'sectionsAsWritten.dedupConfig',
+  denormConfig: 'sectionsAsWritten.denormConfig',
+  routerConfig: 'sectionsAsWritten.routerConfig',
+  datasetConfig: 'sectionsAsWritten.datasetConfig',
+  transformationsConfig: 'sectionsAsWritten.transformations',
+  connectorsConfig: 'sectionsAsWritten.connectors',
+  createdDate: 'createdAt',
+  updatedDate: 'updatedAt',
+  publishedDate: 'publishedAt',
+};
+
+/** The record of contract 2.1: a definition document (src/platform/dataset-document.ts), key by key in its order. */
+const DATASET_RECORD: ResultShape<DatasetResult> = {
   id: 'datasetId',
-  dataset_id: 'datasetId',
-  name: 'name',
-  type: 'type',
-  status: 'status',
-  tags: 'tags',
-  version: 'version',
-  version_key: 'versionKey',
-  api_version: 'apiVersion',
-  data_schema: 'dataSchema',
-  extraction_config: 'sectionsAsWritten.extractionConfig',
-  validation_config: 'sectionsAsWritten.validationConfig',
-  dedup_config: 'sectionsAsWritten.dedupConfig',
-  denorm_config: 'sectionsAsWritten.denormConfig',
-  router_config: 'sectionsAsWritten.routerConfig',
-  dataset_config: 'sectionsAsWritten.datasetConfig',
-  transformations_config: 'sectionsAsWritten.transformations',
-  connectors_config: 'sectionsAsWritten.connectors',
-  sample_data: 'sampleData',
-  entry_topic: 'entryTopic',
-  created_by: 'createdBy',
-  updated_by: 'updatedBy',
-  created_date: 'createdAt',
-  updated_date: 'updatedAt',
-  published_date: 'publishedAt',
-  alias: 'alias',
+  ...Object.fromEntries(VERSION_FIELDS.map((field) => [DOCUMENT_NAMES[field], RECORD_PATHS[field] ?? (field as FieldPath<DatasetResult>)])),
 };
 
 /** A read's record: the keys `fields` selects (refused when unknown or too long), else the whole record. */
-function datasetRecord(dataset: Respelled<RestDatasetRecordFragment>, selection: readonly string[] | null) {
+function datasetRecord(dataset: DatasetResult, selection: readonly string[] | null) {
   checkFieldSelection(selection ?? [], (field) => Object.hasOwn(DATASET_RECORD, field));
   return project(DATASET_RECORD, dataset, selection ?? undefined);
 }
@@ -186,7 +178,7 @@ const LIST: InputShape = {
     ${DATASET_RECORD_FIELDS}
   `,
   rename: { ...FILTERS, limit: 'first' },
-  own: { offset: { type: 'integer', minimum: 0 } },
+  own: { offset },
 };
 
 const IMPORT_OPERATION = /* GraphQL */ `
@@ -365,7 +357,7 @@ export const datasetEndpoints = [
     variables: (input) => {
       const { offset } = requestOf<{ offset?: number }>(input);
       const given = toInput<RestListDatasetsQueryVariables>(LIST, input.body.request);
-      return { filter: given.filter ?? null, first: given.first ?? null, after: offset ? cursorForOffset(offset - 1) : null };
+      return pageVariables(given, offset);
     },
     resultSchema: {
       type: 'object',

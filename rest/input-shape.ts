@@ -5,6 +5,7 @@
 // request into the operation's variables, done once here at the REST edge.
 import { type GraphQLInputField, type GraphQLInputType, GraphQLEnumType, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, Kind, parse, typeFromAST } from 'graphql';
 import { sdlTypes } from '../src/graphql/schema.js';
+import { cursorForOffset } from '../src/platform/lists/cursor.js';
 import { ENUMS } from './enum-names.js';
 import { envelopeSchema, type JsonSchema } from './validation.js';
 
@@ -277,4 +278,17 @@ export function toInputList<T>(typeName: string, items: unknown): T[] | null {
  */
 export function requestOfOperation(apiId: string, shape: InputShape, options: { requestRequired: boolean }): { bodySchema: JsonSchema; operation: string } {
   return { bodySchema: envelopeSchema(apiId, inputSchema(shape), options), operation: shape.type };
+}
+
+/** A list's offset: REST's own (GraphQL pages by cursor), made the cursor of the row before. */
+export const offset: JsonSchema = { type: 'integer', minimum: 0 };
+
+/** The cursor after the first `skipped` matches; null from the start. */
+export function afterOffset(skipped: number | undefined): string | null {
+  return skipped ? cursorForOffset(skipped - 1) : null;
+}
+
+/** A list's page as its operation's variables: the filter and page size given (null: none), and the cursor after REST's offset. */
+export function pageVariables<F>(given: { filter?: F | null; first?: number | null }, skipped: number | undefined): { filter: F | null; first: number | null; after: string | null } {
+  return { filter: given.filter ?? null, first: given.first ?? null, after: afterOffset(skipped) };
 }

@@ -3,29 +3,12 @@
 // and a component carries only the fields it has.
 import type { RestDatasetHealthQuery, RestDatasetHealthQueryVariables, RestDatasetMetricsQuery, RestDatasetMetricsQueryVariables } from '../src/generated/rest-operations.js';
 import { inputSchema, requestOfOperation, toInput, type InputShape } from './input-shape.js';
+import { withoutNulls } from './result-shape.js';
 import { defineEndpoint } from './table.js';
 import { envelopeSchema } from './validation.js';
 
-interface ComponentData {
-  type: string;
-  threshold: number | null;
-  value: number | null;
-  status: string | null;
-  id: string | null;
-}
-
 /** The original's health endpoint spells Unhealthy "UnHealthy" (reference §7); its clients compare with that. */
 const healthStatus = (status: string) => (status === 'Unhealthy' ? 'UnHealthy' : status);
-
-function restComponent(component: ComponentData): Record<string, unknown> {
-  return {
-    type: component.type,
-    ...(component.threshold === null ? {} : { threshold: component.threshold }),
-    ...(component.value === null ? {} : { value: component.value }),
-    ...(component.status === null ? {} : { status: component.status }),
-    ...(component.id === null ? {} : { id: component.id }),
-  };
-}
 
 // The requests name the operations' variables (their ranges and emptiness are the services' rules).
 const METRICS: InputShape = {
@@ -80,12 +63,7 @@ export const metricsEndpoints = [
     errorCodes: ['DATASET_NOT_FOUND', 'FAILED_TO_FETCH_METRICS'],
     ...requestOfOperation('api.dataset.metrics', METRICS, { requestRequired: true }),
     variables: (input) => toInput(METRICS, input.body.request),
-    result: (data) =>
-      (data.dataset!.metrics ?? []).map((category) => ({
-        category: category.category,
-        ...(category.status === null ? {} : { status: category.status }),
-        components: category.components.map(restComponent),
-      })),
+    result: (data) => (data.dataset!.metrics ?? []).map((category) => withoutNulls({ ...category, components: category.components.map(withoutNulls) })),
   }),
 
   defineEndpoint<RestDatasetHealthQuery, RestDatasetHealthQueryVariables>({
@@ -106,11 +84,7 @@ export const metricsEndpoints = [
         details: health.details.map((detail) => ({
           category: detail.category,
           status: healthStatus(detail.status),
-          components: detail.components.map((component) => ({
-            type: component.type,
-            status: healthStatus(component.status),
-            ...(component.message === null ? {} : { message: component.message }),
-          })),
+          components: detail.components.map((component) => withoutNulls({ ...component, status: healthStatus(component.status) })),
         })),
       };
     },

@@ -14,11 +14,10 @@ import type {
   RestUpdateTemplateMutation,
   RestUpdateTemplateMutationVariables,
 } from '../src/generated/rest-operations.js';
-import { cursorForOffset } from '../src/platform/lists/cursor.js';
 import { withFragment } from './fragments.js';
 import { ENUMS } from './enum-names.js';
 import { defineEndpoint, pathParam, requestOf } from './table.js';
-import { enumValueOf, inputSchema, requestOfOperation, toInput, type InputShape } from './input-shape.js';
+import { enumValueOf, inputSchema, offset, pageVariables, requestOfOperation, toInput, type InputShape } from './input-shape.js';
 import { envelopeSchema, type JsonSchema } from './validation.js';
 
 const TEMPLATE_FIELDS = /* GraphQL */ `
@@ -94,7 +93,7 @@ const LIST: InputShape = {
   own: {
     sortBy: { type: 'array', items: { type: 'object', properties: { field: sortField, order: sortOrder }, required: ['field'], additionalProperties: false } },
     order: { type: 'array', items: { type: 'array', prefixItems: [sortField, sortOrder], minItems: 2, maxItems: 2, items: false } },
-    offset: { type: 'integer', minimum: 0 },
+    offset,
   },
 };
 
@@ -162,13 +161,8 @@ export const templateEndpoints = [
       const r = requestOf<{ sortBy?: { field: string; order?: string }[]; order?: [string, string][]; offset?: number }>(input);
       const given = toInput<RestListTemplatesQueryVariables>(LIST, input.body.request);
       const keys = r.sortBy ?? r.order?.map(([field, order]) => ({ field, order })) ?? [];
-      return {
-        filter: given.filter ?? null,
-        sort: keys.map((key) => ({ field: SORT_FIELDS[key.field]!, order: enumValueOf('SortOrder', (key.order ?? 'asc').toLowerCase()) })),
-        // Without a limit the REST list returns every template, up to the configured maximum.
-        first: given.first ?? null,
-        after: r.offset ? cursorForOffset(r.offset - 1) : null,
-      };
+      // Without a limit the REST list returns every template, up to the configured maximum.
+      return { ...pageVariables(given, r.offset), sort: keys.map((key) => ({ field: SORT_FIELDS[key.field]!, order: enumValueOf('SortOrder', (key.order ?? 'asc').toLowerCase()) })) };
     },
     result: (data) => data.templates.nodes,
   }),

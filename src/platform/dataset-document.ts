@@ -45,11 +45,6 @@ export function fromDocument(document: JsonObject): JsonObject {
   return Object.fromEntries(Object.entries(document).map(([key, value]) => [DOMAIN_NAMES[key] ?? key, value]));
 }
 
-/** Domain-named top-level keys in the document's names (others stay as they are). */
-export function toDocumentNames(values: JsonObject): JsonObject {
-  return Object.fromEntries(Object.entries(values).map(([key, value]) => [(DOCUMENT_NAMES as Record<string, string>)[key] ?? key, value]));
-}
-
 /**
  * A JSON Schema of a domain-named object with its top-level property names in the document's
  * (properties, required, and the root's own if/then/else and combinators): one set of rules, read
@@ -84,38 +79,20 @@ export function withCacheNames<T>(value: T): T {
   return renamed as T;
 }
 
-/** The version as a definition document (seed 2.1), keys in the order the original writes them. */
+/** The fields a version's document shows, in its order: all but data_version, which import alone reads. */
+export const VERSION_FIELDS = (Object.keys(DOCUMENT_NAMES) as DocumentField[]).filter((field): field is Exclude<DocumentField, 'dataVersion'> => field !== 'dataVersion');
+
+/** The version as a definition document (seed 2.1). */
 export function toDocument(record: DatasetRecord): JsonObject {
-  return {
-    id: record.datasetId,
-    ...toDocumentNames({
-      datasetId: record.datasetId,
-      name: record.name,
-      type: record.type,
-      status: record.status,
-      tags: record.tags,
-      version: record.version,
-      versionKey: record.versionKey,
-      apiVersion: record.apiVersion,
-      dataSchema: record.dataSchema,
-      extractionConfig: record.extractionConfig,
-      validationConfig: record.validationConfig,
-      dedupConfig: record.dedupConfig,
-      denormConfig: withCacheNames(record.denormConfig),
-      routerConfig: record.routerConfig,
-      datasetConfig: withCacheNames(record.datasetConfig),
-      transformationsConfig: record.transformationsConfig,
-      connectorsConfig: record.connectorsConfig,
-      sampleData: record.sampleData,
-      entryTopic: record.entryTopic,
-      createdBy: record.createdBy,
-      updatedBy: record.updatedBy,
-      createdDate: record.createdDate.toISOString(),
-      updatedDate: record.updatedDate.toISOString(),
-      publishedDate: record.publishedDate ? record.publishedDate.toISOString() : null,
-      alias: record.alias,
-    }),
+  const values: Record<(typeof VERSION_FIELDS)[number], unknown> = {
+    ...record,
+    denormConfig: withCacheNames(record.denormConfig),
+    datasetConfig: withCacheNames(record.datasetConfig),
+    createdDate: record.createdDate.toISOString(),
+    updatedDate: record.updatedDate.toISOString(),
+    publishedDate: record.publishedDate ? record.publishedDate.toISOString() : null,
   };
+  return { id: record.datasetId, ...Object.fromEntries(VERSION_FIELDS.map((field) => [DOCUMENT_NAMES[field], values[field]])) };
 }
 
 /** The fields of a version the v2 list shows: these for every version, and for a draft its configuration too. */
