@@ -29,6 +29,7 @@ const config: CodegenConfig = {
           QueryTemplateConnection: '../modules/templates/index.js#TemplatePage',
           Dataset: '../modules/datasets/index.js#DatasetRecord',
           DatasetConnection: '../modules/datasets/index.js#DatasetPage',
+          DatasetConnectorConnection: '../modules/datasets/index.js#ConnectorInstancePage',
           Datasource: '../modules/datasets/index.js#DatasourceEntry',
           DatasourceConnection: '../modules/datasets/index.js#DatasourcePage',
           DatasourceSizeConnection: '../modules/data-access/index.js#DatasourceSizePage',

@@ -57,6 +57,14 @@ export function recordTypeOf(type: GraphQLNamedType): string {
 }
 
 /**
+ * The name `readApiIds` admits a link's value by: a connection's own name when it has read ids of its
+ * own (a dataset's connector instances are read as the connector registry is), else its record type.
+ */
+export function linkReadType(readApiIds: Readonly<Record<string, readonly string[]>>, type: GraphQLNamedType): string {
+  return readApiIds[type.name] ? type.name : recordTypeOf(type);
+}
+
+/**
  * Guards every link of the schema in place: each field of a non-root type whose records are of a
  * type `readApiIds` names admits the caller to that type (RequestAccess.authorize: no token) before
  * it resolves. Returns the coordinates guarded. Idempotent.
@@ -67,7 +75,7 @@ export function guardLinks(schema: GraphQLSchema, readApiIds: Readonly<Record<st
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || roots.has(type.name) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
-      const apiIds = readApiIds[recordTypeOf(getNamedType(field.type))];
+      const apiIds = readApiIds[linkReadType(readApiIds, getNamedType(field.type))];
       if (!apiIds) continue;
       const coordinate = `${type.name}.${field.name}`;
       guardedLinks.push(coordinate);

@@ -18,3 +18,9 @@ export function listConnectionResolvers<T>() {
     aggregate: (page: ListPage<T>) => page.aggregate(),
   };
 }
+
+/** The resolvers of a connection that offers no groupBy or aggregate (a record's history, a dataset's connector instances: each bounded by its record). */
+export function pageConnectionResolvers<T>() {
+  const { groupBy: _noGroups, aggregate: _noFigures, ...page } = listConnectionResolvers<T>();
+  return page;
+}

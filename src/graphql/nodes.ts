@@ -33,6 +33,14 @@ export const NODE_READ_API_IDS: Record<NodeType, readonly string[]> = {
   AuditRecord: fieldsApiIds(auditFieldPermissions['Query.auditRecords']),
 };
 
+/**
+ * The read ids of every link (src/auth/guard.ts#guardLinks): each node type's, and a dataset's page of
+ * connector instances, which shows what the connector registry holds about the dataset, so it is
+ * admitted as the registry's own list is (`connectors`). The deprecated `Dataset.connectors` keeps
+ * its access: its instances are part of the dataset record, and only their `connector` is the registry's.
+ */
+export const LINK_READ_API_IDS: Readonly<Record<string, readonly string[]>> = { ...NODE_READ_API_IDS, DatasetConnectorConnection: NODE_READ_API_IDS.Connector };
+
 /** Whether the caller may read records of `type` (the API ids of that type's root fields): what search and lineage show. */
 export function mayReadType(context: GatewayContext, type: NodeType): boolean {
   try {

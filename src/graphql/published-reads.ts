@@ -21,7 +21,7 @@ import {
   valueFromASTUntyped,
 } from 'graphql';
 import type { FieldPermissions } from '../auth/field-api-ids.js';
-import { recordTypeOf } from '../auth/guard.js';
+import { linkReadType } from '../auth/guard.js';
 import type { MadeOf } from '../platform/cache/published-cache.js';
 import { fieldsNamedBy } from '../platform/lists/comparisons.js';
 
@@ -178,7 +178,7 @@ export function readPlanner(
             const parent = typeInfo.getParentType();
             if (!parent || !isCompositeType(getNamedType(parent))) return;
             const returned = typeInfo.getType();
-            const linkedType = returned && parent.name !== 'Query' ? recordTypeOf(getNamedType(returned)) : undefined;
+            const linkedType = returned && parent.name !== 'Query' ? linkReadType(typeApiIds, getNamedType(returned)) : undefined;
             if (linkedType && isNode(schema.getType(linkedType))) reachesRecords = true;
             if (linkedType && typeApiIds[linkedType]) linkedApiIds.set(linkedType, typeApiIds[linkedType]);
             const coordinate = `${parent.name}.${node.name.value}`;

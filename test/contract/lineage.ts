@@ -21,10 +21,34 @@ export interface HeldSeen {
   whole: string[];
 }
 
+/** A page of a dataset's connector instances (`connectorPage`) and the deprecated whole list (`connectors`). */
+export interface ConnectorPageSeen {
+  page: {
+    totalCount: number;
+    nodes: { instanceId: string; connectorId: string; version: string | null }[];
+    pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  };
+  whole: string[];
+}
+
+export interface ConnectorPageVariables {
+  first?: number;
+  last?: number;
+  after?: string;
+  before?: string;
+  where?: Record<string, unknown>;
+  orderBy?: { field: string; direction?: string }[];
+  /** Without the deprecated list. */
+  pageOnly?: boolean;
+}
+
 export interface LineageDriver {
   lineage(of: LineageOf, id: string, variables: { direction?: string; depth?: number }, bearer: string): Promise<Outcome<LineageSeen | null>>;
   /** `pageOnly`: without the deprecated list. */
   held(of: LineageOf, id: string, variables: { first?: number; where?: Record<string, unknown>; pageOnly?: boolean }, bearer: string): Promise<Outcome<HeldSeen | null>>;
+  connectorPage(id: string, variables: ConnectorPageVariables, bearer: string): Promise<Outcome<ConnectorPageSeen | null>>;
+  /** The deprecated whole list of a dataset's connector instances (`connectors`), by instance id. */
+  connectorList(id: string, bearer: string): Promise<Outcome<string[] | null>>;
 }
 
 const RULE_ID = '00000000-0000-4000-8000-00000000e001';
@@ -39,6 +63,7 @@ export function lineageScenarios(ctx: SuiteContext<LineageDriver>): void {
   let admin: string;
   let viewer: string;
   let ruleWatcher: string;
+  let datasetReader: string;
   const lineage = async (of: LineageOf, id: string, variables: { direction?: string; depth?: number }, bearer = admin) => {
     const seen = expectOk(await ctx.driver.lineage(of, id, variables, bearer));
     if (!seen) throw new Error(`${of} ${id} was not found`);
@@ -49,6 +74,7 @@ export function lineageScenarios(ctx: SuiteContext<LineageDriver>): void {
     admin = await token({ roles: ['admin'] });
     viewer = await token({ roles: ['viewer'] });
     ruleWatcher = await token({ roles: ['rule_watcher'] });
+    datasetReader = await token({ roles: ['dataset_reader'] });
     // orders is fed by Kafka and denormalises from users; users denormalises from orders (a cycle);
     // enriched denormalises from orders; a template reads orders and a rule watches it.
     await ctx.gw.sql(`
@@ -58,7 +84,8 @@ export function lineageScenarios(ctx: SuiteContext<LineageDriver>): void {
         ('orders', 'Orders', '[{"id":"in-1","connector_id":"${KAFKA}","connector_config":{}}]', ARRAY['users']),
         ('users', 'Users', '[]', ARRAY['orders']),
         ('enriched', 'Enriched orders', '[]', ARRAY['orders']),
-        ('archive', 'Archive', '[]', '{}'::text[])
+        ('archive', 'Archive', '[]', '{}'::text[]),
+        ('feeds', 'Feeds', '[{"id":"in-b","connector_id":"http-pull-1.0.0","version":"1.0.0","connector_config":{}},{"id":"in-a","connector_id":"${KAFKA}","connector_config":{}},{"id":"in-c","connector_id":"${KAFKA}","version":"2.0.0","connector_config":{}}]', '{}'::text[])
       ) AS v(id, name, connectors, sources)`);
     await ctx.gw.sql(`
       INSERT INTO query_templates (template_id, template_name, query, query_type, created_by, updated_by) VALUES
@@ -173,6 +200,61 @@ export function lineageScenarios(ctx: SuiteContext<LineageDriver>): void {
 
     it("refuses a page size outside the list's bounds with the list's code, naming the bounds", async () => {
       expectFailure(await ctx.driver.held('dataset', 'orders', { first: -1 }, admin), 'DATASET_LIST_INPUT_INVALID', /the page size must be an integer from 0 to \d+ \(got -1\)/);
+    });
+  });
+
+  describe("a dataset's connector instances, a page at a time", () => {
+    const connectorPage = async (variables: ConnectorPageVariables = {}, bearer = admin) => {
+      const seen = expectOk(await ctx.driver.connectorPage('feeds', variables, bearer));
+      if (!seen) throw new Error('feeds was not found');
+      return seen;
+    };
+    const ids = (seen: ConnectorPageSeen) => seen.page.nodes.map((node) => node.instanceId);
+
+    it('pages the instances of the definition by instance id, with the total, as the deprecated list has them', async () => {
+      const seen = await connectorPage();
+      expect(seen.whole).toEqual(['in-b', 'in-a', 'in-c']);
+      expect(seen.page).toMatchObject({
+        totalCount: 3,
+        nodes: [
+          { instanceId: 'in-a', connectorId: KAFKA, version: null },
+          { instanceId: 'in-b', connectorId: 'http-pull-1.0.0', version: '1.0.0' },
+          { instanceId: 'in-c', connectorId: KAFKA, version: '2.0.0' },
+        ],
+        pageInfo: { hasNextPage: false, hasPreviousPage: false },
+      });
+    });
+
+    it("filters by the connector, the version's absence and a negation, and orders by the connector", async () => {
+      expect(ids(await connectorPage({ where: { connectorId: { eq: KAFKA } } }))).toEqual(['in-a', 'in-c']);
+      expect(ids(await connectorPage({ where: { version: { isNull: true } } }))).toEqual(['in-a']);
+      expect(await connectorPage({ where: { _not: { connectorId: { contains: 'HTTP' } } }, pageOnly: true })).toMatchObject({ page: { totalCount: 2 } });
+      expect(ids(await connectorPage({ orderBy: [{ field: 'CONNECTOR_ID', direction: 'DESC' }] }))).toEqual(['in-a', 'in-c', 'in-b']);
+    });
+
+    it('walks forward and back by cursors, the total over all pages', async () => {
+      const first = await connectorPage({ first: 2 });
+      expect({ ids: ids(first), totalCount: first.page.totalCount, next: first.page.pageInfo.hasNextPage }).toEqual({ ids: ['in-a', 'in-b'], totalCount: 3, next: true });
+      const rest = await connectorPage({ first: 2, after: first.page.pageInfo.endCursor! });
+      expect({ ids: ids(rest), next: rest.page.pageInfo.hasNextPage, previous: rest.page.pageInfo.hasPreviousPage }).toEqual({ ids: ['in-c'], next: false, previous: true });
+      expect(ids(await connectorPage({ last: 1, before: rest.page.pageInfo.startCursor! }))).toEqual(['in-b']);
+    });
+
+    it("refuses a cursor of another order, a bad page size and an operator a field has not, with the dataset list's code", async () => {
+      const { page } = await connectorPage({ first: 1 });
+      const otherOrder = await ctx.driver.connectorPage('feeds', { after: page.pageInfo.endCursor!, orderBy: [{ field: 'CONNECTOR_ID' }], pageOnly: true }, admin);
+      expectFailure(otherOrder, 'DATASET_LIST_INPUT_INVALID', /after: .* is not a cursor of this list \(it was made for another orderBy\)/);
+      expectFailure(await ctx.driver.connectorPage('feeds', { first: -1, pageOnly: true }, admin), 'DATASET_LIST_INPUT_INVALID', /the page size must be an integer from 0 to \d+ \(got -1\)/);
+      expectFailure(
+        await ctx.driver.connectorPage('feeds', { where: { instanceId: { isNull: true } }, pageOnly: true }, admin),
+        'DATASET_LIST_INPUT_INVALID',
+        /where\.instanceId\.isNull: not an operator of this field/,
+      );
+    });
+
+    it('refuses a caller who may read datasets but not connectors the page, as the connectors list refuses them; the deprecated list still answers', async () => {
+      expectFailure(await ctx.driver.connectorPage('feeds', { pageOnly: true }, datasetReader), 'FORBIDDEN', /api\.connectors\.(read|list)/);
+      expect(expectOk(await ctx.driver.connectorList('feeds', datasetReader))).toEqual(['in-b', 'in-a', 'in-c']);
     });
   });
 

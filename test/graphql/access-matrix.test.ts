@@ -6,7 +6,7 @@
 //   again after an admin had its answer kept (the kept answers and the fast path in front of express),
 //   through node(id), and over graphql-ws and SSE for every link a datasetChanged event reaches. A
 //   role is refused (FORBIDDEN, on the first field whose records it may not read: nodes.ts's
-//   NODE_READ_API_IDS, or the root field's API ids) or gets the records an admin gets;
+//   NODE_READ_API_IDS, an embedded part's LINK_READ_API_IDS, or the root field's API ids) or gets the records an admin gets;
 // - root fields: every Query field over POST and GET, every Subscription field over graphql-ws and
 //   SSE (a resumable stream such as alertStateChanges or auditStream refused exactly to the roles
 //   its query twin is: test/support/auth.ts's STREAM_TWINS), and every Query field as a live query
@@ -43,7 +43,7 @@ import { seedTemplate } from '../support/templates.js';
 import { fieldApiIds } from '../../src/auth/field-api-ids.js';
 import { restEndpoints } from '../../rest/endpoints.js';
 import { globalId, type NodeType } from '../../src/graphql/global-id.js';
-import { NODE_READ_API_IDS } from '../../src/graphql/nodes.js';
+import { LINK_READ_API_IDS, NODE_READ_API_IDS } from '../../src/graphql/nodes.js';
 import { PUBLISHED_READS, ROOT_FIELD_PERMISSIONS } from '../../src/graphql/schema.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -199,7 +199,16 @@ function guardsOf(route: Route, linkCase: LinkCase): Guard[] {
   const guards = [...route.root.guards];
   const path = [...route.root.prefix];
   for (const link of [...route.hops, linkCase.link]) {
-    path.push(...stepsOf(link));
+    // An embedded part read as its own kind of record (a dataset's page of connector instances) admits by its own ids first.
+    let owner = schema.getType(link.parent) as GraphQLObjectType;
+    for (const step of link.via) {
+      path.push(step);
+      const named = getNamedType(owner.getFields()[step]!.type) as GraphQLObjectType;
+      const ids = LINK_READ_API_IDS[named.name];
+      if (ids && !isNodeType(named)) guards.push({ at: path.join('.'), ids });
+      owner = named;
+    }
+    path.push(link.field);
     guards.push({ at: path.join('.'), ids: readIds(link.target) });
   }
   return guards;

@@ -226,6 +226,22 @@ describe('links between alerting records', () => {
 });
 
 describe('pages of what a record holds the ids of', () => {
+  it('page each dataset’s connector instances from the record already read: no statement beyond the list’s own, for 100 datasets as for 10', async () => {
+    // the list alone: the instances are cut from each dataset's definition
+    const datasets = (await expectConstant(
+      `query ($first: Int!) { datasets(first: $first, filter: { type: EVENT }) { nodes { datasetId connectorPage(first: 5) { totalCount nodes { instanceId connectorId } } } } }`,
+      (data) => data.datasets.nodes,
+      1,
+    )) as { datasetId: string; connectorPage: { totalCount: number; nodes: { instanceId: string; connectorId: string }[] } }[];
+    for (const dataset of datasets) {
+      const n = Number(dataset.datasetId.slice(-3));
+      expect({ id: dataset.datasetId, page: dataset.connectorPage }).toEqual({
+        id: dataset.datasetId,
+        page: { totalCount: 1, nodes: [{ instanceId: `in-${n}`, connectorId: n % 2 === 0 ? 'kafka-connector-1.0.0' : 'postgres-connector' }] },
+      });
+    }
+  });
+
   it('page each dataset’s denorm sources, template’s datasets and rule’s channels, with counts, in one statement each for 100 parents as for 10', async () => {
     const next = (id: string) => `links-${String((Number(id.slice(-3)) % 100) + 1).padStart(3, '0')}`;
     // list, the sources' pages, their counts
@@ -286,8 +302,16 @@ describe('GraphiQL', () => {
     expect(validate(schema, parse(defaultQuery), [NoDeprecatedCustomRule]).map((error) => error.message)).toEqual([]);
     const response = await graphql(gw, defaultQuery);
     expect(response.errors).toBeUndefined();
-    const nodes = response.data!.datasets.nodes as { connectors: { connector: unknown }[]; alertRulePage: { nodes: { channelPage: { nodes: unknown[] } }[] }; health: unknown }[];
+    const nodes = response.data!.datasets.nodes as {
+      connectorPage: { totalCount: number; nodes: { connector: unknown }[] };
+      alertRulePage: { nodes: { channelPage: { nodes: unknown[] } }[] };
+      health: unknown;
+    }[];
     expect(nodes.length).toBe(20);
-    expect(nodes.every((node) => node.health !== null && node.connectors[0]!.connector !== null && node.alertRulePage.nodes[0]!.channelPage.nodes.length === 1)).toBe(true);
+    expect(
+      nodes.every(
+        (node) => node.health !== null && node.connectorPage.totalCount === 1 && node.connectorPage.nodes[0]!.connector !== null && node.alertRulePage.nodes[0]!.channelPage.nodes.length === 1,
+      ),
+    ).toBe(true);
   });
 });

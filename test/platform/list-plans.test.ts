@@ -330,6 +330,44 @@ describe('a list read on 100,000 rows, as the gateway reads it (Prisma)', () => 
     await expect(unindexed.countAll()).rejects.toMatchObject({ code: 'QUERY_TEMPLATE_INVALID_INPUT', message: expect.stringMatching(/^totalCount: no index can count query templates/) });
     await expect(unindexed.groupBy('QUERY_TYPE')).rejects.toMatchObject({ code: 'QUERY_TEMPLATE_INVALID_INPUT', message: expect.stringMatching(/^groupBy\(field: QUERY_TYPE\): no index/) });
   });
+
+  it('plans a count once and then runs it alone, as one statement, while a where no index serves is planned and refused every time', async () => {
+    // The statements the gateway's client sends, read from the pool it uses.
+    const watched = new pg.Pool({ connectionString: database.url, max: 2 });
+    const sent: string[] = [];
+    watched.on('connect', (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        const [first] = args;
+        sent.push(typeof first === 'string' ? first : String((first as { text?: string }).text));
+        return query(...args);
+      };
+    });
+    const client = new PrismaClient({ adapter: new PrismaPg(watched) });
+    try {
+      const countOf = async (where: ListWhere) => {
+        const from = sent.length;
+        const page = await readList(client, templateList, { where, first: 0 }, 1000, (row: Record<string, unknown>) => row);
+        const pageStatements = sent.length - from;
+        const total = await page.countAll().catch((error: unknown) => error);
+        return { total, countStatements: sent.slice(from + pageStatements).filter((text) => !/^(BEGIN|COMMIT|ROLLBACK)/i.test(text)) };
+      };
+      const indexed: ListWhere = { createdBy: { in: ['user9'] } };
+      const { rows } = await pool.query<{ count: number }>("SELECT count(*)::int AS count FROM query_templates WHERE created_by = 'user9'");
+      const first = await countOf(indexed);
+      expect({ total: first.total, planned: first.countStatements.some((text) => text.startsWith('EXPLAIN')) }).toEqual({ total: rows[0]!.count, planned: true });
+      const again = await countOf(indexed);
+      expect({ total: again.total, statements: again.countStatements }).toEqual({ total: rows[0]!.count, statements: [expect.stringMatching(/^SELECT count\(\*\)/)] });
+      for (let attempt = 0; attempt < 2; attempt += 1) {
+        const refused = await countOf({ _not: { createdBy: { eq: 'user9' } } });
+        expect(refused.total).toMatchObject({ code: 'QUERY_TEMPLATE_INVALID_INPUT', message: expect.stringMatching(/^totalCount: no index can count query templates/) });
+        expect(refused.countStatements.some((text) => text.startsWith('EXPLAIN'))).toBe(true);
+      }
+    } finally {
+      await client.$disconnect();
+      await watched.end();
+    }
+  });
 });
 
 /** Each plan's page, count and groupBy statements for `parents`, bound as the gateway binds them: every scan of `table` indexed; unfiltered, through `linkIndex`. */

@@ -52,11 +52,14 @@ query DatasetDashboard {
         processed
         failed
       }
-      connectors {
-        instanceId
-        connector {
-          name
-          status
+      connectorPage(first: 10) {
+        totalCount
+        nodes {
+          instanceId
+          connector {
+            name
+            status
+          }
         }
       }
       alertRulePage(first: 10) {

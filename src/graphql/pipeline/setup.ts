@@ -11,7 +11,7 @@ import { ingestionFieldPermissions } from '../../modules/ingestion/index.js';
 import { metricsFieldPermissions } from '../../modules/metrics/index.js';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { knownTableRows } from '../../platform/lists/list-query.js';
-import { NODE_READ_API_IDS } from '../nodes.js';
+import { LINK_READ_API_IDS } from '../nodes.js';
 import { FILTER_READS } from '../lists.js';
 import { guardLinkedFilters } from '../../auth/filter-guard.js';
 import { loadPersistedOperations } from '../persisted-operations.js';
@@ -36,7 +36,7 @@ export function createOperationPipeline({ config, logger, prisma, gatewayVersion
   if (permissionGaps.length > 0) throw new Error(`root field permissions do not fit the schema or the REST table:\n  - ${permissionGaps.join('\n  - ')}`);
   guardRootFields(schema, apiIds.byField);
   // A record reached through a link is no more open than the root fields that read it (nodes.ts).
-  guardLinks(schema, NODE_READ_API_IDS);
+  guardLinks(schema, LINK_READ_API_IDS);
   // A filter through a link (datasets by their rules' severity) is no more open than the link.
   guardLinkedFilters(schema, FILTER_READS);
 
@@ -49,7 +49,7 @@ export function createOperationPipeline({ config, logger, prisma, gatewayVersion
 
   // A kept answer holding health or counters is served only to a caller their own fields admit.
   const figuresApiIds = { DatasetHealth: metricsFieldPermissions['Query.datasetHealth']!, IngestionStats: ingestionFieldPermissions['Query.ingestionStats']! };
-  const planOf = readPlanner(schema, PUBLISHED_READS, ROOT_FIELD_PERMISSIONS, { ...NODE_READ_API_IDS, ...figuresApiIds }, config.graphql.figuresMaxAgeMs);
+  const planOf = readPlanner(schema, PUBLISHED_READS, ROOT_FIELD_PERMISSIONS, { ...LINK_READ_API_IDS, ...figuresApiIds }, config.graphql.figuresMaxAgeMs);
   return { schema, apiIdsByField: apiIds.byField, checks, planOf };
 }
 

@@ -19,6 +19,7 @@ export { datasetsFieldPermissions, datasetsPublishedReads } from './permissions.
 export { CONNECTOR_KEY_BYTES, createConnectorSecrets } from './connector-secrets.js';
 export type { DatasourceEntry, DatasourcePage } from './datasources.js';
 export { type ConnectorInstance, DATASET_ID_MAX_LENGTH, datasetIdLengthProblem } from './definition.js';
+export type { ConnectorInstancePage } from './connector-page.js';
 export { createDatasetStore, type DatasetVersionList } from './store.js';
 export { createDatasetService, type DatasetService, type DatasetVersions } from './service.js';
 export { datasetResolvers } from './resolvers.js';

@@ -1,10 +1,10 @@
 // GraphQL resolvers for datasets: arguments in, service call, result out. Nested versions and
 // denorm sources go through the per-request DataLoader, so a list costs a constant number of queries.
 import { globalId } from '../../graphql/global-id.js';
-import { listConnectionResolvers } from '../../graphql/list-connection.js';
+import { listConnectionResolvers, pageConnectionResolvers } from '../../graphql/list-connection.js';
 import { checkLegacyValues, legacyEq, legacyIn, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
 import type { CreateDatasetInput, Resolvers, UpdateDatasetInput } from '../../generated/graphql.js';
-import { connectorInstances, withCacheNames } from './definition.js';
+import { connectorInstances, withCacheNames, type ConnectorInstance } from './definition.js';
 import { toListDocument } from '../../platform/dataset-document.js';
 import { datasetConfiguration, transformations } from './configuration.js';
 import { schemaFields } from './schema-fields.js';
@@ -110,6 +110,7 @@ export const datasetResolvers: Resolvers = {
     config: (dataset) => datasetConfiguration(dataset),
     fieldTransformations: (dataset) => transformations(dataset),
     connectors: (dataset) => connectorInstances(dataset),
+    connectorPage: (dataset, { where, orderBy, first, after, last, before }, { services }) => services.datasets.connectorPage(dataset, { where, orderBy, first, after, last, before }),
     createdAt: (dataset) => dataset.createdDate,
     updatedAt: (dataset) => dataset.updatedDate,
     publishedAt: (dataset) => dataset.publishedDate,
@@ -126,6 +127,7 @@ export const datasetResolvers: Resolvers = {
   },
   DatasetSectionsAsWritten: asWritten,
   DatasetConnection: listConnectionResolvers<DatasetRecord>(),
+  DatasetConnectorConnection: pageConnectionResolvers<ConnectorInstance>(),
   DatasourceConnection: listConnectionResolvers<DatasourceEntry>(),
   Datasource: {
     id: (entry) => globalId('Datasource', entry.datasetId),

@@ -24,6 +24,7 @@ import { checkFieldSelection, DOCUMENT_NAMES, fromDocument, toDocument } from '.
 import { publishProblems, TRANSITION_RULES } from './lifecycle.js';
 import { heldKeys } from '../../platform/lists/nested-list.js';
 import { denormSourceLink, namedDatasetLink } from './list.js';
+import { connectorPage, type ConnectorInstancePage, type ConnectorPageArguments } from './connector-page.js';
 import { isUniqueViolation, type DatasetStore } from './store.js';
 import {
   stageOf,
@@ -223,6 +224,11 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
      */
     denormSourcePage(request: object, dataset: Pick<DatasetRecord, 'denormSources'>, query: DatasetListQuery): Promise<DatasetPage> {
       return store.denormSourcePage(request, heldKeys(denormSourceLink, dataset.denormSources), query, options.listMax);
+    },
+
+    /** A page of the dataset's connector instances (`Dataset.connectorPage`), cut from its definition: no statement. */
+    connectorPage(dataset: Pick<DatasetRecord, 'connectorsConfig'>, query: ConnectorPageArguments): ConnectorInstancePage {
+      return connectorPage(dataset, query, options.listMax);
     },
 
     /** A page of the datasets named by `datasetIds` (`QueryTemplate.datasetPage`): each its Live version, else its draft; batched as denormSourcePage. */

@@ -442,15 +442,48 @@ export async function checkCountIndexed(run: RunSql, declaration: ListDeclaratio
   }
 }
 
-/** Runs a count or group statement: on a large table through an indexed plan only (checkCountIndexed). */
+/**
+ * How long a count statement found indexed (checkCountIndexed) is taken as indexed without planning it
+ * again: the same time the table estimates are kept, as the verdict depends on them and on the indexes.
+ */
+const INDEXED_VERDICT_TTL_MS = TABLE_SIZE_TTL_MS;
+/** Most verdicts kept per database client; the oldest is forgotten first. */
+const INDEXED_VERDICTS_MAX = 1000;
+const indexedVerdictsOf = new WeakMap<object, Map<string, number>>();
+
+/**
+ * The key of a count's verdict: the statement with its values (a value can change the plan, e.g. a
+ * LIKE pattern), and the table's size class (a power of ten of its estimated rows), so a table that
+ * grows into another class is planned again.
+ */
+const verdictKey = (statement: CountSql, rows: number) =>
+  `${Math.floor(Math.log10(Math.max(rows, 1)))}\u0000${statement.text}\u0000${JSON.stringify(statement.values, (_, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))}`;
+
+/**
+ * Runs a count or group statement: on a large table through an indexed plan only (checkCountIndexed).
+ * The check costs a transaction and four round trips more than the count (BEGIN, SET, EXPLAIN, COMMIT):
+ * a statement found indexed is then run alone for a while (a dashboard asks the same figures again and
+ * again), as one round trip. It may then run the plan the planner finds cheapest, a sequential scan
+ * among them: the check is that an index can serve it, which the verdict still says. A statement never
+ * found indexed is checked every time, so a refusal is never skipped.
+ */
 async function runCounting(prisma: PrismaClient, declaration: ListDeclaration, statement: CountSql, what: string): Promise<Record<string, unknown>[]> {
   const rows = await estimatedRows(prisma, declaration.table);
   if (rows < LARGE_TABLE_ROWS) return runOn(prisma)(statement.text, statement.values);
-  return prisma.$transaction(async (tx) => {
+  let verdicts = indexedVerdictsOf.get(prisma);
+  if (!verdicts) indexedVerdictsOf.set(prisma, (verdicts = new Map<string, number>()));
+  const key = verdictKey(statement, rows);
+  const until = verdicts.get(key);
+  if (until !== undefined && until > Date.now()) return runOn(prisma)(statement.text, statement.values);
+  const counted = await prisma.$transaction(async (tx) => {
     const run = runOn(tx);
     await checkCountIndexed(run, declaration, statement, what, rows);
     return run(statement.text, statement.values);
   });
+  verdicts.delete(key);
+  if (verdicts.size >= INDEXED_VERDICTS_MAX) verdicts.delete(verdicts.keys().next().value!);
+  verdicts.set(key, Date.now() + INDEXED_VERDICT_TTL_MS);
+  return counted;
 }
 
 /** Column name → Prisma field name of the list's model (the one mapped to its table), from the client's own data model. */

@@ -1,6 +1,6 @@
 // The transports of the lineage scenarios (a field of datasets, templates and rules; no REST endpoint).
 import type { TestGateway } from '../../support/gateway.js';
-import type { HeldSeen, LineageDriver, LineageOf } from '../lineage.js';
+import type { ConnectorPageSeen, HeldSeen, LineageDriver, LineageOf } from '../lineage.js';
 import { graphqlQueryCall, sseQueryCall, wsQueryCall, type GraphQueryCall } from './graph-query.js';
 
 const LINEAGE_SELECTION = `lineage(direction: $direction, depth: $depth) {
@@ -30,6 +30,22 @@ function driverOn(call: GraphQueryCall): LineageDriver {
       if (!outcome.ok) return outcome;
       const seen = outcome.value as { page: HeldSeen['page']; whole?: { key: string }[] } | null;
       return { ok: true, value: seen && { page: seen.page, whole: (seen.whole ?? []).map((item) => item.key) } };
+    },
+    connectorPage: async (id, { pageOnly, ...variables }, bearer) => {
+      const page = `page: connectorPage(first: $first, last: $last, after: $after, before: $before, where: $where, orderBy: $orderBy) {
+        totalCount nodes { instanceId connectorId version } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }`;
+      const selection = pageOnly ? page : `${page} whole: connectors { instanceId }`;
+      const declarations = '$id: ID!, $first: Int, $last: Int, $after: String, $before: String, $where: DatasetConnectorWhere, $orderBy: [DatasetConnectorOrder!]';
+      const outcome = await call('dataset', declarations, `dataset(id: $id) { ${selection} }`, { id, ...variables }, bearer);
+      if (!outcome.ok) return outcome;
+      const seen = outcome.value as { page: ConnectorPageSeen['page']; whole?: { instanceId: string }[] } | null;
+      return { ok: true, value: seen && { page: seen.page, whole: (seen.whole ?? []).map((item) => item.instanceId) } };
+    },
+    connectorList: async (id, bearer) => {
+      const outcome = await call('dataset', '$id: ID!', 'dataset(id: $id) { connectors { instanceId } }', { id }, bearer);
+      if (!outcome.ok) return outcome;
+      const seen = outcome.value as { connectors: { instanceId: string }[] } | null;
+      return { ok: true, value: seen && seen.connectors.map((item) => item.instanceId) };
     },
   };
 }
