@@ -42,7 +42,7 @@ import {
   visit,
 } from 'graphql';
 import { narrowsByIndex } from '../platform/lists/comparisons.js';
-import type { ListDeclaration } from '../platform/lists/declaration.js';
+import { fieldNamed, type ListDeclaration } from '../platform/lists/declaration.js';
 import { DEFAULT_PAGE_SIZE, type ListWhere } from '../platform/lists/list-query.js';
 import { characterCount, JSON_LIMIT_SETTINGS, type JsonLimits } from '../validation/json-limits.js';
 import { listOfConnection } from './lists.js';
@@ -179,6 +179,8 @@ interface CountedRows {
   plural: string;
   rows: number;
   indexed: boolean;
+  /** Set for a page ordered first by a figure no index orders: that field (the rows are read and sorted, not counted). */
+  sortedBy?: string;
 }
 
 /**
@@ -242,6 +244,18 @@ function servedByIndex(list: ListDeclaration, where: unknown): boolean {
   } catch {
     return true; // a malformed value is refused when the variables are coerced, before any statement
   }
+}
+
+/**
+ * The field a page's `orderBy` (as GraphQL reads it) leads with when no index orders it (a figure
+ * computed per row, such as a dataset's ingestion counters): the page then reads and sorts its whole
+ * filtered set before its first item, which a count prices. Undefined for an order an index serves.
+ */
+function leadingScanOrder(list: ListDeclaration, orderBy: unknown): string | undefined {
+  const first: unknown = Array.isArray(orderBy) ? orderBy[0] : orderBy;
+  const given = first !== null && typeof first === 'object' ? (first as { field?: unknown }).field : undefined;
+  const name = typeof given === 'string' ? fieldNamed(list, given) : undefined;
+  return name !== undefined && list.fields[name]!.scan ? String(given) : undefined;
 }
 
 /**
@@ -321,10 +335,30 @@ export function priceOperation(
     if (connection.name === SEARCH_CONNECTION) return { plural: 'search documents', rows: options.tableRows?.(SEARCH_TABLE) ?? 0, indexed: true };
     const list = listOfConnection(connection);
     if (!list) return undefined;
-    // An older `filter` narrows by equalities (indexed) and is ANDed with the `where`.
+    return { plural: list.plural, rows: options.tableRows?.(list.table) ?? 0, indexed: nested || filtered(field, node) || servedByIndex(list, inputValue(field, node, 'where')) };
+  };
+
+  /** Whether an older `filter` narrows the list: by equalities (indexed), ANDed with the `where`. */
+  const filtered = (field: GraphQLField<unknown, unknown>, node: FieldNode): boolean => {
     const filter = inputValue(field, node, 'filter');
-    const narrowed = filter !== null && typeof filter === 'object' && Object.values(filter).some((value) => value !== null && value !== undefined);
-    return { plural: list.plural, rows: options.tableRows?.(list.table) ?? 0, indexed: nested || narrowed || servedByIndex(list, inputValue(field, node, 'where')) };
+    return filter !== null && typeof filter === 'object' && Object.values(filter).some((value) => value !== null && value !== undefined);
+  };
+
+  /**
+   * A root page ordered first by a figure no index orders, priced as a count over the same rows (a
+   * page under each item of another reads that item's own through the link's index, as its counts do).
+   */
+  const sortedByScan = (field: GraphQLField<unknown, unknown>, node: FieldNode, connection: GraphQLNamedType, counted: CountedRows): PricedOperation | undefined => {
+    const list = listOfConnection(connection);
+    const sortedBy = list && leadingScanOrder(list, inputValue(field, node, 'orderBy'));
+    if (!sortedBy) return undefined;
+    // Unlike a count, which an index answers whole, the figure is computed for every row sorted: only a
+    // `where` or `filter` an index narrows by keeps that to fewer rows than the table's.
+    const where = inputValue(field, node, 'where');
+    const indexed = filtered(field, node) || (where !== null && typeof where === 'object' && narrowsByIndex(list, where as ListWhere));
+    const price = countPrice(counted.rows, indexed);
+    const path = `${node.name.value}(orderBy: ${print(node.arguments!.find((arg) => arg.name.value === 'orderBy')!.value)})`;
+    return { cost: price, counts: price, costliest: { path, price, times: 1, counted: { ...counted, indexed, sortedBy } } };
   };
 
   // A fragment's cost depends only on the page size and the count it is spread under (its type condition fixes its type).
@@ -348,6 +382,8 @@ export function priceOperation(
         const connection = own !== undefined && !isList ? countedOn(field, selection, named, type !== root) : undefined;
         const inner = selection.selectionSet && isCompositeType(named) ? costOf(selection.selectionSet, named, visiting, isList ? undefined : own, connection) : { cost: 0, counts: 0 };
         addPriced(total, scaled(inner, isList ? (own ?? page ?? 1) : 1, name));
+        const sorted = connection && type === root ? sortedByScan(field, selection, named, connection) : undefined;
+        if (sorted) addPriced(total, sorted);
         if (counted && COUNT_FIELDS.has(name)) {
           const price = countPrice(counted.rows, counted.indexed);
           const given = selection.arguments ?? [];
@@ -391,11 +427,13 @@ export function costRefusal(priced: PricedOperation, maxCost: number, advice = t
   const count = priced.costliest;
   if (priced.counts > 0 && count) {
     const rows = Math.round(count.counted.rows);
-    const read = count.counted.indexed
-      ? rows > 0
-        ? `a count of up to ${rows} ${count.counted.plural} through an index`
-        : `a count of ${count.counted.plural}`
-      : `its where compares no field positively (only _not), so no index serves it: a count reads all ${rows} ${count.counted.plural}`;
+    const read = count.counted.sortedBy
+      ? `its orderBy leads with ${count.counted.sortedBy}, a figure no index orders: the page reads and sorts ${count.counted.indexed ? `up to ${rows}` : `all ${rows}`} ${count.counted.plural} before its first item`
+      : count.counted.indexed
+        ? rows > 0
+          ? `a count of up to ${rows} ${count.counted.plural} through an index`
+          : `a count of ${count.counted.plural}`
+        : `its where compares no field positively (only _not), so no index serves it: a count reads all ${rows} ${count.counted.plural}`;
     parts.push(`Counts (totalCount, groupBy) make ${priced.counts} of it; the costliest is ${count.path}, ${count.times > 1 ? `${count.times} × ` : ''}${count.price} (${read}).`);
   }
   if (advice) parts.push(priced.counts > 0 ? 'Ask for smaller pages (first), fewer fields, or fewer counts under a narrower where.' : 'Ask for smaller pages (first) or fewer fields.');

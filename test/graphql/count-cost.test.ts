@@ -96,6 +96,29 @@ describe('the price of a count', () => {
     expect(price('{ search(query: "orders", first: 20) { edges { cursor } } }', {}, rows).cost).toBe(1 + 1 + 20);
   });
 
+  it('prices a page ordered first by an ingestion counter as a count of the rows it sorts, and refuses it on a large table, naming the order (issue 49)', () => {
+    const rows = { datasets: 1_000_000 };
+    // datasets + nodes + 20 × datasetId, as any page ordered by a column an index orders.
+    expect(price('{ datasets(first: 20, orderBy: [{ field: NAME }]) { nodes { datasetId } } }', {}, rows).cost).toBe(1 + 1 + 20);
+    // Ordered by a figure computed per row: every dataset is read and sorted before the first one.
+    const byCounter = price('{ datasets(first: 20, orderBy: [{ field: INGESTION_RECEIVED, direction: DESC }]) { nodes { datasetId } } }', {}, rows);
+    expect(byCounter.cost).toBe(1 + 1 + 20 + COUNT_COST + 1_000_000);
+    expect(costRefusal(byCounter, MAX_COST)).toContain(
+      'the costliest is datasets(orderBy: [{field: INGESTION_RECEIVED, direction: DESC}]), 1000025 (its orderBy leads with INGESTION_RECEIVED, a figure no index orders: the page reads and sorts all 1000000 dataset versions before its first item)',
+    );
+    // Under a where an index serves, only the rows it selects are sorted (priced by the table, as a count); a variable's order too.
+    const narrowed = price(
+      'query Q($order: [DatasetOrder!]) { datasets(first: 20, where: { status: { eq: LIVE } }, orderBy: $order) { nodes { datasetId } } }',
+      { order: [{ field: 'INGESTION_RECEIVED' }] },
+      rows,
+    );
+    expect(narrowed.cost).toBe(1 + 1 + 20 + COUNT_COST + 10_000);
+    // A counter as a later key only breaks ties among rows the index already ordered.
+    expect(price('{ datasets(first: 20, orderBy: [{ field: NAME }, { field: INGESTION_RECEIVED }]) { nodes { datasetId } } }', {}, rows).cost).toBe(1 + 1 + 20);
+    // Over the items of another page, the order sorts what each item holds, read through the link's index.
+    expect(price('{ datasets(first: 10) { nodes { datasetId } } }', {}, rows).cost).toBe(1 + 1 + 10);
+  });
+
   it('keeps every listed operation and the list example of docs/graphql.md under the default limit at pages of 100, with every table at 1,000,000 rows', () => {
     const manifest = JSON.parse(readFileSync(path.join(ROOT, 'persisted-operations.json'), 'utf8')) as PersistedQueryManifest;
     const huge = new Proxy<Record<string, number>>({}, { get: () => 1_000_000 });
