@@ -7,6 +7,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createFileService } from '../../src/modules/files/index.js';
 import { EmbeddedObjectStore, LinkRefused } from '../../src/platform/object-store/embedded.js';
 import { graphql } from '../support/api.js';
 import { filesUnder, startStoreGateway, type StoreGateway } from '../support/connectors.js';
@@ -199,6 +200,18 @@ describe('EmbeddedObjectStore', () => {
     await expect(store.verify('user_uploads/a.json', 'GET', query)).resolves.toBeUndefined();
     now += 1_000;
     await expect(store.verify('user_uploads/a.json', 'GET', query)).rejects.toThrow(LinkRefused);
+  });
+
+  it('says the expiry its links carry, when a second turns while they are signed', async () => {
+    // Every reading of the clock is 2 ms later, from the last millisecond of a second.
+    let now = Date.parse('2026-01-01T00:00:00Z') - 1;
+    const clock = () => (now += 2) - 2;
+    const store = new EmbeddedObjectStore({ dir: `${dir}/objects`, secret: SECRET, secretFile: '', maxObjectBytes: 1024, baseUrl: () => 'http://gateway', now: clock });
+    const files = createFileService(store, { urlLimit: 10, urlExpirySeconds: 600, now: clock });
+    const links = await files.generateUrls({ files: ['a.json', 'b.json'], access: 'read' });
+    for (const link of links) expect(Number(new URL(link.preSignedUrl).searchParams.get('expires'))).toBe(Math.floor(link.expiresAt.getTime() / 1000));
+    const read = await files.readLink('user_uploads/a.json');
+    expect(Number(new URL(read.url).searchParams.get('expires'))).toBe(Math.floor(read.expiresAt.getTime() / 1000));
   });
 
   it('keeps one signing key, in a file only its owner reads, so links survive a restart', async () => {

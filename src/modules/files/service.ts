@@ -47,10 +47,12 @@ export function createFileService(store: ObjectStore, options: FileServiceOption
         if (checked.problem) throw invalid(`files[${index}] (${JSON.stringify(name.slice(0, 80))}): ${checked.problem}`);
         return checked.key!;
       });
-      const expiresAt = new Date((options.now?.() ?? Date.now()) + options.urlExpirySeconds * 1000);
+      // One instant for the links and the expiresAt said of them: read twice, a second could turn between.
+      const signedAt = options.now?.() ?? Date.now();
+      const expiresAt = new Date(signedAt + options.urlExpirySeconds * 1000);
       let urls: string[];
       try {
-        urls = await Promise.all(keys.map((key) => store.signedUrl(key, access, options.urlExpirySeconds)));
+        urls = await Promise.all(keys.map((key) => store.signedUrl(key, access, options.urlExpirySeconds, signedAt)));
       } catch (error) {
         const failure = storeFailure(error);
         throw new GatewayError('FILES_GENERATE_URL_FAILURE', `Failed to generate pre-signed URLs: ${failure.summary}`, failure);
@@ -73,9 +75,10 @@ export function createFileService(store: ObjectStore, options: FileServiceOption
 
     /** A download link to a stored file, valid for FILES_URL_EXPIRY_SECONDS, as generateUrls signs them. */
     async readLink(key: string): Promise<{ url: string; expiresAt: Date }> {
-      const expiresAt = new Date((options.now?.() ?? Date.now()) + options.urlExpirySeconds * 1000);
+      const signedAt = options.now?.() ?? Date.now();
+      const expiresAt = new Date(signedAt + options.urlExpirySeconds * 1000);
       try {
-        return { url: await store.signedUrl(key, 'read', options.urlExpirySeconds), expiresAt };
+        return { url: await store.signedUrl(key, 'read', options.urlExpirySeconds, signedAt), expiresAt };
       } catch (error) {
         const failure = storeFailure(error);
         throw new GatewayError('FILES_GENERATE_URL_FAILURE', `Failed to generate a pre-signed URL: ${failure.summary}`, failure);

@@ -53,10 +53,10 @@ export class EmbeddedObjectStore implements ObjectStore {
     this.name = `embedded object store in ${this.root}`;
   }
 
-  async signedUrl(key: string, access: LinkAccess, expiresInSeconds: number): Promise<string> {
+  async signedUrl(key: string, access: LinkAccess, expiresInSeconds: number, signedAt = this.now()): Promise<string> {
     assertObjectKey(key);
     const method: LinkMethod = access === 'write' ? 'PUT' : 'GET';
-    const expires = Math.floor(this.now() / 1000) + expiresInSeconds;
+    const expires = Math.floor(signedAt / 1000) + expiresInSeconds;
     const signature = await this.sign(method, key, expires);
     const query = new URLSearchParams({ method, expires: String(expires), signature });
     return `${this.options.baseUrl()}${EMBEDDED_LINK_PREFIX}/${encodeObjectKey(key)}?${query}`;

@@ -7,8 +7,12 @@ export type LinkAccess = 'read' | 'write';
 
 export interface ObjectStore {
   readonly name: string;
-  /** A link its holder can GET (read) or PUT (write) with no other credential, until it expires. */
-  signedUrl(key: string, access: LinkAccess, expiresInSeconds: number): Promise<string>;
+  /**
+   * A link its holder can GET (read) or PUT (write) with no other credential, until it expires:
+   * `expiresInSeconds` after `signedAt` (epoch ms, now by default; its second, as links carry seconds).
+   * A caller that tells when the link expires passes the instant it counted from.
+   */
+  signedUrl(key: string, access: LinkAccess, expiresInSeconds: number, signedAt?: number): Promise<string>;
   /** Stores a local file under `key`, replacing any object there. */
   putFile(key: string, filePath: string, contentType: string): Promise<void>;
   /** Removes an object; no error when there is none. */

@@ -62,12 +62,13 @@ export class S3ObjectStore implements ObjectStore {
     this.name = `S3 bucket ${settings.bucket}${settings.endpoint ? ` at ${settings.endpoint}` : ` (${settings.region})`}${settings.publicEndpoint ? `, links via ${settings.publicEndpoint}` : ''}`;
   }
 
-  async signedUrl(key: string, access: LinkAccess, expiresInSeconds: number): Promise<string> {
+  async signedUrl(key: string, access: LinkAccess, expiresInSeconds: number, signedAt?: number): Promise<string> {
     assertObjectKey(key);
     const target = { Bucket: this.settings.bucket, Key: key };
     const command = access === 'write' ? new PutObjectCommand(target) : new GetObjectCommand(target);
     // Signing sends nothing; it fails only when there are no credentials to sign with.
-    return getSignedUrl(this.presigner, command, { expiresIn: expiresInSeconds }).catch((error: unknown) => this.fail(error));
+    const signing = { expiresIn: expiresInSeconds, ...(signedAt === undefined ? {} : { signingDate: new Date(signedAt) }) };
+    return getSignedUrl(this.presigner, command, signing).catch((error: unknown) => this.fail(error));
   }
 
   async putFile(key: string, filePath: string, contentType: string): Promise<void> {
