@@ -110,12 +110,17 @@ const initialVariables = params.get('variables') ?? undefined;
 
 // The operations of graphql/operations/ (the allow list), each opened in a tab of its own by a click.
 function ExamplesList({ examples }) {
-  const { addTab } = useGraphiQLActions();
+  const { addTab, setOperationName } = useGraphiQLActions();
   const queryEditor = useGraphiQL((state) => state.queryEditor);
-  const open = (body) => {
+  const open = ({ name, body }) => {
     addTab();
-    // The new tab's editor model is in place once React has rendered it.
-    setTimeout(() => queryEditor?.setValue(body), 0);
+    // The new tab's editor model is in place once React has rendered it. GraphiQL reads the
+    // operation's name from the editor 100 ms after a change; named at once, a run pressed sooner
+    // does not send the previous tab's operation name.
+    setTimeout(() => {
+      queryEditor?.setValue(body);
+      setOperationName(name);
+    }, 0);
   };
   const kinds = ['query', 'mutation', 'subscription'];
   return (
@@ -131,7 +136,7 @@ function ExamplesList({ examples }) {
             <ul>
               {ofKind.map((example) => (
                 <li key={example.name}>
-                  <button type="button" className="gateway-example" data-example={example.name} onClick={() => open(example.body)}>
+                  <button type="button" className="gateway-example" data-example={example.name} onClick={() => open(example)}>
                     {example.name}
                   </button>
                 </li>
