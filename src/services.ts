@@ -119,7 +119,7 @@ export function createServices(
   });
   const series = createSeriesService(platform.prometheus, { findAlias: async (name) => (await alerts.findMetricAlias(name))?.metric });
   const alerts = createAlertService(
-    createAlertStore(database.prisma, (id) => published.announce({ table: 'notification_channels', key: id })),
+    createAlertStore(database.prisma, database.storePool, (id) => published.announce({ table: 'notification_channels', key: id })),
     platform.alertManagers,
     platform.managerNames,
     platform.notifier,
@@ -148,13 +148,13 @@ export function createServices(
     ingestion: createIngestionService(datasets, platform.eventBus, ingestionCounters, { maxBatch: config.ingestion.maxBatch, systemEvents: platform.systemEvents }),
     files,
     connectors: createConnectorService(
-      createConnectorStore(database.prisma, () => published.announce({ table: 'connector_registry', key: '*' })),
+      createConnectorStore(database.prisma, database.storePool, () => published.announce({ table: 'connector_registry', key: '*' })),
       files,
       config.connectors,
     ),
     alerts,
     alertRules: createAlertRuleService(
-      createAlertRuleStore(database.prisma, (id) => published.announce({ table: 'alert_rules', key: id })),
+      createAlertRuleStore(database.prisma, database.storePool, (id) => published.announce({ table: 'alert_rules', key: id })),
       alerts,
       platform.alertManagers,
       {
@@ -162,7 +162,7 @@ export function createServices(
         resolveManager: (name) => platform.managerNames.resolveManager(name, 'rule'),
       },
     ),
-    audit: createAuditService(createAuditStore(database.prisma), { listMax: AUDIT_LIST_MAX, operations: database.operations }),
+    audit: createAuditService(createAuditStore(database.prisma, database.storePool), { listMax: AUDIT_LIST_MAX, operations: database.operations }),
     pii: createPiiService(createPiiDetector(config.pii, piiRules), config.pii),
     metrics,
     health: createHealthService({ pingDatabase: () => database.ping(), eventBus: platform.eventBus, queryEngine: platform.queryEngine, datasets, metrics }),

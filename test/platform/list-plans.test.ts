@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../../src/generated/prisma/client.js';
+import { PRISMA_RAW_TYPES, runSql } from '../../src/platform/database/sql-statement.js';
 import { LIST_DECLARATIONS } from '../../src/graphql/lists.js';
 import type { ListDeclaration, ListField } from '../../src/platform/lists/declaration.js';
 import { GatewayError } from '../../src/errors.js';
@@ -316,9 +317,18 @@ describe('a list read on 100,000 rows, as the gateway reads it (Prisma)', () => 
     await prisma?.$disconnect();
   });
 
+  it("reads a page's rows as plain SQL with the values Prisma's raw query gave: int8 as BigInt, a date at UTC midnight", async () => {
+    const text =
+      "SELECT 9007199254740993::int8 AS big, '{1,NULL,3}'::int8[] AS bigs, '2026-03-04'::date AS day, now()::timestamptz(3) AS at, '{\"a\":1}'::jsonb AS doc, '{x,y}'::text[] AS tags, 1.5::float8 AS ratio";
+    const [plain] = await runSql<Record<string, unknown>>(pool, text, [], PRISMA_RAW_TYPES);
+    const [raw] = await prisma.$queryRawUnsafe<Record<string, unknown>[]>(text);
+    expect({ ...plain, at: typeof plain!.at }).toEqual({ ...raw, at: typeof raw!.at });
+    expect(plain).toMatchObject({ big: 9007199254740993n, bigs: [1n, null, 3n], day: new Date('2026-03-04T00:00:00Z') });
+  });
+
   it('answers totalCount and groupBy of an indexed where as SQL counts them, and refuses those of a where no index serves', async () => {
     const where: ListWhere = { createdBy: { in: ['user7', 'user8'] } };
-    const page = await readList(prisma, templateList, { where, first: 1 }, 1000, (row: Record<string, unknown>) => row);
+    const page = await readList({ prisma, storePool: pool }, templateList, { where, first: 1 }, 1000, (row: Record<string, unknown>) => row);
     const { rows } = await pool.query<{ key: string; count: number }>(
       "SELECT query_type AS key, count(*)::int AS count FROM query_templates WHERE created_by IN ('user7', 'user8') GROUP BY 1 ORDER BY 2 DESC, 1",
     );
@@ -326,7 +336,7 @@ describe('a list read on 100,000 rows, as the gateway reads it (Prisma)', () => 
       total: rows.reduce((sum, row) => sum + row.count, 0),
       groups: rows.map((row) => ({ key: row.key.toUpperCase(), keys: [row.key.toUpperCase()], count: row.count })),
     });
-    const unindexed = await readList(prisma, templateList, { where: { _not: { createdBy: { eq: 'user7' } } }, first: 1 }, 1000, (row: Record<string, unknown>) => row);
+    const unindexed = await readList({ prisma, storePool: pool }, templateList, { where: { _not: { createdBy: { eq: 'user7' } } }, first: 1 }, 1000, (row: Record<string, unknown>) => row);
     await expect(unindexed.countAll()).rejects.toMatchObject({ code: 'QUERY_TEMPLATE_INVALID_INPUT', message: expect.stringMatching(/^totalCount: no index can count query templates/) });
     await expect(unindexed.groupBy('QUERY_TYPE')).rejects.toMatchObject({ code: 'QUERY_TEMPLATE_INVALID_INPUT', message: expect.stringMatching(/^groupBy\(field: QUERY_TYPE\): no index/) });
   });
@@ -347,7 +357,7 @@ describe('a list read on 100,000 rows, as the gateway reads it (Prisma)', () => 
     try {
       const countOf = async (where: ListWhere) => {
         const from = sent.length;
-        const page = await readList(client, templateList, { where, first: 0 }, 1000, (row: Record<string, unknown>) => row);
+        const page = await readList({ prisma: client, storePool: watched }, templateList, { where, first: 0 }, 1000, (row: Record<string, unknown>) => row);
         const pageStatements = sent.length - from;
         const total = await page.countAll().catch((error: unknown) => error);
         return { total, countStatements: sent.slice(from + pageStatements).filter((text) => !/^(BEGIN|COMMIT|ROLLBACK)/i.test(text)) };

@@ -1,6 +1,7 @@
 // Prisma access for alert rules, their evaluation states and their notifications. Nothing outside
 // this module touches these tables. The evaluator's claims (FOR UPDATE SKIP LOCKED) are SQL of its
 // own, in evaluator.ts.
+import type pg from 'pg';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import type { ManagerKind } from '../alerts/index.js';
 import { readList, type ListArguments, type ListPage } from '../../platform/lists/list-query.js';
@@ -78,7 +79,7 @@ export type RuleRowInput = Omit<AlertRuleRecord, 'createdDate' | 'updatedDate'>;
  * `changed(id)` is told of each rule this process wrote (`*`: several), once committed: kept answers
  * made of alert_rules are dropped at once here, before the database's announcement reaches every gateway.
  */
-export function createAlertRuleStore(prisma: PrismaClient, changed: (id: string) => void = () => undefined) {
+export function createAlertRuleStore(prisma: PrismaClient, storePool: pg.Pool, changed: (id: string) => void = () => undefined) {
   const toData = (record: Partial<RuleRowInput>) => ({
     ...record,
     ...(record.labels ? { labels: record.labels } : {}),
@@ -88,10 +89,10 @@ export function createAlertRuleStore(prisma: PrismaClient, changed: (id: string)
 
   return {
     /** The rules about each dataset of a request, a page per dataset by the list contract, batched (src/platform/lists/nested-list.ts). */
-    datasetPage: nestedListReader(prisma, alertRuleList, ruleDatasetLink, rule),
+    datasetPage: nestedListReader({ prisma, storePool }, alertRuleList, ruleDatasetLink, rule),
 
     /** The notifications of each rule of a request, a page per rule by the list contract, batched. */
-    notificationPage: nestedListReader(prisma, notificationList, notificationRuleLink, notification),
+    notificationPage: nestedListReader({ prisma, storePool }, notificationList, notificationRuleLink, notification),
 
     async findById(id: string): Promise<AlertRuleRecord | undefined> {
       const row = await prisma.alertRule.findUnique({ where: { id } });
@@ -131,7 +132,7 @@ export function createAlertRuleStore(prisma: PrismaClient, changed: (id: string)
 
     /** A page of the alert-rule search (the list contract: src/platform/lists). */
     page(args: ListArguments, listMax: number): Promise<ListPage<AlertRuleRecord>> {
-      return readList(prisma, alertRuleList, args, listMax, rule);
+      return readList({ prisma, storePool }, alertRuleList, args, listMax, rule);
     },
 
     async insert(record: RuleRowInput): Promise<AlertRuleRecord> {

@@ -1,5 +1,6 @@
 // Prisma access for alerting: silences, metric aliases and notification channels. Nothing outside
 // the alerts module touches these tables.
+import type pg from 'pg';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 export { isUniqueViolation } from '../../platform/database/errors.js';
 import { readList, type ListArguments, type ListPage } from '../../platform/lists/list-query.js';
@@ -41,7 +42,7 @@ export interface ChannelSort {
  * kept answers made of notification_channels are dropped at once here, before the database's
  * announcement reaches every gateway.
  */
-export function createAlertStore(prisma: PrismaClient, channelChanged: (id: string) => void = () => undefined) {
+export function createAlertStore(prisma: PrismaClient, storePool: pg.Pool, channelChanged: (id: string) => void = () => undefined) {
   return {
     silences: {
       async findById(id: string): Promise<SilenceRecord | undefined> {
@@ -61,7 +62,7 @@ export function createAlertStore(prisma: PrismaClient, channelChanged: (id: stri
 
       /** A page of the silence list (the list contract: src/platform/lists). */
       page(args: ListArguments, listMax: number): Promise<ListPage<SilenceRecord>> {
-        return readList(prisma, silenceList, args, listMax, silence);
+        return readList({ prisma, storePool }, silenceList, args, listMax, silence);
       },
 
       /** Inserts a silence, removing the one it replaces in the same transaction. */
@@ -94,7 +95,7 @@ export function createAlertStore(prisma: PrismaClient, channelChanged: (id: stri
 
       /** A page of the metric alias list (the list contract: src/platform/lists). */
       page(args: ListArguments, listMax: number): Promise<ListPage<MetricAliasRecord>> {
-        return readList(prisma, metricAliasList, args, listMax, alias);
+        return readList({ prisma, storePool }, metricAliasList, args, listMax, alias);
       },
 
       async insert(record: Omit<MetricAliasRecord, 'createdDate' | 'updatedDate'>): Promise<MetricAliasRecord> {
@@ -131,11 +132,11 @@ export function createAlertStore(prisma: PrismaClient, channelChanged: (id: stri
 
       /** A page of the channel list (the list contract: src/platform/lists). */
       page(args: ListArguments, listMax: number): Promise<ListPage<ChannelRecord>> {
-        return readList(prisma, channelList, args, listMax, channel);
+        return readList({ prisma, storePool }, channelList, args, listMax, channel);
       },
 
       /** A page of the channels a parent holds the ids of (heldKeys), batched across the parents of a request. */
-      heldPage: nestedListReader(prisma, channelList, heldChannelLink, channel),
+      heldPage: nestedListReader({ prisma, storePool }, channelList, heldChannelLink, channel),
 
       async insert(record: Omit<ChannelRecord, 'createdDate' | 'updatedDate'>): Promise<ChannelRecord> {
         const created = channel(await prisma.notificationChannel.create({ data: { ...record, config: record.config as Prisma.InputJsonValue } }));

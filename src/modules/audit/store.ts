@@ -1,4 +1,5 @@
 // Prisma access for the audit trail. Nothing outside the audit module touches audit_records.
+import type pg from 'pg';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import { readList, type ListArguments, type ListPage } from '../../platform/lists/list-query.js';
 import type { LastStatement } from '../../platform/database/operation-transaction.js';
@@ -26,7 +27,7 @@ const COLUMNS: readonly (readonly [keyof NewAuditRecord, string])[] = [
   ['errorCode', 'error_code'],
 ];
 
-export function createAuditStore(prisma: PrismaClient) {
+export function createAuditStore(prisma: PrismaClient, storePool: pg.Pool) {
   return {
     /**
      * The INSERT of `record` as one statement of literals: it travels in the same message as the
@@ -43,7 +44,7 @@ export function createAuditStore(prisma: PrismaClient) {
 
     /** A page of the trail (the list contract: src/platform/lists). */
     page(args: ListArguments, listMax: number): Promise<ListPage<AuditRecord>> {
-      return readList(prisma, auditList, args, listMax, toRecord);
+      return readList({ prisma, storePool }, auditList, args, listMax, toRecord);
     },
   };
 }

@@ -1,4 +1,5 @@
 // Prisma access for the connector registry. Nothing outside the connectors module touches this table.
+import type pg from 'pg';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 export { isUniqueViolation } from '../../platform/database/errors.js';
 import { readList, type ListArguments, type ListPage } from '../../platform/lists/list-query.js';
@@ -28,7 +29,7 @@ function toData(values: ConnectorValues): Omit<Prisma.ConnectorRegistryUnchecked
  * `changed()` is told once this process's write to the registry is committed: kept answers made of
  * connector_registry are dropped at once here, before the database's announcement reaches every gateway.
  */
-export function createConnectorStore(prisma: PrismaClient, changed: () => void = () => undefined) {
+export function createConnectorStore(prisma: PrismaClient, storePool: pg.Pool, changed: () => void = () => undefined) {
   return {
     async find(id: string, status?: ConnectorStatus): Promise<ConnectorRecord | undefined> {
       const row = await prisma.connectorRegistry.findFirst({ where: { id, ...(status ? { status } : {}) } });
@@ -44,7 +45,7 @@ export function createConnectorStore(prisma: PrismaClient, changed: () => void =
 
     /** A page of the connector list (the list contract: src/platform/lists). */
     page(args: ListArguments, listMax: number): Promise<ListPage<ConnectorRecord>> {
-      return readList(prisma, connectorList, args, listMax, toRecord);
+      return readList({ prisma, storePool }, connectorList, args, listMax, toRecord);
     },
 
     /** Inserts the entries whose id is free; existing ones (however they changed since) stay as they are. */

@@ -107,7 +107,7 @@ export function createDatasetStore(prisma: PrismaClient, storePool: pg.Pool, cac
 
       /** A page of the dataset list (the list contract: src/platform/lists); never inside a transaction. */
       page(args: ListArguments, listMax: number): Promise<ListPage<DatasetRecord>> {
-        return readList(prisma, list, args, listMax, toRecord);
+        return readList({ prisma, storePool }, list, args, listMax, toRecord);
       },
 
       /** What tells each dataset's versions apart, for every dataset (the live events classify a change by it). */
@@ -199,9 +199,9 @@ export function createDatasetStore(prisma: PrismaClient, storePool: pg.Pool, cac
   return {
     ...store(prisma, true),
     /** A page of the Live versions of the datasets a dataset denormalises from (heldKeys of its denormSources), batched across parents. */
-    denormSourcePage: nestedListReader(prisma, list, denormSourceLink, toRecord),
+    denormSourcePage: nestedListReader({ prisma, storePool }, list, denormSourceLink, toRecord),
     /** A page of the datasets a template's query names (heldKeys of the names), each its Live version, else its draft; batched across parents. */
-    namedDatasetPage: nestedListReader(prisma, list, namedDatasetLink, toRecord),
+    namedDatasetPage: nestedListReader({ prisma, storePool }, list, namedDatasetLink, toRecord),
     /** Runs `work` in one transaction: everything it writes lands, or nothing does. */
     async transaction<T>(work: (tx: ReturnType<typeof store>) => Promise<T>): Promise<T> {
       const touched = new Set<string>();

@@ -67,11 +67,11 @@ export function createTemplateStore(prisma: PrismaClient, storePool: pg.Pool, ca
     },
 
     /** The templates naming each dataset of a request, a page per dataset by the list contract, batched (src/platform/lists/nested-list.ts). */
-    datasetPage: nestedListReader(prisma, templateList, templateDatasetLink, toRecord),
+    datasetPage: nestedListReader({ prisma, storePool }, templateList, templateDatasetLink, toRecord),
 
     /** A page of the template list (the list contract: src/platform/lists). */
     page(args: ListArguments, listMax: number): Promise<ListPage<TemplateRecord>> {
-      return readList(prisma, templateList, args, listMax, toRecord);
+      return readList({ prisma, storePool }, templateList, args, listMax, toRecord);
     },
 
     async insert(record: Omit<TemplateRecord, 'createdDate' | 'updatedDate'>): Promise<TemplateRecord> {

@@ -5,10 +5,10 @@
 // list's own statement once per parent (a LATERAL join), narrowed by the link, so every parent's page
 // is cut and ordered by the database as a root page is. Their `aggregate`s are one more statement.
 import DataLoader from 'dataloader';
-import type { PrismaClient } from '../../generated/prisma/client.js';
+import { PRISMA_RAW_TYPES, runSql } from '../database/sql-statement.js';
 import type { ListDeclaration } from './declaration.js';
 import { aggregateOf, aggregateSql, groupRequestOf, groupsReader, type ListAggregate, type ListGroup } from './aggregate.js';
-import { cursorOf, fieldNamesOf, ownColumn, planList, type BoundSql, type ListArguments, type ListPage } from './list-query.js';
+import { cursorOf, fieldNamesOf, ownColumn, planList, type BoundSql, type ListArguments, type ListPage, type ListSource } from './list-query.js';
 
 export interface ListLink {
   /**
@@ -90,7 +90,7 @@ interface Batch<T> {
  * A reader of nested pages. `request` is an object that lives as long as one request (its loaders):
  * parents asking for the same arguments within it share one batch.
  */
-export function nestedListReader<T>(prisma: PrismaClient, declaration: ListDeclaration, link: ListLink, toItem: (row: never) => T) {
+export function nestedListReader<T>({ prisma, storePool }: ListSource, declaration: ListDeclaration, link: ListLink, toItem: (row: never) => T) {
   const batches = new WeakMap<object, Map<string, Batch<T>>>();
 
   function batchFor(request: object, args: ListArguments, listMax: number): Batch<T> {
@@ -103,7 +103,8 @@ export function nestedListReader<T>(prisma: PrismaClient, declaration: ListDecla
     const batch: Batch<T> = {
       pages: new DataLoader(async (parents) => {
         const statement = perParent(link, plan.page, parents, 'item');
-        const grouped = byParent(await prisma.$queryRawUnsafe<Record<string, unknown>[]>(statement.text, ...statement.values));
+        // Plain SQL typed as Prisma's raw query typed it, as readList reads a page.
+        const grouped = byParent(await runSql<Record<string, unknown>>(storePool, statement.text, statement.values, PRISMA_RAW_TYPES));
         return parents.map((parent): ListPage<T> => {
           // The rows of one parent come in its page's order (the LATERAL subquery's ORDER BY ... LIMIT).
           const rows = grouped.get(parent) ?? [];
