@@ -488,14 +488,28 @@ async function runCounting(prisma: PrismaClient, declaration: ListDeclaration, s
   return counted;
 }
 
+type RuntimeModels = Record<string, { dbName: string | null; fields: { name: string; dbName: string | null; kind: string }[] }>;
+const runtimeModels = (prisma: PrismaClient) => (prisma as unknown as { _runtimeDataModel: { models: RuntimeModels } })._runtimeDataModel.models;
+
+/** Column name → Prisma field name of `model`'s columns, from the client's own data model. */
+function columnFields(models: RuntimeModels, model: string | undefined, table: string): Map<string, string> {
+  const fields = model === undefined ? undefined : models[model]?.fields;
+  if (!fields) throw new Error(`Prisma has no model of the table ${table}`);
+  return new Map(fields.filter((field) => field.kind === 'scalar' || field.kind === 'enum').map((field) => [field.dbName ?? field.name, field.name]));
+}
+
 /** Column name → Prisma field name of the list's model (the one mapped to its table), from the client's own data model. */
 export function fieldNamesOf(prisma: PrismaClient, declaration: ListDeclaration): Map<string, string> {
-  const models = (prisma as unknown as { _runtimeDataModel: { models: Record<string, { dbName: string | null; fields: { name: string; dbName: string | null; kind: string }[] }> } })._runtimeDataModel
-    .models;
-  const model = declaration.model ?? Object.keys(models).find((name) => (models[name]!.dbName ?? name) === declaration.table);
-  const fields = model === undefined ? undefined : models[model]?.fields;
-  if (!fields) throw new Error(`list: Prisma has no model of the table ${declaration.table}`);
-  return new Map(fields.filter((field) => field.kind === 'scalar' || field.kind === 'enum').map((field) => [field.dbName ?? field.name, field.name]));
+  const models = runtimeModels(prisma);
+  return columnFields(models, declaration.model ?? Object.keys(models).find((name) => (models[name]!.dbName ?? name) === declaration.table), declaration.table);
+}
+
+/**
+ * `"column" AS "field", …` for every column of a Prisma model: plain SQL whose rows are named as
+ * Prisma's model names them (read with PRISMA_RAW_TYPES, they carry the same values).
+ */
+export function modelColumnsSql(prisma: PrismaClient, model: string): string {
+  return [...columnFields(runtimeModels(prisma), model, model)].map(([column, field]) => `${quote(column)} AS ${quote(field)}`).join(', ');
 }
 
 /** Where a list reads: Prisma's client (its data model, the counts' transactions) and the pool it runs on. */
