@@ -9,7 +9,7 @@ import { sqlStatement } from '../../platform/database/sql-statement.js';
 export { isUniqueViolation } from '../../platform/database/errors.js';
 import { isRecordNotFound } from '../../platform/database/errors.js';
 import type { ListDeclaration } from '../../platform/lists/declaration.js';
-import { readList, type ListArguments, type ListPage } from '../../platform/lists/list-query.js';
+import { modelColumnsSql, readList, type ListArguments, type ListPage } from '../../platform/lists/list-query.js';
 import { nestedListReader } from '../../platform/lists/nested-list.js';
 import { datasetList, denormSourceLink, namedDatasetLink } from './list.js';
 import type { DatasetDraftValues, DatasetRecord, DatasetStatus, DatasetType, DatasetVersionStamp, JsonObject, Stage } from './types.js';
@@ -56,14 +56,6 @@ function toData(given: DatasetDraftValues): Prisma.DatasetUncheckedCreateInput {
   };
 }
 
-/** A field's column: every field of the model is its column's name in camelCase (schema.prisma). */
-const columnOf = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-
-/** Every version of the given ids: the reads by id (every read on a cache miss, every write's first look) as plain SQL. */
-const VERSIONS_SQL = `SELECT ${Object.keys(Prisma.DatasetScalarFieldEnum)
-  .map((field) => `${columnOf(field)} AS "${field}"`)
-  .join(', ')} FROM datasets WHERE dataset_id = ANY($1::text[])`;
-
 /** Every version of a dataset id (none, Live, Draft, or both), as the cache keeps them. */
 export type DatasetVersionList = readonly DatasetRecord[];
 
@@ -72,8 +64,9 @@ export type DatasetVersionList = readonly DatasetRecord[];
  * the module's own when not given.
  */
 export function createDatasetStore(prisma: PrismaClient, storePool: pg.Pool, cache?: RecordCache<DatasetVersionList>, list: ListDeclaration = datasetList) {
-  // Prisma's query compiler was ~22 % of an uncached read's CPU (bench/gateway.ts); this read is the hot one.
-  const versionsOf = sqlStatement<Row>(storePool, VERSIONS_SQL);
+  // Every version of the given ids as plain SQL: the reads by id (every read on a cache miss, every
+  // write's first look). Prisma's query compiler was ~22 % of an uncached read's CPU (bench/gateway.ts).
+  const versionsOf = sqlStatement<Row>(storePool, `SELECT ${modelColumnsSql(prisma, 'Dataset')} FROM datasets WHERE dataset_id = ANY($1::text[])`);
   // `cached`: reads may use the cache (never inside a transaction, which must see its own writes).
   // `touched`: the ids a transaction wrote, dropped again once it has committed.
   const store = (db: Client, cached: boolean, touched?: Set<string>) => {
