@@ -309,7 +309,7 @@ export function createDraftingService(store: DatasetStore, secrets: ConnectorSec
         createdBy: draft.createdBy,
         updatedBy: actor.id,
       });
-      const updated = await store.replaceDraftIfCurrent(values, versionKey);
+      const updated = await store.replaceDraftIfCurrent(values, versionKey, draft);
       if (!updated) throw outdated();
       return updated;
     },

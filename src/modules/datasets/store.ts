@@ -56,6 +56,9 @@ function toData(given: DatasetDraftValues): Prisma.DatasetUncheckedCreateInput {
   };
 }
 
+/** Whether a column's new value is the one it holds (JSON compared as written). */
+const sameValue = (next: unknown, held: unknown) => next === held || (typeof next === 'object' && typeof held === 'object' && JSON.stringify(next) === JSON.stringify(held));
+
 /** Every version of a dataset id (none, Live, Draft, or both), as the cache keeps them. */
 export type DatasetVersionList = readonly DatasetRecord[];
 
@@ -148,8 +151,11 @@ export function createDatasetStore(prisma: PrismaClient, storePool: pg.Pool, cac
        * Writes a draft only if it still holds `expectedVersionKey` (the optimistic lock of update):
        * undefined when another writer changed it first, so no update is ever lost.
        */
-      async replaceDraftIfCurrent(values: DatasetDraftValues, expectedVersionKey: string): Promise<DatasetRecord | undefined> {
-        const { createdBy: _keep, ...data } = toData(values);
+      async replaceDraftIfCurrent(values: DatasetDraftValues, expectedVersionKey: string, current?: DatasetRecord): Promise<DatasetRecord | undefined> {
+        const { createdBy: _keep, ...all } = toData(values);
+        // Only the columns whose value changed from `current` (the draft the values were made from):
+        // an update of the name no longer sends, serialises and rewrites the schema and every config.
+        const data = current ? Object.fromEntries(Object.entries(all).filter(([field]) => !sameValue(values[field as keyof DatasetDraftValues], current[field as keyof DatasetRecord]))) : all;
         // One statement (UPDATE … RETURNING, the version key in its WHERE): updateMany and a read
         // after it were a transaction of their own (BEGIN, UPDATE, COMMIT) and a SELECT.
         try {
