@@ -25,15 +25,16 @@ export const alertRuleResolvers: Resolvers = {
   Mutation: {
     createAlertRule: async (_, { input }, { services, actor }) => {
       const rule = await services.alertRules.createRule(input, actor);
-      return { alertRule: await services.alertRules.getRule(rule.id), message: `Alert rule ${rule.name} created as a draft` };
+      // The rule as written: its evaluation and silence load only when asked (AlertRule.evaluation).
+      return { alertRule: rule, message: `Alert rule ${rule.name} created as a draft` };
     },
     updateAlertRule: async (_, { id, input }, { services, actor }) => {
       const rule = await services.alertRules.updateRule(id, givenFields(input), actor);
-      return { alertRule: await services.alertRules.getRule(rule.id), message: `Alert rule ${rule.name} updated; it is a draft until published` };
+      return { alertRule: rule, message: `Alert rule ${rule.name} updated; it is a draft until published` };
     },
     publishAlertRule: async (_, { id }, { services, actor }) => {
       const rule = await services.alertRules.publishRule(id, actor);
-      return { alertRule: await services.alertRules.getRule(rule.id), message: `Alert rule ${rule.name} is live` };
+      return { alertRule: rule, message: `Alert rule ${rule.name} is live` };
     },
     deleteAlertRule: async (_, { id, hardDelete }, { services, actor }) => {
       await services.alertRules.deleteRule(id, hardDelete ?? false, actor);
