@@ -254,6 +254,25 @@ it('refuses a body that is not JSON with 400', async () => {
   expect(response.body.errors[0].message).toMatch(/not valid JSON/);
 });
 
+describe('alert rules: the payloads of their mutations', () => {
+  it('createAlertRule answers a new rule with no evaluation and no silence, and updateAlertRule the silence set on it since', async () => {
+    const RULE = 'id: alertRuleId name status evaluation { state } silence { silenceId } muted';
+    const input = { name: `Payload rule ${randomUUID().slice(0, 8)}`, category: 'processing', metric: 'up', operator: 'GT', thresholds: [1], labels: { team: 'data' } };
+    const created = ok(await graphql(gw(), `mutation($input: CreateAlertRuleInput!) { createAlertRule(input: $input) { message alertRule { ${RULE} } } }`, { input }));
+    const rule = (created.createAlertRule as { alertRule: { id: string } }).alertRule;
+    expect(rule).toEqual({ id: expect.stringMatching(UUID_PATTERN), name: input.name, status: 'DRAFT', evaluation: null, silence: null, muted: false });
+    const silenced = ok(await createSilence(silenceInput({ alertId: rule.id })));
+    const silenceId = (silenced.createSilence as { silence: { id: string } }).silence.id;
+    const updated = ok(
+      await graphql(gw(), `mutation($id: ID!, $input: UpdateAlertRuleInput!) { updateAlertRule(id: $id, input: $input) { alertRule { ${RULE} } } }`, {
+        id: rule.id,
+        input: { description: 'changed' },
+      }),
+    );
+    expect((updated.updateAlertRule as { alertRule: unknown }).alertRule).toEqual({ ...rule, silence: { silenceId }, muted: true });
+  });
+});
+
 describe('alert rules: typed labels, annotations and alert type', () => {
   it("lists a rule's labels and annotations as name/value pairs in the order written, and REST still answers them as the same objects", async () => {
     const name = `Typed labels ${randomUUID().slice(0, 8)}`;
