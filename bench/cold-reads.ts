@@ -1,7 +1,7 @@
 // `npm run bench:cold`: reads from a fresh gateway's first second (issue 53). bench/gateway.ts
 // cannot show this: it checks every distinct request once and warms up before it measures.
 //
-// One gateway seeds COLD_DATASETS Live datasets through REST and stops; a fresh gateway process
+// One gateway seeds BENCH_COLD_DATASETS Live datasets through REST and stops; a fresh gateway process
 // (run as `npm start` runs it) starts on the same database, and from the moment /readyz answers,
 // REST dataset reads over those ids run in back-to-back rounds of BENCH_DURATION seconds. Each round
 // prints req/s and p99, the share the fast path answered and the gateway's CPU per request (from its
@@ -11,7 +11,7 @@
 // round is shown against the floors' round of the same number, with the load average.
 //
 // Settings (environment): BENCH_DURATION seconds per round (default 5), BENCH_ROUNDS (default 4),
-// BENCH_CONNECTIONS (default 50), COLD_DATASETS (default 160), BENCH_NODE_FLAGS for the fresh
+// BENCH_CONNECTIONS (default 50), BENCH_COLD_DATASETS (default 160), BENCH_NODE_FLAGS for the fresh
 // gateway (e.g. --cpu-prof).
 import type autocannon from 'autocannon';
 import pg from 'pg';
@@ -97,7 +97,7 @@ async function main(): Promise<boolean> {
   const duration = positiveIntegerSetting('BENCH_DURATION', 5);
   const rounds = positiveIntegerSetting('BENCH_ROUNDS', 4);
   const connections = positiveIntegerSetting('BENCH_CONNECTIONS', 50);
-  const datasets = positiveIntegerSetting('COLD_DATASETS', 160);
+  const datasets = positiveIntegerSetting('BENCH_COLD_DATASETS', 160);
   logMachine();
   const cleanups = new Cleanups();
   try {
