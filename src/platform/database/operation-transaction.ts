@@ -80,8 +80,12 @@ class OperationTransaction {
     try {
       await client.query(`${last(literal)}; COMMIT`);
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      client.release();
+      // A connection that could not roll back is not given back to the pool for the next operation.
+      const rolledBack = await client.query('ROLLBACK').then(
+        () => true,
+        () => false,
+      );
+      client.release(rolledBack ? undefined : (error as Error));
       throw error;
     }
     client.release();
@@ -96,9 +100,12 @@ class OperationTransaction {
     if (!client) return void (await this.pool.query(last(literal)));
     try {
       await client.query(`ROLLBACK; ${last(literal)}`);
-    } finally {
-      client.release();
+    } catch (error) {
+      // Its transaction may still be open: the connection is closed, not given back to the pool.
+      client.release(error as Error);
+      throw error;
     }
+    client.release();
   }
 }
 
