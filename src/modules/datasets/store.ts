@@ -6,6 +6,7 @@ import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
 import type pg from 'pg';
 import type { RecordCache } from '../../platform/cache/published-cache.js';
 import { sqlStatement } from '../../platform/database/sql-statement.js';
+import { sameJson } from '../../platform/json/same-json.js';
 export { isUniqueViolation } from '../../platform/database/errors.js';
 import { isRecordNotFound } from '../../platform/database/errors.js';
 import type { ListDeclaration } from '../../platform/lists/declaration.js';
@@ -55,9 +56,6 @@ function toData(given: DatasetDraftValues): Prisma.DatasetUncheckedCreateInput {
     sampleData: json(values.sampleData),
   };
 }
-
-/** Whether a column's new value is the one it holds (JSON compared as written). */
-const sameValue = (next: unknown, held: unknown) => next === held || (typeof next === 'object' && typeof held === 'object' && JSON.stringify(next) === JSON.stringify(held));
 
 /** Every version of a dataset id (none, Live, Draft, or both), as the cache keeps them. */
 export type DatasetVersionList = readonly DatasetRecord[];
@@ -155,7 +153,7 @@ export function createDatasetStore(prisma: PrismaClient, storePool: pg.Pool, cac
         const { createdBy: _keep, ...all } = toData(values);
         // Only the columns whose value changed from `current` (the draft the values were made from):
         // an update of the name no longer sends, serialises and rewrites the schema and every config.
-        const data = current ? Object.fromEntries(Object.entries(all).filter(([field]) => !sameValue(values[field as keyof DatasetDraftValues], current[field as keyof DatasetRecord]))) : all;
+        const data = current ? Object.fromEntries(Object.entries(all).filter(([field]) => !sameJson(values[field as keyof DatasetDraftValues], current[field as keyof DatasetRecord]))) : all;
         // One statement (UPDATE … RETURNING, the version key in its WHERE): updateMany and a read
         // after it were a transaction of their own (BEGIN, UPDATE, COMMIT) and a SELECT.
         try {

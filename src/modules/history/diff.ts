@@ -2,14 +2,13 @@
 // with its value before and after. Objects are walked key by key (a path is the field, then the keys
 // inside it, dot-separated); arrays and other values are compared whole. Who changed it and when are
 // the entry's own fields, not changes.
+import { sameJson } from '../../platform/json/same-json.js';
 import type { ChangedPath } from './types.js';
 
 /** Fields that every write changes or that the entry shows on its own. */
 const NOT_CHANGES = new Set(['updatedDate', 'updatedBy', 'createdDate', 'createdBy', 'versionKey']);
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 function walk(path: string, before: unknown, after: unknown, into: ChangedPath[]): void {
   if (isObject(before) && isObject(after)) {
@@ -18,7 +17,7 @@ function walk(path: string, before: unknown, after: unknown, into: ChangedPath[]
     }
     return;
   }
-  if (same(before, after)) return;
+  if (sameJson(before, after)) return;
   into.push({ path, ...(before !== undefined ? { before } : {}), ...(after !== undefined ? { after } : {}) });
 }
 

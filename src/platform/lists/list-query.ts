@@ -498,10 +498,18 @@ function columnFields(models: RuntimeModels, model: string | undefined, table: s
   return new Map(fields.filter((field) => field.kind === 'scalar' || field.kind === 'enum').map((field) => [field.dbName ?? field.name, field.name]));
 }
 
+/** Each list's column names → field names, made at its first read (the generated client's data model does not change). */
+const fieldNamesByList = new WeakMap<ListDeclaration, Map<string, string>>();
+
 /** Column name → Prisma field name of the list's model (the one mapped to its table), from the client's own data model. */
 export function fieldNamesOf(prisma: PrismaClient, declaration: ListDeclaration): Map<string, string> {
-  const models = runtimeModels(prisma);
-  return columnFields(models, declaration.model ?? Object.keys(models).find((name) => (models[name]!.dbName ?? name) === declaration.table), declaration.table);
+  let names = fieldNamesByList.get(declaration);
+  if (!names) {
+    const models = runtimeModels(prisma);
+    names = columnFields(models, declaration.model ?? Object.keys(models).find((name) => (models[name]!.dbName ?? name) === declaration.table), declaration.table);
+    fieldNamesByList.set(declaration, names);
+  }
+  return names;
 }
 
 /**
