@@ -109,6 +109,22 @@ describeWhenInstalled(PGBOUNCER, 'pgbouncer')('the pool behind PgBouncer in tran
     expect(await statementsOf(gw, () => gw.http.get('/v2/datasets/read/unheard'))).toBeGreaterThan(0);
   }, 30_000);
 
+  it("ingests and answers a dataset's health from two gateways at once: every call 200, every event stored (no named statement meets a server connection that never saw it)", async () => {
+    // Two gateways' connections take turns on PgBouncer's server connections (5), as copies behind a load balancer do.
+    const gateways = [await gatewayThroughBouncer({ DATABASE_LISTEN_URL: database.url }), await gatewayThroughBouncer({ DATABASE_LISTEN_URL: database.url })].map(({ gw }) => gw);
+    // Without dedup, an event is stored by the one-statement path (embedded-store.ts).
+    await seedDataset(gateways[0]!, 'bounced-ingest', 'Live', { dedup_config: { drop_duplicates: false, dedup_key: 'id', dedup_period: 604800 } });
+    const calls = Array.from({ length: 80 }, (_, n) =>
+      gateways[n % 2]!.http.post('/v2/data/in/bounced-ingest').send({ ...envelope('api.data.in', undefined, `bounced-${n}`), data: [{ id: `e${n}`, ts: new Date().toISOString() }] }),
+    );
+    const health = Array.from({ length: 20 }, (_, n) => gateways[n % 2]!.http.post('/graphql').send({ query: '{ dataset(id: "bounced-ingest") { health { status } } }' }));
+    const answers = await Promise.all([...calls, ...health]);
+    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
+    expect(answers.slice(calls.length).map((answer) => answer.body.errors)).toEqual(health.map(() => undefined));
+    const stored = await direct.query<{ count: number }>("SELECT count(*)::int AS count FROM events WHERE dataset_id = 'bounced-ingest'");
+    expect(stored.rows[0]!.count).toBe(80);
+  });
+
   it('decides shared rate limits through it: burst + 1 calls of one caller over two gateways meet exactly one 429, and no gateway falls back to deciding alone', async () => {
     const env = { DATABASE_LISTEN_URL: database.url, RATE_LIMIT_STORE: 'postgres', RATE_LIMIT_RPS: '0.001', RATE_LIMIT_BURST: '3' };
     const copies = [await gatewayThroughBouncer(env), await gatewayThroughBouncer(env)];

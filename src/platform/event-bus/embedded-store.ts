@@ -60,14 +60,14 @@ function outcomeOf(stored: number, failed: readonly Failed[]): PublishOutcome {
 
 /**
  * The fast path's statement: the accepted and the refused events, and the tally when there is one.
- * Named per text, so that each connection parses it once (pg prepares a named statement).
+ * Unnamed: a named (prepared) statement fails through PgBouncer in transaction mode, where the next
+ * call of a connection may run on a server connection that never saw it, or one that already has it.
  */
-const fastStatements = new Map<PublishTally | undefined, { name: string; text: string }>();
-function fastStatement(tally: PublishTally | undefined): { name: string; text: string } {
+const fastStatements = new Map<PublishTally | undefined, { text: string }>();
+function fastStatement(tally: PublishTally | undefined): { text: string } {
   let statement = fastStatements.get(tally);
   if (!statement) {
     statement = {
-      name: `embedded_publish_${fastStatements.size}`,
       text: `WITH stored AS (
            INSERT INTO events (dataset_id, event_time, arrival_time, msgid, payload)
            ${SELECT_EVENT_ROWS}

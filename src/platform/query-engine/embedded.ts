@@ -156,8 +156,8 @@ export class EmbeddedQueryEngine implements QueryEngine {
     const byName = new Map(datasetIds.map((datasetId) => [pgIdentifierName(datasetId), datasetId]));
     // The catalog itself, not information_schema.tables: that view checks privileges row by row over
     // every relation of the database (a dashboard page's health asks this on every execution).
+    // Unnamed: a prepared statement fails through PgBouncer in transaction mode.
     const result = await this.pool.query<{ table_name: string }>({
-      name: 'embedded_datasources_present',
       text: `SELECT c.relname AS table_name FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
              WHERE n.nspname = $1 AND c.relname = ANY($2::text[]) AND c.relkind IN ('r', 'v', 'm', 'p', 'f')`,
       values: [SCHEMA, [...byName.keys()]],
