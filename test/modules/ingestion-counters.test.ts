@@ -57,7 +57,7 @@ describe('ingestion counters in the shared store', () => {
     const [first, second] = [createIngestionCounterStore(pool), createIngestionCounterStore(pool)];
     const reader = counters();
     const tallied = (store: typeof first, outcome: { accepted: number; processed: number; duplicates: number; failed: number }) =>
-      pool.query(`WITH tallied AS (${store.tally.statement('$1')}) SELECT 1`, [JSON.stringify(store.tally.value('tallied', outcome))]);
+      pool.query(`WITH tallied AS (${store.tally.statement('$1')}) SELECT 1`, [JSON.stringify([store.tally.value('tallied', outcome)])]);
     await Promise.all(Array.from({ length: 60 }, (_, call) => tallied(call % 2 === 0 ? first : second, { accepted: 4, processed: 2, duplicates: 1, failed: 1 })));
     await reader.recordRejected('tallied');
     const expected = { requests: 60, received: 240, processed: 120, duplicates: 60, failed: 60, rejectedRequests: 1 };

@@ -90,12 +90,12 @@ const FOLD_SQL = `WITH moved AS (
   )
   SELECT count(*)::int AS moved FROM moved`;
 
-/** The tally the embedded event store writes with each accepted call's events. */
+/** The tally the embedded event store writes with accepted calls' events (one delta row per call). */
 const TALLY: PublishTally = {
   statement: (parameter) =>
     `INSERT INTO ingestion_counter_deltas (dataset_id, requests, received, processed, duplicates, failed)
      SELECT d.dataset_id, d.requests, d.received, d.processed, d.duplicates, d.failed
-     FROM jsonb_to_record(${parameter}::jsonb) AS d(dataset_id text, requests int8, received int8, processed int8, duplicates int8, failed int8)`,
+     FROM jsonb_to_recordset(${parameter}::jsonb) AS d(dataset_id text, requests int8, received int8, processed int8, duplicates int8, failed int8)`,
   value: (datasetId, outcome) => ({ dataset_id: datasetId, ...acceptedDelta(outcome) }),
 };
 

@@ -16,9 +16,9 @@ import { textOf } from '../../validation/json-object.js';
 const SELECT_EVENT_ROWS = `SELECT $1, to_timestamp(r.ms / 1000.0), to_timestamp($2 / 1000.0), $3, r.payload
   FROM ROWS FROM (jsonb_array_elements($4::jsonb), unnest($5::float8[])) AS r(payload, ms)`;
 
-/** The events' times as a PostgreSQL array literal (finite numbers only), written at once: pg's own array conversion quotes each element. */
+/** The events' times as the elements of a PostgreSQL array literal (finite numbers only), written at once: pg's own array conversion quotes each element. */
 function eventTimes(processing: EventProcessing, events: readonly JsonObject[], dataset: DatasetRecord, arrival: number): string {
-  return `{${events.map((event) => processing.eventTime(event, dataset, arrival)).join(',')}}`;
+  return events.map((event) => processing.eventTime(event, dataset, arrival)).join(',');
 }
 
 /** Where an event was in the request (ExtractedEvent's index and item). */
@@ -59,27 +59,76 @@ function outcomeOf(stored: number, failed: readonly Failed[]): PublishOutcome {
 }
 
 /**
- * The fast path's statement: the accepted and the refused events, and the tally when there is one.
+ * The fast path's statement: the accepted and the refused events of one or more requests, and their
+ * tallies when there are. Per request, $1 its dataset, $2 its arrival (epoch ms) and $3 its msgid;
+ * per event, $4 the events as one JSON array, $5 their times (epoch ms) and $6 the request each
+ * belongs to (1-based, into $1-$3); $7 the refused events, each with its request; $8 the tallies.
  * Unnamed: a named (prepared) statement fails through PgBouncer in transaction mode, where the next
  * call of a connection may run on a server connection that never saw it, or one that already has it.
  */
-const fastStatements = new Map<PublishTally | undefined, { text: string }>();
-function fastStatement(tally: PublishTally | undefined): { text: string } {
+const fastStatements = new Map<PublishTally | undefined, string>();
+function fastStatement(tally: PublishTally | undefined): string {
   let statement = fastStatements.get(tally);
   if (!statement) {
-    statement = {
-      text: `WITH stored AS (
+    statement = `WITH stored AS (
            INSERT INTO events (dataset_id, event_time, arrival_time, msgid, payload)
-           ${SELECT_EVENT_ROWS}
+           SELECT ($1::text[])[r.n], to_timestamp(r.ms / 1000.0), to_timestamp(($2::float8[])[r.n] / 1000.0), ($3::text[])[r.n], r.payload
+           FROM ROWS FROM (jsonb_array_elements($4::jsonb), unnest($5::float8[]), unnest($6::int[])) AS r(payload, ms, n)
          ), refused AS (
            INSERT INTO failed_events (dataset_id, stage, reason, arrival_time, msgid, payload)
-           SELECT $1, r.stage, r.reason, to_timestamp($2 / 1000.0), $3, r.payload FROM jsonb_to_recordset($6::jsonb) AS r(stage text, reason text, payload jsonb)
-         )${tally ? `, tallied AS (${tally.statement('$7')})` : ''}
-         SELECT 1`,
-    };
+           SELECT ($1::text[])[r.n], r.stage, r.reason, to_timestamp(($2::float8[])[r.n] / 1000.0), ($3::text[])[r.n], r.payload
+           FROM jsonb_to_recordset($7::jsonb) AS r(n int, stage text, reason text, payload jsonb)
+         )${tally ? `, tallied AS (${tally.statement('$8')})` : ''}
+         SELECT 1`;
     fastStatements.set(tally, statement);
   }
   return statement;
+}
+
+/** One request's rows for the fast path's statement, waiting for the others of its turn of the event loop. */
+interface PendingWrite {
+  datasetId: string;
+  arrival: number;
+  msgid: string;
+  events: readonly JsonObject[];
+  /** The events' times (epoch ms), as the array literal's elements. */
+  times: string;
+  failed: readonly Failed[];
+  tallyValue: unknown;
+  written: () => void;
+  refused: (error: unknown) => void;
+}
+
+/** Most requests, and events, one statement stores: a larger turn's writes go in several statements. */
+const MAX_REQUESTS_PER_STATEMENT = 200;
+const MAX_EVENTS_PER_STATEMENT = 10_000;
+
+/** The statement's values for the requests given (in order). */
+function fastStatementValues(writes: readonly PendingWrite[], tallied: boolean): unknown[] {
+  const events: JsonObject[] = [];
+  const times: string[] = [];
+  const requestOfEvent: string[] = [];
+  const refused: { n: number; stage: string; reason: string; payload: unknown }[] = [];
+  writes.forEach((write, at) => {
+    const n = at + 1;
+    for (const event of write.events) {
+      events.push(event);
+      requestOfEvent.push(String(n));
+    }
+    if (write.events.length > 0) times.push(write.times);
+    for (const { stage, reason, payload } of write.failed) refused.push({ n, stage, reason, payload: payload ?? null });
+  });
+  const values: unknown[] = [
+    writes.map((write) => write.datasetId),
+    writes.map((write) => write.arrival),
+    writes.map((write) => write.msgid),
+    JSON.stringify(events),
+    `{${times.join(',')}}`,
+    `{${requestOfEvent.join(',')}}`,
+    JSON.stringify(refused),
+  ];
+  if (tallied) values.push(JSON.stringify(writes.map((write) => write.tallyValue)));
+  return values;
 }
 
 function refusedByStage(failed: readonly Failed[]): Partial<Record<RefusingStage, number>> {
@@ -96,10 +145,53 @@ interface Candidate extends Position {
 export class EmbeddedEventStore implements EventBus {
   readonly name = 'embedded event store (PostgreSQL tables events, failed_events, event_dedup, master_records)';
 
+  /**
+   * Requests waiting for the fast path's statement, by tally: those that reach it in the same turn
+   * of the event loop share one statement (one round trip and one commit instead of one each, which
+   * under concurrent single-event calls is most of a call's cost), sent at the end of the turn.
+   */
+  private readonly pendingWrites = new Map<PublishTally | undefined, { writes: PendingWrite[]; events: number }>();
+
   constructor(
     private readonly pool: pg.Pool,
     private readonly processing: EventProcessing,
   ) {}
+
+  private writeSoon(tally: PublishTally | undefined, write: PendingWrite): void {
+    let pending = this.pendingWrites.get(tally);
+    if (pending && (pending.writes.length >= MAX_REQUESTS_PER_STATEMENT || pending.events + write.events.length > MAX_EVENTS_PER_STATEMENT)) {
+      this.pendingWrites.delete(tally);
+      void this.writeTogether(tally, pending.writes);
+      pending = undefined;
+    }
+    if (!pending) {
+      const started = { writes: [] as PendingWrite[], events: 0 };
+      this.pendingWrites.set(tally, started);
+      setImmediate(() => {
+        if (this.pendingWrites.get(tally) !== started) return;
+        this.pendingWrites.delete(tally);
+        void this.writeTogether(tally, started.writes);
+      });
+      pending = started;
+    }
+    pending.writes.push(write);
+    pending.events += write.events.length;
+  }
+
+  /**
+   * One statement for the requests given. When it fails with several, each is written again alone,
+   * so that one request's failure (an event the database refuses) is its own and not its turn's.
+   */
+  private async writeTogether(tally: PublishTally | undefined, writes: readonly PendingWrite[]): Promise<void> {
+    try {
+      await this.pool.query(fastStatement(tally), fastStatementValues(writes, tally !== undefined));
+    } catch (error) {
+      if (writes.length === 1) return writes[0]!.refused(error);
+      await Promise.all(writes.map((write) => this.writeTogether(tally, [write])));
+      return;
+    }
+    for (const write of writes) write.written();
+  }
 
   async publish(message: IngestMessage, dataset: DatasetRecord, tally?: PublishTally): Promise<PublishOutcome> {
     const arrival = typeof (message.value.obsrv_meta as JsonObject | undefined)?.syncts === 'number' ? ((message.value.obsrv_meta as JsonObject).syncts as number) : Date.now();
@@ -129,14 +221,25 @@ export class EmbeddedEventStore implements EventBus {
     }
 
     // No dedup keys to claim and no master records to upsert: the accepted and the refused events
-    // (and the tally) go in one statement, atomic on its own, without a transaction's extra round trips.
+    // (and the tally) go in one statement, atomic on its own, without a transaction's extra round
+    // trips; with those of the other requests of this turn of the event loop (writeSoon).
     if (dataset.type !== 'master' && candidates.every((candidate) => candidate.dedupKey === undefined)) {
       const accepted = candidates.map((candidate) => candidate.event);
       await this.denormalise(this.pool, dataset, accepted);
       const outcome = outcomeOf(accepted.length, failed);
-      const values: unknown[] = [dataset.datasetId, arrival, msgid, JSON.stringify(accepted), eventTimes(this.processing, accepted, dataset, arrival), failedRows(failed)];
-      if (tally) values.push(JSON.stringify(tally.value(dataset.datasetId, outcome)));
-      await this.pool.query({ ...fastStatement(tally), values });
+      await new Promise<void>((written, refused) =>
+        this.writeSoon(tally, {
+          datasetId: dataset.datasetId,
+          arrival,
+          msgid,
+          events: accepted,
+          times: eventTimes(this.processing, accepted, dataset, arrival),
+          failed,
+          tallyValue: tally?.value(dataset.datasetId, outcome),
+          written,
+          refused,
+        }),
+      );
       return tally ? { ...outcome, tallied: true } : outcome;
     }
 
@@ -167,7 +270,7 @@ export class EmbeddedEventStore implements EventBus {
           arrival,
           msgid,
           JSON.stringify(stored),
-          eventTimes(this.processing, stored, dataset, arrival),
+          `{${eventTimes(this.processing, stored, dataset, arrival)}}`,
         ]);
       }
       if (failed.length > 0) {
@@ -178,7 +281,7 @@ export class EmbeddedEventStore implements EventBus {
         );
       }
       const outcome = outcomeOf(stored.length, failed);
-      if (tally) await client.query(`WITH tallied AS (${tally.statement('$1')}) SELECT 1`, [JSON.stringify(tally.value(dataset.datasetId, outcome))]);
+      if (tally) await client.query(`WITH tallied AS (${tally.statement('$1')}) SELECT 1`, [JSON.stringify([tally.value(dataset.datasetId, outcome)])]);
       await client.query('COMMIT');
       return tally ? { ...outcome, tallied: true } : outcome;
     } catch (error) {

@@ -34,9 +34,9 @@ export interface PublishOutcome {
  * events, nor events without their count. A bus outside the database (Kafka) ignores it.
  */
 export interface PublishTally {
-  /** A data-modifying statement (one part of the store's WITH) adding the outcome held as JSON by the parameter named (`$7`). */
+  /** A data-modifying statement (one part of the store's WITH) adding the outcomes held as a JSON array by the parameter named (`$7`). */
   statement(parameter: string): string;
-  /** That JSON for one request's outcome. */
+  /** One element of that array: one request's outcome. */
   value(datasetId: string, outcome: PublishOutcome): unknown;
 }
 

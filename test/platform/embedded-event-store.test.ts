@@ -1,0 +1,121 @@
+// The embedded event store's one-statement path (no dedup keys, not a master dataset): requests that
+// reach it in the same turn of the event loop share one statement, as a busy gateway's concurrent
+// single-event calls do, and each request still gets its own outcome, its own rows and its own
+// failure. The store runs on the test gateway's own pool and migrated database, with the ingestion
+// module's real processing rules.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createIngestionCounterStore, ingestionProcessing } from '../../src/modules/ingestion/index.js';
+import type { DatasetRecord } from '../../src/platform/dataset.js';
+import { EmbeddedEventStore } from '../../src/platform/event-bus/embedded-store.js';
+import type { IngestMessage, PublishOutcome, PublishTally } from '../../src/platform/event-bus/event-bus.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { storedEvents, unique } from '../support/ingestion.js';
+
+let gw: TestGateway;
+let store: EmbeddedEventStore;
+
+const DATASET: DatasetRecord = {
+  datasetId: 'store_batching_events',
+  stage: 'live',
+  name: 'store batching',
+  type: 'event',
+  status: 'Live',
+  tags: [],
+  version: 1,
+  versionKey: '1',
+  apiVersion: 'v2',
+  dataSchema: { type: 'object', properties: { id: { type: 'string' }, ts: { type: 'string' } }, required: ['id'] },
+  extractionConfig: { is_batch_event: false },
+  validationConfig: { validate: true, mode: 'Strict' },
+  dedupConfig: { drop_duplicates: false },
+  denormConfig: { denorm_fields: [] },
+  routerConfig: { topic: 'store_batching_events' },
+  datasetConfig: { keys_config: { timestamp_key: 'ts' } },
+  transformationsConfig: [],
+  connectorsConfig: [],
+  sampleData: null,
+  entryTopic: 'store_batching_events',
+  denormSources: [],
+  createdBy: 'test',
+  updatedBy: 'test',
+  createdDate: new Date(),
+  updatedDate: new Date(),
+  publishedDate: new Date(),
+  alias: null,
+};
+
+function message(msgid: string, event: Record<string, unknown>): IngestMessage {
+  return { topic: 'store_batching_events', key: msgid, headers: {}, value: { event, msgid, dataset: DATASET.datasetId, obsrv_meta: { syncts: Date.UTC(2026, 11, 1) } } };
+}
+
+/** Publishes every message in one turn of the event loop; the statements the pool sent meanwhile. */
+async function publishTogether(messages: IngestMessage[], tally?: PublishTally): Promise<{ outcomes: PromiseSettledResult<PublishOutcome>[]; statements: number }> {
+  const before = gw.gateway.database.statementCount();
+  const outcomes = await Promise.allSettled(messages.map((each) => store.publish(each, DATASET, tally)));
+  return { outcomes, statements: gw.gateway.database.statementCount() - before };
+}
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+  store = new EmbeddedEventStore(gw.gateway.database.pool, ingestionProcessing);
+  // The gateway's own start-up statements (background work's first rounds) end before any is counted here.
+  for (let last = -1; last !== gw.gateway.database.statementCount();) {
+    last = gw.gateway.database.statementCount();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+});
+afterAll(async () => {
+  await gw?.stop();
+});
+
+describe('the embedded event store, requests of one turn', () => {
+  it('stores twenty single-event requests and their counts in one statement, each under its own msgid, time and outcome', async () => {
+    const counters = createIngestionCounterStore(gw.gateway.database.pool);
+    const msgids = Array.from({ length: 20 }, () => unique('together'));
+    const { outcomes, statements } = await publishTogether(
+      msgids.map((msgid, n) => message(msgid, { id: msgid, ts: new Date(Date.UTC(2026, 10, 1, 0, n)).toISOString() })),
+      counters.tally,
+    );
+    expect(statements).toBe(1);
+    expect((await counters.countsOf([DATASET.datasetId]))[0]).toMatchObject({ requests: 20, received: 20, processed: 20, failed: 0 });
+    for (const [n, msgid] of msgids.entries()) {
+      expect(outcomes[n]).toEqual({ status: 'fulfilled', value: expect.objectContaining({ accepted: 1, processed: 1, failed: 0, tallied: true }) });
+      const stored = await storedEvents(gw, msgid);
+      expect(stored).toHaveLength(1);
+      expect(stored[0]).toMatchObject({ dataset_id: DATASET.datasetId, payload: { id: msgid }, event_ms: Date.UTC(2026, 10, 1, 0, n), arrival_ms: Date.UTC(2026, 11, 1) });
+    }
+  });
+
+  it("keeps a request's refused event with its own request, next to others' stored events", async () => {
+    const [good, bad] = [unique('good'), unique('bad')];
+    const { outcomes, statements } = await publishTogether([message(good, { id: good }), message(bad, { ts: 'no id' })]);
+    expect(statements).toBe(1);
+    expect(outcomes.map((each) => each.status === 'fulfilled' && each.value.failed)).toEqual([0, 1]);
+    expect(await storedEvents(gw, good)).toHaveLength(1);
+    const failed = await gw.sql<{ msgid: string; stage: string }>(`SELECT msgid, stage FROM failed_events WHERE msgid = ANY($1::text[])`, [[good, bad]]);
+    expect(failed.rows).toEqual([{ msgid: bad, stage: 'validation' }]);
+  });
+
+  it('fails only the request the database refuses, and stores the others of its turn', async () => {
+    // A msgid longer than the column takes (the ingestion service refuses it before the store; here
+    // it stands for any request the database refuses).
+    const refused = `${unique('long')}-${'x'.repeat(300)}`;
+    const others = [unique('beside'), unique('beside'), unique('beside')];
+    const { outcomes, statements } = await publishTogether([message(others[0]!, { id: 'a' }), message(refused, { id: 'b' }), message(others[1]!, { id: 'c' }), message(others[2]!, { id: 'd' })]);
+    expect(outcomes.map((each) => each.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/too long/);
+    // The shared statement, then each request alone.
+    expect(statements).toBe(5);
+    for (const msgid of others) expect(await storedEvents(gw, msgid)).toHaveLength(1);
+    const stored = await gw.sql(`SELECT 1 FROM events WHERE msgid = $1`, [refused]);
+    expect(stored.rowCount).toBe(0);
+  });
+
+  it('stores a request alone, as before, when nothing else arrives in its turn', async () => {
+    const msgid = unique('alone');
+    const { outcomes, statements } = await publishTogether([message(msgid, { id: msgid })]);
+    expect(statements).toBe(1);
+    expect(outcomes[0]).toEqual({ status: 'fulfilled', value: expect.objectContaining({ processed: 1 }) });
+    expect(await storedEvents(gw, msgid)).toHaveLength(1);
+  });
+});
