@@ -368,4 +368,35 @@ describe('a route the gateway does not have', () => {
   it('answers an unknown alerting path with 404 ROUTE_NOT_FOUND', async () => {
     expectRouteNotFound(await gw.http.get('/alerts/v1/nope'), 'GET', '/alerts/v1/nope');
   });
+
+  it('matches a path in any case and with a trailing slash, and decodes its parameter, as express did', async () => {
+    for (const path of ['/V2/Template/READ/no-such-template', '/v2/template/read/no-such-template/']) {
+      const response = await gw.http.get(path);
+      expect(response.status).toBe(404);
+      expect(response.body.error).toMatchObject({ code: 'QUERY_TEMPLATE_NOT_EXISTS', message: 'Template no-such-template does not exist' });
+    }
+    // %2F is a slash inside the one parameter, not a second segment.
+    expect((await gw.http.get('/v2/template/read/a%2Fb')).body.error.message).toBe('Template a/b does not exist');
+    // An empty parameter, or doubled slashes, name no entry.
+    expectRouteNotFound(await gw.http.get('/v2/template/read/'), 'GET', '/v2/template/read/');
+    expectRouteNotFound(await gw.http.get('//v2//template/read/x'), 'GET', '//v2//template/read/x');
+  });
+
+  it('refuses a parameter that is not valid percent-encoding with 400, naming it', async () => {
+    const response = await gw.http.get('/v2/template/read/%E0%A4%A');
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({ code: 'INVALID_INPUT', message: "The request could not be read: Failed to decode param '%E0%A4%A'" });
+  });
+
+  it('answers HEAD on a GET entry as the GET, without a body, and OPTIONS with the methods a path takes', async () => {
+    const head = await gw.http.head('/v2/template/read/no-such-template');
+    expect(head.status).toBe(404);
+    expect(head.headers['content-type']).toMatch(/^application\/json/);
+    expect(head.text ?? '').toBe('');
+    const options = await gw.http.options('/v2/datasets/read/some-dataset');
+    expect(options.status).toBe(200);
+    expect(options.headers.allow).toBe('GET, HEAD');
+    expect(options.text).toBe('GET, HEAD');
+    expectRouteNotFound(await gw.http.options('/v2/nope'), 'OPTIONS', '/v2/nope');
+  });
 });
