@@ -43,5 +43,5 @@ function grafanaRulesRouter(options: GrafanaRulesOptions): express.Router {
 
 /** Grafana's rules API door. */
 export function grafanaTransport(options: GrafanaRulesOptions): Transport {
-  return { name: 'grafana', apiPaths: [GRAFANA_RULES_PREFIX], routes: [grafanaRulesRouter(options)] };
+  return { name: 'grafana', apiPaths: [GRAFANA_RULES_PREFIX], routes: [grafanaRulesRouter(options)], paths: [GRAFANA_RULES_PREFIX] };
 }

@@ -124,6 +124,7 @@ export async function startGraphQLHttp(options: GraphQLHttpOptions) {
     publicRoutes: config.graphql.graphiql ? [graphiqlRouter({ authMode: config.auth.mode, examples: options.checks.listedOperations })] : [],
     apiPaths: ['/graphql'],
     routes: [graphqlRoutes],
+    paths: ['/graphql', '/graphiql'],
     // /graphql takes bodies up to the larger limit (ingest batches), so that is the one a refusal names.
     errorHandlers: [
       graphqlBodyErrorHandler(

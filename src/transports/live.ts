@@ -13,7 +13,7 @@ import { formatGraphQLError, reportUnexpectedError } from '../graphql/errors.js'
 import type { OperationChecks } from '../graphql/pipeline/operation-checks.js';
 import type { ReadPlanner } from '../graphql/published-reads.js';
 import { subscriptionObserver } from '../http/use-observability.js';
-import { serveSubscriptions } from '../http/use-subscriptions.js';
+import { serveSubscriptions, SSE_PATH } from '../http/use-subscriptions.js';
 import type { Logger } from '../logger.js';
 import { CHANGE_STREAM_FIELDS, LiveGate, SharedSubscriptions, sharedEvaluationContext, subscribedFields } from '../modules/live/index.js';
 import type { GatewayMetrics } from '../telemetry/metrics.js';
@@ -82,5 +82,5 @@ export function startLiveTransport(options: LiveTransportOptions): Transport & {
     metrics,
   });
   // The streams last as long as their subscription: public routes, in front of the request timeout.
-  return { name: 'live', publicRoutes: [subscriptions.sseRouter], stop: () => subscriptions.close(), stats: subscriptions.stats };
+  return { name: 'live', publicRoutes: [subscriptions.sseRouter], paths: [SSE_PATH], stop: () => subscriptions.close(), stats: subscriptions.stats };
 }

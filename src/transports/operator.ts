@@ -6,7 +6,7 @@ import { healthRouter } from '../http/health.js';
 import { metricsRouter } from '../http/metrics-endpoint.js';
 import type { Logger } from '../logger.js';
 import type { Database } from '../platform/database/database.js';
-import { EmbeddedObjectStore } from '../platform/object-store/embedded.js';
+import { EMBEDDED_LINK_PREFIX, EmbeddedObjectStore } from '../platform/object-store/embedded.js';
 import type { ObjectStore } from '../platform/object-store/object-store.js';
 import type { GatewayMetrics } from '../telemetry/metrics.js';
 import type { Transport } from './transport.js';
@@ -27,5 +27,5 @@ export function operatorTransport({ config, database, metrics, objectStore, logg
   if (objectStore instanceof EmbeddedObjectStore) {
     publicRoutes.push(embeddedObjectStoreRouter(objectStore, logger, { corsOrigins: config.objectStore.kind === 'embedded' ? config.objectStore.corsOrigins : [] }));
   }
-  return { name: 'operator', publicRoutes };
+  return { name: 'operator', publicRoutes, paths: ['/healthz', '/readyz', '/metrics', EMBEDDED_LINK_PREFIX] };
 }

@@ -172,5 +172,5 @@ function methods(req: Request, res: Response, next: NextFunction): void {
 
 /** The Prometheus API door. */
 export function prometheusTransport(options: PrometheusHttpOptions): Transport {
-  return { name: 'prometheus', apiPaths: [PROMETHEUS_API_PREFIX], routes: [prometheusApiRouter(options)] };
+  return { name: 'prometheus', apiPaths: [PROMETHEUS_API_PREFIX], routes: [prometheusApiRouter(options)], paths: [PROMETHEUS_API_PREFIX] };
 }

@@ -8,7 +8,7 @@ import { createRestRouter, REST_PREFIXES, restErrorHandler, routeNotFound } from
 import type { Config } from '../config.js';
 import type { createContextFactory } from '../context.js';
 import type { ReadPlanner } from '../graphql/published-reads.js';
-import { apiDocsRouter } from '../http/api-docs.js';
+import { API_DOCS_PATHS, apiDocsRouter } from '../http/api-docs.js';
 import { KeptReads } from '../http/kept-reads.js';
 import type { Logger } from '../logger.js';
 import type { PublishedCache } from '../platform/cache/published-cache.js';
@@ -46,8 +46,10 @@ export function restTransport(options: RestTransportOptions): Transport & { kept
     name: 'rest',
     publicRoutes: [apiDocsRouter(buildOpenApiDocument(restEndpoints, { version: options.gatewayVersion }))],
     apiPaths: REST_PREFIXES,
-    // Mounted last of the doors: its not-found envelope answers every route nobody serves.
-    routes: [router, routeNotFound],
+    routes: [router],
+    paths: [...REST_PREFIXES, ...API_DOCS_PATHS],
+    // Its not-found envelope answers every route nobody serves.
+    notFound: routeNotFound,
     errorHandlers: [restErrorHandler(logger)],
     keptReads,
   };

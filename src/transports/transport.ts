@@ -10,6 +10,14 @@ export interface Transport {
   /** Path prefixes of its API, which get the request timeout and then authentication before any door's routes. */
   readonly apiPaths?: readonly string[];
   readonly routes?: readonly RequestHandler[];
+  /**
+   * Every path its public routes and routes answer under (a path or a prefix of whole segments):
+   * a request elsewhere passes them by without entering them (express would walk each of their
+   * layers). Unset: they see every request.
+   */
+  readonly paths?: readonly string[];
+  /** The answer for a request no door's routes answered (one door has it, mounted after every door's routes). */
+  readonly notFound?: RequestHandler;
   /** Shapes an error of its own routes as its callers expect it (each passes on what is not its own). */
   readonly errorHandlers?: readonly ErrorRequestHandler[];
   stop?(): Promise<void>;
@@ -22,16 +30,31 @@ export interface ApiPathPolicies {
 }
 
 /**
+ * A handler that sees only the requests under `paths` (matched as express matches a path: in any
+ * case, whole segments); any other request goes on at once.
+ */
+function underPaths(paths: readonly string[], handler: RequestHandler): RequestHandler {
+  const prefixes = paths.map((path) => path.toLowerCase());
+  return (req, res, next) => {
+    const path = req.path.toLowerCase();
+    for (const prefix of prefixes) if (path.startsWith(prefix) && (path.length === prefix.length || path[prefix.length] === '/')) return handler(req, res, next);
+    next();
+  };
+}
+
+/**
  * Mounts every door in the order given: all public routes, then the timeout and authentication on
- * every API path, then each door's routes, then each door's error handlers. The last door's routes
- * end with the answer for a route nobody serves.
+ * every API path, then each door's routes, then the answer for a route nobody serves, then each
+ * door's error handlers.
  */
 export function mountTransports(app: Express, transports: readonly Transport[], policies: ApiPathPolicies): void {
-  for (const transport of transports) for (const route of transport.publicRoutes ?? []) app.use(route);
+  const mount = (transport: Transport, route: RequestHandler) => app.use(transport.paths ? underPaths(transport.paths, route) : route);
+  for (const transport of transports) for (const route of transport.publicRoutes ?? []) mount(transport, route);
   const apiPaths = transports.flatMap((transport) => transport.apiPaths ?? []);
   app.use(apiPaths, policies.timeout);
   app.use(apiPaths, policies.authenticate);
-  for (const transport of transports) for (const route of transport.routes ?? []) app.use(route);
+  for (const transport of transports) for (const route of transport.routes ?? []) mount(transport, route);
+  for (const transport of transports) if (transport.notFound) app.use(transport.notFound);
   for (const transport of transports) for (const handler of transport.errorHandlers ?? []) app.use(handler);
 }
 
