@@ -82,6 +82,8 @@ interface Measurement {
   p99: number;
   answers: number;
   problems: string[];
+  /** The gateway's CPU milliseconds per answer (its own process_cpu_seconds_total over the run); gateway sides only. */
+  cpuMs?: number;
 }
 
 /** One side of a comparison: how to run it for some seconds, on the gateway or on its floor. */
@@ -515,13 +517,30 @@ function median(values: number[]): number {
 
 /** The median of each figure over the rounds, the problems of all. */
 function combine(measurements: Measurement[]): Measurement {
+  const cpu = measurements.flatMap((m) => (m.cpuMs === undefined ? [] : [m.cpuMs]));
   return {
     rate: median(measurements.map((m) => m.rate)),
     p50: median(measurements.map((m) => m.p50)),
     p99: median(measurements.map((m) => m.p99)),
     answers: measurements.reduce((sum, m) => sum + m.answers, 0),
     problems: measurements.flatMap((m) => m.problems),
+    ...(cpu.length > 0 ? { cpuMs: median(cpu) } : {}),
   };
+}
+
+/** The gateway process's CPU seconds so far, from its own /metrics. */
+async function gatewayCpuSeconds(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text.split('\n').find((each) => each.startsWith('process_cpu_seconds_total '));
+  return line === undefined ? Number.NaN : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+/** Runs a gateway side with the gateway's CPU per answer measured around it (a figure other work on the machine moves less than req/s). */
+async function runOnGateway(side: Side, url: string, seconds: number): Promise<Measurement> {
+  const before = await gatewayCpuSeconds(url);
+  const measurement = await side.run(url, seconds);
+  const cpuMs = ((await gatewayCpuSeconds(url)) - before) * 1000;
+  return measurement.answers > 0 && Number.isFinite(cpuMs) ? { ...measurement, cpuMs: cpuMs / measurement.answers } : measurement;
 }
 
 /** The ratio a target speaks of: rate ÷ floor's rate for throughput, p50 ÷ floor's p50 for writes. */
@@ -637,10 +656,11 @@ async function main(): Promise<boolean> {
       gateway = await startGatewayProcess(cluster.url);
       const floor = await startWriteFloor(cluster.url);
       const cold = new Map<Side, Measurement>();
-      for (const side of sides) cold.set(side, await side.run(onFloor(side) ? floor.url : gateway.url, settings.coldSeconds));
+      const run = (side: Side, seconds: number) => (onFloor(side) ? side.run(floor.url, seconds) : runOnGateway(side, gateway.url, seconds));
+      for (const side of sides) cold.set(side, await run(side, settings.coldSeconds));
       const warm = new Map<Side, Measurement[]>(sides.map((side) => [side, []]));
       for (let round = 0; round < settings.rounds; round++) {
-        for (const side of sides) warm.get(side)!.push(await side.run(onFloor(side) ? floor.url : gateway.url, settings.duration));
+        for (const side of sides) warm.get(side)!.push(await run(side, settings.duration));
       }
       await floor.stop();
       const load = loadAverage();
@@ -663,16 +683,17 @@ async function main(): Promise<boolean> {
         formatNumber(measurement.p50, 2),
         formatNumber(measurement.p99, 2),
         formatNumber(measurement.answers, 0),
+        measurement.cpuMs === undefined ? '-' : formatNumber(measurement.cpuMs, 2),
         row.isFloor ? 'floor' : `${formatNumber(ratio, 2)}×`,
         row.isFloor ? '' : verdict(row, ratio),
         row.load,
       ];
     });
-    printTable(['scenario', 'req/s', 'events/s', 'p50 ms', 'p99 ms', 'answers', 'vs floor', 'target', 'load after'], table);
+    printTable(['scenario', 'req/s', 'events/s', 'p50 ms', 'p99 ms', 'answers', 'gateway CPU ms', 'vs floor', 'target', 'load after'], table);
     log('');
     log(
       "vs floor: ingestion and reads events/s (req/s) ÷ the floor's; writes p50 ÷ the floor's p50 (the write floors run the same SQL in one transaction). " +
-        "The reads' floor is the anonymous caller on the same gateway. Latencies: autocannon's for ingestion and reads (whole ms), each request timed for writes. " +
+        "The reads' floor is the anonymous caller on the same gateway. gateway CPU ms: the gateway process's CPU per answer over the run (its /metrics; the floors run in this process). Latencies: autocannon's for ingestion and reads (whole ms), each request timed for writes. " +
         `Warm figures are the median of ${settings.rounds} round(s). load after: the 1/5/15-minute load average when the operation ended (above the CPU count, other work competed).`,
     );
     const problems = rows.flatMap((row) => row.measurement.problems.map((problem) => `${row.side.name} (${row.phase}): ${problem}`));
