@@ -1,9 +1,11 @@
 // The embedded event store's one-statement path (no dedup keys, not a master dataset): requests that
 // reach it in the same turn of the event loop share one statement, as a busy gateway's concurrent
 // single-event calls do, and each request still gets its own outcome, its own rows and its own
-// failure. The store runs on the test gateway's own pool and migrated database, with the ingestion
-// module's real processing rules.
+// failure. The store runs on the test gateway's migrated database, through a pool of its own that
+// counts what the store sends (the gateway's pool also carries its background work), with the
+// ingestion module's real processing rules.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
 import { createIngestionCounterStore, ingestionProcessing } from '../../src/modules/ingestion/index.js';
 import type { DatasetRecord } from '../../src/platform/dataset.js';
 import { EmbeddedEventStore } from '../../src/platform/event-bus/embedded-store.js';
@@ -12,7 +14,10 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { storedEvents, unique } from '../support/ingestion.js';
 
 let gw: TestGateway;
+let pool: pg.Pool;
 let store: EmbeddedEventStore;
+/** Statements the store's pool has sent. */
+let sent = 0;
 
 const DATASET: DatasetRecord = {
   datasetId: 'store_batching_events',
@@ -50,27 +55,29 @@ function message(msgid: string, event: Record<string, unknown>): IngestMessage {
 
 /** Publishes every message in one turn of the event loop; the statements the pool sent meanwhile. */
 async function publishTogether(messages: IngestMessage[], tally?: PublishTally): Promise<{ outcomes: PromiseSettledResult<PublishOutcome>[]; statements: number }> {
-  const before = gw.gateway.database.statementCount();
+  const before = sent;
   const outcomes = await Promise.allSettled(messages.map((each) => store.publish(each, DATASET, tally)));
-  return { outcomes, statements: gw.gateway.database.statementCount() - before };
+  return { outcomes, statements: sent - before };
 }
 
 beforeAll(async () => {
   gw = await startTestGateway();
-  store = new EmbeddedEventStore(gw.gateway.database.pool, ingestionProcessing);
-  // The gateway's own start-up statements (background work's first rounds) end before any is counted here.
-  for (let last = -1; last !== gw.gateway.database.statementCount();) {
-    last = gw.gateway.database.statementCount();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-  }
+  pool = new pg.Pool({ connectionString: gw.gateway.database.sessionUrl, max: 4 });
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  pool.query = ((...args: unknown[]) => {
+    sent += 1;
+    return query(...args);
+  }) as typeof pool.query;
+  store = new EmbeddedEventStore(pool, ingestionProcessing);
 });
 afterAll(async () => {
+  await pool?.end();
   await gw?.stop();
 });
 
 describe('the embedded event store, requests of one turn', () => {
   it('stores twenty single-event requests and their counts in one statement, each under its own msgid, time and outcome', async () => {
-    const counters = createIngestionCounterStore(gw.gateway.database.pool);
+    const counters = createIngestionCounterStore(pool);
     const msgids = Array.from({ length: 20 }, () => unique('together'));
     const { outcomes, statements } = await publishTogether(
       msgids.map((msgid, n) => message(msgid, { id: msgid, ts: new Date(Date.UTC(2026, 10, 1, 0, n)).toISOString() })),
