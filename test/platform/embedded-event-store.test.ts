@@ -7,11 +7,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { createIngestionCounterStore, ingestionProcessing } from '../../src/modules/ingestion/index.js';
-import type { DatasetRecord } from '../../src/platform/dataset.js';
 import { EmbeddedEventStore } from '../../src/platform/event-bus/embedded-store.js';
 import type { IngestMessage, PublishOutcome, PublishTally } from '../../src/platform/event-bus/event-bus.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { storedEvents, unique } from '../support/ingestion.js';
+import { liveDatasetRecord, storedEvents, unique } from '../support/ingestion.js';
 
 let gw: TestGateway;
 let pool: pg.Pool;
@@ -19,35 +18,13 @@ let store: EmbeddedEventStore;
 /** Statements the store's pool has sent. */
 let sent = 0;
 
-const DATASET: DatasetRecord = {
-  datasetId: 'store_batching_events',
-  stage: 'live',
-  name: 'store batching',
-  type: 'event',
-  status: 'Live',
-  tags: [],
-  version: 1,
-  versionKey: '1',
-  apiVersion: 'v2',
+const DATASET = liveDatasetRecord('store_batching_events', {
   dataSchema: { type: 'object', properties: { id: { type: 'string' }, ts: { type: 'string' } }, required: ['id'] },
   extractionConfig: { is_batch_event: false },
   validationConfig: { validate: true, mode: 'Strict' },
   dedupConfig: { drop_duplicates: false },
-  denormConfig: { denorm_fields: [] },
-  routerConfig: { topic: 'store_batching_events' },
   datasetConfig: { keys_config: { timestamp_key: 'ts' } },
-  transformationsConfig: [],
-  connectorsConfig: [],
-  sampleData: null,
-  entryTopic: 'store_batching_events',
-  denormSources: [],
-  createdBy: 'test',
-  updatedBy: 'test',
-  createdDate: new Date(),
-  updatedDate: new Date(),
-  publishedDate: new Date(),
-  alias: null,
-};
+});
 
 function message(msgid: string, event: Record<string, unknown>): IngestMessage {
   return { topic: 'store_batching_events', key: msgid, headers: {}, value: { event, msgid, dataset: DATASET.datasetId, obsrv_meta: { syncts: Date.UTC(2026, 11, 1) } } };

@@ -17,6 +17,7 @@ import { KafkaEventBus, type KafkaProducer } from '../../src/platform/event-bus/
 import { envelope, errorCode, graphql } from '../support/api.js';
 import { seedDataset } from '../support/datasets.js';
 import { createTestDatabase, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { liveDatasetRecord } from '../support/ingestion.js';
 import { describeWhen } from '../support/skip.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -43,45 +44,12 @@ class FakeProducer implements KafkaProducer {
   }
 }
 
-function record(datasetId: string, overrides: Partial<DatasetRecord> = {}): DatasetRecord {
-  return {
-    datasetId,
-    stage: 'live',
-    name: datasetId,
-    type: 'event',
-    status: 'Live',
-    tags: [],
-    version: 1,
-    versionKey: '1700000000000',
-    apiVersion: 'v2',
-    dataSchema: { type: 'object', properties: { id: { type: 'string' } } },
-    extractionConfig: { is_batch_event: false, extraction_key: 'records', dedup_config: { drop_duplicates: false, dedup_key: 'batch_msgid', dedup_period: 604800 } },
-    validationConfig: { validate: false, mode: 'Strict' },
-    dedupConfig: { drop_duplicates: true, dedup_key: 'id', dedup_period: 604800 },
-    denormConfig: null,
-    routerConfig: { topic: datasetId },
-    datasetConfig: { keys_config: { data_key: '', partition_key: '', timestamp_key: 'ts' } },
-    transformationsConfig: [],
-    connectorsConfig: [],
-    sampleData: null,
-    entryTopic: `${datasetId}.ingest`,
-    denormSources: [],
-    createdBy: 'test',
-    updatedBy: 'test',
-    createdDate: new Date(),
-    updatedDate: new Date(),
-    publishedDate: new Date(),
-    alias: null,
-    ...overrides,
-  };
-}
-
 const DATASETS = new Map<string, DatasetRecord>(
   [
-    record('orders'),
-    record('clicks', { entryTopic: 'clicks.topic' }),
-    record('defaults', { extractionConfig: { is_batch_event: false, extraction_key: '', dedup_config: { drop_duplicates: false, dedup_key: '' } } }),
-    record('legacy', { apiVersion: 'v1', entryTopic: null, datasetConfig: { data_key: '', timestamp_key: 'ts', entry_topic: 'local.ingest' } }),
+    liveDatasetRecord('orders'),
+    liveDatasetRecord('clicks', { entryTopic: 'clicks.topic' }),
+    liveDatasetRecord('defaults', { extractionConfig: { is_batch_event: false, extraction_key: '', dedup_config: { drop_duplicates: false, dedup_key: '' } } }),
+    liveDatasetRecord('legacy', { apiVersion: 'v1', entryTopic: null, datasetConfig: { data_key: '', timestamp_key: 'ts', entry_topic: 'local.ingest' } }),
   ].map((dataset) => [dataset.datasetId, dataset]),
 );
 

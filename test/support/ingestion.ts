@@ -6,6 +6,7 @@ import { expect } from '@jest/globals';
 import { graphql } from './api.js';
 import { SCHEMA_2020, type Json } from './datasets.js';
 import type { TestGateway } from './gateway.js';
+import type { DatasetRecord } from '../../src/platform/dataset.js';
 
 export const INGESTED_MESSAGE = 'Data ingested successfully';
 
@@ -80,4 +81,38 @@ export const STRICT_SCHEMA = {
 /** Events of `size` characters each, `count` of them (for body-size limits). */
 export function largeEvents(count: number, size: number): Json[] {
   return Array.from({ length: count }, (_, n) => ({ id: unique(`large${n + 1}`), note: 'x'.repeat(size) }));
+}
+
+/** A Live dataset record as the stores take it, for tests that call a store or a bus directly (`overrides` replace fields). */
+export function liveDatasetRecord(datasetId: string, overrides: Partial<DatasetRecord> = {}): DatasetRecord {
+  return {
+    datasetId,
+    stage: 'live',
+    name: datasetId,
+    type: 'event',
+    status: 'Live',
+    tags: [],
+    version: 1,
+    versionKey: '1700000000000',
+    apiVersion: 'v2',
+    dataSchema: { type: 'object', properties: { id: { type: 'string' } } },
+    extractionConfig: { is_batch_event: false, extraction_key: 'records', dedup_config: { drop_duplicates: false, dedup_key: 'batch_msgid', dedup_period: 604800 } },
+    validationConfig: { validate: false, mode: 'Strict' },
+    dedupConfig: { drop_duplicates: true, dedup_key: 'id', dedup_period: 604800 },
+    denormConfig: null,
+    routerConfig: { topic: datasetId },
+    datasetConfig: { keys_config: { data_key: '', partition_key: '', timestamp_key: 'ts' } },
+    transformationsConfig: [],
+    connectorsConfig: [],
+    sampleData: null,
+    entryTopic: `${datasetId}.ingest`,
+    denormSources: [],
+    createdBy: 'test',
+    updatedBy: 'test',
+    createdDate: new Date(),
+    updatedDate: new Date(),
+    publishedDate: new Date(),
+    alias: null,
+    ...overrides,
+  };
 }
