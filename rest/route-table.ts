@@ -10,7 +10,8 @@ import type { NextFunction, Request, Response } from 'express';
 import { GatewayError } from '../src/errors.js';
 import { sendFailure } from '../src/http/envelope.js';
 
-type Step = (req: Request, res: Response, next: NextFunction) => void;
+/** One step of a request's handling, as express calls it. */
+export type Step = (req: Request, res: Response, next: NextFunction) => void;
 
 interface Route {
   method: string;

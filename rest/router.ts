@@ -24,7 +24,7 @@ import { MultipartRefused, receiveSingleFile } from './multipart.js';
 import { keyOfRepeatedBodies } from './repeated-reads.js';
 import { presentationOf, type RestEndpoint, type RestInput } from './table.js';
 import { compileValidator, type Validator } from './validation.js';
-import { RouteTable } from './route-table.js';
+import { RouteTable, type Step } from './route-table.js';
 
 /** Paths the REST layer answers for, matched or not. */
 export const REST_PREFIXES = ['/v2', '/alerts/v1', '/druid/coordinator', '/system/data/v1'];
@@ -159,8 +159,8 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
   const routes = new RouteTable();
   const bodyLimit: NamedLimit = { bytes: options.bodyLimitBytes, setting: 'REQUEST_BODY_LIMIT' };
   // A body the fast path read ahead (src/http/body-read-ahead.ts) is not parsed again.
-  const json = { parse: unlessParsedAhead(express.json({ limit: options.bodyLimitBytes, strict: false, type: () => true })), limit: bodyLimit, jsonLimits: options.jsonLimits };
-  const largeJson = {
+  const json: JsonBodyReader = { parse: unlessParsedAhead(express.json({ limit: options.bodyLimitBytes, strict: false, type: () => true })), limit: bodyLimit, jsonLimits: options.jsonLimits };
+  const largeJson: JsonBodyReader = {
     parse: unlessParsedAhead(express.json({ limit: options.largeBodyLimitBytes, strict: false, type: () => true })),
     limit: { bytes: options.largeBodyLimitBytes, setting: 'INGEST_BODY_LIMIT' },
     jsonLimits: options.jsonLimits,
@@ -344,21 +344,15 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
   return router;
 }
 
-type Step = (req: Request, res: Response, next: NextFunction) => void;
-
-/** A JSON body parser and the limit it holds, named when a body passes it. */
+/** A JSON body parser, the limit it holds (named when a body passes it), and the limits on what the body holds. */
 interface JsonBodyReader {
   parse: Step;
   limit: NamedLimit;
+  jsonLimits: JsonLimits;
 }
 
 /** Reads an entry's JSON body (refusing other media types, bad JSON and bodies past the limits) and then runs `then`. */
-function jsonBodyThen(
-  endpoint: RestEndpoint,
-  reader: JsonBodyReader & { jsonLimits: JsonLimits },
-  failEntry: (res: Response, msgid: string | undefined, error: GatewayError) => void,
-  then: Step,
-): Step {
+function jsonBodyThen(endpoint: RestEndpoint, reader: JsonBodyReader, failEntry: (res: Response, msgid: string | undefined, error: GatewayError) => void, then: Step): Step {
   return (req, res, next) => {
     // A body must say it is JSON: a form or text/plain POST (which a foreign page can send
     // without a preflight) is refused, not read as JSON.

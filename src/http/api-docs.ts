@@ -11,10 +11,10 @@ const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swag
 /** The only files of swagger-ui-dist the page uses. */
 const ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js']);
 
-/** `document` is the OpenAPI document the REST table describes (rest/openapi.ts builds it). */
 /** Where the router below answers. */
 export const API_DOCS_PATHS = ['/openapi.json', '/docs'];
 
+/** `document` is the OpenAPI document the REST table describes (rest/openapi.ts builds it). */
 export function apiDocsRouter(document: Readonly<Record<string, unknown>>): express.Router {
   const router = express.Router();
   const json = JSON.stringify(document);
