@@ -25,7 +25,7 @@ import {
 import { narrowsByIndex, operatorsOf, scanOperatorsOf } from '../../src/platform/lists/comparisons.js';
 import { linkScope, perParent, planNested, type ListLink } from '../../src/platform/lists/nested-list.js';
 import { alertRuleList, notificationList, notificationRuleLink, ruleDatasetLink } from '../../src/modules/alert-rules/index.js';
-import { templateDatasetLink, templateList } from '../../src/modules/templates/index.js';
+import { CLASH_SQL, templateDatasetLink, templateList } from '../../src/modules/templates/index.js';
 import { createTestDatabase } from '../support/gateway.js';
 
 const ROWS = 100_000;
@@ -305,6 +305,19 @@ describe.each(LIST_DECLARATIONS.map(({ declaration }) => [declaration.type, decl
         message: expect.stringMatching(new RegExp(`^${what.replace(/[()]/g, '\\$&')}: no index can count ${declaration.plural} by this where, and reading all 100000 of them is refused`)),
       });
     }
+  });
+});
+
+describe('the look every template create and rename takes first, on 100,000 templates', () => {
+  it('finds a taken id or a name in another case through indexes, not by reading every template', async () => {
+    const statement = { text: CLASH_SQL, values: ['template_50000', 'TEMPLATE 50000', null] };
+    expectIndexed(await scansOf(statement, 'query_templates'), 'the clash of an id or a name');
+    // The name through its lower-case index: a trigram index would match every name sharing its letters.
+    const { rows: plans } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement.values);
+    const indexes = nodesOf(plans[0]!['QUERY PLAN'][0].Plan).map((node) => node['Index Name']);
+    expect(indexes).toEqual(expect.arrayContaining(['query_templates_pkey', 'query_templates_template_name_lower_idx']));
+    const { rows } = await pool.query<{ templateId: string }>(statement.text, statement.values);
+    expect(rows.map((row) => row.templateId)).toEqual(['tpl_50000']);
   });
 });
 

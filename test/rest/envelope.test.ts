@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express from 'express';
+import pg from 'pg';
 import supertest, { type Response } from 'supertest';
 import { restErrorHandler } from '../../rest/router.js';
 import { GENERIC_FAILURE_MESSAGE } from '../../src/errors.js';
@@ -183,6 +184,38 @@ describe('the REST failure envelope', () => {
     const response = await create('Existing Template', 'msg-dup');
     expectFailureEnvelope(response, 'api.query.template.create', 409, 'CONFLICT', 'QUERY_TEMPLATE_ALREADY_EXISTS');
     expect(response.body.params.msgid).toBe('msg-dup');
+  });
+
+  it('answers a rename to a taken name in another case with 409 CONFLICT / QUERY_TEMPLATE_ALREADY_EXISTS', async () => {
+    expect((await create('Rename Source')).status).toBe(200);
+    const response = await gw.http.patch('/v2/template/update/rename_source').send(envelope('api.query.template.update', { template_name: 'EXISTING TEMPLATE' }));
+    expectFailureEnvelope(response, 'api.query.template.update', 409, 'CONFLICT', 'QUERY_TEMPLATE_ALREADY_EXISTS');
+  });
+
+  it('answers a create that races another writer of the same name with 409 QUERY_TEMPLATE_ALREADY_EXISTS, not a 500', async () => {
+    // Another writer holds the name uncommitted: the create's look finds nothing, its insert waits on
+    // the unique index, and meets the violation once the other commits.
+    const other = new pg.Client({ connectionString: gw.databaseUrl });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query(
+        `INSERT INTO query_templates (template_id, template_name, query, query_type, created_by, updated_by) VALUES ('racing_template', 'Racing Template', $1, 'sql', 'other', 'other')`,
+        [SQL_QUERY],
+      );
+      const pending = create('Racing Template', 'msg-race').then((response) => response);
+      const waiting = async () => (await gw.sql(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO query_templates%'`)).rows[0]?.n;
+      for (let tries = 0; (await waiting()) === 0; tries += 1) {
+        if (tries > 200) throw new Error("the gateway's insert never waited on the other writer's row");
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      await other.query('COMMIT');
+      const response = await pending;
+      expectFailureEnvelope(response, 'api.query.template.create', 409, 'CONFLICT', 'QUERY_TEMPLATE_ALREADY_EXISTS');
+      expect(response.body.error.message).toContain('Racing Template');
+    } finally {
+      await other.end();
+    }
   });
 
   it('answers an update with query but no query_type with 400 QUERY_TEMPLATE_INVALID_INPUT', async () => {

@@ -332,7 +332,8 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
     async transition(datasetId: string, transition: Transition, actor: Actor): Promise<DatasetRecord | null> {
       const versions = await store.findVersions([checkedId(datasetId)]);
       const byStage = Object.fromEntries(versions.map((record) => [record.stage, record])) as DatasetVersions;
-      if (versions.length === 0) throw new GatewayError('DATASET_NOT_FOUND', `Dataset not found for dataset: ${datasetId}`);
+      const notFound = () => new GatewayError('DATASET_NOT_FOUND', `Dataset not found for dataset: ${datasetId}`);
+      if (versions.length === 0) throw notFound();
 
       if (transition === 'Delete') {
         const users = await store.dependents(datasetId, ['Live']);
@@ -363,7 +364,10 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
       }
 
       if (transition === 'ReadyToPublish') {
-        return store.setStatus(datasetId, 'draft', 'ReadyToPublish', actor.id);
+        const ready = await store.setStatus(datasetId, 'draft', 'ReadyToPublish', actor.id);
+        // A version deleted since the read above is not there to move.
+        if (!ready) throw notFound();
+        return ready;
       }
 
       if (transition === 'Live') {
@@ -399,6 +403,7 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
       // A retired dataset gives up its alias (as the original), so another may take it.
       await store.setAlias(datasetId, null);
       const retired = await store.setStatus(datasetId, 'live', 'Retired', actor.id);
+      if (!retired) throw notFound();
       await queryEngine.dropQueryable(datasetId);
       return retired;
     },

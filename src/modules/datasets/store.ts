@@ -4,11 +4,11 @@
 // transaction commits, before the database's own announcement reaches every gateway.
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
 import type pg from 'pg';
+import { assignments, type WritableColumns } from '../../platform/database/raw-write.js';
 import type { RecordCache } from '../../platform/cache/published-cache.js';
 import { sqlStatement } from '../../platform/database/sql-statement.js';
 import { sameJson } from '../../platform/json/same-json.js';
 export { isUniqueViolation } from '../../platform/database/errors.js';
-import { isRecordNotFound } from '../../platform/database/errors.js';
 import type { ListDeclaration } from '../../platform/lists/declaration.js';
 import { modelColumnsSql, readList, type ListArguments, type ListPage } from '../../platform/lists/list-query.js';
 import { nestedListReader } from '../../platform/lists/nested-list.js';
@@ -57,6 +57,31 @@ function toData(given: DatasetDraftValues): Prisma.DatasetUncheckedCreateInput {
   };
 }
 
+/** The columns a draft's update may write (every field of its values but its id, stage and creator). */
+type DraftField = Exclude<keyof DatasetDraftValues, 'datasetId' | 'stage' | 'createdBy'>;
+const DRAFT_COLUMNS: WritableColumns<DraftField> = {
+  name: ['name', 'text'],
+  type: ['type', 'text'],
+  status: ['status', 'text'],
+  tags: ['tags', 'text[]'],
+  version: ['version', 'int'],
+  versionKey: ['version_key', 'text'],
+  apiVersion: ['api_version', 'text'],
+  dataSchema: ['data_schema', 'json'],
+  extractionConfig: ['extraction_config', 'json'],
+  validationConfig: ['validation_config', 'json'],
+  dedupConfig: ['dedup_config', 'json'],
+  denormConfig: ['denorm_config', 'json'],
+  routerConfig: ['router_config', 'json'],
+  datasetConfig: ['dataset_config', 'json'],
+  transformationsConfig: ['transformations_config', 'json'],
+  connectorsConfig: ['connectors_config', 'json'],
+  sampleData: ['sample_data', 'json'],
+  entryTopic: ['entry_topic', 'text'],
+  denormSources: ['denorm_sources', 'text[]'],
+  updatedBy: ['updated_by', 'text'],
+};
+
 /** Every version of a dataset id (none, Live, Draft, or both), as the cache keeps them. */
 export type DatasetVersionList = readonly DatasetRecord[];
 
@@ -67,7 +92,9 @@ export type DatasetVersionList = readonly DatasetRecord[];
 export function createDatasetStore(prisma: PrismaClient, storePool: pg.Pool, cache?: RecordCache<DatasetVersionList>, list: ListDeclaration = datasetList) {
   // Every version of the given ids as plain SQL: the reads by id (every read on a cache miss, every
   // write's first look). Prisma's query compiler was ~22 % of an uncached read's CPU (bench/gateway.ts).
-  const versionsOf = sqlStatement<Row>(storePool, `SELECT ${modelColumnsSql(prisma, 'Dataset')} FROM datasets WHERE dataset_id = ANY($1::text[])`);
+  const columns = modelColumnsSql(prisma, 'Dataset');
+  const versionsOf = sqlStatement<Row>(storePool, `SELECT ${columns} FROM datasets WHERE dataset_id = ANY($1::text[])`);
+  const returning = Prisma.raw(columns);
   // `cached`: reads may use the cache (never inside a transaction, which must see its own writes).
   // `touched`: the ids a transaction wrote, dropped again once it has committed.
   const store = (db: Client, cached: boolean, touched?: Set<string>) => {
@@ -150,19 +177,18 @@ export function createDatasetStore(prisma: PrismaClient, storePool: pg.Pool, cac
        * undefined when another writer changed it first, so no update is ever lost.
        */
       async replaceDraftIfCurrent(values: DatasetDraftValues, expectedVersionKey: string, current?: DatasetRecord): Promise<DatasetRecord | undefined> {
-        const { createdBy: _keep, ...all } = toData(values);
+        const { datasetId, stage: _draft, createdBy: _keep, ...all } = values;
         // Only the columns whose value changed from `current` (the draft the values were made from):
         // an update of the name no longer sends, serialises and rewrites the schema and every config.
-        const data = current ? Object.fromEntries(Object.entries(all).filter(([field]) => !sameJson(values[field as keyof DatasetDraftValues], current[field as keyof DatasetRecord]))) : all;
-        // One statement (UPDATE … RETURNING, the version key in its WHERE): updateMany and a read
-        // after it were a transaction of their own (BEGIN, UPDATE, COMMIT) and a SELECT.
+        const changed = current ? Object.fromEntries(Object.entries(all).filter(([field]) => !sameJson(all[field as DraftField], current[field as DraftField]))) : all;
+        // One raw statement (UPDATE … RETURNING, the version key in its WHERE): no query compiler,
+        // and no read after it. updated_date is what Prisma's @updatedAt would set.
         try {
-          return toRecord(await db.dataset.update({ where: { datasetId_stage: { datasetId: values.datasetId, stage: 'draft' }, versionKey: expectedVersionKey }, data }));
-        } catch (error) {
-          if (isRecordNotFound(error)) return undefined;
-          throw error;
+          const [row] = await db.$queryRaw<Row[]>`UPDATE datasets SET ${assignments(DRAFT_COLUMNS, changed)}, updated_date = clock_timestamp()
+            WHERE dataset_id = ${datasetId} AND stage = 'draft' AND version_key = ${expectedVersionKey} RETURNING ${returning}`;
+          return row ? toRecord(row) : undefined;
         } finally {
-          wrote(values.datasetId);
+          wrote(datasetId);
         }
       },
 
@@ -179,10 +205,13 @@ export function createDatasetStore(prisma: PrismaClient, storePool: pg.Pool, cac
         return row ? toRecord(row) : undefined;
       },
 
-      async setStatus(datasetId: string, stage: Stage, status: DatasetStatus, updatedBy: string): Promise<DatasetRecord> {
-        const record = toRecord(await db.dataset.update({ where: { datasetId_stage: { datasetId, stage } }, data: { status, updatedBy } }));
+      /** Undefined when the version does not exist. */
+      async setStatus(datasetId: string, stage: Stage, status: DatasetStatus, updatedBy: string): Promise<DatasetRecord | undefined> {
+        // A raw statement, as replaceDraftIfCurrent: the status transitions' one write.
+        const [row] = await db.$queryRaw<Row[]>`UPDATE datasets SET ${assignments(DRAFT_COLUMNS, { status, updatedBy })}, updated_date = clock_timestamp()
+          WHERE dataset_id = ${datasetId} AND stage = ${stage} RETURNING ${returning}`;
         wrote(datasetId);
-        return record;
+        return row ? toRecord(row) : undefined;
       },
 
       async remove(datasetId: string, stage?: Stage): Promise<number> {

@@ -5,6 +5,6 @@ export { AGGREGATION_LEVEL_VALUES, QUERY_TEMPLATE_SORT_FIELD_VALUES, QUERY_TYPE_
 export { templateDatasetLink, templateList } from './list.js';
 export { templatesFieldPermissions, templatesPublishedReads } from './permissions.js';
 export { type AggregationLevel, createTemplateRunner, MAX_RANGE_DAYS } from './run.js';
-export { createTemplateStore } from './store.js';
+export { CLASH_SQL, createTemplateStore } from './store.js';
 export { createTemplateService, type TemplateService } from './service.js';
 export { templateResolvers } from './resolvers.js';

@@ -36,14 +36,16 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   return isDatabaseUnavailable(e.cause, depth + 1) || isDatabaseUnavailable(e.meta?.driverAdapterError, depth + 1);
 }
 
-/** True when Prisma refused a write because a unique column already holds the value. */
+/**
+ * True when Prisma refused a write because a unique column already holds the value: P2002 from its
+ * model API, or a raw statement's P2010 whose adapter error is a unique violation (SQLSTATE 23505).
+ */
 export function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';
-}
-
-/** True when Prisma found no record to update (P2025): an `update` whose where matched nothing. */
-export function isRecordNotFound(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2025';
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, meta } = error as { code?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown } } } };
+  if (code === 'P2002') return true;
+  const cause = code === 'P2010' ? meta?.driverAdapterError?.cause : undefined;
+  return cause?.kind === 'UniqueConstraintViolation' || cause?.originalCode === '23505';
 }
 
 /** True when PostgreSQL refused a text value it cannot hold (a NUL character, invalid UTF-8), or
