@@ -17,8 +17,21 @@ export type LastStatement = (literal: (value: string | null) => string) => strin
 
 const literal = (value: string | null): string => (value === null ? 'NULL' : pg.escapeLiteral(value));
 
+/**
+ * What of pg's client this file reaches past its types for: pipeline mode (a statement goes out
+ * without waiting for the one before; their answers come back in order) and the client's socket.
+ */
+interface PipelineClient {
+  pipeline: boolean;
+  connection: { stream: { cork(): void; uncork(): void } };
+}
+const pipelineOf = (client: pg.PoolClient) => client as unknown as PipelineClient;
+
+const send = (client: pg.PoolClient, args: QueryArgs): Promise<unknown> => (client.query as (...a: unknown[]) => Promise<unknown>).apply(client, args);
+
 class OperationTransaction {
   private opening: Promise<pg.PoolClient> | undefined;
+  private beginning: Promise<unknown> | undefined;
   private savepoints = 0;
   private readonly committed: (() => void)[] = [];
 
@@ -36,16 +49,45 @@ class OperationTransaction {
   }
 
   client(): Promise<pg.PoolClient> {
-    this.opening ??= this.pool.connect().then(async (client) => {
+    if (!this.opening) void this.open().catch(() => undefined);
+    return this.opening!;
+  }
+
+  /**
+   * Sends a statement of the operation. The first goes out in the same write as its BEGIN (the
+   * connection in pipeline mode, its socket corked around both): a round trip and a socket write
+   * fewer per mutation (on this VM a loopback write is ~0.2 ms of CPU, bench/writes.ts).
+   */
+  query(args: QueryArgs): Promise<unknown> {
+    if (this.opening) return this.opening.then((client) => send(client, args));
+    return this.open(args);
+  }
+
+  /** Takes the operation's connection and begins its transaction, with `first` right behind BEGIN. */
+  private open(first?: QueryArgs): Promise<unknown> {
+    let sent: Promise<unknown> | undefined;
+    this.opening = this.pool.connect().then((client) => {
+      const pipelined = pipelineOf(client);
+      pipelined.pipeline = true;
+      pipelined.connection.stream.cork();
       try {
-        await client.query('BEGIN');
-        return client;
-      } catch (error) {
-        client.release(error as Error);
-        throw error;
+        this.beginning = client.query('BEGIN');
+        if (first) sent = send(client, first);
+      } finally {
+        pipelined.connection.stream.uncork();
       }
+      // A failed BEGIN fails the operation at its commit (and fails the statements behind it).
+      this.beginning.catch(() => undefined);
+      return client;
     });
-    return this.opening;
+    // Both answers awaited at once, so neither's failure goes unobserved; BEGIN's counts first.
+    return this.opening.then(async (client) => (await Promise.all([this.beginning, sent ?? client]))[1]);
+  }
+
+  /** The connection back to the pool, out of pipeline mode; with `error`, closed instead. */
+  private static release(client: pg.PoolClient, error?: Error): void {
+    pipelineOf(client).pipeline = false;
+    client.release(error);
   }
 
   /** A client for a store's own `$transaction` inside the operation: a savepoint of it, released by its COMMIT. */
@@ -78,6 +120,7 @@ class OperationTransaction {
     if (!this.opening) return;
     const client = await this.opening;
     try {
+      await this.beginning;
       await client.query(`${last(literal)}; COMMIT`);
     } catch (error) {
       // A connection that could not roll back is not given back to the pool for the next operation.
@@ -85,10 +128,10 @@ class OperationTransaction {
         () => true,
         () => false,
       );
-      client.release(rolledBack ? undefined : (error as Error));
+      OperationTransaction.release(client, rolledBack ? undefined : (error as Error));
       throw error;
     }
-    client.release();
+    OperationTransaction.release(client);
     for (const then of this.committed.splice(0)) then();
   }
 
@@ -102,10 +145,10 @@ class OperationTransaction {
       await client.query(`ROLLBACK; ${last(literal)}`);
     } catch (error) {
       // Its transaction may still be open: the connection is closed, not given back to the pool.
-      client.release(error as Error);
+      OperationTransaction.release(client, error as Error);
       throw error;
     }
-    client.release();
+    OperationTransaction.release(client);
   }
 }
 
@@ -169,7 +212,7 @@ export function routedPool(pool: pg.Pool): pg.Pool {
         return (...args: QueryArgs) => {
           const transaction = current.getStore();
           if (!transaction || transaction.ended) return (target.query as (...a: unknown[]) => unknown).apply(target, args);
-          return transaction.client().then((client) => (client.query as (...a: unknown[]) => unknown).apply(client, args));
+          return transaction.query(args);
         };
       }
       if (property === 'connect') {
