@@ -27,7 +27,10 @@ interface PipelineClient {
 }
 const pipelineOf = (client: pg.PoolClient) => client as unknown as PipelineClient;
 
-const send = (client: pg.PoolClient, args: QueryArgs): Promise<unknown> => (client.query as (...a: unknown[]) => Promise<unknown>).apply(client, args);
+/** A statement on `client` (async: one pg refuses by throwing becomes a rejection like any other). */
+async function send(client: pg.PoolClient, args: QueryArgs): Promise<unknown> {
+  return (client.query as (...a: unknown[]) => Promise<unknown>).apply(client, args);
+}
 
 class OperationTransaction {
   private opening: Promise<pg.PoolClient> | undefined;
