@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, w
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import net from 'node:net';
+import { findFreePort } from '../../src/platform/database/embedded.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -18,35 +18,13 @@ export interface ChildGateway {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Ports below Linux's ephemeral range (32768-60999), which no server listening on port 0 is given. */
-const CHILD_PORTS = { from: 20_000, count: 12_000 };
-
-/**
- * A free port for a child, outside the ephemeral range. A port 0 listener picks its port from that
- * range, so a port found free there could be taken by another test's server (on port 0) before the
- * child binds it; the child then exits while that other server answers its readiness check and
- * its requests (a 401 from a gateway with authentication, in one CI run).
- */
-async function childPort(): Promise<number> {
-  for (;;) {
-    const port = CHILD_PORTS.from + Math.floor(Math.random() * CHILD_PORTS.count);
-    const free = await new Promise<boolean>((resolve) => {
-      const probe = net.createServer();
-      probe.unref();
-      probe.once('error', () => resolve(false));
-      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-}
-
 /**
  * Starts the gateway on `databaseUrl` (null: its embedded PostgreSQL, under `env.DATA_DIR`) plus
  * `env`, and waits until /readyz answers 200. A DATA_DIR made here is removed when the child exits.
  */
 export async function startChildGateway(databaseUrl: string | null, env: Record<string, string> = {}, options: { compiled?: boolean } = {}): Promise<ChildGateway> {
   // env.PORT: a port of the caller's choice (a balancer's configuration names it).
-  const port = env.PORT ? Number(env.PORT) : await childPort();
+  const port = env.PORT ? Number(env.PORT) : await findFreePort();
   const ownDataDir = env.DATA_DIR ? undefined : mkdtempSync(path.join(tmpdir(), 'gateway-child-'));
   // Compiled unless asked otherwise: it starts in a fraction of the time tsx takes to load src/.
   const compiled = options.compiled ?? true;

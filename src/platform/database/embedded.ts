@@ -212,16 +212,28 @@ export function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
-export function findFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+/** Ports below Linux's ephemeral range (32768-60999), which no server listening on port 0 is given. */
+const FREE_PORTS = { from: 20_000, count: 12_000 };
+
+/**
+ * A port free on 127.0.0.1 now, for a server started next (the embedded PostgreSQL on
+ * EMBEDDED_PG_PORT=0, test servers). Taken below the ephemeral range: a port found free there by a
+ * port-0 probe could be handed to another process's port-0 listener before ours binds it, which
+ * then answers in our server's place (seen in CI: a child gateway's checks answered by another
+ * test's gateway).
+ */
+export async function findFreePort(): Promise<number> {
+  for (let attempt = 1; ; attempt += 1) {
+    const port = FREE_PORTS.from + Math.floor(Math.random() * FREE_PORTS.count);
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = net.createServer();
+      probe.unref();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
     });
-  });
+    if (free) return port;
+    if (attempt >= 200) throw new Error(`no free port found between ${FREE_PORTS.from} and ${FREE_PORTS.from + FREE_PORTS.count - 1} on 127.0.0.1`);
+  }
 }
 
 function describe(error: unknown, output: string[]): string {
