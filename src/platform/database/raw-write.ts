@@ -5,7 +5,7 @@
 import { Prisma } from '../../generated/prisma/client.js';
 
 /** The SQL type a column's value is bound as: the statement casts each parameter to it. */
-export type ColumnCast = 'text' | 'int' | 'json' | 'text[]' | 'timestamptz';
+export type ColumnCast = 'text' | 'int' | 'json' | 'text[]';
 
 /** Where each field of a model is written: its column and type, as the Prisma schema declares them. */
 export type WritableColumns<Field extends string> = Readonly<Record<Field, readonly [column: string, cast: ColumnCast]>>;
