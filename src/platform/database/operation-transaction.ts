@@ -62,8 +62,12 @@ class OperationTransaction {
    * fewer per mutation (on this VM a loopback write is ~0.2 ms of CPU, bench/writes.ts).
    */
   query(args: QueryArgs): Promise<unknown> {
-    if (this.opening) return this.opening.then((client) => send(client, args));
-    return this.open(args);
+    // The others after BEGIN's answer (long there by then): none goes out of a transaction that never began.
+    if (!this.opening) return this.open(args);
+    return this.opening.then(async (client) => {
+      await this.beginning;
+      return send(client, args);
+    });
   }
 
   /** Takes the operation's connection and begins its transaction, with `first` right behind BEGIN. */
@@ -79,7 +83,7 @@ class OperationTransaction {
       } finally {
         pipelined.connection.stream.uncork();
       }
-      // A failed BEGIN fails the operation at its commit (and fails the statements behind it).
+      // A failed BEGIN fails the first statement's answer, every later statement and the commit.
       this.beginning.catch(() => undefined);
       return client;
     });
