@@ -2,8 +2,9 @@
 // this module touches these tables. The evaluator's claims (FOR UPDATE SKIP LOCKED) are SQL of its
 // own, in evaluator.ts.
 import type pg from 'pg';
-import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
+import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
 import type { ManagerKind } from '../alerts/index.js';
+import { insertion, type WritableColumns } from '../../platform/database/raw-write.js';
 import { PRISMA_RAW_TYPES, runSql } from '../../platform/database/sql-statement.js';
 import { readList, type ListArguments, type ListPage } from '../../platform/lists/list-query.js';
 import { nestedListReader } from '../../platform/lists/nested-list.js';
@@ -74,16 +75,49 @@ function ruleOrder(order: readonly RuleOrder[]): Prisma.AlertRuleOrderByWithRela
   return [...(given.length > 0 ? given : [{ createdDate: 'desc' as const }]), { id: 'asc' as const }];
 }
 
-/** The rules about any of the datasets $1: by their dataset label or their context's dataset. */
-const ABOUT_DATASETS_SQL = `SELECT id, name, manager, status, description, metric, operator, thresholds, expression, severity, category,
+/** A rule's columns named as its record's fields (the channel ids as text: pg leaves a uuid[] unparsed). */
+const RULE_COLUMNS = `id, name, manager, status, description, metric, operator, thresholds, expression, severity, category,
        evaluation_interval_ms AS "evaluationIntervalMs", pending_for_ms AS "pendingForMs", labels, annotations, metadata,
        channel_ids::text[] AS "channelIds", context, created_by AS "createdBy", updated_by AS "updatedBy",
-       created_date AS "createdDate", updated_date AS "updatedDate"
+       created_date AS "createdDate", updated_date AS "updatedDate"`;
+
+/** The rules about any of the datasets $1: by their dataset label or their context's dataset. */
+const ABOUT_DATASETS_SQL = `SELECT ${RULE_COLUMNS}
   FROM alert_rules
  WHERE labels->>'dataset' = ANY($1::text[]) OR context->>'datasetId' = ANY($1::text[])
  ORDER BY created_date DESC, id ASC`;
 
+/**
+ * The rule named $1 other than the rule $2 (null: any): every create's and rename's first look, as
+ * plain SQL (no query compiler), through the name's unique index.
+ */
+const NAMED_SQL = `SELECT ${RULE_COLUMNS} FROM alert_rules WHERE name = $1 AND id IS DISTINCT FROM $2::uuid LIMIT 1`;
+
 export type RuleRowInput = Omit<AlertRuleRecord, 'createdDate' | 'updatedDate'>;
+
+/** The columns a create writes (its dates take their defaults). */
+const NEW_RULE_COLUMNS: WritableColumns<keyof RuleRowInput> = {
+  id: ['id', 'uuid'],
+  name: ['name', 'text'],
+  manager: ['manager', 'text'],
+  status: ['status', 'text'],
+  description: ['description', 'text'],
+  metric: ['metric', 'text'],
+  operator: ['operator', 'text'],
+  thresholds: ['thresholds', 'float8[]'],
+  expression: ['expression', 'text'],
+  severity: ['severity', 'text'],
+  category: ['category', 'text'],
+  evaluationIntervalMs: ['evaluation_interval_ms', 'int'],
+  pendingForMs: ['pending_for_ms', 'int'],
+  labels: ['labels', 'jsonb'],
+  annotations: ['annotations', 'jsonb'],
+  metadata: ['metadata', 'jsonb'],
+  channelIds: ['channel_ids', 'uuid[]'],
+  context: ['context', 'jsonb'],
+  createdBy: ['created_by', 'text'],
+  updatedBy: ['updated_by', 'text'],
+};
 
 /**
  * `changed(id)` is told of each rule this process wrote (`*`: several), once committed: kept answers
@@ -126,7 +160,7 @@ export function createAlertRuleStore(prisma: PrismaClient, storePool: pg.Pool, c
     },
 
     async findByName(name: string, exceptId?: string): Promise<AlertRuleRecord | undefined> {
-      const row = await prisma.alertRule.findFirst({ where: { name, ...(exceptId ? { NOT: { id: exceptId } } : {}) } });
+      const [row] = await runSql<RuleRow>(storePool, NAMED_SQL, [name, exceptId ?? null], PRISMA_RAW_TYPES);
       return row ? rule(row) : undefined;
     },
 
@@ -140,7 +174,9 @@ export function createAlertRuleStore(prisma: PrismaClient, storePool: pg.Pool, c
     },
 
     async insert(record: RuleRowInput): Promise<AlertRuleRecord> {
-      const created = rule(await prisma.alertRule.create({ data: toData(record) as Prisma.AlertRuleCreateInput }));
+      // A Prisma raw statement: the write stays Prisma's without its query compiler (src/platform/database/raw-write.ts).
+      const [row] = await prisma.$queryRaw<RuleRow[]>`INSERT INTO alert_rules ${insertion(NEW_RULE_COLUMNS, record)} RETURNING ${Prisma.raw(RULE_COLUMNS)}`;
+      const created = rule(row!);
       changed(created.id);
       return created;
     },

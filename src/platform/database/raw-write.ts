@@ -5,7 +5,7 @@
 import { Prisma } from '../../generated/prisma/client.js';
 
 /** The SQL type a column's value is bound as: the statement casts each parameter to it. */
-export type ColumnCast = 'text' | 'int' | 'json' | 'text[]';
+export type ColumnCast = 'text' | 'int' | 'json' | 'jsonb' | 'uuid' | 'text[]' | 'uuid[]' | 'float8[]';
 
 /** Where each field of a model is written: its column and type, as the Prisma schema declares them. */
 export type WritableColumns<Field extends string> = Readonly<Record<Field, readonly [column: string, cast: ColumnCast]>>;
@@ -15,7 +15,7 @@ const quoted = (column: string) => Prisma.raw(`"${column.replaceAll('"', '""')}"
 /** A parameter cast to its column's type; JSON as its text, null as SQL NULL. */
 function bound(value: unknown, cast: ColumnCast): Prisma.Sql {
   if (value === null) return Prisma.sql`NULL`;
-  return Prisma.sql`${cast === 'json' ? JSON.stringify(value) : value}::${Prisma.raw(cast)}`;
+  return Prisma.sql`${cast === 'json' || cast === 'jsonb' ? JSON.stringify(value) : value}::${Prisma.raw(cast)}`;
 }
 
 function entriesOf<Field extends string>(columns: WritableColumns<Field>, values: Partial<Record<Field, unknown>>): [column: string, cast: ColumnCast, value: unknown][] {
