@@ -2,6 +2,7 @@
 // statement it sends (Prisma 6 keeps no plan): ~1 ms of a dataset update's ~5.5 ms of gateway CPU
 // (bench/writes.ts, its profile). A raw statement skips that work and stays Prisma's write: its
 // client, the operation's transaction (operation-transaction.ts), its adapter's error codes.
+import pg from 'pg';
 import { Prisma } from '../../generated/prisma/client.js';
 
 /** The SQL type a column's value is bound as: the statement casts each parameter to it. */
@@ -10,7 +11,7 @@ export type ColumnCast = 'text' | 'int' | 'json' | 'jsonb' | 'uuid' | 'text[]' |
 /** Where each field of a model is written: its column and type, as the Prisma schema declares them. */
 export type WritableColumns<Field extends string> = Readonly<Record<Field, readonly [column: string, cast: ColumnCast]>>;
 
-const quoted = (column: string) => Prisma.raw(`"${column.replaceAll('"', '""')}"`);
+const quoted = (column: string) => Prisma.raw(pg.escapeIdentifier(column));
 
 /** A parameter cast to its column's type; JSON as its text, null as SQL NULL. */
 function bound(value: unknown, cast: ColumnCast): Prisma.Sql {
