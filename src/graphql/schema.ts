@@ -13,7 +13,7 @@ import { GRAPHQL_ENUM_VALUES } from './enum-values.js';
 import { auditResolvers, auditFieldPermissions } from '../modules/audit/index.js';
 import { connectorResolvers, connectorsFieldPermissions, connectorsPublishedReads } from '../modules/connectors/index.js';
 import { dataAccessResolvers, dataAccessFieldPermissions } from '../modules/data-access/index.js';
-import { datasetResolvers, datasetsFieldPermissions, datasetsPublishedReads } from '../modules/datasets/index.js';
+import { datasetFieldReads, datasetResolvers, datasetsFieldPermissions, datasetsPublishedReads } from '../modules/datasets/index.js';
 import { fileResolvers, filesFieldPermissions } from '../modules/files/index.js';
 import { ingestionResolvers, ingestionFieldPermissions } from '../modules/ingestion/index.js';
 import { metricsResolvers, metricsFieldPermissions } from '../modules/metrics/index.js';
@@ -30,6 +30,7 @@ import { PUBLIC_API_ID, type FieldPermissions } from '../auth/field-api-ids.js';
 import { projectPath } from '../paths.js';
 import { FILTER_READS } from './lists.js';
 import { combinePublishedReads } from './published-reads.js';
+import { attachFieldReads } from './field-reads.js';
 import { nodeFieldPermissions, nodeResolvers } from './nodes.js';
 
 export const SDL_DIR = projectPath('graphql') + path.sep;
@@ -102,7 +103,7 @@ export function sdlTypes(): GraphQLSchema {
 }
 
 export function buildSchema(version: string): GraphQLSchema {
-  return makeExecutableSchema({
+  const schema = makeExecutableSchema({
     // A schema: its types are copied with the resolvers added, the shared one left as it is.
     typeDefs: sdlTypes(),
     resolvers: [
@@ -129,4 +130,6 @@ export function buildSchema(version: string): GraphQLSchema {
     ],
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
   });
+  attachFieldReads(schema, datasetFieldReads);
+  return schema;
 }

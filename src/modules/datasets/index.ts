@@ -15,7 +15,7 @@ export {
   type Stage,
 } from './types.js';
 export { datasetList } from './list.js';
-export { datasetsFieldPermissions, datasetsPublishedReads } from './permissions.js';
+export { datasetFieldReads, datasetsFieldPermissions, datasetsPublishedReads } from './permissions.js';
 export { CONNECTOR_KEY_BYTES, createConnectorSecrets } from './connector-secrets.js';
 export type { DatasourceEntry, DatasourcePage } from './datasources.js';
 export { type ConnectorInstance, DATASET_ID_MAX_LENGTH, datasetIdLengthProblem } from './definition.js';

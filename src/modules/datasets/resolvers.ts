@@ -1,5 +1,6 @@
 // GraphQL resolvers for datasets: arguments in, service call, result out. Nested versions and
 // denorm sources go through the per-request DataLoader, so a list costs a constant number of queries.
+import { nodeFieldReads } from '../../graphql/field-reads.js';
 import { globalId } from '../../graphql/global-id.js';
 import { listConnectionResolvers, pageConnectionResolvers } from '../../graphql/list-connection.js';
 import { checkLegacyValues, legacyEq, legacyIn, withLegacyFilter } from '../../platform/lists/legacy-filter.js';
@@ -57,9 +58,9 @@ const asWritten = {
 export const datasetResolvers: Resolvers = {
   Query: {
     dataset: (_, { id, version, status }, { services, loaders }) => services.datasets.get(id, { stage: version ?? 'live', status }, loaders.datasetVersions),
-    datasets: (_, { filter, where, orderBy, first, after, last, before }, { services }) => {
+    datasets: (_, { filter, where, orderBy, first, after, last, before }, { services }, info) => {
       checkLegacyValues('DATASET_LIST_INPUT_INVALID', 'status', filter?.status);
-      return services.datasets.list({
+      const query = {
         // An empty status list of the older filter selects every status, as it always did.
         where: withLegacyFilter(where, { ...legacyIn('status', filter?.status?.length ? filter.status : undefined), ...legacyEq('type', filter?.type) }),
         orderBy,
@@ -67,7 +68,8 @@ export const datasetResolvers: Resolvers = {
         after,
         last,
         before,
-      });
+      };
+      return services.datasets.list(query, nodeFieldReads(info));
     },
     exportDataset: (_, { id, status }, { services }) => services.datasets.export(id, status),
     datasources: (_, { filter }, { services }) => services.datasets.datasources({ statuses: filter?.status, type: filter?.type }, 'whole'),

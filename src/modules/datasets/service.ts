@@ -214,8 +214,9 @@ export function createDatasetService(store: DatasetStore, queryEngine: QueryEngi
       }
     },
 
-    async list(query: DatasetListQuery): Promise<DatasetPage> {
-      return store.page(query, options.listMax);
+    /** A page of datasets; with `fields` (what the reader's selection needs), each record holds only those. */
+    async list(query: DatasetListQuery, fields?: ReadonlySet<string>): Promise<DatasetPage> {
+      return store.page(query, options.listMax, fields);
     },
 
     /**

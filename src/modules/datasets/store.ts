@@ -126,9 +126,9 @@ export function createDatasetStore(prisma: PrismaClient, storePool: pg.Pool, cac
         return row ? toRecord(row) : undefined;
       },
 
-      /** A page of the dataset list (the list contract: src/platform/lists); never inside a transaction. */
-      page(args: ListArguments, listMax: number): Promise<ListPage<DatasetRecord>> {
-        return readList({ prisma, storePool }, list, args, listMax, toRecord);
+      /** A page of the dataset list (the list contract: src/platform/lists); never inside a transaction. `fields`: only these of each record. */
+      page(args: ListArguments, listMax: number, fields?: ReadonlySet<string>): Promise<ListPage<DatasetRecord>> {
+        return readList({ prisma, storePool }, list, args, listMax, toRecord, fields);
       },
 
       /** What tells each dataset's versions apart, for every dataset (the live events classify a change by it). */

@@ -253,7 +253,10 @@ function keysetSql(order: readonly ResolvedKey[], values: readonly unknown[], fo
 const orderSql = (order: readonly ResolvedKey[], reverse: boolean) => order.map((key) => `${columnSql(key.column)} ${(key.direction === 'asc') !== reverse ? 'ASC' : 'DESC'}`).join(', ');
 
 export interface ListPlan {
+  /** The page with whole rows. */
   page: BoundSql;
+  /** The page with these columns only (and those its cursors are made of). */
+  pageOf: (columns: readonly string[]) => BoundSql;
   count: CountSql;
   /** The rows the counts read (the filter and the scope, no cursor): aggregate.ts builds its statements over them. */
   rows: FilteredRows;
@@ -311,13 +314,17 @@ export function planList(declaration: ListDeclaration, args: ListArguments, list
     }
   }
   const from = `FROM ${source} WHERE ${conditions.join(' AND ')}`;
-  const page: BoundSql = {
-    text: `SELECT *${order.map((key) => (key.alias ? `, ${key.column} AS ${quote(key.alias)}` : '')).join('')} ${from} ORDER BY ${orderSql(order, backward)} LIMIT ${size + 1}${offset > 0 ? ` OFFSET ${offset}` : ''}`,
-    values: params.values,
+  const pageAfterColumns = `${order.map((key) => (key.alias ? `, ${key.column} AS ${quote(key.alias)}` : '')).join('')} ${from} ORDER BY ${orderSql(order, backward)} LIMIT ${size + 1}${offset > 0 ? ` OFFSET ${offset}` : ''}`;
+  const page: BoundSql = { text: `SELECT *${pageAfterColumns}`, values: params.values };
+  // The identifying columns and the order's own always: the cursors are made of them.
+  const pageOf = (columns: readonly string[]): BoundSql => {
+    const selected = new Set([...keyColumns(declaration), ...order.filter((key) => !key.alias).map((key) => key.column), ...columns]);
+    return { text: `SELECT ${[...selected].map(quote).join(', ')}${pageAfterColumns}`, values: params.values };
   };
   const filterOnly = `FROM ${source} WHERE ${inline ? `${inline} AND ` : ''}${filter}`;
   return {
     page,
+    pageOf,
     count: { text: `SELECT count(*)::int AS count ${filterOnly}`, values: filterValues, filtered },
     rows: { from: filterOnly, values: filterValues, filtered },
     group: (request) => groupSql(declaration, { from: filterOnly, values: filterValues, filtered }, groupRequestOf(request)),
@@ -526,16 +533,44 @@ export interface ListSource {
   storePool: pg.Pool;
 }
 
+/** Each list's field names → column names (columnsOf). */
+const columnNamesByList = new WeakMap<ListDeclaration, Map<string, string>>();
+
+/** The columns holding these fields of the list's model (Prisma field names). */
+function columnsOf(prisma: PrismaClient, declaration: ListDeclaration, fields: ReadonlySet<string>): string[] {
+  let columns = columnNamesByList.get(declaration);
+  if (!columns) {
+    columns = new Map([...fieldNamesOf(prisma, declaration)].map(([column, field]) => [field, column]));
+    columnNamesByList.set(declaration, columns);
+  }
+  return [...fields].map((field) => {
+    const column = columns.get(field);
+    // A declaration naming a field the model lacks is the gateway's mistake, never the client's.
+    if (column === undefined) throw new Error(`${declaration.table} has no column for the field ${field}`);
+    return column;
+  });
+}
+
 /**
  * Runs a list page: one statement for the page; the count and group counts only when asked for.
- * `toItem` maps a row (named as the Prisma model names its fields) to the list's record.
+ * `toItem` maps a row (named as the Prisma model names its fields) to the list's record. With
+ * `fields` (the record fields its reader needs: src/graphql/field-reads.ts), the page reads those
+ * columns only, and each record holds only those fields (and the ones its cursor is made of).
  */
-export async function readList<T>({ prisma, storePool }: ListSource, declaration: ListDeclaration, args: ListArguments, listMax: number, toItem: (row: never) => T): Promise<ListPage<T>> {
+export async function readList<T>(
+  { prisma, storePool }: ListSource,
+  declaration: ListDeclaration,
+  args: ListArguments,
+  listMax: number,
+  toItem: (row: never) => T,
+  fields?: ReadonlySet<string>,
+): Promise<ListPage<T>> {
   const plan = planList(declaration, args, listMax);
   const names = fieldNamesOf(prisma, declaration);
+  const statement = fields ? plan.pageOf(columnsOf(prisma, declaration, fields)) : plan.page;
   // The page as plain SQL, typed as Prisma's raw query typed it: its query compiler was ~1 ms of a
   // 50-row page's ~5 ms when executed (bench/dashboard.ts), every list read paying it.
-  const rows = await runSql<Record<string, unknown>>(storePool, plan.page.text, plan.page.values, PRISMA_RAW_TYPES);
+  const rows = await runSql<Record<string, unknown>>(storePool, statement.text, statement.values, PRISMA_RAW_TYPES);
   const more = rows.length > plan.size;
   const kept = rows.slice(0, plan.size);
   if (plan.backward) kept.reverse();
