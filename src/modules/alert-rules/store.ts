@@ -3,45 +3,21 @@
 // own, in evaluator.ts.
 import type pg from 'pg';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
-import type { ManagerKind } from '../alerts/index.js';
 import { insertion, type WritableColumns } from '../../platform/database/raw-write.js';
 import { PRISMA_RAW_TYPES, runSql } from '../../platform/database/sql-statement.js';
 import { readList, type ListArguments, type ListPage } from '../../platform/lists/list-query.js';
 import { nestedListReader } from '../../platform/lists/nested-list.js';
 import { alertRuleList, notificationList, notificationRuleLink, ruleDatasetLink } from './list.js';
-import type {
-  ActiveAlert,
-  AlertNotificationRecord,
-  AlertRuleFilter,
-  AlertRuleRecord,
-  JsonObject,
-  NotificationKind,
-  NotificationOutcome,
-  RuleEvaluation,
-  RuleOperator,
-  RuleOrder,
-  RuleSeverity,
-  RuleState,
-  RuleStatus,
-  StringMap,
-} from './types.js';
+import type { ActiveAlert, AlertNotificationRecord, AlertRuleFilter, AlertRuleRecord, NotificationKind, NotificationOutcome, RuleEvaluation, RuleOrder, RuleState } from './types.js';
 export { isUniqueViolation } from '../../platform/database/errors.js';
 
 type RuleRow = Prisma.AlertRuleGetPayload<object>;
 type StateRow = Prisma.AlertRuleStateGetPayload<object>;
 type NotificationRow = Prisma.AlertNotificationGetPayload<object>;
 
-const rule = (row: RuleRow): AlertRuleRecord => ({
-  ...row,
-  manager: row.manager as ManagerKind,
-  status: row.status as RuleStatus,
-  operator: row.operator as RuleOperator,
-  severity: row.severity as RuleSeverity,
-  labels: row.labels as StringMap,
-  annotations: row.annotations as StringMap,
-  metadata: row.metadata as JsonObject,
-  context: row.context as JsonObject,
-});
+/** A row as the rule's record, with the domain's types for its strings and JSON: the row itself, not a copy (datasets/store.ts's toRecord says why). */
+const rule = (row: RuleRow): AlertRuleRecord => row as Omit<RuleRow, keyof RuleTyped> & RuleTyped;
+type RuleTyped = Pick<AlertRuleRecord, 'manager' | 'status' | 'operator' | 'severity' | 'labels' | 'annotations' | 'metadata' | 'context'>;
 
 const evaluation = (row: StateRow): RuleEvaluation => ({
   state: row.state as RuleState,
