@@ -8,7 +8,7 @@ import { mergeTypeDefs } from '@graphql-tools/merge';
 import { buildASTSchema, type GraphQLSchema } from 'graphql';
 import type { Resolvers } from '../generated/graphql.js';
 import { alertResolvers, alertsFieldPermissions } from '../modules/alerts/index.js';
-import { alertRuleResolvers, alertRulesFieldPermissions, alertRulesPublishedReads } from '../modules/alert-rules/index.js';
+import { alertRuleFieldReads, alertRuleResolvers, alertRulesFieldPermissions, alertRulesPublishedReads } from '../modules/alert-rules/index.js';
 import { GRAPHQL_ENUM_VALUES } from './enum-values.js';
 import { auditResolvers, auditFieldPermissions } from '../modules/audit/index.js';
 import { connectorResolvers, connectorsFieldPermissions, connectorsPublishedReads } from '../modules/connectors/index.js';
@@ -130,6 +130,6 @@ export function buildSchema(version: string): GraphQLSchema {
     ],
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
   });
-  attachFieldReads(schema, datasetFieldReads);
+  attachFieldReads(schema, { ...datasetFieldReads, ...alertRuleFieldReads });
   return schema;
 }

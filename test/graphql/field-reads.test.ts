@@ -1,7 +1,7 @@
-// Lists read only the columns they show (DESIGN.md): a dataset list reads the columns its selection's
-// fields declare (src/modules/datasets/permissions.ts, datasetFieldReads), and whole rows when it
-// selects a field that declares none. Every declared field answers on a list exactly as it does on
-// the dataset read by id (a whole record), so no declaration can leave a field short of a column.
+// Lists read only the columns they show (DESIGN.md): a dataset or alert rule list reads the columns its
+// selection's fields declare (datasetFieldReads, alertRuleFieldReads beside each module's permissions),
+// and whole rows when it selects a field that declares none. Every declared field answers on a list
+// exactly as it does on the record read by id (whole), so no declaration can leave a field short of a column.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { getNamedType, isLeafType, isObjectType, type GraphQLField, type GraphQLObjectType } from 'graphql';
 import pg from 'pg';
@@ -9,10 +9,14 @@ import { graphql } from '../support/api.js';
 import { denormField, GOOD_CONNECTOR, seedDataset, seedMaster } from '../support/datasets.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { datasetFieldReads } from '../../src/modules/datasets/index.js';
+import { alertRuleFieldReads } from '../../src/modules/alert-rules/index.js';
+import type { FieldReads } from '../../src/graphql/field-reads.js';
 import { sdlTypes } from '../../src/graphql/schema.js';
 
 const MASTER = 'fr-master';
 const DATASET = 'fr-event';
+const RULE = 'fr-rule';
+let ruleId: string;
 
 // Every statement the gateway sends, as pg's client sees it (patched before the gateway connects).
 const statements: string[] = [];
@@ -38,10 +42,37 @@ beforeAll(async () => {
   });
   const alias = await graphql(gw, 'mutation { setDatasetAlias(id: "fr-event", alias: "fr-alias") { datasetId } }');
   expect(alias.errors).toBeUndefined();
-  const rule = await graphql(gw, 'mutation($i: CreateAlertRuleInput!) { createAlertRule(input: $i) { alertRule { id } } }', {
-    i: { name: 'fr-rule', category: 'fr', metric: 'up', operator: 'GT', thresholds: [1], labels: { dataset: DATASET } },
+  const channel = await graphql(gw, 'mutation { createNotificationChannel(input: { name: "fr-channel", type: EMAIL, config: { recipientAddresses: "ops@example.com" } }) { channel { channelId } } }');
+  expect(channel.errors).toBeUndefined();
+  const channelId = channel.data!.createNotificationChannel.channel.channelId;
+  expect((await graphql(gw, 'mutation($id: ID!) { publishNotificationChannel(id: $id) { message } }', { id: channelId })).errors).toBeUndefined();
+  const rule = await graphql(gw, 'mutation($i: CreateAlertRuleInput!) { createAlertRule(input: $i) { alertRule { alertRuleId } } }', {
+    i: {
+      name: RULE,
+      description: 'orders stopped',
+      category: 'fr',
+      severity: 'CRITICAL',
+      metric: 'up',
+      operator: 'LT',
+      thresholds: [1],
+      evaluationInterval: '2m',
+      pendingPeriod: '5m',
+      labels: { dataset: DATASET },
+      annotations: { summary: 'no orders' },
+      metadata: { owner: 'ops' },
+      context: { alertType: 'custom' },
+      channelIds: [channelId],
+    },
   });
   expect(rule.errors).toBeUndefined();
+  ruleId = rule.data!.createAlertRule.alertRule.alertRuleId;
+  // Live and evaluated once, silenced: its evaluation and silence hold values too.
+  expect((await graphql(gw, 'mutation($id: ID!) { publishAlertRule(id: $id) { alertRule { status } } }', { id: ruleId })).errors).toBeUndefined();
+  await gw.gateway.alertEvaluator.cycle(Date.now());
+  const silence = await graphql(gw, 'mutation($i: CreateSilenceInput!) { createSilence(input: $i) { silence { silenceId } } }', {
+    i: { alertId: ruleId, startDate: new Date().toISOString(), endDate: new Date(Date.now() + 3_600_000).toISOString() },
+  });
+  expect(silence.errors).toBeUndefined();
   const template = await graphql(gw, 'mutation($q: String!) { createTemplate(input: { name: "fr template", queryType: SQL, query: $q }) { template { id } } }', {
     // A template names a dataset by a name in its query beside the placeholders.
     q: `SELECT * FROM {{DATASET}} WHERE __time BETWEEN {{STARTDATE}} AND {{ENDDATE}} AND source = '${DATASET}' LIMIT {{LIMIT}}`,
@@ -54,20 +85,26 @@ afterAll(async () => {
   clientPrototype.query = originalQuery;
 });
 
-/** The statements that read the dataset list's page while `query` runs. */
-async function listStatements(query: string): Promise<string[]> {
+/** The statements that read a page of `table` while `query` runs. */
+async function listStatements(query: string, table = 'datasets'): Promise<string[]> {
   statements.length = 0;
   const response = await graphql(gw, query);
   expect(response.errors).toBeUndefined();
-  return statements.filter((text) => /FROM "datasets" WHERE/.test(text) && /LIMIT \d+/.test(text));
+  return statements.filter((text) => text.includes(`FROM "${table}" WHERE`) && /LIMIT \d+/.test(text));
 }
 
-describe('a dataset list reads the columns its selection shows', () => {
+const columnsOf = (statement: string) => /^SELECT (.*?) FROM/.exec(statement)![1]!.split(', ').sort();
+
+describe('a list reads the columns its selection shows', () => {
   it('names only the columns of the fields selected (and those its order and cursors are made of)', async () => {
     const [page, ...more] = await listStatements(`{ datasets(first: 5, where: { datasetId: { eq: "${DATASET}" } }) { nodes { id name } edges { cursor } } }`);
     expect(more).toEqual([]);
-    const selected = /^SELECT (.*?) FROM/.exec(page!)![1]!.split(', ').sort();
-    expect(selected).toEqual(['"dataset_id"', '"name"', '"stage"', '"updated_date"']);
+    expect(columnsOf(page!)).toEqual(['"dataset_id"', '"name"', '"stage"', '"updated_date"']);
+  });
+
+  it('an alert rule list too: its id and creation time (its order) besides what is selected', async () => {
+    const [page] = await listStatements(`{ alertRules(first: 5) { nodes { name evaluationInterval } } }`, 'alert_rules');
+    expect(columnsOf(page!)).toEqual(['"created_date"', '"evaluation_interval_ms"', '"id"', '"name"']);
   });
 
   it('reads the columns of fragments and of edges.node too', async () => {
@@ -86,7 +123,7 @@ describe('a dataset list reads the columns its selection shows', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Each declared field, selected alone on the list and on the dataset by id, answers the same.
+// Each declared field, selected alone on the list and on the record by id, answers the same.
 
 /** Arguments a field needs to be asked at all, fixed so both reads see the same window. */
 const ARGUMENTS: Record<string, string> = {
@@ -105,30 +142,40 @@ function selectionOf(type: GraphQLObjectType, depth: number): string {
   return parts.length > 0 ? parts.join(' ') : '__typename';
 }
 
-function fieldSelection(name: string): string {
-  const field = (sdlTypes().getType('Dataset') as GraphQLObjectType).getFields()[name]!;
+function fieldSelection(typeName: string, name: string): string {
+  const field = (sdlTypes().getType(typeName) as GraphQLObjectType).getFields()[name]!;
   const named = getNamedType(field.type);
   return `${name}${ARGUMENTS[name] ?? ''}${isObjectType(named) ? ` { ${selectionOf(named, 1)} }` : ''}`;
 }
 
-const declared = Object.keys(datasetFieldReads).map((coordinate) => coordinate.replace(/^Dataset\./, ''));
+/** Each listed type: its declarations, and the same record read through its list and by id. */
+const LISTED: { type: string; reads: FieldReads; list: (selection: string) => string; one: (selection: string) => string }[] = [
+  {
+    type: 'Dataset',
+    reads: datasetFieldReads,
+    list: (selection) => `datasets(first: 1, where: { datasetId: { eq: "${DATASET}" } }, filter: { status: [LIVE] }) { nodes { ${selection} } }`,
+    one: (selection) => `dataset(id: "${DATASET}") { ${selection} }`,
+  },
+  {
+    type: 'AlertRule',
+    reads: alertRuleFieldReads,
+    list: (selection) => `alertRules(first: 1, where: { name: { eq: "${RULE}" } }) { nodes { ${selection} } }`,
+    one: (selection) => `alertRule(id: "${ruleId}") { ${selection} }`,
+  },
+];
 
-describe('every declared field answers on a list as on the whole record', () => {
-  it('declares fields of Dataset only, each one of the schema', () => {
-    const fields = (sdlTypes().getType('Dataset') as GraphQLObjectType).getFields();
-    expect(Object.keys(datasetFieldReads).filter((coordinate) => !coordinate.startsWith('Dataset.') || !fields[coordinate.slice('Dataset.'.length)])).toEqual([]);
+describe.each(LISTED)('every declared field of $type answers on a list as on the whole record', ({ type, reads, list, one }) => {
+  it('declares fields of its type only, each one of the schema', () => {
+    const fields = (sdlTypes().getType(type) as GraphQLObjectType).getFields();
+    expect(Object.keys(reads).filter((coordinate) => !coordinate.startsWith(`${type}.`) || !fields[coordinate.slice(type.length + 1)])).toEqual([]);
   });
 
-  it.each(declared)('Dataset.%s', async (name) => {
-    const selection = fieldSelection(name);
-    const response = await graphql<{ list: { nodes: Record<string, unknown>[] }; one: Record<string, unknown> }>(
-      gw,
-      `{ list: datasets(first: 1, where: { datasetId: { eq: "${DATASET}" } }, filter: { status: [LIVE] }) { nodes { datasetId ${selection} } } one: dataset(id: "${DATASET}") { ${selection} } }`,
-    );
+  it.each(Object.keys(reads).map((coordinate) => coordinate.slice(type.length + 1)))(`${type}.%s`, async (name) => {
+    const selection = fieldSelection(type, name);
+    const response = await graphql<{ list: { nodes: Record<string, unknown>[] }; one: Record<string, unknown> }>(gw, `{ list: ${list(selection)} one: ${one(selection)} }`);
     expect(response.errors).toBeUndefined();
-    const [node] = response.data!.list.nodes;
-    expect(node?.datasetId).toBe(DATASET);
-    expect(node![name]).toEqual(response.data!.one[name]);
+    expect(response.data!.list.nodes).toHaveLength(1);
+    expect(response.data!.list.nodes[0]![name]).toEqual(response.data!.one[name]);
     // A field the fixture leaves empty would compare nothing: each holds a value here.
     expect(response.data!.one[name] ?? null).not.toBeNull();
   });

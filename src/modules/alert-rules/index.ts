@@ -19,7 +19,7 @@ export {
 } from './types.js';
 export { alertRuleList, notificationList, notificationRuleLink, ruleDatasetLink } from './list.js';
 export { datasetAlertFields } from './dataset-filters.js';
-export { alertRulesFieldPermissions, alertRulesPublishedReads } from './permissions.js';
+export { alertRuleFieldReads, alertRulesFieldPermissions, alertRulesPublishedReads } from './permissions.js';
 export { AlertEvaluator } from './evaluator.js';
 export { grafanaRulesAnswer } from './grafana-rules-answer.js';
 export { createAlertRuleStore } from './store.js';

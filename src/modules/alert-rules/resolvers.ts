@@ -8,6 +8,7 @@ import type { ChannelRecord } from '../alerts/index.js';
 import { activeAlerts } from './active-alerts.js';
 import { clientContextOf, queryBuilderOf } from './client-data.js';
 import { datasetOfRule } from './service.js';
+import { nodeFieldReads } from '../../graphql/field-reads.js';
 import type { AlertNotificationRecord, AlertRuleView, StringMap } from './types.js';
 
 const NOTIFICATIONS_MAX = 200;
@@ -18,8 +19,8 @@ const namedValues = (map: StringMap) => Object.entries(map).map(([name, value]) 
 export const alertRuleResolvers: Resolvers = {
   Query: {
     alertRule: (_, { id }, { services }) => services.alertRules.getRule(id),
-    alertRules: (_, { filter, where, orderBy, first, after, last, before }, { services }) =>
-      services.alertRules.searchRules({ filter: filter ? givenFields(filter) : null, where, orderBy, first, after, last, before }),
+    alertRules: (_, { filter, where, orderBy, first, after, last, before }, { services }, info) =>
+      services.alertRules.searchRules({ filter: filter ? givenFields(filter) : null, where, orderBy, first, after, last, before }, nodeFieldReads(info)),
     prometheusRules: (_, { manager }, { services }) => services.alertRules.prometheusRules(manager),
   },
   Mutation: {

@@ -274,7 +274,8 @@ export function createAlertRuleService(store: AlertRuleStore, alerts: AlertServi
       return store.notificationPage(request, ruleId, args, options.listMax);
     },
 
-    async searchRules(query: AlertRuleQuery): Promise<AlertRulePage> {
+    /** A page of the rule list; with `fields` (what the reader's selection needs), each record holds only those. */
+    async searchRules(query: AlertRuleQuery, fields?: ReadonlySet<string>): Promise<AlertRulePage> {
       const { filter: given, ...args } = query;
       const filter = checkFilter(given ?? {});
       const legacy = {
@@ -286,7 +287,7 @@ export function createAlertRuleService(store: AlertRuleStore, alerts: AlertServi
         ...legacyEq('manager', filter.manager),
         ...legacyEq('alertType', filter.alertType),
       };
-      const page = await store.page({ ...args, where: withLegacyFilter(args.where, legacy) }, options.listMax);
+      const page = await store.page({ ...args, where: withLegacyFilter(args.where, legacy) }, options.listMax, fields);
       return { ...page, items: await views(page.items) };
     },
 

@@ -144,9 +144,9 @@ export function createAlertRuleStore(prisma: PrismaClient, storePool: pg.Pool, c
       return (await prisma.alertRule.findMany({ where: ruleWhere(filter), orderBy: ruleOrder(order), ...window })).map(rule);
     },
 
-    /** A page of the alert-rule search (the list contract: src/platform/lists). */
-    page(args: ListArguments, listMax: number): Promise<ListPage<AlertRuleRecord>> {
-      return readList({ prisma, storePool }, alertRuleList, args, listMax, rule);
+    /** A page of the alert-rule search (the list contract: src/platform/lists); `fields`: only these of each record. */
+    page(args: ListArguments, listMax: number, fields?: ReadonlySet<string>): Promise<ListPage<AlertRuleRecord>> {
+      return readList({ prisma, storePool }, alertRuleList, args, listMax, rule, fields);
     },
 
     async insert(record: RuleRowInput): Promise<AlertRuleRecord> {
