@@ -5,7 +5,7 @@ import type { DocumentNode, OperationDefinitionNode } from 'graphql';
 import { unrestrictedAccess, type AccessControl, type Authentication, type Caller, type RequestAccess } from './auth/access.js';
 import type { Logger } from './logger.js';
 import type { AlertService, ChannelRecord, SilenceRecord } from './modules/alerts/index.js';
-import type { AlertRuleService, AlertNotificationRecord, AlertRuleView, RuleEvaluation } from './modules/alert-rules/index.js';
+import type { AlertRuleService, AlertNotificationRecord, AlertRuleView, RuleEvaluation, RulesAboutDataset } from './modules/alert-rules/index.js';
 import type { AuditService } from './modules/audit/index.js';
 import type { ConnectorService, ConnectorRecord } from './modules/connectors/index.js';
 import type { DataAccessService, MetricsQueries } from './modules/data-access/index.js';
@@ -90,7 +90,8 @@ export interface RequestLoaders {
   connectorByName: DataLoader<string, ConnectorRecord | undefined>;
   channelById: DataLoader<string, ChannelRecord | undefined>;
   alertRuleById: DataLoader<string, AlertRuleView | undefined>;
-  alertRulesByDataset: DataLoader<string, AlertRuleView[]>;
+  /** The rules about a dataset, with the record fields its reader needs. */
+  alertRulesByDataset: DataLoader<RulesAboutDataset, AlertRuleView[], string>;
   ruleEvaluation: DataLoader<string, RuleEvaluation | null>;
   ruleNotifications: DataLoader<{ ruleId: string; take: number }, AlertNotificationRecord[], string>;
   silenceOfAlert: DataLoader<string, SilenceRecord | null>;

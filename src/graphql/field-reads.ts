@@ -3,7 +3,7 @@
 // (`Dataset.health` reads `datasetId`, `stage` and `status`). A list's resolver then asks for the
 // record fields its selection needs, and the page reads those columns only. A selected field that
 // declares nothing reads whole rows, so a field added without a declaration is never read short.
-import { getNamedType, type GraphQLField, type GraphQLResolveInfo, type GraphQLSchema, isObjectType, Kind, type SelectionSetNode } from 'graphql';
+import { getNamedType, type GraphQLField, type GraphQLObjectType, type GraphQLResolveInfo, type GraphQLSchema, isObjectType, Kind, type SelectionSetNode } from 'graphql';
 
 /** `Type.field` → the record fields its resolver reads. */
 export type FieldReads = Readonly<Record<string, readonly string[]>>;
@@ -22,53 +22,93 @@ export function attachFieldReads(schema: GraphQLSchema, reads: FieldReads): void
   }
 }
 
-/**
- * The record fields the nodes of the connection at `info` need (through `nodes` and `edges.node`,
- * fragments included), or undefined when a selected node field declares none: whole rows then.
- * `@skip`/`@include` are not evaluated: a field they leave out is still read, never one they keep.
- */
-export function nodeFieldReads(info: GraphQLResolveInfo): ReadonlySet<string> | undefined {
-  const connection = getNamedType(info.returnType);
-  if (!isObjectType(connection)) return undefined;
-  const nodeType = getNamedType(connection.getFields().nodes?.type);
-  if (!isObjectType(nodeType)) return undefined;
-  const nodeFields = nodeType.getFields();
-  const needed = new Set<string>();
+type Selection = SelectionSetNode['selections'][number];
 
-  const fragmentSelections = (selection: SelectionSetNode['selections'][number]): SelectionSetNode | undefined => {
-    if (selection.kind === Kind.INLINE_FRAGMENT) return selection.selectionSet;
-    if (selection.kind === Kind.FRAGMENT_SPREAD) return info.fragments[selection.name.value]?.selectionSet;
-    return undefined;
-  };
-  // False when a field declares no reads (the page then reads whole rows).
-  const addNodeFields = (set: SelectionSetNode): boolean =>
+/**
+ * The record fields `itemType`'s selections need, from each selected field's declared reads, or
+ * undefined when one declares none. `@skip`/`@include` are not evaluated: a field they leave out is
+ * still read, never one they keep.
+ */
+function readsOfItems(itemType: GraphQLObjectType, sets: readonly SelectionSetNode[], info: GraphQLResolveInfo): ReadonlySet<string> | undefined {
+  const fields = itemType.getFields();
+  const needed = new Set<string>();
+  const add = (set: SelectionSetNode): boolean =>
     set.selections.every((selection) => {
       if (selection.kind !== Kind.FIELD) {
-        const inner = fragmentSelections(selection);
-        return inner === undefined ? false : addNodeFields(inner);
+        const inner = fragmentSelections(selection, info);
+        return inner !== undefined && add(inner);
       }
-      const name = selection.name.value;
-      if (name === '__typename') return true;
-      const reads = (nodeFields[name] as WithReads | undefined)?.[READS];
+      if (selection.name.value === '__typename') return true;
+      const reads = (fields[selection.name.value] as WithReads | undefined)?.[READS];
       if (reads === undefined) return false;
       for (const field of reads) needed.add(field);
       return true;
     });
-  const addConnectionFields = (set: SelectionSetNode, underEdges: boolean): boolean =>
-    set.selections.every((selection) => {
-      if (selection.kind !== Kind.FIELD) {
-        const inner = fragmentSelections(selection);
-        return inner === undefined ? false : addConnectionFields(inner, underEdges);
-      }
-      const name = selection.name.value;
-      if (!selection.selectionSet) return true;
-      if (underEdges) return name === 'node' ? addNodeFields(selection.selectionSet) : true;
-      if (name === 'nodes') return addNodeFields(selection.selectionSet);
-      if (name === 'edges') return addConnectionFields(selection.selectionSet, true);
-      return true; // pageInfo, groupBy, aggregate: not made of the page's records
-    });
-  for (const node of info.fieldNodes) {
-    if (!node.selectionSet || !addConnectionFields(node.selectionSet, false)) return undefined;
+  return sets.every(add) ? needed : undefined;
+}
+
+function fragmentSelections(selection: Selection, info: GraphQLResolveInfo): SelectionSetNode | undefined {
+  if (selection.kind === Kind.INLINE_FRAGMENT) return selection.selectionSet;
+  if (selection.kind === Kind.FRAGMENT_SPREAD) return info.fragments[selection.name.value]?.selectionSet;
+  return undefined;
+}
+
+/** The item selections of a connection's selection: under `nodes` and `edges { node }`; undefined when one cannot be followed. */
+function nodeSelections(set: SelectionSetNode, info: GraphQLResolveInfo, underEdges = false): SelectionSetNode[] | undefined {
+  const found: SelectionSetNode[] = [];
+  for (const selection of set.selections) {
+    if (selection.kind !== Kind.FIELD) {
+      const inner = fragmentSelections(selection, info);
+      const more = inner && nodeSelections(inner, info, underEdges);
+      if (!more) return undefined;
+      found.push(...more);
+      continue;
+    }
+    const name = selection.name.value;
+    if (!selection.selectionSet) continue;
+    if (underEdges ? name === 'node' : name === 'nodes') found.push(selection.selectionSet);
+    else if (!underEdges && name === 'edges') {
+      const more = nodeSelections(selection.selectionSet, info, true);
+      if (!more) return undefined;
+      found.push(...more);
+    }
+    // pageInfo, groupBy, aggregate: not made of the page's records
   }
-  return needed;
+  return found;
+}
+
+/** Each field's answer, worked out once per request: the items of a list resolve the same field nodes. */
+const readsByFieldNodes = new WeakMap<GraphQLResolveInfo['fieldNodes'], ReadonlySet<string> | undefined>();
+
+function memoized(info: GraphQLResolveInfo, work: () => ReadonlySet<string> | undefined): ReadonlySet<string> | undefined {
+  if (readsByFieldNodes.has(info.fieldNodes)) return readsByFieldNodes.get(info.fieldNodes);
+  const reads = work();
+  readsByFieldNodes.set(info.fieldNodes, reads);
+  return reads;
+}
+
+const selectionSetsOf = (info: GraphQLResolveInfo) => info.fieldNodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
+
+/** The record fields the nodes of the connection at `info` need (through `nodes` and `edges.node`, fragments included); undefined: whole rows. */
+export function nodeFieldReads(info: GraphQLResolveInfo): ReadonlySet<string> | undefined {
+  return memoized(info, () => {
+    const connection = getNamedType(info.returnType);
+    const nodeType = isObjectType(connection) ? getNamedType(connection.getFields().nodes?.type) : undefined;
+    if (!isObjectType(nodeType)) return undefined;
+    const sets: SelectionSetNode[] = [];
+    for (const set of selectionSetsOf(info)) {
+      const nodes = nodeSelections(set, info);
+      if (!nodes) return undefined;
+      sets.push(...nodes);
+    }
+    return readsOfItems(nodeType, sets, info);
+  });
+}
+
+/** The record fields the items of the list (or the record) at `info` need; undefined: whole rows. */
+export function itemFieldReads(info: GraphQLResolveInfo): ReadonlySet<string> | undefined {
+  return memoized(info, () => {
+    const itemType = getNamedType(info.returnType);
+    return isObjectType(itemType) ? readsOfItems(itemType, selectionSetsOf(info), info) : undefined;
+  });
 }

@@ -93,6 +93,14 @@ async function listStatements(query: string, table = 'datasets'): Promise<string
   return statements.filter((text) => text.includes(`FROM "${table}" WHERE`) && /LIMIT \d+/.test(text));
 }
 
+/** The statements that read the rules about datasets while `query` runs. */
+async function ruleStatements(query: string): Promise<string[]> {
+  statements.length = 0;
+  const response = await graphql(gw, query);
+  expect(response.errors).toBeUndefined();
+  return statements.filter((text) => /FROM alert_rules\s+WHERE labels/.test(text));
+}
+
 const columnsOf = (statement: string) => /^SELECT (.*?) FROM/.exec(statement)![1]!.split(', ').sort();
 
 describe('a list reads the columns its selection shows', () => {
@@ -105,6 +113,12 @@ describe('a list reads the columns its selection shows', () => {
   it('an alert rule list too: its id and creation time (its order) besides what is selected', async () => {
     const [page] = await listStatements(`{ alertRules(first: 5) { nodes { name evaluationInterval } } }`, 'alert_rules');
     expect(columnsOf(page!)).toEqual(['"created_date"', '"evaluation_interval_ms"', '"id"', '"name"']);
+  });
+
+  it("a dataset's alert rules too: with what tells each rule's dataset (its labels and context)", async () => {
+    const [statement, ...more] = await ruleStatements(`{ datasets(first: 5) { nodes { alertRules { name } } } }`);
+    expect(more).toEqual([]);
+    expect(/^SELECT (.*?)\s+FROM/.exec(statement!)![1]!.split(', ').sort()).toEqual(['context', 'id', 'labels', 'name']);
   });
 
   it('reads the columns of fragments and of edges.node too', async () => {
@@ -148,23 +162,37 @@ function fieldSelection(typeName: string, name: string): string {
   return `${name}${ARGUMENTS[name] ?? ''}${isObjectType(named) ? ` { ${selectionOf(named, 1)} }` : ''}`;
 }
 
-/** Each listed type: its declarations, and the same record read through its list and by id. */
-const LISTED: { type: string; reads: FieldReads; list: (selection: string) => string; one: (selection: string) => string }[] = [
+type Items = Record<string, unknown>[];
+
+/** Each listed type: its declarations, and the same record read through a list (`items` finds it in the answer) and by id. */
+const LISTED: { type: string; through: string; reads: FieldReads; list: (selection: string) => string; items: (list: any) => Items; one: (selection: string) => string }[] = [
   {
     type: 'Dataset',
+    through: 'datasets',
     reads: datasetFieldReads,
     list: (selection) => `datasets(first: 1, where: { datasetId: { eq: "${DATASET}" } }, filter: { status: [LIVE] }) { nodes { ${selection} } }`,
+    items: (list: { nodes: Items }) => list.nodes,
     one: (selection) => `dataset(id: "${DATASET}") { ${selection} }`,
   },
   {
     type: 'AlertRule',
+    through: 'alertRules',
     reads: alertRuleFieldReads,
     list: (selection) => `alertRules(first: 1, where: { name: { eq: "${RULE}" } }) { nodes { ${selection} } }`,
+    items: (list: { nodes: Items }) => list.nodes,
+    one: (selection) => `alertRule(id: "${ruleId}") { ${selection} }`,
+  },
+  {
+    type: 'AlertRule',
+    through: 'Dataset.alertRules',
+    reads: alertRuleFieldReads,
+    list: (selection) => `dataset(id: "${DATASET}") { alertRules { ${selection} } }`,
+    items: (list: { alertRules: Items }) => list.alertRules,
     one: (selection) => `alertRule(id: "${ruleId}") { ${selection} }`,
   },
 ];
 
-describe.each(LISTED)('every declared field of $type answers on a list as on the whole record', ({ type, reads, list, one }) => {
+describe.each(LISTED)('every declared field of $type answers through $through as on the whole record', ({ type, reads, list, items, one }) => {
   it('declares fields of its type only, each one of the schema', () => {
     const fields = (sdlTypes().getType(type) as GraphQLObjectType).getFields();
     expect(Object.keys(reads).filter((coordinate) => !coordinate.startsWith(`${type}.`) || !fields[coordinate.slice(type.length + 1)])).toEqual([]);
@@ -172,10 +200,11 @@ describe.each(LISTED)('every declared field of $type answers on a list as on the
 
   it.each(Object.keys(reads).map((coordinate) => coordinate.slice(type.length + 1)))(`${type}.%s`, async (name) => {
     const selection = fieldSelection(type, name);
-    const response = await graphql<{ list: { nodes: Record<string, unknown>[] }; one: Record<string, unknown> }>(gw, `{ list: ${list(selection)} one: ${one(selection)} }`);
+    const response = await graphql<{ list: unknown; one: Record<string, unknown> }>(gw, `{ list: ${list(selection)} one: ${one(selection)} }`);
     expect(response.errors).toBeUndefined();
-    expect(response.data!.list.nodes).toHaveLength(1);
-    expect(response.data!.list.nodes[0]![name]).toEqual(response.data!.one[name]);
+    const found = items(response.data!.list);
+    expect(found).toHaveLength(1);
+    expect(found[0]![name]).toEqual(response.data!.one[name]);
     // A field the fixture leaves empty would compare nothing: each holds a value here.
     expect(response.data!.one[name] ?? null).not.toBeNull();
   });

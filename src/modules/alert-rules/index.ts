@@ -23,5 +23,5 @@ export { alertRuleFieldReads, alertRulesFieldPermissions, alertRulesPublishedRea
 export { AlertEvaluator } from './evaluator.js';
 export { grafanaRulesAnswer } from './grafana-rules-answer.js';
 export { createAlertRuleStore } from './store.js';
-export { type AlertRuleService, createAlertRuleService } from './service.js';
+export { type AlertRuleService, createAlertRuleService, type RulesAboutDataset } from './service.js';
 export { alertRuleResolvers } from './resolvers.js';

@@ -8,7 +8,7 @@ import type { ChannelRecord } from '../alerts/index.js';
 import { activeAlerts } from './active-alerts.js';
 import { clientContextOf, queryBuilderOf } from './client-data.js';
 import { datasetOfRule } from './service.js';
-import { nodeFieldReads } from '../../graphql/field-reads.js';
+import { itemFieldReads, nodeFieldReads } from '../../graphql/field-reads.js';
 import type { AlertNotificationRecord, AlertRuleView, StringMap } from './types.js';
 
 const NOTIFICATIONS_MAX = 200;
@@ -106,8 +106,8 @@ export const alertRuleResolvers: Resolvers = {
     },
   },
   Dataset: {
-    alertRules: (dataset, _, context) => {
-      return context.loaders.alertRulesByDataset.load(dataset.datasetId);
+    alertRules: (dataset, _, context, info) => {
+      return context.loaders.alertRulesByDataset.load({ datasetId: dataset.datasetId, fields: itemFieldReads(info) });
     },
     alertRulePage: (dataset, { where, orderBy, first, after, last, before }, context) => {
       return context.services.alertRules.datasetRulePage(context.loaders, dataset.datasetId, { where, orderBy, first, after, last, before });

@@ -115,6 +115,14 @@ export function datasetOfRule(rule: Pick<AlertRuleRecord, 'labels' | 'context'>)
   return typeof inContext === 'string' && inContext !== '' ? inContext : undefined;
 }
 
+/** A dataset whose rules are asked for, and the record fields its reader needs (all when not given). */
+export interface RulesAboutDataset {
+  datasetId: string;
+  fields?: ReadonlySet<string>;
+}
+
+const fieldsKey = (fields: ReadonlySet<string> | undefined) => (fields ? [...fields].sort().join(',') : '*');
+
 export function createAlertRuleService(store: AlertRuleStore, alerts: AlertService, managers: AlertManagers, options: AlertRuleServiceOptions) {
   const now = options.now ?? (() => new Date());
 
@@ -239,12 +247,25 @@ export function createAlertRuleService(store: AlertRuleStore, alerts: AlertServi
       });
     },
 
-    /** The rules about each dataset (see datasetOfRule), newest first, one statement per request's batch. */
-    createDatasetLoader(): DataLoader<string, AlertRuleView[]> {
-      return new DataLoader(async (datasetIds) => {
-        const rules = await store.aboutDatasets(datasetIds);
-        return datasetIds.map((datasetId) => rules.filter((rule) => datasetOfRule(rule) === datasetId));
-      });
+    /**
+     * The rules about each dataset (see datasetOfRule), newest first, one statement per request's
+     * batch and set of `fields` (the record fields the reader needs; all when not given).
+     */
+    createDatasetLoader(): DataLoader<RulesAboutDataset, AlertRuleView[], string> {
+      return new DataLoader(
+        async (keys) => {
+          // One statement per set of fields asked (a request's items ask alike: one in all).
+          const groups = new Map<string, { fields?: ReadonlySet<string>; datasetIds: string[]; rules?: AlertRuleRecord[] }>();
+          for (const { datasetId, fields } of keys) {
+            const group = groups.get(fieldsKey(fields)) ?? { fields, datasetIds: [] };
+            groups.set(fieldsKey(fields), group);
+            group.datasetIds.push(datasetId);
+          }
+          await Promise.all([...groups.values()].map(async (group) => (group.rules = await store.aboutDatasets(group.datasetIds, group.fields))));
+          return keys.map(({ datasetId, fields }) => groups.get(fieldsKey(fields))!.rules!.filter((rule) => datasetOfRule(rule) === datasetId));
+        },
+        { cacheKeyFn: ({ datasetId, fields }) => `${fieldsKey(fields)}\u0000${datasetId}` },
+      );
     },
 
     /** Where the evaluator found each rule (null: never evaluated), one statement per request's batch. */

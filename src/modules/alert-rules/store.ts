@@ -51,23 +51,60 @@ function ruleOrder(order: readonly RuleOrder[]): Prisma.AlertRuleOrderByWithRela
   return [...(given.length > 0 ? given : [{ createdDate: 'desc' as const }]), { id: 'asc' as const }];
 }
 
-/** A rule's columns named as its record's fields (the channel ids as text: pg leaves a uuid[] unparsed). */
-const RULE_COLUMNS = `id, name, manager, status, description, metric, operator, thresholds, expression, severity, category,
-       evaluation_interval_ms AS "evaluationIntervalMs", pending_for_ms AS "pendingForMs", labels, annotations, metadata,
-       channel_ids::text[] AS "channelIds", context, created_by AS "createdBy", updated_by AS "updatedBy",
-       created_date AS "createdDate", updated_date AS "updatedDate"`;
+/** Each field of a rule's record as a column of its row (the channel ids as text: pg leaves a uuid[] unparsed). */
+const RULE_FIELD_SQL: Readonly<Record<keyof AlertRuleRecord, string>> = {
+  id: 'id',
+  name: 'name',
+  manager: 'manager',
+  status: 'status',
+  description: 'description',
+  metric: 'metric',
+  operator: 'operator',
+  thresholds: 'thresholds',
+  expression: 'expression',
+  severity: 'severity',
+  category: 'category',
+  evaluationIntervalMs: 'evaluation_interval_ms AS "evaluationIntervalMs"',
+  pendingForMs: 'pending_for_ms AS "pendingForMs"',
+  labels: 'labels',
+  annotations: 'annotations',
+  metadata: 'metadata',
+  channelIds: 'channel_ids::text[] AS "channelIds"',
+  context: 'context',
+  createdBy: 'created_by AS "createdBy"',
+  updatedBy: 'updated_by AS "updatedBy"',
+  createdDate: 'created_date AS "createdDate"',
+  updatedDate: 'updated_date AS "updatedDate"',
+};
+/** A rule's columns named as its record's fields. */
+const RULE_COLUMNS = Object.values(RULE_FIELD_SQL).join(', ');
 
-/** The rules about any of the datasets $1: by their dataset label or their context's dataset. */
-const ABOUT_DATASETS_SQL = `SELECT ${RULE_COLUMNS}
+/** The rules about any of the datasets $1 (with these columns): by their dataset label or their context's dataset. */
+const aboutDatasetsSql = (columns: string) => `SELECT ${columns}
   FROM alert_rules
  WHERE labels->>'dataset' = ANY($1::text[]) OR context->>'datasetId' = ANY($1::text[])
  ORDER BY created_date DESC, id ASC`;
+const ABOUT_DATASETS_SQL = aboutDatasetsSql(RULE_COLUMNS);
+/** What telling the rules of each dataset apart needs (datasetOfRule), besides what is read. */
+const ABOUT_DATASET_FIELDS = ['id', 'labels', 'context'] as const;
 
 /**
  * The rule named $1 other than the rule $2 (null: any): every create's and rename's first look, as
  * plain SQL (no query compiler), through the name's unique index.
  */
 const NAMED_SQL = `SELECT ${RULE_COLUMNS} FROM alert_rules WHERE name = $1 AND id IS DISTINCT FROM $2::uuid LIMIT 1`;
+
+/** The columns of these record fields, and of those the rules' datasets are told by. */
+function ruleColumnsFor(fields: ReadonlySet<string>): string {
+  return [...new Set([...ABOUT_DATASET_FIELDS, ...fields])]
+    .map((field) => {
+      const sql = RULE_FIELD_SQL[field as keyof AlertRuleRecord] as string | undefined;
+      // A declaration naming a field the record lacks is the gateway's mistake, never the client's.
+      if (sql === undefined) throw new Error(`alert_rules has no column for the field ${field}`);
+      return sql;
+    })
+    .join(', ');
+}
 
 export type RuleRowInput = Omit<AlertRuleRecord, 'createdDate' | 'updatedDate'>;
 
@@ -125,13 +162,14 @@ export function createAlertRuleStore(prisma: PrismaClient, storePool: pg.Pool, c
     },
 
     /** Rules about any of the datasets: labelled `dataset: <id>`, or with `datasetId` in their context (as the platform writes a dataset's rules). */
-    async aboutDatasets(datasetIds: readonly string[]): Promise<AlertRuleRecord[]> {
+    async aboutDatasets(datasetIds: readonly string[], fields?: ReadonlySet<string>): Promise<AlertRuleRecord[]> {
       if (datasetIds.length === 0) return [];
       // One array parameter instead of a JSON-path OR per dataset: Prisma compiles such a filter anew
       // for every page size and PostgreSQL plans 2 × N alternatives (a dashboard page of 50 datasets
       // spent most of its time here).
-      // As plain SQL besides: no query compiler (bench/dashboard.ts).
-      const rows = await runSql<RuleRow>(storePool, ABOUT_DATASETS_SQL, [[...datasetIds]], PRISMA_RAW_TYPES);
+      // As plain SQL besides: no query compiler (bench/dashboard.ts). With `fields`, those columns only.
+      const text = fields ? aboutDatasetsSql(ruleColumnsFor(fields)) : ABOUT_DATASETS_SQL;
+      const rows = await runSql<RuleRow>(storePool, text, [[...datasetIds]], PRISMA_RAW_TYPES);
       return rows.map(rule);
     },
 
