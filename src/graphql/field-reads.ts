@@ -5,7 +5,7 @@
 // declares nothing reads whole rows, so a field added without a declaration is never read short.
 import { getNamedType, type GraphQLField, type GraphQLObjectType, type GraphQLResolveInfo, type GraphQLSchema, isObjectType, Kind, type SelectionSetNode } from 'graphql';
 
-/** `Type.field` → the record fields its resolver reads. */
+/** `Type.field` → the fields of the record its resolver reads, named as its Prisma model names them (those are the columns read). */
 export type FieldReads = Readonly<Record<string, readonly string[]>>;
 
 const READS = Symbol('record fields read');

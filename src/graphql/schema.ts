@@ -11,7 +11,7 @@ import { alertResolvers, alertsFieldPermissions } from '../modules/alerts/index.
 import { alertRuleFieldReads, alertRuleResolvers, alertRulesFieldPermissions, alertRulesPublishedReads } from '../modules/alert-rules/index.js';
 import { GRAPHQL_ENUM_VALUES } from './enum-values.js';
 import { auditResolvers, auditFieldPermissions } from '../modules/audit/index.js';
-import { connectorResolvers, connectorsFieldPermissions, connectorsPublishedReads } from '../modules/connectors/index.js';
+import { connectorFieldReads, connectorResolvers, connectorsFieldPermissions, connectorsPublishedReads } from '../modules/connectors/index.js';
 import { dataAccessResolvers, dataAccessFieldPermissions } from '../modules/data-access/index.js';
 import { datasetFieldReads, datasetResolvers, datasetsFieldPermissions, datasetsPublishedReads } from '../modules/datasets/index.js';
 import { fileResolvers, filesFieldPermissions } from '../modules/files/index.js';
@@ -130,6 +130,6 @@ export function buildSchema(version: string): GraphQLSchema {
     ],
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
   });
-  attachFieldReads(schema, { ...datasetFieldReads, ...alertRuleFieldReads });
+  attachFieldReads(schema, { ...datasetFieldReads, ...alertRuleFieldReads, ...connectorFieldReads });
   return schema;
 }

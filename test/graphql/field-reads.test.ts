@@ -10,12 +10,15 @@ import { denormField, GOOD_CONNECTOR, seedDataset, seedMaster } from '../support
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { datasetFieldReads } from '../../src/modules/datasets/index.js';
 import { alertRuleFieldReads } from '../../src/modules/alert-rules/index.js';
+import { connectorFieldReads } from '../../src/modules/connectors/index.js';
 import type { FieldReads } from '../../src/graphql/field-reads.js';
 import { sdlTypes } from '../../src/graphql/schema.js';
 
 const MASTER = 'fr-master';
 const DATASET = 'fr-event';
 const RULE = 'fr-rule';
+/** A built-in connector version (the registry is seeded with them). */
+const CONNECTOR = 'kafka-connector-1.0.0';
 let ruleId: string;
 
 // Every statement the gateway sends, as pg's client sees it (patched before the gateway connects).
@@ -73,6 +76,8 @@ beforeAll(async () => {
     i: { alertId: ruleId, startDate: new Date().toISOString(), endDate: new Date(Date.now() + 3_600_000).toISOString() },
   });
   expect(silence.errors).toBeUndefined();
+  // A built-in connector has no distribution; one registered from an upload has (its key is all that is compared).
+  await gw.sql(`UPDATE connector_registry SET source_url = 'connectors/kafka-connector-1.0.0.tar.gz' WHERE id = $1`, [CONNECTOR]);
   const template = await graphql(gw, 'mutation($q: String!) { createTemplate(input: { name: "fr template", queryType: SQL, query: $q }) { template { id } } }', {
     // A template names a dataset by a name in its query beside the placeholders.
     q: `SELECT * FROM {{DATASET}} WHERE __time BETWEEN {{STARTDATE}} AND {{ENDDATE}} AND source = '${DATASET}' LIMIT {{LIMIT}}`,
@@ -119,6 +124,13 @@ describe('a list reads the columns its selection shows', () => {
     const [statement, ...more] = await ruleStatements(`{ datasets(first: 5) { nodes { alertRules { name } } } }`);
     expect(more).toEqual([]);
     expect(/^SELECT (.*?)\s+FROM/.exec(statement!)![1]!.split(', ').sort()).toEqual(['context', 'id', 'labels', 'name']);
+  });
+
+  it('a connector list leaves each form (uiSpec) unread unless it is selected', async () => {
+    const [page] = await listStatements(`{ connectors(first: 5) { nodes { name status } } }`, 'connector_registry');
+    expect(page).not.toMatch(/ui_spec/);
+    const [withForm] = await listStatements(`{ connectors(first: 5) { nodes { name uiSpec } } }`, 'connector_registry');
+    expect(withForm).toMatch(/^SELECT .*"ui_spec".* FROM/);
   });
 
   it('reads the columns of fragments and of edges.node too', async () => {
@@ -181,6 +193,14 @@ const LISTED: { type: string; through: string; reads: FieldReads; list: (selecti
     list: (selection) => `alertRules(first: 1, where: { name: { eq: "${RULE}" } }) { nodes { ${selection} } }`,
     items: (list: { nodes: Items }) => list.nodes,
     one: (selection) => `alertRule(id: "${ruleId}") { ${selection} }`,
+  },
+  {
+    type: 'Connector',
+    through: 'connectors',
+    reads: connectorFieldReads,
+    list: (selection) => `connectors(first: 1, where: { connectorVersionId: { eq: "${CONNECTOR}" } }) { nodes { ${selection} } }`,
+    items: (list: { nodes: Items }) => list.nodes,
+    one: (selection) => `connector(id: "${CONNECTOR}") { ${selection} }`,
   },
   {
     type: 'AlertRule',

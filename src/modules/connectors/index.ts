@@ -3,7 +3,7 @@
 // while another file of this module is still loading (an import cycle through src/graphql).
 export { CONNECTOR_CATEGORY_VALUES, CONNECTOR_STATUS_VALUES, type ConnectorPage, type ConnectorRecord } from './types.js';
 export { connectorList } from './list.js';
-export { connectorsFieldPermissions, connectorsPublishedReads } from './permissions.js';
+export { connectorFieldReads, connectorsFieldPermissions, connectorsPublishedReads } from './permissions.js';
 export { createConnectorStore } from './store.js';
 export { type ConnectorService, createConnectorService } from './service.js';
 export { connectorResolvers } from './resolvers.js';

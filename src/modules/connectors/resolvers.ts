@@ -1,4 +1,5 @@
 // GraphQL resolvers for the connector registry: arguments in, service call, result out.
+import { nodeFieldReads } from '../../graphql/field-reads.js';
 import { globalId } from '../../graphql/global-id.js';
 import { GraphQLUpload } from 'graphql-upload-minimal';
 import { listConnectionResolvers } from '../../graphql/list-connection.js';
@@ -9,8 +10,8 @@ export const connectorResolvers: Resolvers = {
   Upload: GraphQLUpload,
   Query: {
     connector: (_, { id, status }, { services }) => services.connectors.get(id, status),
-    connectors: (_, { filter, where, orderBy, first, after, last, before }, { services }) =>
-      services.connectors.list({ statuses: filter?.status, categories: filter?.category, where, orderBy, first, after, last, before }),
+    connectors: (_, { filter, where, orderBy, first, after, last, before }, { services }, info) =>
+      services.connectors.list({ statuses: filter?.status, categories: filter?.category, where, orderBy, first, after, last, before }, nodeFieldReads(info)),
   },
   Mutation: {
     // The original's success message, which its clients show as it is.

@@ -126,7 +126,8 @@ export function createConnectorService(store: ConnectorStore, files: FileService
       return record;
     },
 
-    async list(query: ConnectorListQuery): Promise<ConnectorPage> {
+    /** A page of the registry; with `fields` (what the reader's selection needs), each record holds only those. */
+    async list(query: ConnectorListQuery, fields?: ReadonlySet<string>): Promise<ConnectorPage> {
       const code = 'CONNECTORS_LIST_INPUT_INVALID';
       // The original refuses empty filter lists rather than reading them as "match nothing".
       if (query.statuses && query.statuses.length === 0) throw new GatewayError(code, 'filters.status must have at least one item');
@@ -134,7 +135,7 @@ export function createConnectorService(store: ConnectorStore, files: FileService
       checkLegacyValues(code, 'status', query.statuses);
       checkLegacyValues(code, 'category', query.categories);
       const { statuses, categories, ...args } = query;
-      return store.page({ ...args, where: withLegacyFilter(args.where, { ...legacyIn('status', statuses), ...legacyIn('category', categories) }) }, options.listMax);
+      return store.page({ ...args, where: withLegacyFilter(args.where, { ...legacyIn('status', statuses), ...legacyIn('category', categories) }) }, options.listMax, fields);
     },
 
     /**

@@ -9,15 +9,33 @@ import type { ConnectorCategory, ConnectorRecord, ConnectorStatus, ConnectorValu
 
 type Row = Prisma.ConnectorRegistryGetPayload<object>;
 
+/**
+ * A row as the connector's record. Each field set in one literal of a fixed shape: a copy that
+ * spreads a row and then sets the fields a column-pruned row lacks costs V8 ~12 µs a row.
+ */
 function toRecord(row: Row): ConnectorRecord {
-  const { iconurl, ...rest } = row;
   return {
-    ...rest,
-    iconUrl: iconurl,
+    id: row.id,
+    connectorId: row.connectorId,
+    name: row.name,
+    type: row.type,
     category: row.category as ConnectorCategory,
+    version: row.version,
+    description: row.description,
+    technology: row.technology,
+    runtime: row.runtime,
+    licence: row.licence,
+    owner: row.owner,
+    iconUrl: row.iconurl,
     status: row.status as ConnectorStatus,
     uiSpec: row.uiSpec as JsonObject,
+    sourceUrl: row.sourceUrl,
     source: row.source as JsonObject | null,
+    createdBy: row.createdBy,
+    updatedBy: row.updatedBy,
+    createdDate: row.createdDate,
+    updatedDate: row.updatedDate,
+    liveDate: row.liveDate,
   };
 }
 
@@ -48,9 +66,9 @@ export function createConnectorStore(prisma: PrismaClient, storePool: pg.Pool, c
       return rows.map(toRecord);
     },
 
-    /** A page of the connector list (the list contract: src/platform/lists). */
-    page(args: ListArguments, listMax: number): Promise<ListPage<ConnectorRecord>> {
-      return readList({ prisma, storePool }, connectorList, args, listMax, toRecord);
+    /** A page of the connector list (the list contract: src/platform/lists); `fields`: only these of each record. */
+    page(args: ListArguments, listMax: number, fields?: ReadonlySet<string>): Promise<ListPage<ConnectorRecord>> {
+      return readList({ prisma, storePool }, connectorList, args, listMax, toRecord, fields);
     },
 
     /** Inserts the entries whose id is free; existing ones (however they changed since) stay as they are. */
