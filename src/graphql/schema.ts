@@ -22,7 +22,7 @@ import { schemaInferenceResolvers, schemaInferenceFieldPermissions } from '../mo
 import { jobResolvers, jobsFieldPermissions } from '../modules/jobs/index.js';
 import { seriesResolvers, seriesFieldPermissions } from '../modules/series/index.js';
 import { liveResolvers, liveFieldPermissions } from '../modules/live/index.js';
-import { templateResolvers, templatesFieldPermissions, templatesPublishedReads } from '../modules/templates/index.js';
+import { templateFieldReads, templateResolvers, templatesFieldPermissions, templatesPublishedReads } from '../modules/templates/index.js';
 import { searchResolvers, searchFieldPermissions } from '../modules/search/index.js';
 import { lineagePublishedReads, lineageResolvers } from '../modules/lineage/index.js';
 import { historyPublishedReads, historyResolvers } from '../modules/history/index.js';
@@ -130,6 +130,6 @@ export function buildSchema(version: string): GraphQLSchema {
     ],
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
   });
-  attachFieldReads(schema, { ...datasetFieldReads, ...alertRuleFieldReads, ...connectorFieldReads });
+  attachFieldReads(schema, { ...datasetFieldReads, ...alertRuleFieldReads, ...connectorFieldReads, ...templateFieldReads });
   return schema;
 }

@@ -1,5 +1,5 @@
-// Lists read only the columns they show (DESIGN.md): a dataset or alert rule list reads the columns its
-// selection's fields declare (datasetFieldReads, alertRuleFieldReads beside each module's permissions),
+// Lists read only the columns they show (DESIGN.md): a dataset, alert rule, connector or template list
+// reads the columns its selection's fields declare (<type>FieldReads beside each module's permissions),
 // and whole rows when it selects a field that declares none. Every declared field answers on a list
 // exactly as it does on the record read by id (whole), so no declaration can leave a field short of a column.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -11,6 +11,7 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { datasetFieldReads } from '../../src/modules/datasets/index.js';
 import { alertRuleFieldReads } from '../../src/modules/alert-rules/index.js';
 import { connectorFieldReads } from '../../src/modules/connectors/index.js';
+import { templateFieldReads } from '../../src/modules/templates/index.js';
 import type { FieldReads } from '../../src/graphql/field-reads.js';
 import { sdlTypes } from '../../src/graphql/schema.js';
 
@@ -20,6 +21,7 @@ const RULE = 'fr-rule';
 /** A built-in connector version (the registry is seeded with them). */
 const CONNECTOR = 'kafka-connector-1.0.0';
 let ruleId: string;
+let templateId: string;
 
 // Every statement the gateway sends, as pg's client sees it (patched before the gateway connects).
 const statements: string[] = [];
@@ -78,11 +80,12 @@ beforeAll(async () => {
   expect(silence.errors).toBeUndefined();
   // A built-in connector has no distribution; one registered from an upload has (its key is all that is compared).
   await gw.sql(`UPDATE connector_registry SET source_url = 'connectors/kafka-connector-1.0.0.tar.gz' WHERE id = $1`, [CONNECTOR]);
-  const template = await graphql(gw, 'mutation($q: String!) { createTemplate(input: { name: "fr template", queryType: SQL, query: $q }) { template { id } } }', {
+  const template = await graphql(gw, 'mutation($q: String!) { createTemplate(input: { name: "fr template", queryType: SQL, query: $q }) { template { templateId } } }', {
     // A template names a dataset by a name in its query beside the placeholders.
     q: `SELECT * FROM {{DATASET}} WHERE __time BETWEEN {{STARTDATE}} AND {{ENDDATE}} AND source = '${DATASET}' LIMIT {{LIMIT}}`,
   });
   expect(template.errors).toBeUndefined();
+  templateId = template.data!.createTemplate.template.templateId;
 }, 120_000);
 
 afterAll(async () => {
@@ -201,6 +204,14 @@ const LISTED: { type: string; through: string; reads: FieldReads; list: (selecti
     list: (selection) => `connectors(first: 1, where: { connectorVersionId: { eq: "${CONNECTOR}" } }) { nodes { ${selection} } }`,
     items: (list: { nodes: Items }) => list.nodes,
     one: (selection) => `connector(id: "${CONNECTOR}") { ${selection} }`,
+  },
+  {
+    type: 'QueryTemplate',
+    through: 'templates',
+    reads: templateFieldReads,
+    list: (selection) => `templates(first: 1, where: { templateId: { eq: "${templateId}" } }) { nodes { ${selection} } }`,
+    items: (list: { nodes: Items }) => list.nodes,
+    one: (selection) => `template(id: "${templateId}") { ${selection} }`,
   },
   {
     type: 'AlertRule',

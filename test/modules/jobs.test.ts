@@ -33,7 +33,8 @@ const clients: Client[] = [];
 
 beforeAll(async () => {
   gw = await startTestGateway({ ...JWT_ENV, ALERT_EVALUATION_TICK_SECONDS: '0', JOB_HEARTBEAT_TIMEOUT_SECONDS: '10' });
-  copy = await startCopy(gw, { ...JWT_ENV, METRICS_SAMPLE_INTERVAL_SECONDS: '0', ALERT_EVALUATION_TICK_SECONDS: '0' });
+  // Copies share their configuration, the heartbeat timeout among it: either one's sweep may fail an abandoned job.
+  copy = await startCopy(gw, { ...JWT_ENV, METRICS_SAMPLE_INTERVAL_SECONDS: '0', ALERT_EVALUATION_TICK_SECONDS: '0', JOB_HEARTBEAT_TIMEOUT_SECONDS: '10' });
   admin = await token({ roles: ['admin'], expiresIn: 3600 });
   asAdmin = { ...gw, http: supertest.agent(gw.url).set('authorization', `Bearer ${admin}`) };
 }, 60_000);

@@ -1,4 +1,5 @@
 // GraphQL resolvers for query templates: arguments in, service call, result out.
+import { nodeFieldReads } from '../../graphql/field-reads.js';
 import { globalId } from '../../graphql/global-id.js';
 import { noteRowLimit } from '../../graphql/row-limit.js';
 import { listConnectionResolvers } from '../../graphql/list-connection.js';
@@ -22,15 +23,18 @@ export const templateResolvers: Resolvers = {
         ),
       ),
     template: (_, { id }, { services, loaders }) => services.templates.get(id, loaders.templateById),
-    templates: (_, { filter, sort, where, orderBy, first, after, last, before }, { services }) =>
-      services.templates.list({
-        where: withLegacyFilter(where, legacyEq('queryType', filter?.queryType)),
-        orderBy: orderBy ?? sort?.map((key) => ({ field: LEGACY_SORT_FIELDS[key.field], direction: key.order })),
-        first,
-        after,
-        last,
-        before,
-      }),
+    templates: (_, { filter, sort, where, orderBy, first, after, last, before }, { services }, info) =>
+      services.templates.list(
+        {
+          where: withLegacyFilter(where, legacyEq('queryType', filter?.queryType)),
+          orderBy: orderBy ?? sort?.map((key) => ({ field: LEGACY_SORT_FIELDS[key.field], direction: key.order })),
+          first,
+          after,
+          last,
+          before,
+        },
+        nodeFieldReads(info),
+      ),
   },
   Mutation: {
     createTemplate: async (_, { input }, { services, actor }) => ({

@@ -93,8 +93,9 @@ export function createTemplateService(store: TemplateStore, options: TemplateSer
       return store.datasetPage(request, datasetId, args, options.listMax);
     },
 
-    async list(query: TemplateListQuery): Promise<TemplatePage> {
-      return store.page(query, options.listMax);
+    /** A page of templates; with `fields` (what the reader's selection needs), each record holds only those. */
+    async list(query: TemplateListQuery, fields?: ReadonlySet<string>): Promise<TemplatePage> {
+      return store.page(query, options.listMax, fields);
     },
 
     async create(input: CreateTemplateInput, actor: Actor): Promise<TemplateRecord> {

@@ -14,8 +14,9 @@ import type { QueryType, TemplateRecord } from './types.js';
 
 type Row = Prisma.QueryTemplateGetPayload<object>;
 
+/** A row as the template's record, its query type typed: the row itself, not a copy (datasets/store.ts's toRecord says why). */
 function toRecord(row: Row): TemplateRecord {
-  return { ...row, queryType: row.queryType as QueryType };
+  return row as Omit<Row, 'queryType'> & { queryType: QueryType };
 }
 
 /**
@@ -85,8 +86,8 @@ export function createTemplateStore(prisma: PrismaClient, storePool: pg.Pool, ca
     datasetPage: nestedListReader({ prisma, storePool }, templateList, templateDatasetLink, toRecord),
 
     /** A page of the template list (the list contract: src/platform/lists). */
-    page(args: ListArguments, listMax: number): Promise<ListPage<TemplateRecord>> {
-      return readList({ prisma, storePool }, templateList, args, listMax, toRecord);
+    page(args: ListArguments, listMax: number, fields?: ReadonlySet<string>): Promise<ListPage<TemplateRecord>> {
+      return readList({ prisma, storePool }, templateList, args, listMax, toRecord, fields);
     },
 
     async insert(record: NewTemplate): Promise<TemplateRecord> {
