@@ -179,40 +179,57 @@ function fieldSelection(typeName: string, name: string): string {
 
 type Items = Record<string, unknown>[];
 
-/** Each listed type: its declarations, and the same record read through a list (`items` finds it in the answer) and by id. */
-const LISTED: { type: string; through: string; reads: FieldReads; list: (selection: string) => string; items: (list: any) => Items; one: (selection: string) => string }[] = [
-  {
-    type: 'Dataset',
-    through: 'datasets',
-    reads: datasetFieldReads,
-    list: (selection) => `datasets(first: 1, where: { datasetId: { eq: "${DATASET}" } }, filter: { status: [LIVE] }) { nodes { ${selection} } }`,
-    items: (list: { nodes: Items }) => list.nodes,
-    one: (selection) => `dataset(id: "${DATASET}") { ${selection} }`,
-  },
-  {
-    type: 'AlertRule',
-    through: 'alertRules',
-    reads: alertRuleFieldReads,
-    list: (selection) => `alertRules(first: 1, where: { name: { eq: "${RULE}" } }) { nodes { ${selection} } }`,
-    items: (list: { nodes: Items }) => list.nodes,
-    one: (selection) => `alertRule(id: "${ruleId}") { ${selection} }`,
-  },
-  {
-    type: 'Connector',
-    through: 'connectors',
-    reads: connectorFieldReads,
-    list: (selection) => `connectors(first: 1, where: { connectorVersionId: { eq: "${CONNECTOR}" } }) { nodes { ${selection} } }`,
-    items: (list: { nodes: Items }) => list.nodes,
-    one: (selection) => `connector(id: "${CONNECTOR}") { ${selection} }`,
-  },
-  {
-    type: 'QueryTemplate',
-    through: 'templates',
-    reads: templateFieldReads,
-    list: (selection) => `templates(first: 1, where: { templateId: { eq: "${templateId}" } }) { nodes { ${selection} } }`,
-    items: (list: { nodes: Items }) => list.nodes,
-    one: (selection) => `template(id: "${templateId}") { ${selection} }`,
-  },
+interface Listed {
+  type: string;
+  through: string;
+  reads: FieldReads;
+  list: (selection: string) => string;
+  /** Finds the record in the list's answer. */
+  items: (list: any) => Items;
+  one: (selection: string) => string;
+}
+
+/** A root list, narrowed by `where` to the record `one` reads by id (`id` read when the test runs: the fixture makes some). */
+const rootList = (type: string, reads: FieldReads, root: string, where: () => string, one: () => string, extra = ''): Listed => ({
+  type,
+  through: root,
+  reads,
+  list: (selection) => `${root}(first: 1, where: { ${where()} }${extra}) { nodes { ${selection} } }`,
+  items: (list: { nodes: Items }) => list.nodes,
+  one: (selection) => `${one()} { ${selection} }`,
+});
+
+/** Each listed type: its declarations, and the same record read through a list and by id. */
+const LISTED: Listed[] = [
+  rootList(
+    'Dataset',
+    datasetFieldReads,
+    'datasets',
+    () => `datasetId: { eq: "${DATASET}" }`,
+    () => `dataset(id: "${DATASET}")`,
+    ', filter: { status: [LIVE] }',
+  ),
+  rootList(
+    'AlertRule',
+    alertRuleFieldReads,
+    'alertRules',
+    () => `name: { eq: "${RULE}" }`,
+    () => `alertRule(id: "${ruleId}")`,
+  ),
+  rootList(
+    'Connector',
+    connectorFieldReads,
+    'connectors',
+    () => `connectorVersionId: { eq: "${CONNECTOR}" }`,
+    () => `connector(id: "${CONNECTOR}")`,
+  ),
+  rootList(
+    'QueryTemplate',
+    templateFieldReads,
+    'templates',
+    () => `templateId: { eq: "${templateId}" }`,
+    () => `template(id: "${templateId}")`,
+  ),
   {
     type: 'AlertRule',
     through: 'Dataset.alertRules',
