@@ -1,8 +1,9 @@
-// Lists read only the columns they show (DESIGN.md, "Reads at the floor"). Each module declares, for
-// the fields it resolves on a listed type, which fields of the record its resolver reads
-// (`Dataset.health` reads `datasetId`, `stage` and `status`). A list's resolver then asks for the
-// record fields its selection needs, and the page reads those columns only. A selected field that
-// declares nothing reads whole rows, so a field added without a declaration is never read short.
+// Lists read only the columns they show (DESIGN.md, "Reads at the floor"). The module of each listed
+// type declares, for the type's fields (whichever module resolves them), which fields of the record
+// their resolvers read (`Dataset.health` reads `datasetId`, `stage` and `status`). A list's resolver
+// then asks for the record fields its selection needs, and the page reads those columns only. A
+// selected field that declares nothing reads whole rows, so a field added without a declaration is
+// never read short.
 import { getNamedType, type GraphQLField, type GraphQLObjectType, type GraphQLResolveInfo, type GraphQLSchema, isObjectType, Kind, type SelectionSetNode } from 'graphql';
 
 /** `Type.field` → the fields of the record its resolver reads, named as its Prisma model names them (those are the columns read). */
