@@ -3,7 +3,7 @@
 // own, in evaluator.ts.
 import type pg from 'pg';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
-import { insertion, type WritableColumns } from '../../platform/database/raw-write.js';
+import { insertion, type ColumnCast, type WritableColumns } from '../../platform/database/raw-write.js';
 import { PRISMA_RAW_TYPES, runSql } from '../../platform/database/sql-statement.js';
 import { readList, type ListArguments, type ListPage } from '../../platform/lists/list-query.js';
 import { nestedListReader } from '../../platform/lists/nested-list.js';
@@ -51,31 +51,44 @@ function ruleOrder(order: readonly RuleOrder[]): Prisma.AlertRuleOrderByWithRela
   return [...(given.length > 0 ? given : [{ createdDate: 'desc' as const }]), { id: 'asc' as const }];
 }
 
-/** Each field of a rule's record as a column of its row (the channel ids as text: pg leaves a uuid[] unparsed). */
-const RULE_FIELD_SQL: Readonly<Record<keyof AlertRuleRecord, string>> = {
-  id: 'id',
-  name: 'name',
-  manager: 'manager',
-  status: 'status',
-  description: 'description',
-  metric: 'metric',
-  operator: 'operator',
-  thresholds: 'thresholds',
-  expression: 'expression',
-  severity: 'severity',
-  category: 'category',
-  evaluationIntervalMs: 'evaluation_interval_ms AS "evaluationIntervalMs"',
-  pendingForMs: 'pending_for_ms AS "pendingForMs"',
-  labels: 'labels',
-  annotations: 'annotations',
-  metadata: 'metadata',
-  channelIds: 'channel_ids::text[] AS "channelIds"',
-  context: 'context',
-  createdBy: 'created_by AS "createdBy"',
-  updatedBy: 'updated_by AS "updatedBy"',
-  createdDate: 'created_date AS "createdDate"',
-  updatedDate: 'updated_date AS "updatedDate"',
+export type RuleRowInput = Omit<AlertRuleRecord, 'createdDate' | 'updatedDate'>;
+
+/** The columns a create writes (its dates take their defaults). */
+const NEW_RULE_COLUMNS: WritableColumns<keyof RuleRowInput> = {
+  id: ['id', 'uuid'],
+  name: ['name', 'text'],
+  manager: ['manager', 'text'],
+  status: ['status', 'text'],
+  description: ['description', 'text'],
+  metric: ['metric', 'text'],
+  operator: ['operator', 'text'],
+  thresholds: ['thresholds', 'float8[]'],
+  expression: ['expression', 'text'],
+  severity: ['severity', 'text'],
+  category: ['category', 'text'],
+  evaluationIntervalMs: ['evaluation_interval_ms', 'int'],
+  pendingForMs: ['pending_for_ms', 'int'],
+  labels: ['labels', 'jsonb'],
+  annotations: ['annotations', 'jsonb'],
+  metadata: ['metadata', 'jsonb'],
+  channelIds: ['channel_ids', 'uuid[]'],
+  context: ['context', 'jsonb'],
+  createdBy: ['created_by', 'text'],
+  updatedBy: ['updated_by', 'text'],
 };
+
+/** A column read under its field's name (the channel ids as text: pg leaves a uuid[] unparsed). */
+const readAs = (field: string, column: string, cast?: ColumnCast) => {
+  const value = cast === 'uuid[]' ? `${column}::text[]` : column;
+  return value === field ? value : `${value} AS "${field}"`;
+};
+
+/** Each field of a rule's record as the SQL that reads it: the columns a create writes, and its dates. */
+const RULE_FIELD_SQL = Object.fromEntries([
+  ...Object.entries(NEW_RULE_COLUMNS).map(([field, [column, cast]]) => [field, readAs(field, column, cast)]),
+  ['createdDate', readAs('createdDate', 'created_date')],
+  ['updatedDate', readAs('updatedDate', 'updated_date')],
+]) as Readonly<Record<keyof AlertRuleRecord, string>>;
 /** A rule's columns named as its record's fields. */
 const RULE_COLUMNS = Object.values(RULE_FIELD_SQL).join(', ');
 
@@ -105,32 +118,6 @@ function ruleColumnsFor(fields: ReadonlySet<string>): string {
     })
     .join(', ');
 }
-
-export type RuleRowInput = Omit<AlertRuleRecord, 'createdDate' | 'updatedDate'>;
-
-/** The columns a create writes (its dates take their defaults). */
-const NEW_RULE_COLUMNS: WritableColumns<keyof RuleRowInput> = {
-  id: ['id', 'uuid'],
-  name: ['name', 'text'],
-  manager: ['manager', 'text'],
-  status: ['status', 'text'],
-  description: ['description', 'text'],
-  metric: ['metric', 'text'],
-  operator: ['operator', 'text'],
-  thresholds: ['thresholds', 'float8[]'],
-  expression: ['expression', 'text'],
-  severity: ['severity', 'text'],
-  category: ['category', 'text'],
-  evaluationIntervalMs: ['evaluation_interval_ms', 'int'],
-  pendingForMs: ['pending_for_ms', 'int'],
-  labels: ['labels', 'jsonb'],
-  annotations: ['annotations', 'jsonb'],
-  metadata: ['metadata', 'jsonb'],
-  channelIds: ['channel_ids', 'uuid[]'],
-  context: ['context', 'jsonb'],
-  createdBy: ['created_by', 'text'],
-  updatedBy: ['updated_by', 'text'],
-};
 
 /**
  * `changed(id)` is told of each rule this process wrote (`*`: several), once committed: kept answers
