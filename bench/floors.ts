@@ -213,3 +213,116 @@ export function addIngestFloor(app: express.Express, pool: pg.Pool, maxBatch: nu
     res.json({ result: { message: 'Data ingested successfully' } });
   });
 }
+
+// The dashboard page's floor (bench/dashboard.ts): the SQL the gateway runs for the page, in the same
+// three waves (the page of datasets; then what the page shows of them, at once; then the alert rules'
+// channels), each statement's text the gateway's, and the answer built by hand in the page's shape.
+const DASHBOARD_SQL = {
+  page: `SELECT "dataset_id", "stage", "updated_date", "name", "status", "connectors_config" FROM "datasets" WHERE "status" IN ($1)
+         ORDER BY "stage" DESC, "updated_date" DESC, "dataset_id" ASC LIMIT $2`,
+  datasources: `SELECT c.relname AS table_name FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = 'datasources' AND c.relname = ANY($1::text[]) AND c.relkind IN ('r', 'v', 'm', 'p', 'f')`,
+  outcomes: `SELECT dataset_id, NULL::text AS stage, count(*)::float8 AS n FROM events WHERE dataset_id = ANY($1::text[]) AND arrival_time >= $2 AND arrival_time < $3 GROUP BY dataset_id
+             UNION ALL
+             SELECT dataset_id, stage, count(*)::float8 FROM failed_events WHERE dataset_id = ANY($1::text[]) AND arrival_time >= $2 AND arrival_time < $3 GROUP BY dataset_id, stage`,
+  counters: `SELECT dataset_id, sum(received) AS received, sum(processed) AS processed, sum(failed) AS failed
+               FROM (SELECT dataset_id, received, processed, failed FROM ingestion_counters WHERE dataset_id = ANY($1::text[])
+                     UNION ALL
+                     SELECT dataset_id, received, processed, failed FROM ingestion_counter_deltas WHERE dataset_id = ANY($1::text[])) AS counted
+              GROUP BY dataset_id`,
+  connectors: `SELECT id, connector_id, name, status FROM connector_registry WHERE id = ANY($1::text[]) OR (connector_id = ANY($1::text[]) AND status = 'Live')`,
+  rules: `SELECT id, labels, context, name, status, channel_ids::text[] AS "channelIds" FROM alert_rules
+           WHERE labels->>'dataset' = ANY($1::text[]) OR context->>'datasetId' = ANY($1::text[]) ORDER BY created_date DESC, id ASC`,
+  channels: 'SELECT id, name FROM notification_channels WHERE id = ANY($1::uuid[])',
+};
+
+/** Observability is Unhealthy above this share of refused events (the gateway's default, the original's 5 %). */
+const FAILURE_THRESHOLD_PERCENT = 5;
+
+/**
+ * The dashboard page (a GraphQL POST whatever its body says: the page of `first` Live datasets with
+ * health, ingestion counts, connectors and alert rules) as a bare express + pg handler: the floor
+ * of the page executed. The answer is the gateway's, field for field, so the bench can check both.
+ */
+export async function startDashboardFloor(databaseUrl: string, first: number): Promise<Floor> {
+  const pool = floorPool(databaseUrl);
+  const upper = (value: string) => value.toUpperCase();
+  const page = async (): Promise<unknown> => {
+    type DatasetRow = { dataset_id: string; stage: string; name: string; status: string; connectors_config: { id: string; connector_id: string }[] | null };
+    const datasets = (await pool.query<DatasetRow>({ name: 'floor_dash_page', text: DASHBOARD_SQL.page, values: ['Live', first] })).rows;
+    const ids = datasets.map((row) => row.dataset_id);
+    const connectorIds = [...new Set(datasets.flatMap((row) => (row.connectors_config ?? []).map((entry) => entry.connector_id)))];
+    const since = new Date(Date.now() - 86_400_000);
+    const [datasources, outcomes, counters, connectors, rules] = await Promise.all([
+      pool.query<{ table_name: string }>({ name: 'floor_dash_datasources', text: DASHBOARD_SQL.datasources, values: [ids] }),
+      pool.query<{ dataset_id: string; stage: string | null; n: number }>({ name: 'floor_dash_outcomes', text: DASHBOARD_SQL.outcomes, values: [ids, since, new Date()] }),
+      pool.query<{ dataset_id: string; received: string; processed: string; failed: string }>({ name: 'floor_dash_counters', text: DASHBOARD_SQL.counters, values: [ids] }),
+      pool.query<{ id: string; connector_id: string; name: string; status: string }>({ name: 'floor_dash_connectors', text: DASHBOARD_SQL.connectors, values: [connectorIds] }),
+      pool.query<{ labels: Record<string, string>; context: Record<string, string>; name: string; status: string; channelIds: string[] }>({
+        name: 'floor_dash_rules',
+        text: DASHBOARD_SQL.rules,
+        values: [ids],
+      }),
+      pool.query('SELECT 1'), // the event pipeline's probe: the embedded event store is the database
+    ]);
+    const channelIds = [...new Set(rules.rows.flatMap((rule) => rule.channelIds))];
+    const channels = await pool.query<{ id: string; name: string }>({ name: 'floor_dash_channels', text: DASHBOARD_SQL.channels, values: [channelIds] });
+
+    const queryable = new Set(datasources.rows.map((row) => row.table_name));
+    const refused = new Map<string, { stored: number; failed: number }>();
+    for (const row of outcomes.rows) {
+      const figures = refused.get(row.dataset_id) ?? { stored: 0, failed: 0 };
+      if (row.stage === null) figures.stored += row.n;
+      else figures.failed += row.n;
+      refused.set(row.dataset_id, figures);
+    }
+    const countsOf = new Map(counters.rows.map((row) => [row.dataset_id, row]));
+    const connectorOf = new Map<string, { name: string; status: string }>();
+    for (const row of connectors.rows) {
+      connectorOf.set(row.id, { name: row.name, status: upper(row.status) });
+      if (row.status === 'Live') connectorOf.set(row.connector_id, { name: row.name, status: upper(row.status) });
+    }
+    const channelName = new Map(channels.rows.map((row) => [row.id, row.name]));
+    const rulesOf = new Map<string, { name: string; status: string; channels: { name: string }[] }[]>();
+    for (const rule of rules.rows) {
+      const datasetId = rule.labels.dataset ?? rule.context.datasetId;
+      if (datasetId === undefined) continue;
+      const list = rulesOf.get(datasetId) ?? [];
+      list.push({ name: rule.name, status: upper(rule.status), channels: rule.channelIds.map((id) => ({ name: channelName.get(id)! })) });
+      rulesOf.set(datasetId, list);
+    }
+    const nodes = datasets.map((row) => {
+      const figures = refused.get(row.dataset_id) ?? { stored: 0, failed: 0 };
+      const total = figures.stored + figures.failed;
+      const processing = total > 0 && (figures.failed / total) * 100 > FAILURE_THRESHOLD_PERCENT ? 'UNHEALTHY' : 'HEALTHY';
+      const query = queryable.has(row.dataset_id) ? 'HEALTHY' : 'UNHEALTHY';
+      const counts = countsOf.get(row.dataset_id);
+      return {
+        id: Buffer.from(`Dataset:${row.dataset_id}:${row.stage}`).toString('base64url'),
+        datasetId: row.dataset_id,
+        name: row.name,
+        status: upper(row.status),
+        health: {
+          status: processing === 'HEALTHY' && query === 'HEALTHY' ? 'HEALTHY' : 'UNHEALTHY',
+          details: [
+            { category: 'PROCESSING', status: processing },
+            { category: 'QUERY', status: query },
+          ],
+        },
+        ingestion: { received: Number(counts?.received ?? 0), processed: Number(counts?.processed ?? 0), failed: Number(counts?.failed ?? 0) },
+        connectors: (row.connectors_config ?? []).map((entry) => ({ instanceId: entry.id, connector: connectorOf.get(entry.connector_id) ?? null })),
+        alertRules: rulesOf.get(row.dataset_id) ?? [],
+      };
+    });
+    return { data: { datasets: { nodes } } };
+  };
+  const app = express();
+  app.post('/graphql', express.json(), async (_req, res) => {
+    try {
+      res.json(await page());
+    } catch (error) {
+      res.status(500).json({ errors: [{ message: (error as Error).message }] });
+    }
+  });
+  return listenFloor(app, pool);
+}

@@ -39,6 +39,8 @@ export interface LocalGateway {
   url: string;
   gateway: Gateway;
   dataDir: string;
+  /** The embedded PostgreSQL's URL (a bench's floor reads the same database). */
+  databaseUrl: string;
   /** Stops the gateway and starts a fresh one on the same database (a cold gateway over data already loaded); `url` and `gateway` then name it. */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -58,6 +60,7 @@ export async function startLocalGateway(env: Record<string, string> = {}): Promi
       url: '',
       gateway: await startGateway(config, createLogger(config.logLevel)),
       dataDir: folder.path,
+      databaseUrl: cluster.url,
       async restart() {
         await local.gateway.stop();
         local.gateway = await startGateway(config, createLogger(config.logLevel));
