@@ -3,10 +3,11 @@
 // with the same context factory GraphQL clients get.
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { inDomainSpelling, resultSpellingOf, type ResultSpelling } from './result-spelling.js';
-import { type DocumentNode, execute, type GraphQLSchema, Kind, parse, validate } from 'graphql';
+import { type DocumentNode, type GraphQLSchema, Kind, parse, validate } from 'graphql';
 import type { Authentication } from '../src/auth/access.js';
 import type { ContextFactory, GatewayContext } from '../src/context.js';
 import { GatewayError, GENERIC_FAILURE_MESSAGE, type ErrorCode } from '../src/errors.js';
+import type { ExecuteCompiled } from '../src/graphql/compiled-execution.js';
 import { classifyGraphQLError } from '../src/graphql/errors.js';
 import type { Logger } from '../src/logger.js';
 import { madeOfAnswer, type ReadPlan, type ReadPlanner } from '../src/graphql/published-reads.js';
@@ -43,6 +44,8 @@ interface CompiledEndpoint {
 
 export interface RestRouterOptions {
   schema: GraphQLSchema;
+  /** Runs an entry's operation (the pipeline's compiled executor, src/graphql/compiled-execution.ts). */
+  execute: ExecuteCompiled;
   endpoints: readonly RestEndpoint[];
   createContext: ContextFactory;
   logger: Logger;
@@ -224,7 +227,8 @@ export function createRestRouter(options: RestRouterOptions): express.Router {
       const cached = cacheKey ? results!.get(cacheKey) : undefined;
       if (cached) return sendKept(req, res, msgid, cacheKey!, cached);
       const start = madeOf && results.since(madeOf.tables);
-      const outcome = await execute({ schema: options.schema, document, variableValues, contextValue: context });
+      // Each of an entry's documents holds one operation: the name only tells the documents apart.
+      const outcome = await options.execute({ document, documentKey: `REST ${endpoint.method} ${endpoint.path} ${operationName}`, variableValues, contextValue: context });
       const firstError = outcome.errors?.[0];
       if (firstError) {
         const classified = classifyGraphQLError(firstError);

@@ -96,7 +96,7 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
   if (seeded > 0) logger.info(`connector registry: ${seeded} built-in connectors added`);
   // Access control (src/auth): every root field is guarded by the API ids its module declares
   // (src/modules/<domain>/permissions.ts); REST entries pass the same check with their own ids.
-  const { schema, apiIdsByField, checks, planOf } = createOperationPipeline({ config, logger, prisma: database.prisma, gatewayVersion: GATEWAY_VERSION, restEntries: restEndpoints });
+  const { schema, apiIdsByField, checks, planOf, execute } = createOperationPipeline({ config, logger, prisma: database.prisma, gatewayVersion: GATEWAY_VERSION, restEntries: restEndpoints });
   const { rateLimiter, accessControl, authenticator } = createAccessControl(config, database, logger);
   const createContext = createContextFactory(services, logger, accessControl);
 
@@ -118,9 +118,9 @@ async function serve(config: Config, logger: Logger, database: Database): Promis
 
   // The doors (src/transports), in the order they are mounted; docs/architecture.md "One operation pipeline".
   const live = startLiveTransport({ httpServer, schema, services, logger, metrics, accessControl, authenticator, apiIdsByField, checks, planOf, live: config.live });
-  const graphqlHttp = await startGraphQLHttp({ httpServer, schema, config, published, planOf, metrics, rateLimiter, accessControl, createContext, checks });
+  const graphqlHttp = await startGraphQLHttp({ httpServer, schema, execute, config, published, planOf, metrics, rateLimiter, accessControl, createContext, checks });
   const metadata = metricsStore ? async () => metricFamilies(await metrics.snapshot()) : undefined;
-  const rest = restTransport({ schema, config, logger, createContext, published, planOf, gatewayVersion: GATEWAY_VERSION });
+  const rest = restTransport({ schema, execute, config, logger, createContext, published, planOf, gatewayVersion: GATEWAY_VERSION });
   const transports = [
     operatorTransport({ config, database, metrics, objectStore, logger, draining: () => draining, probes }),
     live,

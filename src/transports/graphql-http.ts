@@ -3,15 +3,16 @@
 // operation pipeline"): limits, cost, JSON limits, introspection for callers only, persisted
 // operations, kept answers, one error shape, the operation's name for the log and metrics.
 import type http from 'node:http';
-import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServer, type ApolloServerOptionsWithGateway, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { GraphQLSchema } from 'graphql';
+import { printSchema, type GraphQLSchema } from 'graphql';
 import type { AccessControl, Authentication } from '../auth/access.js';
 import type { Config } from '../config.js';
 import { type GatewayContext, requestAccessFactory, type createContextFactory } from '../context.js';
+import type { ExecuteCompiled } from '../graphql/compiled-execution.js';
 import { formatGraphQLError, reportUnexpectedError } from '../graphql/errors.js';
 import { limitBatch } from '../graphql/limits.js';
 import { asApolloError, OperationRefusal, type OperationChecks } from '../graphql/pipeline/operation-checks.js';
@@ -31,6 +32,8 @@ import { sizeText } from '../config/values.js';
 export interface GraphQLHttpOptions {
   httpServer: http.Server;
   schema: GraphQLSchema;
+  /** The pipeline's executor (compiled per document), which Apollo runs operations with. */
+  execute: ExecuteCompiled;
   config: Config;
   published: PublishedCache;
   planOf: ReadPlanner;
@@ -80,13 +83,46 @@ function operationChecksPlugin(checks: OperationChecks): ApolloServerPlugin<Gate
   };
 }
 
+/**
+ * Apollo runs operations through a gateway's executor when it is given one: this one is the
+ * pipeline's compiled executor, in graphql-js's place. Apollo still parses, validates, runs the
+ * plugins and writes the answer. The schema never changes, so it is announced once.
+ */
+function compiledExecution(schema: GraphQLSchema, execute: ExecuteCompiled): ApolloServerOptionsWithGateway<GatewayContext>['gateway'] {
+  return {
+    onSchemaLoadOrUpdate(callback) {
+      // The SDL only for a plugin that asks (none here): printing the whole schema costs start-up time.
+      callback({
+        apiSchema: schema,
+        get coreSupergraphSdl() {
+          return printSchema(schema);
+        },
+      });
+      return () => undefined;
+    },
+    async load() {
+      return {
+        executor: (request) =>
+          execute({
+            document: request.document,
+            documentKey: request.queryHash,
+            operationName: request.operationName,
+            variableValues: request.request.variables,
+            contextValue: request.context,
+          }),
+      };
+    },
+    async stop() {},
+  };
+}
+
 export async function startGraphQLHttp(options: GraphQLHttpOptions) {
   const { config, metrics } = options;
   const limits = config.graphqlLimits;
   const keptResults = publishedResults<GatewayContext>({ cache: options.published, planOf: options.planOf, maxEntries: 2_000, writeAnswer: writeKeptAnswer });
   const accessFor = requestAccessFactory(options.accessControl);
   const apollo = new ApolloServer<GatewayContext>({
-    schema: options.schema,
+    gateway: compiledExecution(options.schema, options.execute),
     introspection: config.graphql.introspection,
     csrfPrevention: true,
     parseOptions: { maxTokens: limits.maxTokens },

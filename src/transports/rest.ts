@@ -7,6 +7,7 @@ import { restEndpoints } from '../../rest/endpoints.js';
 import { createRestRouter, REST_PREFIXES, restErrorHandler, routeNotFound } from '../../rest/router.js';
 import type { Config } from '../config.js';
 import type { createContextFactory } from '../context.js';
+import type { ExecuteCompiled } from '../graphql/compiled-execution.js';
 import type { ReadPlanner } from '../graphql/published-reads.js';
 import { API_DOCS_PATHS, apiDocsRouter } from '../http/api-docs.js';
 import { KeptReads } from '../http/kept-reads.js';
@@ -19,6 +20,7 @@ const KEPT_READ_URLS = 20_000;
 
 export interface RestTransportOptions {
   schema: GraphQLSchema;
+  execute: ExecuteCompiled;
   config: Config;
   logger: Logger;
   createContext: ReturnType<typeof createContextFactory>;
@@ -32,6 +34,7 @@ export function restTransport(options: RestTransportOptions): Transport & { kept
   const keptReads = new KeptReads(KEPT_READ_URLS);
   const router = createRestRouter({
     schema: options.schema,
+    execute: options.execute,
     endpoints: restEndpoints,
     createContext: options.createContext,
     logger,

@@ -12,9 +12,9 @@
 // a caller's own document (limits, introspection, cost, persisted operations) and the admission to
 // a kept answer are one object, OperationChecks (operation-checks.ts), which every door that takes
 // such a document calls at the point its engine knows the operation: Apollo's plugin hook, the
-// live gate, the kept-answer door. Execution stays each door's engine's (Apollo, graphql-ws,
-// graphql-sse, REST's own execute). The behaviour each guarantee promises is checked door by door by
-// the tests named in `checkedBy`.
+// live gate, the kept-answer door. Execution: the HTTP doors (Apollo's and REST's) run the
+// pipeline's compiled executor (compiled-execution.ts); the subscription doors keep graphql-js's.
+// The behaviour each guarantee promises is checked door by door by the tests named in `checkedBy`.
 
 /** The doors an operation comes in by. */
 export const ENTRIES = {
@@ -170,8 +170,8 @@ export const OPERATION_PIPELINE: readonly OperationPolicy[] = [
     name: 'execute',
     guarantee: 'One executable schema, one context factory (caller, loaders, services), the same resolvers; every mutation audited.',
     at: {
-      'graphql-http': { by: ['src/context.ts#createContextFactory', 'src/modules/audit/trail.ts#withAuditTrail'] },
-      rest: { by: ['rest/router.ts#createRestRouter', 'src/context.ts#createContextFactory'] },
+      'graphql-http': { by: ['src/context.ts#createContextFactory', 'src/modules/audit/trail.ts#withAuditTrail', 'src/graphql/compiled-execution.ts#compiledExecutor'] },
+      rest: { by: ['rest/router.ts#createRestRouter', 'src/context.ts#createContextFactory', 'src/graphql/compiled-execution.ts#compiledExecutor'] },
       'graphql-ws': { by: ['src/modules/live/multiplexer.ts#SharedSubscriptions', 'src/modules/live/context.ts#sharedEvaluationContext'] },
       'graphql-sse': { by: ['src/modules/live/multiplexer.ts#SharedSubscriptions', 'src/modules/live/context.ts#sharedEvaluationContext'] },
       'kept-answer': { skipped: 'the answer was executed once, for a caller admitted alike, and kept' },

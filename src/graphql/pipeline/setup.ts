@@ -1,7 +1,7 @@
 // The pipeline's GraphQL half, set up once for every door: the executable schema with its guards
 // (every root field by the API ids its module declares, every link by the read ids of the type it
-// reaches), the persisted-operations list, the checks of a caller's document, and the planner of
-// kept answers.
+// reaches), the persisted-operations list, the checks of a caller's document, the planner of kept
+// answers, and the executor the HTTP doors run operations with (compiled per document).
 import { fieldApiIds, type RestOperations } from '../../auth/field-api-ids.js';
 import { guardLinks, guardRootFields } from '../../auth/guard.js';
 import type { Config } from '../../config.js';
@@ -16,8 +16,11 @@ import { FILTER_READS } from '../lists.js';
 import { guardLinkedFilters } from '../../auth/filter-guard.js';
 import { loadPersistedOperations } from '../persisted-operations.js';
 import { readPlanner } from '../published-reads.js';
+import { compiledExecutor } from '../compiled-execution.js';
 import { buildSchema, PUBLISHED_READS, ROOT_FIELD_PERMISSIONS } from '../schema.js';
 import { OperationChecks } from './operation-checks.js';
+
+const COMPILED_DOCUMENTS_MAX = 500;
 
 export interface OperationPipelineOptions {
   config: Config;
@@ -50,7 +53,10 @@ export function createOperationPipeline({ config, logger, prisma, gatewayVersion
   // A kept answer holding health or counters is served only to a caller their own fields admit.
   const figuresApiIds = { DatasetHealth: metricsFieldPermissions['Query.datasetHealth']!, IngestionStats: ingestionFieldPermissions['Query.ingestionStats']! };
   const planOf = readPlanner(schema, PUBLISHED_READS, ROOT_FIELD_PERMISSIONS, { ...LINK_READ_API_IDS, ...figuresApiIds }, config.graphql.figuresMaxAgeMs);
-  return { schema, apiIdsByField: apiIds.byField, checks, planOf };
+  // The compiled code of the documents run most recently is kept: far more of them than the REST
+  // entries and the pages a gateway's clients send, few enough to weigh little.
+  const execute = compiledExecutor(schema, { maxDocuments: COMPILED_DOCUMENTS_MAX });
+  return { schema, apiIdsByField: apiIds.byField, checks, planOf, execute };
 }
 
 /** The largest page any list serves, which a list field with `first: null` returns (costed as such). */
