@@ -88,36 +88,52 @@ function inputTypesReachingACycle(schema: GraphQLSchema): Set<string> {
   return found;
 }
 
-/** A bounded set of keys, the least recently touched forgotten first (a Map keeps insertion order). */
-class RecentKeys<T> {
-  private readonly entries = new Map<string, T>();
-  constructor(private readonly max: number) {}
+/**
+ * Values by key, the least recently touched forgotten first (a Map keeps insertion order) once their
+ * weights add up to more than `maxWeight`.
+ */
+class RecentValues<T> {
+  private readonly entries = new Map<string, { value: T; weight: number }>();
+  private weight = 0;
+  constructor(private readonly maxWeight: number) {}
 
   get(key: string): T | undefined {
-    const value = this.entries.get(key);
-    if (value === undefined) return undefined;
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
     this.entries.delete(key);
-    this.entries.set(key, value);
-    return value;
+    this.entries.set(key, entry);
+    return entry.value;
   }
 
-  set(key: string, value: T): void {
+  set(key: string, value: T, weight = 1): void {
+    const old = this.entries.get(key);
+    if (old) this.weight -= old.weight;
     this.entries.delete(key);
-    this.entries.set(key, value);
-    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { value, weight });
+    this.weight += weight;
+    for (const [oldest, entry] of this.entries) {
+      if (this.weight <= this.maxWeight || oldest === key) break;
+      this.entries.delete(oldest);
+      this.weight -= entry.weight;
+    }
   }
 }
+
+/** Characters of a document's text, which its compiled code's size follows (160-330 bytes each, measured). */
+const sourceLength = (document: DocumentNode): number => (document.loc ? document.loc.end - document.loc.start : 1_000);
 
 /**
  * Executes operations on `schema` with code compiled per document. A document is compiled the second
  * time it runs (compiling costs more than one execution, so a document sent once, or a stream of
- * new texts, never pays it), and the code of the last `maxDocuments` run is kept: a gateway's
- * documents are few and repeated (its clients' pages, its REST entries), so nearly every request
- * runs code compiled before.
+ * new texts, never pays it), and the code of the documents run most recently is kept, up to
+ * `maxSourceCharacters` of their texts: a gateway's documents are few and repeated (its clients'
+ * pages, its REST entries: 65 documents of 20,000 characters, 3 MiB compiled), so nearly every
+ * request runs code compiled before, and no stream of documents can make the kept code weigh more.
  */
-export function compiledExecutor(schema: GraphQLSchema, options: { maxDocuments: number }): ExecuteCompiled {
-  const compiled = new RecentKeys<CompiledQuery | 'graphql-js'>(options.maxDocuments);
-  const seenOnce = new RecentKeys<true>(options.maxDocuments * 4);
+export function compiledExecutor(schema: GraphQLSchema, options: { maxSourceCharacters: number }): ExecuteCompiled {
+  const compiled = new RecentValues<CompiledQuery | 'graphql-js'>(options.maxSourceCharacters);
+  // Keys only (a hash and a name each): the documents that ran once, to compile when they come back.
+  const seenOnce = new RecentValues<true>(10_000);
   const endless = inputTypesReachingACycle(schema);
   /** Whether a variable of the operation is of (or holds) an input type that contains itself. */
   const takesEndlessInput = (document: DocumentNode, operationName: string | undefined): boolean =>
@@ -135,7 +151,7 @@ export function compiledExecutor(schema: GraphQLSchema, options: { maxDocuments:
     }
     const made = takesEndlessInput(document, operationName) ? 'graphql-js' : compileQuery(schema, document, operationName, { disablingCapturingStackErrors: true });
     if (made !== 'graphql-js' && !isCompiledQuery(made)) return made;
-    compiled.set(key, made);
+    compiled.set(key, made, made === 'graphql-js' ? 1 : sourceLength(document));
     return made;
   };
 

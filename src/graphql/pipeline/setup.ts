@@ -20,7 +20,7 @@ import { compiledExecutor } from '../compiled-execution.js';
 import { buildSchema, PUBLISHED_READS, ROOT_FIELD_PERMISSIONS } from '../schema.js';
 import { OperationChecks } from './operation-checks.js';
 
-const COMPILED_DOCUMENTS_MAX = 500;
+const COMPILED_SOURCE_CHARACTERS_MAX = 100_000;
 
 export interface OperationPipelineOptions {
   config: Config;
@@ -53,9 +53,9 @@ export function createOperationPipeline({ config, logger, prisma, gatewayVersion
   // A kept answer holding health or counters is served only to a caller their own fields admit.
   const figuresApiIds = { DatasetHealth: metricsFieldPermissions['Query.datasetHealth']!, IngestionStats: ingestionFieldPermissions['Query.ingestionStats']! };
   const planOf = readPlanner(schema, PUBLISHED_READS, ROOT_FIELD_PERMISSIONS, { ...LINK_READ_API_IDS, ...figuresApiIds }, config.graphql.figuresMaxAgeMs);
-  // The compiled code of the documents run most recently is kept: far more of them than the REST
-  // entries and the pages a gateway's clients send, few enough to weigh little.
-  const execute = compiledExecutor(schema, { maxDocuments: COMPILED_DOCUMENTS_MAX });
+  // The compiled code of the documents run most recently is kept, up to this much of their text:
+  // five times the REST entries' (20,000 characters), at most some 30 MiB of code.
+  const execute = compiledExecutor(schema, { maxSourceCharacters: COMPILED_SOURCE_CHARACTERS_MAX });
   return { schema, apiIdsByField: apiIds.byField, checks, planOf, execute };
 }
 
