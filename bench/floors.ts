@@ -216,7 +216,8 @@ export function addIngestFloor(app: express.Express, pool: pg.Pool, maxBatch: nu
 
 // The dashboard page's floor (bench/dashboard.ts): the SQL the gateway runs for the page, in the same
 // three waves (the page of datasets; then what the page shows of them, at once; then the alert rules'
-// channels), each statement's text the gateway's, and the answer built by hand in the page's shape.
+// channels), each statement the gateway's (its tables, conditions and order) reading only the
+// columns the answer needs, and the answer built by hand in the page's shape.
 const DASHBOARD_SQL = {
   page: `SELECT "dataset_id", "stage", "updated_date", "name", "status", "connectors_config" FROM "datasets" WHERE "status" IN ($1)
          ORDER BY "stage" DESC, "updated_date" DESC, "dataset_id" ASC LIMIT $2`,
