@@ -37,7 +37,18 @@ export interface CompiledOperation {
   contextValue: unknown;
 }
 
-export type ExecuteCompiled = (operation: CompiledOperation) => Promise<ExecutionResult>;
+/** What the executor keeps: documents compiled, documents left to graphql-js, and the characters of the compiled ones' texts. */
+export interface CompiledStats {
+  compiled: number;
+  onGraphqlJs: number;
+  sourceCharacters: number;
+}
+
+export interface ExecuteCompiled {
+  (operation: CompiledOperation): Promise<ExecutionResult>;
+  /** What it keeps now (for tests and diagnostics). */
+  stats(): CompiledStats;
+}
 
 /**
  * The errors graphql-jit makes are its own class (an heir of graphql-js's without its constructor:
@@ -97,6 +108,10 @@ class RecentValues<T> {
   private weight = 0;
   constructor(private readonly maxWeight: number) {}
 
+  values(): IterableIterator<{ value: T; weight: number }> {
+    return this.entries.values();
+  }
+
   get(key: string): T | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
@@ -155,7 +170,7 @@ export function compiledExecutor(schema: GraphQLSchema, options: { maxSourceChar
     return made;
   };
 
-  return async ({ document, documentKey, operationName, variableValues, contextValue }) => {
+  const run = async ({ document, documentKey, operationName, variableValues, contextValue }: CompiledOperation): Promise<ExecutionResult> => {
     const name = operationName ?? undefined;
     const made = compiledFor(document, `${documentKey}\u0000${name ?? ''}`, name);
     if (made === 'graphql-js') return execute({ schema, document, operationName: name, variableValues, contextValue });
@@ -170,4 +185,16 @@ export function compiledExecutor(schema: GraphQLSchema, options: { maxSourceChar
     }
     return withGraphQLErrors(result);
   };
+  const stats = (): CompiledStats => {
+    const counted: CompiledStats = { compiled: 0, onGraphqlJs: 0, sourceCharacters: 0 };
+    for (const { value, weight } of compiled.values()) {
+      if (value === 'graphql-js') counted.onGraphqlJs += 1;
+      else {
+        counted.compiled += 1;
+        counted.sourceCharacters += weight;
+      }
+    }
+    return counted;
+  };
+  return Object.assign(run, { stats });
 }

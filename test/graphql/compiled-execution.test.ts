@@ -130,13 +130,29 @@ describe('compiled execution', () => {
     }
   });
 
-  it('keeps answering right when more documents than it keeps take turns', async () => {
+  it('compiles a document the second time it runs, and leaves one whose variables take a self-containing input to graphql-js', async () => {
+    const executor = compiledExecutor(schema, { maxSourceCharacters: 10_000 });
+    const page = '{ datasets { id name } }';
+    const filtered = 'query($w: Where) { datasets(where: $w) { name } }';
+    const run = (text: string, variables?: Record<string, unknown>) => executor({ document: parse(text), documentKey: text, variableValues: variables, contextValue: {} });
+    await run(page);
+    await run(filtered, { w: { name: 'Alpha' } });
+    expect(executor.stats()).toEqual({ compiled: 0, onGraphqlJs: 0, sourceCharacters: 0 });
+    await run(page);
+    await run(filtered, { w: { name: 'Alpha' } });
+    expect(executor.stats()).toEqual({ compiled: 1, onGraphqlJs: 1, sourceCharacters: page.length });
+  });
+
+  it('keeps answering right, and keeps no more than its room, when more documents than it keeps take turns', async () => {
     const texts = Array.from({ length: 7 }, (_, n) => `{ echo(count: ${n}, statuses: [LIVE]) }`);
     for (let round = 0; round < 3; round += 1) {
       for (const [n, text] of texts.entries()) {
         const result = await executeCompiled({ document: parse(text), documentKey: text, contextValue: {} });
         expect(result).toEqual({ data: { echo: `${n} Live` } });
+        expect(executeCompiled.stats().sourceCharacters).toBeLessThanOrEqual(200);
       }
     }
+    // 7 texts of 36 characters do not fit in 200: the latest 5 are kept, compiled.
+    expect(executeCompiled.stats().compiled).toBe(5);
   });
 });
